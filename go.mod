@@ -1,0 +1,9 @@
+module github.com/claude-nova/claude-nova.nvim
+
+go 1.26.8
+
+require (
+	github.com/hexops/gotextdiff v1.0.3 // indirect
+	github.com/kballard/go-shellquote v0.0.0-20180428030007-95032a82bc51 // indirect
+	github.com/neovim/go-client v1.2.1 // indirect
+)

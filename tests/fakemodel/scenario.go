@@ -1,0 +1,451 @@
+package fakemodel
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Step is one scripted tool call. In JSON it is the two-element array
+// [toolName, inputObject], the same shape as the elements of a SEQ prompt.
+//
+// String values of Input may contain the placeholder {{cwd}}; it is replaced
+// by claude's working directory as announced in the request's system prompt
+// (the server's own working directory when the request does not say).
+type Step struct {
+	Tool  string
+	Input json.RawMessage
+}
+
+// NewStep builds a Step, encoding input (a struct or map) as JSON.
+func NewStep(tool string, input any) Step {
+	return Step{Tool: tool, Input: mustJSON(input)}
+}
+
+// MarshalJSON encodes the step as [tool, input].
+func (s Step) MarshalJSON() ([]byte, error) {
+	in := s.Input
+	if len(in) == 0 {
+		in = json.RawMessage(`{}`)
+	}
+	return json.Marshal([]any{s.Tool, in})
+}
+
+// UnmarshalJSON decodes [tool, input].
+func (s *Step) UnmarshalJSON(b []byte) error {
+	var pair []json.RawMessage
+	if err := json.Unmarshal(b, &pair); err != nil {
+		return fmt.Errorf("step must be [toolName, inputObject]: %w", err)
+	}
+	if len(pair) != 2 {
+		return fmt.Errorf("step must be [toolName, inputObject], got %d elements", len(pair))
+	}
+	if err := json.Unmarshal(pair[0], &s.Tool); err != nil || s.Tool == "" {
+		return fmt.Errorf("step tool name must be a non-empty string: %s", pair[0])
+	}
+	in := bytes.TrimSpace(pair[1])
+	if len(in) == 0 || in[0] != '{' {
+		return fmt.Errorf("step input for %s must be a JSON object: %s", s.Tool, pair[1])
+	}
+	s.Input = append(json.RawMessage(nil), in...)
+	return nil
+}
+
+// ParseScript parses a script: a JSON array of [toolName, inputObject].
+func ParseScript(b []byte) ([]Step, error) {
+	var steps []Step
+	if err := json.Unmarshal(b, &steps); err != nil {
+		return nil, err
+	}
+	return steps, nil
+}
+
+// DemoScript is the default DEMO script: Read then Edit a.txt in claude's
+// working directory (the Edit replaces "hello" with "hello from claude-nova",
+// so a.txt should contain "hello").
+func DemoScript() []Step {
+	return []Step{
+		NewStep("Read", map[string]any{"file_path": "{{cwd}}/a.txt"}),
+		NewStep("Edit", map[string]any{"file_path": "{{cwd}}/a.txt", "old_string": "hello", "new_string": "hello from claude-nova"}),
+	}
+}
+
+// ---- request model ----
+
+// request is the part of a Messages API request body the fake looks at.
+type request struct {
+	Model     string            `json:"model"`
+	MaxTokens int               `json:"max_tokens"`
+	Stream    bool              `json:"stream"`
+	System    json.RawMessage   `json:"system"`
+	Messages  []message         `json:"messages"`
+	Tools     []json.RawMessage `json:"tools"`
+	// Structured output (session titles etc.): output_config.format or the
+	// older output_format.
+	OutputConfig struct {
+		Format *outputFormat `json:"format"`
+	} `json:"output_config"`
+	OutputFormat *outputFormat `json:"output_format"`
+}
+
+type outputFormat struct {
+	Type   string         `json:"type"`
+	Schema map[string]any `json:"schema"`
+}
+
+type message struct {
+	Role    string          `json:"role"`
+	Content json.RawMessage `json:"content"`
+}
+
+type block struct {
+	Type      string          `json:"type"`
+	Text      string          `json:"text"`
+	ToolUseID string          `json:"tool_use_id"`
+	Content   json.RawMessage `json:"content"`
+	IsError   bool            `json:"is_error"`
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+}
+
+// blocks returns the content of m as blocks (a string becomes one text block).
+func (m message) blocks() []block {
+	c := bytes.TrimSpace(m.Content)
+	if len(c) == 0 {
+		return nil
+	}
+	if c[0] == '"' {
+		var s string
+		json.Unmarshal(c, &s)
+		return []block{{Type: "text", Text: s}}
+	}
+	var bs []block
+	json.Unmarshal(c, &bs)
+	return bs
+}
+
+// contentText joins the text of a tool_result content (string or blocks).
+func contentText(raw json.RawMessage) string {
+	c := bytes.TrimSpace(raw)
+	if len(c) == 0 {
+		return ""
+	}
+	if c[0] == '"' {
+		var s string
+		json.Unmarshal(c, &s)
+		return s
+	}
+	var bs []block
+	json.Unmarshal(c, &bs)
+	var parts []string
+	for _, b := range bs {
+		if b.Type == "text" {
+			parts = append(parts, b.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// systemText returns the system prompt as one string.
+func (r *request) systemText() string {
+	return contentText(r.System)
+}
+
+var (
+	reminderRE = regexp.MustCompile(`(?s)<system-reminder>.*?</system-reminder>`)
+	cwdRE      = regexp.MustCompile(`(?m)(?:Primary working directory|Working directory|working directory is|Current working directory):\s*(\S[^\n]*?)\s*$`)
+)
+
+// injectedPrefixes mark text blocks the CLI adds to user messages on its own.
+var injectedPrefixes = []string{
+	"[Request interrupted",
+	"Caveat: The messages below",
+	"This session is being continued from a previous conversation",
+	"<local-command-caveat>",
+	"<command-name>", "<command-message>", "<command-args>",
+	"<local-command-stdout>", "<local-command-stderr>",
+	"<bash-input>", "<bash-stdout>", "<bash-stderr>",
+	"<user-prompt-submit-hook>",
+}
+
+// userText strips CLI-injected context from a text block and returns the
+// user's own text ("" when nothing is left).
+func userText(t string) string {
+	t = strings.TrimSpace(reminderRE.ReplaceAllString(t, ""))
+	for _, p := range injectedPrefixes {
+		if strings.HasPrefix(t, p) {
+			return ""
+		}
+	}
+	return t
+}
+
+// prompt locates the latest user prompt: the last user message that has
+// own text, and its last own text block.
+func (r *request) prompt() (text string, idx int) {
+	idx = -1
+	for i := len(r.Messages) - 1; i >= 0; i-- {
+		m := r.Messages[i]
+		if m.Role != "user" {
+			continue
+		}
+		bs := m.blocks()
+		for j := len(bs) - 1; j >= 0; j-- {
+			if bs[j].Type != "text" {
+				continue
+			}
+			if t := userText(bs[j].Text); t != "" {
+				return t, i
+			}
+		}
+	}
+	return "", -1
+}
+
+// toolResults returns the tool_result blocks of messages[from:].
+func (r *request) toolResults(from int) []block {
+	var out []block
+	if from < 0 {
+		from = 0
+	}
+	for _, m := range r.Messages[from:] {
+		if m.Role != "user" {
+			continue
+		}
+		for _, b := range m.blocks() {
+			if b.Type == "tool_result" {
+				out = append(out, b)
+			}
+		}
+	}
+	return out
+}
+
+// cwd extracts claude's working directory from the system prompt or the
+// injected context of the first user message.
+func (r *request) cwd() string {
+	if m := cwdRE.FindStringSubmatch(r.systemText()); m != nil {
+		return m[1]
+	}
+	for _, m := range r.Messages {
+		for _, b := range m.blocks() {
+			if mm := cwdRE.FindStringSubmatch(b.Text); mm != nil {
+				return mm[1]
+			}
+		}
+	}
+	return ""
+}
+
+// ---- decisions ----
+
+// plan is what the server will answer to one request.
+type plan struct {
+	Kind  string // "tool", "text", "stream", "slow", "side", "error"
+	Reply Reply
+	Delay time.Duration // SLOW: sleep before the text
+	Note  string        // for logs
+}
+
+// scriptConfig carries the options that influence decisions.
+type scriptConfig struct {
+	DefaultScript []Step
+	AlwaysScript  bool
+	FallbackCwd   string
+}
+
+// streamChunk is the ~40 character delta used by STREAM n (always 40 bytes).
+func streamChunk(i int) string {
+	s := fmt.Sprintf("chunk %06d the quick brown fox jumps", i)
+	if len(s) > 39 {
+		s = s[:39]
+	}
+	return s + strings.Repeat(".", 39-len(s)) + "\n"
+}
+
+// decide computes the reply to a parsed request.
+func decide(r *request, cfg scriptConfig) plan {
+	text, idx := r.prompt()
+	if len(r.Tools) == 0 || r.schema() != nil || isCompaction(r, text) {
+		return sideReply(r)
+	}
+	word, rest, _ := strings.Cut(text, " ")
+	rest = strings.TrimSpace(rest)
+	// A later plain prompt in a conversation whose first prompt was a script
+	// would otherwise be "You said"; that is intended: the latest prompt rules.
+	switch {
+	case word == "SEQ":
+		steps, err := ParseScript([]byte(rest))
+		if err != nil {
+			return plan{Kind: "error", Reply: TextReply("bad SEQ script: " + err.Error()), Note: "bad SEQ"}
+		}
+		return scriptStep(r, idx, steps, cfg)
+	case text == "DEMO":
+		return scriptStep(r, idx, cfg.DefaultScript, cfg)
+	case word == "STREAM":
+		n, err := strconv.Atoi(rest)
+		if err != nil || n < 0 {
+			return plan{Kind: "error", Reply: TextReply("bad STREAM count: " + rest)}
+		}
+		chunks := make([]string, n)
+		for i := range chunks {
+			chunks[i] = streamChunk(i)
+		}
+		if n == 0 {
+			chunks = []string{""}
+		}
+		return plan{Kind: "stream", Reply: Reply{Blocks: []Block{{Type: "text", TextChunks: chunks}}, StopReason: "end_turn"},
+			Note: fmt.Sprintf("STREAM %d", n)}
+	case word == "SLOW":
+		ms, err := strconv.Atoi(rest)
+		if err != nil || ms < 0 {
+			return plan{Kind: "error", Reply: TextReply("bad SLOW duration: " + rest)}
+		}
+		return plan{Kind: "slow", Reply: TextReply("slow done"), Delay: time.Duration(ms) * time.Millisecond,
+			Note: fmt.Sprintf("SLOW %dms", ms)}
+	case cfg.AlwaysScript:
+		return scriptStep(r, idx, cfg.DefaultScript, cfg)
+	}
+	return plan{Kind: "text", Reply: TextReply("You said: " + text)}
+}
+
+// scriptStep answers step k of steps, k = number of tool_results after the
+// prompt message. The tool_use id is toolu_s<n>, n = number of tool_results
+// in the whole conversation (equal to k in the first turn, unique later).
+func scriptStep(r *request, idx int, steps []Step, cfg scriptConfig) plan {
+	k := len(r.toolResults(idx + 1))
+	if k >= len(steps) {
+		return plan{Kind: "text", Reply: TextReply("all done"), Note: fmt.Sprintf("script done (%d steps)", len(steps))}
+	}
+	n := len(r.toolResults(0))
+	st := steps[k]
+	in := st.Input
+	if len(in) == 0 {
+		in = json.RawMessage(`{}`)
+	}
+	if bytes.Contains(in, []byte("{{cwd}}")) {
+		cwd := r.cwd()
+		if cwd == "" {
+			cwd = cfg.FallbackCwd
+		}
+		esc, _ := json.Marshal(cwd)
+		in = bytes.ReplaceAll(in, []byte("{{cwd}}"), esc[1:len(esc)-1])
+	}
+	id := "toolu_s" + strconv.Itoa(n)
+	return plan{Kind: "tool", Reply: ToolUseReply(id, st.Tool, in),
+		Note: fmt.Sprintf("step %d/%d %s %s", k+1, len(steps), st.Tool, id)}
+}
+
+// isCompaction reports whether r is the CLI's conversation compaction
+// request (/compact or auto-compact). It is sent with the normal tools.
+func isCompaction(r *request, prompt string) bool {
+	return strings.HasPrefix(prompt, "CRITICAL: Respond with TEXT ONLY") ||
+		strings.Contains(prompt, "an <analysis> block followed by a <summary> block") ||
+		strings.Contains(r.systemText(), "tasked with summarizing conversations")
+}
+
+// compactionSummary is the reply to a compaction request.
+const compactionSummary = "<analysis>\nFake analysis.\n</analysis>\n\n<summary>\n1. Primary Request and Intent:\n   Fake conversation summary.\n</summary>"
+
+// schema returns the JSON schema of a structured-output request, or nil.
+func (r *request) schema() map[string]any {
+	if f := r.OutputConfig.Format; f != nil && f.Schema != nil {
+		return f.Schema
+	}
+	if f := r.OutputFormat; f != nil && f.Schema != nil {
+		return f.Schema
+	}
+	return nil
+}
+
+// sideReply answers the CLI's own helper queries: requests without tools,
+// with a structured-output schema (session title), or compaction.
+// Claude Code 2.1.328 in -p stream-json mode sends none of these in the
+// normal flow except compaction (on /compact); the others are answered
+// sensibly in case another version or mode asks.
+func sideReply(r *request) plan {
+	prompt, _ := r.prompt()
+	if isCompaction(r, prompt) {
+		return plan{Kind: "side", Reply: TextReply(compactionSummary), Note: "compaction"}
+	}
+	if sc := r.schema(); sc != nil {
+		v := fromSchema(sc, "")
+		return plan{Kind: "side", Reply: TextReply(string(mustJSON(v))), Note: "structured output"}
+	}
+	all := r.systemText() + "\n" + lastText(r)
+	lower := strings.ToLower(all)
+	switch {
+	case strings.Contains(all, "<policy_spec>"):
+		// Bash prefix detection (older CLIs): the bare prefix, or "none".
+		return plan{Kind: "side", Reply: TextReply(bashPrefix(lastText(r))), Note: "bash prefix"}
+	case strings.Contains(lower, "title"):
+		if strings.Contains(lower, "json") {
+			return plan{Kind: "side", Reply: TextReply(`{"title": "Fake session"}`), Note: "title (json)"}
+		}
+		return plan{Kind: "side", Reply: TextReply("Fake session"), Note: "title"}
+	case strings.Contains(lower, "summar"):
+		return plan{Kind: "side", Reply: TextReply("Fake summary."), Note: "summary"}
+	}
+	return plan{Kind: "side", Reply: TextReply("ok"), Note: "side (default)"}
+}
+
+// fromSchema builds a small value that satisfies a JSON schema.
+func fromSchema(sc map[string]any, name string) any {
+	if e, ok := sc["enum"].([]any); ok && len(e) > 0 {
+		return e[0]
+	}
+	if c, ok := sc["const"]; ok {
+		return c
+	}
+	t, _ := sc["type"].(string)
+	if ts, ok := sc["type"].([]any); ok && len(ts) > 0 {
+		t, _ = ts[0].(string)
+	}
+	switch t {
+	case "object":
+		out := map[string]any{}
+		props, _ := sc["properties"].(map[string]any)
+		for k, p := range props {
+			if ps, ok := p.(map[string]any); ok {
+				out[k] = fromSchema(ps, k)
+			}
+		}
+		return out
+	case "array":
+		return []any{}
+	case "boolean":
+		return false
+	case "integer", "number":
+		return 0
+	case "null":
+		return nil
+	}
+	if name == "title" {
+		return "Fake session"
+	}
+	return "fake"
+}
+
+var commandRE = regexp.MustCompile(`(?m)^Command:\s*(.+)$`)
+
+// bashPrefix answers a Bash command-prefix query: the first word of the
+// command (plus a subcommand word for git/npm/go-like tools).
+func bashPrefix(q string) string {
+	m := commandRE.FindAllStringSubmatch(q, -1)
+	if m == nil {
+		return "none"
+	}
+	cmd := strings.TrimSpace(m[len(m)-1][1])
+	if strings.ContainsAny(cmd, "`$;|&") {
+		return "command_injection_detected"
+	}
+	f := strings.Fields(cmd)
+	if len(f) == 0 {
+		return "none"
+	}
+	return f[0]
+}
