@@ -1,0 +1,221 @@
+package proposal
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+)
+
+// ErrNoChange is returned by Amend for Edit, Update and MultiEdit when the
+// saved text equals the file on disk: the CLI refuses an edit whose
+// old_string equals its new_string, so there is nothing to allow (the user
+// reverted the change; answer with a deny).
+var ErrNoChange = errors.New("the saved file equals the file on disk: there is no change to apply")
+
+// Amend builds the updatedInput that makes the CLI write saved to the file.
+// It returns input itself (byte-identical) when saved equals c.Proposed.
+// Otherwise the change becomes a whole-file replacement:
+//
+//	Write:        {...input, content: saved}
+//	Edit/Update:  {...input, old_string: <original>, new_string: <saved>, replace_all: false}
+//	MultiEdit:    {...input, edits: [{old_string: <original>, new_string: <saved>}]}
+//
+// Every other key of input keeps its bytes and its place; replaced values
+// are spliced in where they were, missing keys are appended.
+//
+// <original> and <saved> are what the CLI matches and writes: the CLI
+// replaces CRLF by LF in the file before matching and writes the result
+// back with the file's own line endings, so for a CRLF file both are
+// LF-normalized (a CRLF old_string would not be found), while for an LF
+// file <saved> is the saved text as is.
+//
+// When the file does not exist (an Edit that creates it) or exists and is
+// empty, old_string is "" and new_string the saved text. The whole empty
+// file as old_string would be "" anyway, and the CLI reads an empty
+// old_string as "create the file", which it allows over a file that holds
+// only whitespace and which then writes new_string as the whole file:
+// exactly a Write of the saved text. A non-empty file always uses the
+// whole file as old_string: it occurs exactly once in itself.
+//
+// Amend checks its own result by replaying the CLI's edit on c.Original and
+// refuses (*Unreconstructable) when the CLI would not write saved byte for
+// byte: saved text that is not UTF-8; a CRLF file saved with bare LF line
+// ends (or mixed ones), which the CLI would turn into CRLF; a file with a
+// UTF-8 byte order mark saved without it, which Write would put back; a
+// change of line endings alone, which an Edit cannot express; an Edit
+// creating an empty file. It returns ErrNoChange for an Edit, Update or
+// MultiEdit whose saved text equals the original file.
+func Amend(c Change, input json.RawMessage, saved []byte) (json.RawMessage, error) {
+	if bytes.Equal(saved, c.Proposed) {
+		return input, nil
+	}
+	if !IsFileChange(c.Tool) {
+		return nil, failf("%s is not a file change", cleanDisplay(c.Tool))
+	}
+	name := displayName(c.Path)
+	if len(saved) > MaxFileSize {
+		return nil, failf("the saved %s is too large (the limit is 64 MiB)", name)
+	}
+	if !utf8.Valid(saved) {
+		return nil, failf("the saved %s is not valid UTF-8, which a tool input cannot carry", name)
+	}
+	var f file
+	if c.Exists {
+		var err error
+		if f, err = classify(c.Original, name); err != nil {
+			return nil, err
+		}
+	}
+	var set []keyValue
+	if c.Tool == "Write" {
+		set = []keyValue{{"content", string(saved)}}
+	} else {
+		if c.Exists && bytes.Equal(saved, c.Original) {
+			return nil, ErrNoChange
+		}
+		oldS, newS := f.content, string(saved)
+		if f.crlf {
+			newS = toLF(newS)
+		}
+		if oldS == newS {
+			if !c.Exists {
+				return nil, failf("an edit cannot create an empty %s", name)
+			}
+			return nil, failf("the saved %s differs from the file on disk only in line endings, which an edit cannot change", name)
+		}
+		if c.Tool == "MultiEdit" {
+			type wholeFile struct {
+				Old string `json:"old_string"`
+				New string `json:"new_string"`
+			}
+			set = []keyValue{{"edits", []wholeFile{{oldS, newS}}}}
+		} else {
+			set = []keyValue{{"old_string", oldS}, {"new_string", newS}, {"replace_all", false}}
+		}
+	}
+	out, err := setKeys(input, set)
+	if err != nil {
+		return nil, failf("the %s input cannot be amended: %s", c.Tool, err.Error())
+	}
+
+	// Replay the amended input the way the CLI will.
+	in, err := parseInput(c.Tool, out)
+	if err != nil {
+		return nil, err
+	}
+	got, err := apply(c.Tool, in, f, name)
+	if err != nil {
+		return nil, failf("the saved %s cannot be sent as a %s: %s", name, c.Tool, err.Error())
+	}
+	if !bytes.Equal(got, saved) {
+		switch {
+		case f.crlf:
+			return nil, failf("%s has CRLF line endings and the CLI writes every line with CRLF, but the saved text has other line endings (keep 'fileformat' at dos)", name)
+		case strings.HasPrefix(f.content, bom) && !bytes.HasPrefix(saved, []byte(bom)):
+			return nil, failf("%s starts with a UTF-8 byte order mark, which the CLI keeps, but the saved text has none (keep 'bomb' set)", name)
+		}
+		return nil, failf("the CLI would not write the saved %s exactly", name)
+	}
+	return out, nil
+}
+
+type keyValue struct {
+	key   string
+	value any
+}
+
+// setKeys returns the JSON object obj with each key of set given its value:
+// the value of an existing key (of every occurrence, if the key is
+// duplicated) is replaced in place, a missing key is appended. All other
+// bytes are kept.
+func setKeys(obj json.RawMessage, set []keyValue) (json.RawMessage, error) {
+	type span struct{ start, end int }
+	dec := json.NewDecoder(bytes.NewReader(obj))
+	dec.UseNumber()
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil, errors.New("not a JSON object")
+	}
+	found := map[string][]span{}
+	members := 0
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		key, ok := tok.(string)
+		if !ok {
+			return nil, errors.New("malformed object")
+		}
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return nil, err
+		}
+		end := int(dec.InputOffset())
+		found[key] = append(found[key], span{end - len(raw), end})
+		members++
+	}
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('}') {
+		return nil, errors.New("malformed object")
+	}
+	closing := int(dec.InputOffset()) - 1
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("trailing data after the object")
+	}
+
+	type splice struct {
+		start, end int
+		text       []byte
+	}
+	var splices []splice
+	var appended []byte
+	for _, kv := range set {
+		v, err := marshal(kv.value)
+		if err != nil {
+			return nil, err
+		}
+		if spans, ok := found[kv.key]; ok {
+			for _, s := range spans {
+				splices = append(splices, splice{s.start, s.end, v})
+			}
+			continue
+		}
+		k, _ := marshal(kv.key)
+		if members > 0 || len(appended) > 0 {
+			appended = append(appended, ',')
+		}
+		appended = append(appended, k...)
+		appended = append(appended, ':')
+		appended = append(appended, v...)
+	}
+	splices = append(splices, splice{closing, closing, appended})
+	// Spans are disjoint; apply them in order of position.
+	for i := 1; i < len(splices); i++ {
+		for j := i; j > 0 && splices[j].start < splices[j-1].start; j-- {
+			splices[j], splices[j-1] = splices[j-1], splices[j]
+		}
+	}
+	var out bytes.Buffer
+	pos := 0
+	for _, s := range splices {
+		out.Write(obj[pos:s.start])
+		out.Write(s.text)
+		pos = s.end
+	}
+	out.Write(obj[pos:])
+	return json.RawMessage(out.Bytes()), nil
+}
+
+// marshal encodes v as JSON without HTML escaping (so "<" stays "<").
+func marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, fmt.Errorf("encode: %w", err)
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}

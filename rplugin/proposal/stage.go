@@ -1,0 +1,446 @@
+package proposal
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+const (
+	// markerName is the file in each proposal directory that records the
+	// request it belongs to and the process that staged it.
+	markerName = ".claudenova-request"
+	// reservedPrefix starts the names Stage uses for itself (the marker,
+	// temporary files); a staged basename never starts with it.
+	reservedPrefix = ".claudenova-"
+	maxNameBytes   = 255
+	maxExtBytes    = 32
+	maxCollisions  = 1000
+)
+
+// Stage writes content to <storage>/proposed/<id>/<basename> and returns
+// that path. Directories are 0700, the file 0600; the file is written to a
+// temporary file and renamed into place, so a reader never sees it half
+// written and a symlink planted at its name is replaced, not followed.
+//
+// storage must be an absolute path; it is created (0700) when missing and
+// may itself be or lie under a symlink: it is resolved with EvalSymlinks.
+// Below it nothing may be a symlink: a symlinked "proposed" directory is
+// refused.
+//
+// <id> is the last 8 characters of requestID after dropping everything but
+// [A-Za-z0-9_-]; a shorter remainder is padded with the hex SHA-256 of the
+// raw requestID (so "" and "a/b" still get 8 characters, different from
+// each other). A directory holds one request: it records a hash of the
+// request id, and when <id> is taken by another request, "-2", "-3", … is
+// appended. Staging the same request again reuses its directory.
+//
+// <basename> is filepath.Base(path) with terminal escape sequences, control
+// and bidi characters, invalid UTF-8, path separators and the characters
+// Windows forbids (:*?"<>|) removed, cut to 255 bytes keeping the extension
+// (when it is at most 32 bytes); a name left empty, made only of dots and
+// spaces, is replaced by "proposal", and one starting with ".claudenova-"
+// gets a "_" prefix. The result is verified to be exactly two levels below
+// <storage>/proposed.
+func Stage(storage, requestID, path string, content []byte) (staged string, err error) {
+	root, err := proposedRoot(storage, true)
+	if err != nil {
+		return "", err
+	}
+	base := stageName(path)
+	id := dirID(requestID)
+	tag := requestTag(requestID)
+	for n := 1; n <= maxCollisions; n++ {
+		name := id
+		if n > 1 {
+			name = id + "-" + strconv.Itoa(n)
+		}
+		dir := filepath.Join(root, name)
+		staged = filepath.Join(dir, base)
+		if err := inside(root, staged); err != nil {
+			return "", err
+		}
+		switch err := os.Mkdir(dir, 0o700); {
+		case err == nil:
+			if err := os.Chmod(dir, 0o700); err != nil {
+				os.RemoveAll(dir)
+				return "", err
+			}
+			marker := fmt.Sprintf("claudenova proposal\nrequest %s\npid %d\n", tag, os.Getpid())
+			if err := writeFileAtomic(dir, markerName, []byte(marker)); err != nil {
+				os.RemoveAll(dir)
+				return "", err
+			}
+			if err := writeFileAtomic(dir, base, content); err != nil {
+				os.RemoveAll(dir)
+				return "", err
+			}
+			return staged, nil
+		case errors.Is(err, fs.ErrExist):
+			if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() {
+				continue // a file or a symlink squats the name: never write through it
+			}
+			if m, ok := readMarker(dir); ok && m.request == tag {
+				if err := writeFileAtomic(dir, base, content); err != nil {
+					return "", err
+				}
+				return staged, nil
+			}
+			// Taken by another request (or not a proposal directory): next.
+		default:
+			return "", err
+		}
+	}
+	return "", fmt.Errorf("proposal: no free directory for request %q under %s", cleanDisplay(requestID), root)
+}
+
+// Unstage removes a staged file and its directory (with anything else in
+// it, such as an editor's backup file). staged must be a path returned by
+// Stage for the same storage: exactly two levels below
+// <storage>/proposed, the directory not a symlink; anything else is refused.
+// Removing what is already gone is not an error.
+func Unstage(storage, staged string) error {
+	root, err := proposedRoot(storage, false)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		return err
+	}
+	staged = filepath.Clean(staged)
+	rel, ok := relTwo(root, staged)
+	if !ok {
+		// Also accept a path built on the unresolved storage path.
+		if rel, ok = relTwo(filepath.Join(filepath.Clean(storage), "proposed"), staged); !ok {
+			return fmt.Errorf("proposal: %s is not a staged proposal under %s", cleanDisplay(staged), root)
+		}
+	}
+	dir := filepath.Join(root, strings.SplitN(rel, string(filepath.Separator), 2)[0])
+	fi, err := os.Lstat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return err
+	case !fi.IsDir():
+		return fmt.Errorf("proposal: %s is not a directory", cleanDisplay(dir))
+	}
+	return os.RemoveAll(dir)
+}
+
+// CleanStale removes every entry of <storage>/proposed whose name is not in
+// keep (keep holds the names of live proposal directories,
+// filepath.Base(filepath.Dir(staged))), except directories staged by
+// another process that is still running (another Neovim's host sharing the
+// storage: its proposals are live, only it knows). Directories staged by
+// this process, by a process that has exited, or without a marker go.
+// Symlinks are removed themselves, never followed; nothing outside
+// <storage>/proposed is touched. A missing storage is not an error.
+//
+// Callers must not run CleanStale concurrently with their own Stage: a
+// directory being staged is not yet in keep.
+func CleanStale(storage string, keep map[string]bool) (removed int, err error) {
+	root, err := proposedRoot(storage, false)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return 0, nil
+		}
+		return 0, err
+	}
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		return 0, err
+	}
+	self := os.Getpid()
+	var errs []error
+	for _, e := range entries {
+		if keep[e.Name()] {
+			continue
+		}
+		p := filepath.Join(root, e.Name())
+		if err := inside(root, p); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if e.Type().IsDir() {
+			if m, ok := readMarker(p); ok && m.pid != self && m.pid > 0 && processAlive(m.pid) {
+				continue
+			}
+			err = os.RemoveAll(p)
+		} else {
+			err = os.Remove(p)
+		}
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, err)
+			continue
+		}
+		removed++
+	}
+	return removed, errors.Join(errs...)
+}
+
+// proposedRoot returns the resolved <storage>/proposed, creating storage and
+// it (0700) when create is set. It refuses a relative storage and a
+// "proposed" that is a symlink or not a directory.
+func proposedRoot(storage string, create bool) (string, error) {
+	if storage == "" || !filepath.IsAbs(storage) {
+		return "", fmt.Errorf("proposal: storage %q is not an absolute path", cleanDisplay(storage))
+	}
+	if create {
+		if err := os.MkdirAll(storage, 0o700); err != nil {
+			return "", err
+		}
+	}
+	real, err := filepath.EvalSymlinks(storage)
+	if err != nil {
+		return "", err
+	}
+	root := filepath.Join(real, "proposed")
+	fi, err := os.Lstat(root)
+	if errors.Is(err, fs.ErrNotExist) && create {
+		if err = os.Mkdir(root, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+			return "", err
+		}
+		fi, err = os.Lstat(root)
+	}
+	if err != nil {
+		return "", err
+	}
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		return "", fmt.Errorf("proposal: %s is a symlink", root)
+	}
+	if !fi.IsDir() {
+		return "", fmt.Errorf("proposal: %s is not a directory", root)
+	}
+	if create && fi.Mode().Perm() != 0o700 {
+		if err := os.Chmod(root, 0o700); err != nil {
+			return "", err
+		}
+	}
+	return root, nil
+}
+
+// inside verifies that p is root/<dir> or root/<dir>/<file>, with no
+// component escaping root.
+func inside(root, p string) error {
+	rel, err := filepath.Rel(root, p)
+	if err != nil || rel == "." || !filepath.IsLocal(rel) || strings.Count(rel, string(filepath.Separator)) > 1 {
+		return fmt.Errorf("proposal: %s is outside %s", cleanDisplay(p), root)
+	}
+	return nil
+}
+
+// relTwo returns p relative to root when it is exactly root/<dir>/<file>.
+func relTwo(root, p string) (string, bool) {
+	rel, err := filepath.Rel(root, p)
+	if err != nil || !filepath.IsLocal(rel) {
+		return "", false
+	}
+	parts := strings.Split(rel, string(filepath.Separator))
+	if len(parts) != 2 || parts[0] == "" || parts[1] == "" {
+		return "", false
+	}
+	return rel, true
+}
+
+// writeFileAtomic writes dir/name (0600) through a temporary file renamed
+// into place. dir must not be a symlink.
+func writeFileAtomic(dir, name string, content []byte) error {
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("proposal: %s is not a directory", dir)
+	}
+	tmp, err := os.CreateTemp(dir, reservedPrefix+"stage-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name()) // no-op after the rename
+	if _, err := tmp.Write(content); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(0o600); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), filepath.Join(dir, name))
+}
+
+type marker struct {
+	request string
+	pid     int
+}
+
+func readMarker(dir string) (marker, bool) {
+	p := filepath.Join(dir, markerName)
+	if fi, err := os.Lstat(p); err != nil || !fi.Mode().IsRegular() || fi.Size() > 4096 {
+		return marker{}, false
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return marker{}, false
+	}
+	var m marker
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		k, v, _ := strings.Cut(sc.Text(), " ")
+		switch k {
+		case "request":
+			m.request = v
+		case "pid":
+			m.pid, _ = strconv.Atoi(v)
+		}
+	}
+	return m, m.request != ""
+}
+
+func requestTag(requestID string) string {
+	sum := sha256.Sum256([]byte(requestID))
+	return hex.EncodeToString(sum[:])
+}
+
+// dirID is the last 8 characters of requestID among [A-Za-z0-9_-], padded
+// with its hash when fewer remain.
+func dirID(requestID string) string {
+	var b strings.Builder
+	for i := 0; i < len(requestID); i++ {
+		c := requestID[i]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' {
+			b.WriteByte(c)
+		}
+	}
+	s := b.String()
+	if len(s) >= 8 {
+		return s[len(s)-8:]
+	}
+	return s + requestTag(requestID)[:8-len(s)]
+}
+
+// stageName turns the base name of path into a safe file name that keeps
+// the extension.
+func stageName(path string) string {
+	name := dropUnsafe(stripEscapes(filepath.Base(path)), true)
+	if len(name) > maxNameBytes {
+		ext := filepath.Ext(name)
+		if len(ext) > maxExtBytes || len(ext) == len(name) {
+			ext = ""
+		}
+		name = truncUTF8(name[:len(name)-len(ext)], maxNameBytes-len(ext)) + ext
+	}
+	if strings.Trim(name, ". ") == "" {
+		return "proposal"
+	}
+	if strings.HasPrefix(name, reservedPrefix) {
+		name = truncUTF8("_"+name, maxNameBytes)
+	}
+	return name
+}
+
+// stripEscapes removes terminal escape sequences (CSI, OSC, DCS, APC, PM,
+// and two-character ESC sequences, in their 7-bit and 8-bit forms) and
+// invalid UTF-8 from s.
+func stripEscapes(s string) string {
+	s = strings.ToValidUTF8(s, "")
+	if !strings.ContainsAny(s, "\x1b\u009b\u009d\u0090\u009e\u009f") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		var next byte
+		if i+1 < len(s) {
+			next = s[i+1]
+		}
+		switch {
+		case r == 0x1b && next == '[':
+			i = skipCSI(s, i+2)
+		case r == 0x9b:
+			i = skipCSI(s, i+n)
+		case r == 0x1b && (next == ']' || next == 'P' || next == '_' || next == '^' || next == 'X'):
+			i = skipString(s, i+2)
+		case r == 0x9d || r == 0x90 || r == 0x9e || r == 0x9f:
+			i = skipString(s, i+n)
+		case r == 0x1b && next >= 0x20 && next < 0x7f:
+			i += 2
+		default:
+			if r != 0x1b {
+				b.WriteString(s[i : i+n])
+			}
+			i += n
+		}
+	}
+	return strings.ToValidUTF8(b.String(), "")
+}
+
+// skipCSI skips the parameter, intermediate and final bytes of a CSI.
+func skipCSI(s string, i int) int {
+	for i < len(s) && s[i] >= 0x20 && s[i] <= 0x3f {
+		i++
+	}
+	if i < len(s) && s[i] >= 0x40 && s[i] <= 0x7e {
+		i++
+	}
+	return i
+}
+
+// skipString skips a control string up to and including its terminator
+// (BEL, ESC \ or ST); an unterminated one runs to the end.
+func skipString(s string, i int) int {
+	for i < len(s) {
+		switch {
+		case s[i] == 0x07:
+			return i + 1
+		case s[i] == 0x1b && i+1 < len(s) && s[i+1] == '\\':
+			return i + 2
+		case strings.HasPrefix(s[i:], "\u009c"):
+			return i + len("\u009c")
+		}
+		i++
+	}
+	return i
+}
+
+// dropUnsafe removes control characters, bidi controls and invalid UTF-8;
+// for a file name also path separators and the characters Windows forbids.
+func dropUnsafe(s string, fileName bool) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == utf8.RuneError, unicode.IsControl(r), isBidi(r):
+			return -1
+		case fileName && strings.ContainsRune(`/\:*?"<>|`, r):
+			return -1
+		}
+		return r
+	}, strings.ToValidUTF8(s, ""))
+}
+
+func isBidi(r rune) bool {
+	return r == 0x061C || r == 0x200E || r == 0x200F || r >= 0x202A && r <= 0x202E || r >= 0x2066 && r <= 0x2069
+}
+
+// truncUTF8 cuts s to at most n bytes without splitting a character.
+func truncUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
