@@ -1,0 +1,53 @@
+# claude-nova.nvim
+#   make          build the host binary (bin/claudenova)
+#   make test     install the test bed (Neovim 0.10 + 0.12, the pinned claude CLI) and run every test
+#   make demo     Neovim + the plugin + a real claude CLI + our scripted model server: no account needed
+#   make bench    performance figures (diff, approval latency, UI stall, startup)
+
+GO      ?= go
+TESTBED ?= $(or $(CLAUDENOVA_TESTBED),$(or $(XDG_CACHE_HOME),$(HOME)/.cache)/claudenova-testbed)
+GOFILES := $(shell find cmd rplugin -name '*.go' -not -name '*_test.go') go.mod go.sum
+
+.PHONY: all build test unit e2e vet testbed demo bench manifest helptags clean
+
+all: build
+
+build: bin/claudenova
+
+bin/claudenova: $(GOFILES)
+	$(GO) build -o $@ ./cmd/claudenova
+
+# The manifest Neovim reads; a test fails when it drifts from the binary.
+manifest: bin/claudenova
+	bin/claudenova -manifest claudenova > rplugin/manifest.vim
+
+helptags:
+	nvim --headless -u NONE -i NONE -c 'helptags doc' -c 'qa!' 2>/dev/null || \
+	  { . "$(TESTBED)/env" && "$$NVIM_012" --headless -u NONE -i NONE -c 'helptags doc' -c 'qa!'; }
+
+testbed:
+	@bash scripts/testbed.sh
+
+vet:
+	@test -z "$$(gofmt -l cmd rplugin tests)" || { echo "gofmt needed:"; gofmt -l cmd rplugin tests; exit 1; }
+	$(GO) vet ./...
+
+# Every test: unit tests with the race detector, then the end-to-end suite
+# (real nvim 0.10 and 0.12, real claude CLI, fake model server).
+test: testbed build vet
+	. "$(TESTBED)/env" && CLAUDENOVA_REQUIRE_E2E=1 $(GO) test -race -count=1 -timeout 20m ./...
+
+unit: build
+	$(GO) test -race -count=1 $$($(GO) list ./... | grep -v /tests/e2e)
+
+e2e: testbed build
+	. "$(TESTBED)/env" && CLAUDENOVA_REQUIRE_E2E=1 $(GO) test -count=1 -timeout 20m -v ./tests/e2e/
+
+demo: testbed build
+	@bash scripts/demo.sh
+
+bench: testbed build
+	@bash scripts/bench.sh
+
+clean:
+	rm -rf bin

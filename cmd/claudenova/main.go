@@ -1,0 +1,88 @@
+// Command claudenova is the Neovim remote plugin host of claude-nova.nvim.
+//
+//	claudenova                 serve msgpack-rpc on stdin/stdout (started by Neovim)
+//	claudenova -manifest NAME  print the remote#host#RegisterPlugin manifest
+//	claudenova -version        print the version
+//	claudenova diff [-cap N] [-U N] A B   unified diff of two files, like diff -u
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/neovim/go-client/nvim"
+	"github.com/neovim/go-client/nvim/plugin"
+
+	"github.com/claude-nova/claude-nova.nvim/rplugin/host"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/logging"
+)
+
+func main() {
+	if len(os.Args) > 1 && os.Args[1] == "diff" {
+		os.Exit(runDiff(os.Args[2:], os.Stdout, os.Stderr))
+	}
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdin io.Reader, stdout *os.File, stderr io.Writer) int {
+	fs := flag.NewFlagSet("claudenova", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	manifest := fs.String("manifest", "", "print the plugin manifest for remote host `name` and exit")
+	version := fs.Bool("version", false, "print the version and exit")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	switch {
+	case *version:
+		fmt.Fprintln(stdout, host.Version)
+		return 0
+	case *manifest != "":
+		p := plugin.New(nil)
+		host.Register(p, nil)
+		_, _ = stdout.Write(p.Manifest(*manifest))
+		return 0
+	}
+	if err := serve(stdin, stdout); err != nil {
+		fmt.Fprintln(stderr, "claudenova:", err)
+		return 1
+	}
+	return 0
+}
+
+// serve runs the host until Neovim closes the channel or a signal arrives.
+func serve(stdin io.Reader, stdout *os.File) error {
+	log, closer, err := logging.Open(os.Getenv("CLAUDENOVA_LOG"), os.Getenv("CLAUDENOVA_LOG_LEVEL"))
+	if err != nil {
+		return err
+	}
+	defer closer.Close()
+	// stdout is the RPC stream: anything else printing there would corrupt it.
+	os.Stdout = os.Stderr
+
+	v, err := nvim.New(stdin, stdout, stdout, func(format string, a ...any) { log.Debug(fmt.Sprintf(format, a...)) })
+	if err != nil {
+		return fmt.Errorf("connect to neovim: %w", err)
+	}
+	p := plugin.New(v)
+	h := host.Register(p, log)
+	log.Info("host started", "version", host.Version, "pid", os.Getpid())
+
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	done := make(chan error, 1)
+	go func() { done <- v.Serve() }()
+	select {
+	case err = <-done:
+		log.Info("neovim closed the channel", "err", err)
+	case s := <-sig:
+		log.Info("signal", "sig", s.String())
+	}
+	h.Close()
+	_ = v.Close()
+	log.Info("host stopped")
+	return nil
+}

@@ -1,0 +1,234 @@
+-- One schema is the single source of truth for defaults, validation and the
+-- configuration reference in the docs.
+local M = {}
+
+local function default_storage()
+  return vim.fn.stdpath("state") .. "/claudenova"
+end
+
+local modes = { "default", "acceptEdits", "plan", "bypassPermissions", "dontAsk" }
+M.modes = modes
+
+--- Schema: each key has a type (or enum), a default and a description.
+M.schema = {
+  cmd = { type = "string", default = "claude", desc = "Command that runs Claude Code, split like a shell would (no shell is used), e.g. \"npx @anthropic-ai/claude-code\"." },
+  args = { type = "list", default = {}, desc = "Extra arguments passed to claude after ours." },
+  env = { type = "map", default = {}, desc = "Extra environment variables for claude." },
+  model = { type = "string", default = "", desc = "Model passed with --model (empty: claude's default)." },
+  review_edits = { enum = { "proposal", "panel" }, default = "proposal", desc = "\"proposal\": file changes open as editable files (:w applies, closing denies). \"panel\": they go to the action panel like other tools." },
+  storage = { type = "string", default = default_storage, desc = "Folder for staged proposals and rescued edits (default: stdpath('state')/claudenova)." },
+  log_level = { enum = { "debug", "info", "warn", "error", "off" }, default = "info", desc = "Host log level; the log is stdpath('log')/claudenova.log." },
+  notify = { type = "boolean", default = true, desc = "Announce each new request with vim.notify." },
+  sidebar = {
+    desc = "Sidebar of sessions and pending requests.",
+    fields = {
+      position = { enum = { "left", "right" }, default = "right", desc = "Side of the sidebar split." },
+      width = { type = "number", default = 44, desc = "Width of the sidebar in columns." },
+    },
+  },
+  proposal = {
+    desc = "Editable proposals.",
+    fields = {
+      layout = { enum = { "tab", "vsplit", "split" }, default = "tab", desc = "Where a proposal opens: a new tab, or a split of the current tab (both with the original beside it in diff mode)." },
+    },
+  },
+  questions = {
+    desc = "AskUserQuestion prompts.",
+    fields = {
+      ui = { enum = { "select", "float" }, default = "select", desc = "\"select\": vim.ui.select (pickers take over); \"float\": our own floating list." },
+    },
+  },
+  keymaps = {
+    desc = "Buffer-local keymaps. Set a key to false to disable it.",
+    fields = {
+      sidebar = {
+        desc = "Keys in the sidebar.",
+        fields = {
+          present = { type = "key", default = "<CR>", desc = "Open the request's surface again." },
+          allow = { type = "key", default = "a", desc = "Allow the request." },
+          allow_session = { type = "key", default = "s", desc = "Allow this tool for the rest of the session." },
+          review = { type = "key", default = "r", desc = "Review the full request." },
+          deny = { type = "key", default = "d", desc = "Deny, with an optional message for Claude." },
+          close = { type = "key", default = "q", desc = "Close the sidebar." },
+        },
+      },
+      panel = {
+        desc = "Keys in the action panel.",
+        fields = {
+          allow = { type = "key", default = "a", desc = "Allow." },
+          allow_session = { type = "key", default = "s", desc = "Allow for session." },
+          review = { type = "key", default = "r", desc = "Show the full input (and diff)." },
+          deny = { type = "key", default = "d", desc = "Deny with an optional message." },
+          close = { type = "key", default = "q", desc = "Hide the panel (the request stays pending)." },
+        },
+      },
+      proposal = {
+        desc = "Keys in a proposal buffer.",
+        fields = {
+          allow = { type = "key", default = "<localleader>a", desc = "Save and apply the proposal." },
+          deny = { type = "key", default = "<localleader>d", desc = "Reject the proposal." },
+        },
+      },
+      plan = {
+        desc = "Keys in the plan buffer.",
+        fields = {
+          accept_edits = { type = "key", default = "<localleader>a", desc = "Approve, then accept edits automatically." },
+          approve = { type = "key", default = "<localleader>y", desc = "Approve, keep asking for each edit." },
+          keep_planning = { type = "key", default = "<localleader>n", desc = "Keep planning: send feedback." },
+        },
+      },
+      transcript = {
+        desc = "Keys in a transcript buffer.",
+        fields = {
+          prompt = { type = "key", default = "i", desc = "Open the prompt input." },
+          prompt_alt = { type = "key", default = "<CR>", desc = "Open the prompt input." },
+          interrupt = { type = "key", default = "<C-c>", desc = "Interrupt the current turn." },
+        },
+      },
+      prompt = {
+        desc = "Keys in the prompt input.",
+        fields = {
+          send = { type = "key", default = "<C-s>", desc = "Send the prompt (also :w)." },
+          close = { type = "key", default = "q", desc = "Close the input (normal mode)." },
+        },
+      },
+    },
+  },
+}
+
+local function check_type(path, spec, v)
+  if spec.enum then
+    if not vim.tbl_contains(spec.enum, v) then
+      return ("claudenova: option '%s' must be one of %s, got %s"):format(
+        path,
+        table.concat(vim.tbl_map(function(e) return ("%q"):format(e) end, spec.enum), ", "),
+        vim.inspect(v)
+      )
+    end
+    return nil
+  end
+  local t = spec.type
+  local ok
+  if t == "list" then
+    ok = type(v) == "table" and vim.islist(v)
+    if ok then
+      for i, x in ipairs(v) do
+        if type(x) ~= "string" then
+          return ("claudenova: option '%s[%d]' must be a string, got %s"):format(path, i, type(x))
+        end
+      end
+    end
+  elseif t == "map" then
+    ok = type(v) == "table"
+    if ok then
+      for k, x in pairs(v) do
+        if type(k) ~= "string" or type(x) ~= "string" then
+          return ("claudenova: option '%s' must map strings to strings (bad entry %s)"):format(path, vim.inspect(k))
+        end
+      end
+    end
+  elseif t == "key" then
+    ok = v == false or type(v) == "string"
+    t = "string or false"
+  else
+    ok = type(v) == t
+  end
+  if not ok then
+    return ("claudenova: option '%s' must be a %s, got %s (%s)"):format(path, t, type(v), vim.inspect(v))
+  end
+  return nil
+end
+
+local function defaults(schema)
+  local out = {}
+  for k, spec in pairs(schema) do
+    if spec.fields then
+      out[k] = defaults(spec.fields)
+    elseif type(spec.default) == "function" then
+      out[k] = spec.default()
+    else
+      out[k] = vim.deepcopy(spec.default)
+    end
+  end
+  return out
+end
+
+local function merge(schema, opts, prefix, out, errors, warnings)
+  for k, v in pairs(opts) do
+    local path = prefix .. k
+    local spec = schema[k]
+    if type(k) ~= "string" or not spec then
+      local known = vim.tbl_keys(schema)
+      table.sort(known)
+      table.insert(warnings, ("claudenova: unknown option '%s' (known here: %s)"):format(path, table.concat(known, ", ")))
+    elseif spec.fields then
+      if type(v) ~= "table" then
+        table.insert(errors, ("claudenova: option '%s' must be a table, got %s"):format(path, type(v)))
+      else
+        merge(spec.fields, v, path .. ".", out[k], errors, warnings)
+      end
+    else
+      local err = check_type(path, spec, v)
+      if err then
+        table.insert(errors, err)
+      else
+        out[k] = v
+      end
+    end
+  end
+end
+
+--- Validate opts against the schema and merge them over the defaults.
+--- Returns the config, or nil and an error message naming every bad option.
+---@return table|nil, string|nil, string[]
+function M.validate(opts)
+  opts = opts or {}
+  if type(opts) ~= "table" then
+    return nil, "claudenova: setup() takes a table, got " .. type(opts), {}
+  end
+  local out = defaults(M.schema)
+  local errors, warnings = {}, {}
+  merge(M.schema, opts, "", out, errors, warnings)
+  if #errors > 0 then
+    return nil, table.concat(errors, "\n"), warnings
+  end
+  return out, nil, warnings
+end
+
+local current
+
+--- The active configuration (defaults until setup() is called).
+function M.get()
+  if not current then
+    current = M.validate({})
+  end
+  return current
+end
+
+--- Validate and apply; raises a clear error on bad options.
+function M.set(opts)
+  local cfg, err, warnings = M.validate(opts)
+  for _, w in ipairs(warnings) do
+    vim.notify(w, vim.log.levels.WARN)
+  end
+  if not cfg then
+    error(err, 0)
+  end
+  current = cfg
+  return cfg
+end
+
+--- The part of the configuration the Go host needs.
+function M.host_options()
+  local c = M.get()
+  return {
+    cmd = c.cmd,
+    args = #c.args > 0 and c.args or nil,
+    env = next(c.env) and c.env or vim.empty_dict(),
+    review_edits = c.review_edits,
+    storage = c.storage,
+    model = c.model,
+  }
+end
+
+return M

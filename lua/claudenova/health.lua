@@ -1,0 +1,51 @@
+-- :checkhealth claudenova
+local M = {}
+
+function M.check()
+  local h = vim.health
+  h.start("claude-nova")
+  if vim.fn.has("nvim-0.10") == 1 then
+    h.ok("Neovim " .. tostring(vim.version()))
+  else
+    h.error("Neovim 0.10 or newer is required, this is " .. tostring(vim.version()))
+  end
+
+  local host = require("claudenova.host")
+  local problem = host.problem()
+  if problem then
+    h.error(problem)
+  else
+    h.ok("host binary " .. host.bin() .. " (version " .. require("claudenova.version") .. ")")
+  end
+
+  local cfg = require("claudenova.config").get()
+  local words = vim.split(vim.trim(cfg.cmd), "%s+")
+  local exe = words[1]
+  if not exe or vim.fn.executable(exe) ~= 1 then
+    h.error(("claude command %q not found on PATH (option cmd = %q)"):format(exe or "", cfg.cmd), {
+      "Install Claude Code: npm install -g @anthropic-ai/claude-code",
+      "or set cmd, e.g. cmd = \"npx @anthropic-ai/claude-code\"",
+    })
+  else
+    local argv = vim.list_extend(vim.deepcopy(words), { "--version" })
+    local ok, res = pcall(function() return vim.system(argv, { text = true }):wait(15000) end)
+    if ok and res.code == 0 then
+      h.ok(("claude: %s (%s)"):format(vim.trim(res.stdout or ""), vim.fn.exepath(exe)))
+    else
+      h.warn(("`%s` failed: %s"):format(table.concat(argv, " "), ok and vim.trim(res.stderr or "") or tostring(res)))
+    end
+  end
+
+  local dir = cfg.storage
+  local okdir = vim.fn.mkdir(dir, "p") == 1 or vim.fn.isdirectory(dir) == 1
+  local probe = dir .. "/.health"
+  if okdir and pcall(vim.fn.writefile, { "ok" }, probe) and vim.fn.filereadable(probe) == 1 then
+    os.remove(probe)
+    h.ok("storage is writable: " .. dir)
+  else
+    h.error("storage is not writable: " .. dir)
+  end
+  h.info("log: " .. host.log_path())
+end
+
+return M

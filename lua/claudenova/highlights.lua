@@ -1,0 +1,28 @@
+-- Highlight groups: all default links, so colorschemes and users win.
+local M = {}
+
+M.groups = {
+  ClaudeNovaTitle = { link = "Title", desc = "Titles of the sidebar, panel and plan" },
+  ClaudeNovaSession = { link = "Directory", desc = "Session headers in the sidebar" },
+  ClaudeNovaStateWaiting = { link = "WarningMsg", desc = "A session waiting for you" },
+  ClaudeNovaStateRunning = { link = "DiagnosticInfo", desc = "A running session" },
+  ClaudeNovaStateIdle = { link = "Comment", desc = "An idle session" },
+  ClaudeNovaStateExited = { link = "ErrorMsg", desc = "An exited session" },
+  ClaudeNovaTool = { link = "Function", desc = "Tool names" },
+  ClaudeNovaTarget = { link = "String", desc = "Request targets" },
+  ClaudeNovaAge = { link = "Comment", desc = "Request ages" },
+  ClaudeNovaAdded = { link = "DiffAdd", desc = "+N of a file change" },
+  ClaudeNovaRemoved = { link = "DiffDelete", desc = "-M of a file change" },
+  ClaudeNovaKey = { link = "Special", desc = "Keys in hints" },
+  ClaudeNovaLabel = { link = "Label", desc = "Field labels in the panel" },
+  ClaudeNovaReason = { link = "WarningMsg", desc = "Why a request is shown where it is" },
+  ClaudeNovaWinbar = { link = "WinBar", desc = "Proposal and plan winbars" },
+}
+
+function M.setup()
+  for name, spec in pairs(M.groups) do
+    vim.api.nvim_set_hl(0, name, { link = spec.link, default = true })
+  end
+end
+
+return M

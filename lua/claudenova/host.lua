@@ -1,0 +1,182 @@
+-- The Go remote host: finding and checking the binary, registering it with
+-- Neovim's remote plugin machinery (lazily, at first use), and calling it.
+local M = {}
+
+local NAME = "claudenova"
+
+---@return string root folder of the plugin (where bin/ and rplugin/ live)
+function M.root()
+  local src = debug.getinfo(1, "S").source:sub(2)
+  return vim.fn.fnamemodify(src, ":p:h:h:h")
+end
+
+function M.bin()
+  return M.root() .. "/bin/claudenova"
+end
+
+local checked = false
+local registered = false
+
+--- Why the host cannot be used, or nil when it can.
+---@return string|nil
+function M.problem()
+  if checked then
+    return nil
+  end
+  local bin = M.bin()
+  local build_hint = ("Build it with :ClaudeNova build (or run `make` in %s)."):format(M.root())
+  if vim.fn.executable(bin) ~= 1 then
+    return ("claude-nova: the host binary %s is missing. %s"):format(bin, build_hint)
+  end
+  local want = require("claudenova.version")
+  local res = vim.system({ bin, "-version" }, { text = true }):wait(5000)
+  local got = vim.trim(res.stdout or "")
+  if res.code ~= 0 or got ~= want then
+    return ("claude-nova: the host binary %s is version %s but the plugin is %s. %s"):format(
+      bin,
+      got ~= "" and got or "unknown",
+      want,
+      build_hint
+    )
+  end
+  checked = true
+  return nil
+end
+
+local function log_path()
+  return vim.fn.stdpath("log") .. "/claudenova.log"
+end
+M.log_path = log_path
+
+local function rebootstrap()
+  -- remote#define baked the dead channel into every function: restore the
+  -- bootstrap stubs so the next call starts a fresh host.
+  vim.fn["remote#host#Register"](NAME, "x", M.factory)
+  for _, plugin in ipairs(vim.fn["remote#host#PluginsForHost"](NAME)) do
+    for _, spec in ipairs(plugin.specs) do
+      if spec.type == "function" then
+        pcall(vim.cmd, "delfunction! " .. spec.name)
+        vim.fn["remote#define#FunctionOnHost"](
+          NAME,
+          plugin.path .. ":function:" .. spec.name,
+          spec.sync,
+          spec.name,
+          spec.opts
+        )
+      end
+    end
+  end
+end
+
+M.channel = nil
+M.exiting = false
+
+--- The factory remote#host#Require calls: start the binary with rpc.
+function M.factory(_)
+  local cfg = require("claudenova.config").get()
+  local chan = vim.fn.jobstart({ M.bin() }, {
+    rpc = true,
+    env = {
+      CLAUDENOVA_LOG = log_path(),
+      CLAUDENOVA_LOG_LEVEL = cfg.log_level,
+    },
+    on_exit = function(_, code)
+      M.channel = nil
+      vim.schedule(function()
+        rebootstrap()
+        if not M.exiting then
+          require("claudenova.ui").host_lost(code)
+        end
+      end)
+    end,
+  })
+  if chan <= 0 then
+    error(("claude-nova: could not start %s"):format(M.bin()))
+  end
+  M.channel = chan
+  return chan
+end
+
+local function register()
+  if registered then
+    return
+  end
+  registered = true
+  vim.fn["remote#host#Register"](NAME, "x", M.factory)
+  vim.cmd.source(vim.fn.fnameescape(M.root() .. "/rplugin/manifest.vim"))
+end
+
+local function ensure()
+  local problem = M.problem()
+  if problem then
+    error(problem, 0)
+  end
+  register()
+  local fresh = M.channel == nil
+  local chan = vim.fn["remote#host#Require"](NAME)
+  if fresh and chan > 0 then
+    M.channel = chan
+    vim.api.nvim_create_autocmd("VimLeavePre", {
+      group = vim.api.nvim_create_augroup("ClaudeNovaHost", { clear = true }),
+      desc = "claude-nova: deny pending requests and stop claude before exit",
+      callback = function()
+        M.exiting = true
+        if M.channel then
+          pcall(vim.fn.ClaudeNovaRequest, "shutdown", "{}")
+        end
+      end,
+    })
+    vim.fn.ClaudeNovaRequest("configure", vim.json.encode(require("claudenova.config").host_options()))
+  end
+  return chan
+end
+
+local function decode(s)
+  if s == nil or s == "" or s == vim.NIL then
+    return nil
+  end
+  return vim.json.decode(s, { luanil = { object = true, array = true } })
+end
+
+--- Call a host method and return its decoded result. Errors are raised.
+---@param method string
+---@param args table|nil
+function M.request(method, args)
+  ensure()
+  local payload = vim.json.encode(args or vim.empty_dict())
+  return decode(vim.fn.ClaudeNovaRequest(method, payload))
+end
+
+--- Fire-and-forget call; errors come back as notifications.
+function M.notify(method, args)
+  ensure()
+  vim.fn.ClaudeNovaNotify(method, vim.json.encode(args or vim.empty_dict()))
+end
+
+--- Whether the host is running (no start).
+function M.running()
+  return M.channel ~= nil
+end
+
+--- Build the host with `go build`, showing progress.
+function M.build(on_done)
+  local root = M.root()
+  vim.notify("claude-nova: building the host (go build)…", vim.log.levels.INFO)
+  vim.system(
+    { "go", "build", "-o", "bin/claudenova", "./cmd/claudenova" },
+    { cwd = root, text = true },
+    vim.schedule_wrap(function(res)
+      if res.code == 0 then
+        checked = false
+        vim.notify("claude-nova: host built: " .. M.bin(), vim.log.levels.INFO)
+      else
+        vim.notify("claude-nova: build failed:\n" .. (res.stderr or ""), vim.log.levels.ERROR)
+      end
+      if on_done then
+        on_done(res.code == 0)
+      end
+    end)
+  )
+end
+
+return M

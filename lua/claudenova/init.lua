@@ -1,0 +1,102 @@
+-- claude-nova.nvim: Claude Code in Neovim, every permission a decision you
+-- take in the editor. This module is the public Lua API.
+local M = {}
+
+M.version = require("claudenova.version")
+
+--- Configure the plugin. Validates every option; errors name the option.
+---@param opts table|nil
+function M.setup(opts)
+  local cfg = require("claudenova.config").set(opts)
+  require("claudenova.highlights").setup()
+  local host = require("claudenova.host")
+  if host.running() then
+    host.request("configure", require("claudenova.config").host_options())
+  end
+  return cfg
+end
+
+local function host()
+  return require("claudenova.host")
+end
+
+--- Start a session. opts: { prompt?, cwd?, mode?, resume?, model? }
+function M.new(opts)
+  opts = opts or {}
+  opts.cwd = opts.cwd or vim.fn.getcwd()
+  local info = host().request("new", opts)
+  require("claudenova.ui").session_started(info)
+  return info
+end
+
+--- Send a prompt to a session (current one by default; starts one if none).
+function M.send(prompt, session)
+  local info = host().request("send", { prompt = prompt, session = session or 0, cwd = vim.fn.getcwd() })
+  require("claudenova.ui").session_started(info)
+  return info
+end
+
+function M.stop(session)
+  host().request("stop", { session = session or 0 })
+end
+
+function M.interrupt(session)
+  host().request("interrupt", { session = session or 0 })
+end
+
+function M.set_mode(mode, session)
+  host().request("mode", { session = session or 0, mode = mode })
+end
+
+function M.resume(id)
+  return M.new({ resume = id })
+end
+
+--- Sessions as plain tables.
+function M.sessions()
+  if not host().running() then
+    return {}
+  end
+  return host().request("sessions") or {}
+end
+
+--- Pending requests as plain tables: { id, session, tool, surface, target, age }.
+function M.pending()
+  local out = {}
+  local now = os.time() * 1000
+  for _, r in ipairs(require("claudenova.ui").state.order()) do
+    table.insert(out, {
+      id = r.id,
+      session = r.session,
+      tool = r.tool,
+      surface = r.surface,
+      target = r.target,
+      age = math.max(0, math.floor((now - r.arrived) / 1000)),
+    })
+  end
+  return out
+end
+
+--- Decide a request. decision: "allow" | "allow_session" | "deny" or
+--- { behavior = ..., message = ... }. Plans and questions open their surface.
+function M.decide(id, decision)
+  if type(decision) == "string" then
+    decision = { behavior = decision }
+  end
+  return require("claudenova.ui").decide(id, decision.behavior, decision.message, "command")
+end
+
+--- Statusline component: "2 pending" (empty when none).
+function M.status()
+  local ok, ui = pcall(require, "claudenova.ui")
+  if not ok then
+    return ""
+  end
+  local n = #ui.state.order()
+  if n == 0 then
+    return ""
+  end
+  return ("%d pending"):format(n)
+end
+
+return M

@@ -1,0 +1,118 @@
+-- Plan approval (ExitPlanMode): the plan opens as an editable markdown
+-- buffer. Approve (into acceptEdits or default) or keep planning with
+-- feedback. Closing it leaves the request pending in the sidebar.
+local M = {}
+
+M.open_ = {} ---@type table<string, {buf: integer, tab: integer|nil, r: table, text: string}>
+
+local function cfg()
+  return require("claudenova.config").get()
+end
+
+local function host()
+  return require("claudenova.host")
+end
+
+local function buffer_text(buf)
+  return table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), "\n")
+end
+
+local function decide(r, buf, params)
+  params.id = r.id
+  if params.approve then
+    local edited = buffer_text(buf)
+    local orig = M.open_[r.id] and M.open_[r.id].text or ""
+    if vim.trim(edited) ~= vim.trim(orig) then
+      params.plan = edited
+    end
+  end
+  local ok, err = pcall(host().request, "plan", params)
+  if not ok then
+    vim.notify(tostring(err), vim.log.levels.ERROR)
+  end
+end
+
+local function set_keymaps(buf, r)
+  local keys = cfg().keymaps.plan
+  local maps = {
+    accept_edits = { function() decide(r, buf, { approve = true, mode = "acceptEdits" }) end, "Approve the plan and accept edits" },
+    approve = { function() decide(r, buf, { approve = true, mode = "default" }) end, "Approve the plan, ask for each edit" },
+    keep_planning = {
+      function()
+        vim.ui.input({ prompt = "Keep planning — what should change? " }, function(fb)
+          if fb == nil then
+            return
+          end
+          decide(r, buf, { approve = false, feedback = fb })
+        end)
+      end,
+      "Keep planning (send feedback)",
+    },
+  }
+  for name, m in pairs(maps) do
+    if keys[name] then
+      vim.keymap.set("n", keys[name], m[1], { buffer = buf, desc = "claude-nova plan: " .. m[2] })
+    end
+  end
+end
+
+function M.open(r)
+  local existing = M.open_[r.id]
+  if existing and vim.api.nvim_buf_is_valid(existing.buf) then
+    for _, w in ipairs(vim.api.nvim_list_wins()) do
+      if vim.api.nvim_win_get_buf(w) == existing.buf then
+        vim.api.nvim_set_current_win(w)
+        return
+      end
+    end
+  end
+  local text = r.plan ~= "" and r.plan or "(Claude did not write a plan.)"
+  vim.cmd("tabnew")
+  local buf = vim.api.nvim_get_current_buf()
+  pcall(vim.api.nvim_buf_set_name, buf, "claudenova://plan/" .. r.id)
+  vim.bo[buf].buftype = "acwrite"
+  vim.bo[buf].bufhidden = "wipe"
+  vim.bo[buf].swapfile = false
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, vim.split(text, "\n", { plain = true }))
+  vim.bo[buf].modified = false
+  vim.bo[buf].filetype = "markdown"
+  local keys = cfg().keymaps.plan
+  vim.wo.winbar = ("%%#ClaudeNovaWinbar#Plan · %s · %s approve + accept edits · %s approve · %s keep planning"):format(
+    r.session_name:gsub("%%", "%%%%"), keys.accept_edits or "-", keys.approve or "-", keys.keep_planning or "-"
+  )
+  vim.api.nvim_create_autocmd("BufWriteCmd", {
+    buffer = buf,
+    desc = "claude-nova: the plan is sent with your approval, not written",
+    callback = function()
+      vim.bo[buf].modified = false
+      vim.notify("claude-nova: your edits will be sent when you approve the plan", vim.log.levels.INFO)
+    end,
+  })
+  vim.api.nvim_create_autocmd("BufWipeout", {
+    buffer = buf,
+    desc = "claude-nova: closing the plan leaves it pending",
+    callback = function()
+      if M.open_[r.id] and M.open_[r.id].buf == buf then
+        M.open_[r.id] = nil
+      end
+    end,
+  })
+  set_keymaps(buf, r)
+  M.open_[r.id] = { buf = buf, tab = vim.api.nvim_get_current_tabpage(), r = r, text = text }
+end
+
+function M.withdraw(id)
+  local p = M.open_[id]
+  if not p then
+    return
+  end
+  M.open_[id] = nil
+  if p.tab and vim.api.nvim_tabpage_is_valid(p.tab) and #vim.api.nvim_list_tabpages() > 1 then
+    pcall(vim.cmd, vim.api.nvim_tabpage_get_number(p.tab) .. "tabclose!")
+  end
+  if vim.api.nvim_buf_is_valid(p.buf) then
+    pcall(vim.api.nvim_buf_delete, p.buf, { force = true })
+  end
+end
+
+return M

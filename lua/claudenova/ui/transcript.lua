@@ -1,0 +1,119 @@
+-- One markdown buffer per session (claudenova://session/N). Go sends the
+-- operations; this applies them and never takes focus.
+local M = {}
+
+M.bufs = {} ---@type table<integer, integer>
+M.count = {} ---@type table<integer, integer> lines applied per session
+
+local function cfg()
+  return require("claudenova.config").get()
+end
+
+local function set_keymaps(buf, id)
+  local keys = cfg().keymaps.transcript
+  local function prompt()
+    require("claudenova.ui.prompt").open(id)
+  end
+  if keys.prompt then
+    vim.keymap.set("n", keys.prompt, prompt, { buffer = buf, desc = "claude-nova: Write a prompt" })
+  end
+  if keys.prompt_alt then
+    vim.keymap.set("n", keys.prompt_alt, prompt, { buffer = buf, desc = "claude-nova: Write a prompt" })
+  end
+  if keys.interrupt then
+    vim.keymap.set("n", keys.interrupt, function()
+      local ok, err = pcall(require("claudenova").interrupt, id)
+      if not ok then
+        vim.notify(tostring(err), vim.log.levels.ERROR)
+      end
+    end, { buffer = buf, desc = "claude-nova: Interrupt the turn" })
+  end
+end
+
+local function fill(id, buf)
+  local ok, lines = pcall(require("claudenova.host").request, "transcript", { session = id })
+  if not ok or type(lines) ~= "table" then
+    lines = {}
+  end
+  vim.bo[buf].modifiable = true
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, #lines > 0 and lines or { "" })
+  vim.bo[buf].modifiable = false
+  M.count[id] = #lines
+end
+
+--- The transcript buffer of session id (created on demand).
+function M.ensure(id)
+  local buf = M.bufs[id]
+  if buf and vim.api.nvim_buf_is_valid(buf) then
+    return buf
+  end
+  buf = vim.api.nvim_create_buf(false, true)
+  vim.api.nvim_buf_set_name(buf, "claudenova://session/" .. id)
+  vim.bo[buf].buftype = "nofile"
+  vim.bo[buf].bufhidden = "hide"
+  vim.bo[buf].swapfile = false
+  vim.bo[buf].filetype = "markdown"
+  vim.bo[buf].modifiable = false
+  vim.b[buf].claudenova_session = id
+  set_keymaps(buf, id)
+  M.bufs[id] = buf
+  M.count[id] = 0
+  if require("claudenova.host").running() then
+    fill(id, buf)
+  end
+  return buf
+end
+
+local function follow(buf, before)
+  for _, w in ipairs(vim.api.nvim_list_wins()) do
+    if vim.api.nvim_win_get_buf(w) == buf and w ~= vim.api.nvim_get_current_win() then
+      -- Follow the output in windows that were at the end.
+      if vim.api.nvim_win_get_cursor(w)[1] >= before then
+        pcall(vim.api.nvim_win_set_cursor, w, { vim.api.nvim_buf_line_count(buf), 0 })
+      end
+    end
+  end
+end
+
+--- Apply Go's operations ({op="append"|"set", index, lines}).
+function M.apply(id, ops)
+  local buf = M.ensure(id)
+  local before = vim.api.nvim_buf_line_count(buf)
+  vim.bo[buf].modifiable = true
+  for _, op in ipairs(ops) do
+    local n = M.count[id] or 0
+    if op.op == "append" then
+      if op.index ~= n then
+        vim.bo[buf].modifiable = false
+        fill(id, buf) -- out of step: fetch the whole transcript
+        return
+      end
+      if n == 0 then
+        vim.api.nvim_buf_set_lines(buf, 0, -1, false, op.lines)
+      else
+        vim.api.nvim_buf_set_lines(buf, n, n, false, op.lines)
+      end
+      M.count[id] = n + #op.lines
+    elseif op.op == "set" and op.index < n then
+      vim.api.nvim_buf_set_lines(buf, op.index, op.index + 1, false, op.lines)
+    end
+  end
+  vim.bo[buf].modifiable = false
+  follow(buf, before)
+end
+
+--- Show the transcript in a split (or jump to it if visible).
+function M.open(id)
+  local buf = M.ensure(id)
+  for _, w in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
+    if vim.api.nvim_win_get_buf(w) == buf then
+      vim.api.nvim_set_current_win(w)
+      return
+    end
+  end
+  vim.cmd("botright split")
+  vim.api.nvim_win_set_buf(0, buf)
+  vim.api.nvim_win_set_cursor(0, { vim.api.nvim_buf_line_count(buf), 0 })
+end
+
+return M

@@ -1,0 +1,153 @@
+package app
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/ui"
+)
+
+// run consumes one session's messages until claude exits.
+func (a *App) run(s *session.Session) {
+	defer a.wg.Done()
+	sawInit := false
+	for m := range s.Proc.Messages() {
+		if m.Type == "system" && m.Subtype == "init" {
+			sawInit = true
+		}
+		a.handle(s, m)
+	}
+	a.exited(s, sawInit)
+}
+
+func (a *App) handle(s *session.Session, m claude.Message) {
+	switch m.Type {
+	case "system":
+		a.system(s, m)
+	case "assistant", "user":
+		a.transcript(s, s.Transcript.Apply(m))
+	case "result":
+		a.transcript(s, s.Transcript.Apply(m))
+		state := session.StateIdle
+		if a.pendingFor(s.ID) > 0 {
+			state = session.StateWaiting
+		}
+		s.Update(state, "", "", "")
+		a.ui.Send(ui.EvSession, s.Info())
+		if msg := resultError(m); msg != "" {
+			a.notify("error", fmt.Sprintf("claude session %d: %s", s.ID, msg))
+		}
+	case "control_request":
+		if m.Subtype == "can_use_tool" {
+			a.permission(s, m)
+			return
+		}
+		a.log.Warn("unsupported control request", "session", s.ID, "subtype", m.Subtype)
+		if err := s.Proc.RespondError(m.RequestID, "claude-nova.nvim does not support control request "+m.Subtype); err != nil {
+			a.log.Warn("answer unsupported control request", "err", err)
+		}
+	case "control_cancel_request":
+		a.withdraw(s.ID, m.RequestID, "cancelled by claude")
+	case "control_response":
+		a.log.Debug("uncorrelated control response", "session", s.ID, "id", m.RequestID)
+	default:
+		// stream_event, keep_alive, and future message types: nothing to show.
+	}
+}
+
+func (a *App) system(s *session.Session, m claude.Message) {
+	var sys struct {
+		SessionID      string `json:"session_id"`
+		PermissionMode string `json:"permissionMode"`
+		Model          string `json:"model"`
+	}
+	if json.Unmarshal(m.Raw, &sys) != nil {
+		return
+	}
+	switch m.Subtype {
+	case "init":
+		st := ""
+		if s.State() == session.StateStarting {
+			st = session.StateIdle
+		}
+		s.Update(st, sys.PermissionMode, sys.SessionID, sys.Model)
+	case "status":
+		if sys.PermissionMode == "" {
+			return
+		}
+		if sys.PermissionMode != s.Mode() {
+			s.Update("", sys.PermissionMode, "", "")
+			a.note(s, "Permission mode: "+sys.PermissionMode)
+		}
+	default:
+		return
+	}
+	a.ui.Send(ui.EvSession, s.Info())
+}
+
+func resultError(m claude.Message) string {
+	var r struct {
+		Subtype string   `json:"subtype"`
+		IsError bool     `json:"is_error"`
+		Result  string   `json:"result"`
+		Errors  []string `json:"errors"`
+	}
+	if json.Unmarshal(m.Raw, &r) != nil || (!r.IsError && (r.Subtype == "" || r.Subtype == "success")) {
+		return ""
+	}
+	if r.Subtype == "error_during_execution" && r.Result == "" && len(r.Errors) == 0 {
+		return "" // an interrupted turn: already noted in the transcript
+	}
+	msg := r.Result
+	if msg == "" {
+		msg = strings.Join(r.Errors, "; ")
+	}
+	if msg == "" {
+		msg = r.Subtype
+	}
+	return sanitize.Truncate(sanitize.Line(msg), 300)
+}
+
+// exited handles the end of a claude process.
+func (a *App) exited(s *session.Session, sawInit bool) {
+	a.withdrawSession(s.ID, "claude exited")
+	errMsg := ""
+	if !s.Stopping() {
+		err := s.Proc.ExitErr()
+		stderr := strings.TrimSpace(sanitize.Text(s.Proc.StderrTail()))
+		switch {
+		case err != nil || !sawInit:
+			errMsg = fmt.Sprintf("claude exited unexpectedly (%v) — command: %s", exitText(err), s.Proc.CommandLine())
+			if stderr != "" {
+				errMsg += "\n" + lastLines(stderr, 5)
+			}
+			a.notify("error", fmt.Sprintf("claude session %d: %s", s.ID, errMsg))
+		}
+	}
+	s.Exited(errMsg)
+	if errMsg != "" {
+		a.note(s, "**Session ended:** "+errMsg)
+	} else {
+		a.note(s, "Session ended.")
+	}
+	a.ui.Send(ui.EvSession, s.Info())
+}
+
+func exitText(err error) string {
+	if err == nil {
+		return "exit status 0 before the session started"
+	}
+	return err.Error()
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(s, "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,246 @@
+package app
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/claude-nova/claude-nova.nvim/rplugin/approval"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/diff"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
+)
+
+// reviewCap bounds the diff shown by the panel's Review.
+const reviewCap = 400
+
+// Field is one labelled value of a request, for a person to read.
+type Field struct {
+	Label string `json:"label"`
+	Value string `json:"value"`
+}
+
+// RequestView is the view model of a pending request. Every string in it is
+// sanitized.
+type RequestView struct {
+	ID          string          `json:"id"`
+	Session     int             `json:"session"`
+	SessionName string          `json:"session_name"`
+	Tool        string          `json:"tool"`
+	Target      string          `json:"target"`
+	Surface     string          `json:"surface"`
+	Reason      string          `json:"reason,omitempty"`
+	Arrived     int64           `json:"arrived"` // unix milliseconds
+	Added       int             `json:"added"`
+	Removed     int             `json:"removed"`
+	FileChange  bool            `json:"file_change"`
+	Path        string          `json:"path,omitempty"`   // the real file of a file change
+	Exists      bool            `json:"exists"`           // the real file exists
+	Staged      string          `json:"staged,omitempty"` // staged proposal file
+	Title       string          `json:"title"`
+	Fields      []Field         `json:"fields"`
+	Review      []string        `json:"review"`          // full input and, for file changes, the diff
+	Input       json.RawMessage `json:"input,omitempty"` // questions and plans need the structure
+	Plan        string          `json:"plan,omitempty"`
+}
+
+func (a *App) view(r *approval.Request) RequestView {
+	pr := r.Perm
+	name := fmt.Sprintf("session %d", r.Session)
+	cwd := ""
+	if s, ok := a.sessions.Get(r.Session); ok {
+		cwd = s.Cwd
+		name = fmt.Sprintf("session %d (%s)", r.Session, sanitize.Line(filepath.Base(s.Cwd)))
+	}
+	v := RequestView{
+		ID: r.ID, Session: r.Session, SessionName: name, Tool: sanitize.Line(pr.ToolName),
+		Target: r.Target, Surface: string(r.Route.Surface), Reason: sanitize.Text(r.Route.Reason),
+		Arrived: r.Arrived.UnixMilli(), Added: r.Added, Removed: r.Removed,
+		FileChange: approval.IsFileChange(pr.ToolName), Staged: r.Staged,
+	}
+	v.Title = v.Tool + " · " + name
+	if c, ok := a.proposals.get(r.ID); ok {
+		v.Path, v.Exists = c.Path, c.Exists
+	}
+	v.Fields = fields(pr.ToolName, pr.Input, cwd)
+	if pr.Title != "" {
+		v.Fields = append([]Field{{"Title", sanitize.Text(pr.Title)}}, v.Fields...)
+	}
+	if pr.Description != "" && pr.ToolName != "Bash" {
+		v.Fields = append(v.Fields, Field{"Description", sanitize.Text(pr.Description)})
+	}
+	if pr.DecisionReason != "" {
+		v.Fields = append(v.Fields, Field{"Reason", sanitize.Text(pr.DecisionReason)})
+	}
+	if pr.BlockedPath != "" {
+		v.Fields = append(v.Fields, Field{"Blocked path", sanitize.Line(pr.BlockedPath)})
+	}
+	if pr.AgentID != "" {
+		v.Fields = append(v.Fields, Field{"Subagent", sanitize.Line(pr.AgentID)})
+	}
+	switch r.Route.Surface {
+	case approval.SurfaceQuestion:
+		v.Input = sanitizeJSON(pr.Input)
+	case approval.SurfacePlan:
+		v.Input = sanitizeJSON(pr.Input)
+		v.Plan = sanitize.Text(a.planText(r))
+	case approval.SurfacePanel:
+		v.Review = a.review(r)
+	}
+	return v
+}
+
+// review is the full input, pretty-printed, and the diff for file changes.
+func (a *App) review(r *approval.Request) []string {
+	var out []string
+	var pretty bytes.Buffer
+	if json.Indent(&pretty, r.Perm.Input, "", "  ") == nil {
+		out = append(out, sanitize.Lines(pretty.String())...)
+	} else {
+		out = append(out, sanitize.Lines(string(r.Perm.Input))...)
+	}
+	if c, ok := a.proposals.get(r.ID); ok {
+		res := diff.Unified("a/"+r.Target, "b/"+r.Target, string(c.Original), string(c.Proposed), diff.Options{Context: 3, MaxLines: reviewCap})
+		out = append(out, "")
+		out = append(out, sanitize.Lines(res.Text)...)
+	}
+	return out
+}
+
+// fields renders a tool input for a person.
+func fields(tool string, input json.RawMessage, cwd string) []Field {
+	var in map[string]any
+	if json.Unmarshal(input, &in) != nil {
+		return []Field{{"Input", sanitize.Text(string(input))}}
+	}
+	str := func(k string) string {
+		switch v := in[k].(type) {
+		case string:
+			return v
+		case nil:
+			return ""
+		default:
+			b, _ := json.Marshal(v)
+			return string(b)
+		}
+	}
+	var fs []Field
+	add := func(label, key string) {
+		if s := str(key); s != "" {
+			fs = append(fs, Field{label, sanitize.Text(s)})
+		}
+	}
+	switch {
+	case tool == "Bash":
+		add("Command", "command")
+		add("Description", "description")
+		add("Timeout (ms)", "timeout")
+		add("In background", "run_in_background")
+	case approval.IsFileChange(tool):
+		fs = append(fs, Field{"File", sanitize.Line(session.RelPath(str("file_path"), cwd))})
+	case strings.HasPrefix(tool, "mcp__"):
+		parts := strings.SplitN(strings.TrimPrefix(tool, "mcp__"), "__", 2)
+		fs = append(fs, Field{"MCP server", sanitize.Line(parts[0])})
+		if len(parts) == 2 {
+			fs = append(fs, Field{"Tool", sanitize.Line(parts[1])})
+		}
+		fs = append(fs, Field{"Arguments", prettyJSON(input)})
+	case tool == "Read" || tool == "Grep" || tool == "Glob" || tool == "WebFetch" || tool == "WebSearch" || tool == "LS":
+		for _, k := range sortedKeys(in) {
+			fs = append(fs, Field{k, sanitize.Text(str(k))})
+		}
+	default:
+		fs = append(fs, Field{"Input", prettyJSON(input)})
+	}
+	return fs
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	// Most important first, the rest alphabetical.
+	rank := map[string]int{"file_path": 0, "path": 1, "pattern": 2, "url": 3, "query": 4, "prompt": 5}
+	sortStrings(keys, func(a, b string) bool {
+		ra, oka := rank[a]
+		rb, okb := rank[b]
+		switch {
+		case oka && okb:
+			return ra < rb
+		case oka != okb:
+			return oka
+		default:
+			return a < b
+		}
+	})
+	return keys
+}
+
+func sortStrings(s []string, less func(a, b string) bool) {
+	for i := 1; i < len(s); i++ {
+		for j := i; j > 0 && less(s[j], s[j-1]); j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
+}
+
+func prettyJSON(raw json.RawMessage) string {
+	var b bytes.Buffer
+	if json.Indent(&b, raw, "", "  ") != nil {
+		return sanitize.Text(string(raw))
+	}
+	return sanitize.Text(b.String())
+}
+
+// sanitizeJSON strips control characters from every string in a JSON value.
+func sanitizeJSON(raw json.RawMessage) json.RawMessage {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return json.RawMessage("{}")
+	}
+	b, err := json.Marshal(cleanValue(v))
+	if err != nil {
+		return json.RawMessage("{}")
+	}
+	return b
+}
+
+func cleanValue(v any) any {
+	switch t := v.(type) {
+	case string:
+		return sanitize.Text(t)
+	case []any:
+		for i := range t {
+			t[i] = cleanValue(t[i])
+		}
+		return t
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, x := range t {
+			out[sanitize.Text(k)] = cleanValue(x)
+		}
+		return out
+	default:
+		return v
+	}
+}
+
+// planText is the plan to show: input.plan (older CLIs), else what the
+// session's transcript knows (see session.Transcript.Plan).
+func (a *App) planText(r *approval.Request) string {
+	var in struct {
+		Plan string `json:"plan"`
+	}
+	if json.Unmarshal(r.Perm.Input, &in) == nil && in.Plan != "" {
+		return in.Plan
+	}
+	s, ok := a.sessions.Get(r.Session)
+	if !ok {
+		return ""
+	}
+	return s.Transcript.Plan(r.Perm.ToolUseID, os.ReadFile)
+}

@@ -1,0 +1,73 @@
+// Package approval holds the pending permission requests of every session
+// (the registry), decides which surface presents each one (routing), and turns
+// the user's decision into the answer claude receives.
+package approval
+
+import (
+	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
+)
+
+// Surface is the UI that presents a request.
+type Surface string
+
+// The surfaces a request can be routed to.
+const (
+	SurfacePanel    Surface = "panel"    // Allow / Allow for Session / Review / Deny
+	SurfaceProposal Surface = "proposal" // editable staged file
+	SurfaceQuestion Surface = "question" // AskUserQuestion
+	SurfacePlan     Surface = "plan"     // ExitPlanMode
+	SurfaceDeny     Surface = "deny"     // answered at once: we have no UI for it
+)
+
+// ReviewEdits says how file changes are reviewed ("proposal" or "panel").
+type ReviewEdits string
+
+// Review modes.
+const (
+	ReviewProposal ReviewEdits = "proposal"
+	ReviewPanel    ReviewEdits = "panel"
+)
+
+// Route is where a request goes, and why when it is not the obvious place.
+type Route struct {
+	Surface Surface
+	Reason  string
+}
+
+// FileChangeTools are the tools whose result can be staged as a proposal.
+var fileChangeTools = map[string]bool{"Write": true, "Edit": true, "Update": true, "MultiEdit": true}
+
+// IsFileChange reports whether tool changes a file in a way we can reconstruct.
+func IsFileChange(tool string) bool { return fileChangeTools[tool] }
+
+// Present routes a request (DESIGN.md §3). stage is called only for file
+// changes under ReviewProposal; an error from it sends the request to the
+// panel with the error as the reason.
+func Present(pr claude.PermissionRequest, review ReviewEdits, stage func() error) Route {
+	switch {
+	case pr.ToolName == "AskUserQuestion":
+		return Route{Surface: SurfaceQuestion}
+	case pr.ToolName == "ExitPlanMode":
+		return Route{Surface: SurfacePlan}
+	case IsFileChange(pr.ToolName):
+		if review == ReviewPanel {
+			return Route{Surface: SurfacePanel}
+		}
+		if stage != nil {
+			if err := stage(); err != nil {
+				return Route{Surface: SurfacePanel, Reason: "cannot stage a proposal: " + err.Error()}
+			}
+		}
+		return Route{Surface: SurfaceProposal}
+	case pr.RequiresUserInteraction:
+		return Route{Surface: SurfaceDeny, Reason: NeedsOwnUIMessage(pr.ToolName)}
+	default:
+		return Route{Surface: SurfacePanel}
+	}
+}
+
+// NeedsOwnUIMessage is the deny message for an interactive tool we cannot show.
+func NeedsOwnUIMessage(tool string) string {
+	return "The tool " + tool + " needs its own interactive UI, which this client (claude-nova.nvim) does not have. " +
+		"Do not call " + tool + " again; ask the user in plain text instead."
+}

@@ -1,0 +1,165 @@
+// Package claude runs one `claude` subprocess and speaks its stream-json
+// protocol: it spawns the process (never through a shell), decodes every
+// stdout line, writes user messages and control messages, and correlates the
+// control requests we send with claude's responses.
+package claude
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// Message is one decoded line of claude's stdout. Raw keeps the whole line so
+// consumers decode only the parts they need.
+type Message struct {
+	Type      string // "system", "assistant", "user", "result", "control_request", ...
+	Subtype   string // message subtype, or the control request's subtype
+	RequestID string // control_request / control_cancel_request / control_response id
+	Raw       json.RawMessage
+}
+
+// ErrNotObject is returned for a line that is valid JSON but not an object
+// with a string "type".
+var ErrNotObject = errors.New("not a JSON object with a type")
+
+// ParseLine decodes one stdout line. It never panics; malformed input returns
+// an error describing it.
+func ParseLine(line []byte) (Message, error) {
+	var head struct {
+		Type      string          `json:"type"`
+		Subtype   string          `json:"subtype"`
+		RequestID string          `json:"request_id"`
+		Request   json.RawMessage `json:"request"`
+		Response  json.RawMessage `json:"response"`
+	}
+	if err := json.Unmarshal(line, &head); err != nil {
+		return Message{}, fmt.Errorf("decode line: %w", err)
+	}
+	if head.Type == "" {
+		return Message{}, ErrNotObject
+	}
+	m := Message{Type: head.Type, Subtype: head.Subtype, RequestID: head.RequestID, Raw: json.RawMessage(line)}
+	switch head.Type {
+	case "control_request":
+		var req struct {
+			Subtype string `json:"subtype"`
+		}
+		if len(head.Request) > 0 {
+			if err := json.Unmarshal(head.Request, &req); err != nil {
+				return Message{}, fmt.Errorf("decode control_request body: %w", err)
+			}
+		}
+		m.Subtype = req.Subtype
+	case "control_response":
+		var resp struct {
+			Subtype   string `json:"subtype"`
+			RequestID string `json:"request_id"`
+		}
+		if len(head.Response) > 0 {
+			if err := json.Unmarshal(head.Response, &resp); err != nil {
+				return Message{}, fmt.Errorf("decode control_response body: %w", err)
+			}
+		}
+		m.Subtype, m.RequestID = resp.Subtype, resp.RequestID
+	}
+	return m, nil
+}
+
+// PermissionRequest is the body of a can_use_tool control request.
+type PermissionRequest struct {
+	RequestID               string          `json:"-"`
+	ToolName                string          `json:"tool_name"`
+	DisplayName             string          `json:"display_name,omitempty"`
+	Input                   json.RawMessage `json:"input"`
+	ToolUseID               string          `json:"tool_use_id,omitempty"`
+	Suggestions             json.RawMessage `json:"permission_suggestions,omitempty"`
+	BlockedPath             string          `json:"blocked_path,omitempty"`
+	DecisionReason          string          `json:"decision_reason,omitempty"`
+	Description             string          `json:"description,omitempty"`
+	Title                   string          `json:"title,omitempty"`
+	RequiresUserInteraction bool            `json:"requires_user_interaction,omitempty"`
+	AgentID                 string          `json:"agent_id,omitempty"`
+}
+
+// DecodePermissionRequest extracts a can_use_tool request from a control_request message.
+func DecodePermissionRequest(m Message) (PermissionRequest, error) {
+	var env struct {
+		RequestID string          `json:"request_id"`
+		Request   json.RawMessage `json:"request"`
+	}
+	if err := json.Unmarshal(m.Raw, &env); err != nil {
+		return PermissionRequest{}, fmt.Errorf("decode can_use_tool: %w", err)
+	}
+	var pr PermissionRequest
+	if err := json.Unmarshal(env.Request, &pr); err != nil {
+		// decision_reason is sometimes an object on newer CLIs; retry leniently.
+		var loose map[string]json.RawMessage
+		if err2 := json.Unmarshal(env.Request, &loose); err2 != nil {
+			return PermissionRequest{}, fmt.Errorf("decode can_use_tool body: %w", err)
+		}
+		pr = lenientPermission(loose)
+	}
+	pr.RequestID = env.RequestID
+	if pr.ToolName == "" {
+		return pr, errors.New("can_use_tool without tool_name")
+	}
+	if len(pr.Input) == 0 || string(pr.Input) == "null" {
+		pr.Input = json.RawMessage("{}")
+	}
+	return pr, nil
+}
+
+func lenientPermission(m map[string]json.RawMessage) PermissionRequest {
+	str := func(k string) string {
+		var s string
+		if json.Unmarshal(m[k], &s) == nil {
+			return s
+		}
+		if len(m[k]) > 0 && string(m[k]) != "null" {
+			return string(m[k])
+		}
+		return ""
+	}
+	var rui bool
+	_ = json.Unmarshal(m["requires_user_interaction"], &rui)
+	return PermissionRequest{
+		ToolName: str("tool_name"), DisplayName: str("display_name"), Input: m["input"],
+		ToolUseID: str("tool_use_id"), Suggestions: m["permission_suggestions"],
+		BlockedPath: str("blocked_path"), DecisionReason: str("decision_reason"),
+		Description: str("description"), Title: str("title"), RequiresUserInteraction: rui,
+		AgentID: str("agent_id"),
+	}
+}
+
+// PermissionResult is our answer to a can_use_tool request.
+type PermissionResult struct {
+	Behavior           string          `json:"behavior"` // "allow" or "deny"
+	UpdatedInput       json.RawMessage `json:"updatedInput,omitempty"`
+	UpdatedPermissions []any           `json:"updatedPermissions,omitempty"`
+	Message            string          `json:"message,omitempty"`
+	Interrupt          bool            `json:"interrupt,omitempty"`
+}
+
+// Allow returns an allow result echoing input (older CLIs require updatedInput).
+func Allow(input json.RawMessage, perms ...any) PermissionResult {
+	return PermissionResult{Behavior: "allow", UpdatedInput: input, UpdatedPermissions: perms}
+}
+
+// Deny returns a deny result; message is shown to Claude.
+func Deny(message string) PermissionResult {
+	return PermissionResult{Behavior: "deny", Message: message}
+}
+
+// SessionRule is the updatedPermissions entry for "Allow for Session".
+func SessionRule(tool string) any {
+	return map[string]any{
+		"type": "addRules", "rules": []any{map[string]any{"toolName": tool}},
+		"behavior": "allow", "destination": "session",
+	}
+}
+
+// SetMode is the updatedPermissions entry that switches the permission mode.
+func SetMode(mode string) any {
+	return map[string]any{"type": "setMode", "mode": mode, "destination": "session"}
+}

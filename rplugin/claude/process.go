@@ -1,0 +1,424 @@
+package claude
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	shellquote "github.com/kballard/go-shellquote"
+
+	"github.com/claude-nova/claude-nova.nvim/rplugin/queue"
+)
+
+// MaxLineBytes bounds one stdout line. Longer lines are skipped (and logged),
+// never buffered without limit.
+const MaxLineBytes = 64 << 20
+
+// Config says how to start claude.
+type Config struct {
+	Command        string   // the user's command, split with shell quoting rules, never run by a shell
+	Args           []string // extra arguments after ours
+	Dir            string   // working directory
+	Env            []string // extra KEY=VALUE pairs on top of the host's environment
+	PermissionMode string   // --permission-mode, when set
+	Model          string   // --model, when set
+	Resume         string   // --resume, when set
+}
+
+// Argv returns the full argument vector for cfg.
+func Argv(cfg Config) ([]string, error) {
+	words, err := shellquote.Split(cfg.Command)
+	if err != nil {
+		return nil, fmt.Errorf("split cmd %q: %w", cfg.Command, err)
+	}
+	if len(words) == 0 {
+		return nil, errors.New("cmd is empty")
+	}
+	argv := append(words, "-p", "--input-format", "stream-json", "--output-format", "stream-json",
+		"--verbose", "--permission-prompt-tool", "stdio")
+	if cfg.Model != "" {
+		argv = append(argv, "--model", cfg.Model)
+	}
+	if cfg.PermissionMode != "" {
+		argv = append(argv, "--permission-mode", cfg.PermissionMode)
+	}
+	if cfg.Resume != "" {
+		argv = append(argv, "--resume", cfg.Resume)
+	}
+	return append(argv, cfg.Args...), nil
+}
+
+// Process is one running claude.
+type Process struct {
+	argv  []string
+	cmd   *exec.Cmd
+	stdin io.WriteCloser
+	log   *slog.Logger
+
+	wmu sync.Mutex // serializes writes to stdin
+
+	msgs *queue.Queue[Message]
+
+	cmu    sync.Mutex
+	calls  map[string]chan Message
+	nextID atomic.Int64
+
+	stderr *tail
+
+	done    chan struct{}
+	exitErr error
+}
+
+// Start spawns claude. The returned Process delivers every decoded stdout
+// line on Messages; the reader never waits for the consumer.
+func Start(cfg Config, log *slog.Logger) (*Process, error) {
+	argv, err := Argv(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	path, err := exec.LookPath(argv[0])
+	if err != nil {
+		return nil, fmt.Errorf("claude command %q not found (tried: %s): %w", argv[0], shellquote.Join(argv...), err)
+	}
+	cmd := exec.Command(path, argv[1:]...)
+	cmd.Args[0] = argv[0]
+	cmd.Dir = cfg.Dir
+	cmd.Env = append(os.Environ(), cfg.Env...)
+	// Own process group: stopping the session ends claude and everything it started.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, fmt.Errorf("stdin pipe: %w", err)
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("stdout pipe: %w", err)
+	}
+	cmd.Stdout = outW
+	p := &Process{
+		argv: argv, cmd: cmd, stdin: stdin, log: log,
+		msgs: queue.New[Message](), calls: map[string]chan Message{},
+		stderr: &tail{max: 4096, log: log}, done: make(chan struct{}),
+	}
+	cmd.Stderr = p.stderr
+	if err := cmd.Start(); err != nil {
+		outR.Close()
+		outW.Close()
+		return nil, fmt.Errorf("start %s: %w", shellquote.Join(argv...), err)
+	}
+	outW.Close()
+	log.Info("claude started", "pid", cmd.Process.Pid, "argv", shellquote.Join(argv...), "dir", cfg.Dir)
+
+	readDone := make(chan struct{})
+	go func() {
+		defer close(readDone)
+		p.read(outR)
+	}()
+	go func() {
+		err := cmd.Wait()
+		// Whatever claude left behind in its group goes with it.
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		select {
+		case <-readDone:
+		case <-time.After(2 * time.Second):
+			outR.Close()
+			<-readDone
+		}
+		outR.Close()
+		p.exitErr = err
+		p.log.Info("claude exited", "pid", cmd.Process.Pid, "err", err)
+		p.failCalls()
+		p.msgs.Close()
+		close(p.done)
+	}()
+	return p, nil
+}
+
+// Argv is the command line that was run.
+func (p *Process) Argv() []string { return p.argv }
+
+// CommandLine is Argv quoted for display.
+func (p *Process) CommandLine() string { return shellquote.Join(p.argv...) }
+
+// Pid of the claude process (also its process group id).
+func (p *Process) Pid() int { return p.cmd.Process.Pid }
+
+// Messages delivers decoded stdout lines in order; closed after exit.
+func (p *Process) Messages() <-chan Message { return p.msgs.Out() }
+
+// Done is closed when the process has exited and its output was read.
+func (p *Process) Done() <-chan struct{} { return p.done }
+
+// ExitErr is the process's exit error; valid after Done.
+func (p *Process) ExitErr() error { return p.exitErr }
+
+// StderrTail returns the last few KiB claude wrote to stderr.
+func (p *Process) StderrTail() string { return p.stderr.String() }
+
+func (p *Process) read(r io.Reader) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	for {
+		line, tooLong, err := readLine(br, MaxLineBytes)
+		if tooLong > 0 {
+			p.log.Warn("skipped over-long line from claude", "bytes", tooLong)
+		} else if len(line) > 0 {
+			p.dispatch(line)
+		}
+		if err != nil {
+			if !errors.Is(err, io.EOF) && !errors.Is(err, os.ErrClosed) {
+				p.log.Warn("reading claude stdout", "err", err)
+			}
+			return
+		}
+	}
+}
+
+// readLine returns the next line without its newline. A line longer than max
+// is consumed and reported by its length in tooLong instead.
+func readLine(br *bufio.Reader, max int) (line []byte, tooLong int, err error) {
+	var buf []byte
+	n := 0
+	for {
+		chunk, err := br.ReadSlice('\n')
+		n += len(chunk)
+		if n <= max {
+			buf = append(buf, chunk...)
+		} else {
+			buf = nil
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if n > max {
+			return nil, n, err
+		}
+		buf = trimEOL(buf)
+		return buf, 0, err
+	}
+}
+
+func trimEOL(b []byte) []byte {
+	if len(b) > 0 && b[len(b)-1] == '\n' {
+		b = b[:len(b)-1]
+	}
+	if len(b) > 0 && b[len(b)-1] == '\r' {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+func (p *Process) dispatch(line []byte) {
+	if len(strings.TrimSpace(string(line[:min(len(line), 64)]))) == 0 {
+		return
+	}
+	m, err := ParseLine(line)
+	if err != nil {
+		p.log.Warn("skipped malformed line from claude", "err", err, "bytes", len(line), "head", preview(line))
+		return
+	}
+	if m.Type == "control_response" {
+		p.cmu.Lock()
+		ch, ok := p.calls[m.RequestID]
+		delete(p.calls, m.RequestID)
+		p.cmu.Unlock()
+		if ok {
+			ch <- m
+			return
+		}
+	}
+	p.msgs.Push(m)
+}
+
+func preview(b []byte) string {
+	if len(b) > 120 {
+		b = b[:120]
+	}
+	return strconv.Quote(string(b))
+}
+
+func (p *Process) failCalls() {
+	p.cmu.Lock()
+	defer p.cmu.Unlock()
+	for id, ch := range p.calls {
+		close(ch)
+		delete(p.calls, id)
+	}
+}
+
+// Send writes one JSON object as a line to claude's stdin.
+func (p *Process) Send(v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("encode message: %w", err)
+	}
+	b = append(b, '\n')
+	p.wmu.Lock()
+	defer p.wmu.Unlock()
+	if _, err := p.stdin.Write(b); err != nil {
+		return fmt.Errorf("write to claude: %w", err)
+	}
+	return nil
+}
+
+// SendUser sends a user prompt.
+func (p *Process) SendUser(text string) error {
+	return p.Send(map[string]any{
+		"type":               "user",
+		"message":            map[string]any{"role": "user", "content": text},
+		"parent_tool_use_id": nil,
+		"session_id":         "",
+	})
+}
+
+// ControlError is an error response from claude to one of our control requests.
+type ControlError struct{ Subtype, Message string }
+
+func (e *ControlError) Error() string {
+	return fmt.Sprintf("claude refused %s: %s", e.Subtype, e.Message)
+}
+
+// Control sends a control request and waits for its response body.
+func (p *Process) Control(ctx context.Context, subtype string, fields map[string]any) (json.RawMessage, error) {
+	id := fmt.Sprintf("nova-%d", p.nextID.Add(1))
+	req := map[string]any{"subtype": subtype}
+	for k, v := range fields {
+		req[k] = v
+	}
+	ch := make(chan Message, 1)
+	p.cmu.Lock()
+	p.calls[id] = ch
+	p.cmu.Unlock()
+	if err := p.Send(map[string]any{"type": "control_request", "request_id": id, "request": req}); err != nil {
+		p.cmu.Lock()
+		delete(p.calls, id)
+		p.cmu.Unlock()
+		return nil, err
+	}
+	select {
+	case m, ok := <-ch:
+		if !ok {
+			return nil, fmt.Errorf("%s: claude exited before answering", subtype)
+		}
+		var env struct {
+			Response struct {
+				Subtype  string          `json:"subtype"`
+				Error    string          `json:"error"`
+				Response json.RawMessage `json:"response"`
+			} `json:"response"`
+		}
+		if err := json.Unmarshal(m.Raw, &env); err != nil {
+			return nil, fmt.Errorf("%s: decode response: %w", subtype, err)
+		}
+		if env.Response.Subtype == "error" {
+			return nil, &ControlError{Subtype: subtype, Message: env.Response.Error}
+		}
+		return env.Response.Response, nil
+	case <-ctx.Done():
+		p.cmu.Lock()
+		delete(p.calls, id)
+		p.cmu.Unlock()
+		return nil, fmt.Errorf("%s: %w", subtype, ctx.Err())
+	case <-p.done:
+		return nil, fmt.Errorf("%s: claude exited before answering", subtype)
+	}
+}
+
+// Respond answers a can_use_tool request.
+func (p *Process) Respond(requestID string, result PermissionResult) error {
+	return p.Send(map[string]any{
+		"type": "control_response",
+		"response": map[string]any{
+			"subtype": "success", "request_id": requestID, "response": result,
+		},
+	})
+}
+
+// RespondError answers a control request with an error (e.g. unknown subtype).
+func (p *Process) RespondError(requestID, message string) error {
+	return p.Send(map[string]any{
+		"type": "control_response",
+		"response": map[string]any{
+			"subtype": "error", "request_id": requestID, "error": message,
+		},
+	})
+}
+
+// Stop ends claude: closes stdin, waits up to grace, then terminates and
+// finally kills its process group. It returns once the process is gone.
+func (p *Process) Stop(grace time.Duration) {
+	p.wmu.Lock()
+	_ = p.stdin.Close()
+	p.wmu.Unlock()
+	select {
+	case <-p.done:
+		return
+	case <-time.After(grace):
+	}
+	_ = syscall.Kill(-p.Pid(), syscall.SIGTERM)
+	select {
+	case <-p.done:
+		return
+	case <-time.After(time.Second):
+	}
+	_ = syscall.Kill(-p.Pid(), syscall.SIGKILL)
+	<-p.done
+}
+
+// Kill ends claude's process group at once.
+func (p *Process) Kill() {
+	_ = syscall.Kill(-p.Pid(), syscall.SIGKILL)
+}
+
+// tail keeps the end of claude's stderr and logs each line.
+type tail struct {
+	mu   sync.Mutex
+	buf  []byte
+	max  int
+	log  *slog.Logger
+	part []byte
+}
+
+func (t *tail) Write(b []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, b...)
+	if len(t.buf) > t.max {
+		t.buf = t.buf[len(t.buf)-t.max:]
+	}
+	t.part = append(t.part, b...)
+	for {
+		i := bytes.IndexByte(t.part, '\n')
+		if i < 0 {
+			break
+		}
+		t.log.Info("claude stderr", "line", string(t.part[:i]))
+		t.part = t.part[i+1:]
+	}
+	if len(t.part) > t.max {
+		t.part = t.part[len(t.part)-t.max:]
+	}
+	return len(b), nil
+}
+
+func (t *tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.buf)
+}

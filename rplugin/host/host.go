@@ -1,0 +1,153 @@
+// Package host connects the app to Neovim. It is the only package that knows
+// RPC method names: it registers the functions of the static manifest, decodes
+// each call and hands it to the app, and delivers UI events with ExecLua.
+package host
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"github.com/neovim/go-client/nvim/plugin"
+
+	"github.com/claude-nova/claude-nova.nvim/rplugin/app"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/ui"
+)
+
+// Version is the host's version; the Lua side refuses a host of another version.
+const Version = "0.1.0"
+
+// Name is the remote host name registered with Neovim.
+const Name = "claudenova"
+
+// Host owns the app for one Neovim connection.
+type Host struct {
+	App    *app.App
+	outbox *ui.Outbox
+	log    *slog.Logger
+}
+
+// applyLua is the single entry point of the Lua front end for UI events.
+const applyLua = "require('claudenova.ui').apply(...)"
+
+// Register declares the manifest's functions on p. With p.Nvim nil (manifest
+// generation) only the declarations matter.
+func Register(p *plugin.Plugin, log *slog.Logger) *Host {
+	h := &Host{log: log}
+	if p.Nvim != nil {
+		v := p.Nvim
+		h.outbox = ui.NewOutbox(func(batch string) error {
+			return v.ExecLua(applyLua, nil, batch)
+		}, log)
+		h.App = app.New(h.outbox, log)
+	}
+	p.HandleFunction(&plugin.FunctionOptions{Name: "ClaudeNovaRequest"}, h.request)
+	p.HandleFunction(&plugin.FunctionOptions{Name: "ClaudeNovaNotify"}, h.notify)
+	return h
+}
+
+// Close shuts the app down: pending requests are denied, sessions stopped.
+func (h *Host) Close() {
+	if h.App != nil {
+		h.App.Shutdown()
+	}
+	if h.outbox != nil {
+		h.outbox.Close()
+	}
+}
+
+// request is ClaudeNovaRequest(method, json): it returns a JSON string.
+func (h *Host) request(args []string) (string, error) {
+	out, err := h.call(args)
+	if err != nil {
+		return "", err
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return "", fmt.Errorf("encode result: %w", err)
+	}
+	return string(b), nil
+}
+
+// notify is ClaudeNovaNotify(method, json): errors go to the user as a notification.
+func (h *Host) notify(args []string) {
+	if _, err := h.call(args); err != nil {
+		h.outbox.Send(ui.EvNotify, map[string]any{"msg": err.Error(), "level": "error"})
+	}
+}
+
+var errBadCall = errors.New("ClaudeNovaRequest takes a method name and a JSON argument")
+
+func (h *Host) call(args []string) (any, error) {
+	if len(args) == 0 || len(args) > 2 {
+		return nil, errBadCall
+	}
+	method, payload := args[0], "{}"
+	if len(args) == 2 && args[1] != "" {
+		payload = args[1]
+	}
+	hd, ok := methods[method]
+	if !ok {
+		return nil, fmt.Errorf("unknown method %q", method)
+	}
+	h.log.Debug("rpc", "method", method)
+	return hd(h.App, []byte(payload))
+}
+
+type handler func(a *app.App, payload []byte) (any, error)
+
+func decode[T any](payload []byte) (T, error) {
+	var v T
+	if err := json.Unmarshal(payload, &v); err != nil {
+		return v, fmt.Errorf("bad arguments: %w", err)
+	}
+	return v, nil
+}
+
+// with decodes the payload into T and calls fn.
+func with[T any](fn func(a *app.App, p T) (any, error)) handler {
+	return func(a *app.App, payload []byte) (any, error) {
+		p, err := decode[T](payload)
+		if err != nil {
+			return nil, err
+		}
+		return fn(a, p)
+	}
+}
+
+type idArg struct {
+	ID string `json:"id"`
+}
+
+type sessionArg struct {
+	Session int    `json:"session"`
+	Mode    string `json:"mode"`
+}
+
+type answerArg struct {
+	ID      string               `json:"id"`
+	Answers []app.QuestionAnswer `json:"answers"`
+}
+
+// methods maps each RPC method to the app.
+var methods = map[string]handler{
+	"version":        func(*app.App, []byte) (any, error) { return Version, nil },
+	"configure":      with(func(a *app.App, o app.Options) (any, error) { return nil, a.Configure(o) }),
+	"new":            with(func(a *app.App, p app.NewParams) (any, error) { return a.NewSession(p) }),
+	"send":           with(func(a *app.App, p app.SendParams) (any, error) { return a.Send(p) }),
+	"stop":           with(func(a *app.App, p sessionArg) (any, error) { return nil, a.Stop(p.Session) }),
+	"interrupt":      with(func(a *app.App, p sessionArg) (any, error) { return nil, a.Interrupt(p.Session) }),
+	"mode":           with(func(a *app.App, p sessionArg) (any, error) { return nil, a.SetMode(p.Session, p.Mode) }),
+	"select":         with(func(a *app.App, p sessionArg) (any, error) { return nil, a.Select(p.Session) }),
+	"sessions":       func(a *app.App, _ []byte) (any, error) { return a.Sessions(), nil },
+	"transcript":     with(func(a *app.App, p sessionArg) (any, error) { return a.TranscriptLines(p.Session) }),
+	"pending":        func(a *app.App, _ []byte) (any, error) { return a.Pending(), nil },
+	"present":        with(func(a *app.App, p idArg) (any, error) { return nil, a.Present(p.ID) }),
+	"decide":         with(func(a *app.App, p app.DecideParams) (any, error) { return nil, a.Decide(p) }),
+	"answer":         with(func(a *app.App, p answerArg) (any, error) { return nil, a.Answer(p.ID, p.Answers) }),
+	"plan":           with(func(a *app.App, p app.PlanParams) (any, error) { return nil, a.PlanDecide(p) }),
+	"proposal_saved": with(func(a *app.App, p idArg) (any, error) { return nil, a.ProposalSaved(p.ID) }),
+	"proposal_wiped": with(func(a *app.App, p idArg) (any, error) { return nil, a.ProposalWiped(p.ID) }),
+	"shutdown":       func(a *app.App, _ []byte) (any, error) { a.Shutdown(); return nil, nil },
+}

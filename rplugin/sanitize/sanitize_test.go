@@ -1,0 +1,62 @@
+package sanitize
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func TestText(t *testing.T) {
+	tests := []struct{ name, in, want string }{
+		{"plain", "hello world", "hello world"},
+		{"csi color", "\x1b[31mred\x1b[0m", "red"},
+		{"osc title bel", "a\x1b]0;evil title\x07b", "ab"},
+		{"osc hyperlink st", "\x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\", "link"},
+		{"cursor move", "a\x1b[2J\x1b[Hb", "ab"},
+		{"crlf", "a\r\nb\r\n", "a\nb\n"},
+		{"lone cr", "a\rb", "a\nb"},
+		{"controls", "a\x00b\x07c\x08d\x7f", "abcd"},
+		{"c1", "a\u0085b\u009bc", "abc"},
+		{"invalid utf8", "a\xffb", "a\uFFFDb"},
+		{"tab kept", "a\tb", "a\tb"},
+		{"line separator", "a\u2028b", "a\nb"},
+		{"unicode kept", "héllo ✓", "héllo ✓"},
+		{"esc at end", "a\x1b", "a"},
+		{"unterminated csi", "a\x1b[12", "a"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Text(tt.in); got != tt.want {
+				t.Errorf("Text(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestLinesAndLine(t *testing.T) {
+	if got := Lines("a\nb\n"); len(got) != 2 || got[1] != "b" {
+		t.Errorf("Lines: %q", got)
+	}
+	if got := Lines(""); len(got) != 1 || got[0] != "" {
+		t.Errorf("Lines empty: %q", got)
+	}
+	if got := Line("a\nb\tc"); got != "a b c" {
+		t.Errorf("Line: %q", got)
+	}
+	if got := Truncate("abcdef", 4); got != "abc…" {
+		t.Errorf("Truncate: %q", got)
+	}
+}
+
+func FuzzText(f *testing.F) {
+	f.Add("\x1b[31mred\x1b]0;t\x07\r\n\xff")
+	f.Fuzz(func(t *testing.T, s string) {
+		out := Text(s)
+		if !utf8.ValidString(out) {
+			t.Fatalf("invalid utf8 out of %q", s)
+		}
+		if strings.ContainsAny(out, "\x1b\r\x00\x07") {
+			t.Fatalf("control left in %q -> %q", s, out)
+		}
+	})
+}

@@ -1,0 +1,206 @@
+// Package session keeps the sessions (one claude process each), their state
+// and their transcripts.
+package session
+
+import (
+	"path/filepath"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
+)
+
+// States a session can be in.
+const (
+	StateStarting = "starting"
+	StateRunning  = "running" // a turn is in progress
+	StateWaiting  = "waiting" // a turn waits for the user's decision
+	StateIdle     = "idle"
+	StateExited   = "exited"
+)
+
+// Session is one claude conversation.
+type Session struct {
+	ID         int
+	Cwd        string
+	Proc       *claude.Process
+	Transcript *Transcript
+	Started    time.Time
+
+	mu       sync.Mutex
+	state    string
+	mode     string
+	claudeID string
+	model    string
+	errMsg   string
+	stopping bool
+}
+
+// Info is a snapshot of a session for the UI.
+type Info struct {
+	ID          int    `json:"id"`
+	Name        string `json:"name"`
+	Cwd         string `json:"cwd"`
+	State       string `json:"state"`
+	Mode        string `json:"mode"`
+	ClaudeID    string `json:"claude_id"`
+	Model       string `json:"model"`
+	Error       string `json:"error,omitempty"`
+	CommandLine string `json:"cmdline"`
+}
+
+// New makes a session around a started process.
+func New(id int, cwd, mode string, proc *claude.Process) *Session {
+	if mode == "" {
+		mode = "default"
+	}
+	return &Session{
+		ID: id, Cwd: cwd, Proc: proc, Transcript: NewTranscript(cwd), Started: time.Now(),
+		state: StateStarting, mode: mode,
+	}
+}
+
+// Info returns a snapshot.
+func (s *Session) Info() Info {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	info := Info{
+		ID: s.ID, Name: filepath.Base(s.Cwd), Cwd: s.Cwd, State: s.state, Mode: s.mode,
+		ClaudeID: s.claudeID, Model: s.model, Error: s.errMsg,
+	}
+	if s.Proc != nil {
+		info.CommandLine = s.Proc.CommandLine()
+	}
+	return info
+}
+
+// Update changes fields under the lock; empty strings leave a field as it is.
+func (s *Session) Update(state, mode, claudeID, model string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if state != "" && s.state != StateExited {
+		s.state = state
+	}
+	if mode != "" {
+		s.mode = mode
+	}
+	if claudeID != "" {
+		s.claudeID = claudeID
+	}
+	if model != "" {
+		s.model = model
+	}
+}
+
+// Exited marks the session as ended with an optional error text.
+func (s *Session) Exited(errMsg string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.state = StateExited
+	s.errMsg = errMsg
+}
+
+// State returns the current state.
+func (s *Session) State() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.state
+}
+
+// Mode returns the current permission mode.
+func (s *Session) Mode() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.mode
+}
+
+// ClaudeID returns claude's own session id (for --resume).
+func (s *Session) ClaudeID() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.claudeID
+}
+
+// MarkStopping records that the user asked to stop, so the exit is expected.
+func (s *Session) MarkStopping() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.stopping = true
+}
+
+// Stopping reports whether the user asked to stop this session.
+func (s *Session) Stopping() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.stopping
+}
+
+// Manager holds all sessions.
+type Manager struct {
+	mu       sync.Mutex
+	next     int
+	sessions map[int]*Session
+	current  int
+}
+
+// NewManager returns an empty manager.
+func NewManager() *Manager { return &Manager{sessions: map[int]*Session{}} }
+
+// Add registers a session built by mk with the next id and makes it current.
+func (m *Manager) Add(mk func(id int) (*Session, error)) (*Session, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	id := m.next + 1
+	s, err := mk(id)
+	if err != nil {
+		return nil, err
+	}
+	m.next = id
+	m.sessions[id] = s
+	m.current = id
+	return s, nil
+}
+
+// Get returns a session by id.
+func (m *Manager) Get(id int) (*Session, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s, ok := m.sessions[id]
+	return s, ok
+}
+
+// Current returns the current session (the last created or selected that has
+// not exited), if any.
+func (m *Manager) Current() (*Session, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s, ok := m.sessions[m.current]
+	if ok && s.State() != StateExited {
+		return s, true
+	}
+	return nil, false
+}
+
+// Select makes id the current session.
+func (m *Manager) Select(id int) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.sessions[id]; ok {
+		m.current = id
+		return true
+	}
+	return false
+}
+
+// All returns every session ordered by id.
+func (m *Manager) All() []*Session {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]*Session, 0, len(m.sessions))
+	for _, s := range m.sessions {
+		out = append(out, s)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}

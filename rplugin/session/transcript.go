@@ -1,0 +1,327 @@
+package session
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
+)
+
+// Op is one change to a transcript buffer: append lines, or replace one line.
+type Op struct {
+	Op    string   `json:"op"` // "append" or "set"
+	Index int      `json:"index"`
+	Lines []string `json:"lines"`
+}
+
+// Transcript is the markdown model of one session's conversation. It turns
+// claude messages into buffer operations; the Lua side only applies them.
+type Transcript struct {
+	mu       sync.Mutex
+	cwd      string
+	lines    []string
+	tools    map[string]int    // tool_use_id -> line index of its summary
+	toolText map[string]string // tool_use_id -> summary without outcome
+	speaker  string            // who wrote the last block: "you", "claude", ""
+	planPath string            // last plan file written under ~/.claude/plans/
+	lastText string            // last assistant text (plan fallback)
+	plans    map[string]string // tool_use_id -> plan text of an ExitPlanMode call
+}
+
+// NewTranscript returns an empty transcript for a session in cwd.
+func NewTranscript(cwd string) *Transcript {
+	return &Transcript{cwd: cwd, tools: map[string]int{}, toolText: map[string]string{}, plans: map[string]string{}}
+}
+
+// Lines returns a copy of every line.
+func (t *Transcript) Lines() []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return append([]string(nil), t.lines...)
+}
+
+// Plan returns the plan for the ExitPlanMode call toolUseID: the plan in its
+// tool_use input (claude strips it from the permission request), else the
+// plan file the session last wrote, else the last assistant text.
+func (t *Transcript) Plan(toolUseID string, read func(string) ([]byte, error)) string {
+	t.mu.Lock()
+	plan, path, last := t.plans[toolUseID], t.planPath, t.lastText
+	t.mu.Unlock()
+	if plan != "" {
+		return plan
+	}
+	if path != "" {
+		if b, err := read(path); err == nil {
+			return string(b)
+		}
+	}
+	return last
+}
+
+func (t *Transcript) appendLines(ls ...string) Op {
+	op := Op{Op: "append", Index: len(t.lines), Lines: ls}
+	t.lines = append(t.lines, ls...)
+	return op
+}
+
+func (t *Transcript) heading(who, title string) []Op {
+	if t.speaker == who {
+		return nil
+	}
+	t.speaker = who
+	if len(t.lines) == 0 {
+		return []Op{t.appendLines("## "+title, "")}
+	}
+	return []Op{t.appendLines("", "## "+title, "")}
+}
+
+// Prompt records a prompt the user sent.
+func (t *Transcript) Prompt(text string) []Op {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.speaker = ""
+	ops := t.heading("you", "You")
+	return append(ops, t.appendLines(sanitize.Lines(text)...))
+}
+
+// Note records an informational or error line (already plain text).
+func (t *Transcript) Note(text string) []Op {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.speaker = ""
+	lines := sanitize.Lines(text)
+	for i, l := range lines {
+		lines[i] = "> " + l
+	}
+	if len(t.lines) > 0 {
+		lines = append([]string{""}, lines...)
+	}
+	return []Op{t.appendLines(lines...)}
+}
+
+// Apply turns one claude message into buffer operations.
+func (t *Transcript) Apply(m claude.Message) []Op {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	switch m.Type {
+	case "assistant":
+		return t.assistant(m)
+	case "user":
+		return t.toolResults(m)
+	case "result":
+		return t.result(m)
+	}
+	return nil
+}
+
+type contentBlock struct {
+	Type      string          `json:"type"`
+	Text      string          `json:"text"`
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Input     json.RawMessage `json:"input"`
+	ToolUseID string          `json:"tool_use_id"`
+	Content   json.RawMessage `json:"content"`
+	IsError   bool            `json:"is_error"`
+}
+
+func (t *Transcript) assistant(m claude.Message) []Op {
+	var msg struct {
+		ParentToolUseID *string `json:"parent_tool_use_id"`
+		Message         struct {
+			Content []contentBlock `json:"content"`
+		} `json:"message"`
+	}
+	if json.Unmarshal(m.Raw, &msg) != nil {
+		return nil
+	}
+	var ops []Op
+	for _, b := range msg.Message.Content {
+		switch b.Type {
+		case "text":
+			if strings.TrimSpace(b.Text) == "" {
+				continue
+			}
+			t.lastText = b.Text
+			ops = append(ops, t.heading("claude", "Claude")...)
+			ops = append(ops, t.appendLines(sanitize.Lines(b.Text)...))
+		case "tool_use":
+			ops = append(ops, t.heading("claude", "Claude")...)
+			summary := "- **" + sanitize.Line(b.Name) + "** " + ToolTarget(b.Name, b.Input, t.cwd)
+			if p := planFile(b.Name, b.Input); p != "" {
+				t.planPath = p
+			}
+			if b.Name == "ExitPlanMode" {
+				var in struct {
+					Plan string `json:"plan"`
+				}
+				if json.Unmarshal(b.Input, &in) == nil && in.Plan != "" {
+					t.plans[b.ID] = in.Plan
+				}
+			}
+			t.toolText[b.ID] = summary
+			t.tools[b.ID] = len(t.lines)
+			ops = append(ops, t.appendLines(summary+" …"))
+		}
+	}
+	return ops
+}
+
+func planFile(tool string, input json.RawMessage) string {
+	if tool != "Write" && tool != "Edit" {
+		return ""
+	}
+	var in struct {
+		FilePath string `json:"file_path"`
+	}
+	if json.Unmarshal(input, &in) != nil || in.FilePath == "" {
+		return ""
+	}
+	sep := string(filepath.Separator)
+	if strings.Contains(in.FilePath, sep+".claude"+sep+"plans"+sep) && strings.HasSuffix(in.FilePath, ".md") {
+		return in.FilePath
+	}
+	return ""
+}
+
+func (t *Transcript) toolResults(m claude.Message) []Op {
+	var msg struct {
+		Message struct {
+			Content json.RawMessage `json:"content"`
+		} `json:"message"`
+	}
+	if json.Unmarshal(m.Raw, &msg) != nil {
+		return nil
+	}
+	var blocks []contentBlock
+	if json.Unmarshal(msg.Message.Content, &blocks) != nil {
+		return nil // plain string content: the echo of our own prompt
+	}
+	var ops []Op
+	for _, b := range blocks {
+		switch b.Type {
+		case "tool_result":
+			idx, ok := t.tools[b.ToolUseID]
+			if !ok {
+				continue
+			}
+			outcome := "✓"
+			if b.IsError {
+				outcome = "✗ " + sanitize.Truncate(sanitize.Line(resultText(b.Content)), 120)
+			}
+			line := t.toolText[b.ToolUseID] + " " + outcome
+			t.lines[idx] = line
+			ops = append(ops, Op{Op: "set", Index: idx, Lines: []string{line}})
+		case "text":
+			if strings.HasPrefix(b.Text, "[Request interrupted") {
+				t.speaker = ""
+				ops = append(ops, t.appendLines("", "> "+sanitize.Line(b.Text)))
+			}
+		}
+	}
+	return ops
+}
+
+func resultText(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var parts []struct {
+		Text string `json:"text"`
+	}
+	if json.Unmarshal(raw, &parts) == nil {
+		var out []string
+		for _, p := range parts {
+			out = append(out, p.Text)
+		}
+		return strings.Join(out, " ")
+	}
+	return ""
+}
+
+func (t *Transcript) result(m claude.Message) []Op {
+	var r struct {
+		Subtype    string   `json:"subtype"`
+		IsError    bool     `json:"is_error"`
+		DurationMS float64  `json:"duration_ms"`
+		Cost       float64  `json:"total_cost_usd"`
+		Result     string   `json:"result"`
+		Errors     []string `json:"errors"`
+	}
+	if json.Unmarshal(m.Raw, &r) != nil {
+		return nil
+	}
+	t.speaker = ""
+	status := "done"
+	if r.IsError || (r.Subtype != "" && r.Subtype != "success") {
+		status = "error"
+		if r.Subtype != "" && r.Subtype != "success" {
+			status = sanitize.Line(r.Subtype)
+		}
+	}
+	line := fmt.Sprintf("*%s · %.1f s · $%.4f*", status, r.DurationMS/1000, r.Cost)
+	ops := []Op{t.appendLines("", line)}
+	if status != "done" {
+		msg := r.Result
+		if msg == "" && len(r.Errors) > 0 {
+			msg = strings.Join(r.Errors, "; ")
+		}
+		if msg != "" {
+			ops = append(ops, t.appendLines("> **Error:** "+sanitize.Truncate(sanitize.Line(msg), 400)))
+		}
+	}
+	return ops
+}
+
+// ToolTarget is a short, sanitized description of what a tool call touches:
+// a path relative to cwd, a command, a pattern.
+func ToolTarget(tool string, input json.RawMessage, cwd string) string {
+	var in map[string]any
+	_ = json.Unmarshal(input, &in)
+	str := func(k string) string {
+		s, _ := in[k].(string)
+		return s
+	}
+	var target string
+	switch {
+	case str("file_path") != "":
+		target = RelPath(str("file_path"), cwd)
+	case str("notebook_path") != "":
+		target = RelPath(str("notebook_path"), cwd)
+	case str("command") != "":
+		target = "`" + sanitize.Truncate(sanitize.Line(str("command")), 80) + "`"
+		return target
+	case str("pattern") != "":
+		target = str("pattern")
+	case str("url") != "":
+		target = str("url")
+	case str("query") != "":
+		target = str("query")
+	case str("path") != "":
+		target = RelPath(str("path"), cwd)
+	case tool == "AskUserQuestion":
+		if qs, ok := in["questions"].([]any); ok && len(qs) > 0 {
+			if q, ok := qs[0].(map[string]any); ok {
+				target, _ = q["question"].(string)
+			}
+		}
+	case tool == "ExitPlanMode":
+		target = "plan ready for review"
+	}
+	return sanitize.Truncate(sanitize.Line(target), 80)
+}
+
+// RelPath shows p relative to cwd when it is inside it.
+func RelPath(p, cwd string) string {
+	if cwd != "" && filepath.IsAbs(p) {
+		if rel, err := filepath.Rel(cwd, p); err == nil && !strings.HasPrefix(rel, "..") {
+			return rel
+		}
+	}
+	return p
+}

@@ -1,0 +1,267 @@
+package e2e
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// newSession runs `:ClaudeNova new` and returns the session id.
+func (e *Env) newSession(args string) int {
+	e.t.Helper()
+	e.Cmd("ClaudeNova new " + args)
+	var id int
+	e.Lua(&id, "return require('claudenova.ui.state').current or 0")
+	if id == 0 {
+		e.t.Fatalf("no session started; notes: %v", e.Notes())
+	}
+	return id
+}
+
+func TestHelloTranscript(t *testing.T) {
+	eachNvim(t, func(t *testing.T, v nvimVersion) {
+		e := NewEnv(t, v, Options{})
+		id := e.newSession("")
+		e.Cmd("ClaudeNova send hello")
+		e.Eventually(60*time.Second, "assistant reply in the transcript", func() bool {
+			return strings.Contains(e.Transcript(id), "You said: hello")
+		})
+		tr := e.Transcript(id)
+		for _, want := range []string{"## You", "hello", "## Claude", "done ·"} {
+			if !strings.Contains(tr, want) {
+				e.Eventually(10*time.Second, "transcript has "+want, func() bool { return strings.Contains(e.Transcript(id), want) })
+			}
+		}
+		// The transcript never stole focus: the current buffer is still the start buffer.
+		var name string
+		e.Lua(&name, "return vim.api.nvim_buf_get_name(0)")
+		if strings.HasPrefix(name, "claudenova://") && !strings.HasPrefix(name, "claudenova://session/") {
+			t.Errorf("focus moved to %s", name)
+		}
+	})
+}
+
+func TestTwoSessionsKeepTheirOwnTranscripts(t *testing.T) {
+	eachNvim(t, func(t *testing.T, v nvimVersion) {
+		e := NewEnv(t, v, Options{})
+		a := e.newSession("alpha-one")
+		b := e.newSession("bravo-two")
+		if a == b {
+			t.Fatalf("same session id %d", a)
+		}
+		e.Eventually(60*time.Second, "both replies", func() bool {
+			return strings.Contains(e.Transcript(a), "You said: alpha-one") && strings.Contains(e.Transcript(b), "You said: bravo-two")
+		})
+		if strings.Contains(e.Transcript(a), "bravo") || strings.Contains(e.Transcript(b), "alpha") {
+			t.Errorf("transcripts mixed:\nA:\n%s\nB:\n%s", e.Transcript(a), e.Transcript(b))
+		}
+	})
+}
+
+func TestStopLeavesNoProcess(t *testing.T) {
+	eachNvim(t, func(t *testing.T, v nvimVersion) {
+		e := NewEnv(t, v, Options{})
+		id := e.newSession("hi")
+		e.Eventually(60*time.Second, "reply", func() bool { return strings.Contains(e.Transcript(id), "You said: hi") })
+		if len(e.ClaudePids()) == 0 {
+			t.Fatal("no claude process found while the session runs")
+		}
+		e.Cmd("ClaudeNova stop")
+		e.Eventually(10*time.Second, "claude gone", func() bool { return len(e.ClaudePids()) == 0 })
+		e.Eventually(10*time.Second, "session exited", func() bool {
+			st, _ := e.SessionState(id)
+			return st == "exited"
+		})
+	})
+}
+
+func TestInterruptAndResume(t *testing.T) {
+	eachNvim(t, func(t *testing.T, v nvimVersion) {
+		e := NewEnv(t, v, Options{})
+		id := e.newSession("hello there")
+		e.WaitIdle(id)
+		var claudeID string
+		e.Lua(&claudeID, "return require('claudenova.ui.state').sessions[...].claude_id", id)
+		if claudeID == "" {
+			t.Fatal("no claude session id")
+		}
+		e.Cmd("ClaudeNova send SLOW 20000")
+		e.Eventually(30*time.Second, "turn running", func() bool {
+			st, _ := e.SessionState(id)
+			return st == "running"
+		})
+		time.Sleep(500 * time.Millisecond) // the request reached the model
+		e.Cmd("ClaudeNova interrupt")
+		e.Eventually(15*time.Second, "turn ended by interrupt", func() bool {
+			st, _ := e.SessionState(id)
+			return st == "idle" && strings.Contains(e.Transcript(id), "Interrupted")
+		})
+		if strings.Contains(e.Transcript(id), "slow done") {
+			t.Fatal("the slow turn completed despite the interrupt")
+		}
+		e.Cmd("ClaudeNova stop")
+		e.Eventually(10*time.Second, "stopped", func() bool { return len(e.ClaudePids()) == 0 })
+
+		e.Cmd("ClaudeNova resume " + claudeID)
+		var rid int
+		e.Lua(&rid, "return require('claudenova.ui.state').current")
+		if rid == id {
+			t.Fatal("resume did not start a new session")
+		}
+		e.Cmd("ClaudeNova send again")
+		e.Eventually(60*time.Second, "resumed reply", func() bool { return strings.Contains(e.Transcript(rid), "You said: again") })
+		var got string
+		e.Lua(&got, "return require('claudenova.ui.state').sessions[...].claude_id", rid)
+		if got != claudeID {
+			t.Errorf("resumed session id %q, want %q", got, claudeID)
+		}
+	})
+}
+
+func TestWrongCommandIsNamed(t *testing.T) {
+	eachNvim(t, func(t *testing.T, v nvimVersion) {
+		e := NewEnv(t, v, Options{Claude: "no-such-claude-xyz --flag", NoModel: true})
+		_ = e.CmdErr("ClaudeNova new hi")
+		e.Eventually(10*time.Second, "error naming the command", func() bool {
+			return e.NoteContaining("no-such-claude-xyz") && e.NoteContaining("not found")
+		})
+	})
+}
+
+func TestClaudeExitingEarlyIsReported(t *testing.T) {
+	eachNvim(t, func(t *testing.T, v nvimVersion) {
+		script := writeScript(t, `{"start":"immediate"}`, `{"stderr":"Invalid API key · Please run /login"}`, `{"exit":1}`)
+		e := NewEnv(t, v, Options{Claude: fakeClaudePath, NoModel: true, ClaudeEnv: map[string]string{"FAKECLAUDE_SCRIPT": script}})
+		_ = e.CmdErr("ClaudeNova new hi")
+		e.Eventually(15*time.Second, "error with command line and stderr", func() bool {
+			return e.NoteContaining("exited unexpectedly") && e.NoteContaining(filepath.Base(fakeClaudePath)) && e.NoteContaining("Invalid API key")
+		})
+	})
+}
+
+func TestMalformedLineIsSkipped(t *testing.T) {
+	eachNvim(t, func(t *testing.T, v nvimVersion) {
+		script := writeScript(t,
+			`{"raw":"this is { not json"}`,
+			`{"raw":"{\"no_type\":1}"}`,
+			`{"emit":{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"still alive"}]}}}`,
+			`{"result":{}}`,
+		)
+		e := NewEnv(t, v, Options{Claude: fakeClaudePath, NoModel: true, ClaudeEnv: map[string]string{"FAKECLAUDE_SCRIPT": script}})
+		id := e.newSession("go")
+		e.Eventually(15*time.Second, "text after the malformed line", func() bool { return strings.Contains(e.Transcript(id), "still alive") })
+		e.Eventually(5*time.Second, "malformed line logged", func() bool { return strings.Contains(e.LogText(), "skipped malformed line") })
+	})
+}
+
+// writeScript writes a fake claude script (JSON Lines) and returns its path.
+func writeScript(t *testing.T, lines ...string) string {
+	t.Helper()
+	for _, l := range lines {
+		if !json.Valid([]byte(l)) {
+			t.Fatalf("bad script line %s", l)
+		}
+	}
+	p := filepath.Join(t.TempDir(), "script.jsonl")
+	if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestManifestMatchesBinary(t *testing.T) {
+	out, err := exec.Command(filepath.Join(root, "bin", "claudenova"), "-manifest", "claudenova").Output()
+	if err != nil {
+		t.Fatalf("claudenova -manifest: %v (run make first)", err)
+	}
+	checked, err := os.ReadFile(filepath.Join(root, "rplugin", "manifest.vim"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(out) != string(checked) {
+		t.Fatalf("rplugin/manifest.vim drifted from the binary; run `make manifest`.\nbinary:\n%s\nchecked in:\n%s", out, checked)
+	}
+}
+
+func TestVersionsAgree(t *testing.T) {
+	out, err := exec.Command(filepath.Join(root, "bin", "claudenova"), "-version").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lua, _ := os.ReadFile(filepath.Join(root, "lua", "claudenova", "version.lua"))
+	m := regexp.MustCompile(`"([^"]+)"`).FindSubmatch(lua)
+	if m == nil || strings.TrimSpace(string(out)) != string(m[1]) {
+		t.Fatalf("host version %q, lua version %q", strings.TrimSpace(string(out)), m)
+	}
+}
+
+func TestSetupValidation(t *testing.T) {
+	eachNvim(t, func(t *testing.T, v nvimVersion) {
+		e := NewEnv(t, v, Options{NoModel: true, NoSetup: true})
+		cases := []struct{ opts, want string }{
+			{`{review_edits = "yes"}`, `option 'review_edits' must be one of "proposal", "panel"`},
+			{`{cmd = 42}`, `option 'cmd' must be a string, got number`},
+			{`{sidebar = {width = "wide"}}`, `option 'sidebar.width' must be a number`},
+			{`{keymaps = {sidebar = {allow = 1}}}`, `option 'keymaps.sidebar.allow' must be a string or false`},
+			{`{args = {1}}`, `option 'args[1]' must be a string`},
+			{`{env = {FOO = 1}}`, `option 'env' must map strings to strings`},
+			{`"nope"`, `setup() takes a table`},
+		}
+		for _, c := range cases {
+			var msg string
+			e.Lua(&msg, `local ok, err = pcall(require('claudenova').setup, assert(loadstring("return "..(...)))())
+				return ok and "" or tostring(err)`, c.opts)
+			if !strings.Contains(msg, c.want) {
+				t.Errorf("setup(%s): error %q, want it to contain %q", c.opts, msg, c.want)
+			}
+		}
+		var warned bool
+		e.Lua(&warned, `require('claudenova').setup({ colour = 1 })
+			for _, n in ipairs(_G.claudenova_test.notes) do
+				if n.msg:find("unknown option 'colour'", 1, true) then return true end
+			end
+			return false`)
+		if !warned {
+			t.Error("unknown option did not warn")
+		}
+	})
+}
+
+func TestHealth(t *testing.T) {
+	eachNvim(t, func(t *testing.T, v nvimVersion) {
+		e := NewEnv(t, v, Options{NoModel: true})
+		e.Cmd("checkhealth claudenova")
+		var lines []string
+		e.Lua(&lines, "return vim.api.nvim_buf_get_lines(0, 0, -1, false)")
+		text := strings.Join(lines, "\n")
+		for _, want := range []string{"Neovim 0.1", "host binary", "claude: 2.1.328", "storage is writable"} {
+			if !strings.Contains(text, want) {
+				t.Errorf("health output lacks %q:\n%s", want, text)
+			}
+		}
+		if strings.Contains(text, "ERROR") {
+			t.Errorf("health reports an error:\n%s", text)
+		}
+	})
+}
+
+func TestStartupDoesNothingUntilUsed(t *testing.T) {
+	eachNvim(t, func(t *testing.T, v nvimVersion) {
+		e := NewEnv(t, v, Options{NoModel: true, NoSetup: true})
+		var loaded []string
+		e.Lua(&loaded, `local out = {}
+			for name in pairs(package.loaded) do
+				if name:find("^claudenova") then table.insert(out, name) end
+			end
+			table.insert(out, vim.fn.exists(":ClaudeNova") == 2 and "cmd" or "nocmd")
+			return out`)
+		if len(loaded) != 1 || loaded[0] != "cmd" {
+			t.Errorf("at startup: %v (want only the :ClaudeNova command, no module loaded)", loaded)
+		}
+	})
+}

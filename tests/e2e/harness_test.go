@@ -1,0 +1,457 @@
+// Package e2e drives a real `nvim --embed --headless` with the plugin, the
+// real claude CLI and our fake model server (or the fake claude for faults),
+// and simulates the user.
+package e2e
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/neovim/go-client/nvim"
+
+	"github.com/claude-nova/claude-nova.nvim/tests/fakemodel"
+)
+
+// root is the repository root (where bin/claudenova lives).
+var root = func() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
+}()
+
+type nvimVersion struct{ name, bin string }
+
+// versions returns the Neovim builds of the test bed. Under `make test`
+// (CLAUDENOVA_REQUIRE_E2E=1) a missing build fails the test instead of
+// skipping it.
+func versions(t *testing.T) []nvimVersion {
+	t.Helper()
+	var out []nvimVersion
+	for _, v := range []nvimVersion{{"nvim-0.10", os.Getenv("NVIM_010")}, {"nvim-0.12", os.Getenv("NVIM_012")}} {
+		if v.bin != "" {
+			out = append(out, v)
+		}
+	}
+	if len(out) < 2 {
+		if os.Getenv("CLAUDENOVA_REQUIRE_E2E") != "" {
+			t.Fatalf("NVIM_010 and NVIM_012 must be set (run through `make test`, which installs the test bed)")
+		}
+		t.Skip("test bed not installed: run `make test` (NVIM_010/NVIM_012/CLAUDE_BIN unset)")
+	}
+	if _, err := os.Stat(filepath.Join(root, "bin", "claudenova")); err != nil {
+		t.Fatalf("bin/claudenova missing: run `make` first: %v", err)
+	}
+	return out
+}
+
+func claudeBin(t *testing.T) string {
+	t.Helper()
+	b := os.Getenv("CLAUDE_BIN")
+	if b == "" {
+		if os.Getenv("CLAUDENOVA_REQUIRE_E2E") != "" {
+			t.Fatal("CLAUDE_BIN must be set (run through `make test`)")
+		}
+		t.Skip("CLAUDE_BIN unset")
+	}
+	return b
+}
+
+// eachNvim runs fn once per Neovim version, as parallel subtests.
+func eachNvim(t *testing.T, fn func(t *testing.T, v nvimVersion)) {
+	for _, v := range versions(t) {
+		t.Run(v.name, func(t *testing.T) {
+			t.Parallel()
+			fn(t, v)
+		})
+	}
+}
+
+// Env is one simulated user: a headless Neovim with the plugin, a project
+// folder, a private HOME, and the model server claude talks to.
+type Env struct {
+	t       *testing.T
+	V       *nvim.Nvim
+	Home    string
+	Project string
+	Storage string
+	Marker  string // env marker inherited by every process we start
+	Model   *fakemodel.Server
+}
+
+// Options for an Env.
+type Options struct {
+	Claude    string            // "real" (default) or the path of the fake claude
+	Setup     map[string]any    // extra setup() options
+	ClaudeEnv map[string]string // extra env for claude
+	NoModel   bool              // do not start the fake model server
+	NoSetup   bool              // do not call setup()
+	ModelOpts fakemodel.Options
+}
+
+func randomID() string {
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// NewEnv starts Neovim v with the plugin.
+func NewEnv(t *testing.T, v nvimVersion, o Options) *Env {
+	t.Helper()
+	base := t.TempDir()
+	e := &Env{t: t, Home: filepath.Join(base, "home"), Project: filepath.Join(base, "project"),
+		Storage: filepath.Join(base, "storage"), Marker: "cn-" + randomID()}
+	for _, d := range []string{e.Home, e.Project, e.Storage} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	claudeEnv := map[string]string{
+		"HOME": e.Home,
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+		"DISABLE_AUTOUPDATER":                      "1",
+		"ANTHROPIC_API_KEY":                        "test",
+		"CLAUDENOVA_TEST_MARKER":                   e.Marker,
+	}
+	if !o.NoModel {
+		e.Model = fakemodel.New(o.ModelOpts)
+		if _, err := e.Model.Start(context.Background()); err != nil {
+			t.Fatalf("fake model server: %v", err)
+		}
+		t.Cleanup(e.Model.Close)
+		claudeEnv["ANTHROPIC_BASE_URL"] = e.Model.URL()
+	}
+	for k, val := range o.ClaudeEnv {
+		claudeEnv[k] = val
+	}
+	cmd := o.Claude
+	if cmd == "" || cmd == "real" {
+		cmd = claudeBin(t)
+	}
+	setup := map[string]any{
+		"cmd":       cmd,
+		"env":       claudeEnv,
+		"storage":   e.Storage,
+		"log_level": "debug",
+	}
+	for k, val := range o.Setup {
+		setup[k] = val
+	}
+	optsJSON, _ := json.Marshal(setup)
+	if o.NoSetup {
+		optsJSON = nil
+	}
+	xdg := func(n string) string { return filepath.Join(base, "xdg", n) }
+	env := []string{
+		"HOME=" + e.Home,
+		"PATH=" + os.Getenv("PATH"),
+		"XDG_CONFIG_HOME=" + xdg("config"),
+		"XDG_DATA_HOME=" + xdg("data"),
+		"XDG_STATE_HOME=" + xdg("state"),
+		"XDG_CACHE_HOME=" + xdg("cache"),
+		"XDG_RUNTIME_DIR=" + xdg("run"),
+		"CLAUDENOVA_TEST_ROOT=" + root,
+		"CLAUDENOVA_TEST_OPTS=" + string(optsJSON),
+		"CLAUDENOVA_TEST_MARKER=" + e.Marker,
+		"TMPDIR=" + base,
+	}
+	nv, err := nvim.NewChildProcess(
+		nvim.ChildProcessCommand(v.bin),
+		nvim.ChildProcessArgs("--embed", "--headless", "-n", "-i", "NONE", "-u", filepath.Join(root, "tests", "e2e", "init.lua")),
+		nvim.ChildProcessEnv(env),
+		nvim.ChildProcessDir(e.Project),
+		nvim.ChildProcessServe(true),
+		nvim.ChildProcessLogf(func(string, ...any) {}),
+	)
+	if err != nil {
+		t.Fatalf("start %s: %v", v.bin, err)
+	}
+	e.V = nv
+	t.Cleanup(func() {
+		done := make(chan struct{})
+		go func() { _ = nv.Close(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Errorf("nvim did not exit")
+		}
+		e.assertNoOrphans(5 * time.Second)
+		if t.Failed() {
+			e.dumpLog()
+		}
+	})
+	return e
+}
+
+// Lua runs code with args and decodes its result into out (may be nil).
+func (e *Env) Lua(out any, code string, args ...any) {
+	e.t.Helper()
+	if args == nil {
+		args = []any{}
+	}
+	if err := e.V.ExecLua(code, out, args...); err != nil {
+		e.t.Fatalf("lua %q: %v", firstLine(code), err)
+	}
+}
+
+// Cmd runs an Ex command.
+func (e *Env) Cmd(cmd string) {
+	e.t.Helper()
+	if err := e.V.Command(cmd); err != nil {
+		e.t.Fatalf("command %q: %v", cmd, err)
+	}
+}
+
+// CmdErr runs an Ex command and returns its error.
+func (e *Env) CmdErr(cmd string) error { return e.V.Command(cmd) }
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i] + "…"
+	}
+	return s
+}
+
+// Eventually polls cond every 20 ms until it is true or timeout passes.
+func (e *Env) Eventually(timeout time.Duration, what string, cond func() bool) {
+	e.t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		if cond() {
+			return
+		}
+		if time.Now().After(deadline) {
+			e.t.Fatalf("timed out after %s waiting for %s\nnotes: %s", timeout, what, strings.Join(e.Notes(), "\n  "))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// Notes returns every vim.notify message so far.
+func (e *Env) Notes() []string {
+	var notes []struct {
+		Msg string `msgpack:"msg"`
+	}
+	if err := e.V.ExecLua("return _G.claudenova_test.notes", &notes); err != nil {
+		return []string{"(notes unavailable: " + err.Error() + ")"}
+	}
+	out := make([]string, len(notes))
+	for i, n := range notes {
+		out[i] = n.Msg
+	}
+	return out
+}
+
+// NoteContaining reports whether some notification contains s.
+func (e *Env) NoteContaining(s string) bool {
+	for _, n := range e.Notes() {
+		if strings.Contains(n, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// Transcript returns the lines of session id's transcript buffer.
+func (e *Env) Transcript(id int) string {
+	var lines []string
+	e.Lua(&lines, `local b = require('claudenova.ui.transcript').bufs[...]
+		if not b or not vim.api.nvim_buf_is_valid(b) then return {} end
+		return vim.api.nvim_buf_get_lines(b, 0, -1, false)`, id)
+	return strings.Join(lines, "\n")
+}
+
+// Pending is require('claudenova').pending().
+type Pending struct {
+	ID      string `msgpack:"id"`
+	Session int    `msgpack:"session"`
+	Tool    string `msgpack:"tool"`
+	Surface string `msgpack:"surface"`
+	Target  string `msgpack:"target"`
+}
+
+// Pending lists the pending requests the UI knows.
+func (e *Env) Pending() []Pending {
+	var out []Pending
+	e.Lua(&out, "return require('claudenova').pending()")
+	return out
+}
+
+// WaitPending waits for n pending requests and returns them.
+func (e *Env) WaitPending(n int) []Pending {
+	e.t.Helper()
+	var p []Pending
+	e.Eventually(60*time.Second, fmt.Sprintf("%d pending request(s)", n), func() bool {
+		p = e.Pending()
+		return len(p) >= n
+	})
+	return p
+}
+
+// SessionState returns the state of session id as the UI knows it.
+func (e *Env) SessionState(id int) (state, mode string) {
+	var s struct {
+		State string `msgpack:"state"`
+		Mode  string `msgpack:"mode"`
+	}
+	e.Lua(&s, "return require('claudenova.ui.state').sessions[...] or {}", id)
+	return s.State, s.Mode
+}
+
+// WaitIdle waits until session id has finished its turn.
+func (e *Env) WaitIdle(id int) {
+	e.t.Helper()
+	e.Eventually(60*time.Second, fmt.Sprintf("session %d idle", id), func() bool {
+		st, _ := e.SessionState(id)
+		return st == "idle"
+	})
+}
+
+// WriteFile writes a project file.
+func (e *Env) WriteFile(rel, content string) string {
+	e.t.Helper()
+	p := filepath.Join(e.Project, rel)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		e.t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		e.t.Fatal(err)
+	}
+	return p
+}
+
+// ReadFile reads a project file ("" when missing).
+func (e *Env) ReadFile(rel string) string {
+	b, err := os.ReadFile(filepath.Join(e.Project, rel))
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
+
+// Seq builds a scripted prompt: the fake model calls these tools in order.
+func Seq(steps ...[2]any) string {
+	b, _ := json.Marshal(steps)
+	return "SEQ " + string(b)
+}
+
+// Step is one scripted tool call.
+func Step(tool string, input any) [2]any { return [2]any{tool, input} }
+
+// markedPids lists live processes carrying this env's marker.
+func (e *Env) markedPids() []int {
+	ents, _ := os.ReadDir("/proc")
+	var pids []int
+	needle := []byte("CLAUDENOVA_TEST_MARKER=" + e.Marker)
+	for _, d := range ents {
+		pid, err := strconv.Atoi(d.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", d.Name(), "environ"))
+		if err != nil {
+			continue
+		}
+		for _, kv := range strings.Split(string(b), "\x00") {
+			if kv == string(needle) {
+				if st, err := os.ReadFile(filepath.Join("/proc", d.Name(), "stat")); err == nil && isZombie(st) {
+					break
+				}
+				pids = append(pids, pid)
+				break
+			}
+		}
+	}
+	return pids
+}
+
+func isZombie(stat []byte) bool {
+	s := string(stat)
+	i := strings.LastIndexByte(s, ')')
+	return i > 0 && i+2 < len(s) && s[i+2] == 'Z'
+}
+
+// ClaudePids lists this env's live processes other than nvim and the host.
+func (e *Env) ClaudePids() []int {
+	var out []int
+	for _, pid := range e.markedPids() {
+		exe, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
+		base := filepath.Base(exe)
+		if base == "nvim" || base == "claudenova" {
+			continue
+		}
+		out = append(out, pid)
+	}
+	return out
+}
+
+// assertNoOrphans fails if any process carrying the marker outlives Neovim,
+// then kills those (they are ours: they carry our marker).
+func (e *Env) assertNoOrphans(wait time.Duration) {
+	deadline := time.Now().Add(wait)
+	var left []int
+	for {
+		left = e.markedPids()
+		if len(left) == 0 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if len(left) > 0 {
+		var desc []string
+		for _, pid := range left {
+			cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+			desc = append(desc, fmt.Sprintf("%d %s", pid, strings.ReplaceAll(string(cmdline), "\x00", " ")))
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+		e.t.Errorf("processes left after nvim exited:\n%s", strings.Join(desc, "\n"))
+	}
+}
+
+func (e *Env) dumpLog() {
+	matches, _ := filepath.Glob(filepath.Join(filepath.Dir(e.Home), "xdg", "state", "nvim", "claudenova.log"))
+	for _, m := range matches {
+		b, _ := os.ReadFile(m)
+		if len(b) > 8000 {
+			b = b[len(b)-8000:]
+		}
+		e.t.Logf("host log %s (tail):\n%s", m, b)
+	}
+}
+
+// LogText returns the host log.
+func (e *Env) LogText() string {
+	b, _ := os.ReadFile(filepath.Join(filepath.Dir(e.Home), "xdg", "state", "nvim", "claudenova.log"))
+	return string(b)
+}
+
+// fakeClaudePath is built once by TestMain.
+var fakeClaudePath string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "fakeclaude-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	fakeClaudePath = filepath.Join(dir, "fakeclaude")
+	cmd := exec.Command("go", "build", "-o", fakeClaudePath, "./tests/cmd/fakeclaude")
+	cmd.Dir = root
+	if b, err := cmd.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "build fakeclaude: %v\n%s", err, b)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}

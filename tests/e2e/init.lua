@@ -1,0 +1,34 @@
+-- Test init: the plugin from the repo on the runtimepath, options from the
+-- harness, notifications recorded so tests can assert what the user saw.
+local root = assert(os.getenv("CLAUDENOVA_TEST_ROOT"), "CLAUDENOVA_TEST_ROOT not set")
+vim.opt.rtp:prepend(root)
+vim.opt.swapfile = false
+vim.opt.shadafile = "NONE"
+vim.o.columns = 160
+vim.o.lines = 50
+
+_G.claudenova_test = { notes = {} }
+vim.notify = function(msg, level)
+  table.insert(_G.claudenova_test.notes, { msg = tostring(msg), level = level or vim.log.levels.INFO })
+end
+
+local opts = os.getenv("CLAUDENOVA_TEST_OPTS")
+if opts and opts ~= "" then
+  require("claudenova").setup(vim.json.decode(opts))
+end
+
+-- Record request events with what was on screen at that moment.
+_G.claudenova_test.events = {}
+vim.api.nvim_create_autocmd("User", {
+  pattern = { "ClaudeNovaRequestAdded", "ClaudeNovaRequestDecided" },
+  callback = function(ev)
+    local panel = package.loaded["claudenova.ui.panel"]
+    table.insert(_G.claudenova_test.events, {
+      kind = ev.match,
+      id = ev.data.id,
+      outcome = ev.data.outcome,
+      panel_open = (panel and panel.current and panel.current.id == ev.data.id) and true or false,
+      in_state = require("claudenova.ui.state").requests[ev.data.id] ~= nil,
+    })
+  end,
+})
