@@ -1,6 +1,7 @@
 package app
 
 import (
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"os"
@@ -8,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/approval"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/proposal"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/ui"
 )
@@ -16,9 +18,27 @@ import (
 type proposals struct {
 	mu      sync.Mutex
 	changes map[string]proposal.Change
+	applied map[string]string // tool_use_id -> path, allowed and not yet written by claude
 }
 
-func newProposals() *proposals { return &proposals{changes: map[string]proposal.Change{}} }
+func newProposals() *proposals {
+	return &proposals{changes: map[string]proposal.Change{}, applied: map[string]string{}}
+}
+
+func (p *proposals) markApplied(toolUseID, path string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.applied[toolUseID] = path
+}
+
+// written returns the path of an applied change whose tool finished.
+func (p *proposals) written(toolUseID string) (string, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	path, ok := p.applied[toolUseID]
+	delete(p.applied, toolUseID)
+	return path, ok
+}
 
 func (p *proposals) put(id string, c proposal.Change) {
 	p.mu.Lock()
@@ -96,7 +116,40 @@ func (a *App) ProposalSaved(id string) error {
 	if string(saved) != string(c.Proposed) {
 		outcome = "applied with your edits"
 	}
-	return a.decide(id, approval.Decision{Behavior: approval.Allow, UpdatedInput: input}, outcome)
+	if err := a.decide(id, approval.Decision{Behavior: approval.Allow, UpdatedInput: input}, outcome); err != nil {
+		return err
+	}
+	a.proposals.markApplied(r.Perm.ToolUseID, c.Path)
+	return nil
+}
+
+// toolsFinished tells the UI which applied proposals claude has written, so
+// buffers of those files reload.
+func (a *App) toolsFinished(m claude.Message) {
+	var msg struct {
+		Message struct {
+			Content json.RawMessage `json:"content"`
+		} `json:"message"`
+	}
+	if json.Unmarshal(m.Raw, &msg) != nil {
+		return
+	}
+	var blocks []struct {
+		Type      string `json:"type"`
+		ToolUseID string `json:"tool_use_id"`
+		IsError   bool   `json:"is_error"`
+	}
+	if json.Unmarshal(msg.Message.Content, &blocks) != nil {
+		return
+	}
+	for _, b := range blocks {
+		if b.Type != "tool_result" {
+			continue
+		}
+		if path, ok := a.proposals.written(b.ToolUseID); ok && !b.IsError {
+			a.ui.Send(ui.EvFileWritten, map[string]any{"path": path})
+		}
+	}
 }
 
 // ProposalWiped denies a proposal whose buffer the user closed.

@@ -28,8 +28,11 @@ func (a *App) handle(s *session.Session, m claude.Message) {
 	switch m.Type {
 	case "system":
 		a.system(s, m)
-	case "assistant", "user":
+	case "assistant":
 		a.transcript(s, s.Transcript.Apply(m))
+	case "user":
+		a.transcript(s, s.Transcript.Apply(m))
+		a.toolsFinished(m)
 	case "result":
 		a.transcript(s, s.Transcript.Apply(m))
 		state := session.StateIdle

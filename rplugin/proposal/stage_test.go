@@ -451,3 +451,43 @@ func TestReadFileFIFO(t *testing.T) {
 		t.Fatalf("fifo: %v", err)
 	}
 }
+
+// FuzzStage feeds random request ids and paths: the staged file is always
+// two levels inside <storage>/proposed with safe names and modes, or Stage
+// fails.
+func FuzzStage(f *testing.F) {
+	for _, s := range [][2]string{
+		{"fe1bfa43-065e-4fae-93f5-c6e183b85495", "/home/dev/project/a.txt"},
+		{"../../x", "../../x"},
+		{"a/b", ".."},
+		{"", "."},
+		{"ünï", "/p/\x1b[31mred\x1b[0m.go"},
+		{strings.Repeat("x", 300), "/p/" + strings.Repeat("a", 1000) + ".go"},
+		{"\x00", "/p/.claudenova-request"},
+		{"r", "/p/\u202egnp.exe"},
+	} {
+		f.Add(s[0], s[1], []byte("content"))
+	}
+	storage := f.TempDir()
+	f.Fuzz(func(t *testing.T, requestID, path string, content []byte) {
+		root := filepath.Join(storage, "proposed")
+		staged, err := Stage(storage, requestID, path, content)
+		if err != nil {
+			t.Fatalf("Stage(%q, %q): %v", requestID, path, err)
+		}
+		real, _ := filepath.EvalSymlinks(storage)
+		checkStaged(t, filepath.Join(real, "proposed"), staged, content)
+		if err := Unstage(storage, staged); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Lstat(filepath.Dir(staged)); !os.IsNotExist(err) {
+			t.Fatalf("Unstage left %s: %v", filepath.Dir(staged), err)
+		}
+		if entries, err := os.ReadDir(root); err != nil || len(entries) != 0 {
+			t.Fatalf("proposed not empty after Unstage: %v %v", entries, err)
+		}
+		if entries, err := os.ReadDir(storage); err != nil || len(entries) != 1 {
+			t.Fatalf("storage holds more than proposed/: %v %v", entries, err)
+		}
+	})
+}

@@ -20,7 +20,8 @@ const (
 	EvRequestRemoved = "request_removed" // {id, outcome, message}
 	EvPresent        = "present"         // RequestView: open its surface
 	EvNotify         = "notify"          // {msg, level}
-	EvProposalRebase = "proposal_rebase" // {id, original}: the real file changed on disk
+	EvProposalRebase = "proposal_rebase" // {id, path, exists}: the real file changed on disk
+	EvFileWritten    = "file_written"    // {path}: claude wrote an applied proposal
 )
 
 // Event is one message to the Lua front end.

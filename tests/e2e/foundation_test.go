@@ -159,6 +159,24 @@ func TestMalformedLineIsSkipped(t *testing.T) {
 	})
 }
 
+// ask is a fake claude step asking permission for tool with input.
+func ask(tool, requestID string, input map[string]any) string {
+	a := map[string]any{"tool_name": tool, "input": input}
+	if requestID != "" {
+		a["request_id"] = requestID
+	}
+	b, _ := json.Marshal(map[string]any{"ask": a})
+	return string(b)
+}
+
+// writeScriptAt writes a fake claude script to path (before claude starts).
+func writeScriptAt(t *testing.T, path string, lines ...string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // writeScript writes a fake claude script (JSON Lines) and returns its path.
 func writeScript(t *testing.T, lines ...string) string {
 	t.Helper()
