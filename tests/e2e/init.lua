@@ -32,3 +32,36 @@ vim.api.nvim_create_autocmd("User", {
     })
   end,
 })
+
+-- A scripted picker: tests queue the labels to choose ("CANCEL" cancels) and
+-- the texts to type; prompts are recorded. It stands in for the user's picker
+-- plugin, which is exactly what vim.ui.select lets take over.
+function _G.claudenova_test.stub_ui()
+  local t = _G.claudenova_test
+  t.selects, t.inputs, t.prompts = {}, {}, {}
+  vim.ui.select = function(items, opts, cb)
+    table.insert(t.prompts, opts.prompt or "")
+    local want = table.remove(t.selects, 1)
+    if want == nil then
+      t.waiting_select = { items = items, opts = opts, cb = cb }
+      return
+    end
+    t.waiting_select = nil
+    if want == "CANCEL" then
+      return cb(nil, nil)
+    end
+    local fmt = opts.format_item or tostring
+    for i, it in ipairs(items) do
+      if fmt(it):find(want, 1, true) then
+        return cb(it, i)
+      end
+    end
+    error("stub select: no item matches " .. want)
+  end
+  vim.ui.input = function(opts, cb)
+    table.insert(t.prompts, opts.prompt or "")
+    local v = table.remove(t.inputs, 1)
+    if v == "CANCEL" then v = nil end
+    cb(v)
+  end
+end

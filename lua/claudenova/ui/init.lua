@@ -72,7 +72,10 @@ end
 function handlers.present(r)
   state.requests[r.id] = r
   local mod = surface_module(r.surface)
-  if mod then
+  if mod == "claudenova.ui.question" then
+    -- Pickers may block (inputlist): never inside Go's call.
+    vim.schedule(function() require(mod).open(r) end)
+  elseif mod then
     require(mod).open(r)
   end
   vim.g.claudenova_last_present = { id = r.id, t = vim.uv.hrtime() }

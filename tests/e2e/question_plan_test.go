@@ -1,0 +1,172 @@
+package e2e
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// ScriptUI replaces vim.ui.select/input with a scripted picker.
+func (e *Env) ScriptUI(selects, inputs []string) {
+	selects, inputs = append([]string{}, selects...), append([]string{}, inputs...)
+	e.Lua(nil, `local t = _G.claudenova_test
+		if not t.selects then t.stub_ui() end
+		vim.list_extend(t.selects, ...)`, selects)
+	e.Lua(nil, `vim.list_extend(_G.claudenova_test.inputs, ...)`, inputs)
+}
+
+func question(q, header string, multi bool, labels ...string) map[string]any {
+	var opts []any
+	for _, l := range labels {
+		opts = append(opts, map[string]any{"label": l, "description": "about " + l})
+	}
+	return map[string]any{"question": q, "header": header, "multiSelect": multi, "options": opts}
+}
+
+func TestQuestionSingleSelect(t *testing.T) {
+	eachNvim(t, func(t *testing.T, v nvimVersion) {
+		e := NewEnv(t, v, Options{})
+		e.ScriptUI([]string{"B — about B"}, nil)
+		e.newSession(Seq(Step("AskUserQuestion", map[string]any{"questions": []any{question("Which lib?", "Lib", false, "A", "B")}})))
+		r := e.WaitToolResult("toolu_s0")
+		if r.IsError || !strings.Contains(r.Content, `"Which lib?"="B"`) {
+			t.Fatalf("tool result %+v", r)
+		}
+	})
+}
+
+func TestQuestionMultiSelectAndOther(t *testing.T) {
+	eachNvim(t, func(t *testing.T, v nvimVersion) {
+		e := NewEnv(t, v, Options{})
+		e.ScriptUI([]string{"[ ] lint", "[ ] tests", "Done", "Other…"}, []string{"my own answer"})
+		e.newSession(Seq(Step("AskUserQuestion", map[string]any{"questions": []any{
+			question("Which checks?", "CI", true, "lint", "types", "tests"),
+			question("Which name?", "Name", false, "foo", "bar"),
+		}})))
+		r := e.WaitToolResult("toolu_s0")
+		if r.IsError || !strings.Contains(r.Content, `"Which checks?"="lint, tests"`) || !strings.Contains(r.Content, `"Which name?"="my own answer"`) {
+			t.Fatalf("tool result %+v", r)
+		}
+	})
+}
+
+func TestQuestionCancelKeepsRow(t *testing.T) {
+	eachNvim(t, func(t *testing.T, v nvimVersion) {
+		e := NewEnv(t, v, Options{})
+		e.ScriptUI([]string{"CANCEL"}, nil)
+		e.newSession(Seq(Step("AskUserQuestion", map[string]any{"questions": []any{question("Pick one", "P", false, "x", "y")}})))
+		p := e.WaitPending(1)[0]
+		e.Eventually(10*time.Second, "pending note", func() bool { return e.NoteContaining("left pending") })
+		time.Sleep(200 * time.Millisecond)
+		if got := e.Pending(); len(got) != 1 || got[0].Surface != "question" {
+			t.Fatalf("row gone after cancelling: %+v", got)
+		}
+		// Sidebar allow on a question row re-presents it instead of answering.
+		e.ScriptUI([]string{"y — about y"}, nil)
+		e.Cmd("ClaudeNova")
+		e.Lua(nil, `local sb = require('claudenova.ui.sidebar')
+			for lnum, id in pairs(sb.rows) do if id == ... then vim.api.nvim_win_set_cursor(0, {lnum, 0}) end end`, p.ID)
+		e.Input("a")
+		r := e.WaitToolResult("toolu_s0")
+		if r.IsError || !strings.Contains(r.Content, `"Pick one"="y"`) {
+			t.Fatalf("tool result %+v", r)
+		}
+	})
+}
+
+func planSeq(e *Env, path string) string {
+	return Seq(Step("Read", map[string]any{"file_path": path}),
+		Step("ExitPlanMode", map[string]any{"plan": "# The plan\n\n1. change alpha to beta"}),
+		Step("Edit", map[string]any{"file_path": path, "old_string": "alpha", "new_string": "beta"}))
+}
+
+// PlanBuf is the buffer of the open plan of request id (0 if none).
+func (e *Env) PlanBuf(id string) int {
+	var buf int
+	e.Lua(&buf, `local p = require('claudenova.ui.plan').open_[...]
+		return (p and vim.api.nvim_buf_is_valid(p.buf)) and p.buf or 0`, id)
+	return buf
+}
+
+func TestPlanApproveAcceptEdits(t *testing.T) {
+	eachNvim(t, func(t *testing.T, v nvimVersion) {
+		e := NewEnv(t, v, Options{})
+		path := e.WriteFile("plan.txt", "alpha\n")
+		id := e.newSession("--plan " + planSeq(e, path))
+		if _, mode := e.SessionState(id); mode != "plan" {
+			e.Eventually(20*time.Second, "plan mode", func() bool { _, m := e.SessionState(id); return m == "plan" })
+		}
+		p := e.WaitPending(1)[0]
+		if p.Surface != "plan" {
+			t.Fatalf("surface %q", p.Surface)
+		}
+		// Sidebar `a` on a plan row opens the plan and does not answer.
+		e.Cmd("ClaudeNova")
+		e.Lua(nil, `local sb = require('claudenova.ui.sidebar')
+			for lnum, id in pairs(sb.rows) do if id == ... then vim.api.nvim_win_set_cursor(0, {lnum, 0}) end end`, p.ID)
+		e.Input("a")
+		var buf int
+		e.Eventually(10*time.Second, "plan buffer", func() bool { buf = e.PlanBuf(p.ID); return buf != 0 })
+		time.Sleep(200 * time.Millisecond)
+		if len(e.Pending()) != 1 {
+			t.Fatal("sidebar allow answered the plan")
+		}
+		var lines []string
+		e.Lua(&lines, "return vim.api.nvim_buf_get_lines(..., 0, -1, false)", buf)
+		if !strings.Contains(strings.Join(lines, "\n"), "1. change alpha to beta") {
+			t.Fatalf("plan buffer %q", lines)
+		}
+		// The user edits the plan, then approves into acceptEdits.
+		e.Lua(nil, `local buf = ...
+			vim.api.nvim_buf_set_lines(buf, -1, -1, false, {"2. and keep a backup"})
+			for _, w in ipairs(vim.api.nvim_list_wins()) do
+				if vim.api.nvim_win_get_buf(w) == buf then vim.api.nvim_set_current_win(w) end
+			end`, buf)
+		e.Input(`\a`)
+		r := e.WaitToolResult("toolu_s1")
+		if r.IsError || !strings.Contains(r.Content, "2. and keep a backup") {
+			t.Fatalf("plan tool result %+v", r)
+		}
+		e.Eventually(20*time.Second, "edit applied without a prompt", func() bool { return e.ReadFile("plan.txt") == "beta\n" })
+		for _, ev := range e.Events() {
+			if ev.Kind == "ClaudeNovaRequestAdded" && ev.ID != p.ID {
+				t.Fatalf("the Edit after approval prompted: %+v", ev)
+			}
+		}
+		if _, mode := e.SessionState(id); mode != "acceptEdits" {
+			t.Fatalf("mode %q, want acceptEdits", mode)
+		}
+		var sb []string
+		e.Lua(&sb, "return vim.api.nvim_buf_get_lines(require('claudenova.ui.sidebar').buf, 0, -1, false)")
+		if !strings.Contains(strings.Join(sb, "\n"), "acceptEdits") {
+			t.Errorf("sidebar does not show the mode:\n%s", strings.Join(sb, "\n"))
+		}
+	})
+}
+
+func TestPlanKeepPlanning(t *testing.T) {
+	eachNvim(t, func(t *testing.T, v nvimVersion) {
+		e := NewEnv(t, v, Options{})
+		path := e.WriteFile("plan.txt", "alpha\n")
+		e.ScriptUI(nil, []string{"also add tests"})
+		id := e.newSession("--plan " + Seq(Step("Read", map[string]any{"file_path": path}),
+			Step("ExitPlanMode", map[string]any{"plan": "# The plan\n\n1. change alpha to beta"})))
+		p := e.WaitPending(1)[0]
+		var buf int
+		e.Eventually(10*time.Second, "plan buffer", func() bool { buf = e.PlanBuf(p.ID); return buf != 0 })
+		e.Lua(nil, `for _, w in ipairs(vim.api.nvim_list_wins()) do
+			if vim.api.nvim_win_get_buf(w) == ... then vim.api.nvim_set_current_win(w) end end`, buf)
+		e.Input(`\n`)
+		r := e.WaitToolResult("toolu_s1")
+		if !r.IsError || !strings.Contains(r.Content, "also add tests") {
+			t.Fatalf("tool result %+v", r)
+		}
+		e.WaitIdle(id)
+		if _, mode := e.SessionState(id); mode != "plan" {
+			t.Fatalf("mode %q, want plan", mode)
+		}
+		if e.ReadFile("plan.txt") != "alpha\n" {
+			t.Fatal("file changed while planning")
+		}
+	})
+}
