@@ -43,6 +43,7 @@ type App struct {
 	opts Options
 
 	proposals *proposals
+	spawner   *claude.Spawner
 	wg        sync.WaitGroup
 }
 
@@ -56,6 +57,7 @@ func New(sink ui.Sink, log *slog.Logger) *App {
 		opts: Options{Cmd: "claude", ReviewEdits: string(approval.ReviewProposal)},
 	}
 	a.proposals = newProposals()
+	a.spawner = claude.NewSpawner()
 	return a
 }
 
@@ -134,7 +136,7 @@ func (a *App) NewSession(p NewParams) (session.Info, error) {
 	}
 	cfg := claude.Config{
 		Command: o.Cmd, Args: o.Args, Dir: p.Cwd, Env: env,
-		PermissionMode: p.Mode, Model: model, Resume: p.Resume,
+		PermissionMode: p.Mode, Model: model, Resume: p.Resume, Spawner: a.spawner,
 	}
 	s, err := a.sessions.Add(func(id int) (*session.Session, error) {
 		proc, err := claude.Start(cfg, a.log.With("session", id))

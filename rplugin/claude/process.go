@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -36,6 +37,7 @@ type Config struct {
 	PermissionMode string   // --permission-mode, when set
 	Model          string   // --model, when set
 	Resume         string   // --resume, when set
+	Spawner        *Spawner // starts the process (nil: from the calling thread)
 }
 
 // Argv returns the full argument vector for cfg.
@@ -100,8 +102,10 @@ func Start(cfg Config, log *slog.Logger) (*Process, error) {
 	cmd.Args[0] = argv[0]
 	cmd.Dir = cfg.Dir
 	cmd.Env = append(os.Environ(), cfg.Env...)
-	// Own process group: stopping the session ends claude and everything it started.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Own process group: stopping the session ends claude and everything it
+	// started. Pdeathsig: if the host dies (even by SIGKILL) the kernel kills
+	// claude; a Spawner makes that reliable.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -118,7 +122,7 @@ func Start(cfg Config, log *slog.Logger) (*Process, error) {
 		stderr: &tail{max: 4096, log: log}, done: make(chan struct{}),
 	}
 	cmd.Stderr = p.stderr
-	if err := cmd.Start(); err != nil {
+	if err := cfg.Spawner.start(cmd); err != nil {
 		outR.Close()
 		outW.Close()
 		return nil, fmt.Errorf("start %s: %w", shellquote.Join(argv...), err)
@@ -149,6 +153,39 @@ func Start(cfg Config, log *slog.Logger) (*Process, error) {
 		close(p.done)
 	}()
 	return p, nil
+}
+
+// Spawner starts children from one OS thread that never exits. Pdeathsig
+// fires when the *thread* that forked a child exits, so children must not be
+// forked from a thread the Go runtime may retire.
+type Spawner struct {
+	reqs chan spawnReq
+}
+
+type spawnReq struct {
+	cmd  *exec.Cmd
+	done chan error
+}
+
+// NewSpawner starts the spawning thread; it lives as long as the process.
+func NewSpawner() *Spawner {
+	sp := &Spawner{reqs: make(chan spawnReq)}
+	go func() {
+		runtime.LockOSThread() // never unlocked
+		for r := range sp.reqs {
+			r.done <- r.cmd.Start()
+		}
+	}()
+	return sp
+}
+
+func (sp *Spawner) start(cmd *exec.Cmd) error {
+	if sp == nil {
+		return cmd.Start()
+	}
+	done := make(chan error, 1)
+	sp.reqs <- spawnReq{cmd: cmd, done: done}
+	return <-done
 }
 
 // Argv is the command line that was run.

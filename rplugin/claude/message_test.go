@@ -1,0 +1,143 @@
+package claude
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestParseLine(t *testing.T) {
+	tests := []struct {
+		name, line            string
+		typ, subtype, request string
+		wantErr               bool
+	}{
+		{"system init", `{"type":"system","subtype":"init","session_id":"s"}`, "system", "init", "", false},
+		{"can_use_tool", `{"type":"control_request","request_id":"r1","request":{"subtype":"can_use_tool","tool_name":"Bash","input":{}}}`, "control_request", "can_use_tool", "r1", false},
+		{"cancel", `{"type":"control_cancel_request","request_id":"r2"}`, "control_cancel_request", "", "r2", false},
+		{"control_response", `{"type":"control_response","response":{"subtype":"success","request_id":"init-1","response":{}}}`, "control_response", "success", "init-1", false},
+		{"unknown type kept", `{"type":"future_thing","x":1}`, "future_thing", "", "", false},
+		{"malformed", `{"type":`, "", "", "", true},
+		{"no type", `{"x":1}`, "", "", "", true},
+		{"array", `[1,2]`, "", "", "", true},
+		{"string", `"hi"`, "", "", "", true},
+		{"bad request body", `{"type":"control_request","request_id":"r","request":"nope"}`, "", "", "", true},
+		{"invalid utf8 inside string", "{\"type\":\"assistant\",\"t\":\"\xff\"}", "assistant", "", "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m, err := ParseLine([]byte(tt.line))
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("err = %v, wantErr %v", err, tt.wantErr)
+			}
+			if err == nil && (m.Type != tt.typ || m.Subtype != tt.subtype || m.RequestID != tt.request) {
+				t.Fatalf("got %q %q %q", m.Type, m.Subtype, m.RequestID)
+			}
+		})
+	}
+}
+
+// fixtureLines returns claude's stdout lines (<<) of a real transcript.
+func fixtureLines(t testing.TB, name string) [][]byte {
+	t.Helper()
+	p := filepath.Join("..", "..", "..", "shared", "protocol", "claude-code-2.1.328", name)
+	f, err := os.Open(p)
+	if err != nil {
+		t.Skipf("fixture %s not available: %v", name, err)
+	}
+	defer f.Close()
+	var out [][]byte
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	for sc.Scan() {
+		if l := sc.Text(); strings.HasPrefix(l, "<< ") {
+			out = append(out, []byte(strings.TrimPrefix(l, "<< ")))
+		}
+	}
+	return out
+}
+
+func TestFixturesDecode(t *testing.T) {
+	want := map[string]struct {
+		tool string
+		rui  bool
+	}{
+		"ask-user-question.jsonl":  {"AskUserQuestion", true},
+		"bash-allow-session.jsonl": {"Bash", false},
+		"edit-allow-amended.jsonl": {"Edit", false},
+		"exit-plan-mode.jsonl":     {"ExitPlanMode", true},
+		"interrupt-pending.jsonl":  {"Bash", false},
+		"write-deny.jsonl":         {"Write", false},
+	}
+	for name, w := range want {
+		t.Run(name, func(t *testing.T) {
+			found := false
+			for _, line := range fixtureLines(t, name) {
+				m, err := ParseLine(line)
+				if err != nil {
+					t.Fatalf("real CLI line did not parse: %v\n%s", err, line)
+				}
+				if m.Type == "control_request" && m.Subtype == "can_use_tool" {
+					pr, err := DecodePermissionRequest(m)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if pr.ToolName != w.tool || pr.RequiresUserInteraction != w.rui || pr.RequestID == "" || !json.Valid(pr.Input) {
+						t.Fatalf("decoded %+v", pr)
+					}
+					found = true
+				}
+			}
+			if !found {
+				t.Fatal("no can_use_tool in the fixture")
+			}
+		})
+	}
+}
+
+func TestArgvNeverUsesAShell(t *testing.T) {
+	argv, err := Argv(Config{Command: `npx "@anthropic-ai/claude-code" --x 'a b'`, Args: []string{"$(touch pwned)", "a;b"}, Resume: "id 1", PermissionMode: "plan", Model: "m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(argv, "|")
+	want := "npx|@anthropic-ai/claude-code|--x|a b|-p|--input-format|stream-json|--output-format|stream-json|--verbose|--permission-prompt-tool|stdio|--model|m|--permission-mode|plan|--resume|id 1|$(touch pwned)|a;b"
+	if got != want {
+		t.Fatalf("argv\n got %s\nwant %s", got, want)
+	}
+	for _, bad := range []string{"", "   ", `"unterminated`} {
+		if _, err := Argv(Config{Command: bad}); err == nil {
+			t.Errorf("Argv(%q) accepted", bad)
+		}
+	}
+}
+
+func FuzzParseLine(f *testing.F) {
+	for _, name := range []string{"ask-user-question.jsonl", "edit-allow-amended.jsonl", "interrupt-pending.jsonl"} {
+		for _, l := range fixtureLines(f, name) {
+			if len(l) < 4096 {
+				f.Add(l)
+			}
+		}
+	}
+	f.Add([]byte(`{"type":"control_request","request_id":"../../x","request":{"subtype":"can_use_tool","tool_name":"Edit","input":null,"decision_reason":{"a":1}}}`))
+	f.Add([]byte("{\"type\":\"assistant\",\"x\":\"\xff\x1b[2J\"}"))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		m, err := ParseLine(line)
+		if err != nil {
+			return
+		}
+		if m.Type == "" {
+			t.Fatal("parsed a message without a type")
+		}
+		if m.Type == "control_request" && m.Subtype == "can_use_tool" {
+			pr, err := DecodePermissionRequest(m)
+			if err == nil && (pr.ToolName == "" || !json.Valid(pr.Input)) {
+				t.Fatalf("decoded an unusable request: %+v", pr)
+			}
+		}
+	})
+}

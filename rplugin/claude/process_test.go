@@ -1,0 +1,189 @@
+package claude
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+var fakeClaude string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "claude-pkg-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	fakeClaude = filepath.Join(dir, "fakeclaude")
+	cmd := exec.Command("go", "build", "-o", fakeClaude, "../../tests/cmd/fakeclaude")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "build fakeclaude: %v\n%s", err, b)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func startFake(t *testing.T, script string, env ...string) (*Process, *syncWriter) {
+	t.Helper()
+	dir := t.TempDir()
+	sp := filepath.Join(dir, "script.jsonl")
+	if err := os.WriteFile(sp, []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	logBuf := &syncWriter{}
+	log := slog.New(slog.NewTextHandler(logBuf, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	p, err := Start(Config{Command: fakeClaude, Dir: dir, Env: append([]string{"FAKECLAUDE_SCRIPT=" + sp}, env...), Spawner: NewSpawner()}, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Stop(time.Second) })
+	return p, logBuf
+}
+
+// syncWriter is a log sink safe to read while claude's goroutines write.
+type syncWriter struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (s *syncWriter) Write(b []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.buf.Write(b)
+}
+
+func (s *syncWriter) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.buf.String()
+}
+
+func next(t *testing.T, p *Process, typ string) Message {
+	t.Helper()
+	timeout := time.After(10 * time.Second)
+	for {
+		select {
+		case m, ok := <-p.Messages():
+			if !ok {
+				t.Fatalf("claude exited waiting for %s", typ)
+			}
+			if m.Type == typ {
+				return m
+			}
+		case <-timeout:
+			t.Fatalf("timed out waiting for %s", typ)
+		}
+	}
+}
+
+func TestProcessHandshakeAskAnswer(t *testing.T) {
+	p, _ := startFake(t, `{"ask":{"tool_name":"Bash","input":{"command":"ls"}}}`+"\n")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := p.Control(ctx, "initialize", nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.SendUser("go"); err != nil {
+		t.Fatal(err)
+	}
+	m := next(t, p, "control_request")
+	pr, err := DecodePermissionRequest(m)
+	if err != nil || pr.ToolName != "Bash" {
+		t.Fatalf("%+v %v", pr, err)
+	}
+	if err := p.Respond(pr.RequestID, Allow(pr.Input)); err != nil {
+		t.Fatal(err)
+	}
+	res := next(t, p, "user")
+	if !strings.Contains(string(res.Raw), "tool_result") {
+		t.Fatalf("no tool_result: %s", res.Raw)
+	}
+	// A control request claude refuses comes back as *ControlError.
+	if _, err := p.Control(ctx, "no_such_subtype", nil); err == nil {
+		t.Fatal("unknown subtype accepted")
+	} else if _, ok := err.(*ControlError); !ok {
+		t.Fatalf("error %T %v", err, err)
+	}
+}
+
+func TestProcessSurvivesHostileLines(t *testing.T) {
+	script := strings.Join([]string{
+		`{"raw":"not json at all"}`,
+		`{"raw_b64":"/w=="}`,
+		`{"big":20000000,"as":"assistant_text"}`,
+		`{"big":1000000,"as":"garbage"}`,
+		`{"emit":{"type":"assistant","message":{"content":[{"type":"text","text":"after"}]}}}`,
+	}, "\n") + "\n"
+	p, logBuf := startFake(t, script)
+	if err := p.SendUser("go"); err != nil {
+		t.Fatal(err)
+	}
+	var big Message
+	for {
+		m := next(t, p, "assistant")
+		if len(m.Raw) > 19_000_000 {
+			big = m
+			continue
+		}
+		if strings.Contains(string(m.Raw), "after") {
+			break
+		}
+	}
+	if big.Raw == nil {
+		t.Fatal("the 20 MB line was not delivered")
+	}
+	if !strings.Contains(logBuf.String(), "skipped malformed line") {
+		t.Fatalf("malformed line not logged:\n%s", logBuf.String())
+	}
+}
+
+func TestReadLineCap(t *testing.T) {
+	in := strings.Repeat("x", 100) + "\n" + "ok\n"
+	br := bufio.NewReaderSize(strings.NewReader(in), 16)
+	line, tooLong, err := readLine(br, 50)
+	if line != nil || tooLong != 101 || err != nil {
+		t.Fatalf("over-long: %q %d %v", line, tooLong, err)
+	}
+	line, tooLong, _ = readLine(br, 50)
+	if string(line) != "ok" || tooLong != 0 {
+		t.Fatalf("next line %q %d", line, tooLong)
+	}
+}
+
+func TestStopKillsProcessGroup(t *testing.T) {
+	p, _ := startFake(t, `{"config":{"ignore_sigterm":true}}`+"\n"+`{"start":"immediate"}`+"\n"+`{"hang":true}`+"\n")
+	pid := p.Pid()
+	time.Sleep(200 * time.Millisecond)
+	done := make(chan struct{})
+	go func() { p.Stop(200 * time.Millisecond); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Stop did not return")
+	}
+	if err := syscall.Kill(pid, 0); err == nil {
+		t.Fatalf("process %d still alive", pid)
+	}
+}
+
+func TestControlAfterExit(t *testing.T) {
+	p, _ := startFake(t, `{"start":"immediate"}`+"\n"+`{"exit":0}`+"\n")
+	<-p.Done()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if _, err := p.Control(ctx, "interrupt", nil); err == nil {
+		t.Fatal("control on a dead process succeeded")
+	}
+}
