@@ -1,0 +1,254 @@
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// faultEnv starts Neovim with the fake claude running script (absolute
+// paths can use the returned project folder via a function).
+func faultEnv(t *testing.T, v nvimVersion, script func(project string) []string) (*Env, string) {
+	t.Helper()
+	log := filepath.Join(t.TempDir(), "fake.log")
+	sp := filepath.Join(t.TempDir(), "script.jsonl")
+	e := NewEnv(t, v, Options{Claude: fakeClaudePath, NoModel: true,
+		ClaudeEnv: map[string]string{"FAKECLAUDE_SCRIPT": sp, "FAKECLAUDE_LOG": log}})
+	writeScriptAt(t, sp, script(e.Project)...)
+	return e, log
+}
+
+func (e *Env) hostPid() int {
+	var pid int
+	e.Lua(&pid, "local c = require('claudenova.host').channel; return c and vim.fn.jobpid(c) or 0")
+	return pid
+}
+
+func (e *Env) nvimPid() int {
+	var pid int
+	e.Lua(&pid, "return vim.fn.getpid()")
+	return pid
+}
+
+// responsive checks that Neovim answers a trivial request quickly.
+func (e *Env) responsive() bool {
+	done := make(chan error, 1)
+	go func() {
+		var n int
+		done <- e.V.Eval("1+1", &n)
+	}()
+	select {
+	case err := <-done:
+		return err == nil
+	case <-time.After(5 * time.Second):
+		return false
+	}
+}
+
+func focusBuf(e *Env, buf int) {
+	e.Lua(nil, `for _, w in ipairs(vim.api.nvim_list_wins()) do
+		if vim.api.nvim_win_get_buf(w) == ... then vim.api.nvim_set_current_win(w) end end`, buf)
+}
+
+// waitGone waits until pid has exited (or is a zombie).
+func waitGone(pid int, d time.Duration) bool {
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) {
+		if syscall.Kill(pid, 0) != nil {
+			return true
+		}
+		if st, err := os.ReadFile("/proc/" + itoa(pid) + "/stat"); err == nil && isZombie(st) {
+			return true
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return false
+}
+
+// TestExactlyOneAnswer ends a request every way it can end and counts the
+// control_responses claude received for it: 0 for withdrawn, 1 otherwise.
+func TestExactlyOneAnswer(t *testing.T) {
+	bashAsk := func(string) []string {
+		return []string{ask("Bash", "req-one-00000001", map[string]any{"command": "make", "description": "build"})}
+	}
+	writeAsk := func(project string) []string {
+		return []string{ask("Write", "req-one-00000001", map[string]any{"file_path": filepath.Join(project, "w.txt"), "content": "x\n"})}
+	}
+	type tc struct {
+		name     string
+		script   func(string) []string
+		act      func(e *Env)
+		answers  int
+		behavior string
+		exited   bool // Neovim is gone after act
+	}
+	panel := func(e *Env) { e.Eventually(10*time.Second, "panel", func() bool { return e.PanelID() != "" }) }
+	proposal := func(e *Env) int {
+		_, buf := e.WaitProposal()
+		focusBuf(e, buf)
+		return buf
+	}
+	cases := []tc{
+		{"panel allow", bashAsk, func(e *Env) { panel(e); e.Input("a") }, 1, "allow", false},
+		{"panel allow for session", bashAsk, func(e *Env) { panel(e); e.Input("s") }, 1, "allow", false},
+		{"panel deny", bashAsk, func(e *Env) { panel(e); e.Input("d"); e.Input("no<CR>") }, 1, "deny", false},
+		{"panel closed then allow", bashAsk, func(e *Env) {
+			panel(e)
+			e.Input("q")
+			e.Eventually(5*time.Second, "panel hidden", func() bool { return e.PanelID() == "" })
+			time.Sleep(200 * time.Millisecond)
+			if len(e.Pending()) != 1 {
+				e.t.Fatal("closing the panel dropped the request")
+			}
+			e.Cmd("ClaudeNova allow")
+		}, 1, "allow", false},
+		{"sidebar closed then deny", bashAsk, func(e *Env) {
+			e.Cmd("ClaudeNova")
+			e.Cmd("ClaudeNova")
+			time.Sleep(200 * time.Millisecond)
+			e.Cmd("ClaudeNova deny not now")
+		}, 1, "deny", false},
+		{"proposal :w", writeAsk, func(e *Env) { proposal(e); e.Cmd("write") }, 1, "allow", false},
+		{"proposal :q", writeAsk, func(e *Env) { proposal(e); e.Cmd("quit") }, 1, "deny", false},
+		{"proposal :bwipeout", writeAsk, func(e *Env) { b := proposal(e); e.Cmd("bwipeout! " + itoa(b)) }, 1, "deny", false},
+		{"proposal :bdelete", writeAsk, func(e *Env) { b := proposal(e); e.Cmd("bdelete! " + itoa(b)) }, 1, "deny", false},
+		{"proposal :e! then :w", writeAsk, func(e *Env) {
+			proposal(e)
+			e.Cmd("edit!")
+			time.Sleep(300 * time.Millisecond)
+			if len(e.Pending()) != 1 {
+				e.t.Fatal(":e! ended the request")
+			}
+			e.Cmd("write")
+		}, 1, "allow", false},
+		{":qa", bashAsk, func(e *Env) { panel(e); _ = e.CmdErr("qa") }, 1, "deny", true},
+		{":qa!", writeAsk, func(e *Env) { proposal(e); _ = e.CmdErr("qa!") }, 1, "deny", true},
+		{"SIGTERM to neovim", bashAsk, func(e *Env) { panel(e); _ = syscall.Kill(e.nvimPid(), syscall.SIGTERM) }, 1, "deny", true},
+		{"host killed", bashAsk, func(e *Env) {
+			panel(e)
+			_ = syscall.Kill(e.hostPid(), syscall.SIGKILL)
+			e.Eventually(10*time.Second, "one clear error", func() bool { return e.NoteContaining("host stopped unexpectedly") })
+			if len(e.Pending()) != 0 {
+				e.t.Error("rows not marked lost")
+			}
+		}, 0, "", false},
+		{"claude crashes", func(string) []string {
+			return []string{`{"ask_nowait":{"tool_name":"Bash","request_id":"req-one-00000001","input":{"command":"make"}}}`, `{"sleep_ms":400}`, `{"crash":true}`}
+		}, func(e *Env) {
+			e.Eventually(10*time.Second, "row withdrawn", func() bool { return len(e.Pending()) == 0 && e.NoteContaining("exited unexpectedly") })
+		}, 0, "", false},
+		{"control_cancel_request", func(string) []string {
+			return []string{`{"ask_nowait":{"tool_name":"Bash","request_id":"req-one-00000001","input":{"command":"make"}}}`, `{"sleep_ms":400}`, `{"cancel":"last"}`}
+		}, func(e *Env) {
+			e.WaitPending(1)
+			e.Eventually(10*time.Second, "row withdrawn", func() bool { return len(e.Pending()) == 0 })
+		}, 0, "", false},
+		{"session stopped", bashAsk, func(e *Env) {
+			panel(e)
+			e.Cmd("ClaudeNova stop")
+			e.Eventually(10*time.Second, "row withdrawn", func() bool { return len(e.Pending()) == 0 && e.PanelID() == "" })
+		}, 0, "", false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			eachNvim(t, func(t *testing.T, v nvimVersion) {
+				e, log := faultEnv(t, v, c.script)
+				e.newSession("go")
+				if c.name != "claude crashes" && c.name != "control_cancel_request" {
+					e.WaitPending(1)
+				}
+				claudePids := e.ClaudePids()
+				c.act(e)
+				// Let any late (wrong) answer arrive before counting.
+				time.Sleep(500 * time.Millisecond)
+				e.Eventually(10*time.Second, "answer count settles", func() bool { return answersFor(log, "req-one-00000001") >= c.answers })
+				time.Sleep(200 * time.Millisecond)
+				as := fakeAnswers(log)
+				if n := answersFor(log, "req-one-00000001"); n != c.answers {
+					t.Fatalf("%d answers, want %d: %+v", n, c.answers, as)
+				}
+				if c.answers == 1 && as[len(as)-1].Behavior != c.behavior {
+					t.Fatalf("behavior %q, want %q", as[len(as)-1].Behavior, c.behavior)
+				}
+				if c.exited {
+					for _, pid := range claudePids {
+						if !waitGone(pid, 3*time.Second) {
+							t.Errorf("claude %d outlived Neovim by 3 s", pid)
+						}
+					}
+					return
+				}
+				if !e.responsive() {
+					t.Fatal("Neovim blocked")
+				}
+			})
+		})
+	}
+}
+
+func TestHostCrashThenFreshHost(t *testing.T) {
+	eachNvim(t, func(t *testing.T, v nvimVersion) {
+		e, _ := faultEnv(t, v, func(string) []string {
+			return []string{ask("Bash", "", map[string]any{"command": "make"})}
+		})
+		e.newSession("go")
+		e.WaitPending(1)
+		old := e.hostPid()
+		_ = syscall.Kill(old, syscall.SIGKILL)
+		e.Eventually(10*time.Second, "error shown", func() bool { return e.NoteContaining("host stopped unexpectedly") })
+		n := 0
+		for _, note := range e.Notes() {
+			if strings.Contains(note, "host stopped unexpectedly") {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Fatalf("%d host errors, want exactly one", n)
+		}
+		var st string
+		e.Lua(&st, "return require('claudenova.ui.state').sessions[1].state")
+		if st != "lost" {
+			t.Errorf("session state %q, want lost", st)
+		}
+		// The next command starts a fresh host.
+		e.Cmd("ClaudeNova new again")
+		e.Eventually(10*time.Second, "fresh host", func() bool { p := e.hostPid(); return p != 0 && p != old })
+		e.WaitPending(1)
+	})
+}
+
+// TestNoOrphansRealClaude: the real CLI is gone 3 s after each way Neovim or
+// the host can end.
+func TestNoOrphansRealClaude(t *testing.T) {
+	ends := []struct {
+		name string
+		end  func(e *Env)
+	}{
+		{":qa", func(e *Env) { _ = e.CmdErr("qa") }},
+		{":qa!", func(e *Env) { _ = e.CmdErr("qa!") }},
+		{"SIGTERM to neovim", func(e *Env) { _ = syscall.Kill(e.nvimPid(), syscall.SIGTERM) }},
+		{"SIGKILL to the host", func(e *Env) { _ = syscall.Kill(e.hostPid(), syscall.SIGKILL) }},
+	}
+	for _, end := range ends {
+		t.Run(end.name, func(t *testing.T) {
+			eachNvim(t, func(t *testing.T, v nvimVersion) {
+				e := NewEnv(t, v, Options{})
+				e.newSession(Seq(bash("echo x > x.txt", "x")))
+				e.WaitPending(1)
+				pids := e.ClaudePids()
+				if len(pids) == 0 {
+					t.Fatal("no claude process")
+				}
+				end.end(e)
+				for _, pid := range pids {
+					if !waitGone(pid, 3*time.Second) {
+						t.Errorf("claude process %d still running 3 s after %s", pid, end.name)
+					}
+				}
+			})
+		})
+	}
+}
