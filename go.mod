@@ -1,6 +1,6 @@
 module github.com/claude-nova/claude-nova.nvim
 
-go 1.26.8
+go 1.24
 
 require (
 	github.com/hexops/gotextdiff v1.0.3 // indirect

@@ -43,6 +43,7 @@ type App struct {
 	opts Options
 
 	proposals *proposals
+	stageMu   sync.Mutex // staging vs. the stale sweep (see permission)
 	spawner   *claude.Spawner
 	wg        sync.WaitGroup
 }
@@ -148,7 +149,9 @@ func (a *App) NewSession(p NewParams) (session.Info, error) {
 	if err != nil {
 		return session.Info{}, err
 	}
+	a.stageMu.Lock()
 	a.proposals.cleanStale(o.Storage, a.reg, a.log)
+	a.stageMu.Unlock()
 	a.ui.Send(ui.EvSession, s.Info())
 	a.wg.Add(1)
 	go a.run(s)
@@ -337,7 +340,7 @@ func (a *App) transcript(s *session.Session, ops []session.Op) {
 	if len(ops) == 0 {
 		return
 	}
-	a.ui.Send(ui.EvTranscript, map[string]any{"session": s.ID, "ops": ops})
+	a.ui.Send(ui.EvTranscript, &session.Update{Session: s.ID, Ops: ops})
 }
 
 func (a *App) notify(level, msg string) {

@@ -2,6 +2,7 @@ package app
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -109,8 +110,13 @@ func (a *App) ProposalSaved(id string) error {
 		return nil
 	}
 	input, err := proposal.Amend(c, r.Perm.Input, saved)
+	if errors.Is(err, proposal.ErrNoChange) {
+		// The user put the file back as it was: nothing to write.
+		return a.decide(id, approval.Decision{Behavior: approval.Deny,
+			Message: "The user reviewed this change and kept the file exactly as it was; it was not changed."}, "kept unchanged")
+	}
 	if err != nil {
-		return fmt.Errorf("build the amended change: %w", err)
+		return fmt.Errorf("cannot apply the proposal for %s: %w", r.Target, err)
 	}
 	outcome := "applied"
 	if string(saved) != string(c.Proposed) {

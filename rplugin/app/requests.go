@@ -31,6 +31,10 @@ func (a *App) permission(s *session.Session, m claude.Message) {
 		a.notify("warn", fmt.Sprintf("claude session %d sent a malformed permission request; it was denied", s.ID))
 		return
 	}
+	if _, dup := a.reg.Get(approval.Key(s.ID, pr.RequestID)); dup {
+		a.log.Warn("duplicate request id ignored", "session", s.ID, "id", pr.RequestID)
+		return
+	}
 	o := a.options()
 	req := &approval.Request{
 		ID: approval.Key(s.ID, pr.RequestID), Session: s.ID, Perm: pr, Arrived: time.Now(),
@@ -47,6 +51,9 @@ func (a *App) permission(s *session.Session, m claude.Message) {
 			req.Added, req.Removed = diff.Stat(string(c.Original), string(c.Proposed))
 		}
 	}
+	// Staging and the stale-proposal sweep must not interleave: a folder
+	// being staged is not in the registry yet, so the sweep would take it.
+	a.stageMu.Lock()
 	req.Route = approval.Present(pr, approval.ReviewEdits(o.ReviewEdits), func() error {
 		if reconErr != nil {
 			return reconErr
@@ -58,7 +65,9 @@ func (a *App) permission(s *session.Session, m claude.Message) {
 		req.Staged = staged
 		return nil
 	})
-	if !a.reg.Add(req) {
+	added := a.reg.Add(req)
+	a.stageMu.Unlock()
+	if !added { // raced with a duplicate: registered once, answered once
 		a.log.Warn("duplicate request id ignored", "session", s.ID, "id", pr.RequestID)
 		return
 	}
@@ -151,15 +160,18 @@ func (a *App) decide(id string, d approval.Decision, outcome string) error {
 	}
 	s, ok := a.sessions.Get(r.Session)
 	if !ok {
+		a.finish(r, "lost: session is gone")
 		return fmt.Errorf("session %d is gone", r.Session)
 	}
+	// The UI hears of the decision before claude does: claude's next request
+	// may follow the answer at once, and its surface must not meet this one's.
+	a.finish(r, outcome)
 	if err := s.Proc.Respond(r.Perm.RequestID, res); err != nil {
 		a.log.Warn("answer not delivered", "id", id, "err", err)
-		a.finish(r, "lost: claude is gone")
+		a.notify("error", fmt.Sprintf("the answer to %s could not be delivered: claude is gone", r.Perm.ToolName))
 		return fmt.Errorf("answer not delivered: %w", err)
 	}
 	a.log.Info("answered", "id", id, "behavior", res.Behavior, "tool", r.Perm.ToolName)
-	a.finish(r, outcome)
 	return nil
 }
 

@@ -18,6 +18,82 @@ type Op struct {
 	Lines []string `json:"lines"`
 }
 
+// Update is a batch of operations on one session's transcript buffer.
+type Update struct {
+	Session int  `json:"session"`
+	Ops     []Op `json:"ops"`
+}
+
+// maxUpdateLines bounds a coalesced update, so that no single delivery
+// keeps Neovim busy for long.
+const maxUpdateLines = 300
+
+// Size is the number of lines the update carries (ui.Sized).
+func (u *Update) Size() int {
+	n := 0
+	for _, op := range u.Ops {
+		n += len(op.Lines)
+	}
+	return n
+}
+
+// Split cuts an update carrying more than max lines into several
+// (ui.Splitter), so a 2000-line message reaches Neovim in short steps.
+func (u *Update) Split(max int) []any {
+	if u.Size() <= max {
+		return []any{u}
+	}
+	var out []any
+	cur := &Update{Session: u.Session}
+	size := 0
+	flush := func() {
+		if len(cur.Ops) > 0 {
+			out = append(out, cur)
+		}
+		cur, size = &Update{Session: u.Session}, 0
+	}
+	for _, op := range u.Ops {
+		for op.Op == "append" && size+len(op.Lines) > max {
+			n := max - size
+			if n <= 0 {
+				flush()
+				continue
+			}
+			cur.Ops = append(cur.Ops, Op{Op: "append", Index: op.Index, Lines: op.Lines[:n]})
+			op = Op{Op: "append", Index: op.Index + n, Lines: op.Lines[n:]}
+			flush()
+		}
+		if len(op.Lines) == 0 && op.Op == "append" {
+			continue
+		}
+		if size+len(op.Lines) > max {
+			flush()
+		}
+		cur.Ops = append(cur.Ops, op)
+		size += len(op.Lines)
+	}
+	flush()
+	return out
+}
+
+// Coalesce absorbs a later update of the same session (ui.Coalescable):
+// consecutive appends become one.
+func (u *Update) Coalesce(next any) bool {
+	n, ok := next.(*Update)
+	if !ok || n.Session != u.Session || u.Size()+n.Size() > maxUpdateLines {
+		return false
+	}
+	for _, op := range n.Ops {
+		last := &u.Ops[len(u.Ops)-1]
+		if op.Op == "append" && last.Op == "append" && op.Index == last.Index+len(last.Lines) {
+			last.Lines = append(last.Lines, op.Lines...)
+			continue
+		}
+		u.Ops = append(u.Ops, op)
+	}
+	return true
+}
+
 // Transcript is the markdown model of one session's conversation. It turns
 // claude messages into buffer operations; the Lua side only applies them.
 type Transcript struct {

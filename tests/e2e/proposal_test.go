@@ -296,3 +296,21 @@ func TestPanelModeReviewShowsDiff(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+func TestProposalRevertedByUserIsNotWritten(t *testing.T) {
+	eachNvim(t, func(t *testing.T, v nvimVersion) {
+		e := NewEnv(t, v, Options{})
+		path := e.WriteFile("r.txt", "keep me\n")
+		e.newSession(Seq(Step("Read", map[string]any{"file_path": path}),
+			Step("Edit", map[string]any{"file_path": path, "old_string": "keep me", "new_string": "changed"})))
+		_, buf := e.WaitProposal()
+		e.SetLineAndWrite(buf, 1, "keep me") // the user undoes Claude's change
+		r := e.WaitToolResult("toolu_s1")
+		if !r.IsError || !strings.Contains(r.Content, "kept the file exactly as it was") {
+			t.Fatalf("tool result %+v", r)
+		}
+		if got := read(t, path); got != "keep me\n" {
+			t.Fatalf("file %q", got)
+		}
+	})
+}

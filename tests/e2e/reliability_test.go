@@ -252,3 +252,46 @@ func TestNoOrphansRealClaude(t *testing.T) {
 		})
 	}
 }
+
+// TestStreamingSessionsKeepHostAndTranscripts: several sessions printing as
+// fast as they can while transcripts are created and re-created. The host
+// must stay up (a synchronous call back into the host from inside a UI event
+// once broke Neovim's nested-call ordering and closed the channel) and every
+// transcript buffer must end equal to the host's model.
+func TestStreamingSessionsKeepHostAndTranscripts(t *testing.T) {
+	eachNvim(t, func(t *testing.T, v nvimVersion) {
+		e, _ := faultEnv(t, v, func(string) []string {
+			var steps []string
+			for i := 0; i < 300; i++ {
+				steps = append(steps, `{"say":"line `+itoa(i)+` of a long answer\nwith a second line"}`)
+			}
+			return append(steps, `{"result":true}`)
+		})
+		e.Cmd("ClaudeNova")
+		const n = 4
+		for i := 0; i < n; i++ {
+			e.newSession("go")
+		}
+		e.Cmd("ClaudeNova transcript")
+		// Wipe one transcript mid-stream: it is re-created and catches up.
+		e.Lua(nil, "pcall(vim.api.nvim_buf_delete, require('claudenova.ui.transcript').ensure(2), { force = true })")
+		for id := 1; id <= n; id++ {
+			e.WaitIdle(id)
+		}
+		if e.NoteContaining("host stopped unexpectedly") || e.NoteContaining("internal error") {
+			t.Fatalf("host trouble: %v", e.Notes())
+		}
+		for id := 1; id <= n; id++ {
+			id := id
+			e.Eventually(10*time.Second, "transcript "+itoa(id)+" complete", func() bool {
+				var same bool
+				e.Lua(&same, `local id = ...
+					local want = require('claudenova.host').request('transcript', { session = id })
+					local buf = require('claudenova.ui.transcript').ensure(id)
+					local got = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+					return vim.deep_equal(want, got)`, id)
+				return same
+			})
+		}
+	})
+}

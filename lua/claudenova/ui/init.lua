@@ -78,7 +78,6 @@ function handlers.present(r)
   elseif mod then
     require(mod).open(r)
   end
-  vim.g.claudenova_last_present = { id = r.id, t = vim.uv.hrtime() }
 end
 
 function handlers.notify(data)
@@ -96,7 +95,17 @@ end
 
 --- Called by the Go host with a JSON batch of events.
 function M.apply(batch)
+  M.in_apply = true
+  local ok, err = pcall(M._apply, batch)
+  M.in_apply = false
+  if not ok then
+    vim.notify("claude-nova: " .. tostring(err), vim.log.levels.ERROR)
+  end
+end
+
+function M._apply(batch)
   local events = vim.json.decode(batch, { luanil = { object = true, array = true } })
+  local sidebar_dirty = false
   for _, ev in ipairs(events) do
     local h = handlers[ev.event]
     if h then
@@ -104,10 +113,13 @@ function M.apply(batch)
       if not ok then
         vim.notify("claude-nova: " .. ev.event .. ": " .. tostring(err), vim.log.levels.ERROR)
       end
+      -- Transcript text does not change the sidebar: skip the redraw.
+      sidebar_dirty = sidebar_dirty or ev.event ~= "transcript"
     end
   end
-  require("claudenova.ui.sidebar").render()
-  vim.g.claudenova_last_apply = vim.uv.hrtime()
+  if sidebar_dirty then
+    require("claudenova.ui.sidebar").render()
+  end
 end
 
 --- The host died: rows are marked lost (they can no longer be answered).

@@ -89,6 +89,7 @@ local function ensure_buf()
   vim.api.nvim_buf_set_name(buf, NAME)
   vim.bo[buf].filetype = "claudenova-sidebar"
   vim.bo[buf].bufhidden = "hide"
+  vim.bo[buf].undolevels = -1
   vim.bo[buf].modifiable = false
   set_keymaps(buf)
   M.buf = buf

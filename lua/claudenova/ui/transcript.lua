@@ -30,7 +30,17 @@ local function set_keymaps(buf, id)
   end
 end
 
-local function fill(id, buf)
+-- Fetch the whole transcript from the host. Always from a scheduled
+-- callback: a synchronous host call from inside a UI event (which is itself a
+-- call from the host) would break Neovim's nested-call ordering.
+M.syncing = {} ---@type table<integer, boolean>
+
+local function fill(id)
+  local buf = M.bufs[id]
+  if not (buf and vim.api.nvim_buf_is_valid(buf)) then
+    M.syncing[id] = false
+    return
+  end
   local ok, lines = pcall(require("claudenova.host").request, "transcript", { session = id })
   if not ok or type(lines) ~= "table" then
     lines = {}
@@ -39,6 +49,15 @@ local function fill(id, buf)
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, #lines > 0 and lines or { "" })
   vim.bo[buf].modifiable = false
   M.count[id] = #lines
+  M.syncing[id] = false
+end
+
+local function resync(id)
+  if M.syncing[id] then
+    return
+  end
+  M.syncing[id] = true
+  vim.schedule(function() fill(id) end)
 end
 
 --- The transcript buffer of session id (created on demand).
@@ -52,14 +71,36 @@ function M.ensure(id)
   vim.bo[buf].buftype = "nofile"
   vim.bo[buf].bufhidden = "hide"
   vim.bo[buf].swapfile = false
+  vim.bo[buf].undolevels = -1 -- append-only: undo history would only cost time and memory
   vim.bo[buf].filetype = "markdown"
   vim.bo[buf].modifiable = false
   vim.b[buf].claudenova_session = id
   set_keymaps(buf, id)
+  -- Tree-sitter (which Neovim 0.12 starts for markdown) reparses a buffer on
+  -- every change, shown or not: with several sessions streaming, hidden
+  -- transcripts would cost the most. Highlight only while displayed.
+  local function ts(on)
+    if on then
+      pcall(vim.treesitter.start, buf, "markdown")
+    else
+      pcall(vim.treesitter.stop, buf)
+    end
+  end
+  ts(false)
+  vim.api.nvim_create_autocmd("BufWinEnter", {
+    buffer = buf,
+    desc = "claude-nova: highlight the transcript while it is shown",
+    callback = function() ts(true) end,
+  })
+  vim.api.nvim_create_autocmd("BufHidden", {
+    buffer = buf,
+    desc = "claude-nova: stop parsing a hidden transcript",
+    callback = function() vim.schedule(function() if vim.fn.bufwinid(buf) == -1 then ts(false) end end) end,
+  })
   M.bufs[id] = buf
   M.count[id] = 0
   if require("claudenova.host").running() then
-    fill(id, buf)
+    resync(id) -- a re-created buffer catches up with what it missed
   end
   return buf
 end
@@ -78,22 +119,29 @@ end
 --- Apply Go's operations ({op="append"|"set", index, lines}).
 function M.apply(id, ops)
   local buf = M.ensure(id)
+  if M.syncing[id] then
+    return -- the pending fill fetches these lines too
+  end
   local before = vim.api.nvim_buf_line_count(buf)
   vim.bo[buf].modifiable = true
   for _, op in ipairs(ops) do
     local n = M.count[id] or 0
     if op.op == "append" then
-      if op.index ~= n then
+      if op.index > n then
         vim.bo[buf].modifiable = false
-        fill(id, buf) -- out of step: fetch the whole transcript
+        resync(id) -- we missed lines: fetch the whole transcript
         return
       end
-      if n == 0 then
-        vim.api.nvim_buf_set_lines(buf, 0, -1, false, op.lines)
-      else
-        vim.api.nvim_buf_set_lines(buf, n, n, false, op.lines)
+      -- Lines a fill already fetched are skipped.
+      local new = op.index < n and vim.list_slice(op.lines, n - op.index + 1) or op.lines
+      if #new > 0 then
+        if n == 0 then
+          vim.api.nvim_buf_set_lines(buf, 0, -1, false, new)
+        else
+          vim.api.nvim_buf_set_lines(buf, n, n, false, new)
+        end
+        M.count[id] = n + #new
       end
-      M.count[id] = n + #op.lines
     elseif op.op == "set" and op.index < n then
       vim.api.nvim_buf_set_lines(buf, op.index, op.index + 1, false, op.lines)
     end

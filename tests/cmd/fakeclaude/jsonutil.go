@@ -118,5 +118,5 @@ func newToolUseID() string {
 }
 
 func nowTS() string {
-	return time.Now().UTC().Format("2006-01-02T15:04:05.000Z")
+	return time.Now().UTC().Format("2006-01-02T15:04:05.000000Z")
 }

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# make bench: performance figures, each next to its target.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cache=${CLAUDENOVA_TESTBED:-${XDG_CACHE_HOME:-$HOME/.cache}/claudenova-testbed}
+# shellcheck disable=SC1091
+. "$cache/env"
+work=$(mktemp -d "${TMPDIR:-/tmp}/claudenova-bench.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+echo "== diff: claudenova diff vs GNU diff -u vs gotextdiff"
+go run "$root/tests/bench/diffbench" -bin "$root/bin/claudenova" || echo "(diff target missed, see above)"
+
+echo
+echo "== Go micro-benchmarks (diff, reconstruction)"
+go test -run '^$' -bench . -benchtime 20x ./rplugin/diff ./rplugin/proposal 2>/dev/null | grep -E '^(Benchmark|ok)' || true
+
+echo
+echo "== UI: approval latency, no stall, host RSS (fake claude, real headless nvim 0.12)"
+go build -o "$work/fakeclaude" "$root/tests/cmd/fakeclaude"
+go run "$root/tests/bench/uibench" -root "$root" -nvim "$NVIM_012" -fakeclaude "$work/fakeclaude" || echo "(a UI target was missed, see above)"
+
+echo
+echo "== startup: cost of loading the plugin (nvim --startuptime, 20 runs each)"
+for v in NVIM_010 NVIM_012; do
+  bin=${!v}
+  total=0
+  for i in $(seq 20); do
+    rm -f "$work/st.log"
+    XDG_CONFIG_HOME="$work/cfg" XDG_STATE_HOME="$work/state" XDG_DATA_HOME="$work/data" \
+      "$bin" --headless -u NORC -i NONE --cmd "set rtp^=$root" --startuptime "$work/st.log" +qa
+    t=$(awk '/claudenova/ && /sourcing/ { print $2 }' "$work/st.log" | head -n1)
+    total=$(awk -v a="$total" -v b="${t:-0}" 'BEGIN { print a + b }')
+  done
+  awk -v t="$total" -v v="$v" 'BEGIN { avg = t / 20; printf "  %s: plugin/claudenova.lua %.3f ms (target ≤ 1 ms: %s)\n", v, avg, (avg <= 1 ? "met" : "MISSED") }'
+done

@@ -1,0 +1,458 @@
+// Command uibench measures what a user feels, with a real headless Neovim, the
+// real host and the fake claude:
+//
+//   - approval latency: from the fake claude writing a can_use_tool line to
+//     the sidebar row rendered and the surface (panel or proposal) visible,
+//     p50/p99, for a Bash panel and proposals of 1k- and 10k-line files;
+//   - no UI stall: 8 sessions streaming assistant text at full speed while a
+//     second client measures RPC round-trips to Neovim, plus the host's peak RSS.
+//
+// Run it through `make bench`. Timestamps are wall-clock on both sides (the
+// fake claude's log, Neovim's gettimeofday), on the same machine.
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/neovim/go-client/nvim"
+)
+
+func main() {
+	root := flag.String("root", ".", "repository root")
+	nvimBin := flag.String("nvim", os.Getenv("NVIM_012"), "nvim binary")
+	fake := flag.String("fakeclaude", "", "fake claude binary")
+	n := flag.Int("n", 100, "requests per latency scenario")
+	only := flag.String("only", "", "run one part: latency, stall")
+	flag.Parse()
+	if *nvimBin == "" || *fake == "" {
+		fmt.Fprintln(os.Stderr, "uibench: -nvim and -fakeclaude are required")
+		os.Exit(2)
+	}
+	absRoot, _ := filepath.Abs(*root)
+	b := &bench{root: absRoot, nvim: *nvimBin, fake: *fake}
+	ok := true
+	fmt.Println("approval latency (claude writes can_use_tool → sidebar row + surface visible)")
+	if *only == "stall" {
+		*n = 0
+	}
+	for _, sc := range []struct {
+		name   string
+		lines  int
+		target time.Duration
+	}{{"Bash panel", 0, 50 * time.Millisecond}, {"proposal 1k lines", 1000, 100 * time.Millisecond}, {"proposal 10k lines", 10000, 100 * time.Millisecond}} {
+		if *n == 0 {
+			break
+		}
+		lat, err := b.latency(sc.lines, *n)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "uibench: %s: %v\n", sc.name, err)
+			os.Exit(1)
+		}
+		p50, p99 := pct(lat, 50), pct(lat, 99)
+		met := p99 <= sc.target
+		ok = ok && met
+		fmt.Printf("  %-20s n=%-4d p50 %6.1f ms  p99 %6.1f ms  (target p99 ≤ %v: %s)\n", sc.name, len(lat), ms(p50), ms(p99), sc.target, verdict(met))
+	}
+	if *only == "latency" {
+		if !ok {
+			os.Exit(1)
+		}
+		return
+	}
+	fmt.Println("no UI stall: 8 sessions streaming partial messages at full speed, each turn ending in a long")
+	fmt.Println("assistant message; a second client times RPC round-trips to Neovim")
+	rt, rss, msgs, err := b.stall(8, partialScript)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "uibench: stall: %v\n", err)
+		os.Exit(1)
+	}
+	p99 := pct(rt, 99)
+	fmt.Printf("  round-trips n=%d p50 %.2f ms p99 %.2f ms (target p99 ≤ 20 ms: %s); %d lines streamed\n",
+		len(rt), ms(pct(rt, 50)), ms(p99), verdict(p99 <= 20*time.Millisecond), msgs)
+	fmt.Printf("  host peak RSS %.1f MB (target ≤ 100 MB: %s)\n", float64(rss)/1e6, verdict(rss <= 100e6))
+	ok = ok && p99 <= 20*time.Millisecond && rss <= 100e6
+
+	fmt.Println("transcript flood (information, no target): 8 sessions × 6000 whole assistant messages into")
+	fmt.Println("markdown transcripts, one of them shown (Neovim 0.12 highlights markdown with tree-sitter)")
+	rt, rss, msgs, err = b.stall(8, floodScript)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "uibench: flood: %v\n", err)
+		os.Exit(1)
+	}
+	fmt.Printf("  round-trips n=%d p50 %.2f ms p99 %.2f ms; %d messages; host peak RSS %.1f MB\n",
+		len(rt), ms(pct(rt, 50)), ms(pct(rt, 99)), msgs, float64(rss)/1e6)
+	if !ok {
+		os.Exit(1)
+	}
+}
+
+func verdict(ok bool) string {
+	if ok {
+		return "met"
+	}
+	return "MISSED"
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+func pct(ds []time.Duration, p int) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	i := (len(s)*p + 99) / 100
+	if i > len(s) {
+		i = len(s)
+	}
+	if i < 1 {
+		i = 1
+	}
+	return s[i-1]
+}
+
+type bench struct{ root, nvim, fake string }
+
+type instance struct {
+	v       *nvim.Nvim
+	dir     string
+	project string
+	log     string
+	script  string
+	sock    string
+}
+
+func (b *bench) start(setup map[string]any, env map[string]string) (*instance, error) {
+	dir, err := os.MkdirTemp("", "uibench-")
+	if err != nil {
+		return nil, err
+	}
+	in := &instance{dir: dir, project: filepath.Join(dir, "project"), log: filepath.Join(dir, "fake.log"),
+		script: filepath.Join(dir, "script.jsonl"), sock: filepath.Join(dir, "nvim.sock")}
+	_ = os.MkdirAll(in.project, 0o755)
+	claudeEnv := map[string]string{"FAKECLAUDE_SCRIPT": in.script, "FAKECLAUDE_LOG": in.log}
+	for k, v := range env {
+		claudeEnv[k] = v
+	}
+	opts := map[string]any{"cmd": b.fake, "env": claudeEnv, "storage": filepath.Join(dir, "storage"), "notify": false, "log_level": "warn"}
+	for k, v := range setup {
+		opts[k] = v
+	}
+	oj, _ := json.Marshal(opts)
+	xdg := filepath.Join(dir, "xdg")
+	v, err := nvim.NewChildProcess(
+		nvim.ChildProcessCommand(b.nvim),
+		nvim.ChildProcessArgs("--embed", "--headless", "-n", "-i", "NONE", "--listen", in.sock, "-u", filepath.Join(b.root, "tests", "e2e", "init.lua")),
+		nvim.ChildProcessEnv([]string{"HOME=" + dir, "PATH=" + os.Getenv("PATH"),
+			"XDG_CONFIG_HOME=" + xdg + "/config", "XDG_DATA_HOME=" + xdg + "/data", "XDG_STATE_HOME=" + xdg + "/state",
+			"XDG_CACHE_HOME=" + xdg + "/cache", "CLAUDENOVA_TEST_ROOT=" + b.root, "CLAUDENOVA_TEST_OPTS=" + string(oj)}),
+		nvim.ChildProcessDir(in.project),
+		nvim.ChildProcessServe(true),
+		nvim.ChildProcessLogf(func(string, ...any) {}),
+	)
+	if err != nil {
+		return nil, err
+	}
+	in.v = v
+	return in, nil
+}
+
+func (in *instance) close() {
+	_ = in.v.Close()
+	if os.Getenv("UIBENCH_KEEP") != "" {
+		fmt.Fprintln(os.Stderr, "uibench: kept", in.dir)
+		return
+	}
+	os.RemoveAll(in.dir)
+}
+
+// visibleHook records, after every UI batch, each request whose row is in the
+// sidebar and whose surface is on screen, and tells the bench client.
+const visibleHook = `
+local chan = ...
+local ui = require('claudenova.ui')
+local orig = ui.apply
+local seen = {}
+ui.apply = function(batch)
+  orig(batch)
+  local panel = require('claudenova.ui.panel').current
+  local props = require('claudenova.ui.proposal').open_
+  local sb = require('claudenova.ui.sidebar')
+  local rows = {}
+  for _, id in pairs(sb.rows) do rows[id] = true end
+  for id, r in pairs(require('claudenova.ui.state').requests) do
+    local visible = (panel and panel.id == id and vim.api.nvim_win_is_valid(panel.win)) or (props[id] ~= nil)
+    if not seen[id] and rows[id] and visible then
+      seen[id] = true
+      local s, us = vim.uv.gettimeofday()
+      vim.rpcnotify(chan, 'visible', id, s, us)
+    end
+  end
+end
+`
+
+func (b *bench) latency(lines, n int) ([]time.Duration, error) {
+	in, err := b.start(nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer in.close()
+	var steps []string
+	if lines == 0 {
+		for i := 0; i < n; i++ {
+			steps = append(steps, fmt.Sprintf(`{"ask":{"tool_name":"Bash","request_id":"bench-%04d","input":{"command":"make test-%d","description":"run it"}}}`, i, i))
+		}
+	} else {
+		var sb strings.Builder
+		for i := 0; i < lines; i++ {
+			fmt.Fprintf(&sb, "line %d of the benchmark file, some text to make it realistic\n", i)
+		}
+		path := filepath.Join(in.project, "big.txt")
+		if err := os.WriteFile(path, []byte(sb.String()), 0o644); err != nil {
+			return nil, err
+		}
+		for i := 0; i < n; i++ {
+			k := (i * 7919) % lines
+			input, _ := json.Marshal(map[string]any{"file_path": path, "old_string": fmt.Sprintf("line %d of the", k), "new_string": fmt.Sprintf("LINE %d of the", k)})
+			steps = append(steps, fmt.Sprintf(`{"ask":{"tool_name":"Edit","request_id":"bench-%04d","input":%s}}`, i, input))
+		}
+	}
+	if err := os.WriteFile(in.script, []byte(strings.Join(steps, "\n")+"\n"), 0o644); err != nil {
+		return nil, err
+	}
+	visible := make(chan [2]any, n)
+	if err := in.v.RegisterHandler("visible", func(id string, s, us int64) {
+		visible <- [2]any{id, time.Unix(s, us*1000)}
+	}); err != nil {
+		return nil, err
+	}
+	if err := in.v.ExecLua(visibleHook, nil, in.v.ChannelID()); err != nil {
+		return nil, err
+	}
+	if err := in.v.Command("ClaudeNova"); err != nil {
+		return nil, err
+	}
+	if err := in.v.Command("ClaudeNova new go"); err != nil {
+		return nil, err
+	}
+	seen := map[string]time.Time{}
+	for i := 0; i < n; i++ {
+		select {
+		case ev := <-visible:
+			id := ev[0].(string)
+			seen[id] = ev[1].(time.Time)
+			if err := in.v.ExecLua("require('claudenova').decide(..., 'deny')", nil, id); err != nil {
+				return nil, err
+			}
+		case <-time.After(30 * time.Second):
+			var dbg string
+			_ = in.v.ExecLua(`local st = require('claudenova.ui.state')
+				local p = require('claudenova.ui.panel').current
+				return vim.inspect({ pending = vim.tbl_keys(st.requests), panel = p and p.id, notes = _G.claudenova_test.notes, mode = vim.api.nvim_get_mode() })`, &dbg)
+			return nil, fmt.Errorf("request %d never became visible; ui: %s", i, dbg)
+		}
+	}
+	sent, err := sentTimes(in.log)
+	if err != nil {
+		return nil, err
+	}
+	var out []time.Duration
+	for id, vis := range seen {
+		rid := id[strings.IndexByte(id, ':')+1:]
+		if st, ok := sent[rid]; ok {
+			out = append(out, vis.Sub(st))
+		}
+	}
+	return out, nil
+}
+
+// sentTimes reads when the fake claude wrote each can_use_tool line.
+func sentTimes(log string) (map[string]time.Time, error) {
+	f, err := os.Open(log)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	out := map[string]time.Time{}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	for sc.Scan() {
+		var ev struct {
+			T         string `json:"t"`
+			TS        string `json:"ts"`
+			Type      string `json:"type"`
+			Subtype   string `json:"subtype"`
+			RequestID string `json:"request_id"`
+		}
+		if json.Unmarshal(sc.Bytes(), &ev) != nil || ev.T != "sent" || ev.Type != "control_request" || ev.Subtype != "can_use_tool" {
+			continue
+		}
+		ts, err := time.Parse("2006-01-02T15:04:05.999999Z", ev.TS)
+		if err != nil {
+			return nil, fmt.Errorf("timestamp %q: %w", ev.TS, err)
+		}
+		out[ev.RequestID] = ts
+	}
+	return out, sc.Err()
+}
+
+// partialScript: partial-message deltas at full speed (stream_event lines,
+// as claude prints them with --include-partial-messages), each burst closed
+// by the whole assistant message, ten turns' worth.
+func partialScript() ([]string, int) {
+	var steps []string
+	for i := 0; i < 10; i++ {
+		steps = append(steps, `{"stream_text":{"n":2000,"chunk":"streaming partial text, a line of forty.\n"}}`)
+	}
+	return append(steps, `{"result":true}`), 10 * 2001
+}
+
+// floodScript: thousands of whole assistant messages as fast as possible.
+func floodScript() ([]string, int) {
+	const says = 6000
+	var steps []string
+	for i := 0; i < says; i++ {
+		steps = append(steps, fmt.Sprintf(`{"say":"paragraph %d: the quick brown fox jumps over the lazy dog, again and again, to fill the transcript."}`, i))
+	}
+	return append(steps, `{"result":true}`), says
+}
+
+// stall streams from `sessions` fake claudes at full speed while a second
+// client times trivial round-trips to Neovim.
+func (b *bench) stall(sessions int, script func() ([]string, int)) ([]time.Duration, int64, int, error) {
+	in, err := b.start(nil, nil)
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	defer in.close()
+	steps, lines := script()
+	if err := os.WriteFile(in.script, []byte(strings.Join(steps, "\n")+"\n"), 0o644); err != nil {
+		return nil, 0, 0, err
+	}
+	var probe *nvim.Nvim
+	for i := 0; i < 250; i++ {
+		if probe, err = nvim.Dial(in.sock); err == nil {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err != nil {
+		return nil, 0, 0, fmt.Errorf("second client: %w", err)
+	}
+	defer probe.Close()
+	_ = in.v.ExecLua(`local ui = require('claudenova.ui'); local orig = ui.apply
+		_G.uibench = { n = 0, ev = 0, total = 0, max = 0 }
+		ui.apply = function(b)
+			local t0 = vim.uv.hrtime(); orig(b); local d = vim.uv.hrtime() - t0
+			local s = _G.uibench; s.n = s.n + 1; s.total = s.total + d; s.max = math.max(s.max, d)
+			s.top = s.top or {}
+			if d > 10e6 then table.insert(s.top, string.format("%.1fms %s", d / 1e6, b:sub(1, 160))) end
+			local _, c = b:gsub('"event"', ''); s.ev = s.ev + c
+		end`, nil)
+	// Baseline: the same round-trip with nothing streaming.
+	var base []time.Duration
+	for i := 0; i < 300; i++ {
+		t0 := time.Now()
+		var x int
+		if err := probe.Eval("1", &x); err != nil {
+			return nil, 0, 0, err
+		}
+		base = append(base, time.Since(t0))
+		time.Sleep(2 * time.Millisecond)
+	}
+	fmt.Printf("  idle baseline n=%d p50 %.2f ms p99 %.2f ms\n", len(base), ms(pct(base, 50)), ms(pct(base, 99)))
+	var hostPid int
+	for i := 0; i < sessions; i++ {
+		if err := in.v.Command("ClaudeNova new go"); err != nil {
+			return nil, 0, 0, err
+		}
+	}
+	_ = in.v.ExecLua("return vim.fn.jobpid(require('claudenova.host').channel)", &hostPid)
+	// The user watches one transcript (in a split) and the sidebar.
+	_ = in.v.Command("ClaudeNova transcript")
+	_ = in.v.Command("ClaudeNova")
+
+	var mu sync.Mutex
+	var peak int64
+	stop := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(20 * time.Millisecond):
+				if r := vmHWM(hostPid); r > 0 {
+					mu.Lock()
+					peak = max(peak, r)
+					mu.Unlock()
+				}
+			}
+		}
+	}()
+	var rts []time.Duration
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		t0 := time.Now()
+		var x int
+		if err := probe.Eval("1", &x); err != nil {
+			return nil, 0, 0, err
+		}
+		rts = append(rts, time.Since(t0))
+		var idle int
+		if len(rts)%50 == 0 {
+			_ = probe.ExecLua(`local n = 0
+				for _, s in pairs(require('claudenova.ui.state').sessions) do if s.state == 'idle' then n = n + 1 end end
+				return n`, &idle)
+			if idle == sessions {
+				break
+			}
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	close(stop)
+	var st string
+	_ = probe.ExecLua(`local s = _G.uibench or {}; return string.format("%d batches, %d events, apply total %.0f ms, max %.1f ms", s.n or 0, s.ev or 0, (s.total or 0) / 1e6, (s.max or 0) / 1e6)`, &st)
+	fmt.Println("  lua:", st)
+	if os.Getenv("UIBENCH_DEBUG") != "" {
+		var top string
+		_ = probe.ExecLua(`return table.concat(_G.uibench.top or {}, "\n")`, &top)
+		fmt.Println(top)
+	}
+	var notes string
+	_ = probe.ExecLua(`return vim.inspect(_G.claudenova_test.notes)`, &notes)
+	if len(notes) > 4 {
+		fmt.Println("  notes:", notes)
+	}
+	if r := vmHWM(hostPid); r > peak {
+		peak = r
+	}
+	return rts, peak, sessions * lines, nil
+}
+
+// vmHWM is a process's peak resident set size in bytes.
+func vmHWM(pid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(l, "VmHWM:") {
+			f := strings.Fields(l)
+			if len(f) >= 2 {
+				kb, _ := strconv.ParseInt(f[1], 10, 64)
+				return kb * 1024
+			}
+		}
+	}
+	return 0
+}
