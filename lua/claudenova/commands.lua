@@ -9,33 +9,32 @@ local function ui()
   return require("claudenova.ui")
 end
 
-local function rest(args)
-  return table.concat(args, " ")
-end
+-- Subcommands get their words and the raw text after the subcommand name, so
+-- prompts keep their spacing.
 
 ---@type table<string, {desc: string, run: fun(args: string[]), complete?: fun(): string[]}>
 M.subcommands = {
   new = {
     desc = "new [--plan] [prompt]: start a session in the current directory",
-    run = function(args)
+    run = function(args, raw)
       local mode
       if args[1] == "--plan" then
         mode = "plan"
-        table.remove(args, 1)
+        raw = raw:gsub("^%-%-plan%s*", "")
       end
-      local info = nova().new({ prompt = rest(args), mode = mode })
+      local info = nova().new({ prompt = raw, mode = mode })
       ui().open_transcript(info.id)
     end,
     complete = function() return { "--plan" } end,
   },
   send = {
     desc = "send {prompt}: send a prompt to the current session (starts one if none)",
-    run = function(args)
+    run = function(args, raw)
       if #args == 0 then
         ui().prompt()
         return
       end
-      nova().send(rest(args))
+      nova().send(raw)
     end,
   },
   sessions = {
@@ -70,7 +69,7 @@ M.subcommands = {
   review = { desc = "review: show the full request", run = function() ui().review_target() end },
   deny = {
     desc = "deny [message]: deny the request under the cursor (sidebar) or the oldest",
-    run = function(args) ui().decide_target("deny", #args > 0 and rest(args) or nil) end,
+    run = function(args, raw) ui().decide_target("deny", #args > 0 and raw or nil) end,
   },
   sidebar = { desc = "sidebar: toggle the sidebar", run = function() ui().toggle_sidebar() end },
   transcript = { desc = "transcript: open the current session's transcript", run = function() ui().open_transcript() end },
@@ -90,6 +89,7 @@ end
 function M.run(opts)
   local args = vim.deepcopy(opts.fargs)
   local sub = table.remove(args, 1)
+  local raw = (opts.args or ""):gsub("^%s*%S+%s?", "", 1)
   if not sub then
     local ok, err = pcall(ui().toggle_sidebar)
     if not ok then
@@ -102,7 +102,7 @@ function M.run(opts)
     vim.notify(("claudenova: unknown subcommand %q (one of %s)"):format(sub, table.concat(M.names(), ", ")), vim.log.levels.ERROR)
     return
   end
-  local ok, err = pcall(cmd.run, args)
+  local ok, err = pcall(cmd.run, args, raw)
   if not ok then
     vim.notify(tostring(err), vim.log.levels.ERROR)
   end

@@ -27,9 +27,9 @@ func TestHelloTranscript(t *testing.T) {
 	eachNvim(t, func(t *testing.T, v nvimVersion) {
 		e := NewEnv(t, v, Options{})
 		id := e.newSession("")
-		e.Cmd("ClaudeNova send hello")
+		e.Cmd("ClaudeNova send hello   spaced  out")
 		e.Eventually(60*time.Second, "assistant reply in the transcript", func() bool {
-			return strings.Contains(e.Transcript(id), "You said: hello")
+			return strings.Contains(e.Transcript(id), "You said: hello   spaced  out")
 		})
 		tr := e.Transcript(id)
 		for _, want := range []string{"## You", "hello", "## Claude", "done ·"} {
@@ -280,6 +280,27 @@ func TestStartupDoesNothingUntilUsed(t *testing.T) {
 			return out`)
 		if len(loaded) != 1 || loaded[0] != "cmd" {
 			t.Errorf("at startup: %v (want only the :ClaudeNova command, no module loaded)", loaded)
+		}
+	})
+}
+
+func TestHelpTags(t *testing.T) {
+	eachNvim(t, func(t *testing.T, v nvimVersion) {
+		e := NewEnv(t, v, Options{NoModel: true, NoSetup: true})
+		for _, tag := range []string{"claudenova", ":ClaudeNova", "claudenova-proposals", "claudenova-config", "ClaudeNovaRequestAdded"} {
+			if err := e.CmdErr("help " + tag); err != nil {
+				t.Errorf(":help %s: %v", tag, err)
+			}
+		}
+		// The checked-in tags file is what :helptags makes of the doc.
+		tmp := t.TempDir()
+		b, _ := os.ReadFile(filepath.Join(root, "doc", "claudenova.txt"))
+		_ = os.WriteFile(filepath.Join(tmp, "claudenova.txt"), b, 0o644)
+		e.Cmd("helptags " + tmp)
+		want, _ := os.ReadFile(filepath.Join(tmp, "tags"))
+		got, _ := os.ReadFile(filepath.Join(root, "doc", "tags"))
+		if string(want) != string(got) {
+			t.Error("doc/tags is stale: run `make helptags`")
 		}
 	})
 }

@@ -19,7 +19,8 @@ local function winbar(r)
   local rel = r.target ~= "" and r.target or r.path
   local bar = ("Proposal · %s %s · %s · :w apply · :q reject"):format(r.tool, rel, r.session_name)
   if keys.allow or keys.deny then
-    bar = bar .. (" · %s / %s"):format(keys.allow or "-", keys.deny or "-")
+    local key = require("claudenova.ui.text").key
+    bar = bar .. (" · %s apply / %s reject"):format(key(keys.allow), key(keys.deny))
   end
   return "%#ClaudeNovaWinbar#" .. bar:gsub("%%", "%%%%")
 end

@@ -39,4 +39,14 @@ function M.fields(fields)
   return out
 end
 
+--- A key as the user types it: <leader>/<localleader> spelled out.
+function M.key(lhs)
+  if not lhs then
+    return "-"
+  end
+  local leader = vim.g.mapleader or "\\"
+  local localleader = vim.g.maplocalleader or "\\"
+  return (lhs:gsub("<[lL]ocal[lL]eader>", localleader):gsub("<[lL]eader>", leader))
+end
+
 return M
