@@ -149,8 +149,7 @@ func TestDeletedOnDiskWhileOpen(t *testing.T) {
 	eachNvim(t, func(t *testing.T, v nvimVersion) {
 		e := NewEnv(t, v, Options{})
 		path := e.WriteFile("gone.txt", "a\nb\n")
-		e.newSession(Seq(Step("Read", map[string]any{"file_path": path}),
-			Step("Edit", map[string]any{"file_path": path, "old_string": "b", "new_string": "B"})))
+		e.newSession(readThenEdit(path, "b", "B"))
 		p, buf := e.WaitProposal()
 		if err := os.Remove(path); err != nil {
 			t.Fatal(err)

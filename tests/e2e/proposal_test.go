@@ -33,12 +33,9 @@ func (e *Env) WaitProposal() (Pending, int) {
 // SetLine replaces line n (1-based) of buf and writes it from its window.
 func (e *Env) SetLineAndWrite(buf, n int, text string) {
 	e.t.Helper()
-	e.Lua(nil, `local buf, n, text = ...
-		vim.api.nvim_buf_set_lines(buf, n - 1, n, false, { text })
-		for _, w in ipairs(vim.api.nvim_list_wins()) do
-			if vim.api.nvim_win_get_buf(w) == buf then vim.api.nvim_set_current_win(w) end
-		end
-		vim.cmd('write')`, buf, n, text)
+	e.Lua(nil, "local buf, n, text = ...; vim.api.nvim_buf_set_lines(buf, n - 1, n, false, { text })", buf, n, text)
+	focusBuf(e, buf)
+	e.Cmd("write")
 }
 
 func read(t *testing.T, p string) string {
@@ -54,8 +51,7 @@ func TestProposalEditWithUserAmendment(t *testing.T) {
 	eachNvim(t, func(t *testing.T, v nvimVersion) {
 		e := NewEnv(t, v, Options{})
 		path := e.WriteFile("a.txt", "line one\nline two\nline three\n")
-		e.newSession(Seq(Step("Read", map[string]any{"file_path": path}),
-			Step("Edit", map[string]any{"file_path": path, "old_string": "line two", "new_string": "line 2"})))
+		e.newSession(readThenEdit(path, "line two", "line 2"))
 		p, buf := e.WaitProposal()
 		if p.Target != "a.txt" {
 			t.Errorf("target %q", p.Target)
@@ -103,14 +99,12 @@ func TestProposalRejectedByClosing(t *testing.T) {
 			eachNvim(t, func(t *testing.T, v nvimVersion) {
 				e := NewEnv(t, v, Options{})
 				path := e.WriteFile("keep.txt", "original\n")
-				e.newSession(Seq(Step("Read", map[string]any{"file_path": path}),
-					Step("Edit", map[string]any{"file_path": path, "old_string": "original", "new_string": "changed"})))
+				e.newSession(readThenEdit(path, "original", "changed"))
 				_, buf := e.WaitProposal()
 				switch how {
 				case "q":
-					e.Lua(nil, `for _, w in ipairs(vim.api.nvim_list_wins()) do
-						if vim.api.nvim_win_get_buf(w) == ... then vim.api.nvim_set_current_win(w) end end
-						vim.cmd('quit')`, buf)
+					focusBuf(e, buf)
+					e.Cmd("quit")
 				default:
 					e.Cmd(how + "! " + itoa(buf))
 				}
@@ -171,8 +165,7 @@ func TestProposalByteExact(t *testing.T) {
 			eachNvim(t, func(t *testing.T, v nvimVersion) {
 				e := NewEnv(t, v, Options{})
 				path := e.WriteFile("f.txt", c.content)
-				e.newSession(Seq(Step("Read", map[string]any{"file_path": path}),
-					Step("Edit", map[string]any{"file_path": path, "old_string": c.old, "new_string": c.new})))
+				e.newSession(readThenEdit(path, c.old, c.new))
 				_, buf := e.WaitProposal()
 				e.SetLineAndWrite(buf, c.line, c.edited)
 				if r := e.WaitToolResult("toolu_s1"); r.IsError {
@@ -210,8 +203,7 @@ func TestProposalNeverClobbers(t *testing.T) {
 	eachNvim(t, func(t *testing.T, v nvimVersion) {
 		e := NewEnv(t, v, Options{})
 		path := e.WriteFile("c.txt", "one\ntwo\n")
-		e.newSession(Seq(Step("Read", map[string]any{"file_path": path}),
-			Step("Edit", map[string]any{"file_path": path, "old_string": "two", "new_string": "TWO"})))
+		e.newSession(readThenEdit(path, "two", "TWO"))
 		p, buf := e.WaitProposal()
 		// Someone else changes the file while the proposal is open.
 		if err := os.WriteFile(path, []byte("one\ntwo\nthree from elsewhere\n"), 0o644); err != nil {
@@ -271,8 +263,7 @@ func TestPanelModeReviewShowsDiff(t *testing.T) {
 	eachNvim(t, func(t *testing.T, v nvimVersion) {
 		e := NewEnv(t, v, Options{Setup: map[string]any{"review_edits": "panel"}})
 		path := e.WriteFile("p.txt", "x\ny\n")
-		e.newSession(Seq(Step("Read", map[string]any{"file_path": path}),
-			Step("Edit", map[string]any{"file_path": path, "old_string": "y", "new_string": "z"})))
+		e.newSession(readThenEdit(path, "y", "z"))
 		p := e.WaitPending(1)[0]
 		if p.Surface != "panel" {
 			t.Fatalf("surface %q", p.Surface)
@@ -301,8 +292,7 @@ func TestProposalRevertedByUserIsNotWritten(t *testing.T) {
 	eachNvim(t, func(t *testing.T, v nvimVersion) {
 		e := NewEnv(t, v, Options{})
 		path := e.WriteFile("r.txt", "keep me\n")
-		e.newSession(Seq(Step("Read", map[string]any{"file_path": path}),
-			Step("Edit", map[string]any{"file_path": path, "old_string": "keep me", "new_string": "changed"})))
+		e.newSession(readThenEdit(path, "keep me", "changed"))
 		_, buf := e.WaitProposal()
 		e.SetLineAndWrite(buf, 1, "keep me") // the user undoes Claude's change
 		r := e.WaitToolResult("toolu_s1")
@@ -313,4 +303,11 @@ func TestProposalRevertedByUserIsNotWritten(t *testing.T) {
 			t.Fatalf("file %q", got)
 		}
 	})
+}
+
+// readThenEdit scripts the model to Read path, then Edit it (the CLI refuses
+// an Edit of a file not read first).
+func readThenEdit(path, old, new string) string {
+	return Seq(Step("Read", map[string]any{"file_path": path}),
+		Step("Edit", map[string]any{"file_path": path, "old_string": old, "new_string": new}))
 }

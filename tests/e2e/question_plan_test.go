@@ -117,11 +117,8 @@ func TestPlanApproveAcceptEdits(t *testing.T) {
 			t.Fatalf("plan buffer %q", lines)
 		}
 		// The user edits the plan, then approves into acceptEdits.
-		e.Lua(nil, `local buf = ...
-			vim.api.nvim_buf_set_lines(buf, -1, -1, false, {"2. and keep a backup"})
-			for _, w in ipairs(vim.api.nvim_list_wins()) do
-				if vim.api.nvim_win_get_buf(w) == buf then vim.api.nvim_set_current_win(w) end
-			end`, buf)
+		e.Lua(nil, `vim.api.nvim_buf_set_lines(..., -1, -1, false, {"2. and keep a backup"})`, buf)
+		focusBuf(e, buf)
 		e.Input(`\a`)
 		r := e.WaitToolResult("toolu_s1")
 		if r.IsError || !strings.Contains(r.Content, "2. and keep a backup") {
@@ -154,8 +151,7 @@ func TestPlanKeepPlanning(t *testing.T) {
 		p := e.WaitPending(1)[0]
 		var buf int
 		e.Eventually(10*time.Second, "plan buffer", func() bool { buf = e.PlanBuf(p.ID); return buf != 0 })
-		e.Lua(nil, `for _, w in ipairs(vim.api.nvim_list_wins()) do
-			if vim.api.nvim_win_get_buf(w) == ... then vim.api.nvim_set_current_win(w) end end`, buf)
+		focusBuf(e, buf)
 		e.Input(`\n`)
 		r := e.WaitToolResult("toolu_s1")
 		if !r.IsError || !strings.Contains(r.Content, "also add tests") {
