@@ -76,10 +76,15 @@ function M.ensure(id)
   vim.bo[buf].modifiable = false
   vim.b[buf].claudenova_session = id
   set_keymaps(buf, id)
-  -- Tree-sitter (which Neovim 0.12 starts for markdown) reparses a buffer on
-  -- every change, shown or not: with several sessions streaming, hidden
-  -- transcripts would cost the most. Highlight only while displayed.
+  -- Where the markdown ftplugin starts tree-sitter (Neovim 0.12), keep it
+  -- running only while the transcript is shown: a streaming transcript in a
+  -- window that is not looked at should not be reparsed. Where it does not
+  -- (0.10), leave highlighting as the user has it.
+  local uses_ts = vim.treesitter.highlighter.active[buf] ~= nil
   local function ts(on)
+    if not uses_ts then
+      return
+    end
     if on then
       pcall(vim.treesitter.start, buf, "markdown")
     else

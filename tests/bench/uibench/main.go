@@ -372,14 +372,20 @@ func (b *bench) stall(sessions int, script func() ([]string, int)) ([]time.Durat
 	}
 	fmt.Printf("  idle baseline n=%d p50 %.2f ms p99 %.2f ms\n", len(base), ms(pct(base, 50)), ms(pct(base, 99)))
 	var hostPid int
+	// Started through the Lua API: `:ClaudeNova new` would also open each
+	// transcript in a split, and nobody watches eight at once.
 	for i := 0; i < sessions; i++ {
-		if err := in.v.Command("ClaudeNova new go"); err != nil {
+		if err := in.v.ExecLua("require('claudenova').new({ prompt = 'go' })", nil); err != nil {
 			return nil, 0, 0, err
 		}
 	}
 	_ = in.v.ExecLua("return vim.fn.jobpid(require('claudenova.host').channel)", &hostPid)
-	// The user watches one transcript (in a split) and the sidebar.
-	_ = in.v.Command("ClaudeNova transcript")
+	// The user watches one transcript (in a split) and the sidebar
+	// (UIBENCH_NO_TRANSCRIPT=1: the sidebar only, to separate our cost from
+	// the markdown highlighting of a shown transcript).
+	if os.Getenv("UIBENCH_NO_TRANSCRIPT") == "" {
+		_ = in.v.Command("ClaudeNova transcript")
+	}
 	_ = in.v.Command("ClaudeNova")
 
 	var mu sync.Mutex
