@@ -325,13 +325,6 @@ func (a *App) Shutdown() {
 	a.wg.Wait()
 }
 
-// KillAll kills every claude process group at once (host is dying).
-func (a *App) KillAll() {
-	for _, s := range a.sessions.All() {
-		s.Proc.Kill()
-	}
-}
-
 func (a *App) note(s *session.Session, text string) {
 	a.transcript(s, s.Transcript.Note(text))
 }

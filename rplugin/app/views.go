@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/approval"
@@ -165,7 +166,8 @@ func sortedKeys(m map[string]any) []string {
 	}
 	// Most important first, the rest alphabetical.
 	rank := map[string]int{"file_path": 0, "path": 1, "pattern": 2, "url": 3, "query": 4, "prompt": 5}
-	sortStrings(keys, func(a, b string) bool {
+	sort.Slice(keys, func(i, j int) bool {
+		a, b := keys[i], keys[j]
 		ra, oka := rank[a]
 		rb, okb := rank[b]
 		switch {
@@ -178,14 +180,6 @@ func sortedKeys(m map[string]any) []string {
 		}
 	})
 	return keys
-}
-
-func sortStrings(s []string, less func(a, b string) bool) {
-	for i := 1; i < len(s); i++ {
-		for j := i; j > 0 && less(s[j], s[j-1]); j-- {
-			s[j], s[j-1] = s[j-1], s[j]
-		}
-	}
 }
 
 func prettyJSON(raw json.RawMessage) string {

@@ -1,7 +1,6 @@
 package approval
 
 import (
-	"encoding/json"
 	"sort"
 	"strconv"
 	"sync"
@@ -21,7 +20,6 @@ type Request struct {
 	Added   int    // +N lines for file changes
 	Removed int    // -M lines for file changes
 	Staged  string // staged proposal file, when Route.Surface == SurfaceProposal
-	Extra   json.RawMessage
 }
 
 // Registry holds pending requests of all sessions. Take removes a request

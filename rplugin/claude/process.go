@@ -418,11 +418,6 @@ func (p *Process) Stop(grace time.Duration) {
 	<-p.done
 }
 
-// Kill ends claude's process group at once.
-func (p *Process) Kill() {
-	_ = syscall.Kill(-p.Pid(), syscall.SIGKILL)
-}
-
 // tail keeps the end of claude's stderr and logs each line.
 type tail struct {
 	mu   sync.Mutex

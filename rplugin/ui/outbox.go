@@ -17,7 +17,6 @@ const (
 	EvSession        = "session"         // Info of one session
 	EvTranscript     = "transcript"      // {session, ops}
 	EvRequestAdded   = "request_added"   // RequestView
-	EvRequestUpdated = "request_updated" // RequestView
 	EvRequestRemoved = "request_removed" // {id, outcome, message}
 	EvPresent        = "present"         // RequestView: open its surface
 	EvNotify         = "notify"          // {msg, level}
@@ -190,32 +189,6 @@ func coalesce(batch []Event) []Event {
 		}
 		if !merged {
 			out = append(out, ev)
-		}
-	}
-	return out
-}
-
-// Recorder is a Sink that keeps events, for tests.
-type Recorder struct {
-	mu     sync.Mutex
-	Events []Event
-}
-
-// Send records an event.
-func (r *Recorder) Send(name string, data any) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.Events = append(r.Events, Event{Name: name, Data: data})
-}
-
-// Named returns the recorded events with the given name.
-func (r *Recorder) Named(name string) []Event {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var out []Event
-	for _, e := range r.Events {
-		if e.Name == name {
-			out = append(out, e)
 		}
 	}
 	return out

@@ -56,10 +56,6 @@ function handlers.request_added(r)
   fire("ClaudeNovaRequestAdded", r)
 end
 
-function handlers.request_updated(r)
-  state.requests[r.id] = r
-end
-
 function handlers.request_removed(data)
   local r = state.requests[data.id]
   state.requests[data.id] = nil
