@@ -43,10 +43,11 @@ func TestParseLine(t *testing.T) {
 // fixtureLines returns claude's stdout lines (<<) of a real transcript.
 func fixtureLines(t testing.TB, name string) [][]byte {
 	t.Helper()
-	p := filepath.Join("..", "..", "..", "shared", "protocol", "claude-code-2.1.328", name)
+	// Copied from shared/protocol/claude-code-2.1.328 (real CLI transcripts).
+	p := filepath.Join("testdata", name)
 	f, err := os.Open(p)
 	if err != nil {
-		t.Skipf("fixture %s not available: %v", name, err)
+		t.Fatalf("fixture %s: %v", name, err)
 	}
 	defer f.Close()
 	var out [][]byte
