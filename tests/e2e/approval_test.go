@@ -78,8 +78,20 @@ func TestBashAllowFromPanel(t *testing.T) {
 		if !strings.Contains(strings.Join(sidebar, "\n"), "Bash `echo hi > allowed.txt`") {
 			t.Errorf("sidebar lacks the row:\n%s", strings.Join(sidebar, "\n"))
 		}
+		var status string
+		e.Lua(&status, "return require('claudenova').status()")
+		if status != "1 pending" {
+			t.Errorf("status() = %q, want \"1 pending\"", status)
+		}
+		if !e.NoteContaining("Bash `echo hi > allowed.txt`") {
+			t.Errorf("no notification naming the request: %v", e.Notes())
+		}
 		e.Input("a")
 		e.Eventually(30*time.Second, "command ran", func() bool { return e.ReadFile("allowed.txt") == "hi\n" })
+		e.Eventually(5*time.Second, "status empty", func() bool {
+			e.Lua(&status, "return require('claudenova').status()")
+			return status == ""
+		})
 		if r := e.WaitToolResult("toolu_s0"); r.IsError {
 			t.Errorf("tool result is an error: %+v", r)
 		}

@@ -304,3 +304,22 @@ func TestHelpTags(t *testing.T) {
 		}
 	})
 }
+
+func TestMissingHostBinarySaysHowToBuild(t *testing.T) {
+	eachNvim(t, func(t *testing.T, v nvimVersion) {
+		// A copy of the plugin without bin/: what a user has before `make`.
+		copyRoot := t.TempDir()
+		for _, dir := range []string{"lua", "plugin", "rplugin"} {
+			if out, err := exec.Command("cp", "-r", filepath.Join(root, dir), copyRoot).CombinedOutput(); err != nil {
+				t.Fatalf("copy %s: %v %s", dir, err, out)
+			}
+		}
+		e := NewEnv(t, v, Options{NoModel: true, NoSetup: true})
+		e.Lua(nil, `vim.opt.rtp:remove(...); vim.opt.rtp:prepend(select(2, ...))
+			for name in pairs(package.loaded) do if name:find("^claudenova") then package.loaded[name] = nil end end`, root, copyRoot)
+		_ = e.CmdErr("ClaudeNova new hi")
+		e.Eventually(5*time.Second, "build instructions", func() bool {
+			return e.NoteContaining("bin/claudenova is missing") && e.NoteContaining(":ClaudeNova build")
+		})
+	})
+}

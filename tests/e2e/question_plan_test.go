@@ -35,6 +35,23 @@ func TestQuestionSingleSelect(t *testing.T) {
 	})
 }
 
+func TestQuestionFloatPicker(t *testing.T) {
+	eachNvim(t, func(t *testing.T, v nvimVersion) {
+		e := NewEnv(t, v, Options{Setup: map[string]any{"questions": map[string]any{"ui": "float"}}})
+		e.newSession(Seq(Step("AskUserQuestion", map[string]any{"questions": []any{question("Which lib?", "Lib", false, "A", "B")}})))
+		e.Eventually(20*time.Second, "picker float", func() bool {
+			var cfg map[string]any
+			e.Lua(&cfg, "return vim.api.nvim_win_get_config(0)")
+			return cfg["relative"] == "editor"
+		})
+		e.Input("2") // the second item: B
+		r := e.WaitToolResult("toolu_s0")
+		if r.IsError || !strings.Contains(r.Content, `"Which lib?"="B"`) {
+			t.Fatalf("tool result %+v", r)
+		}
+	})
+}
+
 func TestQuestionMultiSelectAndOther(t *testing.T) {
 	eachNvim(t, func(t *testing.T, v nvimVersion) {
 		e := NewEnv(t, v, Options{})
