@@ -51,6 +51,7 @@ func TestProposalEditWithUserAmendment(t *testing.T) {
 	eachNvim(t, func(t *testing.T, v nvimVersion) {
 		e := NewEnv(t, v, Options{})
 		path := e.WriteFile("a.txt", "line one\nline two\nline three\n")
+		e.Cmd("edit " + path) // the user has the real file open
 		e.newSession(readThenEdit(path, "line two", "line 2"))
 		p, buf := e.WaitProposal()
 		if p.Target != "a.txt" {
@@ -75,6 +76,12 @@ func TestProposalEditWithUserAmendment(t *testing.T) {
 		if got, want := read(t, path), "line one\nline 2\nline three, amended by the user\n"; got != want {
 			t.Fatalf("file on disk %q, want %q", got, want)
 		}
+		// The buffer of the real file is reloaded once claude has written it.
+		e.Eventually(10*time.Second, "real file's buffer reloaded", func() bool {
+			var lines []string
+			e.Lua(&lines, "return vim.api.nvim_buf_get_lines(vim.fn.bufnr(...), 0, -1, false)", path)
+			return strings.Join(lines, "\n") == "line one\nline 2\nline three, amended by the user"
+		})
 		e.Eventually(5*time.Second, "proposal closed", func() bool { return e.ProposalBuf(p.ID) == 0 && len(e.Pending()) == 0 })
 	})
 }
