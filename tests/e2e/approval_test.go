@@ -225,3 +225,41 @@ func TestQuitDeniesPending(t *testing.T) {
 		})
 	})
 }
+
+func TestSidebarKeepsCursorAndFocus(t *testing.T) {
+	eachNvim(t, func(t *testing.T, v nvimVersion) {
+		e, _ := faultEnv(t, v, func(string) []string {
+			return []string{
+				`{"ask_nowait":{"tool_name":"Bash","request_id":"req-a","input":{"command":"echo a"}}}`,
+				`{"ask_nowait":{"tool_name":"Bash","request_id":"req-b","input":{"command":"echo b"}}}`,
+				`{"wait_stdin_line_matching":"req-a"}`,
+				`{"ask_nowait":{"tool_name":"Bash","request_id":"req-c","input":{"command":"echo c"}}}`,
+			}
+		})
+		e.newSession("go")
+		e.WaitPending(2)
+		e.Cmd("ClaudeNova") // focus is in the sidebar now
+		e.Lua(nil, `local sb = require('claudenova.ui.sidebar')
+			for lnum, id in pairs(sb.rows) do if id == "1:req-b" then vim.api.nvim_win_set_cursor(0, {lnum, 0}) end end`)
+		// Answer req-a from elsewhere: its row goes, req-c arrives; the cursor stays on req-b.
+		e.Lua(nil, "require('claudenova').decide('1:req-a', 'deny')")
+		e.Eventually(10*time.Second, "req-c arrived", func() bool {
+			for _, p := range e.Pending() {
+				if p.ID == "1:req-c" {
+					return true
+				}
+			}
+			return false
+		})
+		var under string
+		e.Lua(&under, "return require('claudenova.ui.sidebar').id_under_cursor() or ''")
+		if under != "1:req-b" {
+			t.Fatalf("cursor on %q after re-render, want 1:req-b", under)
+		}
+		var ft string
+		e.Lua(&ft, "return vim.bo.filetype")
+		if ft != "claudenova-sidebar" {
+			t.Fatalf("focus moved to %q when a request arrived", ft)
+		}
+	})
+}

@@ -65,14 +65,19 @@ function handlers.request_removed(data)
   fire("ClaudeNovaRequestDecided", { id = data.id, session = data.session, outcome = data.outcome, request = r })
 end
 
+-- Requests the user asked to see again (their surface takes focus).
+local asked = {}
+
 function handlers.present(r)
   state.requests[r.id] = r
+  local opts = { focus = asked[r.id] }
+  asked[r.id] = nil
   local mod = surface_module(r.surface)
   if mod == "claudenova.ui.question" then
     -- Pickers may block (inputlist): never inside Go's call.
-    vim.schedule(function() require(mod).open(r) end)
+    vim.schedule(function() require(mod).open(r, opts) end)
   elseif mod then
-    require(mod).open(r)
+    require(mod).open(r, opts)
   end
 end
 
@@ -179,6 +184,7 @@ function M.deny_with_message(id, via)
 end
 
 function M.present(id)
+  asked[id] = true
   host().request("present", { id = id })
 end
 
@@ -209,7 +215,7 @@ function M.review_target()
   end
   local r = state.requests[id]
   if r.surface == "panel" then
-    require("claudenova.ui.panel").open(r, { review = true })
+    require("claudenova.ui.panel").open(r, { review = true, focus = true })
   else
     M.present(id)
   end

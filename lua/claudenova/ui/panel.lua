@@ -86,7 +86,7 @@ local function set_keymaps(buf, r)
   local maps = {
     allow = { function() ui().decide(r.id, "allow", nil, "surface") end, "Allow" },
     allow_session = { function() ui().decide(r.id, "allow_session", nil, "surface") end, "Allow for the session" },
-    review = { function() M.open(r, { review = not (M.current and M.current.review) }) end, "Toggle the full review" },
+    review = { function() M.open(r, { review = not (M.current and M.current.review), focus = true }) end, "Toggle the full review" },
     deny = { function() ui().deny_with_message(r.id, "surface") end, "Deny with an optional message" },
     close = { M.close, "Hide the panel (the request stays pending)" },
   }
@@ -101,11 +101,10 @@ end
 --- Show request r. opts.review expands the full input and diff.
 function M.open(r, opts)
   opts = opts or {}
-  if M.current and M.current.id ~= r.id and vim.api.nvim_win_is_valid(M.current.win) and not opts.force then
-    -- Another request is on screen: do not replace it under the user's hands.
-    if not opts.review then
-      return
-    end
+  if M.current and M.current.id ~= r.id and vim.api.nvim_win_is_valid(M.current.win) and not (opts.focus or opts.review) then
+    -- Another request is on screen and this one just arrived: do not
+    -- replace it under the user's hands (its row is in the sidebar).
+    return
   end
   M.close()
   local lines, hls = render(r, opts.review)
@@ -127,8 +126,11 @@ function M.open(r, opts)
   end
   width = math.min(width + 2, math.max(20, vim.o.columns - 6))
   local height = math.min(#lines, math.max(3, vim.o.lines - 6))
+  -- Take focus like a dialog, except from someone typing or working the
+  -- sidebar (the row under their cursor must stay theirs).
   local mode = vim.api.nvim_get_mode().mode
-  local enter = not (mode:find("^i") or mode:find("^c") or mode:find("^R"))
+  local in_sidebar = vim.bo.filetype == "claudenova-sidebar"
+  local enter = opts.focus or not (mode:find("^i") or mode:find("^c") or mode:find("^R") or in_sidebar)
   local win = vim.api.nvim_open_win(buf, enter, {
     relative = "editor",
     row = math.floor((vim.o.lines - height) / 2) - 1,

@@ -63,7 +63,7 @@ local function set_keymaps(buf)
       with_row(function(id)
         local r = state.requests[id]
         if r and r.surface == "panel" then
-          require("claudenova.ui.panel").open(r, { review = true })
+          require("claudenova.ui.panel").open(r, { review = true, focus = true })
         else
           ui().present(id)
         end
