@@ -1,11 +1,9 @@
 package app
 
 import (
-	"bufio"
-	"encoding/json"
 	"fmt"
+	"github.com/claude-nova/claude-nova.nvim/tests/testkit"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -19,14 +17,13 @@ import (
 var fakeClaude string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "app-test-")
+	dir, err := os.MkdirTemp("", "fakeclaude-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	fakeClaude = filepath.Join(dir, "fakeclaude")
-	if b, err := exec.Command("go", "build", "-o", fakeClaude, "../../tests/cmd/fakeclaude").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "build fakeclaude: %v\n%s", err, b)
+	if fakeClaude, err = testkit.BuildFakeClaude(dir); err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	code := m.Run()
@@ -100,32 +97,11 @@ func (f *fixture) waitPending(n int) []RequestView {
 	return nil
 }
 
-// answers returns the PermissionResults the fake claude received, by request id.
-func (f *fixture) answers() map[string][]map[string]any {
-	out := map[string][]map[string]any{}
-	file, err := os.Open(f.log)
-	if err != nil {
-		return out
-	}
-	defer file.Close()
-	sc := bufio.NewScanner(file)
-	sc.Buffer(make([]byte, 1<<20), 16<<20)
-	for sc.Scan() {
-		var ev struct {
-			T, Type, Line string
-		}
-		if json.Unmarshal(sc.Bytes(), &ev) != nil || ev.T != "recv" || ev.Type != "control_response" {
-			continue
-		}
-		var cr struct {
-			Response struct {
-				RequestID string         `json:"request_id"`
-				Response  map[string]any `json:"response"`
-			} `json:"response"`
-		}
-		if json.Unmarshal([]byte(ev.Line), &cr) == nil && cr.Response.Response["behavior"] != nil {
-			out[cr.Response.RequestID] = append(out[cr.Response.RequestID], cr.Response.Response)
-		}
+// answers returns the PermissionResults the fake claude received for id.
+func (f *fixture) answers(id string) []map[string]any {
+	var out []map[string]any
+	for _, a := range testkit.AnswersFor(f.log, id) {
+		out = append(out, a.Response)
 	}
 	return out
 }
@@ -134,7 +110,7 @@ func (f *fixture) waitAnswers(id string, n int) []map[string]any {
 	f.t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
-		if a := f.answers()[id]; len(a) >= n {
+		if a := f.answers(id); len(a) >= n {
 			return a
 		}
 		time.Sleep(10 * time.Millisecond)
@@ -157,7 +133,7 @@ func TestRegisteredBeforeSurfacedAndAnsweredOnce(t *testing.T) {
 	}
 	a := f.waitAnswers("r1", 1)
 	time.Sleep(100 * time.Millisecond)
-	if n := len(f.answers()["r1"]); n != 1 {
+	if n := len(f.answers("r1")); n != 1 {
 		t.Fatalf("%d answers", n)
 	}
 	perms, _ := a[0]["updatedPermissions"].([]any)
@@ -227,7 +203,7 @@ func TestWithdrawnRequestsAreNeverAnswered(t *testing.T) {
 		t.Fatalf("decide after cancel: %v", err)
 	}
 	time.Sleep(300 * time.Millisecond)
-	if n := len(f.answers()["c1"]); n != 0 {
+	if n := len(f.answers("c1")); n != 0 {
 		t.Fatalf("withdrawn request answered %d times", n)
 	}
 	b, _ := os.ReadFile(f.log)

@@ -5,9 +5,9 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/claude-nova/claude-nova.nvim/tests/testkit"
 	"log/slog"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -19,15 +19,13 @@ import (
 var fakeClaude string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "claude-pkg-")
+	dir, err := os.MkdirTemp("", "fakeclaude-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	fakeClaude = filepath.Join(dir, "fakeclaude")
-	cmd := exec.Command("go", "build", "-o", fakeClaude, "../../tests/cmd/fakeclaude")
-	if b, err := cmd.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "build fakeclaude: %v\n%s", err, b)
+	if fakeClaude, err = testkit.BuildFakeClaude(dir); err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	code := m.Run()

@@ -10,7 +10,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -22,6 +21,7 @@ import (
 	"github.com/neovim/go-client/nvim"
 
 	"github.com/claude-nova/claude-nova.nvim/tests/fakemodel"
+	"github.com/claude-nova/claude-nova.nvim/tests/testkit"
 )
 
 // root is the repository root (where bin/claudenova lives).
@@ -444,11 +444,8 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	fakeClaudePath = filepath.Join(dir, "fakeclaude")
-	cmd := exec.Command("go", "build", "-o", fakeClaudePath, "./tests/cmd/fakeclaude")
-	cmd.Dir = root
-	if b, err := cmd.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "build fakeclaude: %v\n%s", err, b)
+	if fakeClaudePath, err = testkit.BuildFakeClaude(dir); err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	code := m.Run()

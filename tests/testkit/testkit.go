@@ -1,0 +1,77 @@
+// Package testkit holds what several test packages need from the fake
+// claude: building it once, and reading the answers it logged.
+package testkit
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// BuildFakeClaude builds tests/cmd/fakeclaude into dir and returns its path.
+func BuildFakeClaude(dir string) (string, error) {
+	out := filepath.Join(dir, "fakeclaude")
+	cmd := exec.Command("go", "build", "-o", out, "github.com/claude-nova/claude-nova.nvim/tests/cmd/fakeclaude")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("build fakeclaude: %w\n%s", err, b)
+	}
+	return out, nil
+}
+
+// Answer is one control_response the fake claude received for a
+// can_use_tool request.
+type Answer struct {
+	RequestID string
+	Behavior  string
+	Response  map[string]any // the PermissionResult
+}
+
+// FakeAnswers reads the fake claude's log (FAKECLAUDE_LOG): every answer to a
+// permission request, in the order received.
+func FakeAnswers(logPath string) []Answer {
+	f, err := os.Open(logPath)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	var out []Answer
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	for sc.Scan() {
+		var ev struct {
+			T    string `json:"t"`
+			Type string `json:"type"`
+			Line string `json:"line"`
+		}
+		if json.Unmarshal(sc.Bytes(), &ev) != nil || ev.T != "recv" || ev.Type != "control_response" {
+			continue
+		}
+		var cr struct {
+			Response struct {
+				RequestID string         `json:"request_id"`
+				Response  map[string]any `json:"response"`
+			} `json:"response"`
+		}
+		if json.Unmarshal([]byte(ev.Line), &cr) != nil || !strings.Contains(ev.Line, `"behavior"`) {
+			continue
+		}
+		b, _ := cr.Response.Response["behavior"].(string)
+		out = append(out, Answer{RequestID: cr.Response.RequestID, Behavior: b, Response: cr.Response.Response})
+	}
+	return out
+}
+
+// AnswersFor returns the answers to one request id.
+func AnswersFor(logPath, id string) []Answer {
+	var out []Answer
+	for _, a := range FakeAnswers(logPath) {
+		if a.RequestID == id {
+			out = append(out, a)
+		}
+	}
+	return out
+}
