@@ -19,10 +19,20 @@ M.groups = {
   ClaudeNovaWinbar = { link = "WinBar", desc = "Proposal and plan winbars" },
 }
 
-function M.setup()
+local function apply()
   for name, spec in pairs(M.groups) do
     vim.api.nvim_set_hl(0, name, { link = spec.link, default = true })
   end
+end
+
+--- Define the groups (again after every colorscheme change, which clears them).
+function M.setup()
+  apply()
+  vim.api.nvim_create_autocmd("ColorScheme", {
+    group = vim.api.nvim_create_augroup("ClaudeNovaHighlights", { clear = true }),
+    desc = "claude-nova: restore default highlight links",
+    callback = apply,
+  })
 end
 
 return M

@@ -323,3 +323,23 @@ func TestMissingHostBinarySaysHowToBuild(t *testing.T) {
 		})
 	})
 }
+
+func TestHighlightsAreDefaultLinksThatSurviveColorschemes(t *testing.T) {
+	eachNvim(t, func(t *testing.T, v nvimVersion) {
+		e := NewEnv(t, v, Options{NoModel: true, NoSetup: true})
+		e.Cmd("ClaudeNova") // first use, no setup() call
+		e.Cmd("colorscheme default")
+		var link string
+		e.Lua(&link, "return vim.api.nvim_get_hl(0, { name = 'ClaudeNovaTool' }).link or ''")
+		if link != "Function" {
+			t.Fatalf("ClaudeNovaTool links to %q after a colorscheme change", link)
+		}
+		// default = true: a user's own definition wins.
+		e.Lua(nil, "vim.api.nvim_set_hl(0, 'ClaudeNovaTool', { fg = '#ff0000' }); require('claudenova.highlights').setup()")
+		var fg int
+		e.Lua(&fg, "return vim.api.nvim_get_hl(0, { name = 'ClaudeNovaTool' }).fg or 0")
+		if fg != 0xff0000 {
+			t.Fatalf("user highlight overridden: fg %x", fg)
+		}
+	})
+}

@@ -1,6 +1,7 @@
 -- The front end's entry point: Go calls M.apply with a batch of events; the
 -- user's gestures go back to Go through claudenova.host.
 local state = require("claudenova.ui.state")
+require("claudenova.highlights").setup() -- also without setup(): first use of any surface
 
 local M = {}
 M.state = state
