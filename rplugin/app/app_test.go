@@ -1,7 +1,6 @@
 package app
 
 import (
-	"fmt"
 	"github.com/claude-nova/claude-nova.nvim/tests/testkit"
 	"os"
 	"path/filepath"
@@ -16,20 +15,7 @@ import (
 
 var fakeClaude string
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "fakeclaude-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	if fakeClaude, err = testkit.BuildFakeClaude(dir); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testkit.MainWithFakeClaude(m, &fakeClaude) }
 
 // recorder is a ui.Sink that keeps events.
 type recorder struct {

@@ -5,6 +5,7 @@ package approval
 
 import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/proposal"
 )
 
 // Surface is the UI that presents a request.
@@ -34,11 +35,9 @@ type Route struct {
 	Reason  string
 }
 
-// FileChangeTools are the tools whose result can be staged as a proposal.
-var fileChangeTools = map[string]bool{"Write": true, "Edit": true, "Update": true, "MultiEdit": true}
-
-// IsFileChange reports whether tool changes a file in a way we can reconstruct.
-func IsFileChange(tool string) bool { return fileChangeTools[tool] }
+// IsFileChange reports whether tool changes a file in a way we can
+// reconstruct; the proposal package, which reconstructs them, owns the list.
+func IsFileChange(tool string) bool { return proposal.IsFileChange(tool) }
 
 // Present routes a request (DESIGN.md §3). stage is called only for file
 // changes under ReviewProposal; an error from it sends the request to the

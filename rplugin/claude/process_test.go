@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"fmt"
 	"github.com/claude-nova/claude-nova.nvim/tests/testkit"
 	"log/slog"
 	"os"
@@ -18,20 +17,7 @@ import (
 
 var fakeClaude string
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "fakeclaude-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	if fakeClaude, err = testkit.BuildFakeClaude(dir); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testkit.MainWithFakeClaude(m, &fakeClaude) }
 
 func startFake(t *testing.T, script string, env ...string) (*Process, *syncWriter) {
 	t.Helper()

@@ -438,17 +438,4 @@ func (e *Env) LogText() string {
 // fakeClaudePath is built once by TestMain.
 var fakeClaudePath string
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "fakeclaude-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	if fakeClaudePath, err = testkit.BuildFakeClaude(dir); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testkit.MainWithFakeClaude(m, &fakeClaudePath) }

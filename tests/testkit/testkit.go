@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"testing"
 )
 
 // BuildFakeClaude builds tests/cmd/fakeclaude into dir and returns its path.
@@ -20,6 +21,25 @@ func BuildFakeClaude(dir string) (string, error) {
 		return "", fmt.Errorf("build fakeclaude: %w\n%s", err, b)
 	}
 	return out, nil
+}
+
+// MainWithFakeClaude is a TestMain body: it builds the fake claude into a
+// temporary folder, stores its path in *path, runs the tests, cleans up and
+// exits with their status.
+func MainWithFakeClaude(m *testing.M, path *string) {
+	dir, err := os.MkdirTemp("", "fakeclaude-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	if *path, err = BuildFakeClaude(dir); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
 }
 
 // Answer is one control_response the fake claude received for a
