@@ -40,14 +40,24 @@ type Config struct {
 	Spawner        *Spawner // starts the process (nil: from the calling thread)
 }
 
-// Argv returns the full argument vector for cfg.
-func Argv(cfg Config) ([]string, error) {
-	words, err := shellquote.Split(cfg.Command)
+// SplitCommand splits the user's cmd option into words the way the host
+// runs it: shell quoting rules, no shell.
+func SplitCommand(cmd string) ([]string, error) {
+	words, err := shellquote.Split(cmd)
 	if err != nil {
-		return nil, fmt.Errorf("split cmd %q: %w", cfg.Command, err)
+		return nil, fmt.Errorf("split cmd %q: %w", cmd, err)
 	}
 	if len(words) == 0 {
 		return nil, errors.New("cmd is empty")
+	}
+	return words, nil
+}
+
+// Argv returns the full argument vector for cfg.
+func Argv(cfg Config) ([]string, error) {
+	words, err := SplitCommand(cfg.Command)
+	if err != nil {
+		return nil, err
 	}
 	argv := append(words, "-p", "--input-format", "stream-json", "--output-format", "stream-json",
 		"--verbose", "--permission-prompt-tool", "stdio")
@@ -63,14 +73,45 @@ func Argv(cfg Config) ([]string, error) {
 	return append(argv, cfg.Args...), nil
 }
 
-// Process is one running claude.
+// writeQueueLen bounds the lines waiting to be written to claude's stdin.
+// Producers never wait on claude: a full queue is an error (claude stopped
+// reading its input), never a stall of the caller.
+const writeQueueLen = 256
+
+// initTimeout is how long user messages wait for claude to answer
+// initialize before they are sent anyway.
+const initTimeout = 60 * time.Second
+
+// ErrBackedUp is returned when claude has stopped reading its input and the
+// write queue is full.
+var ErrBackedUp = errors.New("claude is not reading its input (write queue full)")
+
+// ErrExited is returned for a write to a claude that has exited.
+var ErrExited = errors.New("claude has exited")
+
+// outLine is one line waiting for the writer. user lines wait until claude
+// has answered initialize; close ends the input (done is closed once it is).
+type outLine struct {
+	b     []byte
+	user  bool
+	close chan struct{}
+}
+
+// Process is one running claude. Every line to claude is written by one
+// writer goroutine, in order: initialize first, then everything else; user
+// messages wait until initialize is answered. Nothing that sends to claude
+// waits for claude.
 type Process struct {
 	argv  []string
 	cmd   *exec.Cmd
 	stdin io.WriteCloser
 	log   *slog.Logger
 
-	wmu sync.Mutex // serializes writes to stdin
+	out      chan outLine
+	closing  atomic.Bool
+	initDone chan struct{}
+	initResp json.RawMessage // valid after initDone
+	initErr  error           // valid after initDone
 
 	msgs *queue.Queue[Message]
 
@@ -120,6 +161,7 @@ func Start(cfg Config, log *slog.Logger) (*Process, error) {
 		argv: argv, cmd: cmd, stdin: stdin, log: log,
 		msgs: queue.New[Message](), calls: map[string]chan Message{},
 		stderr: &tail{max: 4096, log: log}, done: make(chan struct{}),
+		out: make(chan outLine, writeQueueLen), initDone: make(chan struct{}),
 	}
 	cmd.Stderr = p.stderr
 	if err := cfg.Spawner.start(cmd); err != nil {
@@ -135,6 +177,16 @@ func Start(cfg Config, log *slog.Logger) (*Process, error) {
 		defer close(readDone)
 		p.read(outR)
 	}()
+	// initialize is queued before anyone else can write: it is the first
+	// line claude reads.
+	initCh, err := p.startControl("initialize", nil)
+	if err != nil {
+		p.initErr = err
+		close(p.initDone)
+	} else {
+		go p.handshake(initCh)
+	}
+	go p.writeLoop()
 	go func() {
 		err := cmd.Wait()
 		// Whatever claude left behind in its group goes with it.
@@ -299,29 +351,133 @@ func (p *Process) failCalls() {
 	}
 }
 
-// Send writes one JSON object as a line to claude's stdin.
-func (p *Process) Send(v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Errorf("encode message: %w", err)
+// handshake waits for claude's answer to initialize, then lets user
+// messages through.
+func (p *Process) handshake(ch chan Message) {
+	defer close(p.initDone)
+	select {
+	case m, ok := <-ch:
+		if !ok {
+			p.initErr = errors.New("initialize: claude exited before answering")
+			return
+		}
+		p.initResp, p.initErr = controlResult("initialize", m)
+		if p.initErr != nil {
+			p.log.Warn("initialize refused", "err", p.initErr)
+		}
+	case <-time.After(initTimeout):
+		p.initErr = fmt.Errorf("initialize: no answer after %s", initTimeout)
+		p.log.Warn("initialize not answered; sending anyway", "after", initTimeout)
+	case <-p.done:
+		p.initErr = errors.New("initialize: claude exited before answering")
 	}
-	b = append(b, '\n')
-	p.wmu.Lock()
-	defer p.wmu.Unlock()
-	if _, err := p.stdin.Write(b); err != nil {
-		return fmt.Errorf("write to claude: %w", err)
-	}
-	return nil
 }
 
-// SendUser sends a user prompt.
+// Initialized is closed once claude answered initialize (or failed to).
+func (p *Process) Initialized() <-chan struct{} { return p.initDone }
+
+// InitResponse is claude's answer to initialize (slash commands, models, …);
+// valid once Initialized is closed.
+func (p *Process) InitResponse() (json.RawMessage, error) {
+	select {
+	case <-p.initDone:
+		return p.initResp, p.initErr
+	default:
+		return nil, errors.New("initialize: not answered yet")
+	}
+}
+
+// writeLoop writes queued lines in order; user lines wait for initialize.
+func (p *Process) writeLoop() {
+	var held [][]byte
+	initDone := p.initDone
+	broken := false
+	write := func(b []byte) {
+		if broken {
+			return
+		}
+		if _, err := p.stdin.Write(b); err != nil {
+			broken = true
+			p.log.Warn("write to claude", "err", err)
+		}
+	}
+	for {
+		select {
+		case l := <-p.out:
+			switch {
+			case l.close != nil:
+				for _, b := range held {
+					write(b)
+				}
+				held = nil
+				_ = p.stdin.Close()
+				close(l.close)
+				return
+			case l.user && initDone != nil:
+				held = append(held, l.b)
+			default:
+				write(l.b)
+			}
+		case <-initDone:
+			initDone = nil
+			for _, b := range held {
+				write(b)
+			}
+			held = nil
+		case <-p.done:
+			return
+		}
+	}
+}
+
+// enqueue hands a line to the writer without waiting for claude.
+func (p *Process) enqueue(l outLine) error {
+	if p.closing.Load() {
+		return ErrExited
+	}
+	select {
+	case <-p.done:
+		return ErrExited
+	default:
+	}
+	select {
+	case p.out <- l:
+		return nil
+	default:
+		return ErrBackedUp
+	}
+}
+
+func encodeLine(v any) ([]byte, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("encode message: %w", err)
+	}
+	return append(b, '\n'), nil
+}
+
+// Send queues one JSON object as a line for claude's stdin.
+func (p *Process) Send(v any) error {
+	b, err := encodeLine(v)
+	if err != nil {
+		return err
+	}
+	return p.enqueue(outLine{b: b})
+}
+
+// SendUser queues a user prompt; it is written once claude has answered
+// initialize.
 func (p *Process) SendUser(text string) error {
-	return p.Send(map[string]any{
+	b, err := encodeLine(map[string]any{
 		"type":               "user",
 		"message":            map[string]any{"role": "user", "content": text},
 		"parent_tool_use_id": nil,
 		"session_id":         "",
 	})
+	if err != nil {
+		return err
+	}
+	return p.enqueue(outLine{b: b, user: true})
 }
 
 // ControlError is an error response from claude to one of our control requests.
@@ -331,8 +487,9 @@ func (e *ControlError) Error() string {
 	return fmt.Sprintf("claude refused %s: %s", e.Subtype, e.Message)
 }
 
-// Control sends a control request and waits for its response body.
-func (p *Process) Control(ctx context.Context, subtype string, fields map[string]any) (json.RawMessage, error) {
+// startControl queues a control request and returns the channel its
+// response arrives on (closed if claude exits first).
+func (p *Process) startControl(subtype string, fields map[string]any) (chan Message, error) {
 	id := fmt.Sprintf("nova-%d", p.nextID.Add(1))
 	req := map[string]any{"subtype": subtype}
 	for k, v := range fields {
@@ -346,6 +503,33 @@ func (p *Process) Control(ctx context.Context, subtype string, fields map[string
 		p.cmu.Lock()
 		delete(p.calls, id)
 		p.cmu.Unlock()
+		return nil, fmt.Errorf("%s: %w", subtype, err)
+	}
+	return ch, nil
+}
+
+func controlResult(subtype string, m Message) (json.RawMessage, error) {
+	var env struct {
+		Response struct {
+			Subtype  string          `json:"subtype"`
+			Error    string          `json:"error"`
+			Response json.RawMessage `json:"response"`
+		} `json:"response"`
+	}
+	if err := json.Unmarshal(m.Raw, &env); err != nil {
+		return nil, fmt.Errorf("%s: decode response: %w", subtype, err)
+	}
+	if env.Response.Subtype == "error" {
+		return nil, &ControlError{Subtype: subtype, Message: env.Response.Error}
+	}
+	return env.Response.Response, nil
+}
+
+// Control sends a control request and waits for its response body. Callers
+// that serve Neovim must not wait here: run it from a goroutine of their own.
+func (p *Process) Control(ctx context.Context, subtype string, fields map[string]any) (json.RawMessage, error) {
+	ch, err := p.startControl(subtype, fields)
+	if err != nil {
 		return nil, err
 	}
 	select {
@@ -353,31 +537,15 @@ func (p *Process) Control(ctx context.Context, subtype string, fields map[string
 		if !ok {
 			return nil, fmt.Errorf("%s: claude exited before answering", subtype)
 		}
-		var env struct {
-			Response struct {
-				Subtype  string          `json:"subtype"`
-				Error    string          `json:"error"`
-				Response json.RawMessage `json:"response"`
-			} `json:"response"`
-		}
-		if err := json.Unmarshal(m.Raw, &env); err != nil {
-			return nil, fmt.Errorf("%s: decode response: %w", subtype, err)
-		}
-		if env.Response.Subtype == "error" {
-			return nil, &ControlError{Subtype: subtype, Message: env.Response.Error}
-		}
-		return env.Response.Response, nil
+		return controlResult(subtype, m)
 	case <-ctx.Done():
-		p.cmu.Lock()
-		delete(p.calls, id)
-		p.cmu.Unlock()
 		return nil, fmt.Errorf("%s: %w", subtype, ctx.Err())
 	case <-p.done:
 		return nil, fmt.Errorf("%s: claude exited before answering", subtype)
 	}
 }
 
-// Respond answers a can_use_tool request.
+// Respond queues the answer to a can_use_tool request.
 func (p *Process) Respond(requestID string, result PermissionResult) error {
 	return p.Send(map[string]any{
 		"type": "control_response",
@@ -397,16 +565,34 @@ func (p *Process) RespondError(requestID, message string) error {
 	})
 }
 
-// Stop ends claude: closes stdin, waits up to grace, then terminates and
-// finally kills its process group. It returns once the process is gone.
+// Stop ends claude: every queued line is written, stdin is closed, then it
+// waits up to grace, terminates and finally kills the process group. It
+// returns once the process is gone.
 func (p *Process) Stop(grace time.Duration) {
-	p.wmu.Lock()
-	_ = p.stdin.Close()
-	p.wmu.Unlock()
-	select {
-	case <-p.done:
-		return
-	case <-time.After(grace):
+	timer := time.NewTimer(grace)
+	defer timer.Stop()
+	expired := false
+	if p.closing.CompareAndSwap(false, true) {
+		closed := make(chan struct{})
+		select {
+		case p.out <- outLine{close: closed}:
+			select {
+			case <-closed:
+			case <-p.done:
+			case <-timer.C:
+				expired = true
+			}
+		case <-p.done:
+		case <-timer.C:
+			expired = true
+		}
+	}
+	if !expired {
+		select {
+		case <-p.done:
+			return
+		case <-timer.C:
+		}
 	}
 	_ = syscall.Kill(-p.Pid(), syscall.SIGTERM)
 	select {

@@ -4,7 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"github.com/claude-nova/claude-nova.nvim/tests/testkit"
+	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -13,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/claude-nova/claude-nova.nvim/tests/testkit"
 )
 
 var fakeClaude string
@@ -76,9 +79,6 @@ func TestProcessHandshakeAskAnswer(t *testing.T) {
 	p, _ := startFake(t, `{"ask":{"tool_name":"Bash","input":{"command":"ls"}}}`+"\n")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if _, err := p.Control(ctx, "initialize", nil); err != nil {
-		t.Fatal(err)
-	}
 	if err := p.SendUser("go"); err != nil {
 		t.Fatal(err)
 	}
@@ -95,6 +95,9 @@ func TestProcessHandshakeAskAnswer(t *testing.T) {
 		t.Fatalf("no tool_result: %s", res.Raw)
 	}
 	// A control request claude refuses comes back as *ControlError.
+	if init, err := p.InitResponse(); err != nil || !strings.Contains(string(init), "commands") {
+		t.Fatalf("initialize response %s %v", init, err)
+	}
 	if _, err := p.Control(ctx, "no_such_subtype", nil); err == nil {
 		t.Fatal("unknown subtype accepted")
 	} else if _, ok := err.(*ControlError); !ok {
@@ -169,5 +172,57 @@ func TestControlAfterExit(t *testing.T) {
 	defer cancel()
 	if _, err := p.Control(ctx, "interrupt", nil); err == nil {
 		t.Fatal("control on a dead process succeeded")
+	}
+}
+
+// The first line claude reads is initialize; user messages wait for its
+// answer even when the prompt is sent at once and the answer is slow.
+func TestInitializeIsFirstAndAnsweredBeforePrompt(t *testing.T) {
+	for i := 0; i < 20; i++ {
+		logPath := filepath.Join(t.TempDir(), "fake.log")
+		p, _ := startFake(t, `{"config":{"control":{"initialize":{"delay_ms":30}}}}`+"\n"+`{"result":true}`+"\n", "FAKECLAUDE_LOG="+logPath)
+		if err := p.SendUser("first prompt"); err != nil {
+			t.Fatal(err)
+		}
+		next(t, p, "result")
+		var recv []string
+		var at []time.Time
+		for _, e := range testkit.ReadLog(logPath) {
+			if e["t"] == "recv" {
+				recv = append(recv, fmt.Sprint(e["type"], "/", e["subtype"]))
+				ts, _ := time.Parse("2006-01-02T15:04:05.000000Z", fmt.Sprint(e["ts"]))
+				at = append(at, ts)
+			}
+		}
+		if len(recv) < 2 || recv[0] != "control_request/initialize" || recv[1] != "user/<nil>" {
+			t.Fatalf("run %d: claude read %v, want initialize then the prompt", i, recv)
+		}
+		// The fake answers initialize 30 ms after reading it: the prompt
+		// may only come after that answer.
+		if gap := at[1].Sub(at[0]); gap < 30*time.Millisecond {
+			t.Fatalf("run %d: the prompt came %s after initialize, before its answer", i, gap)
+		}
+	}
+}
+
+// A full write queue is an error for the caller, never a wait.
+func TestSendNeverWaitsOnClaude(t *testing.T) {
+	p, _ := startFake(t, `{"start":"immediate"}`+"\n"+`{"hang":true}`+"\n")
+	big := strings.Repeat("x", 1<<20)
+	var err error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; i < writeQueueLen+64 && err == nil; i++ {
+			err = p.Send(map[string]any{"type": "keep_alive", "pad": big})
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("Send blocked on a claude that does not read")
+	}
+	if !errors.Is(err, ErrBackedUp) {
+		t.Fatalf("err = %v, want ErrBackedUp", err)
 	}
 }

@@ -95,3 +95,23 @@ func AnswersFor(logPath, id string) []Answer {
 	}
 	return out
 }
+
+// ReadLog returns every entry of the fake claude's log (FAKECLAUDE_LOG), in
+// order, as generic maps.
+func ReadLog(logPath string) []map[string]any {
+	f, err := os.Open(logPath)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	var out []map[string]any
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	for sc.Scan() {
+		var e map[string]any
+		if json.Unmarshal(sc.Bytes(), &e) == nil {
+			out = append(out, e)
+		}
+	}
+	return out
+}

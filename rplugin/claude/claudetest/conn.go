@@ -1,0 +1,242 @@
+// Package claudetest provides an in-memory claude.Conn so that the core of
+// the plugin can be tested without a subprocess: a test pushes the lines
+// claude would print and reads what the plugin wrote back.
+package claudetest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/queue"
+)
+
+// Written is one line the plugin wrote to claude, decoded.
+type Written struct {
+	Type      string         // "user", "control_response", "control_request"
+	RequestID string         // the request an answer is for, or our control request's id
+	Subtype   string         // control request subtype, or "success"/"error" of an answer
+	Value     map[string]any // the whole line
+}
+
+// Result is the PermissionResult of an answer ({"behavior":…}); nil otherwise.
+func (w Written) Result() map[string]any {
+	r, _ := w.Value["response"].(map[string]any)
+	res, _ := r["response"].(map[string]any)
+	return res
+}
+
+// Conn is an in-memory claude.Conn.
+type Conn struct {
+	// OnControl answers our control requests (nil: an empty success). It
+	// runs on the caller's goroutine and may block, like a slow claude.
+	OnControl func(subtype string, fields map[string]any) (json.RawMessage, error)
+
+	mu      sync.Mutex
+	written []Written
+	changed chan struct{}
+	msgs    *queue.Queue[claude.Message]
+	done    chan struct{}
+	exited  bool
+	exitErr error
+	nextID  int
+}
+
+var _ claude.Conn = (*Conn)(nil)
+
+// New returns a running in-memory claude.
+func New() *Conn {
+	return &Conn{changed: make(chan struct{}), msgs: queue.New[claude.Message](), done: make(chan struct{})}
+}
+
+func (c *Conn) record(w Written) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.exited {
+		return claude.ErrExited
+	}
+	// Round-trip through JSON, as the real process would.
+	b, err := json.Marshal(w.Value)
+	if err != nil {
+		return err
+	}
+	var v map[string]any
+	_ = json.Unmarshal(b, &v)
+	w.Value = v
+	c.written = append(c.written, w)
+	close(c.changed)
+	c.changed = make(chan struct{})
+	return nil
+}
+
+// SendUser records a user message.
+func (c *Conn) SendUser(text string) error {
+	return c.record(Written{Type: "user", Value: map[string]any{
+		"type": "user", "message": map[string]any{"role": "user", "content": text},
+	}})
+}
+
+// Respond records an answer.
+func (c *Conn) Respond(requestID string, result claude.PermissionResult) error {
+	return c.record(Written{Type: "control_response", RequestID: requestID, Subtype: "success", Value: map[string]any{
+		"type": "control_response", "response": map[string]any{"subtype": "success", "request_id": requestID, "response": result},
+	}})
+}
+
+// RespondError records an error answer.
+func (c *Conn) RespondError(requestID, message string) error {
+	return c.record(Written{Type: "control_response", RequestID: requestID, Subtype: "error", Value: map[string]any{
+		"type": "control_response", "response": map[string]any{"subtype": "error", "request_id": requestID, "error": message},
+	}})
+}
+
+// Control records the request and answers it with OnControl.
+func (c *Conn) Control(ctx context.Context, subtype string, fields map[string]any) (json.RawMessage, error) {
+	c.mu.Lock()
+	c.nextID++
+	id := fmt.Sprintf("test-%d", c.nextID)
+	c.mu.Unlock()
+	req := map[string]any{"subtype": subtype}
+	for k, v := range fields {
+		req[k] = v
+	}
+	if err := c.record(Written{Type: "control_request", RequestID: id, Subtype: subtype, Value: map[string]any{
+		"type": "control_request", "request_id": id, "request": req,
+	}}); err != nil {
+		return nil, err
+	}
+	if c.OnControl == nil {
+		return json.RawMessage(`{}`), nil
+	}
+	type res struct {
+		b   json.RawMessage
+		err error
+	}
+	ch := make(chan res, 1)
+	go func() {
+		b, err := c.OnControl(subtype, fields)
+		ch <- res{b, err}
+	}()
+	select {
+	case r := <-ch:
+		return r.b, r.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-c.done:
+		return nil, fmt.Errorf("%s: claude exited before answering", subtype)
+	}
+}
+
+// Messages delivers what Push queued.
+func (c *Conn) Messages() <-chan claude.Message { return c.msgs.Out() }
+
+// Done is closed by Exit.
+func (c *Conn) Done() <-chan struct{} { return c.done }
+
+// ExitErr is the error given to Exit.
+func (c *Conn) ExitErr() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.exitErr
+}
+
+// StderrTail is empty.
+func (c *Conn) StderrTail() string { return "" }
+
+// CommandLine names the fake.
+func (c *Conn) CommandLine() string { return "claudetest" }
+
+// InitResponse is an empty answer.
+func (c *Conn) InitResponse() (json.RawMessage, error) {
+	return json.RawMessage(`{"commands":[]}`), nil
+}
+
+// Stop ends the fake like claude exiting after stdin closed.
+func (c *Conn) Stop(time.Duration) { c.Exit(nil) }
+
+// Exit ends the fake: Messages is closed after what was pushed, Done closes.
+func (c *Conn) Exit(err error) {
+	c.mu.Lock()
+	if c.exited {
+		c.mu.Unlock()
+		return
+	}
+	c.exited = true
+	c.exitErr = err
+	close(c.changed)
+	c.changed = make(chan struct{})
+	c.mu.Unlock()
+	c.msgs.Close()
+	close(c.done)
+}
+
+// Push queues a line as if claude printed it. It panics on a line the real
+// parser refuses: tests push valid protocol.
+func (c *Conn) Push(line string) {
+	m, err := claude.ParseLine([]byte(line))
+	if err != nil {
+		panic(fmt.Sprintf("claudetest: bad line %q: %v", line, err))
+	}
+	c.msgs.Push(m)
+}
+
+// PushJSON marshals v and pushes it.
+func (c *Conn) PushJSON(v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	c.Push(string(b))
+}
+
+// Ask pushes a can_use_tool request.
+func (c *Conn) Ask(requestID, tool string, input any, extra map[string]any) {
+	req := map[string]any{"subtype": "can_use_tool", "tool_name": tool, "input": input, "tool_use_id": "toolu_" + requestID}
+	for k, v := range extra {
+		req[k] = v
+	}
+	c.PushJSON(map[string]any{"type": "control_request", "request_id": requestID, "request": req})
+}
+
+// Written returns every line written so far.
+func (c *Conn) Written() []Written {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]Written(nil), c.written...)
+}
+
+// Answers returns the answers written for requestID.
+func (c *Conn) Answers(requestID string) []Written {
+	var out []Written
+	for _, w := range c.Written() {
+		if w.Type == "control_response" && w.RequestID == requestID {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// Wait blocks until cond holds for what was written, or the timeout passes
+// (it reports whether cond held). It wakes on every write, never polls;
+// cond runs without the lock and may call the Conn.
+func (c *Conn) Wait(timeout time.Duration, cond func([]Written) bool) bool {
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	for {
+		c.mu.Lock()
+		ws := append([]Written(nil), c.written...)
+		ch := c.changed
+		c.mu.Unlock()
+		if cond(ws) {
+			return true
+		}
+		select {
+		case <-ch:
+		case <-deadline.C:
+			return false
+		}
+	}
+}
