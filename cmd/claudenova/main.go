@@ -3,10 +3,12 @@
 //	claudenova                 serve msgpack-rpc on stdin/stdout (started by Neovim)
 //	claudenova -manifest NAME  print the remote#host#RegisterPlugin manifest
 //	claudenova -version        print the version
+//	claudenova -split-cmd CMD  print CMD split into words as the host runs it (JSON)
 //	claudenova diff [-cap N] [-U N] A B   unified diff of two files, like diff -u
 package main
 
 import (
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -17,6 +19,7 @@ import (
 	"github.com/neovim/go-client/nvim"
 	"github.com/neovim/go-client/nvim/plugin"
 
+	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/host"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/logging"
 )
@@ -33,10 +36,20 @@ func run(args []string, stdin io.Reader, stdout *os.File, stderr io.Writer) int 
 	fs.SetOutput(stderr)
 	manifest := fs.String("manifest", "", "print the plugin manifest for remote host `name` and exit")
 	version := fs.Bool("version", false, "print the version and exit")
+	splitCmd := fs.String("split-cmd", "", "print `cmd` split into words as the host would run it (a JSON list) and exit")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	switch {
+	case *splitCmd != "":
+		words, err := claude.SplitCommand(*splitCmd)
+		if err != nil {
+			fmt.Fprintln(stderr, "claudenova:", err)
+			return 1
+		}
+		b, _ := json.Marshal(words)
+		fmt.Fprintln(stdout, string(b))
+		return 0
 	case *version:
 		fmt.Fprintln(stdout, host.Version)
 		return 0

@@ -1,7 +1,12 @@
 // Package app is the core of the plugin: it runs sessions, routes each
 // permission request to a surface, and applies the user's gestures. It knows
 // nothing about RPC (see host) or drawing (see the Lua front end); it talks to
-// the UI only through ui.Sink.
+// the UI only through ui.Sink, and to claude only through claude.Conn.
+//
+// Nothing here that serves a call from Neovim waits for claude: answers and
+// messages are queued for each process's writer, and control requests whose
+// outcome takes time (interrupt, mode) run on goroutines of their own and
+// report back as events.
 package app
 
 import (
@@ -18,6 +23,7 @@ import (
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/approval"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/queue"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/ui"
 )
@@ -32,6 +38,9 @@ type Options struct {
 	Model       string            `json:"model"`
 }
 
+// controlTimeout bounds how long a background control request may take.
+const controlTimeout = 30 * time.Second
+
 // App is the plugin core.
 type App struct {
 	log      *slog.Logger
@@ -39,13 +48,16 @@ type App struct {
 	reg      *approval.Registry
 	sessions *session.Manager
 
-	mu   sync.Mutex
-	opts Options
+	// start spawns claude (claude.Start; tests swap in claudetest).
+	start func(cfg claude.Config, log *slog.Logger) (claude.Conn, error)
 
-	proposals *proposals
-	stageMu   sync.Mutex // staging vs. the stale sweep (see permission)
-	spawner   *claude.Spawner
-	wg        sync.WaitGroup
+	mu      sync.Mutex
+	opts    Options
+	workers map[int]*queue.Queue[func()] // per session: gestures that take time, in order
+
+	stageMu sync.Mutex // staging vs. the stale sweep (see permission)
+	spawner *claude.Spawner
+	wg      sync.WaitGroup
 }
 
 // New returns an App that sends UI events to sink.
@@ -55,11 +67,21 @@ func New(sink ui.Sink, log *slog.Logger) *App {
 	}
 	a := &App{
 		log: log, ui: sink, reg: approval.NewRegistry(), sessions: session.NewManager(),
-		opts: Options{Cmd: "claude", ReviewEdits: string(approval.ReviewProposal)},
+		opts:    Options{Cmd: "claude", ReviewEdits: string(approval.ReviewProposal)},
+		workers: map[int]*queue.Queue[func()]{},
 	}
-	a.proposals = newProposals()
 	a.spawner = claude.NewSpawner()
+	a.start = func(cfg claude.Config, log *slog.Logger) (claude.Conn, error) {
+		cfg.Spawner = a.spawner
+		return claude.Start(cfg, log)
+	}
 	return a
+}
+
+// UseStarter replaces how claude is started (tests run the core on
+// in-memory claudes, see package claudetest).
+func (a *App) UseStarter(start func(cfg claude.Config, log *slog.Logger) (claude.Conn, error)) {
+	a.start = start
 }
 
 // Configure replaces the options (sent by Lua's setup and at host start).
@@ -72,11 +94,12 @@ func (a *App) Configure(o Options) error {
 		o.ReviewEdits = string(approval.ReviewProposal)
 	case approval.ReviewProposal, approval.ReviewPanel:
 	default:
-		return fmt.Errorf("review_edits must be \"proposal\" or \"panel\", got %q", o.ReviewEdits)
+		return fmt.Errorf("option 'review_edits' must be \"proposal\" or \"panel\", got %q", o.ReviewEdits)
 	}
-	if o.Storage == "" {
-		o.Storage = filepath.Join(os.TempDir(), "claudenova")
+	if o.Storage == "" || !filepath.IsAbs(o.Storage) {
+		return fmt.Errorf("option 'storage' must be an absolute path, got %q", o.Storage)
 	}
+	o.Storage = filepath.Clean(o.Storage)
 	a.mu.Lock()
 	a.opts = o
 	a.mu.Unlock()
@@ -110,11 +133,17 @@ func validMode(m string) bool {
 	return false
 }
 
-// NewSession starts claude in p.Cwd and sends p.Prompt if given.
+func modeError(m string) error {
+	return fmt.Errorf("unknown permission mode %q (one of %s)", m, strings.Join(ValidModes, ", "))
+}
+
+// NewSession starts claude in p.Cwd and queues p.Prompt if given. It returns
+// once claude is spawned: the prompt is written after claude answered
+// initialize, by the process's writer.
 func (a *App) NewSession(p NewParams) (session.Info, error) {
 	o := a.options()
 	if p.Mode != "" && !validMode(p.Mode) {
-		return session.Info{}, fmt.Errorf("unknown permission mode %q (one of %s)", p.Mode, strings.Join(ValidModes, ", "))
+		return session.Info{}, modeError(p.Mode)
 	}
 	if p.Cwd == "" {
 		wd, err := os.Getwd()
@@ -137,10 +166,10 @@ func (a *App) NewSession(p NewParams) (session.Info, error) {
 	}
 	cfg := claude.Config{
 		Command: o.Cmd, Args: o.Args, Dir: p.Cwd, Env: env,
-		PermissionMode: p.Mode, Model: model, Resume: p.Resume, Spawner: a.spawner,
+		PermissionMode: p.Mode, Model: model, Resume: p.Resume,
 	}
 	s, err := a.sessions.Add(func(id int) (*session.Session, error) {
-		proc, err := claude.Start(cfg, a.log.With("session", id))
+		proc, err := a.start(cfg, a.log.With("session", id))
 		if err != nil {
 			return nil, err
 		}
@@ -150,19 +179,11 @@ func (a *App) NewSession(p NewParams) (session.Info, error) {
 		return session.Info{}, err
 	}
 	a.stageMu.Lock()
-	a.proposals.cleanStale(o.Storage, a.reg, a.log)
+	a.cleanStale(o.Storage)
 	a.stageMu.Unlock()
 	a.ui.Send(ui.EvSession, s.Info())
 	a.wg.Add(1)
 	go a.run(s)
-
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	go func() {
-		defer cancel()
-		if _, err := s.Proc.Control(ctx, "initialize", nil); err != nil {
-			a.log.Warn("initialize failed", "session", s.ID, "err", err)
-		}
-	}()
 	if p.Resume != "" {
 		a.note(s, "Resumed session "+p.Resume)
 	}
@@ -199,7 +220,7 @@ type SendParams struct {
 // Send sends a prompt to a session, starting one when there is none.
 func (a *App) Send(p SendParams) (session.Info, error) {
 	if strings.TrimSpace(p.Prompt) == "" {
-		return session.Info{}, errors.New("empty prompt")
+		return session.Info{}, errors.New("empty prompt: nothing was sent")
 	}
 	s, err := a.session(p.Session)
 	if err != nil && p.Session == 0 {
@@ -224,55 +245,97 @@ func (a *App) send(s *session.Session, prompt string) error {
 	return nil
 }
 
-// Interrupt ends the current turn of a session.
-func (a *App) Interrupt(id int) error {
-	s, err := a.session(id)
-	if err != nil {
-		return err
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if _, err := s.Proc.Control(ctx, "interrupt", nil); err != nil {
-		return fmt.Errorf("interrupt session %d: %w", s.ID, err)
-	}
-	a.note(s, "Interrupted by you.")
-	return nil
+// Outcome says what a command did, in words for the user.
+type Outcome struct {
+	Done    bool   `json:"done"`
+	Message string `json:"message"`
 }
 
-// SetMode switches a session's permission mode.
-func (a *App) SetMode(id int, mode string) error {
+// Interrupt asks claude to end the current turn of a session. It returns at
+// once; a refusal from claude arrives as a notification.
+func (a *App) Interrupt(id int) (Outcome, error) {
+	s, err := a.session(id)
+	if err != nil {
+		return Outcome{}, err
+	}
+	switch s.State() {
+	case session.StateRunning, session.StateWaiting:
+	default:
+		return Outcome{Message: fmt.Sprintf("nothing to interrupt: session %d is %s", s.ID, s.State())}, nil
+	}
+	s.MarkInterrupted()
+	a.background(func(ctx context.Context) {
+		if _, err := s.Proc.Control(ctx, "interrupt", nil); err != nil {
+			a.notify("error", fmt.Sprintf("interrupt of session %d failed: %v", s.ID, err))
+			return
+		}
+		a.note(s, "Interrupted by you.")
+	})
+	return Outcome{Done: true, Message: fmt.Sprintf("interrupt sent to session %d", s.ID)}, nil
+}
+
+// SetMode asks claude to switch a session's permission mode. It returns at
+// once; the switch is noted in the transcript when claude confirms it, a
+// refusal arrives as a notification.
+func (a *App) SetMode(id int, mode string) (Outcome, error) {
 	if !validMode(mode) {
-		return fmt.Errorf("unknown permission mode %q (one of %s)", mode, strings.Join(ValidModes, ", "))
+		return Outcome{}, modeError(mode)
 	}
 	s, err := a.session(id)
 	if err != nil {
-		return err
+		return Outcome{}, err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if _, err := s.Proc.Control(ctx, "set_permission_mode", map[string]any{"mode": mode}); err != nil {
-		return fmt.Errorf("set mode of session %d: %w", s.ID, err)
+	if s.State() == session.StateExited {
+		return Outcome{}, fmt.Errorf("session %d has exited", s.ID)
 	}
-	s.Update("", mode, "", "")
-	a.ui.Send(ui.EvSession, s.Info())
-	a.note(s, "Permission mode: "+mode)
-	return nil
+	a.background(func(ctx context.Context) {
+		if _, err := s.Proc.Control(ctx, "set_permission_mode", map[string]any{"mode": mode}); err != nil {
+			a.notify("error", fmt.Sprintf("session %d could not switch to %s: %v", s.ID, mode, err))
+			return
+		}
+		a.modeChanged(s, mode)
+	})
+	return Outcome{Done: true, Message: fmt.Sprintf("switching session %d to %s", s.ID, mode)}, nil
 }
 
-// Stop ends a session: its pending requests are withdrawn, claude is stopped.
-func (a *App) Stop(id int) error {
+// modeChanged records a session's new permission mode and notes it once,
+// whoever reports it first (our control request or claude's status).
+func (a *App) modeChanged(s *session.Session, mode string) {
+	if s.SetMode(mode) {
+		a.ui.Send(ui.EvSession, s.Info())
+		a.note(s, "Permission mode: "+mode)
+	}
+}
+
+// background runs fn with a bounded context, tracked for Shutdown.
+func (a *App) background(fn func(ctx context.Context)) {
+	a.wg.Add(1)
+	go func() {
+		defer a.wg.Done()
+		ctx, cancel := context.WithTimeout(context.Background(), controlTimeout)
+		defer cancel()
+		fn(ctx)
+	}()
+}
+
+// Stop ends a session: its pending requests are withdrawn at once, claude
+// is stopped in the background (the session reports exited when it is gone).
+func (a *App) Stop(id int) (Outcome, error) {
 	s, err := a.session(id)
 	if err != nil {
-		return err
+		return Outcome{}, err
 	}
-	a.stop(s)
-	return nil
-}
-
-func (a *App) stop(s *session.Session) {
+	if s.State() == session.StateExited {
+		return Outcome{Message: fmt.Sprintf("session %d has already exited", s.ID)}, nil
+	}
 	s.MarkStopping()
 	a.withdrawSession(s.ID, "session stopped")
-	s.Proc.Stop(3 * time.Second)
+	a.wg.Add(1)
+	go func() {
+		defer a.wg.Done()
+		s.Proc.Stop(3 * time.Second)
+	}()
+	return Outcome{Done: true, Message: fmt.Sprintf("stopping session %d", s.ID)}, nil
 }
 
 // Select makes a session current.
@@ -302,11 +365,41 @@ func (a *App) TranscriptLines(id int) ([]string, error) {
 	return s.Transcript.Lines(), nil
 }
 
+// InBackground runs fn on the worker of the session that request id belongs
+// to: gestures that take time (saving a large proposal) run there, in order
+// per session, never on the goroutine that serves Neovim's notifications. An
+// error is shown to the user.
+func (a *App) InBackground(requestID string, fn func() error) {
+	sid := 0
+	if p, ok := a.reg.Get(requestID); ok {
+		sid = p.Session
+	}
+	a.mu.Lock()
+	q, ok := a.workers[sid]
+	if !ok {
+		q = queue.New[func()]()
+		a.workers[sid] = q
+		a.wg.Add(1)
+		go func() {
+			defer a.wg.Done()
+			for f := range q.Out() {
+				f()
+			}
+		}()
+	}
+	a.mu.Unlock()
+	q.Push(func() {
+		if err := fn(); err != nil && !errors.Is(err, ErrNotPending) {
+			a.notify("error", err.Error())
+		}
+	})
+}
+
 // Shutdown answers every pending request with deny (Neovim is quitting) and
 // stops every session. It returns when all claude processes are gone.
 func (a *App) Shutdown() {
 	for _, r := range a.reg.List() {
-		_ = a.decide(r.ID, approval.Decision{Behavior: approval.Deny,
+		_, _ = a.decide(r.ID, approval.Decision{Behavior: approval.Deny,
 			Message: "Neovim is exiting; the user could not answer this request."}, "neovim exiting")
 	}
 	var wg sync.WaitGroup
@@ -322,6 +415,12 @@ func (a *App) Shutdown() {
 		}(s)
 	}
 	wg.Wait()
+	a.mu.Lock()
+	for _, q := range a.workers {
+		q.Close()
+	}
+	a.workers = map[int]*queue.Queue[func()]{}
+	a.mu.Unlock()
 	a.wg.Wait()
 }
 
@@ -336,6 +435,9 @@ func (a *App) transcript(s *session.Session, ops []session.Op) {
 	a.ui.Send(ui.EvTranscript, &session.Update{Session: s.ID, Ops: ops})
 }
 
+// notify tells the user something. The full text is logged; the front end
+// shows it on one line.
 func (a *App) notify(level, msg string) {
+	a.log.Info("notify", "level", level, "msg", msg)
 	a.ui.Send(ui.EvNotify, map[string]any{"msg": msg, "level": level})
 }

@@ -1,7 +1,9 @@
 package app
 
 import (
-	"github.com/claude-nova/claude-nova.nvim/tests/testkit"
+	"encoding/json"
+	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,25 +12,36 @@ import (
 	"time"
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/approval"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/claude/claudetest"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/proposal"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/ui"
+	"github.com/claude-nova/claude-nova.nvim/tests/testkit"
 )
 
 var fakeClaude string
 
 func TestMain(m *testing.M) { testkit.MainWithFakeClaude(m, &fakeClaude) }
 
-// recorder is a ui.Sink that keeps events.
+// recorder is a ui.Sink that keeps events and wakes waiters on each one.
 type recorder struct {
-	mu     sync.Mutex
-	events []ui.Event
+	mu      sync.Mutex
+	events  []ui.Event
+	changed chan struct{}
 }
+
+func newRecorder() *recorder { return &recorder{changed: make(chan struct{})} }
 
 func (r *recorder) Send(name string, data any) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.events = append(r.events, ui.Event{Name: name, Data: data})
+	close(r.changed)
+	r.changed = make(chan struct{})
 }
 
+// names lists the events other than transcript and session updates.
 func (r *recorder) names() []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -41,128 +54,198 @@ func (r *recorder) names() []string {
 	return out
 }
 
-type fixture struct {
-	t   *testing.T
-	app *App
-	rec *recorder
-	log string
-	dir string
-}
-
-func newFixture(t *testing.T, script ...string) *fixture {
+// wait blocks until cond holds for the events (or fails the test).
+func (r *recorder) wait(t *testing.T, what string, cond func([]ui.Event) bool) {
 	t.Helper()
-	dir := t.TempDir()
-	sp, log := filepath.Join(dir, "script.jsonl"), filepath.Join(dir, "fake.log")
-	if err := os.WriteFile(sp, []byte(strings.Join(script, "\n")+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	rec := &recorder{}
-	a := New(rec, nil)
-	if err := a.Configure(Options{Cmd: fakeClaude, Storage: filepath.Join(dir, "storage"),
-		Env: map[string]string{"FAKECLAUDE_SCRIPT": sp, "FAKECLAUDE_LOG": log}}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(a.Shutdown)
-	f := &fixture{t: t, app: a, rec: rec, log: log, dir: dir}
-	if _, err := a.NewSession(NewParams{Prompt: "go", Cwd: dir}); err != nil {
-		t.Fatal(err)
-	}
-	return f
-}
-
-func (f *fixture) waitPending(n int) []RequestView {
-	f.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		if p := f.app.Pending(); len(p) >= n {
-			return p
+	deadline := time.NewTimer(10 * time.Second)
+	defer deadline.Stop()
+	for {
+		r.mu.Lock()
+		evs := append([]ui.Event(nil), r.events...)
+		ch := r.changed
+		r.mu.Unlock()
+		if cond(evs) {
+			return
 		}
-		time.Sleep(10 * time.Millisecond)
+		select {
+		case <-ch:
+		case <-deadline.C:
+			t.Fatalf("timed out waiting for %s; events %v", what, r.names())
+		}
 	}
-	f.t.Fatalf("waited for %d pending; events %v", n, f.rec.names())
-	return nil
 }
 
-// answers returns the PermissionResults the fake claude received for id.
-func (f *fixture) answers(id string) []map[string]any {
-	var out []map[string]any
-	for _, a := range testkit.AnswersFor(f.log, id) {
-		out = append(out, a.Response)
+// notes returns the texts of notify events.
+func (r *recorder) notes() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for _, e := range r.events {
+		if e.Name == ui.EvNotify {
+			out = append(out, fmt.Sprint(e.Data.(map[string]any)["msg"]))
+		}
 	}
 	return out
 }
 
-func (f *fixture) waitAnswers(id string, n int) []map[string]any {
-	f.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		if a := f.answers(id); len(a) >= n {
-			return a
+// transcriptText joins every transcript line sent for session id.
+func (r *recorder) transcriptText(id int) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var b strings.Builder
+	for _, e := range r.events {
+		if u, ok := e.Data.(*session.Update); ok && e.Name == ui.EvTranscript && u.Session == id {
+			for _, op := range u.Ops {
+				b.WriteString(strings.Join(op.Lines, "\n") + "\n")
+			}
 		}
-		time.Sleep(10 * time.Millisecond)
 	}
-	f.t.Fatalf("no answer to %s", id)
-	return nil
+	return b.String()
 }
 
-func TestRegisteredBeforeSurfacedAndAnsweredOnce(t *testing.T) {
-	f := newFixture(t, `{"ask":{"tool_name":"Bash","request_id":"r1","input":{"command":"ls"}}}`)
-	p := f.waitPending(1)[0]
-	if got := f.rec.names(); len(got) < 2 || got[0] != ui.EvRequestAdded || got[1] != ui.EvPresent {
-		t.Fatalf("events %v: the row must come before the surface", got)
+// mem is an App whose sessions run on in-memory claudes.
+type mem struct {
+	t     *testing.T
+	app   *App
+	rec   *recorder
+	dir   string
+	mu    sync.Mutex
+	conns []*claudetest.Conn
+}
+
+func newMem(t *testing.T) *mem {
+	t.Helper()
+	m := &mem{t: t, rec: newRecorder(), dir: t.TempDir()}
+	m.app = New(m.rec, nil)
+	m.app.start = func(claude.Config, *slog.Logger) (claude.Conn, error) {
+		c := claudetest.New()
+		m.mu.Lock()
+		m.conns = append(m.conns, c)
+		m.mu.Unlock()
+		return c, nil
 	}
-	if err := f.app.Decide(DecideParams{ID: p.ID, Via: "surface", Decision: decision("allow_session")}); err != nil {
+	if err := m.app.Configure(Options{Storage: filepath.Join(m.dir, "storage")}); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.app.Decide(DecideParams{ID: p.ID, Via: "surface", Decision: decision("deny")}); err != ErrNotPending {
-		t.Fatalf("second decision: %v, want ErrNotPending", err)
+	t.Cleanup(m.app.Shutdown)
+	return m
+}
+
+// session starts a session and returns its in-memory claude.
+func (m *mem) session(prompt string) (session.Info, *claudetest.Conn) {
+	m.t.Helper()
+	info, err := m.app.NewSession(NewParams{Prompt: prompt, Cwd: m.dir})
+	if err != nil {
+		m.t.Fatal(err)
 	}
-	a := f.waitAnswers("r1", 1)
-	time.Sleep(100 * time.Millisecond)
-	if n := len(f.answers("r1")); n != 1 {
-		t.Fatalf("%d answers", n)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return info, m.conns[len(m.conns)-1]
+}
+
+func (m *mem) waitPending(n int) []RequestView {
+	m.t.Helper()
+	m.rec.wait(m.t, fmt.Sprintf("%d pending", n), func([]ui.Event) bool { return len(m.app.Pending()) >= n })
+	return m.app.Pending()
+}
+
+func (m *mem) write(name, content string) string {
+	m.t.Helper()
+	p := filepath.Join(m.dir, name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		m.t.Fatal(err)
 	}
-	perms, _ := a[0]["updatedPermissions"].([]any)
-	if a[0]["behavior"] != "allow" || len(perms) != 1 {
-		t.Fatalf("answer %v", a[0])
+	return p
+}
+
+// answer waits for the single answer to requestID and returns its result.
+func answer(t *testing.T, c *claudetest.Conn, requestID string) map[string]any {
+	t.Helper()
+	if !c.Wait(10*time.Second, func(ws []claudetest.Written) bool {
+		for _, w := range ws {
+			if w.Type == "control_response" && w.RequestID == requestID {
+				return true
+			}
+		}
+		return false
+	}) {
+		t.Fatalf("no answer to %s", requestID)
+	}
+	as := c.Answers(requestID)
+	if len(as) != 1 {
+		t.Fatalf("%d answers to %s", len(as), requestID)
+	}
+	return as[0].Result()
+}
+
+func decision(b string) approval.Decision { return approval.Decision{Behavior: b} }
+
+func TestRegisteredBeforeSurfacedAndAnsweredOnce(t *testing.T) {
+	m := newMem(t)
+	_, c := m.session("go")
+	c.Ask("r1", "Bash", map[string]any{"command": "ls"}, nil)
+	p := m.waitPending(1)[0]
+	m.rec.wait(t, "present", func([]ui.Event) bool { return len(m.rec.names()) >= 2 })
+	if got := m.rec.names(); got[0] != ui.EvRequestAdded || got[1] != ui.EvPresent {
+		t.Fatalf("events %v: the row must come before the surface", got)
+	}
+	d, err := m.app.Decide(DecideParams{ID: p.ID, Via: "surface", Decision: decision("allow_session")})
+	if err != nil || !d.Decided {
+		t.Fatalf("decide: %+v %v", d, err)
+	}
+	// pending and decide agree at once.
+	if n := len(m.app.Pending()); n != 0 {
+		t.Fatalf("%d pending right after the decision", n)
+	}
+	d, err = m.app.Decide(DecideParams{ID: p.ID, Via: "surface", Decision: decision("deny")})
+	if err != nil || d.Decided || d.Reason != ErrNotPending.Error() {
+		t.Fatalf("second decision: %+v %v", d, err)
+	}
+	a := answer(t, c, "r1")
+	perms, _ := a["updatedPermissions"].([]any)
+	if a["behavior"] != "allow" || len(perms) != 1 {
+		t.Fatalf("answer %v", a)
 	}
 }
 
 func TestSurfaceOnlyFlowsAreNotBypassed(t *testing.T) {
-	f := newFixture(t,
-		`{"ask":{"tool_name":"AskUserQuestion","request_id":"q1","requires_user_interaction":true,"input":{"questions":[{"question":"Which?","header":"H","multiSelect":true,"options":[{"label":"A"},{"label":"B"},{"label":"C"}]}]}}}`,
-		`{"ask":{"tool_name":"ExitPlanMode","request_id":"p1","requires_user_interaction":true,"input":{"plan":"1. x"}}}`,
-	)
-	q := f.waitPending(1)[0]
+	m := newMem(t)
+	_, c := m.session("go")
+	c.Ask("q1", "AskUserQuestion", map[string]any{"questions": []any{map[string]any{
+		"question": "Which?", "header": "H", "multiSelect": true,
+		"options": []any{map[string]any{"label": "A"}, map[string]any{"label": "B"}, map[string]any{"label": "C"}},
+	}}}, map[string]any{"requires_user_interaction": true})
+	q := m.waitPending(1)[0]
 	if q.Surface != "question" {
 		t.Fatalf("surface %s", q.Surface)
 	}
 	// A bare allow from the sidebar re-presents instead of answering.
-	if err := f.app.Decide(DecideParams{ID: q.ID, Via: "sidebar", Decision: decision("allow")}); err != nil {
-		t.Fatal(err)
+	d, err := m.app.Decide(DecideParams{ID: q.ID, Via: "sidebar", Decision: decision("allow")})
+	if err != nil || d.Decided || !strings.Contains(d.Reason, "needs its own answer") {
+		t.Fatalf("sidebar allow on a question: %+v %v", d, err)
 	}
-	if len(f.app.Pending()) != 1 {
+	if len(m.app.Pending()) != 1 || len(c.Answers("q1")) != 0 {
 		t.Fatal("sidebar allow answered a question")
 	}
-	if err := f.app.Answer(q.ID, []QuestionAnswer{{Selected: []int{0, 2}, Other: "D"}}); err != nil {
+	if err := m.app.Answer(q.ID, []QuestionAnswer{{Selected: []int{0, 2}, Other: "D"}}); err != nil {
 		t.Fatal(err)
 	}
-	a := f.waitAnswers("q1", 1)[0]
-	in, _ := a["updatedInput"].(map[string]any)
+	in, _ := answer(t, c, "q1")["updatedInput"].(map[string]any)
 	if got := in["answers"].(map[string]any)["Which?"]; got != "A, C, D" {
 		t.Fatalf("answers %v", in["answers"])
 	}
-	p := f.waitPending(1)[0]
+	c.Ask("p1", "ExitPlanMode", map[string]any{"plan": "1. x"}, map[string]any{"requires_user_interaction": true})
+	p := m.waitPending(1)[0]
 	if p.Surface != "plan" || p.Plan != "1. x" {
 		t.Fatalf("plan request %+v", p)
 	}
-	if err := f.app.PlanDecide(PlanParams{ID: p.ID, Approve: true, Mode: "plan"}); err == nil {
+	if err := m.app.PlanDecide(PlanParams{ID: p.ID, Approve: true, Mode: "plan"}); err == nil {
 		t.Fatal("approved a plan into plan mode")
 	}
-	if err := f.app.PlanDecide(PlanParams{ID: p.ID, Approve: true, Mode: "acceptEdits", Plan: "1. x\n2. y"}); err != nil {
+	if err := m.app.PlanDecide(PlanParams{ID: p.ID, Approve: true, Mode: "acceptEdits", Plan: "1. x\n2. y"}); err != nil {
 		t.Fatal(err)
 	}
-	a = f.waitAnswers("p1", 1)[0]
+	a := answer(t, c, "p1")
 	in, _ = a["updatedInput"].(map[string]any)
 	perms, _ := a["updatedPermissions"].([]any)
 	if in["plan"] != "1. x\n2. y" || len(perms) != 1 || perms[0].(map[string]any)["mode"] != "acceptEdits" {
@@ -171,37 +254,45 @@ func TestSurfaceOnlyFlowsAreNotBypassed(t *testing.T) {
 }
 
 func TestWithdrawnRequestsAreNeverAnswered(t *testing.T) {
-	f := newFixture(t,
-		`{"ask_nowait":{"tool_name":"Bash","request_id":"c1","input":{"command":"ls"}}}`,
-		`{"sleep_ms":200}`,
-		`{"cancel":"c1"}`,
-		`{"unknown_control":"mystery","wait":true,"timeout_ms":3000}`,
-	)
-	p := f.waitPending(1)[0]
-	deadline := time.Now().Add(5 * time.Second)
-	for len(f.app.Pending()) > 0 && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
+	m := newMem(t)
+	_, c := m.session("go")
+	c.Ask("c1", "Bash", map[string]any{"command": "ls"}, nil)
+	p := m.waitPending(1)[0]
+	c.PushJSON(map[string]any{"type": "control_cancel_request", "request_id": "c1"})
+	c.PushJSON(map[string]any{"type": "control_request", "request_id": "u1", "request": map[string]any{"subtype": "mystery"}})
+	if !c.Wait(10*time.Second, func(ws []claudetest.Written) bool { return len(c.Answers("u1")) == 1 }) {
+		t.Fatal("unknown control request got no error response")
 	}
-	if len(f.app.Pending()) != 0 {
+	if e := c.Answers("u1")[0]; e.Subtype != "error" || !strings.Contains(fmt.Sprint(e.Value), "does not support control request mystery") {
+		t.Fatalf("unknown control answer %+v", e.Value)
+	}
+	if len(m.app.Pending()) != 0 {
 		t.Fatal("cancelled request still pending")
 	}
-	if err := f.app.Decide(DecideParams{ID: p.ID, Via: "surface", Decision: decision("allow")}); err != ErrNotPending {
-		t.Fatalf("decide after cancel: %v", err)
+	if d, _ := m.app.Decide(DecideParams{ID: p.ID, Via: "surface", Decision: decision("allow")}); d.Decided {
+		t.Fatal("decided a withdrawn request")
 	}
-	time.Sleep(300 * time.Millisecond)
-	if n := len(f.answers("c1")); n != 0 {
+	if n := len(c.Answers("c1")); n != 0 {
 		t.Fatalf("withdrawn request answered %d times", n)
 	}
-	b, _ := os.ReadFile(f.log)
-	if !strings.Contains(string(b), "does not support control request mystery") {
-		t.Fatal("unknown control request got no error response")
+	if got := m.rec.names(); got[len(got)-1] != ui.EvRequestRemoved {
+		t.Fatalf("events %v", got)
 	}
 }
 
 func TestConfigureValidates(t *testing.T) {
-	a := New(&recorder{}, nil)
-	if err := a.Configure(Options{ReviewEdits: "sometimes"}); err == nil {
-		t.Fatal("bad review_edits accepted")
+	a := New(newRecorder(), nil)
+	for _, o := range []Options{
+		{ReviewEdits: "sometimes", Storage: "/tmp/x"},
+		{Storage: ""},
+		{Storage: "relative/dir"},
+	} {
+		if err := a.Configure(o); err == nil {
+			t.Errorf("Configure(%+v) accepted", o)
+		}
+	}
+	if err := a.Configure(Options{Storage: "relative"}); err == nil || !strings.Contains(err.Error(), "option 'storage' must be an absolute path") {
+		t.Errorf("relative storage: %v", err)
 	}
 	if _, err := a.NewSession(NewParams{Mode: "yolo"}); err == nil || !strings.Contains(err.Error(), "unknown permission mode") {
 		t.Fatalf("bad mode: %v", err)
@@ -211,4 +302,336 @@ func TestConfigureValidates(t *testing.T) {
 	}
 }
 
-func decision(b string) approval.Decision { return approval.Decision{Behavior: b} }
+// editProposal starts a session whose claude asks to Edit a file with
+// content, replacing old by new; it returns the pending view and the conn.
+func (m *mem) editProposal(name, content, old, new string) (RequestView, *claudetest.Conn, string) {
+	m.t.Helper()
+	path := m.write(name, content)
+	_, c := m.session("go")
+	c.Ask("e1", "Edit", map[string]any{"file_path": path, "old_string": old, "new_string": new}, nil)
+	p := m.waitPending(1)[0]
+	if p.Surface != "proposal" || p.Staged == "" {
+		m.t.Fatalf("not a proposal: %+v", p)
+	}
+	return p, c, path
+}
+
+// save writes content to the staged file, as :w in the proposal would.
+func save(t *testing.T, staged, content string) {
+	t.Helper()
+	if err := os.WriteFile(staged, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// applyAnswer replays the CLI's edit of an allow answer on the file and
+// returns what the CLI would write.
+func applyAnswer(t *testing.T, a map[string]any, tool, path string) string {
+	t.Helper()
+	if a["behavior"] != "allow" {
+		t.Fatalf("answer %v, want allow", a)
+	}
+	in, _ := json.Marshal(a["updatedInput"])
+	c, err := proposal.Reconstruct(tool, in, "", proposal.ReadFile)
+	if err != nil {
+		t.Fatalf("the CLI could not apply %s: %v", in, err)
+	}
+	return string(c.Proposed)
+}
+
+func TestProposalSavedAppliesTheBuffer(t *testing.T) {
+	m := newMem(t)
+	p, c, path := m.editProposal("a.txt", "one\ntwo\nthree\n", "two", "TWO")
+	save(t, p.Staged, "one\nTWO\nthree, by the user\n")
+	if _, err := m.app.ProposalSaved(SaveParams{ID: p.ID}); err != nil {
+		t.Fatal(err)
+	}
+	if got := applyAnswer(t, answer(t, c, "e1"), "Edit", path); got != "one\nTWO\nthree, by the user\n" {
+		t.Fatalf("the CLI would write %q", got)
+	}
+	if _, err := m.app.ProposalSaved(SaveParams{ID: p.ID}); err != nil || len(c.Answers("e1")) != 1 {
+		t.Fatalf("a second save answered again: %v", err)
+	}
+}
+
+func TestProposalWipedDenies(t *testing.T) {
+	m := newMem(t)
+	p, c, path := m.editProposal("w.txt", "keep\n", "keep", "change")
+	if err := m.app.ProposalWiped(p.ID); err != nil {
+		t.Fatal(err)
+	}
+	if a := answer(t, c, "e1"); a["behavior"] != "deny" || !strings.Contains(fmt.Sprint(a["message"]), "rejected") {
+		t.Fatalf("answer %v", a)
+	}
+	if _, err := os.Stat(p.Staged); !os.IsNotExist(err) {
+		t.Fatalf("staged file left behind: %v", err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "keep\n" {
+		t.Fatalf("file changed: %q", b)
+	}
+}
+
+func rebaseEvents(r *recorder) []RebaseEvent {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []RebaseEvent
+	for _, e := range r.events {
+		if ev, ok := e.Data.(RebaseEvent); ok {
+			out = append(out, ev)
+		}
+	}
+	return out
+}
+
+func TestRebase(t *testing.T) {
+	const orig = "a\nb\nc\nd\ne\nf\ng\n"
+	tests := []struct {
+		name          string
+		old, new      string // Claude's edit
+		outside       string // the file after someone else changed it
+		saved         string // the user's buffer at the first :w
+		wantStaged    string // the proposal after the rebase
+		wantConflicts int
+		resolved      string // what the user saves next ("" = wantStaged)
+		wantFile      string // what the CLI writes on the next :w
+	}{
+		{name: "outside change, proposal unedited",
+			old: "b\n", new: "B\n", outside: "zero\n" + orig, saved: "a\nB\nc\nd\ne\nf\ng\n",
+			wantStaged: "zero\na\nB\nc\nd\ne\nf\ng\n", wantFile: "zero\na\nB\nc\nd\ne\nf\ng\n"},
+		{name: "user edits elsewhere, both kept",
+			old: "b\n", new: "B\n", outside: orig + "tail\n", saved: "a\nB\nc\nd\ne\nF by user\ng\n",
+			wantStaged: "a\nB\nc\nd\ne\nF by user\ng\ntail\n", wantFile: "a\nB\nc\nd\ne\nF by user\ng\ntail\n"},
+		{name: "same lines conflict",
+			old: "b\n", new: "B\n", outside: "a\nb\nc\nd\nE outside\nf\ng\n", saved: "a\nB\nc\nd\nE user\nf\ng\n",
+			wantConflicts: 1, resolved: "a\nB\nc\nd\nE merged\nf\ng\n", wantFile: "a\nB\nc\nd\nE merged\nf\ng\n"},
+		{name: "claude's change no longer applies",
+			old: "b\n", new: "B\n", outside: "a\nX\nc\n", saved: "a\nB\nc\nd\ne\nf\ng\n",
+			wantStaged: "a\nB\nc\nd\ne\nf\ng\n", wantFile: "a\nB\nc\nd\ne\nf\ng\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := newMem(t)
+			p, c, path := m.editProposal("r.txt", orig, tt.old, tt.new)
+			save(t, p.Staged, tt.saved)
+			m.write("r.txt", tt.outside)
+			if _, err := m.app.ProposalSaved(SaveParams{ID: p.ID}); err != nil {
+				t.Fatal(err)
+			}
+			if n := len(c.Answers("e1")); n != 0 {
+				t.Fatalf("answered on the save that found the outside change")
+			}
+			evs := rebaseEvents(m.rec)
+			if len(evs) != 1 || len(evs[0].Conflicts) != tt.wantConflicts {
+				t.Fatalf("rebase events %+v", evs)
+			}
+			staged, _ := os.ReadFile(p.Staged)
+			if tt.wantConflicts == 0 && string(staged) != tt.wantStaged {
+				t.Fatalf("staged after rebase %q, want %q", staged, tt.wantStaged)
+			}
+			if b, _ := os.ReadFile(path); string(b) != tt.outside {
+				t.Fatalf("the file on disk changed: %q", b)
+			}
+			if tt.wantConflicts > 0 {
+				if !strings.Contains(string(staged), "<<<<<<< your edits") {
+					t.Fatalf("no conflict markers in %q", staged)
+				}
+				// Saving with the markers applies nothing.
+				if _, err := m.app.ProposalSaved(SaveParams{ID: p.ID}); err != nil || len(c.Answers("e1")) != 0 {
+					t.Fatalf("applied with conflict markers: %v", err)
+				}
+				if notes := m.rec.notes(); !strings.Contains(notes[len(notes)-1], "conflict markers") {
+					t.Fatalf("notes %v", notes)
+				}
+			}
+			next := tt.resolved
+			if next == "" {
+				next = string(staged)
+			}
+			save(t, p.Staged, next)
+			if _, err := m.app.ProposalSaved(SaveParams{ID: p.ID}); err != nil {
+				t.Fatal(err)
+			}
+			if got := applyAnswer(t, answer(t, c, "e1"), "Edit", path); got != tt.wantFile {
+				t.Fatalf("the CLI would write %q, want %q", got, tt.wantFile)
+			}
+		})
+	}
+}
+
+// gate is an OnControl that blocks until released, like a claude that is
+// slow to answer.
+type gate struct {
+	release chan struct{}
+	seen    chan string
+}
+
+func newGate() *gate { return &gate{release: make(chan struct{}), seen: make(chan string, 8)} }
+
+func (g *gate) on(subtype string, _ map[string]any) (json.RawMessage, error) {
+	g.seen <- subtype
+	<-g.release
+	return json.RawMessage(`{}`), nil
+}
+
+func TestSetModeReturnsAtOnceAndIsNotedOnce(t *testing.T) {
+	m := newMem(t)
+	info, c := m.session("")
+	g := newGate()
+	c.OnControl = g.on
+	out, err := m.app.SetMode(info.ID, "acceptEdits")
+	if err != nil || !out.Done {
+		t.Fatalf("SetMode: %+v %v", out, err)
+	}
+	if sub := <-g.seen; sub != "set_permission_mode" {
+		t.Fatalf("control %s", sub)
+	}
+	// claude's status arrives before its answer (the order 2.1.328 uses
+	// varies): either way the switch is noted once.
+	c.PushJSON(map[string]any{"type": "system", "subtype": "status", "permissionMode": "acceptEdits"})
+	m.rec.wait(t, "mode noted", func([]ui.Event) bool {
+		return strings.Contains(m.rec.transcriptText(info.ID), "Permission mode: acceptEdits")
+	})
+	close(g.release)
+	c.PushJSON(map[string]any{"type": "system", "subtype": "status", "permissionMode": "acceptEdits"})
+	if _, err := m.app.SetMode(info.ID, "bogus"); err == nil {
+		t.Fatal("bogus mode accepted")
+	}
+	// Flush: a later note proves the earlier ones were delivered.
+	m.app.note(mustSession(t, m.app, info.ID), "end")
+	m.rec.wait(t, "end", func([]ui.Event) bool { return strings.Contains(m.rec.transcriptText(info.ID), "end") })
+	if n := strings.Count(m.rec.transcriptText(info.ID), "Permission mode: acceptEdits"); n != 1 {
+		t.Fatalf("mode noted %d times", n)
+	}
+}
+
+func mustSession(t *testing.T, a *App, id int) *session.Session {
+	s, ok := a.sessions.Get(id)
+	if !ok {
+		t.Fatalf("no session %d", id)
+	}
+	return s
+}
+
+func TestInterrupt(t *testing.T) {
+	m := newMem(t)
+	info, c := m.session("")
+	c.PushJSON(map[string]any{"type": "system", "subtype": "init", "session_id": "s1", "permissionMode": "default"})
+	m.rec.wait(t, "idle", func([]ui.Event) bool { return mustSession(t, m.app, info.ID).State() == session.StateIdle })
+	out, err := m.app.Interrupt(info.ID)
+	if err != nil || out.Done || !strings.Contains(out.Message, "nothing to interrupt") {
+		t.Fatalf("idle interrupt: %+v %v", out, err)
+	}
+	if _, err := m.app.Send(SendParams{Session: info.ID, Prompt: "SLOW"}); err != nil {
+		t.Fatal(err)
+	}
+	g := newGate()
+	c.OnControl = g.on
+	out, err = m.app.Interrupt(info.ID)
+	if err != nil || !out.Done {
+		t.Fatalf("interrupt: %+v %v", out, err)
+	}
+	<-g.seen // Interrupt returned while claude had not answered yet
+	close(g.release)
+	// 2.1.328 ends an interrupted turn with a diagnostic in errors.
+	c.PushJSON(map[string]any{"type": "result", "subtype": "error_during_execution", "is_error": true,
+		"errors": []string{"[ede_diagnostic] result_type=user last_content_type=n/a stop_reason=tool_use"}})
+	m.rec.wait(t, "idle again", func([]ui.Event) bool { return mustSession(t, m.app, info.ID).State() == session.StateIdle })
+	m.rec.wait(t, "noted", func([]ui.Event) bool { return strings.Contains(m.rec.transcriptText(info.ID), "Interrupted by you.") })
+	for _, n := range m.rec.notes() {
+		t.Errorf("notification for an interrupt the user asked for: %s", n)
+	}
+	if tr := m.rec.transcriptText(info.ID); strings.Contains(tr, "ede_diagnostic") || !strings.Contains(tr, "*interrupted") {
+		t.Fatalf("transcript:\n%s", tr)
+	}
+	// A turn that ends with a real error still says so.
+	if _, err := m.app.Send(SendParams{Session: info.ID, Prompt: "again"}); err != nil {
+		t.Fatal(err)
+	}
+	c.PushJSON(map[string]any{"type": "result", "subtype": "success", "is_error": true, "result": "API Error: 400 bad"})
+	m.rec.wait(t, "error notified", func([]ui.Event) bool { return len(m.rec.notes()) == 1 })
+}
+
+func TestStopReturnsAtOnceAndWithdraws(t *testing.T) {
+	m := newMem(t)
+	info, c := m.session("go")
+	c.Ask("s1", "Bash", map[string]any{"command": "ls"}, nil)
+	m.waitPending(1)
+	out, err := m.app.Stop(info.ID)
+	if err != nil || !out.Done {
+		t.Fatalf("stop: %+v %v", out, err)
+	}
+	if len(m.app.Pending()) != 0 {
+		t.Fatal("pending after stop")
+	}
+	m.rec.wait(t, "exited", func([]ui.Event) bool { return mustSession(t, m.app, info.ID).State() == session.StateExited })
+	if len(c.Answers("s1")) != 0 {
+		t.Fatal("a withdrawn request was answered")
+	}
+}
+
+// A gesture on one session is never held up by a large answer that another
+// session's claude is slow to read (real processes: the fake claude stops
+// reading its input).
+func TestBigAnswerDoesNotBlockOtherSessions(t *testing.T) {
+	dir := t.TempDir()
+	big := filepath.Join(dir, "big.txt")
+	if err := os.WriteFile(big, []byte(strings.Repeat("0123456789abcdef\n", 10<<20/17)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	scriptA := filepath.Join(dir, "a.jsonl")
+	scriptB := filepath.Join(dir, "b.jsonl")
+	logB := filepath.Join(dir, "b.log")
+	os.WriteFile(scriptA, []byte(`{"ask_nowait":{"tool_name":"Write","request_id":"wa","input":{"file_path":"`+big+`","content":"x\n"}}}`+"\n"+`{"hang":true}`+"\n"), 0o644)
+	os.WriteFile(scriptB, []byte(`{"ask":{"tool_name":"Bash","request_id":"rb","input":{"command":"ls"}}}`+"\n"), 0o644)
+	rec := newRecorder()
+	a := New(rec, nil)
+	t.Cleanup(a.Shutdown)
+	start := func(script, log string) session.Info {
+		env := map[string]string{"FAKECLAUDE_SCRIPT": script}
+		if log != "" {
+			env["FAKECLAUDE_LOG"] = log
+		}
+		if err := a.Configure(Options{Cmd: fakeClaude, Storage: filepath.Join(dir, "storage"), Env: env}); err != nil {
+			t.Fatal(err)
+		}
+		info, err := a.NewSession(NewParams{Prompt: "go", Cwd: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return info
+	}
+	sa := start(scriptA, "")
+	rec.wait(t, "A's proposal", func([]ui.Event) bool { return len(a.Pending()) == 1 })
+	pa := a.Pending()[0]
+	// The user saves A's proposal as a 10 MB file: the answer carries it
+	// whole, and A's claude does not read it.
+	save(t, pa.Staged, strings.Repeat("user's line of text\n", 10<<20/20))
+	if _, err := a.ProposalSaved(SaveParams{ID: pa.ID}); err != nil {
+		t.Fatal(err)
+	}
+	sb := start(scriptB, logB)
+	rec.wait(t, "B's request", func([]ui.Event) bool {
+		for _, p := range a.Pending() {
+			if p.Session == sb.ID {
+				return true
+			}
+		}
+		return false
+	})
+	for _, p := range a.Pending() {
+		if p.Session == sb.ID {
+			d, err := a.Decide(DecideParams{ID: p.ID, Via: "surface", Decision: decision("allow")})
+			if err != nil || !d.Decided {
+				t.Fatalf("decide B: %+v %v", d, err)
+			}
+		}
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for len(testkit.AnswersFor(logB, "rb")) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("B's answer did not arrive while A's big answer was pending")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	_ = sa
+}

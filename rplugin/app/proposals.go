@@ -4,134 +4,189 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
-	"os"
-	"path/filepath"
-	"sync"
+	"io/fs"
+	"strings"
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/approval"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/diff"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/proposal"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/ui"
 )
 
-// proposals keeps the reconstructed change of each pending file request.
-type proposals struct {
-	mu      sync.Mutex
-	changes map[string]proposal.Change
-	applied map[string]string // tool_use_id -> path, allowed and not yet written by claude
+// mergeLabels name the sides of a rebase conflict in the proposal.
+var mergeLabels = diff.MergeLabels{
+	Ours:   "your edits",
+	Base:   "Claude's proposal before the file changed",
+	Theirs: "the file on disk with Claude's change",
 }
 
-func newProposals() *proposals {
-	return &proposals{changes: map[string]proposal.Change{}, applied: map[string]string{}}
+// RebaseEvent tells the UI that a proposal was refreshed after its file
+// changed on disk: the original side shows the file as it is now and, when
+// Reload is set, the proposal buffer is reloaded from the staged file.
+type RebaseEvent struct {
+	ID        string `json:"id"`
+	Path      string `json:"path"`
+	Exists    bool   `json:"exists"`
+	Reload    bool   `json:"reload"`
+	Conflicts []int  `json:"conflicts,omitempty"`
 }
 
-func (p *proposals) markApplied(toolUseID, path string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.applied[toolUseID] = path
+// SaveParams is a saved proposal: :w in its buffer, or a command or the Lua
+// API applying it (Behavior allow_session adds the session rule).
+type SaveParams struct {
+	ID       string `json:"id"`
+	Behavior string `json:"behavior"`
 }
 
-// written returns the path of an applied change whose tool finished.
-func (p *proposals) written(toolUseID string) (string, bool) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	path, ok := p.applied[toolUseID]
-	delete(p.applied, toolUseID)
-	return path, ok
-}
-
-func (p *proposals) put(id string, c proposal.Change) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.changes[id] = c
-}
-
-func (p *proposals) get(id string) (proposal.Change, bool) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	c, ok := p.changes[id]
-	return c, ok
-}
-
-func (p *proposals) drop(id string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	delete(p.changes, id)
-}
-
-// cleanStale removes staged proposals of requests that are no longer live.
-func (p *proposals) cleanStale(storage string, reg *approval.Registry, log *slog.Logger) {
-	keep := map[string]bool{}
-	for _, r := range reg.List() {
-		if r.Staged != "" {
-			keep[filepath.Base(filepath.Dir(r.Staged))] = true
+// ProposalSaved applies a proposal with the content the user saved, so that
+// the file on disk becomes byte-equal to the saved buffer.
+//
+// When the real file changed on disk since the proposal was staged, nothing
+// is applied: the proposal is rebased (see rebase) and the user is told to
+// review and save again. While conflict markers of a rebase remain, nothing
+// is applied either. The result says whether the request was answered and,
+// if not, why.
+func (a *App) ProposalSaved(sp SaveParams) (Decided, error) {
+	id := sp.ID
+	p, ok := a.reg.Get(id)
+	if !ok {
+		return Decided{Reason: ErrNotPending.Error()}, nil // a second :w does nothing
+	}
+	if p.Change == nil || p.Staged == "" {
+		return Decided{}, fmt.Errorf("request %s has no staged proposal", id)
+	}
+	saved, err := proposal.ReadFile(p.Staged)
+	if err != nil {
+		return Decided{}, fmt.Errorf("read the saved proposal: %w", err)
+	}
+	if len(p.Conflicts) > 0 {
+		if lines := diff.HasMarkers(string(saved), mergeLabels); len(lines) > 0 {
+			msg := fmt.Sprintf("%s still has conflict markers (line %s): nothing was applied; resolve them, then :w",
+				p.Target, joinInts(lines))
+			a.notify("warn", msg)
+			return Decided{Reason: msg}, nil
 		}
 	}
-	n, err := proposal.CleanStale(storage, keep)
+	stale, err := proposal.Stale(*p.Change, proposal.ReadFile)
 	if err != nil {
-		log.Warn("clean stale proposals", "err", err)
-	} else if n > 0 {
-		log.Info("removed stale proposals", "count", n)
-	}
-}
-
-// ProposalSaved applies a proposal with the content the user saved. When the
-// real file changed on disk since staging, nothing is applied: the proposal
-// is rebased on the new content and the user is told to review and save again.
-func (a *App) ProposalSaved(id string) error {
-	r, ok := a.reg.Get(id)
-	if !ok {
-		return nil // already decided: a second :w does nothing
-	}
-	c, ok := a.proposals.get(id)
-	if !ok || r.Staged == "" {
-		return fmt.Errorf("request %s has no staged proposal", id)
-	}
-	saved, err := os.ReadFile(r.Staged)
-	if err != nil {
-		return fmt.Errorf("read saved proposal: %w", err)
-	}
-	stale, err := proposal.Stale(c, proposal.ReadFile)
-	if err != nil {
-		return fmt.Errorf("check %s on disk: %w", c.Path, err)
+		return Decided{}, fmt.Errorf("check %s on disk: %w", p.Target, err)
 	}
 	if stale {
-		cur, rerr := os.ReadFile(c.Path)
-		c.Exists = rerr == nil
-		c.Original = cur
-		if !c.Exists {
-			c.Original = nil
-		}
-		a.proposals.put(id, c)
-		a.ui.Send(ui.EvProposalRebase, map[string]any{"id": id, "path": c.Path, "exists": c.Exists})
-		a.notify("warn", fmt.Sprintf("%s changed on disk since this proposal was staged; nothing was applied. "+
-			"The original side now shows the file as it is on disk: review, then :w again to apply your version, or close the proposal to deny.", r.Target))
-		return nil
+		msg, err := a.rebase(p, saved)
+		return Decided{Reason: msg}, err
 	}
-	input, err := proposal.Amend(c, r.Perm.Input, saved)
-	if errors.Is(err, proposal.ErrNoChange) {
-		// The user put the file back as it was: nothing to write.
-		return a.decide(id, approval.Decision{Behavior: approval.Deny,
-			Message: "The user reviewed this change and kept the file exactly as it was; it was not changed."}, "kept unchanged")
-	}
-	if err != nil {
-		return fmt.Errorf("cannot apply the proposal for %s: %w", r.Target, err)
-	}
+	input, err := proposal.Amend(*p.Change, p.Perm.Input, saved)
+	var d approval.Decision
 	outcome := "applied"
-	if string(saved) != string(c.Proposed) {
-		outcome = "applied with your edits"
+	switch {
+	case errors.Is(err, proposal.ErrNoChange):
+		// The user put the file back as it was: nothing to write.
+		d = approval.Decision{Behavior: approval.Deny,
+			Message: "The user reviewed this change and kept the file exactly as it was; it was not changed."}
+		outcome = "kept unchanged"
+	case err != nil:
+		return Decided{}, fmt.Errorf("cannot apply the proposal for %s: %w", p.Target, err)
+	default:
+		d = approval.Decision{Behavior: approval.Allow, UpdatedInput: input}
+		if sp.Behavior == approval.AllowSession {
+			d.Behavior = approval.AllowSession
+		}
+		if string(saved) != string(p.Change.Proposed) || p.Change.Detached {
+			outcome = "applied with your edits"
+		}
 	}
-	if err := a.decide(id, approval.Decision{Behavior: approval.Allow, UpdatedInput: input}, outcome); err != nil {
-		return err
+	if _, err := a.decide(id, d, outcome); err != nil {
+		if errors.Is(err, ErrNotPending) {
+			return Decided{Reason: err.Error()}, nil
+		}
+		return Decided{}, err
 	}
-	a.proposals.markApplied(r.Perm.ToolUseID, c.Path)
-	return nil
+	if d.Behavior != approval.Deny {
+		if s, ok := a.sessions.Get(p.Session); ok {
+			s.MarkApplied(p.Perm.ToolUseID, p.Change.Path)
+		}
+	}
+	return Decided{Decided: true}, nil
+}
+
+// rebase refreshes a proposal whose file changed on disk since it was
+// staged; nothing is applied. Claude's change is applied again to the file as
+// it is now (as the CLI would apply it). If it applies, the proposal becomes
+// a three-way merge: the user's edits to Claude's proposal are carried over
+// onto the new proposal, with diff3 conflict markers where both touched the
+// same lines. If it no longer applies, the user's buffer is kept as it is and
+// the next :w writes exactly that buffer over the new file.
+func (a *App) rebase(p approval.Pending, saved []byte) (string, error) {
+	old := *p.Change
+	cur, err := proposal.ReadFile(old.Path)
+	exists := err == nil
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("read %s: %w", p.Target, err)
+	}
+	read := func(string) ([]byte, error) {
+		if !exists {
+			return nil, fs.ErrNotExist
+		}
+		return cur, nil
+	}
+	s, _ := a.sessions.Get(p.Session)
+	cwd := ""
+	if s != nil {
+		cwd = s.Cwd
+	}
+	next, rerr := proposal.Reconstruct(p.Perm.ToolName, p.Perm.Input, cwd, read)
+	if rerr == nil && old.Detached {
+		// The buffer is the user's own since Claude's change stopped
+		// applying: keep it, whatever the file became.
+		rerr = errors.New("the proposal was already detached from it")
+	}
+	ev := RebaseEvent{ID: p.ID, Path: old.Path, Exists: exists}
+	var msg string
+	if rerr == nil {
+		base := string(old.Proposed)
+		m := diff.Merge3(base, string(saved), string(next.Proposed), mergeLabels)
+		if _, err := proposal.Stage(a.options().Storage, p.Perm.RequestID, old.Path, []byte(m.Text)); err != nil {
+			return "", fmt.Errorf("restage %s: %w", p.Target, err)
+		}
+		ev.Reload, ev.Conflicts = true, m.Conflicts
+		switch {
+		case len(m.Conflicts) > 0:
+			msg = fmt.Sprintf("%s changed on disk; nothing was applied. Claude's change was applied to the new file, but your edits conflict with it (line %s): resolve the markers, then :w to apply",
+				p.Target, joinInts(m.Conflicts))
+		case string(saved) != base:
+			msg = fmt.Sprintf("%s changed on disk; nothing was applied. Claude's change and your edits were carried over to the new file: review, then :w to apply", p.Target)
+		default:
+			msg = fmt.Sprintf("%s changed on disk; nothing was applied. Claude's change was applied to the new file: review, then :w to apply", p.Target)
+		}
+	} else {
+		next = proposal.Change{Tool: old.Tool, Path: old.Path, Exists: exists, Original: cur, Proposed: saved, Detached: true}
+		if old.Detached {
+			msg = fmt.Sprintf("%s changed on disk again; nothing was applied. Your buffer is kept: :w writes exactly it over the new file, closing it rejects", p.Target)
+		} else {
+			msg = fmt.Sprintf("%s changed on disk and Claude's change no longer applies (%s); nothing was applied. Your buffer is kept: :w writes exactly it over the new file, closing it rejects",
+				p.Target, rerr)
+		}
+	}
+	if !a.reg.Rebase(p.ID, p.Rev, &next, ev.Conflicts, func(approval.Pending) { a.ui.Send(ui.EvProposalRebase, ev) }) {
+		return ErrNotPending.Error(), nil // decided or rebased meanwhile
+	}
+	a.notify("warn", msg)
+	return msg, nil
+}
+
+func joinInts(ns []int) string {
+	parts := make([]string, len(ns))
+	for i, n := range ns {
+		parts[i] = fmt.Sprint(n)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // toolsFinished tells the UI which applied proposals claude has written, so
 // buffers of those files reload.
-func (a *App) toolsFinished(m claude.Message) {
+func (a *App) toolsFinished(s *session.Session, m claude.Message) {
 	var msg struct {
 		Message struct {
 			Content json.RawMessage `json:"content"`
@@ -152,7 +207,7 @@ func (a *App) toolsFinished(m claude.Message) {
 		if b.Type != "tool_result" {
 			continue
 		}
-		if path, ok := a.proposals.written(b.ToolUseID); ok && !b.IsError {
+		if path, ok := s.Written(b.ToolUseID); ok && !b.IsError {
 			a.ui.Send(ui.EvFileWritten, map[string]any{"path": path})
 		}
 	}
@@ -163,9 +218,9 @@ func (a *App) ProposalWiped(id string) error {
 	if _, ok := a.reg.Get(id); !ok {
 		return nil
 	}
-	err := a.decide(id, approval.Decision{Behavior: approval.Deny,
+	_, err := a.decide(id, approval.Decision{Behavior: approval.Deny,
 		Message: "The user rejected this change: they closed the proposed file without saving it. The file was not changed."}, "rejected")
-	if err == ErrNotPending {
+	if errors.Is(err, ErrNotPending) {
 		return nil
 	}
 	return err

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -20,7 +21,9 @@ import (
 // answered or withdrawn.
 var ErrNotPending = errors.New("that request is no longer pending")
 
-// permission registers a can_use_tool request, then surfaces it.
+// permission registers a can_use_tool request, then surfaces it. The steps:
+// reconstruct (file changes), route, stage (proposals), register (the UI
+// gets its row), present (the UI opens its surface).
 func (a *App) permission(s *session.Session, m claude.Message) {
 	pr, err := claude.DecodePermissionRequest(m)
 	if err != nil {
@@ -28,91 +31,83 @@ func (a *App) permission(s *session.Session, m claude.Message) {
 		if m.RequestID != "" {
 			_ = s.Proc.Respond(m.RequestID, claude.Deny("claude-nova.nvim could not read this permission request ("+err.Error()+"); it was denied."))
 		}
-		a.notify("warn", fmt.Sprintf("claude session %d sent a malformed permission request; it was denied", s.ID))
+		a.notify("warn", fmt.Sprintf("session %d sent a malformed permission request; it was denied", s.ID))
 		return
 	}
-	if _, dup := a.reg.Get(approval.Key(s.ID, pr.RequestID)); dup {
+	id := approval.Key(s.ID, pr.RequestID)
+	if _, dup := a.reg.Get(id); dup {
 		a.log.Warn("duplicate request id ignored", "session", s.ID, "id", pr.RequestID)
 		return
 	}
 	o := a.options()
-	req := &approval.Request{
-		ID: approval.Key(s.ID, pr.RequestID), Session: s.ID, Perm: pr, Arrived: time.Now(),
+	p := &approval.Pending{
+		ID: id, Session: s.ID, Perm: pr, Arrived: time.Now(),
 		Target: session.ToolTarget(pr.ToolName, pr.Input, s.Cwd),
 	}
-	var change *proposal.Change
 	var reconErr error
 	if approval.IsFileChange(pr.ToolName) {
 		c, err := proposal.Reconstruct(pr.ToolName, pr.Input, s.Cwd, proposal.ReadFile)
 		if err != nil {
 			reconErr = err
 		} else {
-			change = &c
-			req.Added, req.Removed = diff.Stat(string(c.Original), string(c.Proposed))
+			p.Change = &c
+			p.Added, p.Removed = diff.Stat(string(c.Original), string(c.Proposed))
 		}
 	}
 	// Staging and the stale-proposal sweep must not interleave: a folder
 	// being staged is not in the registry yet, so the sweep would take it.
 	a.stageMu.Lock()
-	req.Route = approval.Present(pr, approval.ReviewEdits(o.ReviewEdits), func() error {
+	p.Route = approval.Present(pr, approval.ReviewEdits(o.ReviewEdits), func() error {
 		if reconErr != nil {
 			return reconErr
 		}
-		staged, err := proposal.Stage(o.Storage, pr.RequestID, change.Path, change.Proposed)
+		staged, err := proposal.Stage(o.Storage, pr.RequestID, p.Change.Path, p.Change.Proposed)
 		if err != nil {
 			return err
 		}
-		req.Staged = staged
+		p.Staged = staged
 		return nil
 	})
-	added := a.reg.Add(req)
+	view := a.view(*p)
+	added := a.reg.Register(p, func(approval.Pending) { a.ui.Send(ui.EvRequestAdded, view) })
 	a.stageMu.Unlock()
 	if !added { // raced with a duplicate: registered once, answered once
 		a.log.Warn("duplicate request id ignored", "session", s.ID, "id", pr.RequestID)
+		if p.Staged != "" {
+			_ = proposal.Unstage(o.Storage, p.Staged)
+		}
 		return
-	}
-	if change != nil {
-		a.proposals.put(req.ID, *change)
 	}
 	s.Update(session.StateWaiting, "", "", "")
 	a.ui.Send(ui.EvSession, s.Info())
-	view := a.view(req)
-	a.ui.Send(ui.EvRequestAdded, view)
-	if req.Route.Surface == approval.SurfaceDeny {
-		_ = a.decide(req.ID, approval.Decision{Behavior: approval.Deny, Message: req.Route.Reason}, "denied: no UI for this tool")
+	if p.Route.Surface == approval.SurfaceDeny {
+		_, _ = a.decide(id, approval.Decision{Behavior: approval.Deny, Message: p.Route.Reason}, "denied: no UI for this tool")
 		a.note(s, "Denied "+sanitize.Line(pr.ToolName)+": it needs an interactive UI this client does not have.")
 		return
 	}
-	a.ui.Send(ui.EvPresent, view)
+	a.reg.Present(id, func(approval.Pending) { a.ui.Send(ui.EvPresent, view) })
 }
 
 // Pending lists every pending request as view models.
 func (a *App) Pending() []RequestView {
-	rs := a.reg.List()
-	out := make([]RequestView, 0, len(rs))
-	for _, r := range rs {
-		out = append(out, a.view(r))
+	ps := a.reg.List()
+	out := make([]RequestView, 0, len(ps))
+	for _, p := range ps {
+		out = append(out, a.view(p))
 	}
 	return out
 }
 
-func (a *App) pendingFor(session int) int {
-	n := 0
-	for _, r := range a.reg.List() {
-		if r.Session == session {
-			n++
-		}
-	}
-	return n
-}
-
 // Present opens the surface of a pending request again.
 func (a *App) Present(id string) error {
-	r, ok := a.reg.Get(id)
+	p, ok := a.reg.Get(id)
 	if !ok {
 		return ErrNotPending
 	}
-	a.ui.Send(ui.EvPresent, a.view(r))
+	view := a.view(p)
+	if !a.reg.Present(id, func(approval.Pending) { a.ui.Send(ui.EvPresent, view) }) {
+		return ErrNotPending
+	}
 	return nil
 }
 
@@ -126,83 +121,119 @@ type DecideParams struct {
 	approval.Decision
 }
 
+// Decided is the outcome of a decision gesture.
+type Decided struct {
+	// Decided is true when the request was answered by this gesture.
+	Decided bool `json:"decided"`
+	// Reason says why not: no longer pending, or the request needs its own
+	// surface (which was presented).
+	Reason string `json:"reason,omitempty"`
+}
+
 // Decide applies a user's decision.
-func (a *App) Decide(p DecideParams) error {
+func (a *App) Decide(p DecideParams) (Decided, error) {
 	r, ok := a.reg.Get(p.ID)
 	if !ok {
-		return ErrNotPending
+		return Decided{Reason: ErrNotPending.Error()}, nil
 	}
 	switch r.Route.Surface {
 	case approval.SurfacePlan, approval.SurfaceQuestion:
 		if p.Via != "surface" {
-			a.ui.Send(ui.EvPresent, a.view(r))
-			return nil
+			_ = a.Present(p.ID)
+			return Decided{Reason: fmt.Sprintf("a %s needs its own answer: its surface is open", r.Route.Surface)}, nil
 		}
 	}
 	outcome := map[string]string{approval.Allow: "allowed", approval.AllowSession: "allowed for session", approval.Deny: "denied"}[p.Behavior]
-	return a.decide(p.ID, p.Decision, outcome)
+	decided, err := a.decide(p.ID, p.Decision, outcome)
+	if errors.Is(err, ErrNotPending) {
+		return Decided{Reason: err.Error()}, nil
+	}
+	if err != nil {
+		return Decided{}, err
+	}
+	return Decided{Decided: decided}, nil
 }
 
-// decide answers a request exactly once: only the caller that takes it from
-// the registry writes the answer.
-func (a *App) decide(id string, d approval.Decision, outcome string) error {
+// decide answers a request exactly once: only the caller that finishes it
+// in the registry writes the answer.
+func (a *App) decide(id string, d approval.Decision, outcome string) (bool, error) {
 	r, ok := a.reg.Get(id)
 	if !ok {
-		return ErrNotPending
+		return false, ErrNotPending
 	}
 	res, err := d.Result(r)
 	if err != nil {
-		return err
-	}
-	r, ok = a.reg.Take(id)
-	if !ok {
-		return ErrNotPending
-	}
-	s, ok := a.sessions.Get(r.Session)
-	if !ok {
-		a.finish(r, "lost: session is gone")
-		return fmt.Errorf("session %d is gone", r.Session)
+		return false, err
 	}
 	// The UI hears of the decision before claude does: claude's next request
 	// may follow the answer at once, and its surface must not meet this one's.
-	a.finish(r, outcome)
+	r, ok = a.finish(id, outcome)
+	if !ok {
+		return false, ErrNotPending
+	}
+	s, ok := a.sessions.Get(r.Session)
+	if !ok {
+		return false, fmt.Errorf("session %d is gone", r.Session)
+	}
 	if err := s.Proc.Respond(r.Perm.RequestID, res); err != nil {
 		a.log.Warn("answer not delivered", "id", id, "err", err)
-		a.notify("error", fmt.Sprintf("the answer to %s could not be delivered: claude is gone", r.Perm.ToolName))
-		return fmt.Errorf("answer not delivered: %w", err)
+		return false, fmt.Errorf("the answer to %s could not be delivered: %w", sanitize.Line(r.Perm.ToolName), err)
 	}
 	a.log.Info("answered", "id", id, "behavior", res.Behavior, "tool", r.Perm.ToolName)
-	return nil
+	return true, nil
 }
 
 // withdraw removes a request without answering it (claude cancelled it).
 func (a *App) withdraw(session int, requestID, reason string) {
-	r, ok := a.reg.Take(approval.Key(session, requestID))
-	if !ok {
-		return
-	}
-	a.finish(r, "withdrawn: "+reason)
+	a.finish(approval.Key(session, requestID), "withdrawn: "+reason)
 }
 
-func (a *App) withdrawSession(session int, reason string) {
-	for _, r := range a.reg.TakeSession(session) {
-		a.finish(r, "withdrawn: "+reason)
+func (a *App) withdrawSession(sid int, reason string) {
+	ps := a.reg.FinishSession(sid, func(p approval.Pending) {
+		a.ui.Send(ui.EvRequestRemoved, removed(p, "withdrawn: "+reason))
+	})
+	for _, p := range ps {
+		a.cleanup(p)
 	}
 }
 
-// finish removes every trace of a request that left the registry.
-func (a *App) finish(r *approval.Request, outcome string) {
-	o := a.options()
-	if r.Staged != "" {
-		if err := proposal.Unstage(o.Storage, r.Staged); err != nil {
-			a.log.Warn("unstage", "path", r.Staged, "err", err)
+func removed(p approval.Pending, outcome string) map[string]any {
+	return map[string]any{"id": p.ID, "session": p.Session, "outcome": outcome}
+}
+
+// finish takes a request out of the registry (the UI hears of it in the
+// same step) and removes every trace of it.
+func (a *App) finish(id, outcome string) (approval.Pending, bool) {
+	p, ok := a.reg.Finish(id, func(p approval.Pending) {
+		a.ui.Send(ui.EvRequestRemoved, removed(p, outcome))
+	})
+	if ok {
+		a.cleanup(p)
+	}
+	return p, ok
+}
+
+func (a *App) cleanup(p approval.Pending) {
+	if p.Staged != "" {
+		if err := proposal.Unstage(a.options().Storage, p.Staged); err != nil {
+			a.log.Warn("unstage", "path", p.Staged, "err", err)
 		}
 	}
-	a.proposals.drop(r.ID)
-	a.ui.Send(ui.EvRequestRemoved, map[string]any{"id": r.ID, "session": r.Session, "outcome": outcome})
-	if s, ok := a.sessions.Get(r.Session); ok && s.State() == session.StateWaiting && a.pendingFor(r.Session) == 0 {
+	if s, ok := a.sessions.Get(p.Session); ok && s.State() == session.StateWaiting && a.reg.Count(p.Session) == 0 {
 		s.Update(session.StateRunning, "", "", "")
 		a.ui.Send(ui.EvSession, s.Info())
+	}
+}
+
+// cleanStale removes staged proposals of requests that are no longer live.
+// Callers hold stageMu.
+func (a *App) cleanStale(storage string) {
+	keep := a.reg.StagedDirs(func(staged string) string { return filepath.Base(filepath.Dir(staged)) })
+	n, err := proposal.CleanStale(storage, keep)
+	if err != nil {
+		a.log.Warn("clean stale proposals", "err", err)
+	} else if n > 0 {
+		a.log.Info("removed stale proposals", "count", n)
 	}
 }
 
@@ -256,7 +287,8 @@ func (a *App) Answer(id string, answers []QuestionAnswer) error {
 	if err != nil {
 		return err
 	}
-	return a.decide(id, approval.Decision{Behavior: approval.Allow, UpdatedInput: input}, "answered")
+	_, err = a.decide(id, approval.Decision{Behavior: approval.Allow, UpdatedInput: input}, "answered")
+	return err
 }
 
 // PlanParams is the user's choice on a plan.
@@ -279,7 +311,8 @@ func (a *App) PlanDecide(p PlanParams) error {
 		if p.Feedback != "" {
 			msg += " Their feedback: " + p.Feedback
 		}
-		return a.decide(p.ID, approval.Decision{Behavior: approval.Deny, Message: msg}, "keep planning")
+		_, err := a.decide(p.ID, approval.Decision{Behavior: approval.Deny, Message: msg}, "keep planning")
+		return err
 	}
 	if p.Mode == "" {
 		p.Mode = "default"
@@ -289,7 +322,8 @@ func (a *App) PlanDecide(p PlanParams) error {
 	}
 	input := r.Perm.Input
 	orig := a.planText(r)
-	if p.Plan != "" && p.Plan != orig {
+	edited := p.Plan != "" && p.Plan != orig
+	if edited {
 		var err error
 		// claude tells the model "Approved Plan (edited by user)" and saves
 		// it to the plan file (checked on 2.1.328).
@@ -297,13 +331,14 @@ func (a *App) PlanDecide(p PlanParams) error {
 			return err
 		}
 	}
-	if err := a.decide(p.ID, approval.Decision{Behavior: approval.Allow, UpdatedInput: input, Mode: p.Mode}, "plan approved"); err != nil {
+	if _, err := a.decide(p.ID, approval.Decision{Behavior: approval.Allow, UpdatedInput: input, Mode: p.Mode}, "plan approved"); err != nil {
 		return err
 	}
 	if s, ok := a.sessions.Get(r.Session); ok {
-		s.Update("", p.Mode, "", "")
-		a.ui.Send(ui.EvSession, s.Info())
-		if p.Plan != "" && p.Plan != orig {
+		if s.SetMode(p.Mode) {
+			a.ui.Send(ui.EvSession, s.Info())
+		}
+		if edited {
 			a.note(s, "Plan approved with your edits; mode: "+p.Mode)
 		} else {
 			a.note(s, "Plan approved; mode: "+p.Mode)

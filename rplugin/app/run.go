@@ -32,17 +32,18 @@ func (a *App) handle(s *session.Session, m claude.Message) {
 		a.transcript(s, s.Transcript.Apply(m))
 	case "user":
 		a.transcript(s, s.Transcript.Apply(m))
-		a.toolsFinished(m)
+		a.toolsFinished(s, m)
 	case "result":
-		a.transcript(s, s.Transcript.Apply(m))
+		interrupted := s.TakeInterrupted()
+		a.transcript(s, s.Transcript.Result(m, interrupted))
 		state := session.StateIdle
-		if a.pendingFor(s.ID) > 0 {
+		if a.reg.Count(s.ID) > 0 {
 			state = session.StateWaiting
 		}
 		s.Update(state, "", "", "")
 		a.ui.Send(ui.EvSession, s.Info())
-		if msg := resultError(m); msg != "" {
-			a.notify("error", fmt.Sprintf("claude session %d: %s", s.ID, msg))
+		if msg := resultError(m); msg != "" && !interrupted {
+			a.notify("error", fmt.Sprintf("session %d: %s", s.ID, msg))
 		}
 	case "control_request":
 		if m.Subtype == "can_use_tool" {
@@ -82,10 +83,8 @@ func (a *App) system(s *session.Session, m claude.Message) {
 		if sys.PermissionMode == "" {
 			return
 		}
-		if sys.PermissionMode != s.Mode() {
-			s.Update("", sys.PermissionMode, "", "")
-			a.note(s, "Permission mode: "+sys.PermissionMode)
-		}
+		a.modeChanged(s, sys.PermissionMode)
+		return
 	default:
 		return
 	}
@@ -115,20 +114,24 @@ func resultError(m claude.Message) string {
 	return sanitize.Truncate(sanitize.Line(msg), 300)
 }
 
-// exited handles the end of a claude process.
+// exited handles the end of a claude process. An unexpected exit is
+// reported in one line that leads with what claude said (its last stderr
+// line); the transcript keeps the whole story, command line included.
 func (a *App) exited(s *session.Session, sawInit bool) {
 	a.withdrawSession(s.ID, "claude exited")
 	errMsg := ""
 	if !s.Stopping() {
 		err := s.Proc.ExitErr()
 		stderr := strings.TrimSpace(sanitize.Text(s.Proc.StderrTail()))
-		switch {
-		case err != nil || !sawInit:
-			errMsg = fmt.Sprintf("claude exited unexpectedly (%v) — command: %s", exitText(err), s.Proc.CommandLine())
+		if err != nil || !sawInit {
+			errMsg = fmt.Sprintf("claude exited unexpectedly (%s)", exitText(err))
+			short := errMsg
 			if stderr != "" {
+				short += ": " + lastLines(stderr, 1)
 				errMsg += "\n" + lastLines(stderr, 5)
 			}
-			a.notify("error", fmt.Sprintf("claude session %d: %s", s.ID, errMsg))
+			errMsg += "\ncommand: " + s.Proc.CommandLine()
+			a.notify("error", fmt.Sprintf("session %d: %s (see its transcript)", s.ID, short))
 		}
 	}
 	s.Exited(errMsg)

@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/approval"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/diff"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/proposal"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
 )
@@ -48,7 +48,7 @@ type RequestView struct {
 	Plan        string          `json:"plan,omitempty"`
 }
 
-func (a *App) view(r *approval.Request) RequestView {
+func (a *App) view(r approval.Pending) RequestView {
 	pr := r.Perm
 	name := fmt.Sprintf("session %d", r.Session)
 	cwd := ""
@@ -63,7 +63,7 @@ func (a *App) view(r *approval.Request) RequestView {
 		FileChange: approval.IsFileChange(pr.ToolName), Staged: r.Staged,
 	}
 	v.Title = v.Tool + " · " + name
-	if c, ok := a.proposals.get(r.ID); ok {
+	if c := r.Change; c != nil {
 		v.Path, v.Exists = c.Path, c.Exists
 	}
 	v.Fields = fields(pr.ToolName, pr.Input, cwd)
@@ -95,7 +95,7 @@ func (a *App) view(r *approval.Request) RequestView {
 }
 
 // review is the full input, pretty-printed, and the diff for file changes.
-func (a *App) review(r *approval.Request) []string {
+func (a *App) review(r approval.Pending) []string {
 	var out []string
 	var pretty bytes.Buffer
 	if json.Indent(&pretty, r.Perm.Input, "", "  ") == nil {
@@ -103,7 +103,7 @@ func (a *App) review(r *approval.Request) []string {
 	} else {
 		out = append(out, sanitize.Lines(string(r.Perm.Input))...)
 	}
-	if c, ok := a.proposals.get(r.ID); ok {
+	if c := r.Change; c != nil {
 		res := diff.Unified("a/"+r.Target, "b/"+r.Target, string(c.Original), string(c.Proposed), diff.Options{Context: 3, MaxLines: reviewCap})
 		out = append(out, "")
 		out = append(out, sanitize.Lines(res.Text)...)
@@ -225,7 +225,7 @@ func cleanValue(v any) any {
 
 // planText is the plan to show: input.plan (older CLIs), else what the
 // session's transcript knows (see session.Transcript.Plan).
-func (a *App) planText(r *approval.Request) string {
+func (a *App) planText(r approval.Pending) string {
 	var in struct {
 		Plan string `json:"plan"`
 	}
@@ -236,5 +236,5 @@ func (a *App) planText(r *approval.Request) string {
 	if !ok {
 		return ""
 	}
-	return s.Transcript.Plan(r.Perm.ToolUseID, os.ReadFile)
+	return s.Transcript.Plan(r.Perm.ToolUseID, proposal.ReadFile)
 }

@@ -27,7 +27,7 @@ type Decision struct {
 }
 
 // Result turns a decision into the answer claude receives.
-func (d Decision) Result(r *Request) (claude.PermissionResult, error) {
+func (d Decision) Result(r Pending) (claude.PermissionResult, error) {
 	input := r.Perm.Input
 	if len(d.UpdatedInput) > 0 {
 		if !json.Valid(d.UpdatedInput) {

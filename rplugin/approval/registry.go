@@ -7,10 +7,29 @@ import (
 	"time"
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/proposal"
 )
 
-// Request is one pending can_use_tool request.
-type Request struct {
+// State is where a pending request is in its life.
+type State int
+
+// The states of a Pending, in order. A request never goes back.
+const (
+	Registered State = iota // in the registry; the UI has its row
+	Presented               // its surface was sent to the UI
+	Finished                // answered or withdrawn: gone from the registry
+)
+
+// Pending is one can_use_tool request and everything the plugin holds for it
+// until it is answered or withdrawn: the request, its route, the
+// reconstructed file change with its revision, the staged proposal file.
+//
+// A Pending lives in a Registry, which is its only owner: every change goes
+// through a Registry method under the registry's lock, so what the UI is
+// told about a request (added, presented, rebased, removed) happens in the
+// order the request lived it. Callers get copies (Get, List): reading one
+// never races with a change.
+type Pending struct {
 	ID      string // registry key: "<session>:<claude request id>"
 	Session int
 	Perm    claude.PermissionRequest
@@ -19,103 +38,203 @@ type Request struct {
 	Target  string // short description: relative path, command, ...
 	Added   int    // +N lines for file changes
 	Removed int    // -M lines for file changes
-	Staged  string // staged proposal file, when Route.Surface == SurfaceProposal
+
+	// Change is the reconstructed file change of a file request (nil for
+	// others). It is never modified in place: a rebase replaces it and
+	// increments Rev.
+	Change *proposal.Change
+	Rev    int
+	// Staged is the staged proposal file, when Route.Surface == SurfaceProposal.
+	Staged string
+	// Conflicts lists the lines (1-based, in the staged file) of the
+	// conflict blocks the last rebase wrote; while any remain, a save
+	// applies nothing.
+	Conflicts []int
+
+	state State
 }
 
-// Registry holds pending requests of all sessions. Take removes a request
-// atomically, which is how "exactly one answer" is enforced: only the caller
-// that took a request may answer it.
+// State reports where the request is in its life (as of the copy).
+func (p Pending) State() State { return p.state }
+
+// Registry holds the pending requests of all sessions. Finish removes a
+// request atomically, which is how "exactly one answer" is enforced: only
+// the caller that finished a request may answer it.
+//
+// The callbacks given to Register, Present, Rebase and Finish run under the
+// registry's lock. They must be short and must not call the registry; they
+// are meant to hand an event to the UI (which never blocks), so that events
+// about one request reach the UI in the order the request lived them: no
+// surface is presented after its request was removed.
 type Registry struct {
 	mu    sync.Mutex
-	items map[string]*Request
+	items map[string]*Pending
 }
 
 // NewRegistry returns an empty registry.
-func NewRegistry() *Registry { return &Registry{items: map[string]*Request{}} }
+func NewRegistry() *Registry { return &Registry{items: map[string]*Pending{}} }
 
 // Key builds a registry key.
 func Key(session int, requestID string) string {
 	return strconv.Itoa(session) + ":" + requestID
 }
 
-// Add registers r. It reports false if a request with the same key exists.
-func (g *Registry) Add(r *Request) bool {
+// Register adds p and calls announce with it under the lock. It reports
+// false (and calls nothing) if a request with the same key exists.
+func (g *Registry) Register(p *Pending, announce func(Pending)) bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if _, dup := g.items[r.ID]; dup {
+	if _, dup := g.items[p.ID]; dup {
 		return false
 	}
-	g.items[r.ID] = r
+	p.state = Registered
+	g.items[p.ID] = p
+	if announce != nil {
+		announce(*p)
+	}
 	return true
 }
 
-// Get returns the pending request with key id.
-func (g *Registry) Get(id string) (*Request, bool) {
+// Present calls show under the lock if the request is still pending and
+// records that its surface was shown. It reports whether it was pending.
+func (g *Registry) Present(id string, show func(Pending)) bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	r, ok := g.items[id]
-	return r, ok
-}
-
-// Update applies fn to a pending request under the lock.
-func (g *Registry) Update(id string, fn func(*Request)) bool {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	r, ok := g.items[id]
-	if ok {
-		fn(r)
+	p, ok := g.items[id]
+	if !ok {
+		return false
 	}
-	return ok
+	p.state = Presented
+	if show != nil {
+		show(*p)
+	}
+	return true
 }
 
-// Take removes and returns the request; false if it is no longer pending.
-func (g *Registry) Take(id string) (*Request, bool) {
+// Get returns a copy of the pending request with key id.
+func (g *Registry) Get(id string) (Pending, bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	r, ok := g.items[id]
+	p, ok := g.items[id]
+	if !ok {
+		return Pending{}, false
+	}
+	return *p, true
+}
+
+// Rebase replaces the change of a pending proposal, provided its revision
+// is still rev (nobody rebased it meanwhile): Change becomes next, Conflicts
+// conflicts, Rev is incremented, and tell is called under the lock with the
+// result. It reports whether it did so.
+func (g *Registry) Rebase(id string, rev int, next *proposal.Change, conflicts []int, tell func(Pending)) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	p, ok := g.items[id]
+	if !ok || p.Rev != rev {
+		return false
+	}
+	p.Change = next
+	p.Conflicts = conflicts
+	p.Rev++
+	if tell != nil {
+		tell(*p)
+	}
+	return true
+}
+
+// Finish removes the request and calls tell with it under the lock. It
+// reports false if the request is no longer pending (nothing is called).
+func (g *Registry) Finish(id string, tell func(Pending)) (Pending, bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	p, ok := g.items[id]
+	if !ok {
+		return Pending{}, false
+	}
 	delete(g.items, id)
-	return r, ok
+	p.state = Finished
+	if tell != nil {
+		tell(*p)
+	}
+	return *p, true
 }
 
-// TakeSession removes and returns every pending request of a session.
-func (g *Registry) TakeSession(session int) []*Request {
+// FinishSession removes every pending request of a session, oldest first,
+// calling tell for each under the lock.
+func (g *Registry) FinishSession(session int, tell func(Pending)) []Pending {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	var out []*Request
-	for id, r := range g.items {
-		if r.Session == session {
-			out = append(out, r)
+	var out []*Pending
+	for id, p := range g.items {
+		if p.Session == session {
+			out = append(out, p)
 			delete(g.items, id)
 		}
 	}
 	sortByArrival(out)
-	return out
-}
-
-// List returns pending requests, oldest first.
-func (g *Registry) List() []*Request {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	out := make([]*Request, 0, len(g.items))
-	for _, r := range g.items {
-		out = append(out, r)
-	}
-	sortByArrival(out)
-	return out
-}
-
-// Len counts pending requests.
-func (g *Registry) Len() int {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return len(g.items)
-}
-
-func sortByArrival(rs []*Request) {
-	sort.Slice(rs, func(i, j int) bool {
-		if rs[i].Arrived.Equal(rs[j].Arrived) {
-			return rs[i].ID < rs[j].ID
+	res := make([]Pending, 0, len(out))
+	for _, p := range out {
+		p.state = Finished
+		if tell != nil {
+			tell(*p)
 		}
-		return rs[i].Arrived.Before(rs[j].Arrived)
+		res = append(res, *p)
+	}
+	return res
+}
+
+// List returns copies of the pending requests, oldest first.
+func (g *Registry) List() []Pending {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	ps := make([]*Pending, 0, len(g.items))
+	for _, p := range g.items {
+		ps = append(ps, p)
+	}
+	sortByArrival(ps)
+	out := make([]Pending, len(ps))
+	for i, p := range ps {
+		out[i] = *p
+	}
+	return out
+}
+
+// Count counts the pending requests of a session (all sessions when
+// session is 0).
+func (g *Registry) Count(session int) int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if session == 0 {
+		return len(g.items)
+	}
+	n := 0
+	for _, p := range g.items {
+		if p.Session == session {
+			n++
+		}
+	}
+	return n
+}
+
+// StagedDirs returns the names of the staging directories of live
+// proposals (filepath.Base(filepath.Dir(Staged))), for the stale sweep.
+func (g *Registry) StagedDirs(dirOf func(string) string) map[string]bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	keep := map[string]bool{}
+	for _, p := range g.items {
+		if p.Staged != "" {
+			keep[dirOf(p.Staged)] = true
+		}
+	}
+	return keep
+}
+
+func sortByArrival(ps []*Pending) {
+	sort.Slice(ps, func(i, j int) bool {
+		if ps[i].Arrived.Equal(ps[j].Arrived) {
+			return ps[i].ID < ps[j].ID
+		}
+		return ps[i].Arrived.Before(ps[j].Arrived)
 	})
 }

@@ -3,6 +3,7 @@ package approval
 import (
 	"encoding/json"
 	"errors"
+	"sync"
 	"testing"
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
@@ -50,7 +51,7 @@ func TestPresent(t *testing.T) {
 }
 
 func TestDecisionResult(t *testing.T) {
-	r := &Request{Perm: claude.PermissionRequest{ToolName: "Bash", Input: json.RawMessage(`{"command":"ls"}`)}}
+	r := Pending{Perm: claude.PermissionRequest{ToolName: "Bash", Input: json.RawMessage(`{"command":"ls"}`)}}
 	tests := []struct {
 		name string
 		d    Decision
@@ -82,15 +83,20 @@ func TestDecisionResult(t *testing.T) {
 	}
 }
 
-func TestRegistryTakeOnce(t *testing.T) {
+func TestRegistryFinishOnce(t *testing.T) {
 	g := NewRegistry()
-	r := &Request{ID: Key(1, "x"), Session: 1}
-	if !g.Add(r) || g.Add(r) {
-		t.Fatal("Add should accept once")
+	r := &Pending{ID: Key(1, "x"), Session: 1}
+	announced := 0
+	if !g.Register(r, func(Pending) { announced++ }) || g.Register(r, func(Pending) { announced++ }) || announced != 1 {
+		t.Fatal("Register should accept once and announce once")
 	}
 	done := make(chan bool, 10)
+	told := make(chan string, 10)
 	for i := 0; i < 10; i++ {
-		go func() { _, ok := g.Take(r.ID); done <- ok }()
+		go func() {
+			_, ok := g.Finish(r.ID, func(p Pending) { told <- p.ID })
+			done <- ok
+		}()
 	}
 	n := 0
 	for i := 0; i < 10; i++ {
@@ -98,12 +104,52 @@ func TestRegistryTakeOnce(t *testing.T) {
 			n++
 		}
 	}
-	if n != 1 {
-		t.Fatalf("taken %d times", n)
+	if n != 1 || len(told) != 1 {
+		t.Fatalf("finished %d times, told %d times", n, len(told))
 	}
-	g.Add(&Request{ID: Key(2, "a"), Session: 2})
-	g.Add(&Request{ID: Key(3, "b"), Session: 3})
-	if got := g.TakeSession(2); len(got) != 1 || g.Len() != 1 {
-		t.Fatalf("TakeSession: %d left %d", len(got), g.Len())
+	if g.Present(r.ID, func(Pending) { t.Fatal("presented after finish") }) {
+		t.Fatal("Present of a finished request reported true")
+	}
+	g.Register(&Pending{ID: Key(2, "a"), Session: 2}, nil)
+	g.Register(&Pending{ID: Key(3, "b"), Session: 3}, nil)
+	if got := g.FinishSession(2, nil); len(got) != 1 || g.Count(0) != 1 || g.Count(3) != 1 {
+		t.Fatalf("FinishSession: %d left %d", len(got), g.Count(0))
+	}
+}
+
+// Events about one request reach the sink in the order it lived them, even
+// when presenting and finishing race: never a "present" after "removed".
+func TestRegistryPresentNeverFollowsFinish(t *testing.T) {
+	for i := 0; i < 500; i++ {
+		g := NewRegistry()
+		var mu sync.Mutex
+		var events []string
+		rec := func(name string) func(Pending) {
+			return func(Pending) { mu.Lock(); events = append(events, name); mu.Unlock() }
+		}
+		p := &Pending{ID: "1:r", Session: 1}
+		g.Register(p, rec("added"))
+		var wg sync.WaitGroup
+		wg.Add(2)
+		go func() { defer wg.Done(); g.Present(p.ID, rec("present")) }()
+		go func() { defer wg.Done(); g.Finish(p.ID, rec("removed")) }()
+		wg.Wait()
+		if events[len(events)-1] != "removed" {
+			t.Fatalf("run %d: events %v", i, events)
+		}
+	}
+}
+
+func TestRegistryRebaseChecksRevision(t *testing.T) {
+	g := NewRegistry()
+	g.Register(&Pending{ID: "1:r", Session: 1}, nil)
+	if !g.Rebase("1:r", 0, nil, []int{3}, nil) {
+		t.Fatal("rebase at rev 0 refused")
+	}
+	if g.Rebase("1:r", 0, nil, nil, nil) {
+		t.Fatal("a stale rebase was accepted")
+	}
+	if p, _ := g.Get("1:r"); p.Rev != 1 || len(p.Conflicts) != 1 {
+		t.Fatalf("after rebase %+v", p)
 	}
 }

@@ -57,24 +57,56 @@ func (h *Host) Close() {
 	}
 }
 
-// request is ClaudeNovaRequest(method, json): it returns a JSON string.
+// reply is what ClaudeNovaRequest returns, as JSON: the result, or the
+// error in words for the user. Errors never travel as RPC errors, whose text
+// Neovim wraps in its own plumbing.
+type reply struct {
+	OK     bool   `json:"ok"`
+	Result any    `json:"result,omitempty"`
+	Error  string `json:"error,omitempty"`
+}
+
+// request is ClaudeNovaRequest(method, json): it returns a JSON reply.
 func (h *Host) request(args []string) (string, error) {
 	out, err := h.call(args)
+	r := reply{OK: err == nil, Result: out}
 	if err != nil {
-		return "", err
+		r.Result, r.Error = nil, err.Error()
 	}
-	b, err := json.Marshal(out)
+	b, err := json.Marshal(r)
 	if err != nil {
-		return "", fmt.Errorf("encode result: %w", err)
+		b, _ = json.Marshal(reply{Error: "encode result: " + err.Error()})
 	}
 	return string(b), nil
 }
 
+// background lists the notification methods whose work may take time: they
+// run on the session's worker, not on the goroutine that serves every
+// notification from Neovim.
+var background = map[string]bool{"proposal_saved": true, "proposal_wiped": true}
+
 // notify is ClaudeNovaNotify(method, json): errors go to the user as a notification.
 func (h *Host) notify(args []string) {
+	if len(args) > 0 && background[args[0]] && h.App != nil {
+		id, err := decode[idArg]([]byte(argOr(args, 1, "{}")))
+		if err == nil {
+			h.App.InBackground(id.ID, func() error {
+				_, err := h.call(args)
+				return err
+			})
+			return
+		}
+	}
 	if _, err := h.call(args); err != nil {
 		h.outbox.Send(ui.EvNotify, map[string]any{"msg": err.Error(), "level": "error"})
 	}
+}
+
+func argOr(args []string, i int, def string) string {
+	if i < len(args) && args[i] != "" {
+		return args[i]
+	}
+	return def
 }
 
 var errBadCall = errors.New("ClaudeNovaRequest takes a method name and a JSON argument")
@@ -83,19 +115,16 @@ func (h *Host) call(args []string) (any, error) {
 	if len(args) == 0 || len(args) > 2 {
 		return nil, errBadCall
 	}
-	method, payload := args[0], "{}"
-	if len(args) == 2 && args[1] != "" {
-		payload = args[1]
-	}
+	method, payload := args[0], argOr(args, 1, "{}")
 	hd, ok := methods[method]
 	if !ok {
 		return nil, fmt.Errorf("unknown method %q", method)
 	}
 	h.log.Debug("rpc", "method", method)
-	return hd(h.App, []byte(payload))
+	return hd(h, []byte(payload))
 }
 
-type handler func(a *app.App, payload []byte) (any, error)
+type handler func(h *Host, payload []byte) (any, error)
 
 func decode[T any](payload []byte) (T, error) {
 	var v T
@@ -107,13 +136,18 @@ func decode[T any](payload []byte) (T, error) {
 
 // with decodes the payload into T and calls fn.
 func with[T any](fn func(a *app.App, p T) (any, error)) handler {
-	return func(a *app.App, payload []byte) (any, error) {
+	return func(h *Host, payload []byte) (any, error) {
 		p, err := decode[T](payload)
 		if err != nil {
 			return nil, err
 		}
-		return fn(a, p)
+		return fn(h.App, p)
 	}
+}
+
+// plain adapts a method without arguments.
+func plain(fn func(a *app.App) (any, error)) handler {
+	return func(h *Host, _ []byte) (any, error) { return fn(h.App) }
 }
 
 type idArg struct {
@@ -125,6 +159,11 @@ type sessionArg struct {
 	Mode    string `json:"mode"`
 }
 
+type logArg struct {
+	Level string `json:"level"`
+	Msg   string `json:"msg"`
+}
+
 type answerArg struct {
 	ID      string               `json:"id"`
 	Answers []app.QuestionAnswer `json:"answers"`
@@ -132,22 +171,31 @@ type answerArg struct {
 
 // methods maps each RPC method to the app.
 var methods = map[string]handler{
-	"version":        func(*app.App, []byte) (any, error) { return Version, nil },
+	"version":        func(*Host, []byte) (any, error) { return Version, nil },
 	"configure":      with(func(a *app.App, o app.Options) (any, error) { return nil, a.Configure(o) }),
 	"new":            with(func(a *app.App, p app.NewParams) (any, error) { return a.NewSession(p) }),
 	"send":           with(func(a *app.App, p app.SendParams) (any, error) { return a.Send(p) }),
-	"stop":           with(func(a *app.App, p sessionArg) (any, error) { return nil, a.Stop(p.Session) }),
-	"interrupt":      with(func(a *app.App, p sessionArg) (any, error) { return nil, a.Interrupt(p.Session) }),
-	"mode":           with(func(a *app.App, p sessionArg) (any, error) { return nil, a.SetMode(p.Session, p.Mode) }),
+	"stop":           with(func(a *app.App, p sessionArg) (any, error) { return a.Stop(p.Session) }),
+	"interrupt":      with(func(a *app.App, p sessionArg) (any, error) { return a.Interrupt(p.Session) }),
+	"mode":           with(func(a *app.App, p sessionArg) (any, error) { return a.SetMode(p.Session, p.Mode) }),
 	"select":         with(func(a *app.App, p sessionArg) (any, error) { return nil, a.Select(p.Session) }),
-	"sessions":       func(a *app.App, _ []byte) (any, error) { return a.Sessions(), nil },
+	"sessions":       plain(func(a *app.App) (any, error) { return a.Sessions(), nil }),
 	"transcript":     with(func(a *app.App, p sessionArg) (any, error) { return a.TranscriptLines(p.Session) }),
-	"pending":        func(a *app.App, _ []byte) (any, error) { return a.Pending(), nil },
+	"pending":        plain(func(a *app.App) (any, error) { return a.Pending(), nil }),
 	"present":        with(func(a *app.App, p idArg) (any, error) { return nil, a.Present(p.ID) }),
-	"decide":         with(func(a *app.App, p app.DecideParams) (any, error) { return nil, a.Decide(p) }),
+	"decide":         with(func(a *app.App, p app.DecideParams) (any, error) { return a.Decide(p) }),
 	"answer":         with(func(a *app.App, p answerArg) (any, error) { return nil, a.Answer(p.ID, p.Answers) }),
 	"plan":           with(func(a *app.App, p app.PlanParams) (any, error) { return nil, a.PlanDecide(p) }),
-	"proposal_saved": with(func(a *app.App, p idArg) (any, error) { return nil, a.ProposalSaved(p.ID) }),
+	"proposal_saved": with(func(a *app.App, p app.SaveParams) (any, error) { return a.ProposalSaved(p) }),
 	"proposal_wiped": with(func(a *app.App, p idArg) (any, error) { return nil, a.ProposalWiped(p.ID) }),
-	"shutdown":       func(a *app.App, _ []byte) (any, error) { a.Shutdown(); return nil, nil },
+	"shutdown":       plain(func(a *app.App) (any, error) { a.Shutdown(); return nil, nil }),
+	// log: a message the front end showed cut to one line, kept whole here.
+	"log": func(h *Host, payload []byte) (any, error) {
+		p, err := decode[logArg](payload)
+		if err != nil {
+			return nil, err
+		}
+		h.log.Info("front end", "level", p.Level, "msg", p.Msg)
+		return nil, nil
+	},
 }

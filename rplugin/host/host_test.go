@@ -1,12 +1,47 @@
 package host
 
 import (
+	"encoding/json"
 	"log/slog"
+	"os"
+	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 
 	"github.com/neovim/go-client/nvim/plugin"
+
+	"github.com/claude-nova/claude-nova.nvim/rplugin/app"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/claude/claudetest"
 )
+
+type sink struct{}
+
+func (sink) Send(string, any) {}
+
+// testHost is a Host around an app whose claudes are in memory.
+func testHost(t *testing.T) (*Host, *[]*claudetest.Conn) {
+	t.Helper()
+	a := app.New(sink{}, nil)
+	var conns []*claudetest.Conn
+	a.UseStarter(func(claude.Config, *slog.Logger) (claude.Conn, error) {
+		c := claudetest.New()
+		conns = append(conns, c)
+		return c, nil
+	})
+	t.Cleanup(a.Shutdown)
+	return &Host{App: a, log: slog.New(slog.DiscardHandler)}, &conns
+}
+
+func decodeReply(t *testing.T, s string) reply {
+	t.Helper()
+	var r reply
+	if err := json.Unmarshal([]byte(s), &r); err != nil {
+		t.Fatalf("reply %q: %v", s, err)
+	}
+	return r
+}
 
 func TestCallRejectsBadInput(t *testing.T) {
 	h := Register(plugin.New(nil), slog.New(slog.DiscardHandler))
@@ -21,14 +56,88 @@ func TestCallRejectsBadInput(t *testing.T) {
 		{[]string{"new", `{"cwd": 12}`}, "bad arguments"},
 	}
 	for _, tt := range tests {
-		_, err := h.call(tt.args)
-		if err == nil || !strings.Contains(err.Error(), tt.want) {
-			t.Errorf("call(%q) = %v, want an error with %q", tt.args, err, tt.want)
+		out, err := h.request(tt.args)
+		if err != nil {
+			t.Fatalf("request(%q) returned an RPC error: %v", tt.args, err)
+		}
+		if r := decodeReply(t, out); r.OK || !strings.Contains(r.Error, tt.want) {
+			t.Errorf("request(%q) = %+v, want an error with %q", tt.args, r, tt.want)
 		}
 	}
-	if v, err := h.request([]string{"version"}); err != nil || v != `"`+Version+`"` {
-		t.Errorf("version = %q, %v", v, err)
+	out, err := h.request([]string{"version"})
+	if r := decodeReply(t, out); err != nil || !r.OK || r.Result != Version {
+		t.Errorf("version = %q, %v", out, err)
 	}
+}
+
+// Every method of the table reaches the app with its arguments decoded.
+func TestMethodTableWiring(t *testing.T) {
+	h, conns := testHost(t)
+	dir := t.TempDir()
+	calls := []struct {
+		method, payload string
+		check           func(r reply) bool
+	}{
+		{"configure", `{"storage":"` + filepath.Join(dir, "st") + `"}`, func(r reply) bool { return r.OK }},
+		{"new", `{"cwd":"` + dir + `","prompt":"hi"}`, func(r reply) bool {
+			m, _ := r.Result.(map[string]any)
+			return r.OK && m["id"] == float64(1)
+		}},
+		{"send", `{"session":1,"prompt":"again"}`, func(r reply) bool { return r.OK }},
+		{"sessions", ``, func(r reply) bool { l, _ := r.Result.([]any); return r.OK && len(l) == 1 }},
+		{"select", `{"session":1}`, func(r reply) bool { return r.OK }},
+		{"transcript", `{"session":1}`, func(r reply) bool { l, _ := r.Result.([]any); return r.OK && len(l) > 0 }},
+		{"pending", ``, func(r reply) bool { return r.OK }},
+		{"mode", `{"session":1,"mode":"acceptEdits"}`, func(r reply) bool { return r.OK }},
+		{"mode", `{"session":1,"mode":"bogus"}`, func(r reply) bool { return !r.OK && strings.Contains(r.Error, "unknown permission mode") }},
+		{"interrupt", `{"session":1}`, func(r reply) bool { return r.OK }},
+		{"present", `{"id":"1:none"}`, func(r reply) bool { return !r.OK && strings.Contains(r.Error, "no longer pending") }},
+		{"decide", `{"id":"1:none","behavior":"allow"}`, func(r reply) bool {
+			m, _ := r.Result.(map[string]any)
+			return r.OK && m["decided"] == false
+		}},
+		{"answer", `{"id":"1:none","answers":[]}`, func(r reply) bool { return !r.OK }},
+		{"plan", `{"id":"1:none","approve":true}`, func(r reply) bool { return !r.OK }},
+		{"proposal_saved", `{"id":"1:none"}`, func(r reply) bool { return r.OK }},
+		{"proposal_wiped", `{"id":"1:none"}`, func(r reply) bool { return r.OK }},
+		{"log", `{"level":"info","msg":"hello"}`, func(r reply) bool { return r.OK }},
+		{"stop", `{"session":1}`, func(r reply) bool { return r.OK }},
+		{"shutdown", ``, func(r reply) bool { return r.OK }},
+	}
+	seen := map[string]bool{}
+	for _, c := range calls {
+		seen[c.method] = true
+		out, err := h.request([]string{c.method, c.payload})
+		if err != nil {
+			t.Fatalf("%s: RPC error %v", c.method, err)
+		}
+		if r := decodeReply(t, out); !c.check(r) {
+			t.Errorf("%s %s: %+v", c.method, c.payload, r)
+		}
+	}
+	var missing []string
+	for m := range methods {
+		if !seen[m] && m != "version" {
+			missing = append(missing, m)
+		}
+	}
+	sort.Strings(missing)
+	if len(missing) > 0 {
+		t.Errorf("methods without a wiring test: %v", missing)
+	}
+	if len(*conns) != 1 {
+		t.Fatalf("%d claudes started", len(*conns))
+	}
+	var users []string
+	for _, w := range (*conns)[0].Written() {
+		if w.Type == "user" {
+			users = append(users, w.Value["message"].(map[string]any)["content"].(string))
+		}
+	}
+	if strings.Join(users, ",") != "hi,again" {
+		t.Errorf("prompts written %v", users)
+	}
+	_ = os.Remove(dir)
 }
 
 func TestManifestDeclaresTheEntryPoints(t *testing.T) {

@@ -17,7 +17,8 @@ import (
 var ErrNoChange = errors.New("the saved file equals the file on disk: there is no change to apply")
 
 // Amend builds the updatedInput that makes the CLI write saved to the file.
-// It returns input itself (byte-identical) when saved equals c.Proposed.
+// It returns input itself (byte-identical) when saved equals c.Proposed
+// (unless c is Detached).
 // Otherwise the change becomes a whole-file replacement:
 //
 //	Write:        {...input, content: saved}
@@ -50,7 +51,7 @@ var ErrNoChange = errors.New("the saved file equals the file on disk: there is n
 // creating an empty file. It returns ErrNoChange for an Edit, Update or
 // MultiEdit whose saved text equals the original file.
 func Amend(c Change, input json.RawMessage, saved []byte) (json.RawMessage, error) {
-	if bytes.Equal(saved, c.Proposed) {
+	if !c.Detached && bytes.Equal(saved, c.Proposed) {
 		return input, nil
 	}
 	if !IsFileChange(c.Tool) {

@@ -68,6 +68,10 @@ type Change struct {
 	Exists   bool   // the file existed when reconstructed
 	Original []byte // current bytes on disk (empty when !Exists)
 	Proposed []byte // bytes after the change
+	// Detached is set when Proposed is no longer the result of the tool
+	// input applied to Original (the file changed on disk and Claude's
+	// change stopped applying): Amend then never sends the input as it is.
+	Detached bool
 }
 
 // Unreconstructable explains, in words meant for the user, why a change

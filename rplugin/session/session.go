@@ -24,17 +24,19 @@ const (
 type Session struct {
 	ID         int
 	Cwd        string
-	Proc       *claude.Process
+	Proc       claude.Conn
 	Transcript *Transcript
 	Started    time.Time
 
-	mu       sync.Mutex
-	state    string
-	mode     string
-	claudeID string
-	model    string
-	errMsg   string
-	stopping bool
+	mu          sync.Mutex
+	state       string
+	mode        string
+	claudeID    string
+	model       string
+	errMsg      string
+	stopping    bool
+	interrupted bool              // the user asked to interrupt the current turn
+	applied     map[string]string // tool_use_id -> path: allowed proposals claude has yet to write
 }
 
 // Info is a snapshot of a session for the UI.
@@ -51,13 +53,13 @@ type Info struct {
 }
 
 // New makes a session around a started process.
-func New(id int, cwd, mode string, proc *claude.Process) *Session {
+func New(id int, cwd, mode string, proc claude.Conn) *Session {
 	if mode == "" {
 		mode = "default"
 	}
 	return &Session{
 		ID: id, Cwd: cwd, Proc: proc, Transcript: NewTranscript(cwd), Started: time.Now(),
-		state: StateStarting, mode: mode,
+		state: StateStarting, mode: mode, applied: map[string]string{},
 	}
 }
 
@@ -93,12 +95,60 @@ func (s *Session) Update(state, mode, claudeID, model string) {
 	}
 }
 
+// SetMode records the permission mode and reports whether it changed (so
+// that a switch is noted once, whoever reports it first: our
+// set_permission_mode or claude's status message).
+func (s *Session) SetMode(mode string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if mode == "" || mode == s.mode {
+		return false
+	}
+	s.mode = mode
+	return true
+}
+
+// MarkInterrupted records that the user asked to end the current turn.
+func (s *Session) MarkInterrupted() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.interrupted = true
+}
+
+// TakeInterrupted reports (and forgets) whether the user asked to end the
+// turn that just ended.
+func (s *Session) TakeInterrupted() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	was := s.interrupted
+	s.interrupted = false
+	return was
+}
+
+// MarkApplied records an allowed proposal claude is about to write.
+func (s *Session) MarkApplied(toolUseID, path string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.applied[toolUseID] = path
+}
+
+// Written returns (and forgets) the path of an applied proposal whose tool
+// call finished.
+func (s *Session) Written(toolUseID string) (string, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	path, ok := s.applied[toolUseID]
+	delete(s.applied, toolUseID)
+	return path, ok
+}
+
 // Exited marks the session as ended with an optional error text.
 func (s *Session) Exited(errMsg string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.state = StateExited
 	s.errMsg = errMsg
+	s.applied = map[string]string{}
 }
 
 // State returns the current state.

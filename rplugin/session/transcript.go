@@ -189,7 +189,7 @@ func (t *Transcript) Apply(m claude.Message) []Op {
 	case "user":
 		return t.toolResults(m)
 	case "result":
-		return t.result(m)
+		return t.result(m, false)
 	}
 	return nil
 }
@@ -320,7 +320,15 @@ func resultText(raw json.RawMessage) string {
 	return ""
 }
 
-func (t *Transcript) result(m claude.Message) []Op {
+// Result records the end of a turn. interrupted says the user asked for
+// it: the turn is then shown as interrupted, without the CLI's diagnostics.
+func (t *Transcript) Result(m claude.Message, interrupted bool) []Op {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.result(m, interrupted)
+}
+
+func (t *Transcript) result(m claude.Message, interrupted bool) []Op {
 	var r struct {
 		Subtype    string   `json:"subtype"`
 		IsError    bool     `json:"is_error"`
@@ -334,6 +342,10 @@ func (t *Transcript) result(m claude.Message) []Op {
 	}
 	t.speaker = ""
 	status := "done"
+	if interrupted && r.Subtype != "" && r.Subtype != "success" {
+		line := fmt.Sprintf("*interrupted · %.1f s · $%.4f*", r.DurationMS/1000, r.Cost)
+		return []Op{t.appendLines("", line)}
+	}
 	if r.IsError || (r.Subtype != "" && r.Subtype != "success") {
 		status = "error"
 		if r.Subtype != "" && r.Subtype != "success" {
