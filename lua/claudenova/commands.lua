@@ -1,4 +1,6 @@
--- :ClaudeNova {sub}: one table drives dispatch, completion and help.
+-- :ClaudeNova {sub}: one table drives dispatch, completion and help. Every
+-- subcommand that acts on a request finds it with claudenova.ui.target;
+-- every error reaches the user through claudenova.errors.
 local M = {}
 
 local function nova()
@@ -9,10 +11,14 @@ local function ui()
   return require("claudenova.ui")
 end
 
+local function say(msg)
+  require("claudenova.ui.notify").info(msg)
+end
+
 -- Subcommands get their words and the raw text after the subcommand name, so
 -- prompts keep their spacing.
 
----@type table<string, {desc: string, run: fun(args: string[]), complete?: fun(): string[]}>
+---@type table<string, {desc: string, run: fun(args: string[], raw: string), complete?: fun(): string[]}>
 M.subcommands = {
   new = {
     desc = "new [--plan] [prompt]: start a session in the current directory",
@@ -41,8 +47,14 @@ M.subcommands = {
     desc = "sessions: pick a session and open its transcript",
     run = function() ui().pick_session() end,
   },
-  stop = { desc = "stop: stop the current session", run = function() nova().stop() end },
-  interrupt = { desc = "interrupt: end the current turn", run = function() nova().interrupt() end },
+  stop = {
+    desc = "stop: stop the current session",
+    run = function() say(nova().stop().message) end,
+  },
+  interrupt = {
+    desc = "interrupt: end the current turn",
+    run = function() say(nova().interrupt().message) end,
+  },
   resume = {
     desc = "resume [id]: continue a session by its claude session id",
     run = function(args)
@@ -58,17 +70,23 @@ M.subcommands = {
     desc = "mode {mode}: switch the current session's permission mode",
     run = function(args)
       if not args[1] then
-        error("claudenova: mode needs one of " .. table.concat(require("claudenova.config").modes, ", "), 0)
+        error("claude-nova: mode needs one of " .. table.concat(require("claudenova.config").modes, ", "), 0)
       end
-      nova().set_mode(args[1])
+      say(nova().set_mode(args[1]).message)
     end,
     complete = function() return require("claudenova.config").modes end,
   },
-  allow = { desc = "allow: allow the request under the cursor (sidebar) or the oldest", run = function() ui().decide_target("allow") end },
-  ["allow-session"] = { desc = "allow-session: allow this tool for the session", run = function() ui().decide_target("allow_session") end },
-  review = { desc = "review: show the full request", run = function() ui().review_target() end },
+  allow = {
+    desc = "allow: allow the request in view (surface or sidebar row), else pick one",
+    run = function() ui().decide_target("allow") end,
+  },
+  ["allow-session"] = {
+    desc = "allow-session: allow it, and this tool for the rest of the session",
+    run = function() ui().decide_target("allow_session") end,
+  },
+  review = { desc = "review: show the full request in view, else pick one", run = function() ui().review_target() end },
   deny = {
-    desc = "deny [message]: deny the request under the cursor (sidebar) or the oldest",
+    desc = "deny [message]: deny the request in view, else pick one; the message is shown to Claude",
     run = function(args, raw) ui().decide_target("deny", #args > 0 and raw or nil) end,
   },
   sidebar = { desc = "sidebar: toggle the sidebar", run = function() ui().toggle_sidebar() end },
@@ -90,22 +108,17 @@ function M.run(opts)
   local args = vim.deepcopy(opts.fargs)
   local sub = table.remove(args, 1)
   local raw = (opts.args or ""):gsub("^%s*%S+%s?", "", 1)
+  local guard = require("claudenova.errors").guard
   if not sub then
-    local ok, err = pcall(ui().toggle_sidebar)
-    if not ok then
-      vim.notify(tostring(err), vim.log.levels.ERROR)
-    end
+    guard(function() ui().toggle_sidebar() end)()
     return
   end
   local cmd = M.subcommands[sub]
   if not cmd then
-    vim.notify(("claudenova: unknown subcommand %q (one of %s)"):format(sub, table.concat(M.names(), ", ")), vim.log.levels.ERROR)
+    require("claudenova.ui.notify").error(("unknown subcommand %q (one of %s)"):format(sub, table.concat(M.names(), ", ")))
     return
   end
-  local ok, err = pcall(cmd.run, args, raw)
-  if not ok then
-    vim.notify(tostring(err), vim.log.levels.ERROR)
-  end
+  guard(cmd.run)(args, raw)
 end
 
 function M.complete(arglead, cmdline)

@@ -16,7 +16,16 @@ M.schema = {
   env = { type = "map", default = {}, desc = "Extra environment variables for claude." },
   model = { type = "string", default = "", desc = "Model passed with --model (empty: claude's default)." },
   review_edits = { enum = { "proposal", "panel" }, default = "proposal", desc = "\"proposal\": file changes open as editable files (:w applies, closing denies). \"panel\": they go to the action panel like other tools." },
-  storage = { type = "string", default = default_storage, desc = "Folder for staged proposals and rescued edits (default: stdpath('state')/claudenova)." },
+  storage = {
+    type = "string",
+    default = default_storage,
+    check = function(v)
+      if not v:match("^/") then
+        return "must be an absolute path"
+      end
+    end,
+    desc = "Folder for staged proposals and rescued edits; an absolute path (default: stdpath('state')/claudenova).",
+  },
   log_level = { enum = { "debug", "info", "warn", "error", "off" }, default = "info", desc = "Host log level; the log is stdpath('log')/claudenova.log." },
   notify = { type = "boolean", default = true, desc = "Announce each new request with vim.notify." },
   sidebar = {
@@ -99,7 +108,7 @@ M.schema = {
 local function check_type(path, spec, v)
   if spec.enum then
     if not vim.tbl_contains(spec.enum, v) then
-      return ("claudenova: option '%s' must be one of %s, got %s"):format(
+      return ("claude-nova: option '%s' must be one of %s, got %s"):format(
         path,
         table.concat(vim.tbl_map(function(e) return ("%q"):format(e) end, spec.enum), ", "),
         vim.inspect(v)
@@ -114,7 +123,7 @@ local function check_type(path, spec, v)
     if ok then
       for i, x in ipairs(v) do
         if type(x) ~= "string" then
-          return ("claudenova: option '%s[%d]' must be a string, got %s"):format(path, i, type(x))
+          return ("claude-nova: option '%s[%d]' must be a string, got %s"):format(path, i, type(x))
         end
       end
     end
@@ -123,7 +132,7 @@ local function check_type(path, spec, v)
     if ok then
       for k, x in pairs(v) do
         if type(k) ~= "string" or type(x) ~= "string" then
-          return ("claudenova: option '%s' must map strings to strings (bad entry %s)"):format(path, vim.inspect(k))
+          return ("claude-nova: option '%s' must map strings to strings (bad entry %s)"):format(path, vim.inspect(k))
         end
       end
     end
@@ -134,7 +143,7 @@ local function check_type(path, spec, v)
     ok = type(v) == t
   end
   if not ok then
-    return ("claudenova: option '%s' must be a %s, got %s (%s)"):format(path, t, type(v), vim.inspect(v))
+    return ("claude-nova: option '%s' must be a %s, got %s (%s)"):format(path, t, type(v), vim.inspect(v))
   end
   return nil
 end
@@ -160,15 +169,21 @@ local function merge(schema, opts, prefix, out, errors, warnings)
     if type(k) ~= "string" or not spec then
       local known = vim.tbl_keys(schema)
       table.sort(known)
-      table.insert(warnings, ("claudenova: unknown option '%s' (known here: %s)"):format(path, table.concat(known, ", ")))
+      table.insert(warnings, ("claude-nova: unknown option '%s' (known here: %s)"):format(path, table.concat(known, ", ")))
     elseif spec.fields then
       if type(v) ~= "table" then
-        table.insert(errors, ("claudenova: option '%s' must be a table, got %s"):format(path, type(v)))
+        table.insert(errors, ("claude-nova: option '%s' must be a table, got %s"):format(path, type(v)))
       else
         merge(spec.fields, v, path .. ".", out[k], errors, warnings)
       end
     else
       local err = check_type(path, spec, v)
+      if not err and spec.check then
+        local why = spec.check(v)
+        if why then
+          err = ("claude-nova: option '%s' %s, got %s"):format(path, why, vim.inspect(v))
+        end
+      end
       if err then
         table.insert(errors, err)
       else
@@ -184,7 +199,7 @@ end
 function M.validate(opts)
   opts = opts or {}
   if type(opts) ~= "table" then
-    return nil, "claudenova: setup() takes a table, got " .. type(opts), {}
+    return nil, "claude-nova: setup() takes a table, got " .. type(opts), {}
   end
   local out = defaults(M.schema)
   local errors, warnings = {}, {}
@@ -209,7 +224,7 @@ end
 function M.set(opts)
   local cfg, err, warnings = M.validate(opts)
   for _, w in ipairs(warnings) do
-    vim.notify(w, vim.log.levels.WARN)
+    require("claudenova.ui.notify").warn(w)
   end
   if not cfg then
     error(err, 0)

@@ -19,7 +19,19 @@ function M.check()
   end
 
   local cfg = require("claudenova.config").get()
-  local words = vim.split(vim.trim(cfg.cmd), "%s+")
+  -- Split cmd exactly as the host will run it (shell quoting, no shell).
+  local words
+  if not problem then
+    local res = vim.system({ host.bin(), "-split-cmd", cfg.cmd }, { text = true }):wait(5000)
+    if res.code == 0 then
+      words = vim.json.decode(res.stdout)
+    else
+      h.error(("option cmd = %q cannot be run: %s"):format(cfg.cmd, vim.trim(res.stderr or "")))
+      return
+    end
+  else
+    words = vim.split(vim.trim(cfg.cmd), "%s+")
+  end
   local exe = words[1]
   if not exe or vim.fn.executable(exe) ~= 1 then
     h.error(("claude command %q not found on PATH (option cmd = %q)"):format(exe or "", cfg.cmd), {

@@ -24,16 +24,15 @@ function M.problem()
     return nil
   end
   local bin = M.bin()
-  local build_hint = ("Build it with :ClaudeNova build (or run `make` in %s)."):format(M.root())
+  local build_hint = (":ClaudeNova build builds it (or run `make` in %s)"):format(M.root())
   if vim.fn.executable(bin) ~= 1 then
-    return ("claude-nova: the host binary %s is missing. %s"):format(bin, build_hint)
+    return ("claude-nova: host binary bin/claudenova is missing: %s"):format(build_hint)
   end
   local want = require("claudenova.version")
   local res = vim.system({ bin, "-version" }, { text = true }):wait(5000)
   local got = vim.trim(res.stdout or "")
   if res.code ~= 0 or got ~= want then
-    return ("claude-nova: the host binary %s is version %s but the plugin is %s. %s"):format(
-      bin,
+    return ("claude-nova: host binary bin/claudenova is version %s, the plugin %s: %s"):format(
       got ~= "" and got or "unknown",
       want,
       build_hint
@@ -70,6 +69,9 @@ end
 
 M.channel = nil
 M.exiting = false
+-- Counts the hosts started; the front end drops what it cached from a host
+-- that died (its sessions, transcripts and requests mean nothing to the next).
+M.epoch = 0
 
 --- The factory remote#host#Require calls: start the binary with rpc.
 function M.factory(_)
@@ -91,9 +93,10 @@ function M.factory(_)
     end,
   })
   if chan <= 0 then
-    error(("claude-nova: could not start %s"):format(M.bin()))
+    error(("claude-nova: could not start %s"):format(M.bin()), 0)
   end
   M.channel = chan
+  M.epoch = M.epoch + 1
   return chan
 end
 
@@ -138,7 +141,9 @@ local function decode(s)
   return vim.json.decode(s, { luanil = { object = true, array = true } })
 end
 
---- Call a host method and return its decoded result. Errors are raised.
+--- Call a host method and return its decoded result. Errors are raised as
+--- clean messages ("claude-nova: …"): the host answers {ok, result, error}
+--- and never raises through RPC, whose wrappers differ across versions.
 ---@param method string
 ---@param args table|nil
 function M.request(method, args)
@@ -150,7 +155,15 @@ function M.request(method, args)
   end
   ensure()
   local payload = vim.json.encode(args or vim.empty_dict())
-  return decode(vim.fn.ClaudeNovaRequest(method, payload))
+  local ok, raw = pcall(vim.fn.ClaudeNovaRequest, method, payload)
+  if not ok then
+    error("claude-nova: the host did not answer " .. method .. " (" .. require("claudenova.errors").message(raw):gsub("^claude%-nova: ", "") .. "); see :ClaudeNova log", 0)
+  end
+  local reply = decode(raw) or {}
+  if not reply.ok then
+    error("claude-nova: " .. tostring(reply.error or "the host gave no answer"), 0)
+  end
+  return reply.result
 end
 
 --- Fire-and-forget call; errors come back as notifications.
@@ -167,16 +180,17 @@ end
 --- Build the host with `go build`, showing progress.
 function M.build(on_done)
   local root = M.root()
-  vim.notify("claude-nova: building the host (go build)…", vim.log.levels.INFO)
+  local notify = require("claudenova.ui.notify")
+  notify.info("building the host (go build)…")
   vim.system(
     { "go", "build", "-o", "bin/claudenova", "./cmd/claudenova" },
     { cwd = root, text = true },
     vim.schedule_wrap(function(res)
       if res.code == 0 then
         checked = false
-        vim.notify("claude-nova: host built: " .. M.bin(), vim.log.levels.INFO)
+        notify.info("host built: " .. M.bin())
       else
-        vim.notify("claude-nova: build failed:\n" .. (res.stderr or ""), vim.log.levels.ERROR)
+        notify.error("build failed: " .. vim.trim(res.stderr or ""))
       end
       if on_done then
         on_done(res.code == 0)

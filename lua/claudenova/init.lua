@@ -1,5 +1,6 @@
 -- claude-nova.nvim: Claude Code in Neovim, every permission a decision you
--- take in the editor. This module is the public Lua API.
+-- take in the editor. This module is the public Lua API. Errors are raised
+-- as plain messages ("claude-nova: …").
 local M = {}
 
 M.version = require("claudenova.version")
@@ -36,16 +37,21 @@ function M.send(prompt, session)
   return info
 end
 
+--- Stop a session (current by default). Returns { done, message }.
 function M.stop(session)
-  host().request("stop", { session = session or 0 })
+  return host().request("stop", { session = session or 0 })
 end
 
+--- Ask claude to end the current turn. Returns at once with
+--- { done, message } ("nothing to interrupt" when no turn runs).
 function M.interrupt(session)
-  host().request("interrupt", { session = session or 0 })
+  return host().request("interrupt", { session = session or 0 })
 end
 
+--- Switch the permission mode. Returns at once with { done, message }; the
+--- switch is noted in the transcript when claude confirms it.
 function M.set_mode(mode, session)
-  host().request("mode", { session = session or 0, mode = mode })
+  return host().request("mode", { session = session or 0, mode = mode })
 end
 
 function M.resume(id)
@@ -77,13 +83,35 @@ function M.pending()
   return out
 end
 
---- Decide a request. decision: "allow" | "allow_session" | "deny" or
---- { behavior = ..., message = ... }. Plans and questions open their surface.
+--- Decide a request, or a list of requests (answered in order, each once).
+--- decision: "allow" | "allow_session" | "deny" or { behavior, message }.
+--- Returns true when every request was answered; else false and why. A
+--- decided request has left pending() when this returns. Plans and
+--- questions are not answered here: their surface opens instead. On a
+--- proposal, allow applies it as :w would (with the user's edits).
+---@return boolean, string|nil
 function M.decide(id, decision)
   if type(decision) == "string" then
     decision = { behavior = decision }
   end
-  return require("claudenova.ui").decide(id, decision.behavior, decision.message, "command")
+  if type(decision) ~= "table" or not decision.behavior then
+    require("claudenova.errors").raise("decide() needs a decision: \"allow\", \"allow_session\", \"deny\" or { behavior = … }")
+  end
+  local ui = require("claudenova.ui")
+  if type(id) ~= "table" then
+    return ui.decide(id, decision.behavior, decision.message, "command")
+  end
+  local failed = {}
+  for _, one in ipairs(id) do
+    local ok, why = ui.decide(one, decision.behavior, decision.message, "command")
+    if not ok then
+      table.insert(failed, ("%s: %s"):format(one, why))
+    end
+  end
+  if #failed > 0 then
+    return false, table.concat(failed, "; ")
+  end
+  return true
 end
 
 --- Statusline component: "2 pending" (empty when none).

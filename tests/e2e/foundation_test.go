@@ -138,8 +138,12 @@ func TestClaudeExitingEarlyIsReported(t *testing.T) {
 		script := writeScript(t, `{"start":"immediate"}`, `{"stderr":"Invalid API key · Please run /login"}`, `{"exit":1}`)
 		e := NewEnv(t, v, Options{Claude: fakeClaudePath, NoModel: true, ClaudeEnv: map[string]string{"FAKECLAUDE_SCRIPT": script}})
 		_ = e.CmdErr("ClaudeNova new hi")
-		e.Eventually(15*time.Second, "error with command line and stderr", func() bool {
-			return e.NoteContaining("exited unexpectedly") && e.NoteContaining(filepath.Base(fakeClaudePath)) && e.NoteContaining("Invalid API key")
+		e.Eventually(15*time.Second, "one-line error with what claude said", func() bool {
+			return e.NoteContaining("exited unexpectedly") && e.NoteContaining("Invalid API key")
+		})
+		// The transcript keeps the whole story, command line included.
+		e.Eventually(5*time.Second, "command line in the transcript", func() bool {
+			return strings.Contains(e.Transcript(1), filepath.Base(fakeClaudePath)+" -p")
 		})
 	})
 }

@@ -189,12 +189,17 @@ func TestExactlyOneAnswer(t *testing.T) {
 	}
 }
 
+// The host dies mid-session: the front end forgets everything of it, and the
+// next host's session 1 (numbered from 1 again) gets its own transcript and
+// one sidebar section.
 func TestHostCrashThenFreshHost(t *testing.T) {
 	eachNvim(t, func(t *testing.T, v nvimVersion) {
-		e, _ := faultEnv(t, v, func(string) []string {
-			return []string{ask("Bash", "", map[string]any{"command": "make"})}
-		})
-		e.newSession("go")
+		e := NewEnv(t, v, Options{})
+		e.Cmd("ClaudeNova")
+		e.Cmd("wincmd p")
+		e.newSession("first words")
+		e.Eventually(60*time.Second, "first reply", func() bool { return strings.Contains(e.Transcript(1), "You said: first words") })
+		e.Cmd("ClaudeNova send " + Seq(bash("echo never > never.txt", "never")))
 		e.WaitPending(1)
 		old := e.hostPid()
 		_ = syscall.Kill(old, syscall.SIGKILL)
@@ -208,15 +213,30 @@ func TestHostCrashThenFreshHost(t *testing.T) {
 		if n != 1 {
 			t.Fatalf("%d host errors, want exactly one", n)
 		}
-		var st string
-		e.Lua(&st, "return require('claudenova.ui.state').sessions[1].state")
-		if st != "lost" {
-			t.Errorf("session state %q, want lost", st)
+		if len(e.Pending()) != 0 {
+			t.Fatal("requests of the dead host still pending")
 		}
-		// The next command starts a fresh host.
-		e.Cmd("ClaudeNova new again")
+		// The next command starts a fresh host, whose session 1 is new.
+		e.Cmd("ClaudeNova new second words")
 		e.Eventually(10*time.Second, "fresh host", func() bool { p := e.hostPid(); return p != 0 && p != old })
-		e.WaitPending(1)
+		e.Eventually(60*time.Second, "new session's reply", func() bool { return strings.Contains(e.Transcript(1), "You said: second words") })
+		if tr := e.Transcript(1); strings.Contains(tr, "first words") {
+			t.Fatalf("the new session's transcript holds the old one:\n%s", tr)
+		}
+		var sb []string
+		e.Lua(&sb, "return vim.api.nvim_buf_get_lines(require('claudenova.ui.sidebar').buf, 0, -1, false)")
+		sessions := 0
+		for _, l := range sb {
+			if strings.HasPrefix(l, "▸ ") {
+				sessions++
+			}
+		}
+		if sessions != 1 {
+			t.Fatalf("sidebar shows %d sessions:\n%s", sessions, strings.Join(sb, "\n"))
+		}
+		if e.ReadFile("never.txt") != "" {
+			t.Fatal("the dead host's request ran")
+		}
 	})
 }
 

@@ -1,6 +1,10 @@
 -- The front end's entry point: Go calls M.apply with a batch of events; the
--- user's gestures go back to Go through claudenova.host.
+-- user's gestures go back to Go through claudenova.host. Surfaces open
+-- through claudenova.ui.scheduler; commands find their request through
+-- claudenova.ui.target.
 local state = require("claudenova.ui.state")
+local notify = require("claudenova.ui.notify")
+local scheduler = require("claudenova.ui.scheduler")
 require("claudenova.highlights").setup() -- also without setup(): first use of any surface
 
 local M = {}
@@ -13,6 +17,8 @@ end
 local function cfg()
   return require("claudenova.config").get()
 end
+
+local SURFACES = { "panel", "proposal", "question", "plan" }
 
 local function surface_module(surface)
   return ({
@@ -27,17 +33,23 @@ local function fire(pattern, data)
   vim.api.nvim_exec_autocmds("User", { pattern = pattern, data = data, modeline = false })
 end
 
-local function notify_request(r)
+--- The one-line notification for a request that arrived.
+local function announce(r, waiting)
   if not cfg().notify then
     return
   end
   local what = r.target ~= "" and (r.tool .. " " .. r.target) or r.tool
-  local how = ({
-    proposal = ":w in the proposal applies it, closing it rejects",
-    question = "answer in the picker (or <CR> on its row in :ClaudeNova)",
-    plan = "review the plan (or <CR> on its row in :ClaudeNova)",
-  })[r.surface] or ":ClaudeNova allow | deny, or the sidebar (:ClaudeNova)"
-  vim.notify(("Claude (%s) asks: %s — %s"):format(r.session_name, what, how), vim.log.levels.INFO, { title = "claude-nova" })
+  local how
+  if waiting then
+    how = "waiting: opens when you are back in normal mode (or <CR> on its row in :ClaudeNova)"
+  else
+    how = ({
+      proposal = ":w applies it, :q rejects",
+      question = "answer in the picker",
+      plan = "review the plan",
+    })[r.surface] or "a allow, d deny in the panel"
+  end
+  notify.info(("%s asks: %s — %s"):format(r.session_name, what, how))
 end
 
 local handlers = {}
@@ -51,43 +63,84 @@ function handlers.transcript(data)
   require("claudenova.ui.transcript").apply(data.session, data.ops)
 end
 
+function handlers.transcript_resync(data)
+  require("claudenova.ui.transcript").resync(data.session)
+end
+
 function handlers.request_added(r)
+  if state.gone[r.id] then
+    return
+  end
   state.requests[r.id] = r
-  notify_request(r)
   fire("ClaudeNovaRequestAdded", r)
 end
 
-function handlers.request_removed(data)
-  local r = state.requests[data.id]
-  state.requests[data.id] = nil
-  for _, mod in ipairs({ "panel", "proposal", "question", "plan" }) do
-    require("claudenova.ui." .. mod).withdraw(data.id, data.outcome)
+--- Remove every trace of a request on this side.
+local function drop(id, outcome)
+  local r = state.requests[id] or state.gone[id]
+  state.requests[id] = nil
+  scheduler.forget(id)
+  for _, mod in ipairs(SURFACES) do
+    pcall(require("claudenova.ui." .. mod).withdraw, id, outcome)
   end
+  return r
+end
+
+function handlers.request_removed(data)
+  local r = drop(data.id, data.outcome)
+  state.gone[data.id] = nil
   fire("ClaudeNovaRequestDecided", { id = data.id, session = data.session, outcome = data.outcome, request = r })
 end
 
--- Requests the user asked to see again (their surface takes focus).
-local asked = {}
+--- Open the surface of r, now or when the editor is idle.
+local function show(r, asked)
+  local mod = surface_module(r.surface)
+  if not mod then
+    return
+  end
+  local first = not r.announced
+  r.announced = true
+  local opened = scheduler.show(r.id, function()
+    if state.requests[r.id] then
+      require(mod).open(state.requests[r.id], { focus = asked })
+    end
+  end, asked)
+  if first and not asked then
+    announce(r, not opened)
+  end
+end
 
 function handlers.present(r)
+  if state.gone[r.id] then
+    return -- decided here already
+  end
+  local known = state.requests[r.id]
+  if known then
+    r.announced = known.announced
+  end
   state.requests[r.id] = r
-  local opts = { focus = asked[r.id] }
-  asked[r.id] = nil
-  local mod = surface_module(r.surface)
-  if mod == "claudenova.ui.question" then
+  if r.surface == "question" then
     -- Pickers may block (inputlist): never inside Go's call.
-    vim.schedule(function() require(mod).open(r, opts) end)
-  elseif mod then
-    require(mod).open(r, opts)
+    vim.schedule(function()
+      if state.requests[r.id] then
+        show(state.requests[r.id], false)
+      end
+    end)
+  else
+    show(r, false)
   end
 end
 
 function handlers.notify(data)
   local level = ({ error = vim.log.levels.ERROR, warn = vim.log.levels.WARN })[data.level] or vim.log.levels.INFO
-  vim.notify(data.msg, level, { title = "claude-nova" })
+  notify.notify(data.msg, level)
 end
 
 function handlers.proposal_rebase(data)
+  local r = state.requests[data.id]
+  if r then
+    r.exists = data.exists
+  end
   require("claudenova.ui.proposal").rebase(data)
 end
 
@@ -101,7 +154,7 @@ function M.apply(batch)
   local ok, err = pcall(M._apply, batch)
   M.in_apply = false
   if not ok then
-    vim.notify("claude-nova: " .. tostring(err), vim.log.levels.ERROR)
+    notify.error(err)
   end
 end
 
@@ -113,10 +166,10 @@ function M._apply(batch)
     if h then
       local ok, err = pcall(h, ev.data)
       if not ok then
-        vim.notify("claude-nova: " .. ev.event .. ": " .. tostring(err), vim.log.levels.ERROR)
+        notify.error(ev.event .. ": " .. require("claudenova.errors").message(err):gsub("^claude%-nova: ", ""))
       end
       -- Transcript text does not change the sidebar: skip the redraw.
-      sidebar_dirty = sidebar_dirty or ev.event ~= "transcript"
+      sidebar_dirty = sidebar_dirty or (ev.event ~= "transcript" and ev.event ~= "transcript_resync")
     end
   end
   if sidebar_dirty then
@@ -124,24 +177,21 @@ function M._apply(batch)
   end
 end
 
---- The host died: rows are marked lost (they can no longer be answered).
+--- The host died: everything it owned is gone (sessions, transcripts,
+--- requests). The next command starts a fresh host that numbers its sessions
+--- from 1 again, so nothing of the old one may linger here.
 function M.host_lost(code)
   local n = 0
-  for id, r in pairs(state.requests) do
+  for id in pairs(state.requests) do
     n = n + 1
-    for _, mod in ipairs({ "panel", "proposal", "question", "plan" }) do
-      pcall(require("claudenova.ui." .. mod).withdraw, id, "lost")
-    end
-    state.requests[id] = nil
-    r.lost = true
+    drop(id, "lost")
   end
-  for _, s in pairs(state.sessions) do
-    s.state = "lost"
-  end
+  scheduler.reset()
+  require("claudenova.ui.transcript").host_lost()
+  state.reset()
   require("claudenova.ui.sidebar").render()
-  vim.notify(
-    ("claude-nova: the host stopped unexpectedly (exit %d); %d pending request(s) were lost. The next :ClaudeNova command starts a fresh host. See :ClaudeNova log."):format(code, n),
-    vim.log.levels.ERROR
+  notify.error(
+    ("the host stopped unexpectedly (exit %d); %d pending request(s) were lost. The next :ClaudeNova command starts a fresh host; see :ClaudeNova log"):format(code, n)
   )
 end
 
@@ -154,19 +204,44 @@ function M.session_started(info)
   end
 end
 
---- Decide a request. Plans and questions re-present (Go enforces it too).
+--- The request was answered by a gesture here: it leaves pending() at once,
+--- before Go's event confirms it.
+local function decided_here(id)
+  local r = state.requests[id]
+  if r then
+    state.gone[id] = r
+    state.requests[id] = nil
+    scheduler.forget(id)
+    require("claudenova.ui.sidebar").render()
+  end
+end
+
+--- Decide a request. Returns true when it was answered, else false and why.
+--- Plans and questions re-present instead (Go enforces it too); on a
+--- proposal, allow applies the buffer as :w would, with the user's edits.
+---@return boolean, string|nil
 function M.decide(id, behavior, message, via)
   local r = state.requests[id]
   if not r then
-    vim.notify("claude-nova: that request is no longer pending", vim.log.levels.WARN)
-    return
+    return false, "that request is no longer pending"
   end
   via = via or "surface"
   if via ~= "surface" and (r.surface == "plan" or r.surface == "question") then
     M.present(id)
-    return
+    return false, ("a %s needs its own answer: its surface is open"):format(r.surface)
   end
-  host().request("decide", { id = id, behavior = behavior, message = message, via = via })
+  local res
+  if r.surface == "proposal" and behavior ~= "deny" then
+    res = require("claudenova.ui.proposal").apply(r, behavior)
+  else
+    res = host().request("decide", { id = id, behavior = behavior, message = message, via = via })
+  end
+  res = res or {}
+  if res.decided then
+    decided_here(id)
+    return true
+  end
+  return false, res.reason or "not decided"
 end
 
 --- Ask for an optional deny message, then deny.
@@ -180,46 +255,56 @@ function M.deny_with_message(id, via)
     if msg == nil then
       return -- cancelled: nothing is answered
     end
-    M.decide(id, "deny", msg ~= "" and msg or nil, via)
+    local ok, why = M.decide(id, "deny", msg ~= "" and msg or nil, via)
+    if not ok and why then
+      notify.warn(why)
+    end
   end)
 end
 
+--- Open a request's surface because the user asked: at once, whole.
 function M.present(id)
-  asked[id] = true
-  host().request("present", { id = id })
-end
-
---- The request a command acts on: the sidebar row under the cursor, else the oldest.
-function M.target()
-  local id = require("claudenova.ui.sidebar").id_under_cursor()
-  if id and state.requests[id] then
-    return id
-  end
-  local first = state.order()[1]
-  return first and first.id
-end
-
-function M.decide_target(behavior, message)
-  local id = M.target()
-  if not id then
-    vim.notify("claude-nova: no pending request", vim.log.levels.INFO)
+  local r = state.requests[id]
+  if not r then
+    notify.info("that request is no longer pending")
     return
   end
-  M.decide(id, behavior, message, "command")
+  if r.surface == "question" then
+    -- A picker must not start inside the command that asked for it.
+    vim.schedule(function()
+      if state.requests[id] then
+        show(state.requests[id], true)
+      end
+    end)
+  else
+    show(r, true)
+  end
+end
+
+local verbs = { allow = "allowed", allow_session = "allowed for the session", deny = "denied" }
+
+--- Run a decision on the request the user means (see ui.target).
+function M.decide_target(behavior, message)
+  require("claudenova.ui.target").resolve(function(id)
+    local r = state.requests[id]
+    local ok, why = M.decide(id, behavior, message, "command")
+    if ok then
+      notify.info(("%s %s%s"):format(verbs[behavior] or behavior, r.tool, r.target ~= "" and (" " .. r.target) or ""))
+    elseif why then
+      notify.info(why)
+    end
+  end, behavior == "deny" and "deny" or "allow")
 end
 
 function M.review_target()
-  local id = M.target()
-  if not id then
-    vim.notify("claude-nova: no pending request", vim.log.levels.INFO)
-    return
-  end
-  local r = state.requests[id]
-  if r.surface == "panel" then
-    require("claudenova.ui.panel").open(r, { review = true, focus = true })
-  else
-    M.present(id)
-  end
+  require("claudenova.ui.target").resolve(function(id)
+    local r = state.requests[id]
+    if r.surface == "panel" then
+      require("claudenova.ui.panel").open(r, { review = true, focus = true })
+    else
+      M.present(id)
+    end
+  end, "review")
 end
 
 function M.toggle_sidebar()
@@ -229,7 +314,7 @@ end
 function M.open_transcript(id)
   id = id or state.current
   if not id then
-    vim.notify("claude-nova: no session yet (:ClaudeNova new)", vim.log.levels.INFO)
+    notify.info("no session yet (:ClaudeNova new)")
     return
   end
   require("claudenova.ui.transcript").open(id)
@@ -242,7 +327,7 @@ end
 function M.pick_session()
   local sessions = require("claudenova").sessions()
   if #sessions == 0 then
-    vim.notify("claude-nova: no sessions", vim.log.levels.INFO)
+    notify.info("no sessions")
     return
   end
   vim.ui.select(sessions, {
@@ -252,9 +337,11 @@ function M.pick_session()
     end,
   }, function(s)
     if s then
-      host().request("select", { session = s.id })
-      state.current = s.id
-      M.open_transcript(s.id)
+      require("claudenova.errors").guard(function()
+        host().request("select", { session = s.id })
+        state.current = s.id
+        M.open_transcript(s.id)
+      end)()
     end
   end)
 end
@@ -262,7 +349,7 @@ end
 function M.pick_resume()
   local items = vim.tbl_filter(function(s) return s.claude_id ~= "" end, require("claudenova").sessions())
   if #items == 0 then
-    vim.notify("claude-nova: give a session id: :ClaudeNova resume {id}", vim.log.levels.INFO)
+    notify.info("give a session id: :ClaudeNova resume {id}")
     return
   end
   vim.ui.select(items, {
@@ -270,8 +357,10 @@ function M.pick_resume()
     format_item = function(s) return ("%s  (%s, %s)"):format(s.claude_id, s.name, s.state) end,
   }, function(s)
     if s then
-      local info = require("claudenova").resume(s.claude_id)
-      M.open_transcript(info.id)
+      require("claudenova.errors").guard(function()
+        local info = require("claudenova").resume(s.claude_id)
+        M.open_transcript(info.id)
+      end)()
     end
   end)
 end

@@ -43,11 +43,25 @@ local function render(r, review)
     add(("Changes: +%d -%d"):format(r.added, r.removed))
   end
   add("")
-  local hint = ("[%s] Allow   [%s] Allow for Session   [%s] %s   [%s] Deny   [%s] Close"):format(
-    keys.allow or "-", keys.allow_session or "-", keys.review or "-", review and "Hide review" or "Review",
-    keys.deny or "-", keys.close or "-"
-  )
-  add(hint, "ClaudeNovaKey")
+  -- The key hint wraps to the screen instead of being cut.
+  local items = {
+    ("[%s] Allow"):format(keys.allow or "-"),
+    ("[%s] Allow for Session"):format(keys.allow_session or "-"),
+    ("[%s] %s"):format(keys.review or "-", review and "Hide review" or "Review"),
+    ("[%s] Deny"):format(keys.deny or "-"),
+    ("[%s] Close"):format(keys.close or "-"),
+  }
+  local room = math.max(20, vim.o.columns - 10)
+  local line = ""
+  for _, it in ipairs(items) do
+    if line ~= "" and vim.fn.strdisplaywidth(line .. "   " .. it) > room then
+      add(line, "ClaudeNovaKey")
+      line = it
+    else
+      line = line == "" and it or (line .. "   " .. it)
+    end
+  end
+  add(line, "ClaudeNovaKey")
   if review then
     add("")
     for _, l in ipairs(r.review or {}) do
@@ -75,17 +89,18 @@ end
 
 local function set_keymaps(buf, r)
   local keys = cfg().keymaps.panel
-  local function act(fn)
+  local act = require("claudenova.errors").guard
+  local function decide(behavior)
     return function()
-      local ok, err = pcall(fn)
-      if not ok then
-        vim.notify(tostring(err), vim.log.levels.ERROR)
+      local ok, why = ui().decide(r.id, behavior, nil, "surface")
+      if not ok and why then
+        require("claudenova.ui.notify").info(why)
       end
     end
   end
   local maps = {
-    allow = { function() ui().decide(r.id, "allow", nil, "surface") end, "Allow" },
-    allow_session = { function() ui().decide(r.id, "allow_session", nil, "surface") end, "Allow for the session" },
+    allow = { decide("allow"), "Allow" },
+    allow_session = { decide("allow_session"), "Allow for the session" },
     review = { function() M.open(r, { review = not (M.current and M.current.review), focus = true }) end, "Toggle the full review" },
     deny = { function() ui().deny_with_message(r.id, "surface") end, "Deny with an optional message" },
     close = { M.close, "Hide the panel (the request stays pending)" },
@@ -98,14 +113,10 @@ local function set_keymaps(buf, r)
   vim.keymap.set("n", "<Esc>", M.close, { buffer = buf, nowait = true, desc = "claude-nova panel: Hide the panel" })
 end
 
---- Show request r. opts.review expands the full input and diff.
+--- Show request r and focus it (claudenova.ui.scheduler decides when a
+--- panel may open on its own). opts.review expands the full input and diff.
 function M.open(r, opts)
   opts = opts or {}
-  if M.current and M.current.id ~= r.id and vim.api.nvim_win_is_valid(M.current.win) and not (opts.focus or opts.review) then
-    -- Another request is on screen and this one just arrived: do not
-    -- replace it under the user's hands (its row is in the sidebar).
-    return
-  end
   M.close()
   local lines, hls = render(r, opts.review)
   local buf = vim.api.nvim_create_buf(false, true)
@@ -113,6 +124,8 @@ function M.open(r, opts)
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
   vim.bo[buf].modifiable = false
   vim.bo[buf].filetype = "claudenova-panel"
+  vim.b[buf].claudenova_request = r.id
+  vim.b[buf].claudenova_surface = "panel"
   for _, h in ipairs(hls) do
     local len = #lines[h[1] + 1]
     local e = h[3] < 0 and len or math.min(h[3], len)
@@ -126,12 +139,7 @@ function M.open(r, opts)
   end
   width = math.min(width + 2, math.max(20, vim.o.columns - 6))
   local height = math.min(#lines, math.max(3, vim.o.lines - 6))
-  -- Take focus like a dialog, except from someone typing or working the
-  -- sidebar (the row under their cursor must stay theirs).
-  local mode = vim.api.nvim_get_mode().mode
-  local in_sidebar = vim.bo.filetype == "claudenova-sidebar"
-  local enter = opts.focus or not (mode:find("^i") or mode:find("^c") or mode:find("^R") or in_sidebar)
-  local win = vim.api.nvim_open_win(buf, enter, {
+  local win = vim.api.nvim_open_win(buf, true, {
     relative = "editor",
     row = math.floor((vim.o.lines - height) / 2) - 1,
     col = math.floor((vim.o.columns - width) / 2),

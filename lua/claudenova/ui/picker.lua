@@ -11,6 +11,7 @@ function M.select(items, opts, on_choice)
   end
   local buf = vim.api.nvim_create_buf(false, true)
   vim.bo[buf].bufhidden = "wipe"
+  vim.b[buf].claudenova_surface = "picker"
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
   vim.bo[buf].modifiable = false
   local width = vim.fn.strdisplaywidth(opts.prompt or "")

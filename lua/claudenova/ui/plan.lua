@@ -28,7 +28,7 @@ local function decide(r, buf, params)
   end
   local ok, err = pcall(host().request, "plan", params)
   if not ok then
-    vim.notify(tostring(err), vim.log.levels.ERROR)
+    require("claudenova.ui.notify").error(err)
   end
 end
 
@@ -73,6 +73,9 @@ function M.open(r)
   vim.bo[buf].buftype = "acwrite"
   vim.bo[buf].bufhidden = "wipe"
   vim.bo[buf].swapfile = false
+  vim.bo[buf].modeline = false
+  vim.b[buf].claudenova_request = r.id
+  vim.b[buf].claudenova_surface = "plan"
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, vim.split(text, "\n", { plain = true }))
   vim.bo[buf].modified = false
   vim.bo[buf].filetype = "markdown"
@@ -87,7 +90,7 @@ function M.open(r)
     desc = "claude-nova: the plan is sent with your approval, not written",
     callback = function()
       vim.bo[buf].modified = false
-      vim.notify("claude-nova: your edits will be sent when you approve the plan", vim.log.levels.INFO)
+      require("claudenova.ui.notify").info("your edits will be sent when you approve the plan")
     end,
   })
   vim.api.nvim_create_autocmd("BufWipeout", {
@@ -103,6 +106,8 @@ function M.open(r)
   M.open_[r.id] = { buf = buf, tab = vim.api.nvim_get_current_tabpage(), r = r, text = text }
 end
 
+--- The request left the registry: close the plan, and its tab once only
+--- claude-nova windows remain there.
 function M.withdraw(id)
   local p = M.open_[id]
   if not p then
@@ -110,7 +115,16 @@ function M.withdraw(id)
   end
   M.open_[id] = nil
   if p.tab and vim.api.nvim_tabpage_is_valid(p.tab) and #vim.api.nvim_list_tabpages() > 1 then
-    pcall(vim.cmd, vim.api.nvim_tabpage_get_number(p.tab) .. "tabclose!")
+    local only_ours = true
+    for _, w in ipairs(vim.api.nvim_tabpage_list_wins(p.tab)) do
+      local b = vim.api.nvim_win_get_buf(w)
+      if b ~= p.buf and vim.bo[b].filetype ~= "claudenova-sidebar" then
+        only_ours = false
+      end
+    end
+    if only_ours then
+      pcall(vim.cmd, vim.api.nvim_tabpage_get_number(p.tab) .. "tabclose!")
+    end
   end
   if vim.api.nvim_buf_is_valid(p.buf) then
     pcall(vim.api.nvim_buf_delete, p.buf, { force = true })

@@ -11,6 +11,7 @@ function M.open(session)
   vim.bo[buf].buftype = "acwrite"
   vim.bo[buf].bufhidden = "wipe"
   vim.bo[buf].filetype = "markdown"
+  vim.b[buf].claudenova_surface = "prompt"
   local width = math.min(100, vim.o.columns - 8)
   local win = vim.api.nvim_open_win(buf, true, {
     relative = "editor",
@@ -25,7 +26,7 @@ function M.open(session)
   local function send()
     local text = table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), "\n")
     if vim.trim(text) == "" then
-      vim.notify("claude-nova: empty prompt not sent", vim.log.levels.WARN)
+      require("claudenova.ui.notify").warn("empty prompt: nothing was sent")
       return
     end
     vim.bo[buf].modified = false
@@ -35,7 +36,7 @@ function M.open(session)
     vim.cmd("stopinsert")
     local ok, err = pcall(require("claudenova").send, text, session)
     if not ok then
-      vim.notify(tostring(err), vim.log.levels.ERROR)
+      require("claudenova.ui.notify").error(err)
     end
   end
   local keys = cfg().keymaps.prompt

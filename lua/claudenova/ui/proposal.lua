@@ -1,9 +1,11 @@
 -- Editable proposals: the staged file (the file as it would be after the
 -- change) opens beside the original in diff mode. :w applies it with the
 -- user's edits; wiping the buffer (or :q on its last window) rejects it.
+local notify = require("claudenova.ui.notify")
+
 local M = {}
 
----@type table<string, {buf: integer, orig: integer, tab: integer|nil, wins: integer[], group: integer, r: table}>
+---@type table<string, {buf: integer, orig: integer, tab: integer|nil, group: integer, r: table, saving: boolean}>
 M.open_ = {}
 
 local function cfg()
@@ -25,7 +27,10 @@ local function winbar(r)
   return "%#ClaudeNovaWinbar#" .. bar:gsub("%%", "%%%%")
 end
 
+-- Fill the original side with the real file as it is on disk.
 local function load_original(buf, r)
+  -- Not readonly while we fill it: no W10 "Changing a readonly file".
+  vim.bo[buf].readonly = false
   vim.bo[buf].modifiable = true
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, {})
   if r.exists and vim.fn.filereadable(r.path) == 1 then
@@ -38,6 +43,7 @@ local function load_original(buf, r)
   end
   vim.bo[buf].modifiable = false
   vim.bo[buf].modified = false
+  vim.bo[buf].readonly = true
 end
 
 local function original_buf(r)
@@ -46,47 +52,96 @@ local function original_buf(r)
   vim.bo[buf].buftype = "nofile"
   vim.bo[buf].bufhidden = "wipe"
   vim.bo[buf].swapfile = false
+  vim.bo[buf].modeline = false
+  vim.b[buf].claudenova_request = r.id
+  vim.b[buf].claudenova_surface = "proposal"
   load_original(buf, r)
   local ft = vim.filetype.match({ filename = r.path })
   if ft then
     vim.bo[buf].filetype = ft
   end
-  vim.bo[buf].readonly = true
   return buf
 end
 
 local function set_keymaps(buf, r)
   local keys = cfg().keymaps.proposal
+  local guard = require("claudenova.errors").guard
   if keys.allow then
-    vim.keymap.set("n", keys.allow, function()
+    vim.keymap.set("n", keys.allow, guard(function()
       vim.cmd("write")
-    end, { buffer = buf, desc = "claude-nova: Apply this proposal (save)" })
+    end), { buffer = buf, desc = "claude-nova: Apply this proposal (save)" })
   end
   if keys.deny then
-    vim.keymap.set("n", keys.deny, function()
+    vim.keymap.set("n", keys.deny, guard(function()
       vim.cmd("bwipeout! " .. buf)
-    end, { buffer = buf, desc = "claude-nova: Reject this proposal" })
+    end), { buffer = buf, desc = "claude-nova: Reject this proposal" })
   end
 end
 
-local function focus(p)
-  for _, w in ipairs(vim.api.nvim_list_wins()) do
-    if vim.api.nvim_win_get_buf(w) == p.buf then
-      vim.api.nvim_set_current_win(w)
-      return true
+local function win_of(buf, tab)
+  local wins = tab and vim.api.nvim_tabpage_list_wins(tab) or vim.api.nvim_list_wins()
+  for _, w in ipairs(wins) do
+    if vim.api.nvim_win_get_buf(w) == buf then
+      return w
     end
   end
-  return false
+  return nil
 end
 
---- Open the proposal of request r.
+-- Load the staged file into a new buffer in the current window. The file is
+-- Claude's content, not the user's: its modelines are not run, and no swap
+-- or undo file of it is written (nor left in storage).
+local function load_staged(path)
+  local buf = vim.fn.bufadd(path)
+  vim.b[buf].editorconfig = false -- keep the file's own line ends and final newline
+  local saved = { modeline = vim.go.modeline, undofile = vim.go.undofile }
+  vim.go.modeline = false -- a new buffer takes the global values
+  vim.go.undofile = false
+  local ok, err = pcall(function()
+    vim.cmd("noswapfile keepalt buffer " .. buf)
+  end)
+  vim.go.modeline, vim.go.undofile = saved.modeline, saved.undofile
+  if not ok then
+    error(err, 0)
+  end
+  vim.bo[buf].modeline = false
+  vim.bo[buf].undofile = false
+  vim.bo[buf].swapfile = false
+  return buf
+end
+
+-- Give a proposal its layout back: the proposal window (focused) with the
+-- original beside it, both in diff mode.
+local function restore(p)
+  local pwin = win_of(p.buf)
+  if not pwin then
+    return false
+  end
+  vim.api.nvim_set_current_win(pwin)
+  local tab = vim.api.nvim_win_get_tabpage(pwin)
+  if not vim.api.nvim_buf_is_valid(p.orig) then
+    p.orig = original_buf(p.r)
+  end
+  if not win_of(p.orig, tab) then
+    vim.cmd("leftabove vsplit")
+    local owin = vim.api.nvim_get_current_win()
+    vim.api.nvim_win_set_buf(owin, p.orig)
+    vim.wo[owin].winbar = "%#ClaudeNovaWinbar#Original · " .. ((p.r.exists and p.r.target or "(new file)"):gsub("%%", "%%%%"))
+    vim.cmd("diffthis")
+    vim.api.nvim_set_current_win(pwin)
+  end
+  vim.cmd("diffthis")
+  return true
+end
+
+--- Open the proposal of request r (or give it its layout back).
 function M.open(r)
   local existing = M.open_[r.id]
-  if existing and vim.api.nvim_buf_is_valid(existing.buf) and focus(existing) then
+  if existing and vim.api.nvim_buf_is_valid(existing.buf) and restore(existing) then
     return
   end
   if not r.staged or r.staged == "" then
-    vim.notify("claude-nova: this proposal has no staged file", vim.log.levels.ERROR)
+    notify.error("this proposal has no staged file")
     return
   end
   local layout = cfg().proposal.layout
@@ -97,38 +152,32 @@ function M.open(r)
   else
     vim.cmd("split")
   end
-  vim.cmd("edit " .. vim.fn.fnameescape(r.staged))
-  local buf = vim.api.nvim_get_current_buf()
+  local buf = load_staged(r.staged)
   local pwin = vim.api.nvim_get_current_win()
   vim.bo[buf].bufhidden = "wipe"
-  vim.bo[buf].swapfile = false
   -- Keep the file's own final-newline state: byte-exact results.
   vim.bo[buf].fixendofline = false
   vim.b[buf].claudenova_proposal = r.id
+  vim.b[buf].claudenova_request = r.id
+  vim.b[buf].claudenova_surface = "proposal"
   local ft = vim.filetype.match({ filename = r.path, buf = buf })
   if ft then
     vim.bo[buf].filetype = ft
   end
   vim.wo[pwin].winbar = winbar(r)
 
-  local orig = original_buf(r)
-  vim.cmd("leftabove vsplit")
-  local owin = vim.api.nvim_get_current_win()
-  vim.api.nvim_win_set_buf(owin, orig)
-  vim.wo[owin].winbar = "%#ClaudeNovaWinbar#Original · " .. ((r.exists and r.target or "(new file)"):gsub("%%", "%%%%"))
-  vim.cmd("diffthis")
-  vim.api.nvim_set_current_win(pwin)
-  vim.cmd("diffthis")
-
   local group = vim.api.nvim_create_augroup("ClaudeNovaProposal_" .. buf, { clear = true })
-  local p = { buf = buf, orig = orig, tab = layout == "tab" and vim.api.nvim_get_current_tabpage() or nil, wins = { pwin, owin }, group = group, r = r }
+  local p = { buf = buf, orig = original_buf(r), tab = layout == "tab" and vim.api.nvim_get_current_tabpage() or nil, group = group, r = r, saving = false }
   M.open_[r.id] = p
+  restore(p)
   vim.api.nvim_create_autocmd("BufWritePost", {
     group = group,
     buffer = buf,
     desc = "claude-nova: saving the proposal applies it",
     callback = function()
-      host().notify("proposal_saved", { id = r.id })
+      if not p.saving then
+        host().notify("proposal_saved", { id = r.id })
+      end
     end,
   })
   vim.api.nvim_create_autocmd({ "BufWipeout", "BufDelete" }, {
@@ -140,27 +189,60 @@ function M.open(r)
         M.open_[r.id] = nil
         pcall(vim.api.nvim_del_augroup_by_id, group)
         host().notify("proposal_wiped", { id = r.id })
-        vim.schedule(function()
-          if vim.api.nvim_buf_is_valid(orig) then
-            pcall(vim.api.nvim_buf_delete, orig, { force = true })
-          end
-        end)
+        vim.schedule(function() M.tidy(p) end)
       end
     end,
   })
   set_keymaps(buf, r)
 end
 
-local function rescue(p)
+--- Apply a proposal now, as :w would (a command or the Lua API asked):
+--- the buffer, with the user's edits, is written and applied. Returns the
+--- host's answer ({decided, reason}).
+function M.apply(r, behavior)
+  local p = M.open_[r.id]
+  if p and vim.api.nvim_buf_is_valid(p.buf) then
+    p.saving = true
+    local ok, err = pcall(vim.api.nvim_buf_call, p.buf, function()
+      vim.cmd("silent write")
+    end)
+    p.saving = false
+    if not ok then
+      error(err, 0)
+    end
+  end
+  return host().request("proposal_saved", { id = r.id, behavior = behavior })
+end
+
+--- Close what is left of a proposal's layout: its original side and, in a
+--- tab of its own, the tab once only claude-nova windows remain in it.
+function M.tidy(p)
+  if p.tab and vim.api.nvim_tabpage_is_valid(p.tab) and #vim.api.nvim_list_tabpages() > 1 then
+    local only_ours = true
+    for _, w in ipairs(vim.api.nvim_tabpage_list_wins(p.tab)) do
+      local b = vim.api.nvim_win_get_buf(w)
+      if b ~= p.buf and b ~= p.orig and vim.bo[b].filetype ~= "claudenova-sidebar" then
+        only_ours = false
+      end
+    end
+    if only_ours then
+      pcall(vim.cmd, vim.api.nvim_tabpage_get_number(p.tab) .. "tabclose!")
+    end
+  end
+  for _, b in ipairs({ p.buf, p.orig }) do
+    if vim.api.nvim_buf_is_valid(b) then
+      pcall(vim.api.nvim_buf_delete, b, { force = true })
+    end
+  end
+end
+
+local function rescue(p, why)
   local lines = vim.api.nvim_buf_get_lines(p.buf, 0, -1, false)
   local dir = cfg().storage .. "/rescued"
   vim.fn.mkdir(dir, "p", tonumber("700", 8))
   local name = ("%s/%s-%s"):format(dir, os.date("%Y%m%d-%H%M%S"), vim.fn.fnamemodify(p.r.path, ":t"))
   vim.fn.writefile(lines, name)
-  vim.notify(
-    ("claude-nova: the proposal for %s was withdrawn while it had unsaved edits; they are kept in %s"):format(p.r.target, name),
-    vim.log.levels.WARN
-  )
+  notify.warn(("%s: your unsaved edits of the proposal for %s are kept in %s"):format(why, p.r.target, name))
 end
 
 --- The request left the registry: close its windows (keeping unsaved edits).
@@ -172,26 +254,24 @@ function M.withdraw(id, outcome)
   M.open_[id] = nil
   pcall(vim.api.nvim_del_augroup_by_id, p.group)
   if vim.api.nvim_buf_is_valid(p.buf) and vim.bo[p.buf].modified and not tostring(outcome):match("^applied") then
-    rescue(p)
+    rescue(p, "the proposal was " .. tostring(outcome):gsub(":.*", ""))
   end
-  if p.tab and vim.api.nvim_tabpage_is_valid(p.tab) and #vim.api.nvim_list_tabpages() > 1 then
-    local tabnr = vim.api.nvim_tabpage_get_number(p.tab)
-    pcall(vim.cmd, tabnr .. "tabclose!")
-  else
-    for _, w in ipairs(p.wins) do
-      if vim.api.nvim_win_is_valid(w) and #vim.api.nvim_list_wins() > 1 then
-        pcall(vim.api.nvim_win_close, w, true)
+  -- Windows of the proposal close; a tab of its own goes with them.
+  for _, b in ipairs({ p.buf, p.orig }) do
+    if vim.api.nvim_buf_is_valid(b) then
+      for _, w in ipairs(vim.fn.win_findbuf(b)) do
+        if #vim.api.nvim_list_wins() > 1 then
+          pcall(vim.api.nvim_win_close, w, true)
+        end
       end
     end
   end
-  for _, b in ipairs({ p.buf, p.orig }) do
-    if vim.api.nvim_buf_is_valid(b) then
-      pcall(vim.api.nvim_buf_delete, b, { force = true })
-    end
-  end
+  M.tidy(p)
 end
 
---- The real file changed on disk: show its current content as the original.
+--- The real file changed on disk: show its current content as the
+--- original and, when Go restaged the proposal (Claude's change re-applied,
+--- the user's edits merged), reload the proposal buffer.
 function M.rebase(data)
   local p = M.open_[data.id]
   if not p then
@@ -200,7 +280,22 @@ function M.rebase(data)
   p.r.exists = data.exists
   if vim.api.nvim_buf_is_valid(p.orig) then
     load_original(p.orig, p.r)
-    pcall(vim.cmd, "diffupdate")
+  end
+  if data.reload and vim.api.nvim_buf_is_valid(p.buf) then
+    if vim.bo[p.buf].modified then
+      rescue(p, "the proposal was refreshed")
+    end
+    vim.api.nvim_buf_call(p.buf, function()
+      vim.cmd("silent edit!")
+    end)
+    local first = data.conflicts and data.conflicts[1]
+    local w = win_of(p.buf)
+    if first and w then
+      pcall(vim.api.nvim_win_set_cursor, w, { first, 0 })
+    end
+  end
+  for _, w in ipairs(vim.fn.win_findbuf(p.buf)) do
+    vim.api.nvim_win_call(w, function() pcall(vim.cmd, "diffupdate") end)
   end
 end
 

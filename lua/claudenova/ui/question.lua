@@ -19,9 +19,8 @@ end
 
 local function left_pending(r)
   M.active = nil
-  vim.notify(
-    ("claude-nova: question from %s left pending; answer it later with <CR> on its row in :ClaudeNova"):format(r.session_name),
-    vim.log.levels.INFO
+  require("claudenova.ui.notify").info(
+    ("question from %s left pending; answer it later with <CR> on its row in :ClaudeNova"):format(r.session_name)
   )
 end
 
@@ -99,7 +98,7 @@ local function ask(r, idx, q, cb)
           end
         end
         if #sel == 0 and not other then
-          vim.notify("claude-nova: choose at least one option", vim.log.levels.WARN)
+          require("claudenova.ui.notify").warn("choose at least one option")
           return vim.schedule(loop)
         end
         return cb({ selected = sel, other = other })
@@ -129,7 +128,7 @@ function M.open(r)
   end
   local questions = r.input and r.input.questions or {}
   if #questions == 0 then
-    vim.notify("claude-nova: the question request has no questions", vim.log.levels.ERROR)
+    require("claudenova.ui.notify").error("the question request has no questions")
     return
   end
   M.active = r.id
@@ -142,7 +141,7 @@ function M.open(r)
       M.active = nil
       local ok, err = pcall(host().request, "answer", { id = r.id, answers = answers })
       if not ok then
-        vim.notify(tostring(err), vim.log.levels.ERROR)
+        require("claudenova.ui.notify").error(err)
       end
       return
     end
@@ -164,7 +163,7 @@ function M.open(r)
             message = msg ~= "" and msg or "The user declined to answer here and would rather answer in chat.",
           })
           if not ok then
-            vim.notify(tostring(err), vim.log.levels.ERROR)
+            require("claudenova.ui.notify").error(err)
           end
         end)
         return

@@ -40,25 +40,31 @@ function M.id_under_cursor()
 end
 
 local function with_row(fn)
-  return function()
+  return require("claudenova.errors").guard(function()
     local id = M.id_under_cursor()
     if not id then
-      vim.notify("claude-nova: no request on this line", vim.log.levels.INFO)
+      require("claudenova.ui.notify").info("no request on this line")
       return
     end
-    local ok, err = pcall(fn, id)
-    if not ok then
-      vim.notify(tostring(err), vim.log.levels.ERROR)
+    fn(id)
+  end)
+end
+
+local function decide(behavior)
+  return with_row(function(id)
+    local ok, why = ui().decide(id, behavior, nil, "sidebar")
+    if not ok and why then
+      require("claudenova.ui.notify").info(why)
     end
-  end
+  end)
 end
 
 local function set_keymaps(buf)
   local keys = cfg().keymaps.sidebar
   local actions = {
     present = { with_row(function(id) ui().present(id) end), "Open the request's surface" },
-    allow = { with_row(function(id) ui().decide(id, "allow", nil, "sidebar") end), "Allow the request" },
-    allow_session = { with_row(function(id) ui().decide(id, "allow_session", nil, "sidebar") end), "Allow this tool for the session" },
+    allow = { decide("allow"), "Allow the request" },
+    allow_session = { decide("allow_session"), "Allow this tool for the session" },
     review = {
       with_row(function(id)
         local r = state.requests[id]
@@ -91,6 +97,7 @@ local function ensure_buf()
   vim.bo[buf].bufhidden = "hide"
   vim.bo[buf].undolevels = -1
   vim.bo[buf].modifiable = false
+  vim.b[buf].claudenova_surface = "sidebar"
   set_keymaps(buf)
   M.buf = buf
   return buf
@@ -217,13 +224,24 @@ function M.open()
   end
 end
 
+--- Close the sidebar's window. As the last window of a tab it closes the
+--- tab; as the very last window it shows another buffer instead (never an
+--- empty tab left behind).
 function M.close()
   local w = win()
-  if w then
-    if #vim.api.nvim_tabpage_list_wins(0) == 1 then
-      vim.cmd("enew")
+  if not w then
+    return
+  end
+  if #vim.api.nvim_tabpage_list_wins(0) > 1 then
+    vim.api.nvim_win_close(w, true)
+  elseif #vim.api.nvim_list_tabpages() > 1 then
+    vim.cmd("tabclose")
+  else
+    local alt = vim.fn.bufnr("#")
+    if alt > 0 and alt ~= M.buf and vim.api.nvim_buf_is_valid(alt) and vim.bo[alt].buflisted then
+      vim.api.nvim_win_set_buf(w, alt)
     else
-      vim.api.nvim_win_close(w, true)
+      vim.cmd("enew")
     end
   end
 end

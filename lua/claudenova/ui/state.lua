@@ -1,10 +1,18 @@
 -- The front end's copy of what Go told it: sessions and pending requests.
--- Go is the source of truth; this is only a cache for rendering.
+-- Go is the source of truth; this is only a cache for rendering. A request
+-- decided by a gesture here leaves `requests` at once (so pending() and
+-- decide() agree) and waits in `gone` until Go confirms its removal.
 local M = {}
 
 M.sessions = {} ---@type table<integer, table>
 M.requests = {} ---@type table<string, table>
+M.gone = {} ---@type table<string, table> decided here, removal not yet confirmed
 M.current = nil ---@type integer|nil
+
+--- Forget everything (the host that owned it is gone).
+function M.reset()
+  M.sessions, M.requests, M.gone, M.current = {}, {}, {}, nil
+end
 
 function M.order()
   local out = vim.tbl_values(M.requests)

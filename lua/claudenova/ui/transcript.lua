@@ -21,12 +21,12 @@ local function set_keymaps(buf, id)
     vim.keymap.set("n", keys.prompt_alt, prompt, { buffer = buf, desc = "claude-nova: Write a prompt" })
   end
   if keys.interrupt then
-    vim.keymap.set("n", keys.interrupt, function()
-      local ok, err = pcall(require("claudenova").interrupt, id)
-      if not ok then
-        vim.notify(tostring(err), vim.log.levels.ERROR)
+    vim.keymap.set("n", keys.interrupt, require("claudenova.errors").guard(function()
+      local out = require("claudenova").interrupt(id)
+      if out and out.message then
+        require("claudenova.ui.notify").info(out.message)
       end
-    end, { buffer = buf, desc = "claude-nova: Interrupt the turn" })
+    end), { buffer = buf, desc = "claude-nova: Interrupt the turn" })
   end
 end
 
@@ -58,6 +58,31 @@ local function resync(id)
   end
   M.syncing[id] = true
   vim.schedule(function() fill(id) end)
+end
+
+--- Fetch the whole transcript again (Go dropped updates it could not
+--- deliver while Neovim was busy).
+function M.resync(id)
+  if M.bufs[id] and vim.api.nvim_buf_is_valid(M.bufs[id]) then
+    resync(id)
+  end
+end
+
+--- The host died: its sessions are gone. Their buffers stay readable under
+--- another name, and the next host's session 1 gets a fresh buffer.
+function M.host_lost()
+  for id, buf in pairs(M.bufs) do
+    if vim.api.nvim_buf_is_valid(buf) then
+      local epoch = require("claudenova.host").epoch
+      pcall(vim.api.nvim_buf_set_name, buf, ("claudenova://ended/%d/session/%d"):format(epoch, id))
+      vim.bo[buf].modifiable = true
+      vim.api.nvim_buf_set_lines(buf, -1, -1, false, { "", "> The host stopped: this session is gone." })
+      vim.bo[buf].modifiable = false
+      vim.b[buf].claudenova_session = nil
+      pcall(vim.api.nvim_clear_autocmds, { buffer = buf })
+    end
+  end
+  M.bufs, M.count, M.syncing = {}, {}, {}
 end
 
 --- The transcript buffer of session id (created on demand).

@@ -1,0 +1,67 @@
+-- Every message to the user goes through here: one prefix, one screen line
+-- at any width (no "Press ENTER"), the whole text kept in the host log.
+local M = {}
+
+local PREFIX = "claude-nova: "
+
+local function host_log(level, msg)
+  local host = package.loaded["claudenova.host"]
+  if host and host.running() then
+    pcall(host.notify, "log", { level = level, msg = msg })
+  end
+end
+
+--- The screen cells a message may use without a hit-enter prompt.
+local function room()
+  local space = vim.v.echospace
+  if type(space) ~= "number" or space <= 0 then
+    space = vim.o.columns - 12
+  end
+  -- Leave room for a notifier's own decoration and :messages' wrapping.
+  return math.max(20, math.min(space, vim.o.columns - 1) - 1)
+end
+
+--- msg on one line, cut with … to fit width cells.
+function M.fit(msg, width)
+  msg = tostring(msg):gsub("%s*\n%s*", " · "):gsub("%c", " ")
+  width = width or room()
+  if vim.fn.strdisplaywidth(msg) <= width then
+    return msg
+  end
+  local out = vim.fn.strcharpart(msg, 0, width - 1)
+  while vim.fn.strdisplaywidth(out) > width - 1 do
+    out = vim.fn.strcharpart(out, 0, vim.fn.strchars(out) - 1)
+  end
+  return out .. "…"
+end
+
+local names = { [vim.log.levels.ERROR] = "error", [vim.log.levels.WARN] = "warn" }
+
+--- Show msg (prefixed, one line). level: vim.log.levels.
+function M.notify(msg, level)
+  level = level or vim.log.levels.INFO
+  msg = tostring(msg)
+  if not vim.startswith(msg, PREFIX) then
+    msg = PREFIX .. msg
+  end
+  local line = M.fit(msg)
+  if line ~= msg then
+    host_log(names[level] or "info", msg)
+  end
+  vim.notify(line, level, { title = "claude-nova" })
+end
+
+function M.info(msg)
+  M.notify(msg, vim.log.levels.INFO)
+end
+
+function M.warn(msg)
+  M.notify(msg, vim.log.levels.WARN)
+end
+
+--- Show an error (any value: it is cleaned by claudenova.errors).
+function M.error(err)
+  M.notify(require("claudenova.errors").message(err), vim.log.levels.ERROR)
+end
+
+return M

@@ -1,0 +1,63 @@
+-- Which request a command or key acts on. In order:
+--   1. the surface under the cursor (a proposal buffer or its original side,
+--      the panel, a plan): its request;
+--   2. the sidebar row under the cursor: its request;
+--   3. the only pending request, when exactly one is pending;
+--   4. otherwise the user picks one (vim.ui.select): never silently the
+--      oldest.
+local state = require("claudenova.ui.state")
+local text = require("claudenova.ui.text")
+
+local M = {}
+
+--- The request of the surface or sidebar row under the cursor, if any.
+---@return string|nil
+function M.here()
+  local id = vim.b.claudenova_request
+  if id and state.requests[id] then
+    return id
+  end
+  id = require("claudenova.ui.sidebar").id_under_cursor()
+  if id and state.requests[id] then
+    return id
+  end
+  return nil
+end
+
+--- How a request is named in the picker.
+function M.describe(r)
+  local s = state.sessions[r.session]
+  local who = s and s.name and s.name ~= "" and ("%d %s"):format(r.session, s.name) or ("session %d"):format(r.session)
+  local what = r.target ~= "" and (r.tool .. " " .. r.target) or r.tool
+  return ("%s · %s · %s ago"):format(who, what, text.age(r.arrived))
+end
+
+--- Resolve the target and call cb(id). Nothing is called when there is no
+--- pending request or the user cancels the picker.
+---@param cb fun(id: string)
+---@param verb string|nil what will be done, for the picker's prompt
+function M.resolve(cb, verb)
+  local id = M.here()
+  if id then
+    return cb(id)
+  end
+  local list = state.order()
+  if #list == 0 then
+    require("claudenova.ui.notify").info("no pending request")
+    return
+  end
+  if #list == 1 then
+    return cb(list[1].id)
+  end
+  vim.ui.select(list, {
+    prompt = ("claude-nova: %s which request?"):format(verb or "act on"),
+    kind = "claudenova.request",
+    format_item = M.describe,
+  }, function(r)
+    if r and state.requests[r.id] then
+      cb(r.id)
+    end
+  end)
+end
+
+return M
