@@ -63,7 +63,7 @@ func (a *App) ProposalSaved(sp SaveParams) (Decided, error) {
 	}
 	if len(p.Conflicts) > 0 {
 		if lines := diff.HasMarkers(string(saved), mergeLabels); len(lines) > 0 {
-			msg := fmt.Sprintf("%s still has conflict markers (line %s): nothing was applied; resolve them, then :w",
+			msg := fmt.Sprintf("conflict markers remain in %s (line %s): nothing applied; resolve them, then :w",
 				p.Target, joinInts(lines))
 			a.notify("warn", msg)
 			return Decided{Reason: msg}, nil
@@ -153,19 +153,19 @@ func (a *App) rebase(p approval.Pending, saved []byte) (string, error) {
 		ev.Reload, ev.Conflicts = true, m.Conflicts
 		switch {
 		case len(m.Conflicts) > 0:
-			msg = fmt.Sprintf("%s changed on disk; nothing was applied. Claude's change was applied to the new file, but your edits conflict with it (line %s): resolve the markers, then :w to apply",
+			msg = fmt.Sprintf("conflict: %s changed on disk where you edited (line %s); nothing applied: resolve the markers, then :w",
 				p.Target, joinInts(m.Conflicts))
 		case string(saved) != base:
-			msg = fmt.Sprintf("%s changed on disk; nothing was applied. Claude's change and your edits were carried over to the new file: review, then :w to apply", p.Target)
+			msg = fmt.Sprintf("nothing applied: %s changed on disk; Claude's change and your edits now sit on the new file: review, then :w", p.Target)
 		default:
-			msg = fmt.Sprintf("%s changed on disk; nothing was applied. Claude's change was applied to the new file: review, then :w to apply", p.Target)
+			msg = fmt.Sprintf("nothing applied: %s changed on disk; Claude's change now sits on the new file: review, then :w", p.Target)
 		}
 	} else {
 		next = proposal.Change{Tool: old.Tool, Path: old.Path, Exists: exists, Original: cur, Proposed: saved, Detached: true}
 		if old.Detached {
-			msg = fmt.Sprintf("%s changed on disk again; nothing was applied. Your buffer is kept: :w writes exactly it over the new file, closing it rejects", p.Target)
+			msg = fmt.Sprintf("nothing applied: %s changed on disk again; your buffer is kept: :w writes it as it is, :q rejects", p.Target)
 		} else {
-			msg = fmt.Sprintf("%s changed on disk and Claude's change no longer applies (%s); nothing was applied. Your buffer is kept: :w writes exactly it over the new file, closing it rejects",
+			msg = fmt.Sprintf("nothing applied: %s changed on disk and Claude's change no longer applies (%s); your buffer is kept: :w writes it as it is, :q rejects",
 				p.Target, rerr)
 		}
 	}

@@ -439,3 +439,53 @@ func (e *Env) LogText() string {
 var fakeClaudePath string
 
 func TestMain(m *testing.M) { testkit.MainWithFakeClaude(m, &fakeClaudePath) }
+
+// ErrorNotes returns the notifications shown at level ERROR.
+func (e *Env) ErrorNotes() []string {
+	var notes []struct {
+		Msg   string `msgpack:"msg"`
+		Level int    `msgpack:"level"`
+	}
+	e.Lua(&notes, "return _G.claudenova_test.notes")
+	var out []string
+	for _, n := range notes {
+		if n.Level >= 4 {
+			out = append(out, n.Msg)
+		}
+	}
+	return out
+}
+
+// Mode is nvim_get_mode (answered even while Neovim waits for a key).
+func (e *Env) Mode() (mode string, blocking bool) {
+	e.t.Helper()
+	m, err := e.V.Mode()
+	if err != nil {
+		e.t.Fatalf("nvim_get_mode: %v", err)
+	}
+	return m.Mode, m.Blocking
+}
+
+// WaitMode waits until Neovim is in mode (after typed keys were processed).
+func (e *Env) WaitMode(mode string) {
+	e.t.Helper()
+	e.Eventually(5*time.Second, "mode "+mode, func() bool { m, _ := e.Mode(); return m == mode })
+}
+
+// AttachUI makes the test a UI of cols × rows, as a terminal is: messages
+// wider than the screen then give a real hit-enter prompt. Real
+// notifications are echoed from then on.
+func (e *Env) AttachUI(cols, rows int) {
+	e.t.Helper()
+	_ = e.V.RegisterHandler("redraw", func(...[]any) {})
+	if err := e.V.AttachUI(cols, rows, map[string]any{"rgb": true}); err != nil {
+		e.t.Fatalf("attach ui: %v", err)
+	}
+	e.Lua(nil, "_G.claudenova_test.echo = true")
+}
+
+// LuaAsync runs code without waiting for it (it may block on a prompt);
+// the result is discarded.
+func (e *Env) LuaAsync(code string, args ...any) {
+	go func() { _ = e.V.ExecLua(code, nil, args...) }()
+}

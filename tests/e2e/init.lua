@@ -8,8 +8,13 @@ vim.o.columns = 160
 vim.o.lines = 50
 
 _G.claudenova_test = { notes = {} }
-vim.notify = function(msg, level)
+local real_notify = vim.notify
+vim.notify = function(msg, level, opts)
   table.insert(_G.claudenova_test.notes, { msg = tostring(msg), level = level or vim.log.levels.INFO })
+  if _G.claudenova_test.echo then
+    -- Tests of what a person sees (hit-enter prompts) use the real one.
+    real_notify(msg, level, opts)
+  end
 end
 
 local opts = os.getenv("CLAUDENOVA_TEST_OPTS")

@@ -39,17 +39,17 @@ local function announce(r, waiting)
     return
   end
   local what = r.target ~= "" and (r.tool .. " " .. r.target) or r.tool
-  local how
   if waiting then
-    how = "waiting: opens when you are back in normal mode (or <CR> on its row in :ClaudeNova)"
-  else
-    how = ({
-      proposal = ":w applies it, :q rejects",
-      question = "answer in the picker",
-      plan = "review the plan",
-    })[r.surface] or "a allow, d deny in the panel"
+    -- What matters first: it waits. The rest may be cut to fit the line.
+    notify.info(("waiting: %s (%s) opens once you are back in normal mode, or <CR> on its row in :ClaudeNova"):format(what, r.session_name))
+    return
   end
-  notify.info(("%s asks: %s — %s"):format(r.session_name, what, how))
+  local how = ({
+    proposal = ":w applies it, :q rejects",
+    question = "answer in the picker",
+    plan = "review the plan",
+  })[r.surface] or "a allow, d deny in the panel"
+  notify.info(("%s (%s): %s"):format(what, r.session_name, how))
 end
 
 local handlers = {}
