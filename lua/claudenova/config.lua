@@ -19,6 +19,7 @@ M.schema = {
   storage = {
     type = "string",
     default = default_storage,
+    default_doc = "stdpath('state') .. \"/claudenova\"",
     check = function(v)
       if not v:match("^/") then
         return "must be an absolute path"
@@ -39,6 +40,12 @@ M.schema = {
     desc = "Editable proposals.",
     fields = {
       layout = { enum = { "tab", "vsplit", "split" }, default = "tab", desc = "Where a proposal opens: a new tab, or a split of the current tab (both with the original beside it in diff mode)." },
+    },
+  },
+  transcript = {
+    desc = "Session transcripts.",
+    fields = {
+      memory_lines = { type = "number", default = 20000, desc = "Lines of each transcript the host keeps in memory; older ones go to a file in storage (the buffer keeps them all)." },
     },
   },
   questions = {
@@ -104,6 +111,10 @@ M.schema = {
     },
   },
 }
+
+-- The first paragraph of the docs' configuration section, which is
+-- generated from the schema (make docs).
+M.doc_intro = "Pass these to require(\"claudenova\").setup() (with lazy.nvim: `opts`). Every option is checked where it is set: a wrong type or value is an error naming the option (e.g. 'keymaps.sidebar.allow'), an unknown one a warning. Set a key to false to disable it."
 
 local function check_type(path, spec, v)
   if spec.enum then
@@ -243,6 +254,7 @@ function M.host_options()
     review_edits = c.review_edits,
     storage = c.storage,
     model = c.model,
+    transcript_lines = c.transcript.memory_lines,
   }
 end
 

@@ -36,7 +36,13 @@ type Options struct {
 	ReviewEdits string            `json:"review_edits"`
 	Storage     string            `json:"storage"`
 	Model       string            `json:"model"`
+	// TranscriptLines is how many transcript lines of a session the host
+	// keeps in memory; older ones go to a file in storage.
+	TranscriptLines int `json:"transcript_lines"`
 }
+
+// defaultTranscriptLines is TranscriptLines when unset.
+const defaultTranscriptLines = 20000
 
 // controlTimeout bounds how long a background control request may take.
 const controlTimeout = 30 * time.Second
@@ -100,6 +106,9 @@ func (a *App) Configure(o Options) error {
 		return fmt.Errorf("option 'storage' must be an absolute path, got %q", o.Storage)
 	}
 	o.Storage = filepath.Clean(o.Storage)
+	if o.TranscriptLines <= 0 {
+		o.TranscriptLines = defaultTranscriptLines
+	}
 	a.mu.Lock()
 	a.opts = o
 	a.mu.Unlock()
@@ -173,7 +182,9 @@ func (a *App) NewSession(p NewParams) (session.Info, error) {
 		if err != nil {
 			return nil, err
 		}
-		return session.New(id, p.Cwd, p.Mode, proc), nil
+		s := session.New(id, p.Cwd, p.Mode, proc)
+		s.Transcript.Spill(spillFile(o.Storage, id), o.TranscriptLines)
+		return s, nil
 	})
 	if err != nil {
 		return session.Info{}, err
@@ -181,6 +192,11 @@ func (a *App) NewSession(p NewParams) (session.Info, error) {
 	a.stageMu.Lock()
 	a.cleanStale(o.Storage)
 	a.stageMu.Unlock()
+	if n, err := session.CleanSpills(filepath.Join(o.Storage, "transcripts")); err != nil {
+		a.log.Warn("clean old transcripts", "err", err)
+	} else if n > 0 {
+		a.log.Info("removed transcripts of hosts that are gone", "count", n)
+	}
 	a.ui.Send(ui.EvSession, s.Info())
 	a.wg.Add(1)
 	go a.run(s)
@@ -356,13 +372,19 @@ func (a *App) Sessions() []session.Info {
 	return out
 }
 
-// TranscriptLines returns the whole transcript of a session.
-func (a *App) TranscriptLines(id int) ([]string, error) {
+// spillFile is where a session's older transcript lines go: one folder per
+// host process, so hosts sharing the storage never mix them.
+func spillFile(storage string, id int) string {
+	return filepath.Join(storage, "transcripts", fmt.Sprint(os.Getpid()), fmt.Sprintf("session-%d.md", id))
+}
+
+// Transcript returns the whole transcript of a session.
+func (a *App) Transcript(id int) (session.Snapshot, error) {
 	s, ok := a.sessions.Get(id)
 	if !ok {
-		return nil, fmt.Errorf("no session %d", id)
+		return session.Snapshot{}, fmt.Errorf("no session %d", id)
 	}
-	return s.Transcript.Lines(), nil
+	return s.Transcript.Snapshot(), nil
 }
 
 // InBackground runs fn on the worker of the session that request id belongs
@@ -382,6 +404,7 @@ func (a *App) InBackground(requestID string, fn func() error) {
 		a.wg.Add(1)
 		go func() {
 			defer a.wg.Done()
+			backgroundThread()
 			for f := range q.Out() {
 				f()
 			}
@@ -420,8 +443,12 @@ func (a *App) Shutdown() {
 		q.Close()
 	}
 	a.workers = map[int]*queue.Queue[func()]{}
+	storage := a.opts.Storage
 	a.mu.Unlock()
 	a.wg.Wait()
+	if storage != "" {
+		_ = os.RemoveAll(filepath.Dir(spillFile(storage, 0)))
+	}
 }
 
 func (a *App) note(s *session.Session, text string) {

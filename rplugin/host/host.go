@@ -180,7 +180,7 @@ var methods = map[string]handler{
 	"mode":           with(func(a *app.App, p sessionArg) (any, error) { return a.SetMode(p.Session, p.Mode) }),
 	"select":         with(func(a *app.App, p sessionArg) (any, error) { return nil, a.Select(p.Session) }),
 	"sessions":       plain(func(a *app.App) (any, error) { return a.Sessions(), nil }),
-	"transcript":     with(func(a *app.App, p sessionArg) (any, error) { return a.TranscriptLines(p.Session) }),
+	"transcript":     with(func(a *app.App, p sessionArg) (any, error) { return a.Transcript(p.Session) }),
 	"pending":        plain(func(a *app.App) (any, error) { return a.Pending(), nil }),
 	"present":        with(func(a *app.App, p idArg) (any, error) { return nil, a.Present(p.ID) }),
 	"decide":         with(func(a *app.App, p app.DecideParams) (any, error) { return a.Decide(p) }),

@@ -86,7 +86,11 @@ func TestMethodTableWiring(t *testing.T) {
 		{"send", `{"session":1,"prompt":"again"}`, func(r reply) bool { return r.OK }},
 		{"sessions", ``, func(r reply) bool { l, _ := r.Result.([]any); return r.OK && len(l) == 1 }},
 		{"select", `{"session":1}`, func(r reply) bool { return r.OK }},
-		{"transcript", `{"session":1}`, func(r reply) bool { l, _ := r.Result.([]any); return r.OK && len(l) > 0 }},
+		{"transcript", `{"session":1}`, func(r reply) bool {
+			m, _ := r.Result.(map[string]any)
+			l, _ := m["lines"].([]any)
+			return r.OK && len(l) > 0 && m["first"] == float64(0)
+		}},
 		{"pending", ``, func(r reply) bool { return r.OK }},
 		{"mode", `{"session":1,"mode":"acceptEdits"}`, func(r reply) bool { return r.OK }},
 		{"mode", `{"session":1,"mode":"bogus"}`, func(r reply) bool { return !r.OK && strings.Contains(r.Error, "unknown permission mode") }},

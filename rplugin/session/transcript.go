@@ -1,8 +1,10 @@
 package session
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -96,10 +98,18 @@ func (u *Update) Coalesce(next any) bool {
 
 // Transcript is the markdown model of one session's conversation. It turns
 // claude messages into buffer operations; the Lua side only applies them.
+//
+// Only a tail of the lines is kept in memory (Spill): older lines are
+// appended to a file, so a session that talks for hours costs the host a
+// bounded amount of memory while the whole text stays available.
 type Transcript struct {
 	mu       sync.Mutex
 	cwd      string
-	lines    []string
+	lines    []string // lines[i] is line base+i
+	base     int      // lines already moved to the spill file
+	spill    string   // the spill file ("" keeps every line in memory)
+	keep     int      // lines kept in memory when spilling
+	spillErr error
 	tools    map[string]int    // tool_use_id -> line index of its summary
 	toolText map[string]string // tool_use_id -> summary without outcome
 	speaker  string            // who wrote the last block: "you", "claude", ""
@@ -113,11 +123,76 @@ func NewTranscript(cwd string) *Transcript {
 	return &Transcript{cwd: cwd, tools: map[string]int{}, toolText: map[string]string{}, plans: map[string]string{}}
 }
 
-// Lines returns a copy of every line.
+// Spill makes the transcript keep about keep lines in memory and append
+// older ones to path.
+func (t *Transcript) Spill(path string, keep int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.spill, t.keep = path, max(keep, 100)
+}
+
+// Snapshot is the whole transcript: lines [0, First) are in File, the rest
+// in Lines.
+type Snapshot struct {
+	First int      `json:"first"`
+	File  string   `json:"file,omitempty"`
+	Lines []string `json:"lines"`
+}
+
+// Snapshot returns the transcript as it is now.
+func (t *Transcript) Snapshot() Snapshot {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	sn := Snapshot{First: t.base, Lines: append([]string(nil), t.lines...)}
+	if t.base > 0 {
+		sn.File = t.spill
+	}
+	return sn
+}
+
+// Lines returns a copy of the lines kept in memory (all of them unless the
+// transcript spills).
 func (t *Transcript) Lines() []string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return append([]string(nil), t.lines...)
+}
+
+// trim moves the oldest lines to the spill file once a quarter more than
+// keep are in memory. Callers hold mu.
+func (t *Transcript) trim() {
+	if t.spill == "" || t.spillErr != nil || len(t.lines) <= t.keep+t.keep/4 {
+		return
+	}
+	n := len(t.lines) - t.keep
+	if err := appendFile(t.spill, t.lines[:n]); err != nil {
+		t.spillErr = err // keep everything in memory from now on
+		return
+	}
+	rest := make([]string, len(t.lines)-n, t.keep+t.keep/4+1)
+	copy(rest, t.lines[n:])
+	t.lines = rest
+	t.base += n
+}
+
+func appendFile(path string, lines []string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(f)
+	for _, l := range lines {
+		w.WriteString(l)
+		w.WriteByte('\n')
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // Plan returns the plan for the ExitPlanMode call toolUseID: the plan in its
@@ -139,17 +214,21 @@ func (t *Transcript) Plan(toolUseID string, read func(string) ([]byte, error)) s
 }
 
 func (t *Transcript) appendLines(ls ...string) Op {
-	op := Op{Op: "append", Index: len(t.lines), Lines: ls}
+	op := Op{Op: "append", Index: t.base + len(t.lines), Lines: ls}
 	t.lines = append(t.lines, ls...)
+	t.trim()
 	return op
 }
+
+// count is the number of lines, spilled ones included. Callers hold mu.
+func (t *Transcript) count() int { return t.base + len(t.lines) }
 
 func (t *Transcript) heading(who, title string) []Op {
 	if t.speaker == who {
 		return nil
 	}
 	t.speaker = who
-	if len(t.lines) == 0 {
+	if t.count() == 0 {
 		return []Op{t.appendLines("## "+title, "")}
 	}
 	return []Op{t.appendLines("", "## "+title, "")}
@@ -173,7 +252,7 @@ func (t *Transcript) Note(text string) []Op {
 	for i, l := range lines {
 		lines[i] = "> " + l
 	}
-	if len(t.lines) > 0 {
+	if t.count() > 0 {
 		lines = append([]string{""}, lines...)
 	}
 	return []Op{t.appendLines(lines...)}
@@ -240,7 +319,7 @@ func (t *Transcript) assistant(m claude.Message) []Op {
 				}
 			}
 			t.toolText[b.ID] = summary
-			t.tools[b.ID] = len(t.lines)
+			t.tools[b.ID] = t.count()
 			ops = append(ops, t.appendLines(summary+" …"))
 		}
 	}
@@ -290,7 +369,11 @@ func (t *Transcript) toolResults(m claude.Message) []Op {
 				outcome = "✗ " + sanitize.Truncate(sanitize.Line(resultText(b.Content)), 120)
 			}
 			line := t.toolText[b.ToolUseID] + " " + outcome
-			t.lines[idx] = line
+			if idx >= t.base {
+				t.lines[idx-t.base] = line
+			}
+			delete(t.tools, b.ToolUseID)
+			delete(t.toolText, b.ToolUseID)
 			ops = append(ops, Op{Op: "set", Index: idx, Lines: []string{line}})
 		case "text":
 			if strings.HasPrefix(b.Text, "[Request interrupted") {
@@ -413,3 +496,6 @@ func RelPath(p, cwd string) string {
 	}
 	return p
 }
+
+// SessionID names the session of the update (ui.SessionScoped).
+func (u *Update) SessionID() int { return u.Session }

@@ -2,6 +2,9 @@ package session
 
 import (
 	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -89,5 +92,35 @@ func TestUpdateSplitAndCoalesce(t *testing.T) {
 	}
 	if a.Coalesce(&Update{Session: 2, Ops: []Op{{Op: "append", Index: 0, Lines: []string{"c"}}}}) {
 		t.Fatal("coalesced another session")
+	}
+}
+
+// A long transcript keeps a bounded tail in memory; the rest is on disk,
+// and a snapshot rebuilds the whole text.
+func TestTranscriptSpills(t *testing.T) {
+	tr := NewTranscript("/p")
+	file := filepath.Join(t.TempDir(), "t", "s.md")
+	tr.Spill(file, 100)
+	var want []string
+	for i := 0; i < 1000; i++ {
+		ops := tr.Note(fmt.Sprintf("line %d", i))
+		for _, op := range ops {
+			want = append(want, op.Lines...)
+		}
+	}
+	if n := len(tr.Lines()); n > 125 {
+		t.Fatalf("%d lines in memory", n)
+	}
+	sn := tr.Snapshot()
+	b, err := os.ReadFile(sn.File)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+	if len(head) != sn.First {
+		t.Fatalf("file has %d lines, first is %d", len(head), sn.First)
+	}
+	if got := append(head, sn.Lines...); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatal("spilled transcript differs from the whole")
 	}
 }

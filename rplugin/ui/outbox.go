@@ -8,20 +8,21 @@ import (
 	"log/slog"
 	"sync"
 	"time"
-
-	"github.com/claude-nova/claude-nova.nvim/rplugin/queue"
 )
 
 // Event names sent to Lua (require'claudenova.ui'.apply).
 const (
-	EvSession        = "session"         // Info of one session
-	EvTranscript     = "transcript"      // {session, ops}
-	EvRequestAdded   = "request_added"   // RequestView
-	EvRequestRemoved = "request_removed" // {id, outcome, message}
-	EvPresent        = "present"         // RequestView: open its surface
-	EvNotify         = "notify"          // {msg, level}
-	EvProposalRebase = "proposal_rebase" // {id, path, exists}: the real file changed on disk
-	EvFileWritten    = "file_written"    // {path}: claude wrote an applied proposal
+	EvSession    = "session"    // Info of one session
+	EvTranscript = "transcript" // {session, ops}
+	// EvTranscriptResync replaces transcript updates Neovim could not take
+	// in time: {session}; the front end fetches the transcript again.
+	EvTranscriptResync = "transcript_resync"
+	EvRequestAdded     = "request_added"   // RequestView
+	EvRequestRemoved   = "request_removed" // {id, outcome, message}
+	EvPresent          = "present"         // RequestView: open its surface
+	EvNotify           = "notify"          // {msg, level}
+	EvProposalRebase   = "proposal_rebase" // {id, path, exists}: the real file changed on disk
+	EvFileWritten      = "file_written"    // {path}: claude wrote an applied proposal
 )
 
 // Event is one message to the Lua front end.
@@ -45,61 +46,180 @@ const maxBatch = 1024
 // session change) is delivered at once.
 const transcriptGap = 30 * time.Millisecond
 
+// MaxQueuedLines bounds, per session, the transcript lines waiting for
+// Neovim (while it is busy, in input() say). Past it, the session's queued
+// transcript updates are replaced by one EvTranscriptResync: the front end
+// fetches the transcript again when it can. Requests and other events are
+// never dropped.
+const MaxQueuedLines = 20000
+
+// SessionScoped is implemented by event data that belongs to one session's
+// transcript.
+type SessionScoped interface{ SessionID() int }
+
 // Outbox delivers events to Neovim in order, in batches, from its own
 // goroutine, so no producer ever waits for Neovim.
 type Outbox struct {
-	q    *queue.Queue[Event]
 	exec func(batch string) error
 	log  *slog.Logger
 	wg   sync.WaitGroup
+	wake chan struct{}
+
+	mu       sync.Mutex
+	events   []Event
+	lines    map[int]int  // transcript lines queued, per session
+	resync   map[int]bool // a resync of the session is queued
+	closed   bool
+	maxLines int
 }
 
 // NewOutbox starts an outbox that hands each JSON-encoded batch to exec.
 func NewOutbox(exec func(batch string) error, log *slog.Logger) *Outbox {
-	o := &Outbox{q: queue.New[Event](), exec: exec, log: log}
+	o := &Outbox{exec: exec, log: log, wake: make(chan struct{}, 1),
+		lines: map[int]int{}, resync: map[int]bool{}, maxLines: MaxQueuedLines}
 	o.wg.Add(1)
 	go o.run()
 	return o
 }
 
-// Send queues an event.
-func (o *Outbox) Send(name string, data any) { o.q.Push(Event{Name: name, Data: data}) }
+// Send queues an event. It never blocks.
+func (o *Outbox) Send(name string, data any) {
+	o.mu.Lock()
+	if o.closed {
+		o.mu.Unlock()
+		return
+	}
+	sc, scoped := data.(SessionScoped)
+	if name == EvTranscript && scoped {
+		sid, n := sc.SessionID(), size(data)
+		switch {
+		case o.resync[sid]:
+			// A resync is queued: it fetches this too.
+		case o.lines[sid]+n > o.maxLines:
+			o.dropTranscript(sid)
+			o.resync[sid] = true
+			o.events = append(o.events, Event{Name: EvTranscriptResync, Data: map[string]any{"session": sid}})
+			o.log.Info("ui: transcript updates replaced by a resync", "session", sid)
+		default:
+			o.lines[sid] += n
+			o.events = append(o.events, Event{Name: name, Data: data})
+		}
+	} else {
+		o.events = append(o.events, Event{Name: name, Data: data})
+	}
+	o.mu.Unlock()
+	select {
+	case o.wake <- struct{}{}:
+	default:
+	}
+}
+
+// dropTranscript removes the queued transcript updates of a session.
+// Callers hold mu.
+func (o *Outbox) dropTranscript(sid int) {
+	kept := o.events[:0]
+	for _, ev := range o.events {
+		if sc, ok := ev.Data.(SessionScoped); ok && ev.Name == EvTranscript && sc.SessionID() == sid {
+			continue
+		}
+		kept = append(kept, ev)
+	}
+	for i := len(kept); i < len(o.events); i++ {
+		o.events[i] = Event{}
+	}
+	o.events = kept
+	o.lines[sid] = 0
+}
+
+// Queued reports the events and transcript lines waiting for Neovim.
+func (o *Outbox) Queued() (events, lines int) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for _, n := range o.lines {
+		lines += n
+	}
+	return len(o.events), lines
+}
+
+func size(data any) int {
+	if s, ok := data.(Sized); ok {
+		return s.Size()
+	}
+	return 0
+}
+
+// pop takes the oldest event; with block it waits for one. It reports false
+// when there is none (or the outbox is closed and drained).
+func (o *Outbox) pop(block bool) (Event, bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for len(o.events) == 0 {
+		if o.closed || !block {
+			return Event{}, false
+		}
+		o.mu.Unlock()
+		<-o.wake
+		o.mu.Lock()
+	}
+	ev := o.events[0]
+	o.events[0] = Event{}
+	o.events = o.events[1:]
+	if sc, ok := ev.Data.(SessionScoped); ok {
+		switch ev.Name {
+		case EvTranscript:
+			o.lines[sc.SessionID()] -= size(ev.Data)
+		}
+	}
+	if ev.Name == EvTranscriptResync {
+		if m, ok := ev.Data.(map[string]any); ok {
+			if sid, ok := m["session"].(int); ok {
+				o.resync[sid] = false
+			}
+		}
+	}
+	return ev, true
+}
 
 // Close delivers what is queued and stops.
 func (o *Outbox) Close() {
-	o.q.Close()
+	o.mu.Lock()
+	o.closed = true
+	o.mu.Unlock()
+	select {
+	case o.wake <- struct{}{}:
+	default:
+	}
 	o.wg.Wait()
+}
+
+func (o *Outbox) isClosed() bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.closed
 }
 
 func (o *Outbox) run() {
 	defer o.wg.Done()
-	out := o.q.Out()
 	var last time.Time
-	for ev := range out {
-		batch := []Event{ev}
-		urgent := ev.Name != EvTranscript
+	for {
+		first, ok := o.pop(true)
+		if !ok {
+			return
+		}
+		batch := []Event{first}
+		urgent := first.Name != EvTranscript
 		wait := time.NewTimer(time.Until(last.Add(transcriptGap)))
-	more:
 		for len(batch) < maxBatch {
-			if urgent {
-				select {
-				case e, ok := <-out:
-					if !ok {
-						break more
-					}
-					batch = append(batch, e)
-				default:
-					break more
-				}
+			if ev, ok := o.pop(false); ok {
+				batch = append(batch, ev)
+				urgent = urgent || ev.Name != EvTranscript
 				continue
 			}
+			if urgent || o.isClosed() {
+				break
+			}
 			select {
-			case e, ok := <-out:
-				if !ok {
-					break more
-				}
-				batch = append(batch, e)
-				urgent = e.Name != EvTranscript
+			case <-o.wake:
 			case <-wait.C:
 				urgent = true // gap elapsed: take what is there and go
 			}

@@ -101,3 +101,57 @@ func TestSplit(t *testing.T) {
 		}
 	}
 }
+
+type lines struct {
+	Session int
+	N       int
+}
+
+func (l *lines) Size() int      { return l.N }
+func (l *lines) SessionID() int { return l.Session }
+
+// While Neovim cannot take events, the queue stays bounded: a session's
+// transcript updates past the limit become one resync; requests are kept.
+func TestOutboxBoundsTranscriptsNeverRequests(t *testing.T) {
+	release := make(chan struct{})
+	var mu sync.Mutex
+	var names []string
+	o := NewOutbox(func(batch string) error {
+		<-release
+		var evs []Event
+		_ = json.Unmarshal([]byte(batch), &evs)
+		mu.Lock()
+		for _, e := range evs {
+			names = append(names, e.Name)
+		}
+		mu.Unlock()
+		return nil
+	}, slog.New(slog.DiscardHandler))
+	o.Send(EvNotify, "blocks the outbox") // taken at once; exec waits for release
+	time.Sleep(50 * time.Millisecond)
+	for i := 0; i < 500; i++ {
+		o.Send(EvTranscript, &lines{Session: 1, N: 100})
+		o.Send(EvTranscript, &lines{Session: 2, N: 1})
+		if i == 250 {
+			o.Send(EvRequestAdded, "a request")
+		}
+		if _, n := o.Queued(); n > MaxQueuedLines+500 {
+			t.Fatalf("%d lines queued", n)
+		}
+	}
+	events, queued := o.Queued()
+	if queued > MaxQueuedLines || events > 2000 {
+		t.Fatalf("queued %d events, %d lines", events, queued)
+	}
+	close(release)
+	o.Close()
+	mu.Lock()
+	defer mu.Unlock()
+	count := map[string]int{}
+	for _, n := range names {
+		count[n]++
+	}
+	if count[EvRequestAdded] != 1 || count[EvTranscriptResync] < 1 {
+		t.Fatalf("delivered %v", count)
+	}
+}

@@ -41,9 +41,18 @@ local function fill(id)
     M.syncing[id] = false
     return
   end
-  local ok, lines = pcall(require("claudenova.host").request, "transcript", { session = id })
-  if not ok or type(lines) ~= "table" then
-    lines = {}
+  local ok, snap = pcall(require("claudenova.host").request, "transcript", { session = id })
+  local lines = {}
+  if ok and type(snap) == "table" then
+    -- Older lines live in a file of the host's (it keeps a bounded tail).
+    if (snap.first or 0) > 0 and snap.file then
+      local rok, head = pcall(vim.fn.readfile, snap.file, "", snap.first)
+      lines = rok and head or {}
+      for _ = #lines + 1, snap.first do
+        table.insert(lines, "…")
+      end
+    end
+    vim.list_extend(lines, snap.lines or {})
   end
   vim.bo[buf].modifiable = true
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, #lines > 0 and lines or { "" })
