@@ -2,9 +2,11 @@ package claude
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -141,4 +143,31 @@ func FuzzParseLine(f *testing.F) {
 			}
 		}
 	})
+}
+
+// EncodeAnswer writes the same answer json.Marshal would, on one line.
+func TestEncodeAnswer(t *testing.T) {
+	for _, r := range []PermissionResult{
+		Allow(json.RawMessage(`{"command":"ls"}`)),
+		Allow(json.RawMessage("{\n  \"a\": 1\n}"), SessionRule("Bash")),
+		Deny("no \"way\""),
+		{Behavior: "allow"},
+	} {
+		b, err := EncodeAnswer("r-1", r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Count(b, []byte("\n")) != 1 || b[len(b)-1] != '\n' {
+			t.Fatalf("not one line: %q", b)
+		}
+		var got, want any
+		if err := json.Unmarshal(b, &got); err != nil {
+			t.Fatalf("%s: %v", b, err)
+		}
+		wb, _ := json.Marshal(map[string]any{"type": "control_response", "response": map[string]any{"subtype": "success", "request_id": "r-1", "response": r}})
+		_ = json.Unmarshal(wb, &want)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("got %s\nwant %s", b, wb)
+		}
+	}
 }

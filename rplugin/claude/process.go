@@ -547,12 +547,45 @@ func (p *Process) Control(ctx context.Context, subtype string, fields map[string
 
 // Respond queues the answer to a can_use_tool request.
 func (p *Process) Respond(requestID string, result PermissionResult) error {
-	return p.Send(map[string]any{
-		"type": "control_response",
-		"response": map[string]any{
-			"subtype": "success", "request_id": requestID, "response": result,
-		},
-	})
+	b, err := EncodeAnswer(requestID, result)
+	if err != nil {
+		return err
+	}
+	return p.enqueue(outLine{b: b})
+}
+
+// EncodeAnswer is the control_response line (with its newline) answering
+// requestID. The updatedInput, which may carry a whole file, is spliced in
+// as it is instead of being encoded again: it must be valid JSON (claude
+// sent it, or Decision.Result checked it).
+func EncodeAnswer(requestID string, r PermissionResult) ([]byte, error) {
+	input := r.UpdatedInput
+	if bytes.IndexByte(input, '\n') >= 0 {
+		var c bytes.Buffer
+		if err := json.Compact(&c, input); err != nil {
+			return nil, fmt.Errorf("encode answer: %w", err)
+		}
+		input = c.Bytes()
+	}
+	r.UpdatedInput = nil
+	inner, err := json.Marshal(r)
+	if err != nil {
+		return nil, fmt.Errorf("encode answer: %w", err)
+	}
+	id, _ := json.Marshal(requestID)
+	b := make([]byte, 0, len(inner)+len(input)+len(id)+96)
+	b = append(b, `{"type":"control_response","response":{"subtype":"success","request_id":`...)
+	b = append(b, id...)
+	b = append(b, `,"response":`...)
+	if len(input) > 0 {
+		b = append(b, inner[:len(inner)-1]...)
+		b = append(b, `,"updatedInput":`...)
+		b = append(b, input...)
+		b = append(b, '}')
+	} else {
+		b = append(b, inner...)
+	}
+	return append(b, "}}\n"...), nil
 }
 
 // RespondError answers a control request with an error (e.g. unknown subtype).

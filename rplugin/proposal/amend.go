@@ -50,9 +50,9 @@ var ErrNoChange = errors.New("the saved file equals the file on disk: there is n
 // change of line endings alone, which an Edit cannot express; an Edit
 // creating an empty file. It returns ErrNoChange for an Edit, Update or
 // MultiEdit whose saved text equals the original file.
-func Amend(c Change, input json.RawMessage, saved []byte) (json.RawMessage, error) {
+func Amend(c Change, in json.RawMessage, saved []byte) (json.RawMessage, error) {
 	if !c.Detached && bytes.Equal(saved, c.Proposed) {
-		return input, nil
+		return in, nil
 	}
 	if !IsFileChange(c.Tool) {
 		return nil, failf("%s is not a file change", cleanDisplay(c.Tool))
@@ -72,8 +72,10 @@ func Amend(c Change, input json.RawMessage, saved []byte) (json.RawMessage, erro
 		}
 	}
 	var set []keyValue
+	var replay input // what the CLI will read from the amended input
 	if c.Tool == "Write" {
 		set = []keyValue{{"content", string(saved)}}
+		replay = input{content: string(saved)}
 	} else {
 		if c.Exists && bytes.Equal(saved, c.Original) {
 			return nil, ErrNoChange
@@ -94,21 +96,21 @@ func Amend(c Change, input json.RawMessage, saved []byte) (json.RawMessage, erro
 				New string `json:"new_string"`
 			}
 			set = []keyValue{{"edits", []wholeFile{{oldS, newS}}}}
+			replay = input{multi: true, edits: []edit{{old: oldS, new: newS}}}
 		} else {
 			set = []keyValue{{"old_string", oldS}, {"new_string", newS}, {"replace_all", false}}
+			replay = input{edits: []edit{{old: oldS, new: newS}}}
 		}
 	}
-	out, err := setKeys(input, set)
+	out, err := setKeys(in, set)
 	if err != nil {
 		return nil, failf("the %s input cannot be amended: %s", c.Tool, err.Error())
 	}
 
-	// Replay the amended input the way the CLI will.
-	in, err := parseInput(c.Tool, out)
-	if err != nil {
-		return nil, err
-	}
-	got, err := apply(c.Tool, in, f, name)
+	// Replay the amendment the way the CLI will. setKeys writes exactly
+	// these values (TestAmend and FuzzReconstruct decode every amended input
+	// again and check it), so the large input is not decoded a second time.
+	got, err := apply(c.Tool, replay, f, name)
 	if err != nil {
 		return nil, failf("the saved %s cannot be sent as a %s: %s", name, c.Tool, err.Error())
 	}
@@ -200,6 +202,11 @@ func setKeys(obj json.RawMessage, set []keyValue) (json.RawMessage, error) {
 		}
 	}
 	var out bytes.Buffer
+	grow := len(obj)
+	for _, s := range splices {
+		grow += len(s.text)
+	}
+	out.Grow(grow)
 	pos := 0
 	for _, s := range splices {
 		out.Write(obj[pos:s.start])
@@ -212,6 +219,11 @@ func setKeys(obj json.RawMessage, set []keyValue) (json.RawMessage, error) {
 
 // marshal encodes v as JSON without HTML escaping (so "<" stays "<").
 func marshal(v any) ([]byte, error) {
+	if s, ok := v.(string); ok {
+		// Strings are the file contents: encoded in one exactly sized
+		// buffer, not grown (and copied) step by step.
+		return AppendJSONString(make([]byte, 0, len(s)+len(s)/16+2), s), nil
+	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
@@ -219,4 +231,61 @@ func marshal(v any) ([]byte, error) {
 		return nil, fmt.Errorf("encode: %w", err)
 	}
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+// AppendJSONString appends s as a JSON string literal: quotes, backslashes
+// and control characters escaped (\n, \t, … and \u00XX), U+2028 and
+// U+2029 escaped like encoding/json does, "<" ">" "&" kept. s must be valid
+// UTF-8 (invalid bytes are replaced by U+FFFD, as encoding/json does).
+func AppendJSONString(dst []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
+			i++
+			continue
+		}
+		if c < utf8.RuneSelf {
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hex[r&0xf])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
 }

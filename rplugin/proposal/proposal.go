@@ -163,9 +163,21 @@ func ReadFile(path string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
-	if err != nil {
+	// One buffer of the file's size: a large file is not copied over and
+	// over while read. A file that grew meanwhile is read to its end.
+	size := fi.Size()
+	data := make([]byte, size)
+	n, err := io.ReadFull(f, data)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
 		return nil, err
+	}
+	data = data[:n]
+	if int64(n) == size {
+		more, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1-int64(n)))
+		if err != nil {
+			return nil, err
+		}
+		data = append(data, more...)
 	}
 	if len(data) > MaxFileSize {
 		return nil, &fs.PathError{Op: "read", Path: path, Err: errTooLarge}

@@ -624,3 +624,30 @@ func TestDetectCRLFWindow(t *testing.T) {
 		t.Error("a tie is LF")
 	}
 }
+
+// AppendJSONString encodes like encoding/json (without HTML escaping).
+func TestAppendJSONString(t *testing.T) {
+	for _, s := range []string{"", "plain", "a\"b\\c", "tab\tnl\ncr\r", "\x00\x01\x1f\x7f", "é ✓ 😀", "\u2028\u2029", "<&>", "bad \xff utf8"} {
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		_ = enc.Encode(s)
+		want := strings.TrimSuffix(b.String(), "\n")
+		if got := string(AppendJSONString(nil, s)); got != want {
+			t.Errorf("%q: got %s want %s", s, got, want)
+		}
+	}
+}
+
+func FuzzAppendJSONString(f *testing.F) {
+	f.Add("a\"b\\\n\u2028\x00")
+	f.Fuzz(func(t *testing.T, s string) {
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		_ = enc.Encode(s)
+		if got, want := string(AppendJSONString(nil, s)), strings.TrimSuffix(b.String(), "\n"); got != want {
+			t.Fatalf("%q: got %s want %s", s, got, want)
+		}
+	})
+}
