@@ -8,7 +8,7 @@ GO      ?= go
 TESTBED ?= $(or $(CLAUDENOVA_TESTBED),$(or $(XDG_CACHE_HOME),$(HOME)/.cache)/claudenova-testbed)
 GOFILES := $(shell find cmd rplugin -name '*.go' -not -name '*_test.go') go.mod go.sum
 
-.PHONY: all build test unit e2e vet testbed demo bench manifest helptags clean
+.PHONY: all build test unit e2e vet testbed demo bench manifest docs helptags clean
 
 all: build
 
@@ -21,15 +21,22 @@ bin/claudenova: $(GOFILES)
 manifest: bin/claudenova
 	bin/claudenova -manifest claudenova > rplugin/manifest.vim
 
-helptags:
-	nvim --headless -u NONE -i NONE -c 'helptags doc' -c 'qa!' 2>/dev/null || \
-	  { . "$(TESTBED)/env" && "$$NVIM_012" --headless -u NONE -i NONE -c 'helptags doc' -c 'qa!'; }
+# The Commands and Configuration sections of doc/claudenova.txt are generated
+# from lua/claudenova/commands.lua and the config schema; a test fails when
+# they drift.
+docs: testbed
+	. "$(TESTBED)/env" && "$$NVIM_012" --headless -u NONE -i NONE -l scripts/gendocs.lua
+	$(MAKE) helptags
+
+helptags: testbed
+	. "$(TESTBED)/env" && "$$NVIM_012" --headless -u NONE -i NONE -c 'helptags doc' -c 'qa!'
 
 testbed:
 	@bash scripts/testbed.sh
 
 vet:
 	@test -z "$$(gofmt -l cmd rplugin tests)" || { echo "gofmt needed:"; gofmt -l cmd rplugin tests; exit 1; }
+	@$(GO) mod tidy -diff >/dev/null || { echo "go.mod/go.sum are not tidy: run go mod tidy"; $(GO) mod tidy -diff; exit 1; }
 	$(GO) vet ./...
 
 # Every test: unit tests with the race detector, then the end-to-end suite

@@ -3,7 +3,7 @@ module github.com/claude-nova/claude-nova.nvim
 go 1.24
 
 require (
-	github.com/hexops/gotextdiff v1.0.3 // indirect
-	github.com/kballard/go-shellquote v0.0.0-20180428030007-95032a82bc51 // indirect
-	github.com/neovim/go-client v1.2.1 // indirect
+	github.com/hexops/gotextdiff v1.0.3
+	github.com/kballard/go-shellquote v0.0.0-20180428030007-95032a82bc51
+	github.com/neovim/go-client v1.2.1
 )

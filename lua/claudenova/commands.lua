@@ -18,10 +18,14 @@ end
 -- Subcommands get their words and the raw text after the subcommand name, so
 -- prompts keep their spacing.
 
----@type table<string, {desc: string, run: fun(args: string[], raw: string), complete?: fun(): string[]}>
+-- Each subcommand: usage (shown in :help), desc (one line, for :help and
+-- completion), run(args, raw). The docs section "Commands" is generated
+-- from this table (make docs).
+---@type table<string, {usage?: string, desc: string, run: fun(args: string[], raw: string), complete?: fun(): string[]}>
 M.subcommands = {
   new = {
-    desc = "new [--plan] [prompt]: start a session in the current directory",
+    usage = "new [--plan] [{prompt}]",
+    desc = "Start a session in the current directory (in plan mode with --plan) and open its transcript; send {prompt} if given.",
     run = function(args, raw)
       local mode
       if args[1] == "--plan" then
@@ -34,7 +38,8 @@ M.subcommands = {
     complete = function() return { "--plan" } end,
   },
   send = {
-    desc = "send {prompt}: send a prompt to the current session (starts one if none)",
+    usage = "send [{prompt}]",
+    desc = "Send {prompt} to the current session (starts one if there is none). Without {prompt}, open the prompt input.",
     run = function(args, raw)
       if #args == 0 then
         ui().prompt()
@@ -44,19 +49,24 @@ M.subcommands = {
     end,
   },
   sessions = {
-    desc = "sessions: pick a session and open its transcript",
+    desc = "Pick a session (vim.ui.select) and open its transcript.",
     run = function() ui().pick_session() end,
   },
+  transcript = {
+    desc = "Open the current session's transcript.",
+    run = function() ui().open_transcript() end,
+  },
   stop = {
-    desc = "stop: stop the current session",
+    desc = "Stop the current session; its pending requests are withdrawn.",
     run = function() say(nova().stop().message) end,
   },
   interrupt = {
-    desc = "interrupt: end the current turn",
+    desc = "End the current turn (says so when there is nothing to interrupt).",
     run = function() say(nova().interrupt().message) end,
   },
   resume = {
-    desc = "resume [id]: continue a session by its claude session id",
+    usage = "resume [{id}]",
+    desc = "Continue a session by claude's session id (without {id}, pick one).",
     run = function(args)
       if args[1] then
         local info = nova().resume(args[1])
@@ -67,7 +77,8 @@ M.subcommands = {
     end,
   },
   mode = {
-    desc = "mode {mode}: switch the current session's permission mode",
+    usage = "mode {mode}",
+    desc = "Switch the current session's permission mode: default, acceptEdits, plan, bypassPermissions, dontAsk.",
     run = function(args)
       if not args[1] then
         error("claude-nova: mode needs one of " .. table.concat(require("claudenova.config").modes, ", "), 0)
@@ -77,25 +88,44 @@ M.subcommands = {
     complete = function() return require("claudenova.config").modes end,
   },
   allow = {
-    desc = "allow: allow the request in view (surface or sidebar row), else pick one",
+    desc = "Allow the request in view (see below). On a proposal: apply it with your edits, as :w does.",
     run = function() ui().decide_target("allow") end,
   },
   ["allow-session"] = {
-    desc = "allow-session: allow it, and this tool for the rest of the session",
+    desc = "Allow the request in view, and this tool for the rest of the session.",
     run = function() ui().decide_target("allow_session") end,
   },
-  review = { desc = "review: show the full request in view, else pick one", run = function() ui().review_target() end },
+  review = {
+    desc = "Show the request in view whole: the panel's full input and diff, or its surface.",
+    run = function() ui().review_target() end,
+  },
   deny = {
-    desc = "deny [message]: deny the request in view, else pick one; the message is shown to Claude",
+    usage = "deny [{message}]",
+    desc = "Deny the request in view; {message} is shown to Claude.",
     run = function(args, raw) ui().decide_target("deny", #args > 0 and raw or nil) end,
   },
-  sidebar = { desc = "sidebar: toggle the sidebar", run = function() ui().toggle_sidebar() end },
-  transcript = { desc = "transcript: open the current session's transcript", run = function() ui().open_transcript() end },
+  sidebar = { desc = "Toggle the sidebar.", run = function() ui().toggle_sidebar() end },
   log = {
-    desc = "log: open the host log",
+    desc = "Open the host log.",
     run = function() vim.cmd.split(vim.fn.fnameescape(require("claudenova.host").log_path())) end,
   },
-  build = { desc = "build: build the host binary with go build", run = function() require("claudenova.host").build() end },
+  build = { desc = "Build the host binary with go build.", run = function() require("claudenova.host").build() end },
+}
+
+-- The order of the subcommands in the docs.
+M.order = {
+  "new", "send", "sessions", "transcript", "stop", "interrupt", "resume", "mode",
+  "allow", "allow-session", "review", "deny", "sidebar", "log", "build",
+}
+
+-- The prose around the generated list in :help.
+M.doc = {
+  intro = "One command, :ClaudeNova, with subcommands (completion lists them). Errors read \"claude-nova: …\" on one line.",
+  bare = "Toggle the sidebar.",
+  outro = {
+    "The request in view: allow, allow-session, review and deny act on the surface under the cursor (a proposal or its original side, the action panel, a plan), else on the sidebar row under the cursor, else on the only pending request; with several pending and none in view they ask which one (vim.ui.select), never silently the oldest.",
+    "On a plan or question, allow and deny open its surface instead of answering: a plan needs a mode, a question needs answers.",
+  },
 }
 
 function M.names()

@@ -347,3 +347,13 @@ func TestHighlightsAreDefaultLinksThatSurviveColorschemes(t *testing.T) {
 		}
 	})
 }
+
+// The generated sections of the help (commands, options) match the code.
+func TestDocsAreGenerated(t *testing.T) {
+	for _, v := range versions(t) {
+		out, err := exec.Command(v.bin, "--headless", "-u", "NONE", "-i", "NONE", "-l", filepath.Join(root, "scripts", "gendocs.lua"), "--check").CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", v.name, err, out)
+		}
+	}
+}

@@ -1,0 +1,142 @@
+-- make docs: regenerate the generated sections of doc/claudenova.txt from
+-- the code that defines them: "Commands" from lua/claudenova/commands.lua,
+-- "Configuration" from the schema in lua/claudenova/config.lua.
+--   nvim --headless -u NONE -l scripts/gendocs.lua [--check]
+-- With --check nothing is written; it exits 1 when the file is stale.
+local root = vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":p:h:h")
+vim.opt.rtp:prepend(root)
+local doc_path = root .. "/doc/claudenova.txt"
+local WIDTH = 78
+
+local function wrap(text, indent, width)
+  local out, line = {}, indent
+  for word in tostring(text):gmatch("%S+") do
+    if #line > #indent and vim.fn.strdisplaywidth(line .. " " .. word) > width then
+      table.insert(out, line)
+      line = indent .. word
+    else
+      line = (#line > #indent) and (line .. " " .. word) or (line .. word)
+    end
+  end
+  if #line > #indent then
+    table.insert(out, line)
+  end
+  return out
+end
+
+-- A heading line with its tag(s) right-aligned.
+local function heading(title, tags)
+  local pad = WIDTH - vim.fn.strdisplaywidth(title) - vim.fn.strdisplaywidth(tags)
+  return title .. string.rep(" ", math.max(1, pad)) .. tags
+end
+
+local function commands_section()
+  local cmds = require("claudenova.commands")
+  local lines = { heading("3. Commands", "*claudenova-commands* *:ClaudeNova*"), "" }
+  vim.list_extend(lines, wrap(cmds.doc.intro, "", WIDTH))
+  table.insert(lines, "")
+  local col = 32
+  local function entry(usage, text)
+    local head = ":ClaudeNova" .. (usage ~= "" and (" " .. usage) or "")
+    local body = wrap(text, string.rep(" ", col), WIDTH)
+    if vim.fn.strdisplaywidth(head) < col - 1 then
+      body[1] = head .. body[1]:sub(vim.fn.strdisplaywidth(head) + 1)
+    else
+      table.insert(lines, head)
+    end
+    vim.list_extend(lines, body)
+  end
+  entry("", cmds.doc.bare)
+  for _, name in ipairs(cmds.order) do
+    local c = cmds.subcommands[name]
+    entry(c.usage or name, c.desc)
+  end
+  table.insert(lines, "")
+  for _, para in ipairs(cmds.doc.outro) do
+    vim.list_extend(lines, wrap(para, "", WIDTH))
+    table.insert(lines, "")
+  end
+  return lines
+end
+
+local function show(v)
+  if type(v) == "string" then
+    return ('"%s"'):format(v)
+  elseif type(v) == "table" then
+    return vim.tbl_isempty(v) and "{}" or vim.inspect(v, { newline = " ", indent = "" })
+  end
+  return tostring(v)
+end
+
+local function config_section()
+  local config = require("claudenova.config")
+  local lines = { heading("9. Configuration", "*claudenova-config*"), "" }
+  vim.list_extend(lines, wrap(config.doc_intro, "", WIDTH))
+  table.insert(lines, "")
+  local function walk(schema, prefix)
+    local keys = vim.tbl_keys(schema)
+    table.sort(keys)
+    for _, k in ipairs(keys) do
+      local spec, path = schema[k], prefix .. k
+      if spec.fields then
+        table.insert(lines, heading(path, ("*claudenova-opt-%s*"):format(path)))
+        vim.list_extend(lines, wrap(spec.desc, "    ", WIDTH))
+        table.insert(lines, "")
+        walk(spec.fields, path .. ".")
+      else
+        table.insert(lines, heading(path, ("*claudenova-opt-%s*"):format(path)))
+        local kind = spec.enum and table.concat(vim.tbl_map(show, spec.enum), " | ") or spec.type
+        if spec.type == "key" then
+          kind = "key (a string, or false to disable)"
+        end
+        local default = spec.default_doc or show(spec.default)
+        vim.list_extend(lines, wrap(("%s, default %s"):format(kind, default), "    ", WIDTH))
+        vim.list_extend(lines, wrap(spec.desc, "    ", WIDTH))
+        table.insert(lines, "")
+      end
+    end
+  end
+  walk(config.schema, "")
+  return lines
+end
+
+-- Replace the body of the section whose heading starts with title, up to
+-- the next separator line.
+local function replace(lines, title, body)
+  local first, last
+  for i, l in ipairs(lines) do
+    if not first and vim.startswith(l, title) then
+      first = i
+    elseif first and l:match("^=+$") then
+      last = i - 1
+      break
+    end
+  end
+  assert(first and last, "section not found: " .. title)
+  local out = vim.list_slice(lines, 1, first - 1)
+  vim.list_extend(out, body)
+  table.insert(out, "")
+  vim.list_extend(out, vim.list_slice(lines, last + 1))
+  return out
+end
+
+local old = vim.fn.readfile(doc_path)
+local new = replace(old, "3. Commands", commands_section())
+new = replace(new, "9. Configuration", config_section())
+-- A section's own trailing blank line before the separator, once.
+local tidy = {}
+for i, l in ipairs(new) do
+  if not (l == "" and tidy[#tidy] == "" and (new[i + 1] or ""):match("^=+$")) then
+    table.insert(tidy, l)
+  end
+end
+new = tidy
+if vim.tbl_contains(arg, "--check") then
+  if table.concat(old, "\n") ~= table.concat(new, "\n") then
+    io.stderr:write("doc/claudenova.txt is stale: run `make docs`\n")
+    os.exit(1)
+  end
+  os.exit(0)
+end
+vim.fn.writefile(new, doc_path)
+print("wrote " .. doc_path)
