@@ -318,3 +318,77 @@ func readThenEdit(path, old, new string) string {
 	return Seq(Step("Read", map[string]any{"file_path": path}),
 		Step("Edit", map[string]any{"file_path": path, "old_string": old, "new_string": new}))
 }
+
+// A :w that finds the file changed on disk applies nothing and rebases the
+// proposal; the next :w makes the file exactly the buffer (real CLI).
+func TestRebaseEndToEnd(t *testing.T) {
+	const orig = "a\nb\nc\nd\ne\nf\ng\n"
+	cases := []struct {
+		name      string
+		outside   string              // the file after someone else changed it
+		edit      func(e *Env, b int) // the user's edit before the first :w
+		resolve   func(e *Env, b int) // after the rebase, before the second :w
+		wantTold  string
+		wantFinal string
+	}{
+		{"unedited", "zero\n" + orig, nil, nil, "nothing applied", "zero\na\nB\nc\nd\ne\nf\ng\n"},
+		{"edits elsewhere kept", orig + "tail\n",
+			func(e *Env, b int) { e.Lua(nil, "vim.api.nvim_buf_set_lines(..., 5, 6, false, {'F by you'})", b) }, nil,
+			"nothing applied", "a\nB\nc\nd\ne\nF by you\ng\ntail\n"},
+		{"same lines conflict", "a\nb\nc\nd\nE outside\nf\ng\n",
+			func(e *Env, b int) { e.Lua(nil, "vim.api.nvim_buf_set_lines(..., 4, 5, false, {'E by you'})", b) },
+			func(e *Env, b int) {
+				// Saving with the markers applies nothing.
+				focusBuf(e, b)
+				e.Cmd("write")
+				e.Eventually(10*time.Second, "markers refused", func() bool { return e.NoteContaining("conflict markers remain") })
+				var text string
+				e.Lua(&text, "return table.concat(vim.api.nvim_buf_get_lines(..., 0, -1, false), '\\n')", b)
+				start := strings.Index(text, "<<<<<<<")
+				end := strings.Index(text, ">>>>>>>")
+				endLine := strings.Index(text[end:], "\n")
+				resolved := text[:start] + "E merged" + text[end+endLine:]
+				e.Lua(nil, "vim.api.nvim_buf_set_lines(..., 0, -1, false, vim.split(select(2, ...), '\\n'))", b, resolved)
+			},
+			"conflict", "a\nB\nc\nd\nE merged\nf\ng\n"},
+		{"claude's change no longer applies", "a\nX\nc\n", nil, nil, "no longer applies", "a\nB\nc\nd\ne\nf\ng\n"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			eachNvim(t, func(t *testing.T, v nvimVersion) {
+				e := NewEnv(t, v, Options{})
+				path := e.WriteFile("r.txt", orig)
+				e.newSession(readThenEdit(path, "b\n", "B\n"))
+				_, buf := e.WaitProposal()
+				if c.edit != nil {
+					c.edit(e, buf)
+				}
+				if err := os.WriteFile(path, []byte(c.outside), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				focusBuf(e, buf)
+				e.Cmd("write")
+				e.Eventually(10*time.Second, "told", func() bool { return e.NoteContaining(c.wantTold) })
+				if got := read(t, path); got != c.outside {
+					t.Fatalf("the first :w changed the file: %q", got)
+				}
+				if len(e.Pending()) != 1 {
+					t.Fatal("the first :w answered")
+				}
+				if c.resolve != nil {
+					c.resolve(e, buf)
+				}
+				var text string
+				e.Lua(&text, "return table.concat(vim.api.nvim_buf_get_lines(..., 0, -1, false), '\\n') .. '\\n'", buf)
+				focusBuf(e, buf)
+				e.Cmd("write")
+				if r := e.WaitToolResult("toolu_s1"); r.IsError {
+					t.Fatalf("tool result %+v", r)
+				}
+				if got := read(t, path); got != c.wantFinal || got != text {
+					t.Fatalf("file %q, buffer %q, want %q", got, text, c.wantFinal)
+				}
+			})
+		})
+	}
+}

@@ -42,7 +42,7 @@ func main() {
 	b := &bench{root: absRoot, nvim: *nvimBin, fake: *fake}
 	ok := true
 	fmt.Println("approval latency (claude writes can_use_tool → sidebar row + surface visible)")
-	if *only == "stall" {
+	if *only != "" && *only != "latency" {
 		*n = 0
 	}
 	for _, sc := range []struct {
@@ -68,6 +68,41 @@ func main() {
 			os.Exit(1)
 		}
 		return
+	}
+	if *only == "" || *only == "gesture" || *only == "backpressure" {
+		if *only != "backpressure" {
+			fmt.Println("gesture while another session's claude is slow to read a 10 MB answer")
+			rt, err := b.gesture(200)
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "uibench: gesture: %v\n", err)
+				os.Exit(1)
+			}
+			p99 := pct(rt, 99)
+			met := p99 <= 50*time.Millisecond
+			ok = ok && met
+			if os.Getenv("UIBENCH_DEBUG") != "" {
+				fmt.Println(rt)
+			}
+			fmt.Printf("  decide() round trip n=%d p50 %.2f ms p99 %.2f ms (target ≤ 50 ms: %s)\n", len(rt), ms(pct(rt, 50)), ms(p99), verdict(met))
+		}
+		if *only != "gesture" {
+			fmt.Println("back-pressure: 8 sessions × 200k transcript lines while Neovim sits in input() for 10 s")
+			rss, resyncs, exact, err := b.backpressure(8, 200000)
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "uibench: backpressure: %v\n", err)
+				os.Exit(1)
+			}
+			met := rss <= 100e6 && exact
+			ok = ok && met
+			fmt.Printf("  host peak RSS %.1f MB (target ≤ 100 MB: %s); %d transcript resyncs; transcripts complete afterwards: %v\n",
+				float64(rss)/1e6, verdict(rss <= 100e6), resyncs, exact)
+		}
+		if *only != "" {
+			if !ok {
+				os.Exit(1)
+			}
+			return
+		}
 	}
 	fmt.Println("no UI stall: 8 sessions streaming partial messages at full speed, each turn ending in a long")
 	fmt.Println("assistant message (10 × 2000 lines each); a second client times RPC round-trips to Neovim")
@@ -448,6 +483,186 @@ func (b *bench) stall(sessions int, script func() ([]string, int), shown bool) (
 		peak = r
 	}
 	return rts, peak, sessions * lines, nil
+}
+
+// gesture measures decide() round trips on session B while session A's
+// claude does not read its input and a 10 MB amended answer waits for it.
+func (b *bench) gesture(n int) ([]time.Duration, error) {
+	in, err := b.start(nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer in.close()
+	big := filepath.Join(in.project, "big.txt")
+	if err := os.WriteFile(big, []byte("small\n"), 0o644); err != nil {
+		return nil, err
+	}
+	scriptA := filepath.Join(in.dir, "a.jsonl")
+	input, _ := json.Marshal(map[string]any{"file_path": big, "content": "x\n"})
+	if err := os.WriteFile(scriptA, []byte(`{"ask_nowait":{"tool_name":"Write","request_id":"wa","input":`+string(input)+`}}`+"\n"+`{"hang":true}`+"\n"), 0o644); err != nil {
+		return nil, err
+	}
+	var steps []string
+	for i := 0; i < n; i++ {
+		steps = append(steps, fmt.Sprintf(`{"ask":{"tool_name":"Bash","request_id":"g-%03d","input":{"command":"echo %d"}}}`, i, i))
+	}
+	scriptB := filepath.Join(in.dir, "b.jsonl")
+	if err := os.WriteFile(scriptB, []byte(strings.Join(steps, "\n")+"\n"), 0o644); err != nil {
+		return nil, err
+	}
+	newSession := func(script string) (int, error) {
+		var id int
+		err := in.v.ExecLua(`local script = ...
+			local cfg = require('claudenova.config').get()
+			local env = vim.deepcopy(cfg.env); env.FAKECLAUDE_SCRIPT = script
+			require('claudenova').setup(vim.tbl_extend('force', cfg, { env = env }))
+			return require('claudenova').new({ prompt = 'go' }).id`, &id, script)
+		return id, err
+	}
+	if _, err := newSession(scriptA); err != nil {
+		return nil, err
+	}
+	// A's proposal: the user saves it as 10 MB of text; the answer waits in
+	// A's writer, since A's claude reads nothing.
+	var staged string
+	for i := 0; i < 500 && staged == ""; i++ {
+		_ = in.v.ExecLua(`for _, r in pairs(require('claudenova.ui.state').requests) do if r.staged then return r.staged end end return ""`, &staged)
+		time.Sleep(20 * time.Millisecond)
+	}
+	if staged == "" {
+		return nil, fmt.Errorf("A's proposal never came")
+	}
+	if os.Getenv("UIBENCH_NOBIG") != "" {
+		staged = os.DevNull
+	}
+	if err := os.WriteFile(staged, []byte(strings.Repeat("a line the user wrote, forty bytes long.\n", 10<<20/41)), 0o600); err != nil {
+		return nil, err
+	}
+	if err := in.v.ExecLua(`for id in pairs(require('claudenova.ui.state').requests) do require('claudenova.host').notify('proposal_saved', { id = id }) end`, nil); err != nil {
+		return nil, err
+	}
+	// Measure while the answer is being written: A's request is answered
+	// (its answer queued, whole, for A's claude, which reads nothing).
+	for i := 0; ; i++ {
+		var left int
+		_ = in.v.ExecLua(`return #vim.tbl_keys(require('claudenova.ui.state').requests)`, &left)
+		if left == 0 {
+			break
+		}
+		if i > 1000 {
+			return nil, fmt.Errorf("A's save was never answered")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	sid, err := newSession(scriptB)
+	if err != nil {
+		return nil, err
+	}
+	var out []time.Duration
+	for i := 0; i < n; i++ {
+		id := fmt.Sprintf("%d:g-%03d", sid, i)
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			var here bool
+			_ = in.v.ExecLua("return require('claudenova.ui.state').requests[...] ~= nil", &here, id)
+			if here {
+				break
+			}
+			if time.Now().After(deadline) {
+				return nil, fmt.Errorf("request %s never came", id)
+			}
+			time.Sleep(2 * time.Millisecond)
+		}
+		t0 := time.Now()
+		var ok bool
+		if err := in.v.ExecLua("return require('claudenova').decide(..., 'allow')", &ok, id); err != nil {
+			return nil, err
+		}
+		out = append(out, time.Since(t0))
+		if !ok {
+			return nil, fmt.Errorf("decide %s failed", id)
+		}
+	}
+	return out, nil
+}
+
+// backpressure streams `lines` transcript lines from each of `sessions`
+// fake claudes while Neovim is blocked in input() for 10 s, and reports the
+// host's peak RSS, how many transcript resyncs the front end got, and
+// whether every transcript buffer ends up complete.
+func (b *bench) backpressure(sessions, lines int) (int64, int, bool, error) {
+	in, err := b.start(nil, nil)
+	if err != nil {
+		return 0, 0, false, err
+	}
+	defer in.close()
+	const perMsg = 20000
+	var steps []string
+	for i := 0; i < lines/perMsg; i++ {
+		steps = append(steps, fmt.Sprintf(`{"stream_text":{"n":%d,"chunk":"a line of transcript text, forty bytes.\n","final":true}}`, perMsg))
+	}
+	steps = append(steps, `{"result":true}`)
+	if err := os.WriteFile(in.script, []byte(strings.Join(steps, "\n")+"\n"), 0o644); err != nil {
+		return 0, 0, false, err
+	}
+	_ = in.v.ExecLua(`_G.uibench_resyncs = 0
+		local tr = require('claudenova.ui.transcript'); local orig = tr.resync
+		tr.resync = function(...) _G.uibench_resyncs = _G.uibench_resyncs + 1; return orig(...) end`, nil)
+	for i := 0; i < sessions; i++ {
+		if err := in.v.ExecLua("require('claudenova').new({ prompt = 'go' })", nil); err != nil {
+			return 0, 0, false, err
+		}
+	}
+	var hostPid int
+	_ = in.v.ExecLua("return vim.fn.jobpid(require('claudenova.host').channel)", &hostPid)
+	// The user answers a prompt: Neovim serves no RPC meanwhile.
+	blocked := make(chan error, 1)
+	go func() { blocked <- in.v.ExecLua("return vim.fn.input('blocked> ')", nil) }()
+	var peak int64
+	end := time.Now().Add(10 * time.Second)
+	for time.Now().Before(end) {
+		peak = max(peak, vmHWM(hostPid))
+		time.Sleep(20 * time.Millisecond)
+	}
+	if _, err := in.v.Input("<CR>"); err != nil {
+		return 0, 0, false, err
+	}
+	<-blocked
+	deadline := time.Now().Add(120 * time.Second)
+	exact := false
+	for time.Now().Before(deadline) {
+		peak = max(peak, vmHWM(hostPid))
+		var done bool
+		_ = in.v.ExecLua(`local st = require('claudenova.ui.state')
+			local tr = require('claudenova.ui.transcript')
+			local n = 0
+			for id, s in pairs(st.sessions) do
+				if s.state ~= 'idle' or tr.syncing[id] then return false end
+				n = n + 1
+			end
+			return n == ...`, &done, sessions)
+		if done {
+			time.Sleep(300 * time.Millisecond)
+			var okAll bool
+			// Every buffer holds the whole transcript: its line count is the
+			// host's, and the lines in the middle are transcript text.
+			_ = in.v.ExecLua(`local tr = require('claudenova.ui.transcript')
+				for id, buf in pairs(tr.bufs) do
+					local snap = require('claudenova.host').request('transcript', { session = id })
+					local total = snap.first + #snap.lines
+					if vim.api.nvim_buf_line_count(buf) ~= total then return false end
+					local mid = vim.api.nvim_buf_get_lines(buf, math.floor(total / 2), math.floor(total / 2) + 1, false)[1]
+					if mid ~= 'a line of transcript text, forty bytes.' then return false end
+				end
+				return true`, &okAll)
+			exact = okAll
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	var resyncs int
+	_ = in.v.ExecLua("return _G.uibench_resyncs", &resyncs)
+	return peak, resyncs, exact, nil
 }
 
 // vmHWM is a process's peak resident set size in bytes.
