@@ -25,7 +25,7 @@ end
 M.subcommands = {
   new = {
     usage = "new [--plan] [{prompt}]",
-    desc = "Start a session in the current directory (in plan mode with --plan) and open its transcript; send {prompt} if given.",
+    desc = "Start a session in the current directory (in plan mode with --plan) and show its transcript; send {prompt}, or open the prompt input when none is given.",
     run = function(args, raw)
       local mode
       if args[1] == "--plan" then
@@ -33,7 +33,11 @@ M.subcommands = {
         raw = raw:gsub("^%-%-plan%s*", "")
       end
       local info = nova().new({ prompt = raw, mode = mode })
+      -- The transcript shows beside your work; the cursor stays yours.
       ui().open_transcript(info.id)
+      if vim.trim(raw) == "" then
+        ui().prompt(info.id)
+      end
     end,
     complete = function() return { "--plan" } end,
   },
@@ -54,7 +58,7 @@ M.subcommands = {
   },
   transcript = {
     desc = "Open the current session's transcript.",
-    run = function() ui().open_transcript() end,
+    run = function() ui().open_transcript(nil, { focus = true }) end,
   },
   stop = {
     desc = "Stop the current session; its pending requests are withdrawn.",

@@ -114,7 +114,8 @@ function M.decide(id, decision)
   return true
 end
 
---- Statusline component: "2 pending" (empty when none).
+--- Statusline component: "2 pending", or "2 pending (1 waiting)" while a
+--- surface waits for you to be back in normal mode; empty when none.
 function M.status()
   local ok, ui = pcall(require, "claudenova.ui")
   if not ok then
@@ -123,6 +124,10 @@ function M.status()
   local n = #ui.state.order()
   if n == 0 then
     return ""
+  end
+  local waiting = #require("claudenova.ui.scheduler").waiting
+  if waiting > 0 then
+    return ("%d pending (%d waiting)"):format(n, waiting)
   end
   return ("%d pending"):format(n)
 end

@@ -62,6 +62,7 @@ func TestBashAllowFromPanel(t *testing.T) {
 	eachNvim(t, func(t *testing.T, v nvimVersion) {
 		e := NewEnv(t, v, Options{})
 		e.Cmd("ClaudeNova")
+		e.Cmd("wincmd p") // back to the user's window: the panel opens there
 		id := e.newSession(Seq(bash("echo hi > allowed.txt", "write allowed.txt")))
 		p := e.WaitPending(1)[0]
 		if p.Tool != "Bash" || p.Surface != "panel" || p.Session != id {

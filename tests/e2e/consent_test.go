@@ -106,6 +106,11 @@ func TestArrivalNeverTakesKeystrokes(t *testing.T) {
 				if !e.NoteContaining("waiting") {
 					t.Errorf("the user was not told the request waits: %v", e.Notes())
 				}
+				var status string
+				e.Lua(&status, "return require('claudenova').status()")
+				if status != "1 pending (1 waiting)" {
+					t.Errorf("status() = %q", status)
+				}
 				c.finish(e)
 				var buf int
 				e.Eventually(10*time.Second, "proposal opens once the user is idle", func() bool { buf = e.ProposalBuf(p.ID); return buf != 0 })

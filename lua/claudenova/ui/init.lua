@@ -92,20 +92,27 @@ function handlers.request_removed(data)
   fire("ClaudeNovaRequestDecided", { id = data.id, session = data.session, outcome = data.outcome, request = r })
 end
 
---- Open the surface of r, now or when the editor is idle.
+--- Open the surface of r, now or when the editor is idle. The arrival is
+--- announced once, measured against the screen it will be read on: after
+--- the surface opened (a float moves the ruler into the command line), but
+--- before a picker, which takes the screen until answered.
 local function show(r, asked)
   local mod = surface_module(r.surface)
   if not mod then
     return
   end
-  local first = not r.announced
+  local tell = not r.announced and not asked
   r.announced = true
+  if tell and r.surface == "question" then
+    announce(r, scheduler.busy() ~= nil)
+    tell = false
+  end
   local opened = scheduler.show(r.id, function()
     if state.requests[r.id] then
       require(mod).open(state.requests[r.id], { focus = asked })
     end
   end, asked)
-  if first and not asked then
+  if tell then
     announce(r, not opened)
   end
 end
@@ -311,13 +318,15 @@ function M.toggle_sidebar()
   require("claudenova.ui.sidebar").toggle()
 end
 
-function M.open_transcript(id)
+--- Show a session's transcript (the current one by default). opts.focus
+--- moves the cursor into it.
+function M.open_transcript(id, opts)
   id = id or state.current
   if not id then
     notify.info("no session yet (:ClaudeNova new)")
     return
   end
-  require("claudenova.ui.transcript").open(id)
+  require("claudenova.ui.transcript").open(id, opts)
 end
 
 function M.prompt(session)
@@ -340,7 +349,7 @@ function M.pick_session()
       require("claudenova.errors").guard(function()
         host().request("select", { session = s.id })
         state.current = s.id
-        M.open_transcript(s.id)
+        M.open_transcript(s.id, { focus = true })
       end)()
     end
   end)

@@ -11,13 +11,29 @@ local function host_log(level, msg)
   end
 end
 
---- The screen cells a message may use without a hit-enter prompt.
+-- Whether the ruler is drawn in the command line (no status line for the
+-- current window): a message there must stop before it.
+local function ruler_in_cmdline()
+  if not vim.o.ruler then
+    return false
+  end
+  local ls = vim.o.laststatus
+  if vim.api.nvim_win_get_config(0).relative ~= "" then
+    return true -- a float has no status line
+  end
+  return ls == 0 or (ls == 1 and #vim.api.nvim_tabpage_list_wins(0) == 1)
+end
+
+--- The screen cells a message may use without a hit-enter prompt and
+--- without running into the ruler.
 local function room()
   local space = vim.v.echospace
   if type(space) ~= "number" or space <= 0 then
     space = vim.o.columns - 12
   end
-  -- Leave room for a notifier's own decoration and :messages' wrapping.
+  if ruler_in_cmdline() then
+    space = math.min(space, vim.o.columns - 18 - (vim.o.showcmd and 11 or 0))
+  end
   return math.max(20, math.min(space, vim.o.columns - 1) - 1)
 end
 

@@ -81,10 +81,10 @@ function M.open(r)
   vim.bo[buf].filetype = "markdown"
   local keys = cfg().keymaps.plan
   local key = require("claudenova.ui.text").key
-  local bar = ("Plan · %s · %s approve + accept edits · %s approve · %s keep planning"):format(
-    r.session_name, key(keys.accept_edits), key(keys.approve), key(keys.keep_planning)
+  local bar = ("Plan · %s%%< · %s approve + accept edits · %s approve · %s keep planning"):format(
+    r.session_name:gsub("%%", "%%%%"), key(keys.accept_edits), key(keys.approve), key(keys.keep_planning)
   )
-  vim.wo.winbar = "%#ClaudeNovaWinbar#" .. bar:gsub("%%", "%%%%")
+  vim.wo.winbar = "%#ClaudeNovaWinbar#" .. bar
   vim.api.nvim_create_autocmd("BufWriteCmd", {
     buffer = buf,
     desc = "claude-nova: the plan is sent with your approval, not written",

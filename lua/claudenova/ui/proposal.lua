@@ -19,12 +19,14 @@ end
 local function winbar(r)
   local keys = cfg().keymaps.proposal
   local rel = r.target ~= "" and r.target or r.path
-  local bar = ("Proposal · %s %s · %s · :w apply · :q reject"):format(r.tool, rel, r.session_name)
+  local head = ("Proposal · %s %s"):format(r.tool, rel)
+  local bar = (" · :w apply · :q reject · %s"):format(r.session_name)
   if keys.allow or keys.deny then
     local key = require("claudenova.ui.text").key
     bar = bar .. (" · %s apply / %s reject"):format(key(keys.allow), key(keys.deny))
   end
-  return "%#ClaudeNovaWinbar#" .. bar:gsub("%%", "%%%%")
+  -- %< : a narrow window cuts the end, never what the proposal is.
+  return "%#ClaudeNovaWinbar#" .. head:gsub("%%", "%%%%") .. "%<" .. bar:gsub("%%", "%%%%")
 end
 
 -- Fill the original side with the real file as it is on disk.

@@ -144,10 +144,13 @@ function M.ensure(id)
   return buf
 end
 
+-- Windows whose cursor was on the last line follow the output, the current
+-- one included (unless the user is selecting or typing there).
 local function follow(buf, before)
+  local cur = vim.api.nvim_get_current_win()
+  local normal = vim.api.nvim_get_mode().mode == "n"
   for _, w in ipairs(vim.api.nvim_list_wins()) do
-    if vim.api.nvim_win_get_buf(w) == buf and w ~= vim.api.nvim_get_current_win() then
-      -- Follow the output in windows that were at the end.
+    if vim.api.nvim_win_get_buf(w) == buf and (w ~= cur or normal) then
       if vim.api.nvim_win_get_cursor(w)[1] >= before then
         pcall(vim.api.nvim_win_set_cursor, w, { vim.api.nvim_buf_line_count(buf), 0 })
       end
@@ -189,18 +192,62 @@ function M.apply(id, ops)
   follow(buf, before)
 end
 
---- Show the transcript in a split (or jump to it if visible).
-function M.open(id)
-  local buf = M.ensure(id)
-  for _, w in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
-    if vim.api.nvim_win_get_buf(w) == buf then
-      vim.api.nvim_set_current_win(w)
-      return
+local function is_transcript(buf)
+  return vim.b[buf].claudenova_session ~= nil
+end
+
+-- A tab that holds a proposal or a plan is that surface's own: a transcript
+-- never opens there.
+local function surface_tab(tab)
+  for _, w in ipairs(vim.api.nvim_tabpage_list_wins(tab)) do
+    local kind = vim.b[vim.api.nvim_win_get_buf(w)].claudenova_surface
+    if kind == "proposal" or kind == "plan" then
+      return true
     end
   end
-  vim.cmd("botright split")
-  vim.api.nvim_win_set_buf(0, buf)
-  vim.api.nvim_win_set_cursor(0, { vim.api.nvim_buf_line_count(buf), 0 })
+  return false
+end
+
+--- Show session id's transcript: in the tab's transcript window if it has
+--- one (one per tab), else in a new split at the bottom. opts.focus moves
+--- the cursor there; otherwise the user's window keeps it.
+function M.open(id, opts)
+  opts = opts or {}
+  local buf = M.ensure(id)
+  if surface_tab(0) then
+    local prev = vim.fn.tabpagenr("#")
+    local tabs = vim.api.nvim_list_tabpages()
+    if prev > 0 and tabs[prev] and not surface_tab(tabs[prev]) then
+      vim.api.nvim_set_current_tabpage(tabs[prev])
+    else
+      vim.cmd("tabnew")
+    end
+  end
+  local from = vim.api.nvim_get_current_win()
+  local win
+  for _, w in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
+    if is_transcript(vim.api.nvim_win_get_buf(w)) then
+      win = w
+      break
+    end
+  end
+  if not win then
+    vim.cmd("botright split")
+    win = vim.api.nvim_get_current_win()
+  end
+  vim.api.nvim_win_set_buf(win, buf)
+  -- The transcript's own look, not the one of the window it was split from.
+  vim.wo[win].wrap = true
+  vim.wo[win].linebreak = true
+  vim.wo[win].number = false
+  vim.wo[win].relativenumber = false
+  vim.api.nvim_win_set_cursor(win, { vim.api.nvim_buf_line_count(buf), 0 })
+  if opts.focus or from == win then
+    vim.api.nvim_set_current_win(win)
+  elseif vim.api.nvim_win_is_valid(from) then
+    vim.api.nvim_set_current_win(from)
+  end
+  return win
 end
 
 return M
