@@ -83,6 +83,9 @@ M.schema = {
         fields = {
           allow = { type = "key", default = "<localleader>a", desc = "Save and apply the proposal." },
           deny = { type = "key", default = "<localleader>d", desc = "Reject the proposal." },
+          reject_hunk = { type = "key", default = "<localleader>r", desc = "Put the original's lines back for the hunk under the cursor." },
+          restore_hunk = { type = "key", default = "<localleader>R", desc = "Put Claude's lines back for the hunk under the cursor (after a reject or your own edits)." },
+          note = { type = "key", default = "<localleader>c", desc = "Attach a note for Claude to the hunk under the cursor (again: edit it; empty: remove it)." },
         },
       },
       plan = {

@@ -17,6 +17,7 @@ M.groups = {
   ClaudeNovaLabel = { link = "Label", desc = "Field labels in the panel" },
   ClaudeNovaReason = { link = "WarningMsg", desc = "Why a request is shown where it is" },
   ClaudeNovaWinbar = { link = "WinBar", desc = "Proposal and plan winbars" },
+  ClaudeNovaNote = { link = "DiagnosticVirtualTextInfo", desc = "Your notes for Claude on a proposal's hunks" },
 }
 
 local function apply()

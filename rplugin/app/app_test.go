@@ -14,6 +14,7 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/approval"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude/claudetest"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/feedback"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/proposal"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/ui"
@@ -357,7 +358,7 @@ func TestProposalSavedAppliesTheBuffer(t *testing.T) {
 func TestProposalWipedDenies(t *testing.T) {
 	m := newMem(t)
 	p, c, path := m.editProposal("w.txt", "keep\n", "keep", "change")
-	if err := m.app.ProposalWiped(p.ID); err != nil {
+	if err := m.app.ProposalWiped(SaveParams{ID: p.ID}); err != nil {
 		t.Fatal(err)
 	}
 	if a := answer(t, c, "e1"); a["behavior"] != "deny" || !strings.Contains(fmt.Sprint(a["message"]), "rejected") {
@@ -634,4 +635,73 @@ func TestBigAnswerDoesNotBlockOtherSessions(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	_ = sa
+}
+
+// Claude is told what the user changed, in a message written right after
+// the answer; nothing is said when the user changed nothing.
+func TestClaudeIsToldWhatTheUserChanged(t *testing.T) {
+	notes := feedback.Review{Notes: []feedback.Note{{Range: feedback.Range{Hunk: 1, From: 2, To: 2}, Text: "shout it"}}}
+	tests := []struct {
+		name     string
+		saved    string
+		review   feedback.Review
+		behavior string
+		told     []string // in the message written after the answer ("" = none)
+	}{
+		{"unchanged", "one\nTWO\nthree\n", feedback.Review{}, "allow", nil},
+		{"edited", "one\nTWO\nthree, by you\n", feedback.Review{}, "allow", []string{"[claude-nova] The user changed your edit of a.txt", "+three, by you"}},
+		{"unchanged with a note", "one\nTWO\nthree\n", notes, "allow", []string{"as you proposed it", "shout it"}},
+		{"all rejected with a note", "one\ntwo\nthree\n", notes, "deny", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := newMem(t)
+			p, c, _ := m.editProposal("a.txt", "one\ntwo\nthree\n", "two", "TWO")
+			save(t, p.Staged, tt.saved)
+			if _, err := m.app.ProposalSaved(SaveParams{ID: p.ID, Review: tt.review}); err != nil {
+				t.Fatal(err)
+			}
+			a := answer(t, c, "e1")
+			if a["behavior"] != tt.behavior {
+				t.Fatalf("answer %v", a)
+			}
+			users := c.UserTexts()[1:] // the first is the prompt
+			if tt.behavior == "deny" {
+				if !strings.Contains(fmt.Sprint(a["message"]), "rejected all changes to a.txt") || !strings.Contains(fmt.Sprint(a["message"]), "shout it") {
+					t.Fatalf("deny message %v", a["message"])
+				}
+			}
+			if len(tt.told) == 0 {
+				if len(users) != 0 {
+					t.Fatalf("told %q", users)
+				}
+				return
+			}
+			if len(users) != 1 {
+				t.Fatalf("%d messages after the answer", len(users))
+			}
+			// The message comes right after the answer.
+			ws := c.Written()
+			if ws[len(ws)-1].Type != "user" || ws[len(ws)-2].Type != "control_response" {
+				t.Fatal("the note does not follow the answer")
+			}
+			for _, w := range tt.told {
+				if !strings.Contains(users[0], w) {
+					t.Fatalf("message lacks %q:\n%s", w, users[0])
+				}
+			}
+		})
+	}
+}
+
+func TestWipedWithNotesDeniesWithThem(t *testing.T) {
+	m := newMem(t)
+	p, c, _ := m.editProposal("w.txt", "keep\n", "keep", "change")
+	review := feedback.Review{Notes: []feedback.Note{{Text: "not this way"}}}
+	if err := m.app.ProposalWiped(SaveParams{ID: p.ID, Review: review}); err != nil {
+		t.Fatal(err)
+	}
+	if a := answer(t, c, "e1"); a["behavior"] != "deny" || !strings.Contains(fmt.Sprint(a["message"]), "not this way") {
+		t.Fatalf("answer %v", a)
+	}
 }

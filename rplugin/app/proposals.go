@@ -1,6 +1,7 @@
 package app
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/approval"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/diff"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/feedback"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/proposal"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/ui"
@@ -26,18 +28,20 @@ var mergeLabels = diff.MergeLabels{
 // changed on disk: the original side shows the file as it is now and, when
 // Reload is set, the proposal buffer is reloaded from the staged file.
 type RebaseEvent struct {
-	ID        string `json:"id"`
-	Path      string `json:"path"`
-	Exists    bool   `json:"exists"`
-	Reload    bool   `json:"reload"`
-	Conflicts []int  `json:"conflicts,omitempty"`
+	ID        string          `json:"id"`
+	Path      string          `json:"path"`
+	Exists    bool            `json:"exists"`
+	Reload    bool            `json:"reload"`
+	Conflicts []int           `json:"conflicts,omitempty"`
+	Hunks     []proposal.Hunk `json:"hunks,omitempty"` // Claude's change against the new file
 }
 
 // SaveParams is a saved proposal: :w in its buffer, or a command or the Lua
 // API applying it (Behavior allow_session adds the session rule).
 type SaveParams struct {
-	ID       string `json:"id"`
-	Behavior string `json:"behavior"`
+	ID       string          `json:"id"`
+	Behavior string          `json:"behavior"`
+	Review   feedback.Review `json:"review"` // the user's notes and rejected hunks
 }
 
 // ProposalSaved applies a proposal with the content the user saved, so that
@@ -77,15 +81,24 @@ func (a *App) ProposalSaved(sp SaveParams) (Decided, error) {
 		msg, err := a.rebase(p, saved)
 		return Decided{Reason: msg}, err
 	}
-	input, err := proposal.Amend(*p.Change, p.Perm.Input, saved)
+	c := *p.Change
+	unchanged := (c.Exists && bytes.Equal(saved, c.Original)) || (!c.Exists && len(saved) == 0)
+	var input json.RawMessage
+	if !unchanged {
+		input, err = proposal.Amend(c, p.Perm.Input, saved)
+		unchanged = errors.Is(err, proposal.ErrNoChange)
+	}
 	var d approval.Decision
 	outcome := "applied"
 	switch {
-	case errors.Is(err, proposal.ErrNoChange):
+	case unchanged:
 		// The user put the file back as it was: nothing to write.
-		d = approval.Decision{Behavior: approval.Deny,
-			Message: "The user reviewed this change and kept the file exactly as it was; it was not changed."}
-		outcome = "kept unchanged"
+		msg := "The user reviewed this change and kept the file exactly as it was; it was not changed."
+		if !sp.Review.Empty() {
+			msg = feedback.Rejection(p.Target, sp.Review)
+		}
+		d = approval.Decision{Behavior: approval.Deny, Message: msg}
+		outcome = "rejected (all hunks)"
 	case err != nil:
 		return Decided{}, fmt.Errorf("cannot apply the proposal for %s: %w", p.Target, err)
 	default:
@@ -93,7 +106,9 @@ func (a *App) ProposalSaved(sp SaveParams) (Decided, error) {
 		if sp.Behavior == approval.AllowSession {
 			d.Behavior = approval.AllowSession
 		}
-		if string(saved) != string(p.Change.Proposed) || p.Change.Detached {
+		am := feedback.Amendment{Path: p.Target, Proposed: string(c.ClaudeProposed()), Applied: string(saved), Review: sp.Review}
+		d.Tell = am.Message()
+		if am.Changed() {
 			outcome = "applied with your edits"
 		}
 	}
@@ -103,9 +118,14 @@ func (a *App) ProposalSaved(sp SaveParams) (Decided, error) {
 		}
 		return Decided{}, err
 	}
-	if d.Behavior != approval.Deny {
-		if s, ok := a.sessions.Get(p.Session); ok {
+	if s, ok := a.sessions.Get(p.Session); ok {
+		if d.Behavior != approval.Deny {
 			s.MarkApplied(p.Perm.ToolUseID, p.Change.Path)
+		}
+		if d.Tell != "" {
+			a.transcript(s, s.Transcript.Told(d.Tell))
+		} else if d.Behavior == approval.Deny && !sp.Review.Empty() {
+			a.transcript(s, s.Transcript.Told(d.Message))
 		}
 	}
 	return Decided{Decided: true}, nil
@@ -161,13 +181,17 @@ func (a *App) rebase(p approval.Pending, saved []byte) (string, error) {
 			msg = fmt.Sprintf("nothing applied: %s changed on disk; Claude's change now sits on the new file: review, then :w", p.Target)
 		}
 	} else {
-		next = proposal.Change{Tool: old.Tool, Path: old.Path, Exists: exists, Original: cur, Proposed: saved, Detached: true}
+		next = proposal.Change{Tool: old.Tool, Path: old.Path, Exists: exists, Original: cur, Proposed: saved, Detached: true,
+			Claude: old.ClaudeProposed()}
 		if old.Detached {
 			msg = fmt.Sprintf("nothing applied: %s changed on disk again; your buffer is kept: :w writes it as it is, :q rejects", p.Target)
 		} else {
 			msg = fmt.Sprintf("nothing applied: %s changed on disk and Claude's change no longer applies (%s); your buffer is kept: :w writes it as it is, :q rejects",
 				p.Target, rerr)
 		}
+	}
+	if !next.Detached {
+		ev.Hunks, _ = proposal.Hunks(next)
 	}
 	if !a.reg.Rebase(p.ID, p.Rev, &next, ev.Conflicts, func(approval.Pending) { a.ui.Send(ui.EvProposalRebase, ev) }) {
 		return ErrNotPending.Error(), nil // decided or rebased meanwhile
@@ -213,13 +237,22 @@ func (a *App) toolsFinished(s *session.Session, m claude.Message) {
 	}
 }
 
-// ProposalWiped denies a proposal whose buffer the user closed.
-func (a *App) ProposalWiped(id string) error {
-	if _, ok := a.reg.Get(id); !ok {
+// ProposalWiped denies a proposal whose buffer the user closed; their notes
+// on it, if any, go with the deny.
+func (a *App) ProposalWiped(sp SaveParams) error {
+	id := sp.ID
+	p, ok := a.reg.Get(id)
+	if !ok {
 		return nil
 	}
-	_, err := a.decide(id, approval.Decision{Behavior: approval.Deny,
-		Message: "The user rejected this change: they closed the proposed file without saving it. The file was not changed."}, "rejected")
+	msg := "The user rejected this change: they closed the proposed file without saving it. The file was not changed."
+	if len(sp.Review.Notes) > 0 {
+		msg = feedback.Rejection(p.Target, sp.Review)
+		if s, ok := a.sessions.Get(p.Session); ok {
+			a.transcript(s, s.Transcript.Told(msg))
+		}
+	}
+	_, err := a.decide(id, approval.Decision{Behavior: approval.Deny, Message: msg}, "rejected")
 	if errors.Is(err, ErrNotPending) {
 		return nil
 	}

@@ -175,11 +175,17 @@ func (a *App) decide(id string, d approval.Decision, outcome string) (bool, erro
 	if !ok {
 		return false, fmt.Errorf("session %d is gone", r.Session)
 	}
-	if err := s.Proc.Respond(r.Perm.RequestID, res); err != nil {
+	var err2 error
+	if d.Tell != "" && res.Behavior == "allow" {
+		err2 = s.Proc.RespondAndTell(r.Perm.RequestID, res, d.Tell)
+	} else {
+		err2 = s.Proc.Respond(r.Perm.RequestID, res)
+	}
+	if err := err2; err != nil {
 		a.log.Warn("answer not delivered", "id", id, "err", err)
 		return false, fmt.Errorf("the answer to %s could not be delivered: %w", sanitize.Line(r.Perm.ToolName), err)
 	}
-	a.log.Info("answered", "id", id, "behavior", res.Behavior, "tool", r.Perm.ToolName)
+	a.log.Info("answered", "id", id, "behavior", res.Behavior, "tool", r.Perm.ToolName, "input_bytes", len(res.UpdatedInput), "told_bytes", len(d.Tell))
 	return true, nil
 }
 

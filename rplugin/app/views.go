@@ -46,6 +46,9 @@ type RequestView struct {
 	Review      []string        `json:"review"`          // full input and, for file changes, the diff
 	Input       json.RawMessage `json:"input,omitempty"` // questions and plans need the structure
 	Plan        string          `json:"plan,omitempty"`
+	// Hunks of a proposal, for review hunk by hunk (nil when there are
+	// more than proposal.MaxHunks: the change is reviewed as a whole).
+	Hunks []proposal.Hunk `json:"hunks,omitempty"`
 }
 
 func (a *App) view(r approval.Pending) RequestView {
@@ -90,6 +93,10 @@ func (a *App) view(r approval.Pending) RequestView {
 		v.Plan = sanitize.Text(a.planText(r))
 	case approval.SurfacePanel:
 		v.Review = a.review(r)
+	case approval.SurfaceProposal:
+		if r.Change != nil {
+			v.Hunks, _ = proposal.Hunks(*r.Change)
+		}
 	}
 	return v
 }

@@ -24,6 +24,9 @@ type Decision struct {
 	Message      string          `json:"message,omitempty"`
 	UpdatedInput json.RawMessage `json:"updated_input,omitempty"` // replaces the echoed input
 	Mode         string          `json:"mode,omitempty"`          // setMode on allow (plan approval)
+	// Tell is a message for Claude written with the answer (what the user
+	// changed in a proposal); never set from the front end.
+	Tell string `json:"-"`
 }
 
 // Result turns a decision into the answer claude receives.

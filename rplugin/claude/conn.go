@@ -12,10 +12,13 @@ import (
 // Control and Stop, which callers serving Neovim run from goroutines of
 // their own.
 type Conn interface {
-	// SendUser queues a user message (written once initialize is answered).
-	SendUser(text string) error
+	// SendUser queues a user message (written once initialize is answered);
+	// notes go first in it, as text blocks of their own.
+	SendUser(text string, notes ...string) error
 	// Respond queues the answer to a can_use_tool request.
 	Respond(requestID string, result PermissionResult) error
+	// RespondAndTell queues the answer and a user message in one write.
+	RespondAndTell(requestID string, result PermissionResult, note string) error
 	// RespondError queues an error answer to a control request.
 	RespondError(requestID, message string) error
 	// Control sends a control request and waits for its response body.

@@ -466,18 +466,31 @@ func (p *Process) Send(v any) error {
 }
 
 // SendUser queues a user prompt; it is written once claude has answered
-// initialize.
-func (p *Process) SendUser(text string) error {
-	b, err := encodeLine(map[string]any{
-		"type":               "user",
-		"message":            map[string]any{"role": "user", "content": text},
-		"parent_tool_use_id": nil,
-		"session_id":         "",
-	})
+// initialize. Notes, if any, go first in the same message, each as a text
+// block of its own (the prompt is the last block).
+func (p *Process) SendUser(text string, notes ...string) error {
+	b, err := userLine(text, notes...)
 	if err != nil {
 		return err
 	}
 	return p.enqueue(outLine{b: b, user: true})
+}
+
+func userLine(text string, notes ...string) ([]byte, error) {
+	var content any = text
+	if len(notes) > 0 {
+		var blocks []map[string]string
+		for _, n := range notes {
+			blocks = append(blocks, map[string]string{"type": "text", "text": n})
+		}
+		content = append(blocks, map[string]string{"type": "text", "text": text})
+	}
+	return encodeLine(map[string]any{
+		"type":               "user",
+		"message":            map[string]any{"role": "user", "content": content},
+		"parent_tool_use_id": nil,
+		"session_id":         "",
+	})
 }
 
 // ControlError is an error response from claude to one of our control requests.
@@ -550,6 +563,25 @@ func (p *Process) Respond(requestID string, result PermissionResult) error {
 	b, err := EncodeAnswer(requestID, result)
 	if err != nil {
 		return err
+	}
+	return p.enqueue(outLine{b: b})
+}
+
+// RespondAndTell queues the answer and, in the same write, a user message
+// (the plugin telling Claude what the user changed). Written together, the
+// CLI puts the message into the very request that carries the tool's result
+// (checked on 2.1.328: 17 of 17 runs; 50 ms later it came one request late).
+func (p *Process) RespondAndTell(requestID string, result PermissionResult, note string) error {
+	b, err := EncodeAnswer(requestID, result)
+	if err != nil {
+		return err
+	}
+	if note != "" {
+		u, err := userLine(note)
+		if err != nil {
+			return err
+		}
+		b = append(b, u...)
 	}
 	return p.enqueue(outLine{b: b})
 }

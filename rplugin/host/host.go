@@ -187,7 +187,7 @@ var methods = map[string]handler{
 	"answer":         with(func(a *app.App, p answerArg) (any, error) { return nil, a.Answer(p.ID, p.Answers) }),
 	"plan":           with(func(a *app.App, p app.PlanParams) (any, error) { return nil, a.PlanDecide(p) }),
 	"proposal_saved": with(func(a *app.App, p app.SaveParams) (any, error) { return a.ProposalSaved(p) }),
-	"proposal_wiped": with(func(a *app.App, p idArg) (any, error) { return nil, a.ProposalWiped(p.ID) }),
+	"proposal_wiped": with(func(a *app.App, p app.SaveParams) (any, error) { return nil, a.ProposalWiped(p) }),
 	"shutdown":       plain(func(a *app.App) (any, error) { a.Shutdown(); return nil, nil }),
 	// log: a message the front end showed cut to one line, kept whole here.
 	"log": func(h *Host, payload []byte) (any, error) {

@@ -71,45 +71,56 @@ func Amend(c Change, in json.RawMessage, saved []byte) (json.RawMessage, error) 
 			return nil, err
 		}
 	}
-	var set []keyValue
-	var replay input // what the CLI will read from the amended input
 	if c.Tool == "Write" {
-		set = []keyValue{{"content", string(saved)}}
-		replay = input{content: string(saved)}
-	} else {
-		if c.Exists && bytes.Equal(saved, c.Original) {
-			return nil, ErrNoChange
+		return amendWith(c, in, f, name, saved, []keyValue{{"content", string(saved)}}, input{content: string(saved)})
+	}
+	if c.Exists && bytes.Equal(saved, c.Original) {
+		return nil, ErrNoChange
+	}
+	whole, next := f.content, string(saved)
+	if f.crlf {
+		next = toLF(next)
+	}
+	if whole == next {
+		if !c.Exists {
+			return nil, failf("an edit cannot create an empty %s", name)
 		}
-		oldS, newS := f.content, string(saved)
-		if f.crlf {
-			newS = toLF(newS)
-		}
-		if oldS == newS {
-			if !c.Exists {
-				return nil, failf("an edit cannot create an empty %s", name)
-			}
-			return nil, failf("the saved %s differs from the file on disk only in line endings, which an edit cannot change", name)
-		}
+		return nil, failf("the saved %s differs from the file on disk only in line endings, which an edit cannot change", name)
+	}
+	edit := func(oldS, newS string) ([]keyValue, input) {
 		if c.Tool == "MultiEdit" {
-			type wholeFile struct {
+			type one struct {
 				Old string `json:"old_string"`
 				New string `json:"new_string"`
 			}
-			set = []keyValue{{"edits", []wholeFile{{oldS, newS}}}}
-			replay = input{multi: true, edits: []edit{{old: oldS, new: newS}}}
-		} else {
-			set = []keyValue{{"old_string", oldS}, {"new_string", newS}, {"replace_all", false}}
-			replay = input{edits: []edit{{old: oldS, new: newS}}}
+			return []keyValue{{"edits", []one{{oldS, newS}}}}, input{multi: true, edits: []edit{{old: oldS, new: newS}}}
+		}
+		return []keyValue{{"old_string", oldS}, {"new_string", newS}, {"replace_all", false}},
+			input{edits: []edit{{old: oldS, new: newS}}}
+	}
+	// The smallest edit first; the whole file when that is not smaller or
+	// would not reproduce the saved text exactly.
+	if oldS, newS, ok := minimalEdit(whole, next); ok {
+		set, replay := edit(oldS, newS)
+		if out, err := amendWith(c, in, f, name, saved, set, replay); err == nil {
+			return out, nil
 		}
 	}
+	set, replay := edit(whole, next)
+	return amendWith(c, in, f, name, saved, set, replay)
+}
+
+// amendWith puts set into the input and checks, by replaying the CLI's edit
+// on the original (replay is what the CLI will read from the amended input),
+// that the CLI would write saved byte for byte.
+func amendWith(c Change, in json.RawMessage, f file, name string, saved []byte, set []keyValue, replay input) (json.RawMessage, error) {
 	out, err := setKeys(in, set)
 	if err != nil {
 		return nil, failf("the %s input cannot be amended: %s", c.Tool, err.Error())
 	}
-
-	// Replay the amendment the way the CLI will. setKeys writes exactly
-	// these values (TestAmend and FuzzReconstruct decode every amended input
-	// again and check it), so the large input is not decoded a second time.
+	// setKeys writes exactly these values (TestAmend and FuzzReconstruct
+	// decode every amended input again and check it), so the large input
+	// is not decoded a second time here.
 	got, err := apply(c.Tool, replay, f, name)
 	if err != nil {
 		return nil, failf("the saved %s cannot be sent as a %s: %s", name, c.Tool, err.Error())
@@ -124,6 +135,56 @@ func Amend(c Change, in json.RawMessage, saved []byte) (json.RawMessage, error) 
 		return nil, failf("the CLI would not write the saved %s exactly", name)
 	}
 	return out, nil
+}
+
+// minimalEdit returns the smallest old_string → new_string that turns orig
+// into next (both LF-normalized): the lines from the first to the last that
+// differ, widened a line at a time on both sides until old_string occurs
+// exactly once in orig. ok is false when that is the whole file (or orig is
+// empty): the caller then sends the whole file.
+func minimalEdit(orig, next string) (oldS, newS string, ok bool) {
+	a, b := splitKeep(orig), splitKeep(next)
+	pre := 0
+	for pre < len(a) && pre < len(b) && a[pre] == b[pre] {
+		pre++
+	}
+	suf := 0
+	for suf < len(a)-pre && suf < len(b)-pre && a[len(a)-1-suf] == b[len(b)-1-suf] {
+		suf++
+	}
+	lo, hiA, hiB := pre, len(a)-suf, len(b)-suf
+	for {
+		if lo == 0 && hiA == len(a) {
+			return "", "", false
+		}
+		oldS = strings.Join(a[lo:hiA], "")
+		if oldS != "" && strings.Count(orig, oldS) == 1 {
+			return oldS, strings.Join(b[lo:hiB], ""), true
+		}
+		if lo > 0 {
+			lo--
+		}
+		if hiA < len(a) {
+			hiA++
+			hiB++
+		}
+	}
+}
+
+// splitKeep splits s into lines that keep their "\n"; a last line without
+// one is kept as it is, and "" gives no lines.
+func splitKeep(s string) []string {
+	var out []string
+	for s != "" {
+		i := strings.IndexByte(s, '\n')
+		if i < 0 {
+			out = append(out, s)
+			break
+		}
+		out = append(out, s[:i+1])
+		s = s[i+1:]
+	}
+	return out
 }
 
 type keyValue struct {

@@ -72,6 +72,17 @@ type Change struct {
 	// input applied to Original (the file changed on disk and Claude's
 	// change stopped applying): Amend then never sends the input as it is.
 	Detached bool
+	// Claude is what Claude proposed, when Detached (Proposed otherwise):
+	// what the user's changes are told against.
+	Claude []byte
+}
+
+// ClaudeProposed is the file as Claude proposed it.
+func (c Change) ClaudeProposed() []byte {
+	if c.Detached && c.Claude != nil {
+		return c.Claude
+	}
+	return c.Proposed
 }
 
 // Unreconstructable explains, in words meant for the user, why a change

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -492,8 +493,13 @@ func TestAmend(t *testing.T) {
 				if tt.noCR && strings.Contains(m["old_string"].(string)+m["new_string"].(string), "\r") {
 					t.Errorf("CRLF file: amended strings carry CR: %s", out)
 				}
-				if tt.file != nil && *tt.file != "" && m["old_string"] != strings.ReplaceAll(*tt.file, "\r\n", "\n") {
-					t.Errorf("old_string = %q, want the whole original file, LF-normalized", m["old_string"])
+				if whole := strings.ReplaceAll(derefOr(tt.file), "\r\n", "\n"); whole != "" {
+					// The smallest edit: old_string occurs once in the
+					// original and is no longer than the whole file.
+					old := m["old_string"].(string)
+					if strings.Count(whole, old) != 1 || len(old) > len(whole) {
+						t.Errorf("old_string = %q in %q", old, whole)
+					}
 				}
 			case "MultiEdit":
 				edits := m["edits"].([]any)
@@ -508,7 +514,16 @@ func TestAmend(t *testing.T) {
 	}
 }
 
-// The amendment recorded with the real CLI 2.1.328 (edit-allow-amended.jsonl).
+func derefOr(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// The amendment recorded with the real CLI 2.1.328 (edit-allow-amended.jsonl)
+// sent the whole file; the smallest edit that writes the same bytes is sent
+// now.
 func TestAmendMatchesRecordedTranscript(t *testing.T) {
 	const p = "/home/dev/project/a.txt"
 	input := json.RawMessage(`{"file_path":"/home/dev/project/a.txt","old_string":"line two","new_string":"line 2","replace_all":false}`)
@@ -523,7 +538,7 @@ func TestAmendMatchesRecordedTranscript(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"file_path":"/home/dev/project/a.txt","old_string":"line one\nline two\n","new_string":"line one\nline 2 (amended by user)\n","replace_all":false}`
+	want := `{"file_path":"/home/dev/project/a.txt","old_string":"line two\n","new_string":"line 2 (amended by user)\n","replace_all":false}`
 	if string(out) != want {
 		t.Fatalf("amended\n got %s\nwant %s", out, want)
 	}
@@ -650,4 +665,55 @@ func FuzzAppendJSONString(f *testing.F) {
 			t.Fatalf("%q: got %s want %s", s, got, want)
 		}
 	})
+}
+
+// The amendment is the smallest edit: a one-line change in a 5,000-line
+// file sends that line, not the file.
+func TestAmendIsMinimal(t *testing.T) {
+	const p = "/p/big.txt"
+	var b strings.Builder
+	for i := 0; i < 5000; i++ {
+		fmt.Fprintf(&b, "line %d: some text of the file\n", i)
+	}
+	orig := b.String()
+	input := json.RawMessage(`{"file_path":"/p/big.txt","old_string":"line 100: some","new_string":"LINE 100: some"}`)
+	c, err := Reconstruct("Edit", input, "", one(p, orig).read)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		line int // the user edits this line too
+		max  int // bytes of amended input at most
+	}{{102, 400}, {4000, 2 * len(orig)}} {
+		saved := strings.Replace(string(c.Proposed), fmt.Sprintf("line %d: some text", tc.line), fmt.Sprintf("line %d: the user's text", tc.line), 1)
+		out, err := Amend(c, input, []byte(saved))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := cliRun(t, "Edit", out, []byte(orig), true); string(got) != saved {
+			t.Fatal("the CLI would not write the saved text")
+		}
+		var m map[string]any
+		_ = json.Unmarshal(out, &m)
+		if len(out) > tc.max || m["old_string"] == orig {
+			t.Fatalf("user edit at %d: amended input is %d bytes (old_string %d bytes) for a %d-byte file", tc.line, len(out), len(m["old_string"].(string)), len(orig))
+		}
+		t.Logf("user edit at line %d: amended input %d bytes (whole-file: %d)", tc.line, len(out), 2*len(orig)+len(input))
+	}
+	// A repeated line is widened until it is unique.
+	orig = "x\nsame\ny\nsame\nz\n"
+	input = json.RawMessage(`{"file_path":"/p/big.txt","old_string":"x\n","new_string":"X\n"}`)
+	c, _ = Reconstruct("Edit", input, "", one(p, orig).read)
+	out, err := Amend(c, input, []byte("X\nsame\ny\nSAME\nz\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	_ = json.Unmarshal(out, &m)
+	if old := m["old_string"].(string); strings.Count(orig, old) != 1 {
+		t.Fatalf("old_string %q is not unique", old)
+	}
+	if got := cliRun(t, "Edit", out, []byte(orig), true); string(got) != "X\nsame\ny\nSAME\nz\n" {
+		t.Fatalf("CLI writes %q", got)
+	}
 }

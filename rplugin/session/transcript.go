@@ -258,6 +258,22 @@ func (t *Transcript) Note(text string) []Op {
 	return []Op{t.appendLines(lines...)}
 }
 
+// Told records a message the plugin wrote to Claude for the user (what the
+// user changed in a proposal, their notes).
+func (t *Transcript) Told(text string) []Op {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.speaker = ""
+	lines := []string{"> **Your note to Claude:**"}
+	for _, l := range sanitize.Lines(strings.TrimPrefix(text, "[claude-nova] ")) {
+		lines = append(lines, "> "+l)
+	}
+	if t.count() > 0 {
+		lines = append([]string{""}, lines...)
+	}
+	return []Op{t.appendLines(lines...)}
+}
+
 // Apply turns one claude message into buffer operations.
 func (t *Transcript) Apply(m claude.Message) []Op {
 	t.mu.Lock()

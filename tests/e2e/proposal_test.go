@@ -303,7 +303,7 @@ func TestProposalRevertedByUserIsNotWritten(t *testing.T) {
 		_, buf := e.WaitProposal()
 		e.SetLineAndWrite(buf, 1, "keep me") // the user undoes Claude's change
 		r := e.WaitToolResult("toolu_s1")
-		if !r.IsError || !strings.Contains(r.Content, "kept the file exactly as it was") {
+		if !r.IsError || !strings.Contains(r.Content, "rejected all changes to r.txt") {
 			t.Fatalf("tool result %+v", r)
 		}
 		if got := read(t, path); got != "keep me\n" {
@@ -391,4 +391,21 @@ func TestRebaseEndToEnd(t *testing.T) {
 			})
 		})
 	}
+}
+
+// WaitProposalOf waits for the proposal of the request for tool_use id.
+func (e *Env) WaitProposalOf(toolUseID string) (string, int) {
+	e.t.Helper()
+	var id string
+	var buf int
+	e.Eventually(60*time.Second, "proposal for "+toolUseID, func() bool {
+		e.Lua(&id, `for id, r in pairs(require('claudenova.ui.state').requests) do
+			if r.surface == 'proposal' then return id end end return ''`)
+		if id == "" {
+			return false
+		}
+		buf = e.ProposalBuf(id)
+		return buf != 0
+	})
+	return id, buf
 }

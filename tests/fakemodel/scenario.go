@@ -150,6 +150,25 @@ func contentText(raw json.RawMessage) string {
 	return strings.Join(parts, "\n")
 }
 
+// allText joins the text of every message (any role): text blocks and
+// tool_result contents, one per line.
+func (r *request) allText() string {
+	var parts []string
+	for _, m := range r.Messages {
+		for _, b := range m.blocks() {
+			switch b.Type {
+			case "text":
+				parts = append(parts, m.Role+": "+b.Text)
+			case "tool_result":
+				parts = append(parts, m.Role+": [tool_result "+b.ToolUseID+"] "+contentText(b.Content))
+			case "tool_use":
+				parts = append(parts, m.Role+": [tool_use "+b.ID+" "+b.Name+"]")
+			}
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
 // systemText returns the system prompt as one string.
 func (r *request) systemText() string {
 	return contentText(r.System)

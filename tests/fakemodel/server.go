@@ -88,6 +88,7 @@ type Server struct {
 	results []ToolResult
 	seen    map[string]int
 	log     []RequestInfo
+	texts   []string      // the text of each /v1/messages request's messages (last 200)
 	changed chan struct{} // closed and replaced on every recorded change
 	msgSeq  int
 	closed  bool
@@ -176,6 +177,15 @@ func (s *Server) RequestLog() []RequestInfo {
 	return append([]RequestInfo(nil), s.log...)
 }
 
+// RequestTexts returns, for each of the last 200 /v1/messages requests, the
+// text of all its messages (every role; text blocks and tool_result
+// contents), so a test can check what the model was told.
+func (s *Server) RequestTexts() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.texts...)
+}
+
 // ToolResults returns the tool_result blocks seen so far, deduplicated by
 // tool_use_id, in the order first seen.
 func (s *Server) ToolResults() []ToolResult {
@@ -245,6 +255,10 @@ func (s *Server) record(info RequestInfo, r *request) int {
 	s.log = append(s.log, info)
 	if r != nil {
 		s.nMsgs++
+		s.texts = append(s.texts, r.allText())
+		if len(s.texts) > 200 {
+			s.texts = s.texts[len(s.texts)-200:]
+		}
 		for _, b := range r.toolResults(0) {
 			tr := ToolResult{ToolUseID: b.ToolUseID, Content: contentText(b.Content), IsError: b.IsError}
 			if _, ok := s.seen[tr.ToolUseID]; ok {

@@ -16,15 +16,31 @@ local function host()
   return require("claudenova.host")
 end
 
-local function winbar(r)
+local hunks = require("claudenova.ui.hunks")
+
+local function winbar(r, p)
   local keys = cfg().keymaps.proposal
+  local key = require("claudenova.ui.text").key
   local rel = r.target ~= "" and r.target or r.path
   local head = ("Proposal · %s %s"):format(r.tool, rel)
-  local bar = (" · :w apply · :q reject · %s"):format(r.session_name)
+  if p and p.hunk_review then
+    local t = hunks.tally(p)
+    head = head .. (" · %d hunk%s"):format(t.hunks, t.hunks == 1 and "" or "s")
+    if t.rejected > 0 then
+      head = head .. (" · %d rejected"):format(t.rejected)
+    end
+    if t.notes > 0 then
+      head = head .. (" · %d note%s"):format(t.notes, t.notes == 1 and "" or "s")
+    end
+  end
+  local bar = " · :w apply · :q reject"
+  if p and p.hunk_review and (keys.reject_hunk or keys.restore_hunk or keys.note) then
+    bar = bar .. (" · %s reject hunk · %s restore · %s note"):format(key(keys.reject_hunk), key(keys.restore_hunk), key(keys.note))
+  end
   if keys.allow or keys.deny then
-    local key = require("claudenova.ui.text").key
     bar = bar .. (" · %s apply / %s reject"):format(key(keys.allow), key(keys.deny))
   end
+  bar = bar .. " · " .. r.session_name
   -- %< : a narrow window cuts the end, never what the proposal is.
   return "%#ClaudeNovaWinbar#" .. head:gsub("%%", "%%%%") .. "%<" .. bar:gsub("%%", "%%%%")
 end
@@ -65,9 +81,18 @@ local function original_buf(r)
   return buf
 end
 
-local function set_keymaps(buf, r)
+local function set_keymaps(buf, r, p)
   local keys = cfg().keymaps.proposal
   local guard = require("claudenova.errors").guard
+  for name, m in pairs({
+    reject_hunk = { hunks.reject, "Put the original's lines back for the hunk under the cursor" },
+    restore_hunk = { hunks.restore, "Put Claude's lines back for the hunk under the cursor" },
+    note = { hunks.note, "Note for Claude on the hunk under the cursor" },
+  }) do
+    if keys[name] then
+      vim.keymap.set("n", keys[name], guard(function() m[1](p) end), { buffer = buf, desc = "claude-nova: " .. m[2] })
+    end
+  end
   if keys.allow then
     vim.keymap.set("n", keys.allow, guard(function()
       vim.cmd("write")
@@ -166,20 +191,41 @@ function M.open(r)
   if ft then
     vim.bo[buf].filetype = ft
   end
-  vim.wo[pwin].winbar = winbar(r)
 
   local group = vim.api.nvim_create_augroup("ClaudeNovaProposal_" .. buf, { clear = true })
   local p = { buf = buf, orig = original_buf(r), tab = layout == "tab" and vim.api.nvim_get_current_tabpage() or nil, group = group, r = r, saving = false }
+  p.on_change = function()
+    for _, w in ipairs(vim.fn.win_findbuf(p.buf)) do
+      vim.wo[w].winbar = winbar(p.r, p)
+    end
+  end
   M.open_[r.id] = p
   restore(p)
+  hunks.place(p, r.hunks)
   vim.api.nvim_create_autocmd("BufWritePost", {
     group = group,
     buffer = buf,
     desc = "claude-nova: saving the proposal applies it",
     callback = function()
       if not p.saving then
-        host().notify("proposal_saved", { id = r.id })
+        host().notify("proposal_saved", { id = r.id, review = hunks.review(p) })
       end
+    end,
+  })
+  local pending_render = false
+  vim.api.nvim_create_autocmd({ "TextChanged", "TextChangedI" }, {
+    group = group,
+    buffer = buf,
+    desc = "claude-nova: keep the hunk tally current",
+    callback = function()
+      if pending_render then
+        return
+      end
+      pending_render = true
+      vim.defer_fn(function()
+        pending_render = false
+        hunks.render(p)
+      end, 150)
     end,
   })
   vim.api.nvim_create_autocmd({ "BufWipeout", "BufDelete" }, {
@@ -190,12 +236,12 @@ function M.open(r)
       if M.open_[r.id] == p then
         M.open_[r.id] = nil
         pcall(vim.api.nvim_del_augroup_by_id, group)
-        host().notify("proposal_wiped", { id = r.id })
+        host().notify("proposal_wiped", { id = r.id, review = hunks.review(p) })
         vim.schedule(function() M.tidy(p) end)
       end
     end,
   })
-  set_keymaps(buf, r)
+  set_keymaps(buf, r, p)
 end
 
 --- Apply a proposal now, as :w would (a command or the Lua API asked):
@@ -203,6 +249,7 @@ end
 --- host's answer ({decided, reason}).
 function M.apply(r, behavior)
   local p = M.open_[r.id]
+  local review = vim.NIL
   if p and vim.api.nvim_buf_is_valid(p.buf) then
     p.saving = true
     local ok, err = pcall(vim.api.nvim_buf_call, p.buf, function()
@@ -212,8 +259,9 @@ function M.apply(r, behavior)
     if not ok then
       error(err, 0)
     end
+    review = hunks.review(p)
   end
-  return host().request("proposal_saved", { id = r.id, behavior = behavior })
+  return host().request("proposal_saved", { id = r.id, behavior = behavior, review = review })
 end
 
 --- Close what is left of a proposal's layout: its original side and, in a
@@ -290,6 +338,7 @@ function M.rebase(data)
     vim.api.nvim_buf_call(p.buf, function()
       vim.cmd("silent edit!")
     end)
+    hunks.place(p, data.hunks)
     local first = data.conflicts and data.conflicts[1]
     local w = win_of(p.buf)
     if first and w then

@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -72,11 +73,55 @@ func (c *Conn) record(w Written) error {
 	return nil
 }
 
-// SendUser records a user message.
-func (c *Conn) SendUser(text string) error {
+// SendUser records a user message (notes first, as text blocks).
+func (c *Conn) SendUser(text string, notes ...string) error {
+	var content any = text
+	if len(notes) > 0 {
+		var blocks []any
+		for _, n := range notes {
+			blocks = append(blocks, map[string]any{"type": "text", "text": n})
+		}
+		content = append(blocks, map[string]any{"type": "text", "text": text})
+	}
 	return c.record(Written{Type: "user", Value: map[string]any{
-		"type": "user", "message": map[string]any{"role": "user", "content": text},
+		"type": "user", "message": map[string]any{"role": "user", "content": content},
 	}})
+}
+
+// RespondAndTell records the answer, then the user message.
+func (c *Conn) RespondAndTell(requestID string, result claude.PermissionResult, note string) error {
+	if err := c.Respond(requestID, result); err != nil {
+		return err
+	}
+	if note == "" {
+		return nil
+	}
+	return c.SendUser(note)
+}
+
+// UserTexts returns the text of every user message written, in order (the
+// blocks of a message joined by a blank line).
+func (c *Conn) UserTexts() []string {
+	var out []string
+	for _, w := range c.Written() {
+		if w.Type != "user" {
+			continue
+		}
+		msg, _ := w.Value["message"].(map[string]any)
+		switch v := msg["content"].(type) {
+		case string:
+			out = append(out, v)
+		case []any:
+			var parts []string
+			for _, b := range v {
+				if m, ok := b.(map[string]any); ok {
+					parts = append(parts, fmt.Sprint(m["text"]))
+				}
+			}
+			out = append(out, strings.Join(parts, "\n\n"))
+		}
+	}
+	return out
 }
 
 // Respond records an answer.

@@ -1,0 +1,47 @@
+package proposal
+
+import (
+	"strings"
+
+	"github.com/claude-nova/claude-nova.nvim/rplugin/diff"
+)
+
+// MaxHunks is the most hunks a proposal is reviewed hunk by hunk; a change
+// with more (a rewrite) is reviewed as a whole.
+const MaxHunks = 500
+
+// Hunk is one region Claude's change touches, as the editor shows it: the
+// original's lines and Claude's, without line ends (Neovim reads "\r\n" of
+// a dos file and a byte order mark into options, not into lines).
+type Hunk struct {
+	OrigStart int      `json:"orig_start"` // 1-based; for an insertion, the line it comes before
+	Orig      []string `json:"orig"`
+	PropStart int      `json:"prop_start"` // 1-based line in the proposal; for a deletion, the line it comes before
+	Prop      []string `json:"prop"`
+}
+
+// Hunks returns the hunks of Claude's change (original → proposed), at
+// most MaxHunks; ok is false when there are more.
+func Hunks(c Change) (hunks []Hunk, ok bool) {
+	a := diff.SplitLines(strings.TrimPrefix(string(c.Original), bom))
+	b := diff.SplitLines(strings.TrimPrefix(string(c.Proposed), bom))
+	changes := diff.Lines(a, b)
+	if len(changes) > MaxHunks {
+		return nil, false
+	}
+	for _, ch := range changes {
+		hunks = append(hunks, Hunk{
+			OrigStart: ch.A + 1, Orig: bare(a[ch.A : ch.A+ch.Del]),
+			PropStart: ch.B + 1, Prop: bare(b[ch.B : ch.B+ch.Ins]),
+		})
+	}
+	return hunks, true
+}
+
+func bare(lines []string) []string {
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = strings.TrimSuffix(strings.TrimSuffix(l, "\n"), "\r")
+	}
+	return out
+}
