@@ -96,12 +96,20 @@ M.subcommands = {
     run = function() ui().decide_target("allow") end,
   },
   ["allow-session"] = {
-    desc = "Allow the request in view, and this tool for the rest of the session.",
+    desc = "Allow the request in view, and for the rest of the session what the CLI suggests (a rule such as Bash(npm test *), or accepting all edits): the panel shows which.",
     run = function() ui().decide_target("allow_session") end,
   },
   review = {
     desc = "Show the request in view whole: the panel's full input and diff, or its surface.",
     run = function() ui().review_target() end,
+  },
+  always = {
+    desc = "Always…: allow or deny the request in view from now on, with a rule you can edit and where to save it (this session, the project just for you, the project shared, all your projects).",
+    run = function() ui().always_target() end,
+  },
+  rules = {
+    desc = "List the permission rules in effect for the current session's folder, by source; dd removes a rule from its settings file.",
+    run = function() require("claudenova.ui.rules").open() end,
   },
   deny = {
     usage = "deny [{message}]",
@@ -119,7 +127,7 @@ M.subcommands = {
 -- The order of the subcommands in the docs.
 M.order = {
   "new", "send", "sessions", "transcript", "stop", "interrupt", "resume", "mode",
-  "allow", "allow-session", "review", "deny", "sidebar", "log", "build",
+  "allow", "allow-session", "always", "review", "deny", "rules", "sidebar", "log", "build",
 }
 
 -- The prose around the generated list in :help.
@@ -127,7 +135,7 @@ M.doc = {
   intro = "One command, :ClaudeNova, with subcommands (completion lists them). Errors read \"claude-nova: …\" on one line.",
   bare = "Toggle the sidebar.",
   outro = {
-    "The request in view: allow, allow-session, review and deny act on the surface under the cursor (a proposal or its original side, the action panel, a plan), else on the sidebar row under the cursor, else on the only pending request; with several pending and none in view they ask which one (vim.ui.select), never silently the oldest.",
+    "The request in view: allow, allow-session, always, review and deny act on the surface under the cursor (a proposal or its original side, the action panel, a plan), else on the sidebar row under the cursor, else on the only pending request; with several pending and none in view they ask which one (vim.ui.select), never silently the oldest.",
     "On a plan or question, allow and deny open its surface instead of answering: a plan needs a mode, a question needs answers.",
   },
 }

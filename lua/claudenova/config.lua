@@ -62,17 +62,20 @@ M.schema = {
         fields = {
           present = { type = "key", default = "<CR>", desc = "Open the request's surface again." },
           allow = { type = "key", default = "a", desc = "Allow the request." },
-          allow_session = { type = "key", default = "s", desc = "Allow this tool for the rest of the session." },
+          allow_session = { type = "key", default = "s", desc = "Allow for the session what the CLI suggests for it (the panel shows the rule)." },
           review = { type = "key", default = "r", desc = "Review the full request." },
-          deny = { type = "key", default = "d", desc = "Deny, with an optional message for Claude." },
+          deny = { type = "key", default = "d", desc = "Deny, with an optional message for Claude. On a visual selection of rows, allow, allow_session and deny decide every selected request (plans and questions are skipped)." },
+          always = { type = "key", default = "A", desc = "Always…: allow or deny from now on, with a rule you can edit and a scope." },
           close = { type = "key", default = "q", desc = "Close the sidebar." },
         },
       },
       panel = {
         desc = "Keys in the action panel.",
         fields = {
-          allow = { type = "key", default = "a", desc = "Allow." },
-          allow_session = { type = "key", default = "s", desc = "Allow for session." },
+          allow = { type = "key", default = "a", desc = "Allow once." },
+          allow_session = { type = "key", default = "s", desc = "Allow for the session what the CLI suggests (e.g. Bash(npm test *)), or accept all edits where it suggests that; the panel says which." },
+          allow_tool = { type = "key", default = "t", desc = "Allow every call of the tool for the session (e.g. every Bash command)." },
+          always = { type = "key", default = "A", desc = "Always…: allow or deny from now on, with a rule you can edit and a scope." },
           review = { type = "key", default = "r", desc = "Show the full input (and diff)." },
           deny = { type = "key", default = "d", desc = "Deny with an optional message." },
           close = { type = "key", default = "q", desc = "Hide the panel (the request stays pending)." },
@@ -94,6 +97,14 @@ M.schema = {
           accept_edits = { type = "key", default = "<localleader>a", desc = "Approve, then accept edits automatically." },
           approve = { type = "key", default = "<localleader>y", desc = "Approve, keep asking for each edit." },
           keep_planning = { type = "key", default = "<localleader>n", desc = "Keep planning: send feedback." },
+        },
+      },
+      rules = {
+        desc = "Keys in the rules buffer (:ClaudeNova rules).",
+        fields = {
+          remove = { type = "key", default = "dd", desc = "Remove the rule under the cursor from its settings file." },
+          refresh = { type = "key", default = "R", desc = "Read the rules again." },
+          close = { type = "key", default = "q", desc = "Close the rules buffer." },
         },
       },
       transcript = {

@@ -48,6 +48,32 @@ function M.check()
     end
   end
 
+  -- The settings files claude reads for this folder, and whether they parse
+  -- (claude ignores a malformed one without a word).
+  local home = (cfg.env and cfg.env.HOME) or vim.env.HOME or ""
+  for _, f in ipairs({
+    { "user", home .. "/.claude/settings.json" },
+    { "project, shared", vim.fn.getcwd() .. "/.claude/settings.json" },
+    { "project, just you", vim.fn.getcwd() .. "/.claude/settings.local.json" },
+  }) do
+    local path = f[2]
+    if vim.fn.filereadable(path) == 1 then
+      local text = table.concat(vim.fn.readfile(path), "\n")
+      local ok, val = pcall(vim.json.decode, text)
+      if vim.trim(text) == "" then
+        h.info(("settings (%s): %s is empty"):format(f[1], path))
+      elseif ok and type(val) == "table" then
+        local p = type(val.permissions) == "table" and val.permissions or {}
+        h.ok(("settings (%s): %s (%d allow, %d deny rules)"):format(f[1], path,
+          type(p.allow) == "table" and #p.allow or 0, type(p.deny) == "table" and #p.deny or 0))
+      else
+        h.error(("settings (%s): %s is not valid JSON; claude ignores the whole file"):format(f[1], path))
+      end
+    else
+      h.info(("settings (%s): %s (none)"):format(f[1], path))
+    end
+  end
+
   local dir = cfg.storage
   local okdir = vim.fn.mkdir(dir, "p") == 1 or vim.fn.isdirectory(dir) == 1
   local probe = dir .. "/.health"

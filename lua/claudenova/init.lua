@@ -84,7 +84,11 @@ function M.pending()
 end
 
 --- Decide a request, or a list of requests (answered in order, each once).
---- decision: "allow" | "allow_session" | "deny" or { behavior, message }.
+--- decision: "allow" | "allow_session" | "allow_tool" | "deny" or
+--- { behavior, message, rules = { "Bash(npm test:*)" }, destination =
+--- "session" | "localSettings" | "projectSettings" | "userSettings" }: with
+--- rules, allow or deny from now on (an allow rule travels with the answer,
+--- a deny rule is saved by the plugin).
 --- Returns true when every request was answered; else false and why. A
 --- decided request has left pending() when this returns. Plans and
 --- questions are not answered here: their surface opens instead. On a
@@ -98,12 +102,13 @@ function M.decide(id, decision)
     require("claudenova.errors").raise("decide() needs a decision: \"allow\", \"allow_session\", \"deny\" or { behavior = … }")
   end
   local ui = require("claudenova.ui")
+  local opts = { rules = decision.rules, destination = decision.destination }
   if type(id) ~= "table" then
-    return ui.decide(id, decision.behavior, decision.message, "command")
+    return ui.decide(id, decision.behavior, decision.message, "command", opts)
   end
   local failed = {}
   for _, one in ipairs(id) do
-    local ok, why = ui.decide(one, decision.behavior, decision.message, "command")
+    local ok, why = ui.decide(one, decision.behavior, decision.message, "command", opts)
     if not ok then
       table.insert(failed, ("%s: %s"):format(one, why))
     end
@@ -112,6 +117,14 @@ function M.decide(id, decision)
     return false, table.concat(failed, "; ")
   end
   return true
+end
+
+--- The permission rules in effect for a session's folder (the current
+--- session, or the current folder): { { rule, behavior, source, path }, … },
+--- source one of session, localSettings, projectSettings, userSettings.
+function M.rules(session)
+  local v = host().request("rules", { session = session or 0, cwd = vim.fn.getcwd() }) or {}
+  return v.rules or {}
 end
 
 --- Statusline component: "2 pending", or "2 pending (1 waiting)" while a

@@ -57,9 +57,11 @@ type App struct {
 	// start spawns claude (claude.Start; tests swap in claudetest).
 	start func(cfg claude.Config, log *slog.Logger) (claude.Conn, error)
 
-	mu      sync.Mutex
-	opts    Options
-	workers map[int]*queue.Queue[func()] // per session: gestures that take time, in order
+	mu           sync.Mutex
+	opts         Options
+	workers      map[int]*queue.Queue[func()] // per session: gestures that take time, in order
+	denies       []denyRule                   // deny rules added from this editor (rules.go)
+	sessionRules map[int][]sessionRule        // rules added for a session (rules.go)
 
 	stageMu sync.Mutex // staging vs. the stale sweep (see permission)
 	spawner *claude.Spawner
@@ -74,7 +76,7 @@ func New(sink ui.Sink, log *slog.Logger) *App {
 	a := &App{
 		log: log, ui: sink, reg: approval.NewRegistry(), sessions: session.NewManager(),
 		opts:    Options{Cmd: "claude", ReviewEdits: string(approval.ReviewProposal)},
-		workers: map[int]*queue.Queue[func()]{},
+		workers: map[int]*queue.Queue[func()]{}, sessionRules: map[int][]sessionRule{},
 	}
 	a.spawner = claude.NewSpawner()
 	a.start = func(cfg claude.Config, log *slog.Logger) (claude.Conn, error) {

@@ -705,3 +705,73 @@ func TestWipedWithNotesDeniesWithThem(t *testing.T) {
 		t.Fatalf("answer %v", a)
 	}
 }
+
+// "Always…": an allow rule travels with the answer; a deny rule is saved by
+// the plugin (claude ignores rules on a deny) and refuses later requests
+// without asking; a bad rule sends nothing.
+func TestAlwaysRules(t *testing.T) {
+	m := newMem(t)
+	_, c := m.session("go")
+	c.Ask("r1", "Bash", map[string]any{"command": "touch a"}, map[string]any{"permission_suggestions": []any{map[string]any{
+		"type": "addRules", "rules": []any{map[string]any{"toolName": "Bash", "ruleContent": "touch a"}}, "behavior": "allow", "destination": "localSettings"}}})
+	p := m.waitPending(1)[0]
+	if p.Suggested != "Bash(touch a)" || p.SessionChoice != "Bash(touch a) this session" || p.ToolChoice != "every Bash call this session" {
+		t.Fatalf("choices %q %q %q", p.Suggested, p.SessionChoice, p.ToolChoice)
+	}
+	if _, err := m.app.Decide(DecideParams{ID: p.ID, Via: "surface", Decision: approval.Decision{Behavior: "allow", Rules: []string{"Bash(touch:*"}, Destination: "localSettings"}}); err == nil {
+		t.Fatal("a bad rule was accepted")
+	}
+	if len(c.Answers("r1")) != 0 {
+		t.Fatal("something was sent for a bad rule")
+	}
+	d, err := m.app.Decide(DecideParams{ID: p.ID, Via: "surface", Decision: approval.Decision{Behavior: "allow", Rules: []string{"Bash(touch:*)"}, Destination: "localSettings"}})
+	if err != nil || !d.Decided {
+		t.Fatalf("%+v %v", d, err)
+	}
+	perms, _ := answer(t, c, "r1")["updatedPermissions"].([]any)
+	if b, _ := json.Marshal(perms); string(b) != `[{"behavior":"allow","destination":"localSettings","rules":[{"ruleContent":"touch:*","toolName":"Bash"}],"type":"addRules"}]` {
+		t.Fatalf("updatedPermissions %s", b)
+	}
+	// A deny rule for the session: later matching requests are refused at once.
+	c.Ask("r2", "Bash", map[string]any{"command": "rm x"}, nil)
+	p = m.waitPending(1)[0]
+	if _, err := m.app.Decide(DecideParams{ID: p.ID, Via: "surface", Decision: approval.Decision{Behavior: "deny", Rules: []string{"Bash(rm:*)"}, Destination: "session"}}); err != nil {
+		t.Fatal(err)
+	}
+	if a := answer(t, c, "r2"); a["behavior"] != "deny" {
+		t.Fatalf("answer %v", a)
+	}
+	c.Ask("r3", "Bash", map[string]any{"command": "rm -rf y"}, nil)
+	if a := answer(t, c, "r3"); a["behavior"] != "deny" || !strings.Contains(fmt.Sprint(a["message"]), "Bash(rm:*)") {
+		t.Fatalf("a matching request was not refused by the rule: %v", a)
+	}
+	// A deny rule for the project, just me: written to the file.
+	c.Ask("r4", "Bash", map[string]any{"command": "curl x"}, nil)
+	p = m.waitPending(1)[0]
+	if _, err := m.app.Decide(DecideParams{ID: p.ID, Via: "surface", Decision: approval.Decision{Behavior: "deny", Rules: []string{"Bash(curl:*)"}, Destination: "localSettings"}}); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(filepath.Join(m.dir, ".claude", "settings.local.json"))
+	if !strings.Contains(string(b), `"Bash(curl:*)"`) || !strings.Contains(string(b), `"deny"`) {
+		t.Fatalf("settings.local.json:\n%s", b)
+	}
+	v, err := m.app.Rules(0, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for _, r := range v.Rules {
+		got[r.Source+" "+r.Behavior+" "+r.Rule] = true
+	}
+	for _, w := range []string{"session deny Bash(rm:*)", "localSettings deny Bash(curl:*)"} {
+		if !got[w] {
+			t.Fatalf("rules view lacks %q: %+v", w, v.Rules)
+		}
+	}
+	if err := m.app.RemoveRule(RuleEntry{Rule: "Bash(curl:*)", Behavior: "deny", Source: "localSettings", Path: filepath.Join(m.dir, ".claude", "settings.local.json")}); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(m.dir, ".claude", "settings.local.json")); strings.Contains(string(b), "curl") {
+		t.Fatalf("rule not removed:\n%s", b)
+	}
+}

@@ -42,6 +42,9 @@ type SaveParams struct {
 	ID       string          `json:"id"`
 	Behavior string          `json:"behavior"`
 	Review   feedback.Review `json:"review"` // the user's notes and rejected hunks
+	// Rules and Destination: applied with "Always…" (allow rules only).
+	Rules       []string `json:"rules"`
+	Destination string   `json:"destination"`
 }
 
 // ProposalSaved applies a proposal with the content the user saved, so that
@@ -102,9 +105,13 @@ func (a *App) ProposalSaved(sp SaveParams) (Decided, error) {
 	case err != nil:
 		return Decided{}, fmt.Errorf("cannot apply the proposal for %s: %w", p.Target, err)
 	default:
-		d = approval.Decision{Behavior: approval.Allow, UpdatedInput: input}
-		if sp.Behavior == approval.AllowSession {
-			d.Behavior = approval.AllowSession
+		d = approval.Decision{Behavior: approval.Allow, UpdatedInput: input, Rules: sp.Rules, Destination: sp.Destination}
+		switch sp.Behavior {
+		case approval.AllowSession, approval.AllowTool:
+			d.Behavior = sp.Behavior
+		}
+		if err := a.saveRules(p, d); err != nil {
+			return Decided{}, err
 		}
 		am := feedback.Amendment{Path: p.Target, Proposed: string(c.ClaudeProposed()), Applied: string(saved), Review: sp.Review}
 		d.Tell = am.Message()
@@ -118,6 +125,7 @@ func (a *App) ProposalSaved(sp SaveParams) (Decided, error) {
 		}
 		return Decided{}, err
 	}
+	a.rememberSessionChoice(p, d.Behavior)
 	if s, ok := a.sessions.Get(p.Session); ok {
 		if d.Behavior != approval.Deny {
 			s.MarkApplied(p.Perm.ToolUseID, p.Change.Path)
@@ -128,7 +136,7 @@ func (a *App) ProposalSaved(sp SaveParams) (Decided, error) {
 			a.transcript(s, s.Transcript.Told(d.Message))
 		}
 	}
-	return Decided{Decided: true}, nil
+	return Decided{Decided: true, Warning: rulesWarning(d)}, nil
 }
 
 // rebase refreshes a proposal whose file changed on disk since it was

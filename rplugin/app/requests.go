@@ -54,6 +54,8 @@ func (a *App) permission(s *session.Session, m claude.Message) {
 			p.Added, p.Removed = diff.Stat(string(c.Original), string(c.Proposed))
 		}
 	}
+	// A deny rule the user added here refuses it at once: never asked.
+	rule, refused := a.denied(s, pr.ToolName, pr.Input)
 	// Staging and the stale-proposal sweep must not interleave: a folder
 	// being staged is not in the registry yet, so the sweep would take it.
 	a.stageMu.Lock()
@@ -68,6 +70,14 @@ func (a *App) permission(s *session.Session, m claude.Message) {
 		p.Staged = staged
 		return nil
 	})
+	if refused {
+		if p.Staged != "" {
+			_ = proposal.Unstage(o.Storage, p.Staged)
+			p.Staged = ""
+		}
+		p.Route = approval.Route{Surface: approval.SurfaceDeny,
+			Reason: fmt.Sprintf("Permission denied by the user's rule %s: do not ask for this again.", rule.rule)}
+	}
 	view := a.view(*p)
 	added := a.reg.Register(p, func(approval.Pending) { a.ui.Send(ui.EvRequestAdded, view) })
 	a.stageMu.Unlock()
@@ -81,6 +91,11 @@ func (a *App) permission(s *session.Session, m claude.Message) {
 	s.Update(session.StateWaiting, "", "", "")
 	a.ui.Send(ui.EvSession, s.Info())
 	if p.Route.Surface == approval.SurfaceDeny {
+		if refused {
+			_, _ = a.decide(id, approval.Decision{Behavior: approval.Deny, Message: p.Route.Reason}, "denied by your rule "+rule.rule.String())
+			a.note(s, "Denied "+sanitize.Line(pr.ToolName)+" "+p.Target+" by your rule "+sanitize.Line(rule.rule.String())+".")
+			return
+		}
 		_, _ = a.decide(id, approval.Decision{Behavior: approval.Deny, Message: p.Route.Reason}, "denied: no UI for this tool")
 		a.note(s, "Denied "+sanitize.Line(pr.ToolName)+": it needs an interactive UI this client does not have.")
 		return
@@ -128,6 +143,16 @@ type Decided struct {
 	// Reason says why not: no longer pending, or the request needs its own
 	// surface (which was presented).
 	Reason string `json:"reason,omitempty"`
+	// Warning is worth telling the user although it was decided (a rule
+	// for a tool the plugin does not know).
+	Warning string `json:"warning,omitempty"`
+}
+
+func rulesWarning(d approval.Decision) string {
+	if _, warn, _ := d.ParsedRules(); len(warn) > 0 {
+		return "the rule names a tool claude-nova does not know (" + strings.Join(warn, ", ") + "); it was saved as written"
+	}
+	return ""
 }
 
 // Decide applies a user's decision.
@@ -143,7 +168,14 @@ func (a *App) Decide(p DecideParams) (Decided, error) {
 			return Decided{Reason: fmt.Sprintf("a %s needs its own answer: its surface is open", r.Route.Surface)}, nil
 		}
 	}
-	outcome := map[string]string{approval.Allow: "allowed", approval.AllowSession: "allowed for session", approval.Deny: "denied"}[p.Behavior]
+	outcome := map[string]string{approval.Allow: "allowed", approval.AllowSession: "allowed for session",
+		approval.AllowTool: "allowed for session (the whole tool)", approval.Deny: "denied"}[p.Behavior]
+	if len(p.Rules) > 0 {
+		outcome += " with a rule: " + strings.Join(p.Rules, ", ")
+		if err := a.saveRules(r, p.Decision); err != nil {
+			return Decided{}, err
+		}
+	}
 	decided, err := a.decide(p.ID, p.Decision, outcome)
 	if errors.Is(err, ErrNotPending) {
 		return Decided{Reason: err.Error()}, nil
@@ -151,7 +183,8 @@ func (a *App) Decide(p DecideParams) (Decided, error) {
 	if err != nil {
 		return Decided{}, err
 	}
-	return Decided{Decided: decided}, nil
+	a.rememberSessionChoice(r, p.Behavior)
+	return Decided{Decided: decided, Warning: rulesWarning(p.Decision)}, nil
 }
 
 // decide answers a request exactly once: only the caller that finishes it

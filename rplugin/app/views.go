@@ -11,6 +11,7 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/approval"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/diff"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/proposal"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/rules"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
 )
@@ -49,6 +50,11 @@ type RequestView struct {
 	// Hunks of a proposal, for review hunk by hunk (nil when there are
 	// more than proposal.MaxHunks: the change is reviewed as a whole).
 	Hunks []proposal.Hunk `json:"hunks,omitempty"`
+	// What "Allow for session" allows (the CLI's suggestion, for this
+	// session), what "every call" allows, and the rule "Always…" offers.
+	SessionChoice string `json:"session_choice"`
+	ToolChoice    string `json:"tool_choice"`
+	Suggested     string `json:"suggested_rule"`
 }
 
 func (a *App) view(r approval.Pending) RequestView {
@@ -66,6 +72,9 @@ func (a *App) view(r approval.Pending) RequestView {
 		FileChange: approval.IsFileChange(pr.ToolName), Staged: r.Staged,
 	}
 	v.Title = v.Tool + " · " + name
+	v.SessionChoice = sanitize.Line(rules.SessionChoice(pr.ToolName, pr.Suggestions).Label)
+	v.ToolChoice = sanitize.Line(rules.ToolChoice(pr.ToolName).Label)
+	v.Suggested = sanitize.Line(rules.Suggested(pr.ToolName, pr.Suggestions))
 	if c := r.Change; c != nil {
 		v.Path, v.Exists = c.Path, c.Exists
 	}

@@ -6,12 +6,14 @@ import (
 	"fmt"
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/rules"
 )
 
 // Behaviors a user can choose.
 const (
-	Allow        = "allow"
-	AllowSession = "allow_session"
+	Allow        = "allow"         // this once (or, with Rules, always: see Decision)
+	AllowSession = "allow_session" // and what the CLI suggests, for this session
+	AllowTool    = "allow_tool"    // and every call of the tool, for this session
 	Deny         = "deny"
 )
 
@@ -24,9 +26,37 @@ type Decision struct {
 	Message      string          `json:"message,omitempty"`
 	UpdatedInput json.RawMessage `json:"updated_input,omitempty"` // replaces the echoed input
 	Mode         string          `json:"mode,omitempty"`          // setMode on allow (plan approval)
+	// Rules and Destination: "Always…". An allow adds the rules (allow) to
+	// the destination with the answer; a deny answers deny, and the app
+	// saves the rules (deny) itself: claude ignores rules on a deny answer.
+	Rules       []string `json:"rules,omitempty"`
+	Destination string   `json:"destination,omitempty"`
 	// Tell is a message for Claude written with the answer (what the user
 	// changed in a proposal); never set from the front end.
 	Tell string `json:"-"`
+}
+
+// ParsedRules checks Rules and Destination: every rule well formed, the
+// destination known. Rules for tools the plugin does not know are allowed,
+// as the CLI accepts them: warn lists those tools.
+func (d Decision) ParsedRules() (rs []rules.Rule, warn []string, err error) {
+	if len(d.Rules) == 0 {
+		return nil, nil, nil
+	}
+	if !rules.ValidDestination(d.Destination) {
+		return nil, nil, fmt.Errorf("unknown destination %q (one of session, localSettings, projectSettings, userSettings)", d.Destination)
+	}
+	for _, s := range d.Rules {
+		r, err := rules.Parse(s)
+		if err != nil {
+			return nil, nil, err
+		}
+		if !rules.Known(r.Tool) {
+			warn = append(warn, r.Tool)
+		}
+		rs = append(rs, r)
+	}
+	return rs, warn, nil
 }
 
 // Result turns a decision into the answer claude receives.
@@ -38,22 +68,39 @@ func (d Decision) Result(r Pending) (claude.PermissionResult, error) {
 		}
 		input = d.UpdatedInput
 	}
+	rs, _, err := d.ParsedRules()
+	if err != nil {
+		return claude.PermissionResult{}, err
+	}
 	switch d.Behavior {
 	case Allow:
-		if d.Mode != "" {
+		switch {
+		case len(rs) > 0:
+			var entries []any
+			for _, r := range rs {
+				entries = append(entries, r.Update())
+			}
+			return claude.Allow(input, map[string]any{"type": "addRules", "rules": entries,
+				"behavior": "allow", "destination": d.Destination}), nil
+		case d.Mode != "":
 			return claude.Allow(input, claude.SetMode(d.Mode)), nil
 		}
 		return claude.Allow(input), nil
 	case AllowSession:
-		return claude.Allow(input, claude.SessionRule(r.Perm.ToolName)), nil
+		return claude.Allow(input, rules.SessionChoice(r.Perm.ToolName, r.Perm.Suggestions).Updates...), nil
+	case AllowTool:
+		return claude.Allow(input, rules.ToolChoice(r.Perm.ToolName).Updates...), nil
 	case Deny:
 		msg := d.Message
 		if msg == "" {
 			msg = DefaultDenyMessage
+			if len(rs) > 0 {
+				msg = "The user denied this and will deny it from now on (rule " + d.Rules[0] + ")."
+			}
 		}
 		return claude.Deny(msg), nil
 	default:
-		return claude.PermissionResult{}, fmt.Errorf("unknown decision %q (want allow, allow_session or deny)", d.Behavior)
+		return claude.PermissionResult{}, fmt.Errorf("unknown decision %q (want allow, allow_session, allow_tool or deny)", d.Behavior)
 	}
 }
 

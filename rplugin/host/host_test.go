@@ -105,6 +105,11 @@ func TestMethodTableWiring(t *testing.T) {
 		{"proposal_saved", `{"id":"1:none"}`, func(r reply) bool { return r.OK }},
 		{"proposal_wiped", `{"id":"1:none"}`, func(r reply) bool { return r.OK }},
 		{"log", `{"level":"info","msg":"hello"}`, func(r reply) bool { return r.OK }},
+		{"rules", `{"session":1}`, func(r reply) bool {
+			m, _ := r.Result.(map[string]any)
+			return r.OK && m["session"] == float64(1)
+		}},
+		{"remove_rule", `{"rule":"Bash","behavior":"allow","source":"session"}`, func(r reply) bool { return !r.OK && strings.Contains(r.Error, "session rule") }},
 		{"stop", `{"session":1}`, func(r reply) bool { return r.OK }},
 		{"shutdown", ``, func(r reply) bool { return r.OK }},
 	}

@@ -23,6 +23,7 @@ const (
 	EvNotify           = "notify"          // {msg, level}
 	EvProposalRebase   = "proposal_rebase" // {id, path, exists}: the real file changed on disk
 	EvFileWritten      = "file_written"    // {path}: claude wrote an applied proposal
+	EvRules            = "rules"           // RulesView: the rules in effect, as claude reports them
 )
 
 // Event is one message to the Lua front end.

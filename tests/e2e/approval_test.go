@@ -124,7 +124,7 @@ func TestAllowForSession(t *testing.T) {
 		e.newSession(Seq(bash("echo 1 > one.txt", "one"), bash("echo 2 > two.txt", "two")))
 		p := e.WaitPending(1)[0]
 		e.Eventually(10*time.Second, "panel open", func() bool { return e.PanelID() == p.ID })
-		e.Input("s")
+		e.Input("t") // every Bash call this session: the explicit, wide choice
 		e.Eventually(30*time.Second, "both commands ran", func() bool {
 			return e.ReadFile("one.txt") == "1\n" && e.ReadFile("two.txt") == "2\n"
 		})

@@ -52,6 +52,8 @@ local function announce(r, waiting)
   notify.info(("%s (%s): %s"):format(what, r.session_name, how))
 end
 
+local verbs = { allow = "allowed", allow_session = "allowed for the session", allow_tool = "allowed for the session (the whole tool)", deny = "denied" }
+
 local handlers = {}
 
 function handlers.session(info)
@@ -151,6 +153,10 @@ function handlers.proposal_rebase(data)
   require("claudenova.ui.proposal").rebase(data)
 end
 
+function handlers.rules(view)
+  require("claudenova.ui.rules").update(view)
+end
+
 function handlers.file_written(data)
   require("claudenova.ui.proposal").reload(data.path)
 end
@@ -226,8 +232,10 @@ end
 --- Decide a request. Returns true when it was answered, else false and why.
 --- Plans and questions re-present instead (Go enforces it too); on a
 --- proposal, allow applies the buffer as :w would, with the user's edits.
+--- opts.rules and opts.destination: "Always…" (a rule from now on).
 ---@return boolean, string|nil
-function M.decide(id, behavior, message, via)
+function M.decide(id, behavior, message, via, opts)
+  opts = opts or {}
   local r = state.requests[id]
   if not r then
     return false, "that request is no longer pending"
@@ -239,16 +247,69 @@ function M.decide(id, behavior, message, via)
   end
   local res
   if r.surface == "proposal" and behavior ~= "deny" then
-    res = require("claudenova.ui.proposal").apply(r, behavior)
+    res = require("claudenova.ui.proposal").apply(r, behavior, opts)
   else
-    res = host().request("decide", { id = id, behavior = behavior, message = message, via = via })
+    res = host().request("decide", {
+      id = id, behavior = behavior, message = message, via = via,
+      rules = opts.rules, destination = opts.destination,
+    })
   end
   res = res or {}
+  if res.warning then
+    notify.warn(res.warning)
+  end
   if res.decided then
     decided_here(id)
     return true
   end
   return false, res.reason or "not decided"
+end
+
+--- "Always…" for a request: the form, then the decision with its rule.
+function M.always(id)
+  local r = state.requests[id]
+  if not r then
+    notify.info("that request is no longer pending")
+    return
+  end
+  if r.surface == "plan" or r.surface == "question" then
+    notify.info(("a %s needs its own answer, not a rule"):format(r.surface))
+    M.present(id)
+    return
+  end
+  require("claudenova.ui.always").open(r, function(behavior, rule, destination)
+    local ok, why = M.decide(id, behavior, nil, "command", { rules = { rule }, destination = destination })
+    if ok then
+      notify.info(("%s %s, and from now on: %s (%s)"):format(behavior == "allow" and "allowed" or "denied",
+        r.target ~= "" and (r.tool .. " " .. r.target) or r.tool, rule, destination))
+    elseif why then
+      notify.info(why)
+    end
+  end)
+end
+
+--- Decide several requests (a selection of sidebar rows). Plans and
+--- questions are skipped: each needs its own answer.
+function M.decide_many(ids, behavior, message)
+  local done, skipped, gone = 0, 0, 0
+  for _, id in ipairs(ids) do
+    local r = state.requests[id]
+    if not r then
+      gone = gone + 1
+    elseif r.surface == "plan" or r.surface == "question" then
+      skipped = skipped + 1
+    elseif M.decide(id, behavior, message, "sidebar") then
+      done = done + 1
+    end
+  end
+  local msg = ("%s %d request%s"):format(verbs[behavior] or behavior, done, done == 1 and "" or "s")
+  if skipped > 0 then
+    msg = msg .. ("; %d plan or question row%s skipped: they need their own answer"):format(skipped, skipped == 1 and "" or "s")
+  end
+  if gone > 0 then
+    msg = msg .. ("; %d no longer pending"):format(gone)
+  end
+  notify.info(msg)
 end
 
 --- Ask for an optional deny message, then deny.
@@ -288,8 +349,6 @@ function M.present(id)
   end
 end
 
-local verbs = { allow = "allowed", allow_session = "allowed for the session", deny = "denied" }
-
 --- Run a decision on the request the user means (see ui.target).
 function M.decide_target(behavior, message)
   require("claudenova.ui.target").resolve(function(id)
@@ -301,6 +360,10 @@ function M.decide_target(behavior, message)
       notify.info(why)
     end
   end, behavior == "deny" and "deny" or "allow")
+end
+
+function M.always_target()
+  require("claudenova.ui.target").resolve(M.always, "make a rule for")
 end
 
 function M.review_target()

@@ -43,14 +43,21 @@ local function render(r, review)
     add(("Changes: +%d -%d"):format(r.added, r.removed))
   end
   add("")
-  -- The key hint wraps to the screen instead of being cut.
+  -- Each choice says exactly what it allows. The key hint wraps to the
+  -- screen instead of being cut.
   local items = {
-    ("[%s] Allow"):format(keys.allow or "-"),
-    ("[%s] Allow for Session"):format(keys.allow_session or "-"),
+    ("[%s] Allow once"):format(keys.allow or "-"),
+    ("[%s] Allow %s"):format(keys.allow_session or "-", r.session_choice or "for this session"),
+  }
+  if r.tool_choice and r.tool_choice ~= r.session_choice then
+    table.insert(items, ("[%s] Allow %s"):format(keys.allow_tool or "-", r.tool_choice))
+  end
+  vim.list_extend(items, {
+    ("[%s] Always…"):format(keys.always or "-"),
     ("[%s] %s"):format(keys.review or "-", review and "Hide review" or "Review"),
     ("[%s] Deny"):format(keys.deny or "-"),
     ("[%s] Close"):format(keys.close or "-"),
-  }
+  })
   local room = math.max(20, vim.o.columns - 10)
   local line = ""
   for _, it in ipairs(items) do
@@ -99,8 +106,10 @@ local function set_keymaps(buf, r)
     end
   end
   local maps = {
-    allow = { decide("allow"), "Allow" },
-    allow_session = { decide("allow_session"), "Allow for the session" },
+    allow = { decide("allow"), "Allow once" },
+    allow_session = { decide("allow_session"), "Allow " .. (r.session_choice or "for the session") },
+    allow_tool = { decide("allow_tool"), "Allow " .. (r.tool_choice or "every call of this tool this session") },
+    always = { function() ui().always(r.id) end, "Always…: allow or deny from now on, with a rule" },
     review = { function() M.open(r, { review = not (M.current and M.current.review), focus = true }) end, "Toggle the full review" },
     deny = { function() ui().deny_with_message(r.id, "surface") end, "Deny with an optional message" },
     close = { M.close, "Hide the panel (the request stays pending)" },

@@ -247,7 +247,8 @@ end
 --- Apply a proposal now, as :w would (a command or the Lua API asked):
 --- the buffer, with the user's edits, is written and applied. Returns the
 --- host's answer ({decided, reason}).
-function M.apply(r, behavior)
+function M.apply(r, behavior, opts)
+  opts = opts or {}
   local p = M.open_[r.id]
   local review = vim.NIL
   if p and vim.api.nvim_buf_is_valid(p.buf) then
@@ -261,7 +262,9 @@ function M.apply(r, behavior)
     end
     review = hunks.review(p)
   end
-  return host().request("proposal_saved", { id = r.id, behavior = behavior, review = review })
+  return host().request("proposal_saved", {
+    id = r.id, behavior = behavior, review = review, rules = opts.rules, destination = opts.destination,
+  })
 end
 
 --- Close what is left of a proposal's layout: its original side and, in a

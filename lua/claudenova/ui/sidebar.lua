@@ -59,6 +59,44 @@ local function decide(behavior)
   end)
 end
 
+-- The requests on the rows of the visual selection.
+local function selected_ids()
+  local a, b = vim.fn.line("v"), vim.fn.line(".")
+  if a > b then
+    a, b = b, a
+  end
+  local ids = {}
+  for lnum = a, b do
+    if M.rows[lnum] then
+      table.insert(ids, M.rows[lnum])
+    end
+  end
+  return ids
+end
+
+-- A key in visual mode decides every selected request.
+local function decide_selection(behavior)
+  return require("claudenova.errors").guard(function()
+    local ids = selected_ids()
+    vim.cmd("normal! \27") -- leave visual mode
+    if #ids == 0 then
+      require("claudenova.ui.notify").info("no request in the selection")
+      return
+    end
+    if behavior == "deny" then
+      vim.ui.input({ prompt = ("Deny %d — message for Claude (optional): "):format(#ids) }, function(msg)
+        if msg ~= nil then
+          ui().decide_many(ids, "deny", msg ~= "" and msg or nil)
+        end
+      end)
+      return
+    end
+    ui().decide_many(ids, behavior)
+  end)
+end
+
+local verbs_desc = { allow = "Allow", allow_session = "Allow for the session", deny = "Deny" }
+
 local function set_keymaps(buf)
   local keys = cfg().keymaps.sidebar
   local actions = {
@@ -77,12 +115,20 @@ local function set_keymaps(buf)
       "Review the full request",
     },
     deny = { with_row(function(id) ui().deny_with_message(id, "sidebar") end), "Deny (optional message for Claude)" },
+    always = { with_row(function(id) ui().always(id) end), "Always…: allow or deny from now on, with a rule" },
     close = { function() M.close() end, "Close the sidebar" },
   }
   for name, act in pairs(actions) do
     local lhs = keys[name]
     if lhs then
       vim.keymap.set("n", lhs, act[1], { buffer = buf, nowait = true, desc = "claude-nova: " .. act[2] })
+    end
+  end
+  -- Batch: the same keys on a visual selection of rows.
+  for name, behavior in pairs({ allow = "allow", allow_session = "allow_session", deny = "deny" }) do
+    local lhs = keys[name]
+    if lhs then
+      vim.keymap.set("x", lhs, decide_selection(behavior), { buffer = buf, nowait = true, desc = "claude-nova: " .. verbs_desc[behavior] .. " every selected request" })
     end
   end
 end

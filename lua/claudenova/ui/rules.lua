@@ -1,0 +1,174 @@
+-- :ClaudeNova rules: the permission rules in effect for the current
+-- session's folder, by source (this session's rules added here, the
+-- project's local and shared settings, the user's). The file rules are
+-- first read from the files, then replaced by what claude itself reports
+-- (get_settings) when a session runs. dd removes a file rule from its file.
+local notify = require("claudenova.ui.notify")
+
+local M = {}
+
+local NAME = "claudenova://rules"
+local ns = vim.api.nvim_create_namespace("claudenova_rules")
+
+M.buf = nil
+M.view = nil
+M.rows = {} ---@type table<integer, table> line -> rule entry
+
+local function cfg()
+  return require("claudenova.config").get()
+end
+
+local function host()
+  return require("claudenova.host")
+end
+
+local TITLES = {
+  session = "This session (added here; they end with the session)",
+  localSettings = "This project, just me",
+  projectSettings = "This project, shared",
+  userSettings = "All my projects",
+}
+local ORDER = { "session", "localSettings", "projectSettings", "userSettings" }
+
+local function render()
+  local v, buf = M.view, M.buf
+  if not (v and buf and vim.api.nvim_buf_is_valid(buf)) then
+    return
+  end
+  local keys = cfg().keymaps.rules
+  local lines, hls, rows = {}, {}, {}
+  local function add(line, hl)
+    table.insert(lines, line)
+    if hl then
+      table.insert(hls, { #lines - 1, hl })
+    end
+  end
+  add(("Rules for %s%s · %s"):format(v.cwd, v.session ~= 0 and (" (session %d)"):format(v.session) or "",
+    v.by_claude and "as claude reads them" or "read from the files"), "ClaudeNovaTitle")
+  add(("%s remove a file rule · %s refresh · %s close · running sessions pick up file changes within about a second"):format(
+    keys.remove or "-", keys.refresh or "-", keys.close or "-"), "ClaudeNovaKey")
+  local files = {}
+  for _, f in ipairs(v.files or {}) do
+    files[f.source] = f
+  end
+  for _, src in ipairs(ORDER) do
+    if src ~= "session" or v.session ~= 0 then
+      add("")
+      local f = files[src]
+      local head = TITLES[src]
+      if f then
+        head = head .. " — " .. vim.fn.fnamemodify(f.path, ":~:.")
+        if not f.exists then
+          head = head .. " (no file)"
+        end
+      end
+      add(head, "ClaudeNovaSession")
+      if f and f.error then
+        add("  ! " .. f.error .. " — claude ignores this file; it is never rewritten here", "ClaudeNovaReason")
+      end
+      if src == "projectSettings" and v.untrusted then
+        add("  claude ignores the allow rules here until you trust this folder (run claude in it once)", "ClaudeNovaReason")
+      end
+      local any = false
+      for _, e in ipairs(v.rules or {}) do
+        if e.source == src then
+          any = true
+          add(("  %-5s  %s"):format(e.behavior, e.rule))
+          rows[#lines] = e
+          table.insert(hls, { #lines - 1, e.behavior == "deny" and "ClaudeNovaRemoved" or "ClaudeNovaAdded", 2, 7 })
+        end
+      end
+      if not any then
+        add("  (none)", "Comment")
+      end
+    end
+  end
+  vim.bo[buf].modifiable = true
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  vim.bo[buf].modifiable = false
+  vim.api.nvim_buf_clear_namespace(buf, ns, 0, -1)
+  for _, h in ipairs(hls) do
+    local len = #lines[h[1] + 1]
+    vim.api.nvim_buf_set_extmark(buf, ns, h[1], h[3] or 0, { end_col = math.min(h[4] or len, len), hl_group = h[2] })
+  end
+  M.rows = rows
+end
+
+--- A new view from the host (claude's own, after get_settings). It may
+--- arrive while the request for the files' view is still being answered.
+function M.update(view)
+  M.claude_view = view
+  if M.view and view.cwd == M.view.cwd then
+    M.view = view
+    render()
+  end
+end
+
+-- Ask the host; claude's own view, if it came meanwhile, wins.
+local function fetch(session, cwd)
+  M.claude_view = nil
+  local v = host().request("rules", { session = session, cwd = cwd })
+  if M.claude_view and M.claude_view.cwd == v.cwd then
+    v = M.claude_view
+  end
+  return v
+end
+
+local function refresh()
+  M.view = fetch(M.view and M.view.session or 0, M.view and M.view.cwd or vim.fn.getcwd())
+  render()
+end
+
+local function set_keymaps(buf)
+  local keys = cfg().keymaps.rules
+  local guard = require("claudenova.errors").guard
+  if keys.remove then
+    vim.keymap.set("n", keys.remove, guard(function()
+      local e = M.rows[vim.api.nvim_win_get_cursor(0)[1]]
+      if not e then
+        notify.info("no rule on this line")
+        return
+      end
+      host().request("remove_rule", e)
+      notify.info(("removed %s rule %s from %s"):format(e.behavior, e.rule, vim.fn.fnamemodify(e.path, ":~:.")))
+      refresh()
+    end), { buffer = buf, nowait = true, desc = "claude-nova: Remove the rule under the cursor from its settings file" })
+  end
+  if keys.refresh then
+    vim.keymap.set("n", keys.refresh, guard(refresh), { buffer = buf, nowait = true, desc = "claude-nova: Read the rules again" })
+  end
+  if keys.close then
+    vim.keymap.set("n", keys.close, function()
+      if #vim.api.nvim_tabpage_list_wins(0) > 1 then
+        vim.api.nvim_win_close(0, true)
+      else
+        vim.cmd("bwipeout")
+      end
+    end, { buffer = buf, nowait = true, desc = "claude-nova: Close the rules" })
+  end
+end
+
+--- Open the rules of a session (the current one by default).
+function M.open(session)
+  local v = fetch(session or 0, vim.fn.getcwd())
+  if not (M.buf and vim.api.nvim_buf_is_valid(M.buf)) then
+    M.buf = vim.api.nvim_create_buf(false, true)
+    pcall(vim.api.nvim_buf_set_name, M.buf, NAME)
+    vim.bo[M.buf].filetype = "claudenova-rules"
+    vim.bo[M.buf].bufhidden = "wipe"
+    vim.bo[M.buf].modifiable = false
+    set_keymaps(M.buf)
+  end
+  M.view = v
+  render()
+  local win = vim.fn.bufwinid(M.buf)
+  if win ~= -1 then
+    vim.api.nvim_set_current_win(win)
+  else
+    vim.cmd("botright split")
+    vim.api.nvim_win_set_buf(0, M.buf)
+  end
+  return M.buf
+end
+
+return M

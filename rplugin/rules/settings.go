@@ -1,0 +1,269 @@
+package rules
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// Source is one settings file claude reads, with its name in the protocol.
+type Source struct {
+	Name string `json:"source"` // userSettings, projectSettings, localSettings
+	Path string `json:"path"`
+}
+
+// Sources are the settings files of a session in folder cwd for a user
+// whose home is home, in the order claude merges them.
+func Sources(cwd, home string) []Source {
+	return []Source{
+		{"userSettings", filepath.Join(home, ".claude", "settings.json")},
+		{"projectSettings", filepath.Join(cwd, ".claude", "settings.json")},
+		{"localSettings", filepath.Join(cwd, ".claude", "settings.local.json")},
+	}
+}
+
+// PathOf is the settings file of destination d, "" for session.
+func PathOf(d, cwd, home string) string {
+	for _, s := range Sources(cwd, home) {
+		if s.Name == d {
+			return s.Path
+		}
+	}
+	return ""
+}
+
+// Behaviors of rules, as the keys of "permissions".
+var Behaviors = []string{"allow", "deny", "ask"}
+
+// Permissions are the rule lists of a settings file.
+type Permissions struct {
+	Allow []string `json:"allow"`
+	Deny  []string `json:"deny"`
+	Ask   []string `json:"ask"`
+}
+
+// maxSettings bounds the settings files read.
+const maxSettings = 4 << 20
+
+// Read returns the rules of a settings file. A missing file has none (and
+// no error); a file that is not a JSON object with well-formed permission
+// lists is an error naming the file.
+func Read(path string) (Permissions, error) {
+	b, err := readSmall(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Permissions{}, nil
+	}
+	if err != nil {
+		return Permissions{}, err
+	}
+	if len(bytes.TrimSpace(b)) == 0 {
+		return Permissions{}, nil
+	}
+	var f struct {
+		Permissions Permissions `json:"permissions"`
+	}
+	if err := json.Unmarshal(b, &f); err != nil {
+		return Permissions{}, fmt.Errorf("%s is not valid settings JSON: %v", path, err)
+	}
+	return f.Permissions, nil
+}
+
+func readSmall(path string) ([]byte, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	if fi.Size() > maxSettings {
+		return nil, fmt.Errorf("%s is too large for a settings file", path)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, maxSettings+1))
+}
+
+// Add appends rule to the behavior list of a settings file (creating the
+// file, and its folder, if needed); a rule already there is not added again.
+func Add(path, behavior, rule string) error {
+	return edit(path, behavior, true, func(list []string) []string {
+		for _, r := range list {
+			if r == rule {
+				return list
+			}
+		}
+		return append(list, rule)
+	})
+}
+
+// Remove takes rule out of the behavior list of a settings file. It is an
+// error if the file does not hold it.
+func Remove(path, behavior, rule string) error {
+	found := false
+	err := edit(path, behavior, false, func(list []string) []string {
+		out := list[:0:0]
+		for _, r := range list {
+			if r == rule {
+				found = true
+				continue
+			}
+			out = append(out, r)
+		}
+		return out
+	})
+	if err == nil && !found {
+		return fmt.Errorf("%s has no %s rule %s", path, behavior, rule)
+	}
+	return err
+}
+
+// edit rewrites one permission list of a settings file: every other key,
+// in the file or in "permissions", keeps its value and its place. A file
+// that cannot be read or parsed is never rewritten. The write is atomic.
+func edit(path, behavior string, create bool, fn func([]string) []string) error {
+	if behavior != "allow" && behavior != "deny" && behavior != "ask" {
+		return fmt.Errorf("unknown rule behavior %q", behavior)
+	}
+	b, err := readSmall(path)
+	mode := fs.FileMode(0o644)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && create:
+		b = []byte("{}")
+	case err != nil:
+		return fmt.Errorf("%s cannot be read: %w", path, err)
+	default:
+		if fi, err := os.Stat(path); err == nil {
+			mode = fi.Mode().Perm()
+		}
+		if len(bytes.TrimSpace(b)) == 0 {
+			b = []byte("{}")
+		}
+	}
+	top, err := parseObject(b)
+	if err != nil {
+		return fmt.Errorf("%s is not valid settings JSON (%v); it was left as it is", path, err)
+	}
+	perms := object{}
+	if raw, ok := top.get("permissions"); ok {
+		if perms, err = parseObject(raw); err != nil {
+			return fmt.Errorf("%s: \"permissions\" is not an object (%v); the file was left as it is", path, err)
+		}
+	}
+	var list []string
+	if raw, ok := perms.get(behavior); ok {
+		if err := json.Unmarshal(raw, &list); err != nil {
+			return fmt.Errorf("%s: permissions.%s is not a list of rules; the file was left as it is", path, behavior)
+		}
+	}
+	list = fn(list)
+	if list == nil {
+		list = []string{}
+	}
+	lb, _ := json.Marshal(list)
+	perms.set(behavior, lb)
+	top.set("permissions", perms.encode())
+	var out bytes.Buffer
+	if err := json.Indent(&out, top.encode(), "", "  "); err != nil {
+		return fmt.Errorf("encode %s: %w", path, err)
+	}
+	out.WriteByte('\n')
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".claude-nova-settings-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(out.Bytes()); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(mode); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// object is a JSON object that keeps its members' order and bytes.
+type object []member
+
+type member struct {
+	key string
+	raw json.RawMessage
+}
+
+func parseObject(b []byte) (object, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil, errors.New("not a JSON object")
+	}
+	var o object
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		key, _ := tok.(string)
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return nil, err
+		}
+		o = append(o, member{key, raw})
+	}
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('}') {
+		return nil, errors.New("malformed object")
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("trailing data after the object")
+	}
+	return o, nil
+}
+
+func (o object) get(key string) (json.RawMessage, bool) {
+	for _, m := range o {
+		if m.key == key {
+			return m.raw, true
+		}
+	}
+	return nil, false
+}
+
+func (o *object) set(key string, raw json.RawMessage) {
+	for i, m := range *o {
+		if m.key == key {
+			(*o)[i].raw = raw
+			return
+		}
+	}
+	*o = append(*o, member{key, raw})
+}
+
+func (o object) encode() json.RawMessage {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, m := range o {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(m.key)
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(m.raw)
+	}
+	b.WriteByte('}')
+	return b.Bytes()
+}
