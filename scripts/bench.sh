@@ -16,9 +16,13 @@ echo "== Go micro-benchmarks (diff, reconstruction)"
 go test -run '^$' -bench . -benchtime 20x ./rplugin/diff ./rplugin/proposal 2>/dev/null | grep -E '^(Benchmark|ok)' || true
 
 echo
-echo "== UI: approval latency, no stall, host RSS (fake claude, real headless nvim 0.12)"
 go build -o "$work/fakeclaude" "$root/tests/cmd/fakeclaude"
-go run "$root/tests/bench/uibench" -root "$root" -nvim "$NVIM_012" -fakeclaude "$work/fakeclaude" || echo "(a UI target was missed, see above)"
+for v in NVIM_012 NVIM_010; do
+  echo
+  echo "== UI on $v: approval latency, a gesture while a 10 MB answer waits, back-pressure, live text, no stall, host RSS"
+  echo "   (fake claude, real headless Neovim)"
+  go run "$root/tests/bench/uibench" -root "$root" -nvim "${!v}" -fakeclaude "$work/fakeclaude" || echo "(a UI target was missed, see above)"
+done
 
 echo
 echo "== startup: cost of loading the plugin (nvim --startuptime, 20 runs each)"

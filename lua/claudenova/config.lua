@@ -46,6 +46,7 @@ M.schema = {
     desc = "Session transcripts.",
     fields = {
       memory_lines = { type = "number", default = 20000, desc = "Lines of each transcript the host keeps in memory; older ones go to a file in storage (the buffer keeps them all)." },
+      filetype = { enum = { "claudenova", "markdown" }, default = "claudenova", desc = "\"claudenova\": our own highlighting, computed by the host as lines arrive (never a re-parse of the buffer). \"markdown\": filetype markdown, for render-markdown.nvim, markview.nvim or your own highlighting (slower on long transcripts)." },
     },
   },
   questions = {
@@ -111,8 +112,9 @@ M.schema = {
         desc = "Keys in a transcript buffer.",
         fields = {
           prompt = { type = "key", default = "i", desc = "Open the prompt input." },
-          prompt_alt = { type = "key", default = "<CR>", desc = "Open the prompt input." },
+          prompt_alt = { type = "key", default = "<CR>", desc = "On a tool call: open or close its details. Elsewhere: open the prompt input." },
           interrupt = { type = "key", default = "<C-c>", desc = "Interrupt the current turn." },
+          open_full = { type = "key", default = "gf", desc = "Open the whole result of the tool call under the cursor (the transcript shows its first lines)." },
         },
       },
       prompt = {

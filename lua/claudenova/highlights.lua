@@ -18,6 +18,21 @@ M.groups = {
   ClaudeNovaReason = { link = "WarningMsg", desc = "Why a request is shown where it is" },
   ClaudeNovaWinbar = { link = "WinBar", desc = "Proposal and plan winbars" },
   ClaudeNovaNote = { link = "DiagnosticVirtualTextInfo", desc = "Your notes for Claude on a proposal's hunks" },
+  ClaudeNovaHeading = { link = "Title", desc = "Transcript: ## You / ## Claude" },
+  ClaudeNovaMdHeading = { link = "@markup.heading", desc = "Transcript: headings in Claude's text" },
+  ClaudeNovaBold = { link = "@markup.strong", desc = "Transcript: **bold**" },
+  ClaudeNovaItalic = { link = "@markup.italic", desc = "Transcript: *emphasis*" },
+  ClaudeNovaInlineCode = { link = "@markup.raw", desc = "Transcript: `code`" },
+  ClaudeNovaCode = { link = "@markup.raw.block", desc = "Transcript: fenced code (its language's highlights go on top)" },
+  ClaudeNovaFence = { link = "Comment", desc = "Transcript: code fences" },
+  ClaudeNovaListMarker = { link = "@markup.list", desc = "Transcript: list markers" },
+  ClaudeNovaQuote = { link = "Comment", desc = "Transcript: notes and thinking" },
+  ClaudeNovaToolLine = { link = "Special", desc = "Transcript: the ▸ of a tool call" },
+  ClaudeNovaOk = { link = "DiagnosticOk", desc = "Transcript: ✓ a tool call that succeeded" },
+  ClaudeNovaFail = { link = "DiagnosticError", desc = "Transcript: ✗ a tool call that failed" },
+  ClaudeNovaDetail = { link = "Comment", desc = "Transcript: a tool call's input and result" },
+  ClaudeNovaDetailBar = { link = "NonText", desc = "Transcript: the bar before a tool call's details" },
+  ClaudeNovaFooter = { link = "Comment", desc = "Transcript: a turn's duration, tokens and cost" },
 }
 
 local function apply()

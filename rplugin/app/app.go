@@ -389,6 +389,20 @@ func (a *App) Transcript(id int) (session.Snapshot, error) {
 	return s.Transcript.Snapshot(), nil
 }
 
+// ToolOutput is the file holding the whole result of the tool call shown on
+// line (0-based) of a session's transcript, when the transcript cut it.
+func (a *App) ToolOutput(id, line int) (string, error) {
+	s, ok := a.sessions.Get(id)
+	if !ok {
+		return "", fmt.Errorf("no session %d", id)
+	}
+	path, ok := s.Transcript.ToolAt(line)
+	if !ok {
+		return "", errors.New("no cut tool result on this line")
+	}
+	return path, nil
+}
+
 // InBackground runs fn on the worker of the session that request id belongs
 // to: gestures that take time (saving a large proposal) run there, in order
 // per session, never on the goroutine that serves Neovim's notifications. An

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -28,7 +29,7 @@ func (a *App) handle(s *session.Session, m claude.Message) {
 	switch m.Type {
 	case "system":
 		a.system(s, m)
-	case "assistant":
+	case "assistant", "stream_event":
 		a.transcript(s, s.Transcript.Apply(m))
 	case "user":
 		a.transcript(s, s.Transcript.Apply(m))
@@ -42,6 +43,7 @@ func (a *App) handle(s *session.Session, m claude.Message) {
 		}
 		s.Update(state, "", "", "")
 		a.ui.Send(ui.EvSession, s.Info())
+		a.background(func(ctx context.Context) { a.contextUsage(ctx, s) })
 		if msg := resultError(m); msg != "" && !interrupted {
 			a.notify("error", fmt.Sprintf("session %d: %s", s.ID, msg))
 		}
@@ -59,8 +61,28 @@ func (a *App) handle(s *session.Session, m claude.Message) {
 	case "control_response":
 		a.log.Debug("uncorrelated control response", "session", s.ID, "id", m.RequestID)
 	default:
-		// stream_event, keep_alive, and future message types: nothing to show.
+		// keep_alive, and future message types: nothing to show.
 	}
+}
+
+// contextUsage asks claude how full the context is (shown in the
+// transcript's winbar).
+func (a *App) contextUsage(ctx context.Context, s *session.Session) {
+	raw, err := s.Proc.Control(ctx, "get_context_usage", nil)
+	if err != nil {
+		a.log.Debug("get_context_usage", "session", s.ID, "err", err)
+		return
+	}
+	var u struct {
+		Total   int     `json:"totalTokens"`
+		Max     int     `json:"maxTokens"`
+		Percent float64 `json:"percentage"`
+	}
+	if json.Unmarshal(raw, &u) != nil || u.Max == 0 {
+		return
+	}
+	s.SetContext(session.Context{Tokens: u.Total, Max: u.Max, Percent: u.Percent})
+	a.ui.Send(ui.EvSession, s.Info())
 }
 
 func (a *App) system(s *session.Session, m claude.Message) {

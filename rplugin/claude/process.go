@@ -60,7 +60,7 @@ func Argv(cfg Config) ([]string, error) {
 		return nil, err
 	}
 	argv := append(words, "-p", "--input-format", "stream-json", "--output-format", "stream-json",
-		"--verbose", "--permission-prompt-tool", "stdio")
+		"--verbose", "--permission-prompt-tool", "stdio", "--include-partial-messages")
 	if cfg.Model != "" {
 		argv = append(argv, "--model", cfg.Model)
 	}

@@ -159,6 +159,11 @@ type sessionArg struct {
 	Mode    string `json:"mode"`
 }
 
+type lineArg struct {
+	Session int `json:"session"`
+	Line    int `json:"line"`
+}
+
 type rulesArg struct {
 	Session int    `json:"session"`
 	Cwd     string `json:"cwd"`
@@ -193,6 +198,7 @@ var methods = map[string]handler{
 	"plan":           with(func(a *app.App, p app.PlanParams) (any, error) { return nil, a.PlanDecide(p) }),
 	"proposal_saved": with(func(a *app.App, p app.SaveParams) (any, error) { return a.ProposalSaved(p) }),
 	"proposal_wiped": with(func(a *app.App, p app.SaveParams) (any, error) { return nil, a.ProposalWiped(p) }),
+	"tool_output":    with(func(a *app.App, p lineArg) (any, error) { return a.ToolOutput(p.Session, p.Line) }),
 	"rules":          with(func(a *app.App, p rulesArg) (any, error) { return a.Rules(p.Session, p.Cwd) }),
 	"remove_rule":    with(func(a *app.App, e app.RuleEntry) (any, error) { return nil, a.RemoveRule(e) }),
 	"shutdown":       plain(func(a *app.App) (any, error) { a.Shutdown(); return nil, nil }),

@@ -105,6 +105,7 @@ func TestMethodTableWiring(t *testing.T) {
 		{"proposal_saved", `{"id":"1:none"}`, func(r reply) bool { return r.OK }},
 		{"proposal_wiped", `{"id":"1:none"}`, func(r reply) bool { return r.OK }},
 		{"log", `{"level":"info","msg":"hello"}`, func(r reply) bool { return r.OK }},
+		{"tool_output", `{"session":1,"line":0}`, func(r reply) bool { return !r.OK && strings.Contains(r.Error, "no cut tool result") }},
 		{"rules", `{"session":1}`, func(r reply) bool {
 			m, _ := r.Result.(map[string]any)
 			return r.OK && m["session"] == float64(1)

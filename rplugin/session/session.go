@@ -37,19 +37,35 @@ type Session struct {
 	stopping    bool
 	interrupted bool              // the user asked to interrupt the current turn
 	applied     map[string]string // tool_use_id -> path: allowed proposals claude has yet to write
+	context     Context
+}
+
+// Context is how full the session's context window is (get_context_usage).
+type Context struct {
+	Tokens  int     `json:"tokens"`
+	Max     int     `json:"max"`
+	Percent float64 `json:"percent"`
+}
+
+// SetContext records the context usage.
+func (s *Session) SetContext(c Context) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.context = c
 }
 
 // Info is a snapshot of a session for the UI.
 type Info struct {
-	ID          int    `json:"id"`
-	Name        string `json:"name"`
-	Cwd         string `json:"cwd"`
-	State       string `json:"state"`
-	Mode        string `json:"mode"`
-	ClaudeID    string `json:"claude_id"`
-	Model       string `json:"model"`
-	Error       string `json:"error,omitempty"`
-	CommandLine string `json:"cmdline"`
+	ID          int      `json:"id"`
+	Name        string   `json:"name"`
+	Cwd         string   `json:"cwd"`
+	State       string   `json:"state"`
+	Mode        string   `json:"mode"`
+	ClaudeID    string   `json:"claude_id"`
+	Model       string   `json:"model"`
+	Error       string   `json:"error,omitempty"`
+	CommandLine string   `json:"cmdline"`
+	Context     *Context `json:"context,omitempty"`
 }
 
 // New makes a session around a started process.
@@ -70,6 +86,10 @@ func (s *Session) Info() Info {
 	info := Info{
 		ID: s.ID, Name: filepath.Base(s.Cwd), Cwd: s.Cwd, State: s.state, Mode: s.mode,
 		ClaudeID: s.claudeID, Model: s.model, Error: s.errMsg,
+	}
+	if s.context.Max > 0 {
+		c := s.context
+		info.Context = &c
 	}
 	if s.Proc != nil {
 		info.CommandLine = s.Proc.CommandLine()

@@ -8,96 +8,18 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
 )
 
-// Op is one change to a transcript buffer: append lines, or replace one line.
-type Op struct {
-	Op    string   `json:"op"` // "append" or "set"
-	Index int      `json:"index"`
-	Lines []string `json:"lines"`
-}
-
-// Update is a batch of operations on one session's transcript buffer.
-type Update struct {
-	Session int  `json:"session"`
-	Ops     []Op `json:"ops"`
-}
-
-// maxUpdateLines bounds a coalesced update, so that no single delivery
-// keeps Neovim busy for long.
-const maxUpdateLines = 300
-
-// Size is the number of lines the update carries (ui.Sized).
-func (u *Update) Size() int {
-	n := 0
-	for _, op := range u.Ops {
-		n += len(op.Lines)
-	}
-	return n
-}
-
-// Split cuts an update carrying more than max lines into several
-// (ui.Splitter), so a 2000-line message reaches Neovim in short steps.
-func (u *Update) Split(max int) []any {
-	if u.Size() <= max {
-		return []any{u}
-	}
-	var out []any
-	cur := &Update{Session: u.Session}
-	size := 0
-	flush := func() {
-		if len(cur.Ops) > 0 {
-			out = append(out, cur)
-		}
-		cur, size = &Update{Session: u.Session}, 0
-	}
-	for _, op := range u.Ops {
-		for op.Op == "append" && size+len(op.Lines) > max {
-			n := max - size
-			if n <= 0 {
-				flush()
-				continue
-			}
-			cur.Ops = append(cur.Ops, Op{Op: "append", Index: op.Index, Lines: op.Lines[:n]})
-			op = Op{Op: "append", Index: op.Index + n, Lines: op.Lines[n:]}
-			flush()
-		}
-		if len(op.Lines) == 0 && op.Op == "append" {
-			continue
-		}
-		if size+len(op.Lines) > max {
-			flush()
-		}
-		cur.Ops = append(cur.Ops, op)
-		size += len(op.Lines)
-	}
-	flush()
-	return out
-}
-
-// Coalesce absorbs a later update of the same session (ui.Coalescable):
-// consecutive appends become one.
-func (u *Update) Coalesce(next any) bool {
-	n, ok := next.(*Update)
-	if !ok || n.Session != u.Session || u.Size()+n.Size() > maxUpdateLines {
-		return false
-	}
-	for _, op := range n.Ops {
-		last := &u.Ops[len(u.Ops)-1]
-		if op.Op == "append" && last.Op == "append" && op.Index == last.Index+len(last.Lines) {
-			last.Lines = append(last.Lines, op.Lines...)
-			continue
-		}
-		u.Ops = append(u.Ops, op)
-	}
-	return true
-}
-
-// Transcript is the markdown model of one session's conversation. It turns
-// claude messages into buffer operations; the Lua side only applies them.
+// Transcript is the model of one session's conversation as the user reads
+// it: markdown-ish lines (prompts, Claude's text streamed as it is written,
+// one line per tool call with its input and result folded beneath it, turn
+// footers), their highlights, and what it takes to keep them current. It
+// turns claude messages into buffer operations (ops.go); the front end
+// only applies them.
 //
 // Only a tail of the lines is kept in memory (Spill): older lines are
 // appended to a file, so a session that talks for hours costs the host a
@@ -110,21 +32,60 @@ type Transcript struct {
 	spill    string   // the spill file ("" keeps every line in memory)
 	keep     int      // lines kept in memory when spilling
 	spillErr error
-	tools    map[string]int    // tool_use_id -> line index of its summary
-	toolText map[string]string // tool_use_id -> summary without outcome
-	speaker  string            // who wrote the last block: "you", "claude", ""
+
+	seq     int    // version: ops made so far
+	speaker string // who wrote the last block: "you", "claude", ""
+	last    string // the kind of the last block: "text", "tool", "note", …
+
+	tools  map[string]*toolCall // tool_use_id -> its lines
+	order  []string             // tool ids, oldest first (bounded)
+	drafts []*draft             // blocks being streamed, oldest first
+
 	planPath string            // last plan file written under ~/.claude/plans/
 	lastText string            // last assistant text (plan fallback)
 	plans    map[string]string // tool_use_id -> plan text of an ExitPlanMode call
 }
 
+// toolCall is one tool call's place in the transcript.
+type toolCall struct {
+	line    int    // its summary line
+	details int    // lines folded beneath it
+	summary string // the line without outcome
+	name    string
+	started time.Time
+	full    string // file with the whole result, when it was cut
+}
+
+// draft is a text or thinking block being streamed.
+type draft struct {
+	message string // API message id
+	index   int    // content block index
+	kind    string // "text" or "thinking"
+	start   int    // first line
+	lines   []string
+	partial string  // text after the last newline
+	st      hlState // highlight state after lines
+	words   int     // thinking: words so far
+	began   time.Time
+}
+
+func (d *draft) count() int { return len(d.lines) + 1 }
+
+// maxTools bounds the tool calls whose lines are remembered (for "the whole
+// result" and outcomes arriving late).
+const maxTools = 2000
+
+// previewLines is how many lines of a tool's result the transcript shows;
+// the rest is one "… N more lines" line and a file the user can open.
+const previewLines = 20
+
 // NewTranscript returns an empty transcript for a session in cwd.
 func NewTranscript(cwd string) *Transcript {
-	return &Transcript{cwd: cwd, tools: map[string]int{}, toolText: map[string]string{}, plans: map[string]string{}}
+	return &Transcript{cwd: cwd, tools: map[string]*toolCall{}, plans: map[string]string{}}
 }
 
 // Spill makes the transcript keep about keep lines in memory and append
-// older ones to path.
+// older ones to path; whole tool results that were cut go next to it.
 func (t *Transcript) Spill(path string, keep int) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -132,21 +93,26 @@ func (t *Transcript) Spill(path string, keep int) {
 }
 
 // Snapshot is the whole transcript: lines [0, First) are in File, the rest
-// in Lines.
+// in Lines; Marks and Code highlight Lines (relative to First).
 type Snapshot struct {
+	Seq   int      `json:"seq"` // the version it shows (see Op)
 	First int      `json:"first"`
 	File  string   `json:"file,omitempty"`
 	Lines []string `json:"lines"`
+	Marks []Mark   `json:"marks,omitempty"`
+	Code  []Code   `json:"code,omitempty"`
 }
 
 // Snapshot returns the transcript as it is now.
 func (t *Transcript) Snapshot() Snapshot {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	sn := Snapshot{First: t.base, Lines: append([]string(nil), t.lines...)}
+	sn := Snapshot{Seq: t.seq, First: t.base, Lines: append([]string(nil), t.lines...)}
 	if t.base > 0 {
 		sn.File = t.spill
 	}
+	var st hlState
+	sn.Marks, sn.Code = highlight(sn.Lines, &st)
 	return sn
 }
 
@@ -158,6 +124,61 @@ func (t *Transcript) Lines() []string {
 	return append([]string(nil), t.lines...)
 }
 
+// count is the number of lines, spilled ones included. Callers hold mu.
+func (t *Transcript) count() int { return t.base + len(t.lines) }
+
+// put replaces lines [index, index+n) by lines (n 0 inserts) and returns
+// the ops saying so (one, or several of at most maxOpLines lines),
+// highlighted from state st (nil: a fresh block). Lines already spilled are
+// not changed in memory (the buffer has them). Callers hold mu.
+func (t *Transcript) put(index, n int, lines []string, st *hlState) []Op {
+	if st == nil {
+		st = &hlState{}
+	}
+	marks, code := highlight(lines, st)
+	op := set(index, n, lines, marks, code)
+	var ops []Op
+	for len(op.Lines) > maxOpLines {
+		head, tail := cut(op, maxOpLines)
+		ops = append(ops, t.number(head))
+		op = tail
+	}
+	ops = append(ops, t.number(op))
+	if index >= t.base {
+		i := index - t.base
+		end := min(i+n, len(t.lines))
+		rest := append(append([]string(nil), lines...), t.lines[end:]...)
+		t.lines = append(t.lines[:i], rest...)
+	}
+	// Calls and drafts after the replaced lines move with them.
+	if shift := len(lines) - n; shift != 0 {
+		for _, tc := range t.tools {
+			if tc.line >= index+n {
+				tc.line += shift
+			}
+		}
+		for _, d := range t.drafts {
+			if d.start >= index+n {
+				d.start += shift
+			}
+		}
+	}
+	t.trim()
+	return ops
+}
+
+func (t *Transcript) number(op Op) Op {
+	op.Prev = t.seq
+	t.seq++
+	op.Seq = t.seq
+	return op
+}
+
+// add appends lines as a fresh block.
+func (t *Transcript) add(lines ...string) []Op {
+	return t.put(t.count(), 0, lines, nil)
+}
+
 // trim moves the oldest lines to the spill file once a quarter more than
 // keep are in memory. Callers hold mu.
 func (t *Transcript) trim() {
@@ -165,6 +186,13 @@ func (t *Transcript) trim() {
 		return
 	}
 	n := len(t.lines) - t.keep
+	// Never spill a draft being streamed: it still changes.
+	for _, d := range t.drafts {
+		n = min(n, d.start-t.base)
+	}
+	if n <= 0 {
+		return
+	}
 	if err := appendFile(t.spill, t.lines[:n]); err != nil {
 		t.spillErr = err // keep everything in memory from now on
 		return
@@ -213,25 +241,23 @@ func (t *Transcript) Plan(toolUseID string, read func(string) ([]byte, error)) s
 	return last
 }
 
-func (t *Transcript) appendLines(ls ...string) Op {
-	op := Op{Op: "append", Index: t.base + len(t.lines), Lines: ls}
-	t.lines = append(t.lines, ls...)
-	t.trim()
-	return op
-}
-
-// count is the number of lines, spilled ones included. Callers hold mu.
-func (t *Transcript) count() int { return t.base + len(t.lines) }
-
-func (t *Transcript) heading(who, title string) []Op {
-	if t.speaker == who {
-		return nil
+// heading starts a block by who; a blank line separates blocks of
+// different kinds and consecutive text blocks (so text after a list never
+// runs into its last item); tool lines stay packed. Callers hold mu.
+func (t *Transcript) heading(who, title, kind string) []Op {
+	var ops []Op
+	if t.speaker != who {
+		t.speaker = who
+		if t.count() == 0 {
+			ops = append(ops, t.add("## "+title, "")...)
+		} else {
+			ops = append(ops, t.add("", "## "+title, "")...)
+		}
+	} else if t.last != "" && (t.last != kind || kind != "tool") {
+		ops = append(ops, t.add("")...)
 	}
-	t.speaker = who
-	if t.count() == 0 {
-		return []Op{t.appendLines("## "+title, "")}
-	}
-	return []Op{t.appendLines("", "## "+title, "")}
+	t.last = kind
+	return ops
 }
 
 // Prompt records a prompt the user sent.
@@ -239,39 +265,45 @@ func (t *Transcript) Prompt(text string) []Op {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.speaker = ""
-	ops := t.heading("you", "You")
-	return append(ops, t.appendLines(sanitize.Lines(text)...))
+	ops := t.heading("you", "You", "text")
+	return append(ops, t.add(sanitize.Lines(text)...)...)
 }
 
 // Note records an informational or error line (already plain text).
 func (t *Transcript) Note(text string) []Op {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.speaker = ""
-	lines := sanitize.Lines(text)
-	for i, l := range lines {
-		lines[i] = "> " + l
-	}
+	return t.note(sanitize.Lines(text)...)
+}
+
+func (t *Transcript) note(lines ...string) []Op {
+	t.speaker, t.last = "", "note"
+	out := make([]string, 0, len(lines)+1)
 	if t.count() > 0 {
-		lines = append([]string{""}, lines...)
+		out = append(out, "")
 	}
-	return []Op{t.appendLines(lines...)}
+	for _, l := range lines {
+		out = append(out, notePrefix+l)
+	}
+	return t.add(out...)
 }
 
 // Told records a message the plugin wrote to Claude for the user (what the
-// user changed in a proposal, their notes).
+// user changed in a proposal, their notes): its first line shows, the rest
+// (the diff) is folded beneath it.
 func (t *Transcript) Told(text string) []Op {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.speaker = ""
-	lines := []string{"> **Your note to Claude:**"}
-	for _, l := range sanitize.Lines(strings.TrimPrefix(text, "[claude-nova] ")) {
-		lines = append(lines, "> "+l)
+	lines := sanitize.Lines(strings.TrimPrefix(text, "[claude-nova] "))
+	out := []string{"**Your note to Claude:** " + lines[0]}
+	for _, l := range lines[1:] {
+		out = append(out, detailFolded+l)
 	}
+	t.speaker, t.last = "", "note"
 	if t.count() > 0 {
-		lines = append([]string{""}, lines...)
+		out = append([]string{""}, out...)
 	}
-	return []Op{t.appendLines(lines...)}
+	return t.add(out...)
 }
 
 // Apply turns one claude message into buffer operations.
@@ -279,6 +311,8 @@ func (t *Transcript) Apply(m claude.Message) []Op {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	switch m.Type {
+	case "stream_event":
+		return t.streamEvent(m)
 	case "assistant":
 		return t.assistant(m)
 	case "user":
@@ -292,6 +326,7 @@ func (t *Transcript) Apply(m claude.Message) []Op {
 type contentBlock struct {
 	Type      string          `json:"type"`
 	Text      string          `json:"text"`
+	Thinking  string          `json:"thinking"`
 	ID        string          `json:"id"`
 	Name      string          `json:"name"`
 	Input     json.RawMessage `json:"input"`
@@ -300,10 +335,122 @@ type contentBlock struct {
 	IsError   bool            `json:"is_error"`
 }
 
+// ---- streaming ----
+
+// streamEvent shows a text or thinking block while it is written
+// (--include-partial-messages). The finished block (an assistant line)
+// replaces its draft in place.
+func (t *Transcript) streamEvent(m claude.Message) []Op {
+	var se struct {
+		ParentToolUseID *string `json:"parent_tool_use_id"`
+		MessageID       string  `json:"api_message_id"`
+		Event           struct {
+			Type    string `json:"type"`
+			Index   int    `json:"index"`
+			Message struct {
+				ID string `json:"id"`
+			} `json:"message"`
+			ContentBlock struct {
+				Type string `json:"type"`
+			} `json:"content_block"`
+			Delta struct {
+				Type     string `json:"type"`
+				Text     string `json:"text"`
+				Thinking string `json:"thinking"`
+			} `json:"delta"`
+		} `json:"event"`
+	}
+	if json.Unmarshal(m.Raw, &se) != nil || (se.ParentToolUseID != nil && *se.ParentToolUseID != "") {
+		return nil
+	}
+	ev := se.Event
+	msgID := se.MessageID
+	switch ev.Type {
+	case "content_block_start":
+		switch ev.ContentBlock.Type {
+		case "text", "thinking":
+			return t.startDraft(msgID, ev.Index, ev.ContentBlock.Type)
+		}
+	case "content_block_delta":
+		switch ev.Delta.Type {
+		case "text_delta":
+			d, ops := t.draftFor(msgID, ev.Index, "text")
+			return append(ops, t.grow(d, ev.Delta.Text)...)
+		case "thinking_delta":
+			d, ops := t.draftFor(msgID, ev.Index, "thinking")
+			d.words += len(strings.Fields(ev.Delta.Thinking))
+			return append(ops, t.put(d.start, 1, []string{thinkingLine(d)}, nil)...)
+		}
+	}
+	return nil
+}
+
+func thinkingLine(d *draft) string {
+	return fmt.Sprintf("%s_thinking… (%d words)_", notePrefix, d.words)
+}
+
+func (t *Transcript) startDraft(msgID string, index int, kind string) []Op {
+	ops := t.heading("claude", "Claude", kind)
+	d := &draft{message: msgID, index: index, kind: kind, start: t.count(), began: time.Now()}
+	first := ""
+	if kind == "thinking" {
+		first = thinkingLine(d)
+	}
+	ops = append(ops, t.put(d.start, 0, []string{first}, nil)...)
+	t.drafts = append(t.drafts, d) // after put: lines it inserts do not move it
+	return ops
+}
+
+// draftFor finds (or starts, when the start event was not seen) a draft.
+func (t *Transcript) draftFor(msgID string, index int, kind string) (*draft, []Op) {
+	for _, d := range t.drafts {
+		if d.message == msgID && d.index == index {
+			return d, nil
+		}
+	}
+	ops := t.startDraft(msgID, index, kind)
+	return t.drafts[len(t.drafts)-1], ops
+}
+
+// grow adds streamed text to a draft: the lines it completes and its new
+// last line replace the draft's old last line.
+func (t *Transcript) grow(d *draft, text string) []Op {
+	text = sanitize.Text(text)
+	lastIdx := d.start + len(d.lines)
+	parts := strings.Split(d.partial+text, "\n")
+	done := parts[:len(parts)-1]
+	d.partial = parts[len(parts)-1]
+	st := d.st
+	op := t.put(lastIdx, 1, append(append([]string(nil), done...), d.partial), &st)
+	// The state after the completed lines only (the partial one may change).
+	st = d.st
+	highlight(done, &st)
+	d.st = st
+	d.lines = append(d.lines, done...)
+	return op
+}
+
+// finishDraft replaces the draft of a finished block by its final lines.
+func (t *Transcript) finishDraft(kind string, msgID string, lines []string) ([]Op, bool) {
+	for i := len(t.drafts) - 1; i >= 0; i-- {
+		d := t.drafts[i]
+		if d.kind != kind || (d.message != msgID && d.message != "" && msgID != "") {
+			continue
+		}
+		t.drafts = append(t.drafts[:i], t.drafts[i+1:]...)
+		return t.put(d.start, d.count(), lines, nil), true
+	}
+	return nil, false
+}
+
+// ---- whole messages ----
+
 func (t *Transcript) assistant(m claude.Message) []Op {
 	var msg struct {
 		ParentToolUseID *string `json:"parent_tool_use_id"`
+		ThinkingMS      float64 `json:"thinking_duration_ms"`
 		Message         struct {
+			ID      string         `json:"id"`
 			Content []contentBlock `json:"content"`
 		} `json:"message"`
 	}
@@ -318,28 +465,117 @@ func (t *Transcript) assistant(m claude.Message) []Op {
 				continue
 			}
 			t.lastText = b.Text
-			ops = append(ops, t.heading("claude", "Claude")...)
-			ops = append(ops, t.appendLines(sanitize.Lines(b.Text)...))
+			lines := sanitize.Lines(b.Text)
+			if fin, ok := t.finishDraft("text", msg.Message.ID, lines); ok {
+				ops = append(ops, fin...)
+				continue
+			}
+			ops = append(ops, t.heading("claude", "Claude", "text")...)
+			ops = append(ops, t.add(lines...)...)
+		case "thinking":
+			head := notePrefix + "_thought"
+			if msg.ThinkingMS > 0 {
+				head += fmt.Sprintf(" for %.1f s", msg.ThinkingMS/1000)
+			}
+			head += "_"
+			lines := []string{head}
+			for _, l := range sanitize.Lines(b.Thinking) {
+				lines = append(lines, detailFolded+l)
+			}
+			if fin, ok := t.finishDraft("thinking", msg.Message.ID, lines); ok {
+				ops = append(ops, fin...)
+				continue
+			}
+			ops = append(ops, t.heading("claude", "Claude", "thinking")...)
+			ops = append(ops, t.add(lines...)...)
 		case "tool_use":
-			ops = append(ops, t.heading("claude", "Claude")...)
-			summary := "- **" + sanitize.Line(b.Name) + "** " + ToolTarget(b.Name, b.Input, t.cwd)
-			if p := planFile(b.Name, b.Input); p != "" {
-				t.planPath = p
-			}
-			if b.Name == "ExitPlanMode" {
-				var in struct {
-					Plan string `json:"plan"`
-				}
-				if json.Unmarshal(b.Input, &in) == nil && in.Plan != "" {
-					t.plans[b.ID] = in.Plan
-				}
-			}
-			t.toolText[b.ID] = summary
-			t.tools[b.ID] = t.count()
-			ops = append(ops, t.appendLines(summary+" …"))
+			ops = append(ops, t.toolUse(b)...)
 		}
 	}
 	return ops
+}
+
+func (t *Transcript) toolUse(b contentBlock) []Op {
+	ops := t.heading("claude", "Claude", "tool")
+	summary := toolPrefix + sanitize.Line(b.Name)
+	if target := ToolTarget(b.Name, b.Input, t.cwd); target != "" {
+		summary += " " + target
+	}
+	if p := planFile(b.Name, b.Input); p != "" {
+		t.planPath = p
+	}
+	var details []string
+	if b.Name == "ExitPlanMode" {
+		var in struct {
+			Plan string `json:"plan"`
+		}
+		if json.Unmarshal(b.Input, &in) == nil && in.Plan != "" {
+			t.plans[b.ID] = in.Plan
+			for _, l := range sanitize.Lines(in.Plan) {
+				details = append(details, detailFolded+l)
+			}
+		}
+	} else {
+		details = inputDetails(b.Name, b.Input)
+	}
+	tc := &toolCall{line: t.count(), details: len(details), summary: summary, name: b.Name, started: time.Now()}
+	ops = append(ops, t.add(append([]string{summary + " …"}, details...)...)...)
+	t.remember(b.ID, tc) // after add: lines it inserts do not move it
+	return ops
+}
+
+func (t *Transcript) remember(id string, tc *toolCall) {
+	t.tools[id] = tc
+	t.order = append(t.order, id)
+	if len(t.order) > maxTools {
+		delete(t.tools, t.order[0])
+		t.order = t.order[1:]
+	}
+}
+
+// inputDetails is a tool call's input for a person, folded under its line.
+func inputDetails(tool string, input json.RawMessage) []string {
+	var in map[string]any
+	_ = json.Unmarshal(input, &in)
+	str := func(k string) string { s, _ := in[k].(string); return s }
+	var out []string
+	add := func(prefix, v string) {
+		for i, l := range sanitize.Lines(v) {
+			if i == 0 {
+				out = append(out, detailFolded+prefix+l)
+			} else {
+				out = append(out, detailFolded+strings.Repeat(" ", len(prefix))+l)
+			}
+			if len(out) >= previewLines {
+				out = append(out, detailFolded+"…")
+				return
+			}
+		}
+	}
+	switch tool {
+	case "Bash":
+		if d := str("description"); d != "" {
+			add("# ", d)
+		}
+		add("$ ", str("command"))
+	case "Edit", "Update", "MultiEdit", "Write", "Read", "NotebookEdit":
+		return nil // the target says it; the diff is in the proposal
+	case "AskUserQuestion":
+		if qs, ok := in["questions"].([]any); ok {
+			for _, q := range qs {
+				if m, ok := q.(map[string]any); ok {
+					s, _ := m["question"].(string)
+					add("? ", s)
+				}
+			}
+		}
+	default:
+		b, _ := json.MarshalIndent(in, "", "  ")
+		if len(in) > 0 {
+			add("", string(b))
+		}
+	}
+	return out
 }
 
 func planFile(tool string, input json.RawMessage) string {
@@ -359,6 +595,9 @@ func planFile(tool string, input json.RawMessage) string {
 	return ""
 }
 
+// toolResults marks each finished call ✓ or ✗ with its time, and puts its
+// result beneath it: folded, or shown when it failed (and a question's
+// answers); cut after previewLines, the whole kept in a file.
 func (t *Transcript) toolResults(m claude.Message) []Op {
 	var msg struct {
 		Message struct {
@@ -376,29 +615,92 @@ func (t *Transcript) toolResults(m claude.Message) []Op {
 	for _, b := range blocks {
 		switch b.Type {
 		case "tool_result":
-			idx, ok := t.tools[b.ToolUseID]
+			tc, ok := t.tools[b.ToolUseID]
 			if !ok {
 				continue
 			}
 			outcome := "✓"
 			if b.IsError {
-				outcome = "✗ " + sanitize.Truncate(sanitize.Line(resultText(b.Content)), 120)
+				outcome = "✗"
 			}
-			line := t.toolText[b.ToolUseID] + " " + outcome
-			if idx >= t.base {
-				t.lines[idx-t.base] = line
+			line := fmt.Sprintf("%s %s %.1f s", tc.summary, outcome, time.Since(tc.started).Seconds())
+			ops = append(ops, t.put(tc.line, 1, []string{line}, nil)...)
+			if res := t.resultDetails(b, tc); len(res) > 0 {
+				at := tc.line + 1 + tc.details
+				if at < t.base { // long gone from memory: at the end instead
+					at = t.count()
+				}
+				ops = append(ops, t.put(at, 0, res, nil)...)
+				tc.details += len(res)
 			}
-			delete(t.tools, b.ToolUseID)
-			delete(t.toolText, b.ToolUseID)
-			ops = append(ops, Op{Op: "set", Index: idx, Lines: []string{line}})
 		case "text":
 			if strings.HasPrefix(b.Text, "[Request interrupted") {
-				t.speaker = ""
-				ops = append(ops, t.appendLines("", "> "+sanitize.Line(b.Text)))
+				ops = append(ops, t.note(sanitize.Line(b.Text))...)
 			}
 		}
 	}
 	return ops
+}
+
+var toolErrorTags = strings.NewReplacer("<tool_use_error>", "", "</tool_use_error>", "")
+
+func (t *Transcript) resultDetails(b contentBlock, tc *toolCall) []string {
+	text := strings.TrimSpace(toolErrorTags.Replace(resultText(b.Content)))
+	if text == "" {
+		return nil
+	}
+	prefix := detailFolded
+	if b.IsError || tc.name == "AskUserQuestion" {
+		prefix = detailOpen
+	}
+	lines := sanitize.Lines(text)
+	var out []string
+	for i, l := range lines {
+		if i == previewLines && len(lines) > previewLines+1 {
+			more := fmt.Sprintf("%s… %d more lines", prefix, len(lines)-previewLines)
+			if path := t.saveFull(b.ToolUseID, text); path != "" {
+				tc.full = path
+				more += " (gf opens the whole result)"
+			}
+			return append(out, more)
+		}
+		out = append(out, prefix+l)
+	}
+	return out
+}
+
+// saveFull keeps a whole tool result next to the spill file.
+func (t *Transcript) saveFull(id, text string) string {
+	if t.spill == "" {
+		return ""
+	}
+	safe := strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' {
+			return r
+		}
+		return -1
+	}, id)
+	path := filepath.Join(filepath.Dir(t.spill), strings.TrimSuffix(filepath.Base(t.spill), ".md")+"-"+safe+".txt")
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return ""
+	}
+	if err := os.WriteFile(path, []byte(text+"\n"), 0o600); err != nil {
+		return ""
+	}
+	return path
+}
+
+// ToolAt returns the file holding the whole result of the tool call whose
+// lines include line (0-based), when its result was cut.
+func (t *Transcript) ToolAt(line int) (string, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, tc := range t.tools {
+		if line >= tc.line && line <= tc.line+tc.details && tc.full != "" {
+			return tc.full, true
+		}
+	}
+	return "", false
 }
 
 func resultText(raw json.RawMessage) string {
@@ -414,7 +716,7 @@ func resultText(raw json.RawMessage) string {
 		for _, p := range parts {
 			out = append(out, p.Text)
 		}
-		return strings.Join(out, " ")
+		return strings.Join(out, "\n")
 	}
 	return ""
 }
@@ -435,34 +737,55 @@ func (t *Transcript) result(m claude.Message, interrupted bool) []Op {
 		Cost       float64  `json:"total_cost_usd"`
 		Result     string   `json:"result"`
 		Errors     []string `json:"errors"`
+		Usage      struct {
+			In    int `json:"input_tokens"`
+			Out   int `json:"output_tokens"`
+			Cache int `json:"cache_read_input_tokens"`
+		} `json:"usage"`
 	}
 	if json.Unmarshal(m.Raw, &r) != nil {
 		return nil
 	}
-	t.speaker = ""
+	t.drafts = nil // whatever was not finished stays as it was written
+	t.speaker, t.last = "", "footer"
 	status := "done"
-	if interrupted && r.Subtype != "" && r.Subtype != "success" {
-		line := fmt.Sprintf("*interrupted · %.1f s · $%.4f*", r.DurationMS/1000, r.Cost)
-		return []Op{t.appendLines("", line)}
-	}
-	if r.IsError || (r.Subtype != "" && r.Subtype != "success") {
+	switch {
+	case interrupted && r.Subtype != "" && r.Subtype != "success":
+		status = "interrupted"
+	case r.IsError || (r.Subtype != "" && r.Subtype != "success"):
 		status = "error"
 		if r.Subtype != "" && r.Subtype != "success" {
 			status = sanitize.Line(r.Subtype)
 		}
 	}
-	line := fmt.Sprintf("*%s · %.1f s · $%.4f*", status, r.DurationMS/1000, r.Cost)
-	ops := []Op{t.appendLines("", line)}
-	if status != "done" {
+	line := fmt.Sprintf("*%s · %.1f s", status, r.DurationMS/1000)
+	if tokens := r.Usage.In + r.Usage.Out + r.Usage.Cache; tokens > 0 {
+		line += fmt.Sprintf(" · %s tokens", thousands(tokens))
+	}
+	line += fmt.Sprintf(" · $%.4f*", r.Cost)
+	ops := t.add("", line)
+	if status != "done" && status != "interrupted" {
 		msg := r.Result
 		if msg == "" && len(r.Errors) > 0 {
 			msg = strings.Join(r.Errors, "; ")
 		}
 		if msg != "" {
-			ops = append(ops, t.appendLines("> **Error:** "+sanitize.Truncate(sanitize.Line(msg), 400)))
+			ops = append(ops, t.note(append([]string{"**Error:**"}, sanitize.Lines(msg)...)...)...)
 		}
 	}
 	return ops
+}
+
+func thousands(n int) string {
+	s := fmt.Sprint(n)
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
 }
 
 // ToolTarget is a short, sanitized description of what a tool call touches:
@@ -512,6 +835,3 @@ func RelPath(p, cwd string) string {
 	}
 	return p
 }
-
-// SessionID names the session of the update (ui.SessionScoped).
-func (u *Update) SessionID() int { return u.Session }

@@ -20,33 +20,122 @@ func msg(t *testing.T, s string) claude.Message {
 	return m
 }
 
+// replay applies ops to a buffer the way the front end does.
+func replay(t *testing.T, buf []string, ops []Op) []string {
+	t.Helper()
+	for _, op := range ops {
+		if op.Op != "set" || op.Index < 0 || op.Index+op.Count > len(buf) {
+			t.Fatalf("bad op %+v on %d lines", op, len(buf))
+		}
+		rest := append(append([]string(nil), op.Lines...), buf[op.Index+op.Count:]...)
+		buf = append(buf[:op.Index], rest...)
+	}
+	return buf
+}
+
 func TestTranscriptFlow(t *testing.T) {
 	tr := NewTranscript("/p")
 	var ops []Op
 	ops = append(ops, tr.Prompt("hello\x1b[31m")...)
-	ops = append(ops, tr.Apply(msg(t, `{"type":"assistant","message":{"content":[{"type":"text","text":"hi there"},{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"ls -la"}}]}}`))...)
-	ops = append(ops, tr.Apply(msg(t, `{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t1","is_error":true,"content":"denied: no"}]}}`))...)
-	ops = append(ops, tr.Apply(msg(t, `{"type":"result","subtype":"success","duration_ms":1500,"total_cost_usd":0.0012}`))...)
+	ops = append(ops, tr.Apply(msg(t, `{"type":"assistant","message":{"content":[{"type":"text","text":"hi there"},{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"ls -la","description":"list"}}]}}`))...)
+	ops = append(ops, tr.Apply(msg(t, `{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t1","is_error":true,"content":"<tool_use_error>denied: no</tool_use_error>"}]}}`))...)
+	ops = append(ops, tr.Apply(msg(t, `{"type":"result","subtype":"success","duration_ms":1500,"total_cost_usd":0.0012,"usage":{"input_tokens":1000,"output_tokens":234}}`))...)
 	got := strings.Join(tr.Lines(), "\n")
-	want := "## You\n\nhello\n\n## Claude\n\nhi there\n- **Bash** `ls -la` ✗ denied: no\n\n*done · 1.5 s · $0.0012*"
+	want := "## You\n\nhello\n\n## Claude\n\nhi there\n\n▸ Bash `ls -la` ✗ 0.0 s\n  │ # list\n  │ $ ls -la\n  ┃ denied: no\n\n*done · 1.5 s · 1,234 tokens · $0.0012*"
 	if got != want {
 		t.Fatalf("transcript:\n%s\nwant:\n%s", got, want)
 	}
-	// Replaying the ops on an empty buffer gives the same lines.
-	var buf []string
-	for _, op := range ops {
-		switch op.Op {
-		case "append":
-			if op.Index != len(buf) {
-				t.Fatalf("append at %d with %d lines", op.Index, len(buf))
+	if buf := replay(t, nil, ops); strings.Join(buf, "\n") != want {
+		t.Fatalf("replayed ops:\n%s", strings.Join(buf, "\n"))
+	}
+}
+
+// A streamed reply shows as it is written; the finished block replaces the
+// draft in place, once, with nothing left of it.
+func TestStreamingDraft(t *testing.T) {
+	tr := NewTranscript("/p")
+	ev := func(e string) []Op {
+		return tr.Apply(msg(t, `{"type":"stream_event","api_message_id":"m1","event":`+e+`}`))
+	}
+	var ops []Op
+	ops = append(ops, tr.Prompt("go")...)
+	ops = append(ops, ev(`{"type":"message_start","message":{"id":"m1"}}`)...)
+	ops = append(ops, ev(`{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":""}}`)...)
+	ops = append(ops, ev(`{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"let me see"}}`)...)
+	buf := replay(t, nil, ops)
+	if buf[len(buf)-1] != "> _thinking… (3 words)_" {
+		t.Fatalf("thinking draft %q", buf[len(buf)-1])
+	}
+	ops = append(ops, tr.Apply(msg(t, `{"type":"assistant","thinking_duration_ms":1200,"message":{"id":"m1","content":[{"type":"thinking","thinking":"let me see"}]}}`))...)
+	ops = append(ops, ev(`{"type":"content_block_start","index":1,"content_block":{"type":"text","text":""}}`)...)
+	for _, d := range []string{"Here is ", "**bold** text\n", "```go\nfunc x() {}\n", "```\n", "done"} {
+		dj, _ := json.Marshal(d)
+		ops = append(ops, ev(`{"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":`+string(dj)+`}}`)...)
+	}
+	mid := replay(t, nil, ops)
+	if !strings.Contains(strings.Join(mid, "\n"), "Here is **bold** text\n```go\nfunc x() {}\n```\ndone") {
+		t.Fatalf("partial text not shown:\n%s", strings.Join(mid, "\n"))
+	}
+	ops = append(ops, tr.Apply(msg(t, `{"type":"assistant","message":{"id":"m1","content":[{"type":"text","text":"Here is **bold** text\n`+"```go\\nfunc x() {}\\n```"+`\ndone"}]}}`))...)
+	final := replay(t, nil, ops)
+	want := "## You\n\ngo\n\n## Claude\n\n> _thought for 1.2 s_\n  │ let me see\n\nHere is **bold** text\n```go\nfunc x() {}\n```\ndone"
+	if got := strings.Join(final, "\n"); got != want || strings.Join(tr.Lines(), "\n") != want {
+		t.Fatalf("after the final message:\n%s\nwant:\n%s", got, want)
+	}
+	// The final op highlights the code block with its language.
+	last := ops[len(ops)-1]
+	if len(last.Code) != 1 || last.Code[0].Lang != "go" || last.Code[0].Count != 1 {
+		t.Fatalf("code blocks %+v", last.Code)
+	}
+}
+
+func TestHighlight(t *testing.T) {
+	lines := []string{"## Claude", "# Title", "- item with `code` and **bold**", "```lua", "local x = 1", "```", "▸ Bash `ls` ✓ 0.1 s", "  │ $ ls", "*done · 1.0 s · $0.0000*"}
+	var st hlState
+	marks, code := highlight(lines, &st)
+	has := func(line int, group string) bool {
+		for _, m := range marks {
+			if m.Line == line && m.Group == group {
+				return true
 			}
-			buf = append(buf, op.Lines...)
-		case "set":
-			buf[op.Index] = op.Lines[0]
+		}
+		return false
+	}
+	for _, w := range []struct {
+		line  int
+		group string
+	}{{0, "ClaudeNovaHeading"}, {1, "ClaudeNovaMdHeading"}, {2, "ClaudeNovaListMarker"}, {2, "ClaudeNovaInlineCode"}, {2, "ClaudeNovaBold"},
+		{3, "ClaudeNovaFence"}, {4, "ClaudeNovaCode"}, {6, "ClaudeNovaTool"}, {6, "ClaudeNovaOk"}, {7, "ClaudeNovaDetail"}, {8, "ClaudeNovaFooter"}} {
+		if !has(w.line, w.group) {
+			t.Errorf("line %d %q lacks %s", w.line, lines[w.line], w.group)
 		}
 	}
-	if strings.Join(buf, "\n") != want {
-		t.Fatalf("replayed ops:\n%s", strings.Join(buf, "\n"))
+	if len(code) != 1 || code[0] != (Code{Line: 4, Count: 1, Lang: "lua"}) {
+		t.Fatalf("code %+v", code)
+	}
+}
+
+// A long tool result shows its first lines; the whole is kept for gf.
+func TestLongToolResultIsCut(t *testing.T) {
+	tr := NewTranscript("/p")
+	tr.Spill(filepath.Join(t.TempDir(), "s.md"), 1000)
+	tr.Apply(msg(t, `{"type":"assistant","message":{"content":[{"type":"tool_use","id":"r1","name":"Read","input":{"file_path":"/p/big.txt"}}]}}`))
+	var b strings.Builder
+	for i := 0; i < 5000; i++ {
+		fmt.Fprintf(&b, "%d\tline %d\n", i+1, i+1)
+	}
+	content, _ := json.Marshal(b.String())
+	tr.Apply(msg(t, `{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"r1","content":`+string(content)+`}]}}`))
+	lines := tr.Lines()
+	if len(lines) > 30 || !strings.Contains(lines[len(lines)-1], "… 4980 more lines (gf opens the whole result)") {
+		t.Fatalf("%d lines, last %q", len(lines), lines[len(lines)-1])
+	}
+	path, ok := tr.ToolAt(len(lines) - 1)
+	if !ok {
+		t.Fatal("no file for the whole result")
+	}
+	if whole, _ := os.ReadFile(path); strings.Count(string(whole), "\n") != 5000 {
+		t.Fatalf("whole result has %d lines", strings.Count(string(whole), "\n"))
 	}
 }
 
@@ -65,32 +154,55 @@ func TestPlanSources(t *testing.T) {
 
 var errNope = &json.SyntaxError{}
 
-func TestUpdateSplitAndCoalesce(t *testing.T) {
+// A long block becomes ops of at most maxOpLines lines, numbered one after
+// the other; Split and Coalesce keep what the ops do.
+func TestOpsSplitAndCoalesce(t *testing.T) {
+	tr := NewTranscript("/p")
 	lines := make([]string, 700)
-	u := &Update{Session: 1, Ops: []Op{{Op: "append", Index: 10, Lines: lines}, {Op: "set", Index: 3, Lines: []string{"x"}}}}
+	for i := range lines {
+		lines[i] = fmt.Sprint("l", i)
+	}
+	ops := tr.Note(strings.Join(lines, "\n"))
+	prev := 0
+	for _, op := range ops {
+		if len(op.Lines) > maxOpLines || op.Prev != prev || op.Seq != prev+1 {
+			t.Fatalf("op prev %d seq %d with %d lines", op.Prev, op.Seq, len(op.Lines))
+		}
+		prev = op.Seq
+	}
+	u := &Update{Session: 1, Ops: ops}
+	want := replay(t, nil, ops)
+	var got []string
 	parts := u.Split(300)
-	var sizes []int
-	next := 10
 	for _, p := range parts {
 		pu := p.(*Update)
-		sizes = append(sizes, pu.Size())
-		for _, op := range pu.Ops {
-			if op.Op == "append" {
-				if op.Index != next {
-					t.Fatalf("append index %d, want %d", op.Index, next)
-				}
-				next += len(op.Lines)
-			}
+		if pu.Size() > 300 {
+			t.Fatalf("part of %d lines", pu.Size())
+		}
+		got = replay(t, got, pu.Ops)
+	}
+	if strings.Join(got, "|") != strings.Join(want, "|") || len(parts) < 3 {
+		t.Fatalf("split changed the result (%d parts)", len(parts))
+	}
+	// Streamed growth of the last line coalesces into one op.
+	mk := func(prev, index, count int, lines ...string) Op {
+		op := set(index, count, lines, nil, nil)
+		op.Prev, op.Seq = prev, prev+1
+		return op
+	}
+	a := &Update{Session: 1, Ops: []Op{mk(0, 5, 0, "he")}}
+	for i, next := range []Op{mk(1, 5, 1, "hello"), mk(2, 5, 1, "hello world", ""), mk(3, 6, 1, "more")} {
+		if !a.Coalesce(&Update{Session: 1, Ops: []Op{next}}) || len(a.Ops) != 1 {
+			t.Fatalf("step %d not merged: %+v", i, a.Ops)
 		}
 	}
-	if len(sizes) != 3 || sizes[0] != 300 || sizes[1] != 300 || sizes[2] != 101 || next != 710 {
-		t.Fatalf("sizes %v next %d", sizes, next)
+	if op := a.Ops[0]; strings.Join(op.Lines, "|") != "hello world|more" || op.Count != 0 || op.Prev != 0 || op.Seq != 4 {
+		t.Fatalf("coalesced %+v", op)
 	}
-	a := &Update{Session: 1, Ops: []Op{{Op: "append", Index: 0, Lines: []string{"a"}}}}
-	if !a.Coalesce(&Update{Session: 1, Ops: []Op{{Op: "append", Index: 1, Lines: []string{"b"}}}}) || len(a.Ops) != 1 || len(a.Ops[0].Lines) != 2 {
-		t.Fatalf("coalesce: %+v", a)
+	if a.Coalesce(&Update{Session: 1, Ops: []Op{mk(7, 6, 1, "gap")}}); len(a.Ops) != 2 {
+		t.Fatal("ops with a gap between them were merged")
 	}
-	if a.Coalesce(&Update{Session: 2, Ops: []Op{{Op: "append", Index: 0, Lines: []string{"c"}}}}) {
+	if a.Coalesce(&Update{Session: 2, Ops: []Op{mk(0, 0, 0, "c")}}) {
 		t.Fatal("coalesced another session")
 	}
 }
@@ -122,5 +234,20 @@ func TestTranscriptSpills(t *testing.T) {
 	}
 	if got := append(head, sn.Lines...); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatal("spilled transcript differs from the whole")
+	}
+}
+
+// Text after a list never runs into its last item (a blank line between
+// text blocks), while consecutive tool lines stay packed.
+func TestBlocksAreSeparated(t *testing.T) {
+	tr := NewTranscript("/p")
+	tr.Prompt("go")
+	tr.Apply(msg(t, `{"type":"assistant","message":{"id":"a","content":[{"type":"text","text":"Steps:\n- one\n- two"}]}}`))
+	tr.Apply(msg(t, `{"type":"assistant","message":{"id":"b","content":[{"type":"text","text":"Then done."}]}}`))
+	tr.Apply(msg(t, `{"type":"assistant","message":{"id":"c","content":[{"type":"tool_use","id":"t1","name":"Read","input":{"file_path":"/p/a"}},{"type":"tool_use","id":"t2","name":"Read","input":{"file_path":"/p/b"}}]}}`))
+	got := strings.Join(tr.Lines(), "\n")
+	want := "## You\n\ngo\n\n## Claude\n\nSteps:\n- one\n- two\n\nThen done.\n\n▸ Read a …\n▸ Read b …"
+	if got != want {
+		t.Fatalf("transcript:\n%s\nwant:\n%s", got, want)
 	}
 }

@@ -45,7 +45,7 @@ const maxBatch = 1024
 // of the transcript; a burst of output from several sessions is delivered as
 // a few coalesced edits instead of thousands. Anything else (a request, a
 // session change) is delivered at once.
-const transcriptGap = 30 * time.Millisecond
+const transcriptGap = 16 * time.Millisecond // one frame
 
 // MaxQueuedLines bounds, per session, the transcript lines waiting for
 // Neovim (while it is busy, in input() say). Past it, the session's queued

@@ -319,6 +319,18 @@ func decide(r *request, cfg scriptConfig) plan {
 		}
 		return plan{Kind: "stream", Reply: Reply{Blocks: []Block{{Type: "text", TextChunks: chunks}}, StopReason: "end_turn"},
 			Note: fmt.Sprintf("STREAM %d", n)}
+	case word == "STREAMD":
+		// STREAMD n ms: n deltas, ms apart (a reply written slowly).
+		var n, ms int
+		if _, err := fmt.Sscanf(rest, "%d %d", &n, &ms); err != nil || n < 1 || ms < 0 {
+			return plan{Kind: "error", Reply: TextReply("bad STREAMD: " + rest + " (want: STREAMD n ms)")}
+		}
+		chunks := make([]string, n)
+		for i := range chunks {
+			chunks[i] = streamChunk(i)
+		}
+		return plan{Kind: "stream", Reply: Reply{Blocks: []Block{{Type: "text", TextChunks: chunks}}, StopReason: "end_turn",
+			ChunkDelay: time.Duration(ms) * time.Millisecond}, Note: fmt.Sprintf("STREAMD %d %d", n, ms)}
 	case word == "SLOW":
 		ms, err := strconv.Atoi(rest)
 		if err != nil || ms < 0 {

@@ -8,6 +8,7 @@
 //     (n = tool_results in the whole conversation); then text "all done".
 //   - "DEMO": the same with Options.DefaultScript (DemoScript by default).
 //   - "STREAM n": one text block streamed as n text deltas of 40 bytes.
+//   - "STREAMD n ms": the same, ms apart (a reply written slowly).
 //   - "SLOW ms": waits ms (or until the client goes away), then "slow done".
 //   - anything else: "You said: <text>" (or the default script when
 //     Options.AlwaysScript is set).

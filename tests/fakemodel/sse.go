@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 )
 
 // Block is one content block of a fake assistant message.
@@ -25,7 +26,8 @@ type Block struct {
 // Reply is a complete fake assistant message.
 type Reply struct {
 	Blocks     []Block
-	StopReason string // "end_turn" or "tool_use"
+	StopReason string        // "end_turn" or "tool_use"
+	ChunkDelay time.Duration // STREAMD: the pause between two text deltas
 }
 
 // TextReply is an end_turn reply with a single text block.
@@ -194,7 +196,13 @@ func (s *SSEWriter) Blocks(r Reply, chunk int) error {
 				deltas = append(deltas, map[string]any{"type": "text_delta", "text": p})
 			}
 		}
-		for _, d := range deltas {
+		for k, d := range deltas {
+			if k > 0 && r.ChunkDelay > 0 {
+				if s.err != nil {
+					return s.err
+				}
+				time.Sleep(r.ChunkDelay)
+			}
 			s.Event("content_block_delta", map[string]any{"type": "content_block_delta", "index": i, "delta": d})
 		}
 		s.Event("content_block_stop", map[string]any{"type": "content_block_stop", "index": i})

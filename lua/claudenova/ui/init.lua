@@ -58,7 +58,9 @@ local handlers = {}
 
 function handlers.session(info)
   state.sessions[info.id] = info
-  require("claudenova.ui.transcript").ensure(info.id)
+  local tr = require("claudenova.ui.transcript")
+  tr.ensure(info.id)
+  tr.session_changed(info.id)
 end
 
 function handlers.transcript(data)

@@ -1,16 +1,123 @@
--- One markdown buffer per session (claudenova://session/N). Go sends the
--- operations; this applies them and never takes focus.
+-- One buffer per session (claudenova://session/N). Go sends the operations
+-- (replace lines [index, index+count) with lines, plus their highlights);
+-- this applies them and never takes focus.
+--
+-- Highlighting never re-parses the buffer: with transcript.filetype =
+-- "claudenova" (the default) the host computes highlight spans for the lines
+-- it sends (headings, emphasis, code, tool lines) and they become extmarks;
+-- a finished fenced code block is highlighted once with its language's
+-- tree-sitter parser, when the editor is idle. With "markdown" the buffer
+-- gets that filetype and the user's own markdown rendering instead.
+--
+-- Tool calls take one line each; their input and result are folded beneath
+-- (fold level from the line itself: "  │ " lines fold, "  ┃ " lines show).
 local M = {}
 
 M.bufs = {} ---@type table<integer, integer>
 M.count = {} ---@type table<integer, integer> lines applied per session
+M.seq = {} ---@type table<integer, integer> the transcript version the buffer shows
+
+local ns = vim.api.nvim_create_namespace("claudenova_transcript")
+local code_ns = vim.api.nvim_create_namespace("claudenova_transcript_code")
+
+local FOLDED = "  │ "
+local TOOL = "▸ "
 
 local function cfg()
   return require("claudenova.config").get()
 end
 
+local function ours()
+  return cfg().transcript.filetype == "claudenova"
+end
+
+--- foldexpr of transcript windows: the tool details fold.
+function M.foldexpr()
+  local l = vim.api.nvim_buf_get_lines(0, vim.v.lnum - 1, vim.v.lnum, false)[1] or ""
+  return l:sub(1, #FOLDED) == FOLDED and 1 or 0
+end
+
+--- foldtext of transcript windows.
+function M.foldtext()
+  local n = vim.v.foldend - vim.v.foldstart + 1
+  return ("  ⋯ %d line%s (<CR> or zo)"):format(n, n == 1 and "" or "s")
+end
+
+local function winbar(id)
+  local s = require("claudenova.ui.state").sessions[id]
+  if not s then
+    return ""
+  end
+  local bar = ("Session %d · %s · %s · %s"):format(id, s.name or "", s.state or "", s.mode or "")
+  if s.context and s.context.max and s.context.max > 0 then
+    bar = bar .. ("%%< · context %d%% (%dk of %dk)"):format(math.floor(s.context.percent + 0.5),
+      math.floor(s.context.tokens / 1000 + 0.5), math.floor(s.context.max / 1000 + 0.5))
+  end
+  return "%#ClaudeNovaWinbar#" .. bar:gsub("%%([^<])", "%%%%%1")
+end
+
+-- The look of a window showing a transcript.
+local function setup_window(win, id)
+  vim.wo[win].wrap = true
+  vim.wo[win].linebreak = true
+  vim.wo[win].number = false
+  vim.wo[win].relativenumber = false
+  vim.wo[win].foldmethod = "expr"
+  vim.wo[win].foldexpr = "v:lua.require'claudenova.ui.transcript'.foldexpr()"
+  vim.wo[win].foldtext = "v:lua.require'claudenova.ui.transcript'.foldtext()"
+  vim.wo[win].foldlevel = 0
+  vim.wo[win].winbar = winbar(id)
+end
+
+--- A session changed: refresh the winbars of its transcript windows.
+function M.session_changed(id)
+  local buf = M.bufs[id]
+  if buf and vim.api.nvim_buf_is_valid(buf) then
+    for _, w in ipairs(vim.fn.win_findbuf(buf)) do
+      vim.wo[w].winbar = winbar(id)
+    end
+  end
+end
+
+-- <CR> on a tool line (or its details) opens or closes them; elsewhere it
+-- opens the prompt input.
+local function toggle_or_prompt(id)
+  local lnum = vim.api.nvim_win_get_cursor(0)[1]
+  local line = vim.api.nvim_get_current_line()
+  local target
+  if line:sub(1, #TOOL) == TOOL then
+    local nxt = vim.api.nvim_buf_get_lines(0, lnum, lnum + 1, false)[1] or ""
+    if nxt:sub(1, #FOLDED) == FOLDED then
+      target = lnum + 1
+    end
+  elseif line:sub(1, #FOLDED) == FOLDED or vim.fn.foldclosed(lnum) ~= -1 then
+    target = lnum
+  end
+  if not target then
+    require("claudenova.ui.prompt").open(id)
+    return
+  end
+  if vim.fn.foldclosed(target) ~= -1 then
+    vim.cmd(target .. "foldopen")
+  else
+    vim.cmd(target .. "foldclose")
+  end
+end
+
+-- gf: the whole result of the tool call under the cursor, in a scratch
+-- buffer (the transcript shows its first lines).
+local function open_full(id)
+  local lnum = vim.api.nvim_win_get_cursor(0)[1]
+  local path = require("claudenova.host").request("tool_output", { session = id, line = lnum - 1 })
+  vim.cmd("split " .. vim.fn.fnameescape(path))
+  vim.bo.readonly = true
+  vim.bo.modifiable = false
+  vim.bo.bufhidden = "wipe"
+end
+
 local function set_keymaps(buf, id)
   local keys = cfg().keymaps.transcript
+  local guard = require("claudenova.errors").guard
   local function prompt()
     require("claudenova.ui.prompt").open(id)
   end
@@ -18,15 +125,85 @@ local function set_keymaps(buf, id)
     vim.keymap.set("n", keys.prompt, prompt, { buffer = buf, desc = "claude-nova: Write a prompt" })
   end
   if keys.prompt_alt then
-    vim.keymap.set("n", keys.prompt_alt, prompt, { buffer = buf, desc = "claude-nova: Write a prompt" })
+    vim.keymap.set("n", keys.prompt_alt, guard(function() toggle_or_prompt(id) end),
+      { buffer = buf, desc = "claude-nova: Open or close a tool call's details, else write a prompt" })
+  end
+  if keys.open_full then
+    vim.keymap.set("n", keys.open_full, guard(function() open_full(id) end),
+      { buffer = buf, desc = "claude-nova: Open the whole result of the tool call under the cursor" })
   end
   if keys.interrupt then
-    vim.keymap.set("n", keys.interrupt, require("claudenova.errors").guard(function()
+    vim.keymap.set("n", keys.interrupt, guard(function()
       local out = require("claudenova").interrupt(id)
       if out and out.message then
         require("claudenova.ui.notify").info(out.message)
       end
     end), { buffer = buf, desc = "claude-nova: Interrupt the turn" })
+  end
+end
+
+-- Highlight a finished fenced code block with its language, once, when
+-- the editor is idle (nothing happens without a parser for it).
+local function highlight_code(buf, first, count, lang)
+  if lang == "" or count <= 0 then
+    return
+  end
+  vim.schedule(function()
+    if not vim.api.nvim_buf_is_valid(buf) then
+      return
+    end
+    local tslang = vim.treesitter.language.get_lang(lang) or lang
+    if not pcall(vim.treesitter.language.add, tslang) then
+      return
+    end
+    local ok, query = pcall(vim.treesitter.query.get, tslang, "highlights")
+    if not ok or not query then
+      return
+    end
+    local lines = vim.api.nvim_buf_get_lines(buf, first, first + count, false)
+    local text = table.concat(lines, "\n")
+    local pok, parser = pcall(vim.treesitter.get_string_parser, text, tslang)
+    if not pok then
+      return
+    end
+    local tree = parser:parse()[1]
+    if not tree then
+      return
+    end
+    vim.api.nvim_buf_clear_namespace(buf, code_ns, first, first + count)
+    for cid, node in query:iter_captures(tree:root(), text) do
+      local name = query.captures[cid]
+      local sr, sc, er, ec = node:range()
+      if name ~= "spell" and not name:find("^_") then
+        pcall(vim.api.nvim_buf_set_extmark, buf, code_ns, first + sr, sc, {
+          end_row = first + er,
+          end_col = ec,
+          hl_group = "@" .. name .. "." .. tslang,
+          priority = 110,
+        })
+      end
+    end
+  end)
+end
+
+-- Marks (highlights) and code blocks of lines that start at first.
+local function decorate(buf, first, nlines, marks, code)
+  if not ours() then
+    return
+  end
+  vim.api.nvim_buf_clear_namespace(buf, ns, first, first + nlines)
+  vim.api.nvim_buf_clear_namespace(buf, code_ns, first, first + nlines)
+  for _, m in ipairs(marks or {}) do
+    local row = first + m[1]
+    local e = m[3]
+    if e < 0 then
+      local l = vim.api.nvim_buf_get_lines(buf, row, row + 1, false)[1] or ""
+      e = #l
+    end
+    pcall(vim.api.nvim_buf_set_extmark, buf, ns, row, m[2], { end_col = e, hl_group = m[4] })
+  end
+  for _, c in ipairs(code or {}) do
+    highlight_code(buf, first + c.line, c.count, c.lang)
   end
 end
 
@@ -43,12 +220,14 @@ local function fill(id)
   end
   local ok, snap = pcall(require("claudenova.host").request, "transcript", { session = id })
   local lines = {}
+  local first = 0
   if ok and type(snap) == "table" then
     -- Older lines live in a file of the host's (it keeps a bounded tail).
-    if (snap.first or 0) > 0 and snap.file then
-      local rok, head = pcall(vim.fn.readfile, snap.file, "", snap.first)
+    first = snap.first or 0
+    if first > 0 and snap.file then
+      local rok, head = pcall(vim.fn.readfile, snap.file, "", first)
       lines = rok and head or {}
-      for _ = #lines + 1, snap.first do
+      for _ = #lines + 1, first do
         table.insert(lines, "…")
       end
     end
@@ -58,6 +237,10 @@ local function fill(id)
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, #lines > 0 and lines or { "" })
   vim.bo[buf].modifiable = false
   M.count[id] = #lines
+  M.seq[id] = ok and type(snap) == "table" and snap.seq or 0
+  if ok and type(snap) == "table" then
+    decorate(buf, first, #(snap.lines or {}), snap.marks, snap.code)
+  end
   M.syncing[id] = false
 end
 
@@ -91,7 +274,7 @@ function M.host_lost()
       pcall(vim.api.nvim_clear_autocmds, { buffer = buf })
     end
   end
-  M.bufs, M.count, M.syncing = {}, {}, {}
+  M.bufs, M.count, M.syncing, M.seq = {}, {}, {}, {}
 end
 
 --- The transcript buffer of session id (created on demand).
@@ -106,14 +289,14 @@ function M.ensure(id)
   vim.bo[buf].bufhidden = "hide"
   vim.bo[buf].swapfile = false
   vim.bo[buf].undolevels = -1 -- append-only: undo history would only cost time and memory
-  vim.bo[buf].filetype = "markdown"
+  vim.bo[buf].modeline = false
+  vim.bo[buf].filetype = cfg().transcript.filetype
   vim.bo[buf].modifiable = false
   vim.b[buf].claudenova_session = id
   set_keymaps(buf, id)
-  -- Where the markdown ftplugin starts tree-sitter (Neovim 0.12), keep it
-  -- running only while the transcript is shown: a streaming transcript in a
-  -- window that is not looked at should not be reparsed. Where it does not
-  -- (0.10), leave highlighting as the user has it.
+  -- With filetype markdown on 0.12, the ftplugin starts tree-sitter: keep it
+  -- running only while the transcript is shown. Our own filetype never
+  -- parses the buffer.
   local uses_ts = vim.treesitter.highlighter.active[buf] ~= nil
   local function ts(on)
     if not uses_ts then
@@ -128,8 +311,11 @@ function M.ensure(id)
   ts(false)
   vim.api.nvim_create_autocmd("BufWinEnter", {
     buffer = buf,
-    desc = "claude-nova: highlight the transcript while it is shown",
-    callback = function() ts(true) end,
+    desc = "claude-nova: transcript window look; highlight while shown",
+    callback = function()
+      setup_window(vim.api.nvim_get_current_win(), id)
+      ts(true)
+    end,
   })
   vim.api.nvim_create_autocmd("BufHidden", {
     buffer = buf,
@@ -138,6 +324,7 @@ function M.ensure(id)
   })
   M.bufs[id] = buf
   M.count[id] = 0
+  M.seq[id] = 0
   if require("claudenova.host").running() then
     resync(id) -- a re-created buffer catches up with what it missed
   end
@@ -149,8 +336,8 @@ end
 local function follow(buf, before)
   local cur = vim.api.nvim_get_current_win()
   local normal = vim.api.nvim_get_mode().mode == "n"
-  for _, w in ipairs(vim.api.nvim_list_wins()) do
-    if vim.api.nvim_win_get_buf(w) == buf and (w ~= cur or normal) then
+  for _, w in ipairs(vim.fn.win_findbuf(buf)) do
+    if w ~= cur or normal then
       if vim.api.nvim_win_get_cursor(w)[1] >= before then
         pcall(vim.api.nvim_win_set_cursor, w, { vim.api.nvim_buf_line_count(buf), 0 })
       end
@@ -158,7 +345,10 @@ local function follow(buf, before)
   end
 end
 
---- Apply Go's operations ({op="append"|"set", index, lines}).
+--- Apply Go's operations ({op="set", prev, seq, index, count, lines,
+--- marks, code}). An op the buffer has already (a fetch of the whole
+--- transcript raced with it) is skipped; a gap (updates dropped while
+--- Neovim was busy) fetches the whole transcript again.
 function M.apply(id, ops)
   local buf = M.ensure(id)
   if M.syncing[id] then
@@ -168,25 +358,24 @@ function M.apply(id, ops)
   vim.bo[buf].modifiable = true
   for _, op in ipairs(ops) do
     local n = M.count[id] or 0
-    if op.op == "append" then
-      if op.index > n then
-        vim.bo[buf].modifiable = false
-        resync(id) -- we missed lines: fetch the whole transcript
-        return
-      end
-      -- Lines a fill already fetched are skipped.
-      local new = op.index < n and vim.list_slice(op.lines, n - op.index + 1) or op.lines
-      if #new > 0 then
-        if n == 0 then
-          vim.api.nvim_buf_set_lines(buf, 0, -1, false, new)
-        else
-          vim.api.nvim_buf_set_lines(buf, n, n, false, new)
-        end
-        M.count[id] = n + #new
-      end
-    elseif op.op == "set" and op.index < n then
-      vim.api.nvim_buf_set_lines(buf, op.index, op.index + 1, false, op.lines)
+    local have = M.seq[id] or 0
+    if op.seq <= have then
+      goto continue
     end
+    if op.prev ~= have or op.index > n or op.index + op.count > n then
+      vim.bo[buf].modifiable = false
+      resync(id) -- we missed something: fetch the whole transcript
+      return
+    end
+    if n == 0 then
+      vim.api.nvim_buf_set_lines(buf, 0, -1, false, op.lines)
+    else
+      vim.api.nvim_buf_set_lines(buf, op.index, op.index + op.count, false, op.lines)
+    end
+    M.count[id] = n + #op.lines - op.count
+    M.seq[id] = op.seq
+    decorate(buf, op.index, #op.lines, op.marks, op.code)
+    ::continue::
   end
   vim.bo[buf].modifiable = false
   follow(buf, before)
@@ -236,11 +425,7 @@ function M.open(id, opts)
     win = vim.api.nvim_get_current_win()
   end
   vim.api.nvim_win_set_buf(win, buf)
-  -- The transcript's own look, not the one of the window it was split from.
-  vim.wo[win].wrap = true
-  vim.wo[win].linebreak = true
-  vim.wo[win].number = false
-  vim.wo[win].relativenumber = false
+  setup_window(win, id)
   vim.api.nvim_win_set_cursor(win, { vim.api.nvim_buf_line_count(buf), 0 })
   if opts.focus or from == win then
     vim.api.nvim_set_current_win(win)

@@ -1,0 +1,142 @@
+package session
+
+import (
+	"regexp"
+	"strings"
+)
+
+// The transcript's own line forms (besides markdown text).
+const (
+	toolPrefix   = "▸ "   // a tool call: ▸ Tool target outcome time
+	detailFolded = "  │ " // a tool's input or result, folded under its call
+	detailOpen   = "  ┃ " // shown unfolded (a failure, a question's answers)
+	notePrefix   = "> "
+)
+
+// hlState carries what highlighting needs from one line to the next: are
+// we inside a fenced code block, with which fence and language, since when.
+type hlState struct {
+	fence string // "```" or "~~~" while inside a block
+	lang  string
+	start int // first code line of the block
+}
+
+var (
+	fenceRE    = regexp.MustCompile("^\\s{0,3}(```+|~~~+)\\s*([A-Za-z0-9_+#.-]*)")
+	headingRE  = regexp.MustCompile(`^#{1,6} `)
+	listRE     = regexp.MustCompile(`^\s*(?:[-*+]|\d+[.)])\s`)
+	codeSpanRE = regexp.MustCompile("`[^`]+`")
+	boldRE     = regexp.MustCompile(`\*\*[^*]+\*\*|__[^_]+__`)
+	italicRE   = regexp.MustCompile(`(?:^|[^*\w])(\*[^*\s][^*]*\*)|(?:^|[^_\w])(_[^_\s][^_]*_)`)
+	footerRE   = regexp.MustCompile(`^\*[a-z_]+ · .*\*$`)
+)
+
+// highlight computes the marks of lines (line numbers relative to the
+// first) and the fenced code blocks that close among them, starting from
+// state st, which it advances. It is a pure function of the text: the same
+// lines highlight the same way when the transcript is fetched again.
+func highlight(lines []string, st *hlState) ([]Mark, []Code) {
+	var marks []Mark
+	var code []Code
+	add := func(i, s, e int, g string) {
+		if e < 0 || s < e {
+			marks = append(marks, Mark{Line: i, Start: s, End: e, Group: g})
+		}
+	}
+	for i, l := range lines {
+		if st.fence != "" {
+			if m := fenceRE.FindStringSubmatch(l); m != nil && strings.HasPrefix(m[1], st.fence[:1]) && len(m[1]) >= len(st.fence) && strings.TrimSpace(l) == m[1] {
+				add(i, 0, -1, "ClaudeNovaFence")
+				if i-st.start > 0 || st.start < 0 {
+					start := st.start
+					if start < 0 {
+						start = 0 // the block began before these lines
+					}
+					code = append(code, Code{Line: start, Count: i - start, Lang: st.lang})
+				}
+				st.fence, st.lang = "", ""
+				continue
+			}
+			add(i, 0, -1, "ClaudeNovaCode")
+			continue
+		}
+		switch {
+		case strings.HasPrefix(l, "## You") || strings.HasPrefix(l, "## Claude"):
+			add(i, 0, -1, "ClaudeNovaHeading")
+		case strings.HasPrefix(l, toolPrefix):
+			toolMarks(i, l, add)
+		case strings.HasPrefix(l, detailFolded) || strings.HasPrefix(l, detailOpen):
+			add(i, 0, len(detailFolded), "ClaudeNovaDetailBar")
+			add(i, len(detailFolded), -1, "ClaudeNovaDetail")
+		case strings.HasPrefix(l, notePrefix) || l == ">":
+			add(i, 0, -1, "ClaudeNovaQuote")
+			inline(i, l, add)
+		case footerRE.MatchString(l):
+			add(i, 0, -1, "ClaudeNovaFooter")
+		default:
+			if m := fenceRE.FindStringSubmatch(l); m != nil && strings.TrimSpace(l) == strings.TrimSpace(m[0]) {
+				st.fence, st.lang, st.start = m[1], m[2], i+1
+				add(i, 0, -1, "ClaudeNovaFence")
+				continue
+			}
+			if headingRE.MatchString(l) {
+				add(i, 0, -1, "ClaudeNovaMdHeading")
+				continue
+			}
+			if loc := listRE.FindStringIndex(l); loc != nil {
+				add(i, loc[0], loc[1], "ClaudeNovaListMarker")
+			}
+			inline(i, l, add)
+		}
+	}
+	// A block still open continues past these lines: its start is relative
+	// to them, so the next call sees it begin before its first line.
+	if st.fence != "" {
+		st.start -= len(lines)
+	}
+	return marks, code
+}
+
+// inline marks code spans, bold and italic text.
+func inline(i int, l string, add func(i, s, e int, g string)) {
+	spans := codeSpanRE.FindAllStringIndex(l, -1)
+	inSpan := func(p int) bool {
+		for _, s := range spans {
+			if p >= s[0] && p < s[1] {
+				return true
+			}
+		}
+		return false
+	}
+	for _, s := range spans {
+		add(i, s[0], s[1], "ClaudeNovaInlineCode")
+	}
+	for _, s := range boldRE.FindAllStringIndex(l, -1) {
+		if !inSpan(s[0]) {
+			add(i, s[0], s[1], "ClaudeNovaBold")
+		}
+	}
+	for _, m := range italicRE.FindAllStringSubmatchIndex(l, -1) {
+		for g := 2; g+1 < len(m); g += 2 {
+			if m[g] >= 0 && !inSpan(m[g]) {
+				add(i, m[g], m[g+1], "ClaudeNovaItalic")
+			}
+		}
+	}
+}
+
+// toolMarks colours a tool line: ▸ Tool target ✓|✗ time.
+func toolMarks(i int, l string, add func(i, s, e int, g string)) {
+	add(i, 0, len(toolPrefix), "ClaudeNovaToolLine")
+	rest := l[len(toolPrefix):]
+	name, _, _ := strings.Cut(rest, " ")
+	add(i, len(toolPrefix), len(toolPrefix)+len(name), "ClaudeNovaTool")
+	for _, o := range []struct{ sym, group string }{{"✓", "ClaudeNovaOk"}, {"✗", "ClaudeNovaFail"}, {"…", "ClaudeNovaAge"}} {
+		if p := strings.LastIndex(l, " "+o.sym); p >= 0 {
+			add(i, len(toolPrefix)+len(name), p, "ClaudeNovaTarget")
+			add(i, p+1, -1, o.group)
+			return
+		}
+	}
+	add(i, len(toolPrefix)+len(name), -1, "ClaudeNovaTarget")
+}

@@ -1,0 +1,122 @@
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+// A reply shows while it is written; the finished message replaces its
+// draft in place, once.
+func TestStreamedReplyShowsLive(t *testing.T) {
+	eachNvim(t, func(t *testing.T, v nvimVersion) {
+		e := NewEnv(t, v, Options{})
+		id := e.newSession("STREAMD 40 50")
+		e.Eventually(30*time.Second, "partial text", func() bool {
+			tr := e.Transcript(id)
+			return strings.Contains(tr, "chunk 000003") && !strings.Contains(tr, "chunk 000039")
+		})
+		e.WaitIdle(id)
+		tr := e.Transcript(id)
+		for i := 0; i < 40; i++ {
+			if n := strings.Count(tr, fmt.Sprintf("chunk %06d ", i)); n != 1 {
+				t.Fatalf("chunk %d shows %d times:\n%s", i, n, tr)
+			}
+		}
+		// The buffer is exactly the host's transcript (the draft was replaced
+		// in place, nothing left over).
+		var same bool
+		e.Lua(&same, `local want = require('claudenova.host').request('transcript', { session = ... }).lines
+			return vim.deep_equal(want, vim.api.nvim_buf_get_lines(require('claudenova.ui.transcript').bufs[...], 0, -1, false))`, id)
+		if !same {
+			t.Fatalf("buffer differs from the host's transcript:\n%s", tr)
+		}
+		// Highlighted without a parser: extmarks on the heading.
+		var marks int
+		e.Lua(&marks, `local b = require('claudenova.ui.transcript').bufs[...]
+			return #vim.api.nvim_buf_get_extmarks(b, vim.api.nvim_get_namespaces().claudenova_transcript, 0, -1, {})`, id)
+		if marks == 0 {
+			t.Fatal("no highlights")
+		}
+	})
+}
+
+// One line per tool call, details folded beneath (shown when it failed);
+// <CR> opens and closes them; a long result is cut and gf opens it whole.
+func TestToolLinesFoldAndLongResults(t *testing.T) {
+	eachNvim(t, func(t *testing.T, v nvimVersion) {
+		e := NewEnv(t, v, Options{})
+		var b strings.Builder
+		for i := 0; i < 5000; i++ {
+			fmt.Fprintf(&b, "line %d of a long file\n", i+1)
+		}
+		path := e.WriteFile("long.txt", b.String())
+		e.WriteFile(".claude/settings.local.json", `{"permissions":{"allow":["Bash(echo:*)"]}}`)
+		id := e.newSession(Seq(Step("Read", map[string]any{"file_path": path}),
+			bash("echo from bash", "say it"),
+			Step("Read", map[string]any{"file_path": e.Project + "/missing.txt"})))
+		e.WaitIdle(id)
+		tr := e.Transcript(id)
+		for _, w := range []string{"▸ Read long.txt ✓", "▸ Bash `echo from bash` ✓", "  │ $ echo from bash", "  │ from bash", "▸ Read missing.txt ✗", "  ┃ File does not exist", "more lines (gf opens the whole result)"} {
+			if !strings.Contains(tr, w) {
+				t.Fatalf("transcript lacks %q:\n%s", w, tr)
+			}
+		}
+		if strings.Count(tr, "line 30 of a long file") != 0 || strings.Count(tr, "\n") > 200 {
+			t.Fatalf("the long result entered the buffer whole (%d lines)", strings.Count(tr, "\n"))
+		}
+		e.Cmd("ClaudeNova transcript")
+		lineOf := func(prefix string) int {
+			var n int
+			e.Lua(&n, `for i, l in ipairs(vim.api.nvim_buf_get_lines(0, 0, -1, false)) do
+				if vim.startswith(l, ...) then return i end end return 0`, prefix)
+			return n
+		}
+		bashLine := lineOf("▸ Bash")
+		closed := func(lnum int) bool {
+			var c int
+			e.Lua(&c, "return vim.fn.foldclosed(...)", lnum)
+			return c != -1
+		}
+		if !closed(bashLine + 1) {
+			t.Fatal("the Bash details are not folded")
+		}
+		if closed(lineOf("  ┃ File does not exist")) {
+			t.Fatal("the failure is folded")
+		}
+		e.Lua(nil, "vim.api.nvim_win_set_cursor(0, { ..., 0 })", bashLine)
+		e.Input("<CR>")
+		e.Eventually(5*time.Second, "details open", func() bool { return !closed(bashLine + 1) })
+		e.Input("<CR>")
+		e.Eventually(5*time.Second, "details closed", func() bool { return closed(bashLine + 1) })
+		// gf on the cut result opens it whole.
+		more := lineOf("  │ … ")
+		e.Lua(nil, "vim.cmd('normal! zR'); vim.api.nvim_win_set_cursor(0, { ..., 0 })", more)
+		e.Input("gf")
+		e.Eventually(5*time.Second, "whole result", func() bool {
+			var n int
+			e.Lua(&n, "return vim.api.nvim_buf_line_count(0)")
+			return n > 1000 && strings.HasSuffix(e.curBufName(), ".txt")
+		})
+	})
+}
+
+func TestTranscriptAsMarkdown(t *testing.T) {
+	eachNvim(t, func(t *testing.T, v nvimVersion) {
+		e := NewEnv(t, v, Options{Setup: map[string]any{"transcript": map[string]any{"filetype": "markdown"}}})
+		id := e.newSession("hello")
+		e.WaitIdle(id)
+		var ft string
+		var marks int
+		e.Lua(&ft, "return vim.bo[require('claudenova.ui.transcript').bufs[...]].filetype", id)
+		e.Lua(&marks, `local b = require('claudenova.ui.transcript').bufs[...]
+			return #vim.api.nvim_buf_get_extmarks(b, vim.api.nvim_get_namespaces().claudenova_transcript, 0, -1, {})`, id)
+		if ft != "markdown" || marks != 0 || !strings.Contains(e.Transcript(id), "You said: hello") {
+			t.Fatalf("filetype %q, %d marks", ft, marks)
+		}
+	})
+}
+
+var _ = os.Getenv
