@@ -14,6 +14,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 
 	"github.com/neovim/go-client/nvim"
@@ -66,6 +67,9 @@ func run(args []string, stdin io.Reader, stdout *os.File, stderr io.Writer) int 
 	return 0
 }
 
+// softMemoryLimit is the host's soft memory limit (runtime/debug).
+const softMemoryLimit = 64 << 20
+
 // serve runs the host until Neovim closes the channel or a signal arrives.
 func serve(stdin io.Reader, stdout *os.File) error {
 	log, closer, err := logging.Open(os.Getenv("CLAUDENOVA_LOG"), os.Getenv("CLAUDENOVA_LOG_LEVEL"))
@@ -75,6 +79,13 @@ func serve(stdin io.Reader, stdout *os.File) error {
 	defer closer.Close()
 	// stdout is the RPC stream: anything else printing there would corrupt it.
 	os.Stdout = os.Stderr
+	// The host lives as long as the editor: a soft memory limit makes the
+	// collector work harder under a burst (8 sessions streaming while
+	// Neovim is blocked) instead of letting garbage double the heap. A
+	// GOMEMLIMIT the user set wins.
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(softMemoryLimit)
+	}
 
 	v, err := nvim.New(stdin, stdout, stdout, func(format string, a ...any) { log.Debug(fmt.Sprintf(format, a...)) })
 	if err != nil {
