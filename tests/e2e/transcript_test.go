@@ -120,3 +120,36 @@ func TestTranscriptAsMarkdown(t *testing.T) {
 }
 
 var _ = os.Getenv
+
+// A transcript window whose cursor is on its last line follows the reply as
+// it streams, from the first fill on, the current window included; a window
+// the user scrolled up stays where it is.
+func TestTranscriptFollowsOutput(t *testing.T) {
+	eachNvim(t, func(t *testing.T, v nvimVersion) {
+		e := NewEnv(t, v, Options{})
+		id := e.newSession("STREAMD 30 20")
+		e.WaitIdle(id)
+		atEnd := func() bool {
+			var ok bool
+			e.Lua(&ok, `local buf = require('claudenova.ui.transcript').bufs[...]
+				local w = vim.fn.bufwinid(buf)
+				return w ~= -1 and vim.api.nvim_win_get_cursor(w)[1] == vim.api.nvim_buf_line_count(buf)`, id)
+			return ok
+		}
+		e.Eventually(10*time.Second, "the new session's transcript window at its end", atEnd)
+		// The current window: the user sent the next prompt from the transcript.
+		e.Lua(nil, `vim.api.nvim_set_current_win(vim.fn.bufwinid(require('claudenova.ui.transcript').bufs[...]))`, id)
+		e.Cmd("ClaudeNova send STREAMD 30 20")
+		e.WaitIdle(id)
+		e.Eventually(10*time.Second, "the current transcript window at its end", atEnd)
+		// Scrolled up: it stays.
+		e.Cmd("normal! gg")
+		e.Cmd("ClaudeNova send STREAMD 10 10")
+		e.WaitIdle(id)
+		var line int
+		e.Lua(&line, `return vim.fn.line('.')`)
+		if line != 1 {
+			t.Fatalf("a window the user scrolled up moved to line %d", line)
+		}
+	})
+}

@@ -207,6 +207,20 @@ local function decorate(buf, first, nlines, marks, code)
   end
 end
 
+-- Windows whose cursor was on the last line follow the output, the current
+-- one included (unless the user is selecting or typing there).
+local function follow(buf, before)
+  local cur = vim.api.nvim_get_current_win()
+  local normal = vim.api.nvim_get_mode().mode == "n"
+  for _, w in ipairs(vim.fn.win_findbuf(buf)) do
+    if w ~= cur or normal then
+      if vim.api.nvim_win_get_cursor(w)[1] >= before then
+        pcall(vim.api.nvim_win_set_cursor, w, { vim.api.nvim_buf_line_count(buf), 0 })
+      end
+    end
+  end
+end
+
 -- Fetch the whole transcript from the host. Always from a scheduled
 -- callback: a synchronous host call from inside a UI event (which is itself a
 -- call from the host) would break Neovim's nested-call ordering.
@@ -233,9 +247,11 @@ local function fill(id)
     end
     vim.list_extend(lines, snap.lines or {})
   end
+  local before = vim.api.nvim_buf_line_count(buf)
   vim.bo[buf].modifiable = true
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, #lines > 0 and lines or { "" })
   vim.bo[buf].modifiable = false
+  follow(buf, before)
   M.count[id] = #lines
   M.seq[id] = ok and type(snap) == "table" and snap.seq or 0
   if ok and type(snap) == "table" then
@@ -329,20 +345,6 @@ function M.ensure(id)
     resync(id) -- a re-created buffer catches up with what it missed
   end
   return buf
-end
-
--- Windows whose cursor was on the last line follow the output, the current
--- one included (unless the user is selecting or typing there).
-local function follow(buf, before)
-  local cur = vim.api.nvim_get_current_win()
-  local normal = vim.api.nvim_get_mode().mode == "n"
-  for _, w in ipairs(vim.fn.win_findbuf(buf)) do
-    if w ~= cur or normal then
-      if vim.api.nvim_win_get_cursor(w)[1] >= before then
-        pcall(vim.api.nvim_win_set_cursor, w, { vim.api.nvim_buf_line_count(buf), 0 })
-      end
-    end
-  end
 end
 
 --- Apply Go's operations ({op="set", prev, seq, index, count, lines,
