@@ -9,8 +9,14 @@ vim.api.nvim_create_user_command("ClaudeNova", function(opts)
   require("claudenova.commands").run(opts)
 end, {
   nargs = "*",
+  range = true,
   desc = "claude-nova: Claude Code sessions and approvals",
   complete = function(arglead, cmdline)
     return require("claudenova.commands").complete(arglead, cmdline)
   end,
 })
+
+-- Map it yourself, e.g. vim.keymap.set("x", "<leader>cs", "<Plug>(ClaudeNovaSendSelection)").
+vim.keymap.set("x", "<Plug>(ClaudeNovaSendSelection)", function()
+  require("claudenova.commands").send_selection()
+end, { desc = "claude-nova: Send the selection (the prompt input opens with it)" })

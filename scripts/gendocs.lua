@@ -1,6 +1,7 @@
 -- make docs: regenerate the generated sections of doc/claudenova.txt from
 -- the code that defines them: "Commands" from lua/claudenova/commands.lua,
--- "Configuration" from the schema in lua/claudenova/config.lua.
+-- "Configuration" from the schema in lua/claudenova/config.lua, "Highlights"
+-- from lua/claudenova/highlights.lua.
 --   nvim --headless -u NONE -l scripts/gendocs.lua [--check]
 -- With --check nothing is written; it exits 1 when the file is stale.
 local root = vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":p:h:h")
@@ -100,6 +101,21 @@ local function config_section()
   return lines
 end
 
+local function highlights_section()
+  local groups = require("claudenova.highlights").groups
+  local names = vim.tbl_keys(groups)
+  table.sort(names)
+  local lines = { heading("11. Highlights", "*claudenova-highlights*"), "" }
+  vim.list_extend(lines, wrap("All are |:hi-default| links, so a colorscheme or your own :highlight wins. Generated from lua/claudenova/highlights.lua.", "", WIDTH))
+  table.insert(lines, "")
+  for _, name in ipairs(names) do
+    local g = groups[name]
+    table.insert(lines, heading(name, "*hl-" .. name .. "*"))
+    vim.list_extend(lines, wrap(("%s (default link: %s)"):format(g.desc, g.link), "    ", WIDTH))
+  end
+  return lines
+end
+
 -- Replace the body of the section whose heading starts with title, up to
 -- the next separator line.
 local function replace(lines, title, body)
@@ -123,6 +139,7 @@ end
 local old = vim.fn.readfile(doc_path)
 local new = replace(old, "3. Commands", commands_section())
 new = replace(new, "9. Configuration", config_section())
+new = replace(new, "11. Highlights", highlights_section())
 -- A section's own trailing blank line before the separator, once.
 local tidy = {}
 for i, l in ipairs(new) do

@@ -42,14 +42,39 @@ M.subcommands = {
     complete = function() return { "--plan" } end,
   },
   send = {
-    usage = "send [{prompt}]",
-    desc = "Send {prompt} to the current session (starts one if there is none). Without {prompt}, open the prompt input.",
-    run = function(args, raw)
+    usage = "[range]send [{prompt}]",
+    desc = "Send {prompt} to the current session (starts one if there is none); with a range, the lines go after it as an @path#L reference and their text. Without {prompt}, open the prompt input (with the lines in it).",
+    run = function(args, raw, opts)
+      local sel
+      if opts and opts.range and opts.range > 0 then
+        sel = { buf = vim.api.nvim_get_current_buf(), from = opts.line1, to = opts.line2 }
+      end
       if #args == 0 then
-        ui().prompt()
+        local lines
+        if sel then
+          lines = require("claudenova.context").selection(sel.buf, sel.from, sel.to)
+        end
+        ui().prompt(nil, { context = lines })
         return
       end
-      nova().send(raw)
+      nova().send(raw, { selection = sel })
+    end,
+  },
+  add = {
+    usage = "add [{path}]",
+    desc = "Queue a file reference (default: the current buffer's file) for the next prompt; the prompt input shows it (delete its line to drop it). A buffer with unsaved changes is sent as its text in the editor.",
+    run = function(args, raw)
+      local rel = nova().add(vim.trim(raw) ~= "" and vim.trim(raw) or nil)
+      local n = #require("claudenova.context").queue
+      say(("added @%s for the next prompt (%d queued)"):format(rel, n))
+    end,
+    complete = function() return vim.fn.getcompletion("", "file") end,
+  },
+  rename = {
+    usage = "rename {name}",
+    desc = "Name the session in view (a transcript, a sidebar row) or the current one; claude's own session list shows the name too.",
+    run = function(args, raw)
+      say(nova().rename(raw, ui().session_in_view()).message)
     end,
   },
   sessions = {
@@ -70,7 +95,7 @@ M.subcommands = {
   },
   resume = {
     usage = "resume [{id}]",
-    desc = "Continue a session by claude's session id (without {id}, pick one).",
+    desc = "Continue a session by claude's session id; without {id}, pick one of this folder's earlier sessions (time, name, first prompt). Its transcript shows the earlier conversation.",
     run = function(args)
       if args[1] then
         local info = nova().resume(args[1])
@@ -126,7 +151,7 @@ M.subcommands = {
 
 -- The order of the subcommands in the docs.
 M.order = {
-  "new", "send", "sessions", "transcript", "stop", "interrupt", "resume", "mode",
+  "new", "send", "add", "rename", "sessions", "transcript", "stop", "interrupt", "resume", "mode",
   "allow", "allow-session", "always", "review", "deny", "rules", "sidebar", "log", "build",
 }
 
@@ -139,6 +164,17 @@ M.doc = {
     "On a plan or question, allow and deny open its surface instead of answering: a plan needs a mode, a question needs answers.",
   },
 }
+
+--- <Plug>(ClaudeNovaSendSelection): the visual selection's lines into the
+--- prompt input.
+function M.send_selection()
+  require("claudenova.errors").guard(function()
+    local a, b = vim.fn.line("v"), vim.fn.line(".")
+    vim.cmd("normal! \27")
+    local lines = require("claudenova.context").selection(vim.api.nvim_get_current_buf(), math.min(a, b), math.max(a, b))
+    ui().prompt(nil, { context = lines })
+  end)()
+end
 
 function M.names()
   local names = vim.tbl_keys(M.subcommands)
@@ -160,7 +196,7 @@ function M.run(opts)
     require("claudenova.ui.notify").error(("unknown subcommand %q (one of %s)"):format(sub, table.concat(M.names(), ", ")))
     return
   end
-  guard(cmd.run)(args, raw)
+  guard(cmd.run)(args, raw, opts)
 end
 
 function M.complete(arglead, cmdline)

@@ -49,6 +49,12 @@ M.schema = {
       filetype = { enum = { "claudenova", "markdown" }, default = "claudenova", desc = "\"claudenova\": our own highlighting, computed by the host as lines arrive (never a re-parse of the buffer). \"markdown\": filetype markdown, for render-markdown.nvim, markview.nvim or your own highlighting (slower on long transcripts)." },
     },
   },
+  context = {
+    desc = "What :ClaudeNova send and add put in a prompt.",
+    fields = {
+      diagnostics = { type = "boolean", default = false, desc = "Append the diagnostics (vim.diagnostic) of the sent lines to a selection sent with :'<,'>ClaudeNova send." },
+    },
+  },
   questions = {
     desc = "AskUserQuestion prompts.",
     fields = {
@@ -61,7 +67,11 @@ M.schema = {
       sidebar = {
         desc = "Keys in the sidebar.",
         fields = {
-          present = { type = "key", default = "<CR>", desc = "Open the request's surface again." },
+          present = { type = "key", default = "<CR>", desc = "On a request: open its surface again. On a session: fold or unfold its requests." },
+          fold = { type = "key", default = "za", desc = "Fold or unfold the requests of the session under the cursor." },
+          transcript = { type = "key", default = "o", desc = "Open the transcript of the session under the cursor (or of the request's session)." },
+          clear = { type = "key", default = "x", desc = "Clear the exited session under the cursor from the list; elsewhere, every exited session." },
+          help = { type = "key", default = "g?", desc = "Show every sidebar key." },
           allow = { type = "key", default = "a", desc = "Allow the request." },
           allow_session = { type = "key", default = "s", desc = "Allow for the session what the CLI suggests for it (the panel shows the rule)." },
           review = { type = "key", default = "r", desc = "Review the full request." },

@@ -8,6 +8,7 @@ M.groups = {
   ClaudeNovaStateRunning = { link = "DiagnosticInfo", desc = "A running session" },
   ClaudeNovaStateIdle = { link = "Comment", desc = "An idle session" },
   ClaudeNovaStateExited = { link = "ErrorMsg", desc = "An exited session" },
+  ClaudeNovaSessionExited = { link = "Comment", desc = "An exited session's row in the sidebar (dimmed)" },
   ClaudeNovaTool = { link = "Function", desc = "Tool names" },
   ClaudeNovaTarget = { link = "String", desc = "Request targets" },
   ClaudeNovaAge = { link = "Comment", desc = "Request ages" },

@@ -30,11 +30,27 @@ function M.new(opts)
   return info
 end
 
---- Send a prompt to a session (current one by default; starts one if none).
-function M.send(prompt, session)
-  local info = host().request("send", { prompt = prompt, session = session or 0, cwd = vim.fn.getcwd() })
+--- Send a prompt to a session (the current one; starts one if none).
+--- opts: a session number, or { session?, selection? = { path, from, to },
+--- files? = { path, … } }: the selection goes after the prompt as an
+--- @path#L reference with its text in a fenced block, files as @path
+--- references; references queued with :ClaudeNova add go too. A buffer
+--- with unsaved changes is sent as its text in the editor, saying so.
+function M.send(prompt, opts)
+  if type(opts) ~= "table" then
+    opts = { session = opts }
+  end
+  local context = require("claudenova.context")
+  local text = context.build(prompt or "", opts, context.cwd(opts.session))
+  local info = host().request("send", { prompt = text, session = opts.session or 0, cwd = vim.fn.getcwd() })
   require("claudenova.ui").session_started(info)
   return info
+end
+
+--- Queue a file reference (default: the current buffer's file) for the
+--- next prompt. Returns the path as it will be sent.
+function M.add(path)
+  return require("claudenova.context").add(path)
 end
 
 --- Stop a session (current by default). Returns { done, message }.
@@ -52,6 +68,11 @@ end
 --- switch is noted in the transcript when claude confirms it.
 function M.set_mode(mode, session)
   return host().request("mode", { session = session or 0, mode = mode })
+end
+
+--- Name a session (current by default). Returns { done, message }.
+function M.rename(name, session)
+  return host().request("rename", { session = session or 0, name = name })
 end
 
 function M.resume(id)
@@ -127,22 +148,26 @@ function M.rules(session)
   return v.rules or {}
 end
 
---- Statusline component: "2 pending", or "2 pending (1 waiting)" while a
+--- Statusline component, naming the session of the oldest pending request:
+--- "fix the login test: 2 pending", or "…: 2 pending (1 waiting)" while a
 --- surface waits for you to be back in normal mode; empty when none.
 function M.status()
   local ok, ui = pcall(require, "claudenova.ui")
   if not ok then
     return ""
   end
-  local n = #ui.state.order()
+  local order = ui.state.order()
+  local n = #order
   if n == 0 then
     return ""
   end
+  local s = ui.state.sessions[order[1].session]
+  local who = s and s.name and s.name ~= "" and (s.name .. ": ") or ""
   local waiting = #require("claudenova.ui.scheduler").waiting
   if waiting > 0 then
-    return ("%d pending (%d waiting)"):format(n, waiting)
+    return ("%s%d pending (%d waiting)"):format(who, n, waiting)
   end
-  return ("%d pending"):format(n)
+  return ("%s%d pending"):format(who, n)
 end
 
 return M

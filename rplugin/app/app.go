@@ -201,10 +201,7 @@ func (a *App) NewSession(p NewParams) (session.Info, error) {
 	}
 	a.ui.Send(ui.EvSession, s.Info())
 	a.wg.Add(1)
-	go a.run(s)
-	if p.Resume != "" {
-		a.note(s, "Resumed session "+p.Resume)
-	}
+	go a.run(s, p.Resume)
 	if strings.TrimSpace(p.Prompt) != "" {
 		if err := a.send(s, p.Prompt); err != nil {
 			return s.Info(), err
@@ -258,6 +255,7 @@ func (a *App) send(s *session.Session, prompt string) error {
 		return fmt.Errorf("session %d: %w", s.ID, err)
 	}
 	a.transcript(s, s.Transcript.Prompt(prompt))
+	s.Prompted(prompt)
 	s.Update(session.StateRunning, "", "", "")
 	a.ui.Send(ui.EvSession, s.Info())
 	return nil

@@ -12,9 +12,14 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/ui"
 )
 
-// run consumes one session's messages until claude exits.
-func (a *App) run(s *session.Session) {
+// run consumes one session's messages until claude exits. A resumed
+// session first shows its earlier conversation (claude does not replay it;
+// its messages wait meanwhile).
+func (a *App) run(s *session.Session, resumed string) {
 	defer a.wg.Done()
+	if resumed != "" {
+		a.history(s, resumed)
+	}
 	sawInit := false
 	for m := range s.Proc.Messages() {
 		if m.Type == "system" && m.Subtype == "init" {
@@ -90,6 +95,7 @@ func (a *App) system(s *session.Session, m claude.Message) {
 		SessionID      string `json:"session_id"`
 		PermissionMode string `json:"permissionMode"`
 		Model          string `json:"model"`
+		Title          string `json:"title"`
 	}
 	if json.Unmarshal(m.Raw, &sys) != nil {
 		return
@@ -101,6 +107,8 @@ func (a *App) system(s *session.Session, m claude.Message) {
 			st = session.StateIdle
 		}
 		s.Update(st, sys.PermissionMode, sys.SessionID, sys.Model)
+	case "session_title_changed":
+		s.SetTitle(sys.Title)
 	case "status":
 		if sys.PermissionMode == "" {
 			return

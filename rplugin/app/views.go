@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -63,7 +62,7 @@ func (a *App) view(r approval.Pending) RequestView {
 	cwd := ""
 	if s, ok := a.sessions.Get(r.Session); ok {
 		cwd = s.Cwd
-		name = fmt.Sprintf("session %d (%s)", r.Session, sanitize.Line(filepath.Base(s.Cwd)))
+		name = fmt.Sprintf("%d · %s", r.Session, s.Name())
 	}
 	v := RequestView{
 		ID: r.ID, Session: r.Session, SessionName: name, Tool: sanitize.Line(pr.ToolName),

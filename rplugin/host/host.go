@@ -159,6 +159,15 @@ type sessionArg struct {
 	Mode    string `json:"mode"`
 }
 
+type renameArg struct {
+	Session int    `json:"session"`
+	Name    string `json:"name"`
+}
+
+type cwdArg struct {
+	Cwd string `json:"cwd"`
+}
+
 type lineArg struct {
 	Session int `json:"session"`
 	Line    int `json:"line"`
@@ -201,6 +210,10 @@ var methods = map[string]handler{
 	"tool_output":    with(func(a *app.App, p lineArg) (any, error) { return a.ToolOutput(p.Session, p.Line) }),
 	"rules":          with(func(a *app.App, p rulesArg) (any, error) { return a.Rules(p.Session, p.Cwd) }),
 	"remove_rule":    with(func(a *app.App, e app.RuleEntry) (any, error) { return nil, a.RemoveRule(e) }),
+	"rename":         with(func(a *app.App, p renameArg) (any, error) { return a.Rename(p.Session, p.Name) }),
+	"forget":         with(func(a *app.App, p sessionArg) (any, error) { return a.Forget(p.Session) }),
+	"commands":       with(func(a *app.App, p sessionArg) (any, error) { return a.Commands(p.Session) }),
+	"resumable":      with(func(a *app.App, p cwdArg) (any, error) { return a.Resumable(p.Cwd) }),
 	"shutdown":       plain(func(a *app.App) (any, error) { a.Shutdown(); return nil, nil }),
 	// log: a message the front end showed cut to one line, kept whole here.
 	"log": func(h *Host, payload []byte) (any, error) {

@@ -2,6 +2,7 @@ package host
 
 import (
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -111,6 +112,16 @@ func TestMethodTableWiring(t *testing.T) {
 			return r.OK && m["session"] == float64(1)
 		}},
 		{"remove_rule", `{"rule":"Bash","behavior":"allow","source":"session"}`, func(r reply) bool { return !r.OK && strings.Contains(r.Error, "session rule") }},
+		{"rename", `{"session":1,"name":"fix the login test"}`, func(r reply) bool {
+			m, _ := r.Result.(map[string]any)
+			return r.OK && strings.Contains(fmt.Sprint(m["message"]), "fix the login test")
+		}},
+		{"commands", `{"session":1}`, func(r reply) bool { return r.OK }},
+		{"resumable", `{"cwd":"` + dir + `"}`, func(r reply) bool {
+			m, _ := r.Result.(map[string]any)
+			return r.OK && m["sessions"] != nil
+		}},
+		{"forget", `{"session":1}`, func(r reply) bool { return !r.OK && strings.Contains(r.Error, "stop it first") }},
 		{"stop", `{"session":1}`, func(r reply) bool { return r.OK }},
 		{"shutdown", ``, func(r reply) bool { return r.OK }},
 	}

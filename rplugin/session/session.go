@@ -5,10 +5,12 @@ package session
 import (
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
 )
 
 // States a session can be in.
@@ -38,6 +40,69 @@ type Session struct {
 	interrupted bool              // the user asked to interrupt the current turn
 	applied     map[string]string // tool_use_id -> path: allowed proposals claude has yet to write
 	context     Context
+	title       string // claude's title (rename) or the stored one of a resumed session
+	firstPrompt string
+}
+
+// maxName bounds a session's name (a prompt's first line can be long).
+const maxName = 60
+
+// Name is how a person tells the session apart: claude's title when it has
+// one, else the first line of its first prompt, else its folder.
+func (s *Session) Name() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.name()
+}
+
+func (s *Session) name() string {
+	for _, n := range []string{s.title, s.firstPrompt} {
+		if n != "" {
+			return n
+		}
+	}
+	return filepath.Base(s.Cwd)
+}
+
+// SetTitle records the session's title (empty: no title).
+func (s *Session) SetTitle(title string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.title = shortName(title)
+}
+
+// Title is the session's title ("" when it has none).
+func (s *Session) Title() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.title
+}
+
+// Prompted records a prompt; the first one names an untitled session.
+func (s *Session) Prompted(prompt string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.firstPrompt == "" {
+		s.firstPrompt = shortName(prompt)
+	}
+}
+
+// shortName is the first non-blank line of text, trimmed and bounded.
+func shortName(text string) string {
+	text = sanitize.Line(firstLine(text))
+	if r := []rune(text); len(r) > maxName {
+		text = strings.TrimSpace(string(r[:maxName-1])) + "…"
+	}
+	return text
+}
+
+func firstLine(text string) string {
+	for _, l := range strings.Split(text, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			return l
+		}
+	}
+	return ""
 }
 
 // Context is how full the session's context window is (get_context_usage).
@@ -57,7 +122,8 @@ func (s *Session) SetContext(c Context) {
 // Info is a snapshot of a session for the UI.
 type Info struct {
 	ID          int      `json:"id"`
-	Name        string   `json:"name"`
+	Name        string   `json:"name"`   // title, else first prompt, else folder
+	Folder      string   `json:"folder"` // the folder's base name
 	Cwd         string   `json:"cwd"`
 	State       string   `json:"state"`
 	Mode        string   `json:"mode"`
@@ -84,7 +150,7 @@ func (s *Session) Info() Info {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	info := Info{
-		ID: s.ID, Name: filepath.Base(s.Cwd), Cwd: s.Cwd, State: s.state, Mode: s.mode,
+		ID: s.ID, Name: s.name(), Folder: filepath.Base(s.Cwd), Cwd: s.Cwd, State: s.state, Mode: s.mode,
 		ClaudeID: s.claudeID, Model: s.model, Error: s.errMsg,
 	}
 	if s.context.Max > 0 {
@@ -261,6 +327,18 @@ func (m *Manager) Select(id int) bool {
 		return true
 	}
 	return false
+}
+
+// Remove forgets an exited session; it reports whether it did.
+func (m *Manager) Remove(id int) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s, ok := m.sessions[id]
+	if !ok || s.State() != StateExited {
+		return false
+	}
+	delete(m.sessions, id)
+	return true
 }
 
 // All returns every session ordered by id.

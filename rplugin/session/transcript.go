@@ -36,6 +36,7 @@ type Transcript struct {
 	seq     int    // version: ops made so far
 	speaker string // who wrote the last block: "you", "claude", ""
 	last    string // the kind of the last block: "text", "tool", "note", …
+	history bool   // replaying a resumed session's earlier conversation
 
 	tools  map[string]*toolCall // tool_use_id -> its lines
 	order  []string             // tool ids, oldest first (bounded)
@@ -246,6 +247,9 @@ func (t *Transcript) Plan(toolUseID string, read func(string) ([]byte, error)) s
 // runs into its last item); tool lines stay packed. Callers hold mu.
 func (t *Transcript) heading(who, title, kind string) []Op {
 	var ops []Op
+	if t.history {
+		title += " · earlier"
+	}
 	if t.speaker != who {
 		t.speaker = who
 		if t.count() == 0 {
@@ -258,6 +262,26 @@ func (t *Transcript) heading(who, title, kind string) []Op {
 	}
 	t.last = kind
 	return ops
+}
+
+// BeginHistory starts the earlier conversation of a resumed session (read
+// from claude's session store): its headings say "earlier" and its tool
+// calls carry no times, until EndHistory.
+func (t *Transcript) BeginHistory(claudeID string) []Op {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	ops := t.note("Earlier in this session (" + sanitize.Line(claudeID) + "), from claude's session store:")
+	t.history = true
+	t.speaker = ""
+	return ops
+}
+
+// EndHistory marks where the live conversation starts.
+func (t *Transcript) EndHistory() []Op {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.history = false
+	return t.note("End of the earlier conversation: live from here.")
 }
 
 // Prompt records a prompt the user sent.
@@ -623,7 +647,10 @@ func (t *Transcript) toolResults(m claude.Message) []Op {
 			if b.IsError {
 				outcome = "✗"
 			}
-			line := fmt.Sprintf("%s %s %.1f s", tc.summary, outcome, time.Since(tc.started).Seconds())
+			line := tc.summary + " " + outcome
+			if !t.history {
+				line += fmt.Sprintf(" %.1f s", time.Since(tc.started).Seconds())
+			}
 			ops = append(ops, t.put(tc.line, 1, []string{line}, nil)...)
 			if res := t.resultDetails(b, tc); len(res) > 0 {
 				at := tc.line + 1 + tc.details

@@ -12,8 +12,9 @@ import (
 
 // Event names sent to Lua (require'claudenova.ui'.apply).
 const (
-	EvSession    = "session"    // Info of one session
-	EvTranscript = "transcript" // {session, ops}
+	EvSession        = "session"         // Info of one session
+	EvSessionRemoved = "session_removed" // {session}: an exited session the user cleared
+	EvTranscript     = "transcript"      // {session, ops}
 	// EvTranscriptResync replaces transcript updates Neovim could not take
 	// in time: {session}; the front end fetches the transcript again.
 	EvTranscriptResync = "transcript_resync"

@@ -81,8 +81,8 @@ func TestBashAllowFromPanel(t *testing.T) {
 		}
 		var status string
 		e.Lua(&status, "return require('claudenova').status()")
-		if status != "1 pending" {
-			t.Errorf("status() = %q, want \"1 pending\"", status)
+		if !strings.HasSuffix(status, ": 1 pending") {
+			t.Errorf("status() = %q, want \"<session name>: 1 pending\"", status)
 		}
 		if !e.NoteContaining("Bash `echo hi > allowed.txt`") {
 			t.Errorf("no notification naming the request: %v", e.Notes())

@@ -108,7 +108,7 @@ func TestArrivalNeverTakesKeystrokes(t *testing.T) {
 				}
 				var status string
 				e.Lua(&status, "return require('claudenova').status()")
-				if status != "1 pending (1 waiting)" {
+				if !strings.HasSuffix(status, ": 1 pending (1 waiting)") {
 					t.Errorf("status() = %q", status)
 				}
 				c.finish(e)

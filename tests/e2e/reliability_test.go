@@ -227,12 +227,12 @@ func TestHostCrashThenFreshHost(t *testing.T) {
 		e.Lua(&sb, "return vim.api.nvim_buf_get_lines(require('claudenova.ui.sidebar').buf, 0, -1, false)")
 		sessions := 0
 		for _, l := range sb {
-			if strings.HasPrefix(l, "▸ ") {
+			if sessionRow.MatchString(l) {
 				sessions++
 			}
 		}
 		if sessions != 1 {
-			t.Fatalf("sidebar shows %d sessions:\n%s", sessions, strings.Join(sb, "\n"))
+			t.Fatalf("sidebar shows %d sessions (want 1):\n%s", sessions, strings.Join(sb, "\n"))
 		}
 		if e.ReadFile("never.txt") != "" {
 			t.Fatal("the dead host's request ran")

@@ -41,7 +41,7 @@ local function announce(r, waiting)
   local what = r.target ~= "" and (r.tool .. " " .. r.target) or r.tool
   if waiting then
     -- What matters first: it waits. The rest may be cut to fit the line.
-    notify.info(("waiting: %s (%s) opens once you are back in normal mode, or <CR> on its row in :ClaudeNova"):format(what, r.session_name))
+    notify.info(("waiting: %s (%s) opens once you are back in normal mode, or <CR> on its row in :ClaudeNova"):format(what, state.request_label(r)))
     return
   end
   local how = ({
@@ -49,7 +49,7 @@ local function announce(r, waiting)
     question = "answer in the picker",
     plan = "review the plan",
   })[r.surface] or "a allow, d deny in the panel"
-  notify.info(("%s (%s): %s"):format(what, r.session_name, how))
+  notify.info(("%s (%s): %s"):format(what, state.request_label(r), how))
 end
 
 local verbs = { allow = "allowed", allow_session = "allowed for the session", allow_tool = "allowed for the session (the whole tool)", deny = "denied" }
@@ -61,6 +61,14 @@ function handlers.session(info)
   local tr = require("claudenova.ui.transcript")
   tr.ensure(info.id)
   tr.session_changed(info.id)
+end
+
+function handlers.session_removed(data)
+  state.sessions[data.session] = nil
+  if state.current == data.session then
+    state.current = nil
+  end
+  require("claudenova.ui.transcript").forget(data.session)
 end
 
 function handlers.transcript(data)
@@ -394,8 +402,23 @@ function M.open_transcript(id, opts)
   require("claudenova.ui.transcript").open(id, opts)
 end
 
-function M.prompt(session)
-  require("claudenova.ui.prompt").open(session or state.current)
+function M.prompt(session, opts)
+  require("claudenova.ui.prompt").open(session or state.current, opts)
+end
+
+--- The session in view: the transcript under the cursor, the session of the
+--- sidebar row under the cursor, else the current one.
+function M.session_in_view()
+  local sid = vim.b.claudenova_session
+  if sid then
+    return sid
+  end
+  return require("claudenova.ui.sidebar").session_under_cursor() or state.current
+end
+
+--- One line per session for pickers: "2 · fix the login test · running · acceptEdits".
+function M.session_line(s)
+  return ("%d · %s · %s · %s"):format(s.id, s.name or "", s.state or "", s.mode or "default")
 end
 
 function M.pick_session()
@@ -406,9 +429,7 @@ function M.pick_session()
   end
   vim.ui.select(sessions, {
     prompt = "Claude sessions",
-    format_item = function(s)
-      return ("%d  %s  %s  %s"):format(s.id, s.name, s.state, s.mode)
-    end,
+    format_item = M.session_line,
   }, function(s)
     if s then
       require("claudenova.errors").guard(function()
@@ -420,19 +441,34 @@ function M.pick_session()
   end)
 end
 
+--- Pick one of this folder's earlier sessions (from claude's own session
+--- store) and continue it; its transcript shows the earlier conversation.
 function M.pick_resume()
-  local items = vim.tbl_filter(function(s) return s.claude_id ~= "" end, require("claudenova").sessions())
+  local list = host().request("resumable", { cwd = vim.fn.getcwd() }) or {}
+  if list.note then
+    notify.warn(list.note)
+  end
+  local items = list.sessions or {}
   if #items == 0 then
-    notify.info("give a session id: :ClaudeNova resume {id}")
+    notify.info("no earlier sessions in this folder (claude's session store); :ClaudeNova resume {id} resumes by id")
     return
   end
   vim.ui.select(items, {
     prompt = "Resume which session?",
-    format_item = function(s) return ("%s  (%s, %s)"):format(s.claude_id, s.name, s.state) end,
+    format_item = function(s)
+      if not s.known then
+        return ("%s ago · %s"):format(s.ago, s.id)
+      end
+      local first = s.first_prompt or ""
+      if s.title and s.title ~= "" and first ~= "" and first ~= s.title then
+        return ("%s ago · %s · %s"):format(s.ago, s.name, first)
+      end
+      return ("%s ago · %s"):format(s.ago, s.name ~= "" and s.name or s.id)
+    end,
   }, function(s)
     if s then
       require("claudenova.errors").guard(function()
-        local info = require("claudenova").resume(s.claude_id)
+        local info = require("claudenova").resume(s.id)
         M.open_transcript(info.id)
       end)()
     end

@@ -82,7 +82,7 @@ function M.open(r)
   local keys = cfg().keymaps.plan
   local key = require("claudenova.ui.text").key
   local bar = ("Plan · %s%%< · %s approve + accept edits · %s approve · %s keep planning"):format(
-    r.session_name:gsub("%%", "%%%%"), key(keys.accept_edits), key(keys.approve), key(keys.keep_planning)
+    require("claudenova.ui.state").request_label(r):gsub("%%", "%%%%"), key(keys.accept_edits), key(keys.approve), key(keys.keep_planning)
   )
   vim.wo.winbar = "%#ClaudeNovaWinbar#" .. bar
   vim.api.nvim_create_autocmd("BufWriteCmd", {

@@ -1,42 +1,87 @@
--- A small multi-line input for prompts: <C-s> or :w sends it.
+-- A small multi-line input for prompts: <C-s> or :w sends it. What it shows
+-- is what is sent: queued file references (:ClaudeNova add) and a sent
+-- selection are lines of the prompt (delete a line to drop it); a reference
+-- to a buffer with unsaved changes is marked, its editor text goes with it.
+-- @ completes the session folder's files, / claude's slash commands
+-- (omnifunc: <C-x><C-o>, or by itself after @ or / at the start of a word).
 local M = {}
+
+local ns = vim.api.nvim_create_namespace("claudenova_prompt")
 
 local function cfg()
   return require("claudenova.config").get()
 end
 
-function M.open(session)
+local function context()
+  return require("claudenova.context")
+end
+
+-- Mark the lines whose @reference names a buffer with unsaved changes.
+local function mark_unsaved(buf, cwd)
+  vim.api.nvim_buf_clear_namespace(buf, ns, 0, -1)
+  for i, l in ipairs(vim.api.nvim_buf_get_lines(buf, 0, -1, false)) do
+    if l:find("@", 1, true) and #context().unsaved_refs(l, cwd) > 0 then
+      vim.api.nvim_buf_set_extmark(buf, ns, i - 1, 0, {
+        virt_text = { { "unsaved: its text in the editor is sent", "ClaudeNovaNote" } },
+        virt_text_pos = "eol",
+      })
+    end
+  end
+end
+
+--- Open the input. opts.context: lines after the prompt (a selection);
+--- queued references follow them.
+function M.open(session, opts)
+  opts = opts or {}
+  local cwd = context().cwd(session)
+  local extra = vim.list_extend(vim.deepcopy(opts.context or {}), context().take(cwd))
   local buf = vim.api.nvim_create_buf(false, true)
   vim.api.nvim_buf_set_name(buf, ("claudenova://prompt/%s/%d"):format(session or "new", buf))
   vim.bo[buf].buftype = "acwrite"
   vim.bo[buf].bufhidden = "wipe"
   vim.bo[buf].filetype = "markdown"
+  vim.bo[buf].omnifunc = "v:lua.require'claudenova.context'.omnifunc"
   vim.b[buf].claudenova_surface = "prompt"
-  local width = math.min(100, vim.o.columns - 8)
+  vim.b[buf].claudenova_prompt_session = session
+  local lines = { opts.prompt or "" }
+  if #extra > 0 then
+    table.insert(lines, "")
+    vim.list_extend(lines, extra)
+  end
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  vim.bo[buf].modified = false
+  local width = math.min(100, vim.o.columns - 4)
+  local height = math.max(6, math.min(#lines + 2, math.floor(vim.o.lines / 2)))
+  local label = session and require("claudenova.ui.state").label(session) or "a new session"
   local win = vim.api.nvim_open_win(buf, true, {
     relative = "editor",
-    row = vim.o.lines - 12,
+    row = math.max(0, vim.o.lines - height - 6),
     col = math.floor((vim.o.columns - width) / 2),
     width = width,
-    height = 6,
+    height = height,
     border = "rounded",
-    title = (" Prompt for Claude%s — <C-s> or :w sends "):format(session and (" (session " .. session .. ")") or ""),
+    title = (" Prompt for %s — <C-s> or :w sends "):format(label),
     title_pos = "center",
   })
+  vim.wo[win].wrap = true
+  vim.wo[win].linebreak = true
+  mark_unsaved(buf, cwd)
   local function send()
     local text = table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), "\n")
     if vim.trim(text) == "" then
       require("claudenova.ui.notify").warn("empty prompt: nothing was sent")
       return
     end
-    vim.bo[buf].modified = false
-    if vim.api.nvim_win_is_valid(win) then
-      vim.api.nvim_win_close(win, true)
-    end
-    vim.cmd("stopinsert")
     local ok, err = pcall(require("claudenova").send, text, session)
     if not ok then
+      -- Nothing is lost: the input stays open with the text.
       require("claudenova.ui.notify").error(err)
+      return
+    end
+    vim.bo[buf].modified = false
+    vim.cmd("stopinsert")
+    if vim.api.nvim_win_is_valid(win) then
+      vim.api.nvim_win_close(win, true)
     end
   end
   local keys = cfg().keymaps.prompt
@@ -53,7 +98,18 @@ function M.open(session)
     desc = "claude-nova: :w sends the prompt",
     callback = send,
   })
-  vim.cmd("startinsert")
+  vim.api.nvim_create_autocmd("InsertCharPre", {
+    buffer = buf,
+    desc = "claude-nova: complete @files and /commands as they are typed",
+    callback = function() context().autotrigger() end,
+  })
+  vim.api.nvim_create_autocmd({ "TextChanged", "TextChangedI" }, {
+    buffer = buf,
+    desc = "claude-nova: mark references to unsaved buffers",
+    callback = function() mark_unsaved(buf, cwd) end,
+  })
+  vim.api.nvim_win_set_cursor(win, { 1, #lines[1] })
+  vim.cmd("startinsert!")
   return buf, win
 end
 

@@ -40,7 +40,7 @@ local function winbar(r, p)
   if keys.allow or keys.deny then
     bar = bar .. (" · %s apply / %s reject"):format(key(keys.allow), key(keys.deny))
   end
-  bar = bar .. " · " .. r.session_name
+  bar = bar .. " · " .. require("claudenova.ui.state").request_label(r)
   -- %< : a narrow window cuts the end, never what the proposal is.
   return "%#ClaudeNovaWinbar#" .. head:gsub("%%", "%%%%") .. "%<" .. bar:gsub("%%", "%%%%")
 end

@@ -1,4 +1,6 @@
--- The sidebar: every session and its pending requests, in one split.
+-- The sidebar: every session and its pending requests, as a tree in one
+-- split. Session rows fold and unfold their requests; exited sessions are
+-- dimmed and can be cleared; ages refresh on a timer while it is visible.
 local state = require("claudenova.ui.state")
 local text = require("claudenova.ui.text")
 
@@ -9,6 +11,8 @@ local ns = vim.api.nvim_create_namespace("claudenova_sidebar")
 
 M.buf = nil
 M.rows = {} ---@type table<integer, string> line -> request id
+M.session_rows = {} ---@type table<integer, integer> line -> session id
+M.folded = {} ---@type table<integer, boolean> session id -> its requests hidden
 
 local function cfg()
   return require("claudenova.config").get()
@@ -16,6 +20,10 @@ end
 
 local function ui()
   return require("claudenova.ui")
+end
+
+local function notify()
+  return require("claudenova.ui.notify")
 end
 
 local function win()
@@ -31,19 +39,41 @@ local function win()
 end
 M.win = win
 
-function M.id_under_cursor()
+local function cursor_line()
   local w = win()
   if not w or vim.api.nvim_get_current_win() ~= w then
     return nil
   end
-  return M.rows[vim.api.nvim_win_get_cursor(w)[1]]
+  return vim.api.nvim_win_get_cursor(w)[1]
+end
+
+function M.id_under_cursor()
+  local l = cursor_line()
+  return l and M.rows[l]
+end
+
+--- The session of the row under the cursor (a session row or a request's).
+function M.session_under_cursor()
+  local l = cursor_line()
+  if not l then
+    return nil
+  end
+  if M.session_rows[l] then
+    return M.session_rows[l]
+  end
+  local r = M.rows[l] and state.requests[M.rows[l]]
+  return r and r.session
+end
+
+local function guard(fn)
+  return require("claudenova.errors").guard(fn)
 end
 
 local function with_row(fn)
-  return require("claudenova.errors").guard(function()
+  return guard(function()
     local id = M.id_under_cursor()
     if not id then
-      require("claudenova.ui.notify").info("no request on this line")
+      notify().info("no request on this line")
       return
     end
     fn(id)
@@ -54,7 +84,7 @@ local function decide(behavior)
   return with_row(function(id)
     local ok, why = ui().decide(id, behavior, nil, "sidebar")
     if not ok and why then
-      require("claudenova.ui.notify").info(why)
+      notify().info(why)
     end
   end)
 end
@@ -76,11 +106,11 @@ end
 
 -- A key in visual mode decides every selected request.
 local function decide_selection(behavior)
-  return require("claudenova.errors").guard(function()
+  return guard(function()
     local ids = selected_ids()
     vim.cmd("normal! \27") -- leave visual mode
     if #ids == 0 then
-      require("claudenova.ui.notify").info("no request in the selection")
+      notify().info("no request in the selection")
       return
     end
     if behavior == "deny" then
@@ -95,12 +125,124 @@ local function decide_selection(behavior)
   end)
 end
 
+local function toggle_fold(sid)
+  M.folded[sid] = not M.folded[sid]
+  M.render()
+end
+
+local function clear()
+  local l = cursor_line()
+  local sid = l and M.session_rows[l]
+  local s = sid and state.sessions[sid]
+  local one = s and s.state == "exited"
+  local n = require("claudenova.host").request("forget", { session = one and sid or 0 })
+  if n == 0 then
+    notify().info("no exited session to clear")
+  elseif one then
+    notify().info(("cleared %s"):format(s and s.name or ("session " .. sid)))
+  else
+    notify().info(("cleared %d exited session%s"):format(n, n == 1 and "" or "s"))
+  end
+end
+
+-- Every key, in the order the hint and g? list them: {name, short label, description}.
+local KEYS = {
+  { "present", "open", "Open the request's surface; on a session: fold or unfold it" },
+  { "allow", "allow", "Allow the request" },
+  { "allow_session", "session", "Allow for the session what the CLI suggests" },
+  { "review", "review", "Review the full request" },
+  { "deny", "deny", "Deny (optional message for Claude)" },
+  { "always", "always", "Always…: a rule from now on" },
+  { "fold", "fold", "Fold or unfold the session's requests" },
+  { "transcript", "transcript", "Open the session's transcript" },
+  { "clear", "clear", "Clear an exited session (elsewhere: every exited one)" },
+  { "help", "keys", "Show every key" },
+  { "close", "close", "Close the sidebar" },
+}
+
+--- g?: every key of the sidebar in a float (q or <Esc> closes it).
+function M.help()
+  local keys = cfg().keymaps.sidebar
+  local lines = {}
+  for _, k in ipairs(KEYS) do
+    if keys[k[1]] then
+      table.insert(lines, ("%-8s %s"):format(text.key(keys[k[1]]), k[3]))
+    end
+  end
+  table.insert(lines, "")
+  table.insert(lines, "Visual mode: allow, session and deny decide every selected row.")
+  local width = 0
+  for _, l in ipairs(lines) do
+    width = math.max(width, vim.fn.strdisplaywidth(l))
+  end
+  width = math.min(width, vim.o.columns - 4)
+  local buf = vim.api.nvim_create_buf(false, true)
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  vim.bo[buf].modifiable = false
+  vim.bo[buf].bufhidden = "wipe"
+  local w = vim.api.nvim_open_win(buf, true, {
+    relative = "editor", style = "minimal", border = "rounded",
+    row = math.max(0, math.floor((vim.o.lines - #lines) / 2) - 1), col = math.floor((vim.o.columns - width) / 2),
+    width = width, height = math.min(#lines, vim.o.lines - 4),
+    title = " claude-nova: sidebar keys ", title_pos = "center",
+  })
+  vim.wo[w].wrap = true
+  for _, lhs in ipairs({ "q", "<Esc>", "g?" }) do
+    vim.keymap.set("n", lhs, function() pcall(vim.api.nvim_win_close, w, true) end, { buffer = buf, nowait = true, desc = "claude-nova: Close the key list" })
+  end
+end
+
 local verbs_desc = { allow = "Allow", allow_session = "Allow for the session", deny = "Deny" }
 
 local function set_keymaps(buf)
   local keys = cfg().keymaps.sidebar
   local actions = {
-    present = { with_row(function(id) ui().present(id) end), "Open the request's surface" },
+    present = {
+      guard(function()
+        local l = cursor_line()
+        if l and M.session_rows[l] then
+          toggle_fold(M.session_rows[l])
+          return
+        end
+        local id = l and M.rows[l]
+        if not id then
+          notify().info("no request or session on this line")
+          return
+        end
+        ui().present(id)
+      end),
+      "Open the request's surface; on a session, fold or unfold it",
+    },
+    fold = {
+      guard(function()
+        local sid = M.session_under_cursor()
+        if not sid then
+          notify().info("no session on this line")
+          return
+        end
+        toggle_fold(sid)
+        -- Folding a session from one of its requests: stay on the session.
+        for lnum, id in pairs(M.session_rows) do
+          if id == sid then
+            pcall(vim.api.nvim_win_set_cursor, win(), { lnum, 0 })
+          end
+        end
+      end),
+      "Fold or unfold the session's requests",
+    },
+    transcript = {
+      guard(function()
+        local sid = M.session_under_cursor()
+        if not sid then
+          notify().info("no session on this line")
+          return
+        end
+        ui().open_transcript(sid, { focus = true })
+      end),
+      "Open the session's transcript",
+    },
+    clear = { guard(clear), "Clear an exited session (elsewhere: every exited one)" },
+    help = { M.help, "Show every sidebar key" },
     allow = { decide("allow"), "Allow the request" },
     allow_session = { decide("allow_session"), "Allow this tool for the session" },
     review = {
@@ -133,6 +275,48 @@ local function set_keymaps(buf)
   end
 end
 
+-- Ages stay true while the sidebar is shown: a timer re-renders it (every
+-- second while a request is younger than a minute, else every 5 s) and
+-- stops as soon as no window shows it.
+local timer
+local function stop_timer()
+  if timer then
+    timer:stop()
+    timer:close()
+    timer = nil
+  end
+end
+
+local function next_tick()
+  local young = false
+  local now = os.time()
+  for _, r in pairs(state.requests) do
+    if now - math.floor((r.arrived or 0) / 1000) < 60 then
+      young = true
+      break
+    end
+  end
+  return young and 1000 or 5000
+end
+
+local function arm_timer()
+  if timer or not win() then
+    return
+  end
+  timer = vim.uv.new_timer()
+  local function tick()
+    if not (M.buf and vim.api.nvim_buf_is_valid(M.buf)) or vim.fn.bufwinid(M.buf) == -1 then
+      stop_timer()
+      return
+    end
+    M.render()
+    if timer then
+      timer:start(next_tick(), 0, vim.schedule_wrap(tick))
+    end
+  end
+  timer:start(next_tick(), 0, vim.schedule_wrap(tick))
+end
+
 local function ensure_buf()
   if M.buf and vim.api.nvim_buf_is_valid(M.buf) then
     return M.buf
@@ -145,6 +329,21 @@ local function ensure_buf()
   vim.bo[buf].modifiable = false
   vim.b[buf].claudenova_surface = "sidebar"
   set_keymaps(buf)
+  vim.api.nvim_create_autocmd("BufWinEnter", {
+    buffer = buf,
+    desc = "claude-nova: refresh the sidebar's ages while it is shown",
+    callback = function() vim.schedule(function() M.render(); arm_timer() end) end,
+  })
+  vim.api.nvim_create_autocmd("WinResized", {
+    group = vim.api.nvim_create_augroup("ClaudeNovaSidebar", { clear = true }),
+    desc = "claude-nova: re-wrap the sidebar's key hint",
+    callback = function()
+      local w = win()
+      if w and vim.tbl_contains(vim.v.event.windows or {}, w) then
+        M.render()
+      end
+    end,
+  })
   M.buf = buf
   return buf
 end
@@ -158,14 +357,50 @@ local function state_hl(s)
   })[s] or "ClaudeNovaStateExited"
 end
 
---- Redraw the sidebar (cheap when it is not visible).
+-- The key hint, wrapped to the sidebar's width.
+local function hint_lines(width)
+  local keys = cfg().keymaps.sidebar
+  local items = {}
+  for _, k in ipairs({ "present", "allow", "allow_session", "review", "deny", "help", "close" }) do
+    local lhs = keys[k]
+    if lhs then
+      for _, d in ipairs(KEYS) do
+        if d[1] == k then
+          table.insert(items, text.key(lhs) .. " " .. d[2])
+        end
+      end
+    end
+  end
+  local lines, cur = {}, ""
+  for _, item in ipairs(items) do
+    local try = cur == "" and item or (cur .. "  " .. item)
+    if cur ~= "" and vim.fn.strdisplaywidth(try) > width then
+      table.insert(lines, cur)
+      cur = item
+    else
+      cur = try
+    end
+  end
+  if cur ~= "" then
+    table.insert(lines, cur)
+  end
+  return lines
+end
+
+--- Redraw the sidebar (cheap when it is not visible: only the lines that
+--- changed are set).
 function M.render()
   if not (M.buf and vim.api.nvim_buf_is_valid(M.buf)) then
     return
   end
   local w = win()
-  local keep_id = w and M.rows[vim.api.nvim_win_get_cursor(w)[1]]
-  local lines, hls, rows = {}, {}, {}
+  local keep_id, keep_session
+  if w then
+    local l = vim.api.nvim_win_get_cursor(w)[1]
+    keep_id, keep_session = M.rows[l], M.session_rows[l]
+  end
+  local width = w and vim.api.nvim_win_get_width(w) or cfg().sidebar.width
+  local lines, hls, rows, srows = {}, {}, {}, {}
   local function add(line, marks)
     table.insert(lines, line)
     for _, m in ipairs(marks or {}) do
@@ -174,46 +409,70 @@ function M.render()
   end
   local pending = #state.order()
   add(("Claude Nova · %d pending"):format(pending), { { 0, -1, "ClaudeNovaTitle" } })
-  local keys = cfg().keymaps.sidebar
-  add(("%s open  %s allow  %s session  %s review  %s deny"):format(
-    keys.present or "-", keys.allow or "-", keys.allow_session or "-", keys.review or "-", keys.deny or "-"
-  ), { { 0, -1, "ClaudeNovaKey" } })
+  for _, l in ipairs(hint_lines(math.max(10, width - 1))) do
+    add(l, { { 0, -1, "ClaudeNovaKey" } })
+  end
   for _, sid in ipairs(state.session_ids()) do
     local s = state.sessions[sid]
+    local reqs = state.for_session(sid)
     add("")
-    local head = ("▸ %d %s"):format(s.id, s.name or "")
+    local glyph = "  "
+    if #reqs > 0 then
+      glyph = M.folded[sid] and "▸ " or "▾ "
+    end
+    local head = glyph .. state.label(sid)
     local st = s.state or ""
     local line = ("%s · %s · %s"):format(head, st, s.mode or "default")
-    add(line, {
-      { 0, #head, "ClaudeNovaSession" },
-      { #head + #" · ", #head + #" · " + #st, state_hl(st) },
-    })
-    for _, r in ipairs(state.for_session(sid)) do
-      local tool = r.tool
-      local stat = ""
-      if r.file_change and (r.added > 0 or r.removed > 0) then
-        stat = (" +%d -%d"):format(r.added, r.removed)
+    if #reqs > 0 and M.folded[sid] then
+      line = line .. (" · %d pending"):format(#reqs)
+    end
+    if st == "exited" then
+      add(line, { { 0, -1, "ClaudeNovaSessionExited" } })
+    else
+      add(line, {
+        { #glyph, #head, "ClaudeNovaSession" },
+        { #head + #" · ", #head + #" · " + #st, state_hl(st) },
+      })
+    end
+    srows[#lines] = sid
+    if not M.folded[sid] then
+      for _, r in ipairs(reqs) do
+        local stat = ""
+        if r.file_change and (r.added > 0 or r.removed > 0) then
+          stat = (" +%d -%d"):format(r.added, r.removed)
+        end
+        local target = r.target ~= "" and (" " .. r.target) or ""
+        local prefix = "    " .. r.tool
+        local age = text.age(r.arrived)
+        local row = prefix .. target .. stat .. "  " .. age
+        local marks = {
+          { 4, #prefix, "ClaudeNovaTool" },
+          { #prefix, #prefix + #target, "ClaudeNovaTarget" },
+        }
+        if stat ~= "" then
+          local p = #prefix + #target
+          local plus = (" +%d"):format(r.added)
+          table.insert(marks, { p, p + #plus, "ClaudeNovaAdded" })
+          table.insert(marks, { p + #plus, p + #stat, "ClaudeNovaRemoved" })
+        end
+        table.insert(marks, { #row - #age, #row, "ClaudeNovaAge" })
+        add(row, marks)
+        rows[#lines] = r.id
       end
-      local target = r.target ~= "" and (" " .. r.target) or ""
-      local prefix = "  " .. tool
-      local row = prefix .. target .. stat .. "  " .. text.age(r.arrived)
-      local marks = {
-        { 2, #prefix, "ClaudeNovaTool" },
-        { #prefix, #prefix + #target, "ClaudeNovaTarget" },
-      }
-      if stat ~= "" then
-        local p = #prefix + #target
-        local plus = (" +%d"):format(r.added)
-        table.insert(marks, { p, p + #plus, "ClaudeNovaAdded" })
-        table.insert(marks, { p + #plus, p + #stat, "ClaudeNovaRemoved" })
-      end
-      table.insert(marks, { #row - #text.age(r.arrived), #row, "ClaudeNovaAge" })
-      add(row, marks)
-      rows[#lines] = r.id
     end
   end
+  -- Only the lines that changed: a tick that moves an age rewrites one line.
+  local old = vim.api.nvim_buf_get_lines(M.buf, 0, -1, false)
   vim.bo[M.buf].modifiable = true
-  vim.api.nvim_buf_set_lines(M.buf, 0, -1, false, lines)
+  if #old ~= #lines then
+    vim.api.nvim_buf_set_lines(M.buf, 0, -1, false, lines)
+  else
+    for i, l in ipairs(lines) do
+      if old[i] ~= l then
+        vim.api.nvim_buf_set_lines(M.buf, i - 1, i, false, { l })
+      end
+    end
+  end
   vim.bo[M.buf].modifiable = false
   vim.api.nvim_buf_clear_namespace(M.buf, ns, 0, -1)
   for _, h in ipairs(hls) do
@@ -223,11 +482,17 @@ function M.render()
       vim.api.nvim_buf_set_extmark(M.buf, ns, h[1], h[2], { end_col = e, hl_group = h[4] })
     end
   end
-  M.rows = rows
+  M.rows, M.session_rows = rows, srows
   if w then
-    -- Keep the cursor on the same request across re-renders.
+    -- Keep the cursor on the same request (or session) across re-renders.
     for lnum, id in pairs(rows) do
-      if id == keep_id then
+      if keep_id and id == keep_id then
+        pcall(vim.api.nvim_win_set_cursor, w, { lnum, 0 })
+        return
+      end
+    end
+    for lnum, sid in pairs(srows) do
+      if keep_session and sid == keep_session then
         pcall(vim.api.nvim_win_set_cursor, w, { lnum, 0 })
         return
       end
@@ -256,6 +521,7 @@ function M.open()
   vim.wo[w].wrap = false
   vim.wo[w].cursorline = true
   M.render()
+  arm_timer()
   -- Put the cursor on the first request, if any.
   local first
   for lnum in pairs(M.rows) do
@@ -298,6 +564,11 @@ function M.toggle()
   else
     M.open()
   end
+end
+
+--- Whether the age timer runs (for tests).
+function M.timer_running()
+  return timer ~= nil
 end
 
 return M

@@ -31,6 +31,23 @@ function M.session_ids()
   return ids
 end
 
+--- How a person tells a session apart: "2 · fix the flaky login test".
+function M.label(id)
+  local s = M.sessions[id]
+  if s and s.name and s.name ~= "" then
+    return ("%d · %s"):format(id, s.name)
+  end
+  return ("session %d"):format(id)
+end
+
+--- The label of a request's session (its name may have changed since).
+function M.request_label(r)
+  if M.sessions[r.session] then
+    return M.label(r.session)
+  end
+  return r.session_name or ("session %d"):format(r.session)
+end
+
 function M.for_session(id)
   return vim.tbl_filter(function(r) return r.session == id end, M.order())
 end

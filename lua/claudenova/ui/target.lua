@@ -26,8 +26,7 @@ end
 
 --- How a request is named in the picker.
 function M.describe(r)
-  local s = state.sessions[r.session]
-  local who = s and s.name and s.name ~= "" and ("%d %s"):format(r.session, s.name) or ("session %d"):format(r.session)
+  local who = state.request_label(r)
   local what = r.target ~= "" and (r.tool .. " " .. r.target) or r.tool
   return ("%s · %s · %s ago"):format(who, what, text.age(r.arrived))
 end

@@ -44,16 +44,21 @@ function M.foldtext()
 end
 
 local function winbar(id)
-  local s = require("claudenova.ui.state").sessions[id]
+  local st = require("claudenova.ui.state")
+  local s = st.sessions[id]
   if not s then
     return ""
   end
-  local bar = ("Session %d · %s · %s · %s"):format(id, s.name or "", s.state or "", s.mode or "")
-  if s.context and s.context.max and s.context.max > 0 then
-    bar = bar .. ("%%< · context %d%% (%dk of %dk)"):format(math.floor(s.context.percent + 0.5),
-      math.floor(s.context.tokens / 1000 + 0.5), math.floor(s.context.max / 1000 + 0.5))
+  local function esc(x)
+    return (x:gsub("%%", "%%%%"))
   end
-  return "%#ClaudeNovaWinbar#" .. bar:gsub("%%([^<])", "%%%%%1")
+  local bar = esc(("%s · %s · %s"):format(st.label(id), s.state or "", s.mode or ""))
+  if s.context and s.context.max and s.context.max > 0 then
+    -- %< : a narrow window cuts the context figure first.
+    bar = bar .. "%<" .. esc((" · context %d%% (%dk of %dk)"):format(math.floor(s.context.percent + 0.5),
+      math.floor(s.context.tokens / 1000 + 0.5), math.floor(s.context.max / 1000 + 0.5)))
+  end
+  return "%#ClaudeNovaWinbar#" .. bar
 end
 
 -- The look of a window showing a transcript.
@@ -397,6 +402,16 @@ local function surface_tab(tab)
     end
   end
   return false
+end
+
+--- An exited session the user cleared: its buffer goes (a window showing
+--- it shows another buffer).
+function M.forget(id)
+  local buf = M.bufs[id]
+  M.bufs[id], M.count[id], M.seq[id], M.syncing[id] = nil, nil, nil, nil
+  if buf and vim.api.nvim_buf_is_valid(buf) then
+    pcall(vim.api.nvim_buf_delete, buf, { force = true })
+  end
 end
 
 --- Show session id's transcript: in the tab's transcript window if it has

@@ -1,0 +1,478 @@
+// Package store reads claude's own session store: one JSON-lines file per
+// session, $CLAUDE_CONFIG_DIR (or $HOME/.claude) /projects/<key>/<id>.jsonl,
+// where key is the folder's real path with every character that is not a
+// letter or digit replaced by '-'. The format is claude's, not ours (checked
+// on 2.1.328): lines we do not know are skipped, a torn last line (claude is
+// writing) is ignored, and a file we cannot make sense of still lists by id.
+package store
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf16"
+)
+
+// ConfigDir is the folder claude keeps its state in, for an environment
+// looked up with env (claude's: the user's env option over the host's).
+func ConfigDir(env func(string) string) string {
+	if d := env("CLAUDE_CONFIG_DIR"); d != "" {
+		return d
+	}
+	home := env("HOME")
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	return filepath.Join(home, ".claude")
+}
+
+// maxKey is where claude cuts a long key (and appends a hash).
+const maxKey = 200
+
+// Key is the name of the folder holding the sessions of path (a real path).
+func Key(path string) string {
+	units := utf16.Encode([]rune(path))
+	var b strings.Builder
+	for _, c := range units {
+		if c < 128 && (c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			b.WriteByte(byte(c))
+		} else {
+			b.WriteByte('-')
+		}
+	}
+	key := b.String()
+	if len(key) <= maxKey {
+		return key
+	}
+	var h int32
+	for _, c := range units {
+		h = h*31 + int32(c)
+	}
+	n := int64(h)
+	if n < 0 {
+		n = -n
+	}
+	return key[:maxKey] + "-" + strconv.FormatInt(n, 36)
+}
+
+// Dir is the folder of cwd's sessions.
+func Dir(configDir, cwd string) string {
+	if real, err := filepath.EvalSymlinks(cwd); err == nil {
+		cwd = real
+	}
+	return filepath.Join(configDir, "projects", Key(cwd))
+}
+
+var idRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$`)
+
+// ValidID reports whether id can name a session file.
+func ValidID(id string) bool { return idRE.MatchString(id) }
+
+// Find returns the file of session id: in cwd's folder, else in any
+// project's (claude resumes a session from any folder).
+func Find(configDir, cwd, id string) (string, error) {
+	if !ValidID(id) {
+		return "", fmt.Errorf("%q is not a session id", id)
+	}
+	p := filepath.Join(Dir(configDir, cwd), id+".jsonl")
+	if _, err := os.Stat(p); err == nil {
+		return p, nil
+	}
+	matches, _ := filepath.Glob(filepath.Join(configDir, "projects", "*", id+".jsonl"))
+	if len(matches) > 0 {
+		return matches[0], nil
+	}
+	return "", fmt.Errorf("session %s is not in claude's session store", id)
+}
+
+// Summary describes one stored session for a picker.
+type Summary struct {
+	ID          string    `json:"id"`
+	Cwd         string    `json:"cwd,omitempty"`
+	Start       time.Time `json:"-"`
+	End         time.Time `json:"-"`
+	Updated     int64     `json:"updated"` // unix seconds
+	Title       string    `json:"title,omitempty"`
+	FirstPrompt string    `json:"first_prompt,omitempty"`
+	LastPrompt  string    `json:"last_prompt,omitempty"`
+	// Known is false when nothing in the file was recognised: the session
+	// lists by its id only.
+	Known bool `json:"known"`
+}
+
+// Name is how the session is called: its title, else its first prompt.
+func (s Summary) Name() string {
+	if s.Title != "" {
+		return s.Title
+	}
+	return s.FirstPrompt
+}
+
+// window is how much of each end of a file List reads (claude's own picker
+// reads 64 KiB of each end too: titles are repeated near the end).
+const window = 64 << 10
+
+// List summarises the sessions in dir, most recently updated first. A
+// missing folder is an empty list.
+func List(dir string) ([]Summary, error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read claude's session store: %w", err)
+	}
+	var out []Summary
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || !strings.HasSuffix(name, ".jsonl") || !ValidID(strings.TrimSuffix(name, ".jsonl")) {
+			continue
+		}
+		s, err := Summarize(filepath.Join(dir, name))
+		if err != nil {
+			continue
+		}
+		out = append(out, s)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Updated > out[j].Updated })
+	return out, nil
+}
+
+// Summarize reads the head and tail of one session file.
+func Summarize(path string) (Summary, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Summary{}, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return Summary{}, err
+	}
+	s := Summary{ID: strings.TrimSuffix(filepath.Base(path), ".jsonl"), Updated: st.ModTime().Unix()}
+	head := make([]byte, min(st.Size(), window))
+	if _, err := io.ReadFull(f, head); err != nil {
+		return s, nil
+	}
+	tail := head
+	if st.Size() > window {
+		tail = make([]byte, window)
+		if _, err := f.ReadAt(tail, st.Size()-window); err != nil {
+			tail = nil
+		}
+	}
+	var sc scan
+	sc.feed(head, true)
+	if st.Size() > window {
+		// The first line of the tail is most likely cut: skip it.
+		if i := bytes.IndexByte(tail, '\n'); i >= 0 {
+			sc.feed(tail[i+1:], false)
+		}
+	}
+	sc.fill(&s)
+	if sc.custom == "" {
+		if b, err := os.ReadFile(filepath.Join(filepath.Dir(path), s.ID, "custom-title.json")); err == nil {
+			var ct struct {
+				CustomTitle string `json:"customTitle"`
+			}
+			if json.Unmarshal(b, &ct) == nil && ct.CustomTitle != "" {
+				s.Title, s.Known = oneLine(ct.CustomTitle), true
+			}
+		}
+	}
+	return s, nil
+}
+
+// line is the part of a store line that summaries and history read.
+type line struct {
+	Type             string          `json:"type"`
+	Subtype          string          `json:"subtype"`
+	Timestamp        string          `json:"timestamp"`
+	Cwd              string          `json:"cwd"`
+	IsSidechain      bool            `json:"isSidechain"`
+	IsMeta           bool            `json:"isMeta"`
+	IsCompactSummary bool            `json:"isCompactSummary"`
+	CustomTitle      string          `json:"customTitle"`
+	AITitle          string          `json:"aiTitle"`
+	Summary          string          `json:"summary"`
+	LastPrompt       string          `json:"lastPrompt"`
+	Content          json.RawMessage `json:"content"`
+	Message          struct {
+		Content json.RawMessage `json:"content"`
+	} `json:"message"`
+}
+
+type scan struct {
+	known                    bool
+	cwd, custom, ai, summary string
+	firstPrompt, lastPrompt  string
+	start, end               time.Time
+}
+
+func (sc *scan) feed(b []byte, head bool) {
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		raw := b
+		if i >= 0 {
+			raw, b = b[:i], b[i+1:]
+		} else {
+			b = nil
+		}
+		var l line
+		if len(bytes.TrimSpace(raw)) == 0 || json.Unmarshal(raw, &l) != nil || l.Type == "" {
+			continue
+		}
+		sc.known = true
+		if t, err := time.Parse(time.RFC3339Nano, l.Timestamp); err == nil {
+			if sc.start.IsZero() {
+				sc.start = t
+			}
+			sc.end = t
+		}
+		if l.IsSidechain {
+			continue
+		}
+		if sc.cwd == "" {
+			sc.cwd = l.Cwd
+		}
+		switch l.Type {
+		case "custom-title":
+			sc.custom = l.CustomTitle
+		case "ai-title":
+			sc.ai = l.AITitle
+		case "summary":
+			sc.summary = l.Summary
+		case "last-prompt":
+			sc.lastPrompt = l.LastPrompt
+		case "user":
+			if head && sc.firstPrompt == "" {
+				sc.firstPrompt = promptOf(l)
+			}
+		}
+	}
+}
+
+func (sc *scan) fill(s *Summary) {
+	s.Known = sc.known
+	s.Cwd = sc.cwd
+	s.Start, s.End = sc.start, sc.end
+	if !sc.end.IsZero() {
+		s.Updated = sc.end.Unix()
+	}
+	for _, t := range []string{sc.custom, sc.ai, sc.summary} {
+		if t != "" {
+			s.Title = oneLine(t)
+			break
+		}
+	}
+	s.FirstPrompt = oneLine(sc.firstPrompt)
+	s.LastPrompt = oneLine(sc.lastPrompt)
+}
+
+var commandRE = regexp.MustCompile(`(?s)<command-name>(.*?)</command-name>.*?<command-args>(.*?)</command-args>`)
+
+// promptOf is the text a user line shows as a prompt ("" when it is not
+// one: tool results, meta lines, command output, an interrupt marker).
+func promptOf(l line) string {
+	if l.Type != "user" || l.IsMeta || l.IsCompactSummary || l.IsSidechain {
+		return ""
+	}
+	text, ok := textOf(l.Message.Content)
+	if !ok {
+		return ""
+	}
+	text = strings.TrimSpace(text)
+	if strings.HasPrefix(text, "<command-") {
+		if m := commandRE.FindStringSubmatch(text); m != nil {
+			return strings.TrimSpace(m[1] + " " + strings.TrimSpace(m[2]))
+		}
+		return ""
+	}
+	if strings.HasPrefix(text, "<") || strings.HasPrefix(text, "[Request interrupted") {
+		return ""
+	}
+	return text
+}
+
+// textOf is the text of a message content: a string, or its text blocks
+// (false when it holds anything else, such as tool results).
+func textOf(raw json.RawMessage) (string, bool) {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s, true
+	}
+	var blocks []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if json.Unmarshal(raw, &blocks) != nil || len(blocks) == 0 {
+		return "", false
+	}
+	var parts []string
+	for _, b := range blocks {
+		if b.Type != "text" {
+			return "", false
+		}
+		parts = append(parts, b.Text)
+	}
+	return strings.Join(parts, "\n"), true
+}
+
+// maxName bounds a title or prompt in a summary.
+const maxName = 120
+
+func oneLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = strings.TrimSpace(s[:i]) + " …"
+	}
+	if r := []rune(s); len(r) > maxName {
+		s = string(r[:maxName-1]) + "…"
+	}
+	return s
+}
+
+// Entry is one step of a stored conversation, in file order.
+type Entry struct {
+	// Prompt is set for a prompt the user typed (or a slash command).
+	Prompt string
+	// Note is set for what is neither: command output, a compaction, an
+	// interrupt.
+	Note string
+	// Message is an assistant line or a user line of tool results, in the
+	// shape claude prints them on stdout.
+	Message json.RawMessage
+	// Type is "assistant" or "user" for a Message.
+	Type string
+}
+
+// maxLine bounds one line of the store read for history (claude's request
+// caches can be large; they are skipped).
+const maxLine = 16 << 20
+
+// History reads the conversation of a session file.
+func History(path string) ([]Entry, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read session history: %w", err)
+	}
+	defer f.Close()
+	return ReadHistory(f)
+}
+
+// ReadHistory reads a conversation from r.
+func ReadHistory(r io.Reader) ([]Entry, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var out []Entry
+	for {
+		raw, err := readLine(br)
+		if len(raw) > 0 {
+			if e, ok := entryOf(raw); ok {
+				out = append(out, e)
+			}
+		}
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return out, fmt.Errorf("read session history: %w", err)
+		}
+	}
+}
+
+// readLine returns one line; a line longer than maxLine is returned empty.
+func readLine(br *bufio.Reader) ([]byte, error) {
+	var buf []byte
+	long := false
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if !long {
+			if len(buf)+len(chunk) > maxLine {
+				long, buf = true, nil
+			} else {
+				buf = append(buf, chunk...)
+			}
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if long {
+			return nil, err
+		}
+		return bytes.TrimRight(buf, "\r\n"), err
+	}
+}
+
+var stdoutRE = regexp.MustCompile(`(?s)<local-command-stdout>(.*?)</local-command-stdout>`)
+
+func entryOf(raw []byte) (Entry, bool) {
+	var l line
+	if json.Unmarshal(raw, &l) != nil || l.IsSidechain {
+		return Entry{}, false
+	}
+	switch l.Type {
+	case "assistant":
+		return Entry{Type: "assistant", Message: append(json.RawMessage(nil), raw...)}, true
+	case "user":
+		if l.IsCompactSummary {
+			return Entry{Note: "The conversation was compacted here."}, true
+		}
+		if l.IsMeta {
+			return Entry{}, false
+		}
+		if p := promptOf(l); p != "" {
+			return Entry{Prompt: p}, true
+		}
+		text, isText := textOf(l.Message.Content)
+		switch {
+		case !isText:
+			return Entry{Type: "user", Message: append(json.RawMessage(nil), raw...)}, true
+		case strings.HasPrefix(strings.TrimSpace(text), "[Request interrupted"):
+			return Entry{Note: "Interrupted."}, true
+		}
+		if m := stdoutRE.FindStringSubmatch(text); m != nil && strings.TrimSpace(m[1]) != "" {
+			return Entry{Note: strings.TrimSpace(m[1])}, true
+		}
+	case "system":
+		if l.Subtype == "local_command" {
+			var s string
+			if json.Unmarshal(l.Content, &s) == nil {
+				if m := stdoutRE.FindStringSubmatch(s); m != nil && strings.TrimSpace(m[1]) != "" {
+					return Entry{Note: strings.TrimSpace(m[1])}, true
+				}
+			}
+		}
+	}
+	return Entry{}, false
+}
+
+// AppendTitle renames a stored session the way claude does (a custom-title
+// line and its agent-name twin). Only for a session no claude is running:
+// a live one is renamed with claude's rename_session.
+func AppendTitle(path, id, title string) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return fmt.Errorf("rename in claude's session store: %w", err)
+	}
+	a, _ := json.Marshal(map[string]string{"type": "custom-title", "customTitle": title, "sessionId": id})
+	b, _ := json.Marshal(map[string]string{"type": "agent-name", "agentName": title, "sessionId": id})
+	_, werr := f.Write(append(append(append(a, '\n'), b...), '\n'))
+	cerr := f.Close()
+	if werr != nil {
+		return fmt.Errorf("rename in claude's session store: %w", werr)
+	}
+	if cerr != nil {
+		return fmt.Errorf("rename in claude's session store: %w", cerr)
+	}
+	return nil
+}

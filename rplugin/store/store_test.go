@@ -1,0 +1,197 @@
+package store
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The folder names claude 2.1.328 chose for these paths (from runs).
+func TestKey(t *testing.T) {
+	long := "/tmp/cnres6"
+	for i := 1; len(long) < 259; i++ {
+		long += "/longdirectoryname" + string(rune('0'+i/10)) + string(rune('0'+i%10))
+	}
+	for _, tc := range []struct{ path, want string }{
+		{"/tmp/cnres/my.proj_dir with space/sub", "-tmp-cnres-my-proj-dir-with-space-sub"},
+		{"/tmp/cnres6/a.b_c d/é-ü/x", "-tmp-cnres6-a-b-c-d-----x"},
+		{"/tmp/cnres6/emoji😀dir", "-tmp-cnres6-emoji--dir"},
+		{"/", "-"},
+	} {
+		if got := Key(tc.path); got != tc.want {
+			t.Errorf("Key(%q) = %q, want %q", tc.path, got, tc.want)
+		}
+	}
+	k := Key(long)
+	if len(k) <= maxKey || k[maxKey] != '-' || strings.Trim(k[maxKey+1:], "0123456789abcdefghijklmnopqrstuvwxyz") != "" {
+		t.Errorf("long key %q: want 200 characters, '-', base36 hash", k)
+	}
+}
+
+func copyFixture(t *testing.T, dir, name, id string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, id+".jsonl")
+	if err := os.WriteFile(p, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestSummaries(t *testing.T) {
+	dir := t.TempDir()
+	copyFixture(t, dir, "basic.jsonl", "aaaaaaaa-0000-0000-0000-000000000001")
+	copyFixture(t, dir, "renamed.jsonl", "aaaaaaaa-0000-0000-0000-000000000002")
+	copyFixture(t, dir, "compact.jsonl", "aaaaaaaa-0000-0000-0000-000000000003")
+	// A file in a format we do not know still lists, by id.
+	if err := os.WriteFile(filepath.Join(dir, "bbbbbbbb-0000-0000-0000-000000000004.jsonl"), []byte("not json\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	list, err := List(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]Summary{}
+	for _, s := range list {
+		got[s.ID[len(s.ID)-1:]] = s
+	}
+	for _, tc := range []struct {
+		id, name, first, last string
+		known                 bool
+	}{
+		{"1", "hello there", "hello there", "", true},
+		{"2", "Host Title", "first prompt", "third prompt after resume", true},
+		{"3", "fake", "first prompt", "after compact", true},
+		{"4", "", "", "", false},
+	} {
+		s, ok := got[tc.id]
+		if !ok {
+			t.Fatalf("session %s not listed: %+v", tc.id, list)
+		}
+		if s.Name() != tc.name || s.FirstPrompt != tc.first || s.Known != tc.known || (tc.last != "" && s.LastPrompt != tc.last) {
+			t.Errorf("session %s: %+v, want name %q first %q last %q known %v", tc.id, s, tc.name, tc.first, tc.last, tc.known)
+		}
+	}
+	if list[0].Updated < list[len(list)-1].Updated {
+		t.Errorf("not most recent first: %+v", list)
+	}
+	if l, err := List(filepath.Join(dir, "missing")); err != nil || len(l) != 0 {
+		t.Errorf("a missing folder: %v %v", l, err)
+	}
+}
+
+// A title in the tail of a long file (claude repeats it there) wins.
+func TestSummaryReadsTheTail(t *testing.T) {
+	dir := t.TempDir()
+	p := copyFixture(t, dir, "basic.jsonl", "cccccccc-0000-0000-0000-000000000001")
+	f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pad := `{"type":"queue-operation","operation":"enqueue","content":"` + strings.Repeat("x", 1000) + `"}` + "\n"
+	for i := 0; i < 200; i++ {
+		f.WriteString(pad)
+	}
+	f.Close()
+	if err := AppendTitle(p, "cccccccc-0000-0000-0000-000000000001", "Late title"); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Summarize(p)
+	if err != nil || s.Title != "Late title" || s.FirstPrompt != "hello there" {
+		t.Fatalf("%+v %v", s, err)
+	}
+}
+
+func TestHistory(t *testing.T) {
+	for _, tc := range []struct {
+		file string
+		want []string
+	}{
+		{"renamed.jsonl", []string{"prompt:first prompt", "assistant", "prompt:second prompt", "assistant", "prompt:third prompt after resume", "assistant"}},
+		{"interrupt.jsonl", []string{"prompt:SEQ", "assistant", "user", "assistant", "user", "assistant", "prompt:SLOW 5000", "note:Interrupted.", "prompt:after interrupt", "assistant"}},
+		{"compact.jsonl", []string{"prompt:first prompt", "assistant", "prompt:/rename My Nice Title", "note:Session renamed to: My Nice Title", "prompt:/nosuchcmd foo", "assistant", "note:The conversation was compacted here.", "prompt:/compact", "note:Compacted", "prompt:after compact", "assistant", "prompt:/recap"}},
+	} {
+		es, err := History(filepath.Join("testdata", tc.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, e := range es {
+			switch {
+			case e.Prompt != "":
+				p := e.Prompt
+				if strings.HasPrefix(p, "SEQ") {
+					p = "SEQ"
+				}
+				got = append(got, "prompt:"+p)
+			case e.Note != "":
+				got = append(got, "note:"+e.Note)
+			default:
+				got = append(got, e.Type)
+			}
+		}
+		if n := len(tc.want); len(got) < n || strings.Join(got[:n], "|") != strings.Join(tc.want, "|") {
+			t.Errorf("%s:\n got %q\nwant %q…", tc.file, got, tc.want)
+		}
+	}
+}
+
+// Huge lines (claude's request caches) are skipped, not fatal; a torn last
+// line is ignored.
+func TestHistoryLongAndTornLines(t *testing.T) {
+	var b bytes.Buffer
+	b.WriteString(`{"type":"user","message":{"role":"user","content":"one"}}` + "\n")
+	b.WriteString(`{"type":"api-request-blob","blob":"` + strings.Repeat("y", maxLine+10) + `"}` + "\n")
+	b.WriteString(`{"type":"user","message":{"role":"user","content":"two"}}` + "\n")
+	b.WriteString(`{"type":"user","message":{"role":"us`)
+	es, err := ReadHistory(&b)
+	if err != nil || len(es) != 2 || es[0].Prompt != "one" || es[1].Prompt != "two" {
+		t.Fatalf("%+v %v", es, err)
+	}
+}
+
+func TestFind(t *testing.T) {
+	cfg := t.TempDir()
+	cwd := t.TempDir()
+	other := filepath.Join(cfg, "projects", "-elsewhere")
+	if err := os.MkdirAll(other, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	copyFixture(t, other, "basic.jsonl", "dddddddd-0000-0000-0000-000000000001")
+	if p, err := Find(cfg, cwd, "dddddddd-0000-0000-0000-000000000001"); err != nil || filepath.Dir(p) != other {
+		t.Fatalf("found %q %v", p, err)
+	}
+	for _, id := range []string{"../../etc/passwd", "", "a/b"} {
+		if _, err := Find(cfg, cwd, id); err == nil {
+			t.Errorf("Find(%q) did not refuse", id)
+		}
+	}
+}
+
+func FuzzReadHistory(f *testing.F) {
+	for _, name := range []string{"basic.jsonl", "interrupt.jsonl"} {
+		b, _ := os.ReadFile(filepath.Join("testdata", name))
+		f.Add(b)
+	}
+	f.Add([]byte(`{"type":"user","message":{"content":[{"type":"text","text":"<command-name>/x</command-name><command-args>"}]}}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		es, _ := ReadHistory(bytes.NewReader(b))
+		for _, e := range es {
+			if e.Message != nil && e.Type != "assistant" && e.Type != "user" {
+				t.Fatalf("message of type %q", e.Type)
+			}
+		}
+		var sc scan
+		sc.feed(b, true)
+		var s Summary
+		sc.fill(&s)
+		if strings.Contains(s.Title, "\n") || strings.Contains(s.FirstPrompt, "\n") {
+			t.Fatalf("multi-line name %q", s.Title)
+		}
+	})
+}
