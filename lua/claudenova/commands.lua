@@ -105,6 +105,21 @@ M.subcommands = {
       end
     end,
   },
+  rewind = {
+    desc = "Restore the files Claude changed (Write, Edit) to their state before one of your prompts: pick the prompt (its time, and what claude's dry run would restore), confirm. Open buffers are reloaded (unsaved edits are kept in storage first); Claude is told; changes made by commands (Bash) are not restored.",
+    run = function() require("claudenova.ui.rewind").pick() end,
+  },
+  changes = {
+    usage = "changes [{N}]",
+    desc = "Review what prompt {N} of the session (default: the last that changed a file) changed, file by file, as a diff from before the turn to now; undo a hunk (its old lines go back on disk, Claude is told) or keep it.",
+    run = function(args)
+      local n = args[1] and tonumber(args[1])
+      if args[1] and not n then
+        error("claude-nova: changes takes a prompt number (shown as \"checkpoint N\" in the transcript), got " .. args[1], 0)
+      end
+      require("claudenova.ui.changes").open(nil, n)
+    end,
+  },
   mode = {
     usage = "mode {mode}",
     desc = "Switch the current session's permission mode: default, acceptEdits, plan, bypassPermissions, dontAsk.",
@@ -151,7 +166,7 @@ M.subcommands = {
 
 -- The order of the subcommands in the docs.
 M.order = {
-  "new", "send", "add", "rename", "sessions", "transcript", "stop", "interrupt", "resume", "mode",
+  "new", "send", "add", "rename", "sessions", "transcript", "stop", "interrupt", "resume", "rewind", "changes", "mode",
   "allow", "allow-session", "always", "review", "deny", "rules", "sidebar", "log", "build",
 }
 

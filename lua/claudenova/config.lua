@@ -29,6 +29,7 @@ M.schema = {
   },
   log_level = { enum = { "debug", "info", "warn", "error", "off" }, default = "info", desc = "Host log level; the log is stdpath('log')/claudenova.log." },
   notify = { type = "boolean", default = true, desc = "Announce each new request with vim.notify." },
+  checkpoints = { type = "boolean", default = true, desc = "Run claude with file checkpoints, so :ClaudeNova rewind can restore the files Claude changed (Write, Edit) to their state before any of your prompts. Applies to sessions started afterwards." },
   sidebar = {
     desc = "Sidebar of sessions and pending requests.",
     fields = {
@@ -125,6 +126,14 @@ M.schema = {
           prompt_alt = { type = "key", default = "<CR>", desc = "On a tool call: open or close its details. Elsewhere: open the prompt input." },
           interrupt = { type = "key", default = "<C-c>", desc = "Interrupt the current turn." },
           open_full = { type = "key", default = "gf", desc = "Open the whole result of the tool call under the cursor (the transcript shows its first lines)." },
+        },
+      },
+      changes = {
+        desc = "Keys in the changes view (:ClaudeNova changes).",
+        fields = {
+          undo_hunk = { type = "key", default = "<localleader>u", desc = "Undo the hunk under the cursor: its lines as they were before the turn go back on disk (Claude is told)." },
+          keep_hunk = { type = "key", default = "<localleader>k", desc = "Keep the hunk under the cursor (marks it reviewed) and go to the next." },
+          close = { type = "key", default = "q", desc = "Close the changes view." },
         },
       },
       prompt = {
@@ -281,6 +290,7 @@ function M.host_options()
     storage = c.storage,
     model = c.model,
     transcript_lines = c.transcript.memory_lines,
+    checkpoints = c.checkpoints,
   }
 end
 

@@ -172,6 +172,65 @@ function M.notify(method, args)
   vim.fn.ClaudeNovaNotify(method, vim.json.encode(args or vim.empty_dict()))
 end
 
+local waiting = {} ---@type table<string, fun(ok: boolean, res: any)>
+local next_token = 0
+
+--- Call a host method whose answer waits on claude (a dry run, a rewind):
+--- the call returns at once and cb(ok, result_or_error) runs, scheduled,
+--- when the host sends the reply. Errors found before the work starts are
+--- raised like request's.
+function M.later(method, args, cb)
+  next_token = next_token + 1
+  local token = tostring(next_token)
+  waiting[token] = cb
+  local ok, err = pcall(M.request, method, vim.tbl_extend("force", args or {}, { token = token }))
+  if not ok then
+    waiting[token] = nil
+    error(err, 0)
+  end
+end
+
+--- The reply event of a later call.
+function M.resolve(data)
+  local cb = waiting[data.token]
+  waiting[data.token] = nil
+  if cb then
+    vim.schedule(function()
+      cb(data.ok, data.ok and data.result or data.error)
+    end)
+  end
+end
+
+--- The host went away: every later call fails.
+function M.fail_waiting(why)
+  local cbs = waiting
+  waiting = {}
+  for _, cb in pairs(cbs) do
+    vim.schedule(function()
+      cb(false, why)
+    end)
+  end
+end
+
+--- A later call, waiting for its answer (for the Lua API). Neovim keeps
+--- drawing and serving the host meanwhile (vim.wait); after timeout ms an
+--- error says claude did not answer.
+function M.await(method, args, timeout)
+  local done, ok, res = false, false, nil
+  M.later(method, args, function(o, r)
+    done, ok, res = true, o, r
+  end)
+  if not vim.wait(timeout or 10000, function()
+    return done
+  end, 10) then
+    error("claude-nova: claude did not answer in time (" .. method .. ")", 0)
+  end
+  if not ok then
+    error("claude-nova: " .. tostring(res), 0)
+  end
+  return res
+end
+
 --- Whether the host is running (no start).
 function M.running()
   return M.channel ~= nil

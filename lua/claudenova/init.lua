@@ -79,6 +79,37 @@ function M.resume(id)
   return M.new({ resume = id })
 end
 
+--- The prompts of a session (current by default), oldest first, each with
+--- what rewinding to before it would restore (claude's dry run):
+--- { { id, n, prompt, time, files, insertions, deletions, error? }, … };
+--- time in Unix seconds, files absolute paths.
+function M.checkpoints(session)
+  return host().await("checkpoints", { session = session or 0 })
+end
+
+--- Restore the files to their state before prompt id (from checkpoints()).
+--- Open buffers are reloaded (unsaved edits kept in storage first); Claude
+--- is told. Returns true, message or false, message.
+function M.rewind(id)
+  local done, ok, msg = false, false, nil
+  local started, err = pcall(require("claudenova.ui.rewind").rewind, id, nil, function(o, m)
+    done, ok, msg = true, o, m
+  end)
+  if not started then
+    return false, (require("claudenova.errors").message(err):gsub("^claude%-nova: ", ""))
+  end
+  if not vim.wait(15000, function() return done end, 10) then
+    return false, "claude did not answer in time"
+  end
+  return ok, msg
+end
+
+--- Open the changes view of a session's prompt (number or id; default:
+--- the last prompt that changed a file).
+function M.changes(session, turn)
+  return require("claudenova.ui.changes").open(session, turn)
+end
+
 --- Sessions as plain tables.
 function M.sessions()
   if not host().running() then

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/approval"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/checkpoint"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/queue"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
@@ -39,6 +40,8 @@ type Options struct {
 	// TranscriptLines is how many transcript lines of a session the host
 	// keeps in memory; older ones go to a file in storage.
 	TranscriptLines int `json:"transcript_lines"`
+	// Checkpoints runs claude with file checkpointing (rewind); nil: on.
+	Checkpoints *bool `json:"checkpoints"`
 }
 
 // defaultTranscriptLines is TranscriptLines when unset.
@@ -170,6 +173,10 @@ func (a *App) NewSession(p NewParams) (session.Info, error) {
 	for k, v := range o.Env {
 		env = append(env, k+"="+v)
 	}
+	checkpoints := o.Checkpoints == nil || *o.Checkpoints
+	if checkpoints {
+		env = append(env, checkpointEnv)
+	}
 	sort.Strings(env)
 	model := p.Model
 	if model == "" {
@@ -185,6 +192,7 @@ func (a *App) NewSession(p NewParams) (session.Info, error) {
 			return nil, err
 		}
 		s := session.New(id, p.Cwd, p.Mode, proc)
+		s.Checkpoints = checkpoints
 		s.Transcript.Spill(spillFile(o.Storage, id), o.TranscriptLines)
 		return s, nil
 	})
@@ -201,7 +209,13 @@ func (a *App) NewSession(p NewParams) (session.Info, error) {
 	}
 	a.ui.Send(ui.EvSession, s.Info())
 	a.wg.Add(1)
-	go a.run(s, p.Resume)
+	if p.Resume != "" {
+		// The earlier conversation (and its checkpoints) come first: the
+		// prompt is sent once they are in.
+		go a.run(s, p.Resume, p.Prompt)
+		return s.Info(), nil
+	}
+	go a.run(s, "", "")
 	if strings.TrimSpace(p.Prompt) != "" {
 		if err := a.send(s, p.Prompt); err != nil {
 			return s.Info(), err
@@ -250,11 +264,24 @@ func (a *App) Send(p SendParams) (session.Info, error) {
 	return s.Info(), a.send(s, p.Prompt)
 }
 
+// send sends a prompt under a new id (claude keys the turn's file
+// checkpoint by it), with the notes for Claude that waited for it.
 func (a *App) send(s *session.Session, prompt string) error {
-	if err := s.Proc.SendUser(prompt); err != nil {
+	id := checkpoint.NewID()
+	notes := s.TakeNotes()
+	if err := s.Proc.SendUser(id, prompt, notes...); err != nil {
+		for _, n := range notes {
+			s.Tell(n) // not lost: they go with the next prompt that is sent
+		}
 		return fmt.Errorf("session %d: %w", s.ID, err)
 	}
-	a.transcript(s, s.Transcript.Prompt(prompt))
+	now := time.Now()
+	n := s.Turns.Begin(id, prompt, now)
+	mark := ""
+	if s.Checkpoints {
+		mark = turnMark(n, now)
+	}
+	a.transcript(s, s.Transcript.PromptMarked(prompt, mark))
 	s.Prompted(prompt)
 	s.Update(session.StateRunning, "", "", "")
 	a.ui.Send(ui.EvSession, s.Info())

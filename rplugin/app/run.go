@@ -14,11 +14,16 @@ import (
 
 // run consumes one session's messages until claude exits. A resumed
 // session first shows its earlier conversation (claude does not replay it;
-// its messages wait meanwhile).
-func (a *App) run(s *session.Session, resumed string) {
+// its messages wait meanwhile), then its first prompt, if any.
+func (a *App) run(s *session.Session, resumed, prompt string) {
 	defer a.wg.Done()
 	if resumed != "" {
 		a.history(s, resumed)
+		if strings.TrimSpace(prompt) != "" {
+			if err := a.send(s, prompt); err != nil {
+				a.notify("error", err.Error())
+			}
+		}
 	}
 	sawInit := false
 	for m := range s.Proc.Messages() {
@@ -39,6 +44,7 @@ func (a *App) handle(s *session.Session, m claude.Message) {
 	case "user":
 		a.transcript(s, s.Transcript.Apply(m))
 		a.toolsFinished(s, m)
+		a.recordChanges(s, m)
 	case "result":
 		interrupted := s.TakeInterrupted()
 		a.transcript(s, s.Transcript.Result(m, interrupted))

@@ -220,7 +220,15 @@ func (a *App) history(s *session.Session, claudeID string) {
 	for _, e := range entries {
 		switch {
 		case e.Prompt != "":
-			ops = append(ops, tr.Prompt(e.Prompt)...)
+			mark := ""
+			if e.UUID != "" {
+				// Its checkpoint outlives the process: rewind works on it.
+				n := s.Turns.Begin(e.UUID, e.Prompt, e.Time)
+				if s.Checkpoints {
+					mark = turnMark(n, e.Time.Local())
+				}
+			}
+			ops = append(ops, tr.PromptMarked(e.Prompt, mark)...)
 		case e.Note != "":
 			ops = append(ops, tr.Note(e.Note)...)
 		default:

@@ -13,8 +13,9 @@ import (
 // their own.
 type Conn interface {
 	// SendUser queues a user message (written once initialize is answered);
-	// notes go first in it, as text blocks of their own.
-	SendUser(text string, notes ...string) error
+	// notes go first in it, as text blocks of their own. uuid, if not "",
+	// names the message (its turn's file checkpoint).
+	SendUser(uuid, text string, notes ...string) error
 	// Respond queues the answer to a can_use_tool request.
 	Respond(requestID string, result PermissionResult) error
 	// RespondAndTell queues the answer and a user message in one write.

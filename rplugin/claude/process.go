@@ -467,16 +467,18 @@ func (p *Process) Send(v any) error {
 
 // SendUser queues a user prompt; it is written once claude has answered
 // initialize. Notes, if any, go first in the same message, each as a text
-// block of its own (the prompt is the last block).
-func (p *Process) SendUser(text string, notes ...string) error {
-	b, err := userLine(text, notes...)
+// block of its own (the prompt is the last block). A non-empty uuid names
+// the message: claude keys the file checkpoint of the turn it starts by it
+// (rewind_files).
+func (p *Process) SendUser(uuid, text string, notes ...string) error {
+	b, err := userLine(uuid, text, notes...)
 	if err != nil {
 		return err
 	}
 	return p.enqueue(outLine{b: b, user: true})
 }
 
-func userLine(text string, notes ...string) ([]byte, error) {
+func userLine(uuid, text string, notes ...string) ([]byte, error) {
 	var content any = text
 	if len(notes) > 0 {
 		var blocks []map[string]string
@@ -485,12 +487,16 @@ func userLine(text string, notes ...string) ([]byte, error) {
 		}
 		content = append(blocks, map[string]string{"type": "text", "text": text})
 	}
-	return encodeLine(map[string]any{
+	line := map[string]any{
 		"type":               "user",
 		"message":            map[string]any{"role": "user", "content": content},
 		"parent_tool_use_id": nil,
 		"session_id":         "",
-	})
+	}
+	if uuid != "" {
+		line["uuid"] = uuid
+	}
+	return encodeLine(line)
 }
 
 // ControlError is an error response from claude to one of our control requests.
@@ -577,7 +583,7 @@ func (p *Process) RespondAndTell(requestID string, result PermissionResult, note
 		return err
 	}
 	if note != "" {
-		u, err := userLine(note)
+		u, err := userLine("", note)
 		if err != nil {
 			return err
 		}

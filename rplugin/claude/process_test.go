@@ -79,7 +79,7 @@ func TestProcessHandshakeAskAnswer(t *testing.T) {
 	p, _ := startFake(t, `{"ask":{"tool_name":"Bash","input":{"command":"ls"}}}`+"\n")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := p.SendUser("go"); err != nil {
+	if err := p.SendUser("", "go"); err != nil {
 		t.Fatal(err)
 	}
 	m := next(t, p, "control_request")
@@ -114,7 +114,7 @@ func TestProcessSurvivesHostileLines(t *testing.T) {
 		`{"emit":{"type":"assistant","message":{"content":[{"type":"text","text":"after"}]}}}`,
 	}, "\n") + "\n"
 	p, logBuf := startFake(t, script)
-	if err := p.SendUser("go"); err != nil {
+	if err := p.SendUser("", "go"); err != nil {
 		t.Fatal(err)
 	}
 	var big Message
@@ -181,7 +181,7 @@ func TestInitializeIsFirstAndAnsweredBeforePrompt(t *testing.T) {
 	for i := 0; i < 20; i++ {
 		logPath := filepath.Join(t.TempDir(), "fake.log")
 		p, _ := startFake(t, `{"config":{"control":{"initialize":{"delay_ms":30}}}}`+"\n"+`{"result":true}`+"\n", "FAKECLAUDE_LOG="+logPath)
-		if err := p.SendUser("first prompt"); err != nil {
+		if err := p.SendUser("", "first prompt"); err != nil {
 			t.Fatal(err)
 		}
 		next(t, p, "result")

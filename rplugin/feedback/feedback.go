@@ -133,3 +133,47 @@ func Rejection(path string, r Review) string {
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
+
+// Rewound is what Claude is told after the user restored files to their
+// state before an earlier prompt (the CLI's rewind_files changes the files
+// only: Claude's history still says its edits were made).
+func Rewound(prompt string, files []string, skipped int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s The user rewound files to their state before their prompt %q. Your edits of these files since then are undone on disk (your earlier tool calls did happen, but their changes are gone): read a file again before you edit it.\n", Marker, oneLine(firstLine(prompt, 80)))
+	for _, f := range files {
+		fmt.Fprintf(&b, "- %s\n", f)
+	}
+	if skipped > 0 {
+		fmt.Fprintf(&b, "%d linked file(s) were left as they were.\n", skipped)
+	}
+	b.WriteString("Changes made by commands (Bash) were not restored.")
+	return b.String()
+}
+
+// Undone is what Claude is told when the user undid a hunk of a change it
+// made in an earlier turn: the diff from what Claude left to what is on disk.
+func Undone(path, claudes, now string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s The user undid part of your change to %s after it was written: the diff below goes from what you left to what is on disk now. Use it as your picture of the file.\n", Marker, path)
+	res := diff.Unified("what you wrote", "on disk now", claudes, now, diff.Options{Context: 2, MaxLines: MaxDiffLines})
+	b.WriteString("```diff\n")
+	b.WriteString(res.Text)
+	if !strings.HasSuffix(res.Text, "\n") {
+		b.WriteString("\n")
+	}
+	b.WriteString("```")
+	if res.Truncated > 0 {
+		fmt.Fprintf(&b, "\n(The diff was cut after %d lines; %d more lines of it were left out. Read %s before you edit it again.)", MaxDiffLines, res.Truncated, path)
+	}
+	return b.String()
+}
+
+func firstLine(s string, max int) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	if r := []rune(s); len(r) > max {
+		s = string(r[:max-1]) + "…"
+	}
+	return s
+}

@@ -63,3 +63,18 @@ func TestRejection(t *testing.T) {
 		t.Fatalf("%q", m)
 	}
 }
+
+func TestRewoundAndUndone(t *testing.T) {
+	msg := Rewound("fix the login test\nand more", []string{"/p/a.txt", "/p/b.txt"}, 1)
+	for _, want := range []string{Marker, `"fix the login test"`, "- /p/a.txt\n- /p/b.txt", "1 linked file(s)", "(Bash) were not restored"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("Rewound lacks %q:\n%s", want, msg)
+		}
+	}
+	msg = Undone("a.txt", "l1\nL2\nl3\n", "l1\nl2\nl3\n")
+	for _, want := range []string{Marker, "undid part of your change to a.txt", "-L2\n+l2\n", "```diff"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("Undone lacks %q:\n%s", want, msg)
+		}
+	}
+}

@@ -214,6 +214,10 @@ var methods = map[string]handler{
 	"forget":         with(func(a *app.App, p sessionArg) (any, error) { return a.Forget(p.Session) }),
 	"commands":       with(func(a *app.App, p sessionArg) (any, error) { return a.Commands(p.Session) }),
 	"resumable":      with(func(a *app.App, p cwdArg) (any, error) { return a.Resumable(p.Cwd) }),
+	"checkpoints":    with(func(a *app.App, p app.Later) (any, error) { return nil, a.Checkpoints(p) }),
+	"rewind":         with(func(a *app.App, p app.Later) (any, error) { return nil, a.Rewind(p) }),
+	"changes":        with(func(a *app.App, p app.ChangesParams) (any, error) { return a.Changes(p) }),
+	"undo_hunk":      with(func(a *app.App, p app.UndoParams) (any, error) { return a.UndoHunk(p) }),
 	"shutdown":       plain(func(a *app.App) (any, error) { a.Shutdown(); return nil, nil }),
 	// log: a message the front end showed cut to one line, kept whole here.
 	"log": func(h *Host, payload []byte) (any, error) {

@@ -121,6 +121,10 @@ func TestMethodTableWiring(t *testing.T) {
 			m, _ := r.Result.(map[string]any)
 			return r.OK && m["sessions"] != nil
 		}},
+		{"checkpoints", `{"session":1,"token":"t1"}`, func(r reply) bool { return r.OK }},
+		{"rewind", `{"session":1,"token":"t2"}`, func(r reply) bool { return !r.OK && strings.Contains(r.Error, "which checkpoint") }},
+		{"changes", `{"session":1}`, func(r reply) bool { return !r.OK && strings.Contains(r.Error, "has not changed a file yet") }},
+		{"undo_hunk", `{"session":1,"turn":"x","path":"/nope","hunk":1}`, func(r reply) bool { return !r.OK && strings.Contains(r.Error, "no turn") }},
 		{"forget", `{"session":1}`, func(r reply) bool { return !r.OK && strings.Contains(r.Error, "stop it first") }},
 		{"stop", `{"session":1}`, func(r reply) bool { return r.OK }},
 		{"shutdown", ``, func(r reply) bool { return r.OK }},

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/claude-nova/claude-nova.nvim/rplugin/checkpoint"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
 )
@@ -29,6 +30,12 @@ type Session struct {
 	Proc       claude.Conn
 	Transcript *Transcript
 	Started    time.Time
+	// Turns are the prompts sent and the files each turn changed (for
+	// rewind and the changes view).
+	Turns *checkpoint.Log
+	// Checkpoints says claude runs with file checkpointing (option
+	// checkpoints): its prompts can be rewound.
+	Checkpoints bool
 
 	mu          sync.Mutex
 	state       string
@@ -42,7 +49,28 @@ type Session struct {
 	context     Context
 	title       string // claude's title (rename) or the stored one of a resumed session
 	firstPrompt string
+	notes       []string // for Claude, sent with the next prompt
 }
+
+// Tell queues a note for Claude, sent with the next prompt.
+func (s *Session) Tell(note string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.notes = append(s.notes, note)
+}
+
+// TakeNotes returns the queued notes and forgets them.
+func (s *Session) TakeNotes() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := s.notes
+	s.notes = nil
+	return n
+}
+
+// turnBudget bounds the file contents kept from before each turn, per
+// session (the oldest turns' go first).
+const turnBudget = 16 << 20
 
 // maxName bounds a session's name (a prompt's first line can be long).
 const maxName = 60
@@ -141,6 +169,7 @@ func New(id int, cwd, mode string, proc claude.Conn) *Session {
 	}
 	return &Session{
 		ID: id, Cwd: cwd, Proc: proc, Transcript: NewTranscript(cwd), Started: time.Now(),
+		Turns: checkpoint.NewLog(turnBudget),
 		state: StateStarting, mode: mode, applied: map[string]string{},
 	}
 }

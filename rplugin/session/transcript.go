@@ -246,9 +246,18 @@ func (t *Transcript) Plan(toolUseID string, read func(string) ([]byte, error)) s
 // different kinds and consecutive text blocks (so text after a list never
 // runs into its last item); tool lines stay packed. Callers hold mu.
 func (t *Transcript) heading(who, title, kind string) []Op {
+	return t.headingMarked(who, title, "", kind)
+}
+
+// headingMarked is heading with a mark after the title (and after
+// "earlier" in history): "You · earlier · checkpoint 2 · 14:02".
+func (t *Transcript) headingMarked(who, title, mark, kind string) []Op {
 	var ops []Op
 	if t.history {
 		title += " · earlier"
+	}
+	if mark != "" {
+		title += " · " + mark
 	}
 	if t.speaker != who {
 		t.speaker = who
@@ -285,11 +294,15 @@ func (t *Transcript) EndHistory() []Op {
 }
 
 // Prompt records a prompt the user sent.
-func (t *Transcript) Prompt(text string) []Op {
+func (t *Transcript) Prompt(text string) []Op { return t.PromptMarked(text, "") }
+
+// PromptMarked records a prompt with a mark after "You" in its heading
+// (its checkpoint: "checkpoint 3 · 14:02").
+func (t *Transcript) PromptMarked(text, mark string) []Op {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.speaker = ""
-	ops := t.heading("you", "You", "text")
+	ops := t.headingMarked("you", "You", sanitize.Line(mark), "text")
 	return append(ops, t.add(sanitize.Lines(text)...)...)
 }
 

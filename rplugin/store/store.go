@@ -197,6 +197,7 @@ func Summarize(path string) (Summary, error) {
 type line struct {
 	Type             string          `json:"type"`
 	Subtype          string          `json:"subtype"`
+	UUID             string          `json:"uuid"`
 	Timestamp        string          `json:"timestamp"`
 	Cwd              string          `json:"cwd"`
 	IsSidechain      bool            `json:"isSidechain"`
@@ -346,6 +347,10 @@ func oneLine(s string) string {
 type Entry struct {
 	// Prompt is set for a prompt the user typed (or a slash command).
 	Prompt string
+	// UUID and Time of a prompt: claude keys the file checkpoint of the
+	// turn it started by the uuid (it survives a resume).
+	UUID string
+	Time time.Time
 	// Note is set for what is neither: command output, a compaction, an
 	// interrupt.
 	Note string
@@ -431,7 +436,8 @@ func entryOf(raw []byte) (Entry, bool) {
 			return Entry{}, false
 		}
 		if p := promptOf(l); p != "" {
-			return Entry{Prompt: p}, true
+			at, _ := time.Parse(time.RFC3339Nano, l.Timestamp)
+			return Entry{Prompt: p, UUID: l.UUID, Time: at}, true
 		}
 		text, isText := textOf(l.Message.Content)
 		switch {

@@ -155,6 +155,14 @@ func TestHistoryLongAndTornLines(t *testing.T) {
 	}
 }
 
+// A prompt keeps its uuid (the checkpoint id of its turn) and time.
+func TestHistoryPromptUUID(t *testing.T) {
+	es, err := ReadHistory(strings.NewReader(`{"type":"user","uuid":"2e8f0c1a-0000-4000-8000-000000000001","timestamp":"2026-11-30T20:38:50.464Z","message":{"role":"user","content":"one"}}` + "\n"))
+	if err != nil || len(es) != 1 || es[0].UUID != "2e8f0c1a-0000-4000-8000-000000000001" || es[0].Time.Unix() != 1796071130 {
+		t.Fatalf("%+v %v", es, err)
+	}
+}
+
 func TestFind(t *testing.T) {
 	cfg := t.TempDir()
 	cwd := t.TempDir()

@@ -25,6 +25,7 @@ const (
 	EvProposalRebase   = "proposal_rebase" // {id, path, exists}: the real file changed on disk
 	EvFileWritten      = "file_written"    // {path}: claude wrote an applied proposal
 	EvRules            = "rules"           // RulesView: the rules in effect, as claude reports them
+	EvReply            = "reply"           // {token, ok, result, error}: the answer to a call that waited on claude
 )
 
 // Event is one message to the Lua front end.

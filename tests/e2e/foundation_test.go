@@ -306,7 +306,7 @@ func TestStartupDoesNothingUntilUsed(t *testing.T) {
 func TestHelpTags(t *testing.T) {
 	eachNvim(t, func(t *testing.T, v nvimVersion) {
 		e := NewEnv(t, v, Options{NoModel: true, NoSetup: true})
-		for _, tag := range []string{"claudenova", ":ClaudeNova", "claudenova-proposals", "claudenova-config", "ClaudeNovaRequestAdded", "claudenova-sessions", "claudenova-context", "hl-ClaudeNovaSessionExited"} {
+		for _, tag := range []string{"claudenova", ":ClaudeNova", "claudenova-proposals", "claudenova-config", "ClaudeNovaRequestAdded", "claudenova-sessions", "claudenova-context", "hl-ClaudeNovaSessionExited", "claudenova-rewind", "claudenova-changes"} {
 			if err := e.CmdErr("help " + tag); err != nil {
 				t.Errorf(":help %s: %v", tag, err)
 			}

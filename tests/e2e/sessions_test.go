@@ -249,7 +249,7 @@ func TestResumeFromPickerWithHistory(t *testing.T) {
 		}
 		e.Eventually(30*time.Second, "history", func() bool { return strings.Contains(e.Transcript(b), "live from here") })
 		tr := e.Transcript(b)
-		for _, want := range []string{"## You · earlier\n\nfirst turn here", "You said: first turn here", "second turn here", "## Claude · earlier"} {
+		for _, want := range []string{"## You · earlier · checkpoint 1 · ", "first turn here", "You said: first turn here", "second turn here", "## Claude · earlier"} {
 			if !strings.Contains(tr, want) {
 				t.Fatalf("history lacks %q:\n%s", want, tr)
 			}

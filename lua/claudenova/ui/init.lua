@@ -167,6 +167,10 @@ function handlers.rules(view)
   require("claudenova.ui.rules").update(view)
 end
 
+function handlers.reply(data)
+  require("claudenova.host").resolve(data)
+end
+
 function handlers.file_written(data)
   require("claudenova.ui.proposal").reload(data.path)
 end
@@ -210,6 +214,7 @@ function M.host_lost(code)
     drop(id, "lost")
   end
   scheduler.reset()
+  require("claudenova.host").fail_waiting("the host stopped before claude answered")
   require("claudenova.ui.transcript").host_lost()
   state.reset()
   require("claudenova.ui.sidebar").render()

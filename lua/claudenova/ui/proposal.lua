@@ -290,12 +290,7 @@ function M.tidy(p)
 end
 
 local function rescue(p, why)
-  local lines = vim.api.nvim_buf_get_lines(p.buf, 0, -1, false)
-  local dir = cfg().storage .. "/rescued"
-  vim.fn.mkdir(dir, "p", tonumber("700", 8))
-  local name = ("%s/%s-%s"):format(dir, os.date("%Y%m%d-%H%M%S"), vim.fn.fnamemodify(p.r.path, ":t"))
-  vim.fn.writefile(lines, name)
-  notify.warn(("%s: your unsaved edits of the proposal for %s are kept in %s"):format(why, p.r.target, name))
+  require("claudenova.ui.rescue").keep(p.buf, "the proposal for " .. p.r.target, why)
 end
 
 --- The request left the registry: close its windows (keeping unsaved edits).

@@ -392,12 +392,12 @@ local function is_transcript(buf)
   return vim.b[buf].claudenova_session ~= nil
 end
 
--- A tab that holds a proposal or a plan is that surface's own: a transcript
+-- A tab that holds a proposal, a plan or a changes view is that surface's own: a transcript
 -- never opens there.
 local function surface_tab(tab)
   for _, w in ipairs(vim.api.nvim_tabpage_list_wins(tab)) do
     local kind = vim.b[vim.api.nvim_win_get_buf(w)].claudenova_surface
-    if kind == "proposal" or kind == "plan" then
+    if kind == "proposal" or kind == "plan" or kind == "changes" then
       return true
     end
   end

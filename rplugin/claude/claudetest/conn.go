@@ -74,7 +74,7 @@ func (c *Conn) record(w Written) error {
 }
 
 // SendUser records a user message (notes first, as text blocks).
-func (c *Conn) SendUser(text string, notes ...string) error {
+func (c *Conn) SendUser(uuid, text string, notes ...string) error {
 	var content any = text
 	if len(notes) > 0 {
 		var blocks []any
@@ -83,9 +83,11 @@ func (c *Conn) SendUser(text string, notes ...string) error {
 		}
 		content = append(blocks, map[string]any{"type": "text", "text": text})
 	}
-	return c.record(Written{Type: "user", Value: map[string]any{
-		"type": "user", "message": map[string]any{"role": "user", "content": content},
-	}})
+	v := map[string]any{"type": "user", "message": map[string]any{"role": "user", "content": content}}
+	if uuid != "" {
+		v["uuid"] = uuid
+	}
+	return c.record(Written{Type: "user", Value: v})
 }
 
 // RespondAndTell records the answer, then the user message.
@@ -96,7 +98,7 @@ func (c *Conn) RespondAndTell(requestID string, result claude.PermissionResult, 
 	if note == "" {
 		return nil
 	}
-	return c.SendUser(note)
+	return c.SendUser("", note)
 }
 
 // UserTexts returns the text of every user message written, in order (the

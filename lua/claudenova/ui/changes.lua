@@ -1,0 +1,287 @@
+-- :ClaudeNova changes: the files a turn changed, each as a diff from before
+-- the turn (left) to what is on disk now (right), with per-hunk undo (the
+-- before-turn lines go back on disk, Claude is told) and keep (reviewed).
+-- The host owns the disk: it computes the hunks, checks the file did not
+-- change since it was shown, and writes.
+local M = {}
+
+local notify = require("claudenova.ui.notify")
+
+local function host()
+  return require("claudenova.host")
+end
+
+local function cfg()
+  return require("claudenova.config").get()
+end
+
+M.views = {} ---@type table<integer, table> right-side buffer -> view
+
+local function set_lines(buf, text)
+  local lines = vim.split(text, "\n", { plain = true })
+  if lines[#lines] == "" then
+    table.remove(lines)
+    vim.bo[buf].endofline = true
+  else
+    vim.bo[buf].endofline = text == ""
+  end
+  lines = vim.tbl_map(function(l) return (l:gsub("\r$", "")) end, lines)
+  vim.bo[buf].modifiable = true
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  vim.bo[buf].modifiable = false
+  vim.bo[buf].modified = false
+end
+
+local function scratch(name, text, ft)
+  local buf = vim.api.nvim_create_buf(false, true)
+  vim.bo[buf].bufhidden = "wipe"
+  vim.bo[buf].swapfile = false
+  pcall(vim.api.nvim_buf_set_name, buf, name)
+  set_lines(buf, text)
+  if ft then
+    vim.bo[buf].filetype = ft
+  end
+  vim.b[buf].claudenova_surface = "changes"
+  return buf
+end
+
+local function key_of(h)
+  return h.a .. ":" .. h.del
+end
+
+--- The tally of a view: hunks left, undone, kept.
+function M.tally(v)
+  local kept = 0
+  for _, h in ipairs(v.file.hunks) do
+    if v.kept[key_of(h)] then
+      kept = kept + 1
+    end
+  end
+  return { hunks = #v.file.hunks, undone = v.undone, kept = kept }
+end
+
+local function winbar(v)
+  local keys = cfg().keymaps.changes
+  local key = require("claudenova.ui.text").key
+  local t = M.tally(v)
+  local head = ("Changes of prompt %d · %s · %d hunk%s"):format(v.n, v.file.rel, t.hunks, t.hunks == 1 and "" or "s")
+  if t.undone > 0 then
+    head = head .. (" · %d undone"):format(t.undone)
+  end
+  if t.kept > 0 then
+    head = head .. (" · %d kept"):format(t.kept)
+  end
+  local bar = (" · %s undo hunk · %s keep · %s close · ]c next"):format(key(keys.undo_hunk), key(keys.keep_hunk), key(keys.close))
+  return "%#ClaudeNovaWinbar#" .. head:gsub("%%", "%%%%") .. "%<" .. bar:gsub("%%", "%%%%")
+end
+
+local ns = vim.api.nvim_create_namespace("claudenova_changes")
+
+local function render(v)
+  set_lines(v.before, v.file.before)
+  set_lines(v.now, v.file.now)
+  vim.api.nvim_buf_clear_namespace(v.now, ns, 0, -1)
+  local count = vim.api.nvim_buf_line_count(v.now)
+  for _, h in ipairs(v.file.hunks) do
+    if v.kept[key_of(h)] then
+      local row = math.max(0, math.min(h.b - 1, count - 1))
+      vim.api.nvim_buf_set_extmark(v.now, ns, row, 0, { virt_text = { { "kept", "ClaudeNovaNote" } }, virt_text_pos = "eol" })
+    end
+  end
+  for _, w in ipairs(vim.fn.win_findbuf(v.now)) do
+    vim.wo[w].winbar = winbar(v)
+  end
+  for _, b in ipairs({ v.before, v.now }) do
+    for _, w in ipairs(vim.fn.win_findbuf(b)) do
+      vim.api.nvim_win_call(w, function()
+        vim.cmd("diffupdate")
+      end)
+    end
+  end
+end
+
+--- The hunk (index, hunk) under line lnum of the right side: the lines it
+--- put there, or for a deletion the line it sits on or after.
+function M.hunk_at(v, lnum)
+  for i, h in ipairs(v.file.hunks) do
+    if h.ins > 0 and lnum >= h.b and lnum < h.b + h.ins then
+      return i, h
+    end
+    if h.ins == 0 and (lnum == h.b - 1 or lnum == h.b or (h.b == 1 and lnum == 1)) then
+      return i, h
+    end
+  end
+end
+
+-- The file's own buffer, when it is loaded.
+local function file_buf(path)
+  local buf = vim.fn.bufnr(path)
+  if buf > 0 and vim.api.nvim_buf_is_loaded(buf) then
+    return buf
+  end
+end
+
+local function next_hunk(v, from)
+  for _, h in ipairs(v.file.hunks) do
+    if h.b > from then
+      local w = vim.fn.win_findbuf(v.now)[1]
+      if w then
+        vim.api.nvim_win_set_cursor(w, { math.max(1, math.min(h.b, vim.api.nvim_buf_line_count(v.now))), 0 })
+      end
+      return
+    end
+  end
+end
+
+--- Undo the hunk under the cursor of view v.
+function M.undo(v)
+  local lnum = vim.api.nvim_win_get_cursor(0)[1]
+  local i = M.hunk_at(v, lnum)
+  if not i then
+    notify.info("no hunk under the cursor (]c goes to the next)")
+    return
+  end
+  local own = file_buf(v.file.path)
+  if own and vim.bo[own].modified then
+    notify.warn(("%s has unsaved edits in the editor: save or discard them first (nothing was undone)"):format(v.file.rel))
+    return
+  end
+  local ok, res = pcall(host().request, "undo_hunk", { session = v.session, turn = v.turn, path = v.file.path, hunk = i, sum = v.file.sum })
+  if not ok then
+    notify.error(res)
+    -- The file changed since: show it as it is.
+    local ok2, view = pcall(host().request, "changes", { session = v.session, turn = v.turn })
+    if ok2 then
+      for _, f in ipairs(view.files) do
+        if f.path == v.file.path then
+          v.file = f
+          render(v)
+        end
+      end
+    end
+    return
+  end
+  v.file = res
+  v.undone = v.undone + 1
+  if own then
+    vim.api.nvim_buf_call(own, function()
+      vim.cmd("silent! checktime")
+      if vim.uv.fs_stat(v.file.path) then
+        vim.cmd("silent! edit!")
+      end
+    end)
+  end
+  render(v)
+  notify.info(("undid hunk %d of %s; Claude is told"):format(i, v.file.rel))
+end
+
+--- Keep the hunk under the cursor (reviewed) and go to the next one.
+function M.keep(v)
+  local lnum = vim.api.nvim_win_get_cursor(0)[1]
+  local i, h = M.hunk_at(v, lnum)
+  if not i then
+    notify.info("no hunk under the cursor (]c goes to the next)")
+    return
+  end
+  v.kept[key_of(h)] = true
+  render(v)
+  next_hunk(v, lnum)
+end
+
+local function close(v)
+  if v.tab and vim.api.nvim_tabpage_is_valid(v.tab) and #vim.api.nvim_list_tabpages() > 1 then
+    vim.cmd("tabclose " .. vim.api.nvim_tabpage_get_number(v.tab))
+  else
+    for _, b in ipairs({ v.before, v.now }) do
+      if vim.api.nvim_buf_is_valid(b) then
+        pcall(vim.api.nvim_buf_delete, b, { force = true })
+      end
+    end
+  end
+end
+
+--- Open one file of a turn's changes in a tab: before the turn ↔ now.
+function M.open_file(view, f)
+  if f.error then
+    notify.warn(("%s: %s"):format(f.rel, f.error))
+    return
+  end
+  local ft = vim.filetype.match({ filename = f.path })
+  local base = ("claudenova://changes/%d/%d/"):format(view.session, view.n)
+  vim.cmd("tabnew")
+  local tab = vim.api.nvim_get_current_tabpage()
+  local placeholder = vim.api.nvim_get_current_buf()
+  local v = {
+    session = view.session, turn = view.turn, n = view.n, file = f, undone = 0, kept = {}, tab = tab,
+    before = scratch(base .. "before/" .. f.rel, f.before, ft),
+    now = scratch(base .. "now/" .. f.rel, f.now, ft),
+  }
+  vim.api.nvim_win_set_buf(0, v.now)
+  if vim.api.nvim_buf_is_valid(placeholder) and placeholder ~= v.now then
+    pcall(vim.api.nvim_buf_delete, placeholder, { force = true })
+  end
+  vim.cmd("diffthis")
+  vim.cmd("leftabove vsplit")
+  vim.api.nvim_win_set_buf(0, v.before)
+  vim.wo.winbar = "%#ClaudeNovaWinbar#Before prompt " .. view.n .. " · " .. (f.existed and f.rel or "(did not exist)"):gsub("%%", "%%%%")
+  vim.cmd("diffthis")
+  vim.cmd("wincmd l")
+  M.views[v.now] = v
+  local keys = cfg().keymaps.changes
+  local maps = {
+    { keys.undo_hunk, function() M.undo(v) end, "undo the hunk under the cursor (its lines before the turn go back on disk; Claude is told)" },
+    { keys.keep_hunk, function() M.keep(v) end, "keep the hunk under the cursor, go to the next" },
+    { keys.close, function() close(v) end, "close the changes view" },
+  }
+  for _, b in ipairs({ v.before, v.now }) do
+    for _, m in ipairs(maps) do
+      if m[1] then
+        vim.keymap.set("n", m[1], m[2], { buffer = b, desc = "claude-nova: " .. m[3] })
+      end
+    end
+  end
+  vim.api.nvim_create_autocmd("BufWipeout", {
+    buffer = v.now,
+    once = true,
+    callback = function()
+      M.views[v.now] = nil
+    end,
+  })
+  render(v)
+  if #f.hunks > 0 then
+    vim.api.nvim_win_set_cursor(0, { math.max(1, math.min(f.hunks[1].b, vim.api.nvim_buf_line_count(v.now))), 0 })
+  end
+  return v
+end
+
+--- :ClaudeNova changes [N]: the files prompt N (default: the last that
+--- changed a file) changed; one opens at once, several are picked.
+function M.open(session, turn)
+  session = session or require("claudenova.ui").session_in_view() or 0
+  local args = { session = session }
+  if type(turn) == "number" then
+    args.n = turn
+  elseif turn then
+    args.turn = turn
+  end
+  local view = host().request("changes", args)
+  if #view.files == 1 then
+    return M.open_file(view, view.files[1])
+  end
+  vim.ui.select(view.files, {
+    prompt = ("Files changed by prompt %d:"):format(view.n),
+    format_item = function(f)
+      if f.error then
+        return f.rel .. " · " .. f.error
+      end
+      return ("%s · %d hunk%s%s"):format(f.rel, #f.hunks, #f.hunks == 1 and "" or "s", f.existed and "" or " · new file")
+    end,
+    kind = "claudenova.changes",
+  }, function(f)
+    if f then
+      M.open_file(view, f)
+    end
+  end)
+end
+
+return M

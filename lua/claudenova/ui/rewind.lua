@@ -1,0 +1,147 @@
+-- :ClaudeNova rewind: pick a prompt of the session, see what rewinding to
+-- before it restores (claude's dry run), confirm, rewind. Open buffers of the
+-- restored files are reloaded; unsaved edits in them are kept in storage
+-- first (ui/rescue.lua).
+local M = {}
+
+local function host()
+  return require("claudenova.host")
+end
+
+local notify = require("claudenova.ui.notify")
+
+local function first_line(text, max)
+  local l = vim.trim((text or ""):match("^%s*([^\n]*)") or "")
+  if vim.fn.strchars(l) > max then
+    l = vim.fn.strcharpart(l, 0, max - 1) .. "…"
+  end
+  return l
+end
+
+--- One picker line: "3 · 14:02 · fix the login test · 2 files +1 −3".
+function M.line(cp)
+  local what
+  if cp.error then
+    what = "cannot rewind: " .. cp.error
+  elseif #cp.files == 0 then
+    what = "nothing to restore"
+  else
+    what = ("%d file%s +%d −%d"):format(#cp.files, #cp.files == 1 and "" or "s", cp.insertions, cp.deletions)
+  end
+  return ("%d · %s · %s · %s"):format(cp.n, os.date("%H:%M", cp.time), first_line(cp.prompt, 40), what)
+end
+
+local function rel(path, cwd)
+  return require("claudenova.context").relative(path, cwd)
+end
+
+-- After claude restored files: keep unsaved edits, reload the buffers.
+local function reload(files, cwd)
+  local rescued, reloaded, gone = 0, 0, {}
+  for _, f in ipairs(files) do
+    local buf = vim.fn.bufnr(f)
+    if buf > 0 and vim.api.nvim_buf_is_loaded(buf) then
+      if vim.bo[buf].modified then
+        require("claudenova.ui.rescue").keep(buf, rel(f, cwd), "rewound")
+        rescued = rescued + 1
+      end
+      if vim.uv.fs_stat(f) then
+        vim.api.nvim_buf_call(buf, function()
+          vim.cmd("silent! edit!")
+        end)
+        reloaded = reloaded + 1
+      end
+    end
+    if not vim.uv.fs_stat(f) then
+      table.insert(gone, rel(f, cwd))
+    end
+  end
+  return rescued, reloaded, gone
+end
+
+--- Rewind to before prompt id; cb(ok, message) when done. The buffers of
+--- the restored files show the restored text.
+function M.rewind(id, session, cb)
+  local cwd = require("claudenova.context").cwd(session)
+  host().later("rewind", { id = id, session = session or 0 }, function(ok, res)
+    if not ok then
+      cb(false, tostring(res))
+      return
+    end
+    local files = res.files or {}
+    local _, _, gone = reload(files, cwd)
+    local names = vim.tbl_map(function(f) return rel(f, cwd) end, files)
+    local msg
+    if #files == 0 then
+      msg = "nothing to restore: the files were as they were before that prompt"
+    else
+      msg = ("rewound %d file%s: %s"):format(#files, #files == 1 and "" or "s", table.concat(names, ", "))
+      if #gone > 0 then
+        msg = msg .. " (" .. table.concat(gone, ", ") .. " removed: Claude had created it)"
+      end
+      if (res.skipped or 0) > 0 then
+        msg = msg .. ("; %d linked file(s) left alone"):format(res.skipped)
+      end
+    end
+    cb(true, msg)
+  end)
+end
+
+local function confirm(cp, session)
+  if cp.error then
+    notify.warn("prompt " .. cp.n .. ": " .. cp.error)
+    return
+  end
+  if #cp.files == 0 then
+    notify.info("prompt " .. cp.n .. ": nothing to restore (the files are as they were before it)")
+    return
+  end
+  local cwd = require("claudenova.context").cwd(session)
+  local names = vim.tbl_map(function(f) return rel(f, cwd) end, cp.files)
+  local yes = ("Restore %s (+%d −%d; your own later changes to them go too, Bash changes stay)"):format(
+    table.concat(names, ", "), cp.insertions, cp.deletions)
+  vim.ui.select({ yes, "Cancel" }, {
+    prompt = ("Rewind files to before prompt %d (%q)?"):format(cp.n, first_line(cp.prompt, 40)),
+  }, function(choice)
+    if choice ~= yes then
+      return
+    end
+    M.rewind(cp.id, cp.session, function(ok, msg)
+      if ok then
+        notify.info(msg)
+      else
+        notify.error(msg)
+      end
+    end)
+  end)
+end
+
+--- :ClaudeNova rewind: pick a prompt of the session (newest first).
+function M.pick(session)
+  session = session or require("claudenova.ui").session_in_view() or 0
+  host().later("checkpoints", { session = session }, function(ok, list)
+    if not ok then
+      notify.error(tostring(list))
+      return
+    end
+    if #list == 0 then
+      notify.info("this session has no prompt to rewind to yet")
+      return
+    end
+    local items = {}
+    for i = #list, 1, -1 do
+      table.insert(items, list[i])
+    end
+    vim.ui.select(items, {
+      prompt = "Rewind files to before which prompt?",
+      format_item = M.line,
+      kind = "claudenova.rewind",
+    }, function(cp)
+      if cp then
+        confirm(cp, session)
+      end
+    end)
+  end)
+end
+
+return M

@@ -1,0 +1,167 @@
+// Package checkpoint keeps a session's turns: the id claude keys its file
+// checkpoint by (the uuid the plugin gives each prompt it sends, see
+// rewind_files), and, for each turn, the files Claude changed with their
+// content before the turn.
+//
+// The content before the turn is the tool result's originalFile of the
+// turn's first Write or Edit of that file: what the CLI itself replaced.
+// A snapshot taken by the plugin when the tool_use is announced would race
+// with the CLI's own write in acceptEdits mode (the tool runs as soon as
+// its input is complete); originalFile cannot be stale.
+package checkpoint
+
+import (
+	"crypto/rand"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// NewID is a random version 4 UUID: the id of a prompt, and so of the
+// checkpoint claude takes before the turn it starts.
+func NewID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // never fails (crypto/rand panics instead)
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}
+
+// Turn is one prompt the user sent and what the turn it started changed.
+type Turn struct {
+	ID     string    `json:"id"`     // the prompt's uuid: the checkpoint id
+	N      int       `json:"n"`      // 1-based, in the order sent
+	Prompt string    `json:"prompt"` // the prompt's full text
+	Time   time.Time `json:"-"`
+	Files  []string  `json:"files"` // absolute paths, in the order first changed
+}
+
+// Before is a file's content before a turn changed it.
+type Before struct {
+	Content string
+	Existed bool // false: the turn created the file
+}
+
+type turn struct {
+	Turn
+	before  map[string]Before
+	evicted bool // its contents were dropped to stay within the budget
+}
+
+// Log is a session's turns. Safe for concurrent use.
+type Log struct {
+	mu     sync.Mutex
+	turns  []*turn
+	budget int // bytes of before-contents kept, over all turns
+	used   int
+}
+
+// NewLog keeps up to budget bytes of before-turn contents; the oldest
+// turns' contents go first.
+func NewLog(budget int) *Log { return &Log{budget: budget} }
+
+// Begin records a prompt sent with id and returns its number.
+func (l *Log) Begin(id, prompt string, at time.Time) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := len(l.turns) + 1
+	l.turns = append(l.turns, &turn{Turn: Turn{ID: id, N: n, Prompt: prompt, Time: at}, before: map[string]Before{}})
+	return n
+}
+
+// Changed records that the running turn (the last prompt sent) changed
+// path, whose content before was original (nil: the file did not exist).
+// Only the turn's first change of a file counts.
+func (l *Log) Changed(path string, original *string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.turns) == 0 {
+		return
+	}
+	t := l.turns[len(l.turns)-1]
+	if _, ok := t.before[path]; ok {
+		return
+	}
+	b := Before{Existed: original != nil}
+	if original != nil {
+		b.Content = *original
+	}
+	t.before[path] = b
+	t.Files = append(t.Files, path)
+	l.used += len(b.Content)
+	for i := 0; l.used > l.budget && i < len(l.turns)-1; i++ {
+		l.evict(l.turns[i])
+	}
+}
+
+func (l *Log) evict(t *turn) {
+	if t.evicted {
+		return
+	}
+	for _, b := range t.before {
+		l.used -= len(b.Content)
+	}
+	t.before, t.evicted = map[string]Before{}, true
+}
+
+// Turns returns every turn, oldest first.
+func (l *Log) Turns() []Turn {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := make([]Turn, len(l.turns))
+	for i, t := range l.turns {
+		out[i] = t.Turn
+		out[i].Files = append([]string(nil), t.Files...)
+	}
+	return out
+}
+
+// Find returns the turn with id; id "" is the last turn that changed a file.
+func (l *Log) Find(id string) (Turn, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for i := len(l.turns) - 1; i >= 0; i-- {
+		t := l.turns[i]
+		if t.ID == id || (id == "" && len(t.Files) > 0) {
+			c := t.Turn
+			c.Files = append([]string(nil), t.Files...)
+			return c, true
+		}
+	}
+	return Turn{}, false
+}
+
+// Number returns turn n (1-based).
+func (l *Log) Number(n int) (Turn, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if n < 1 || n > len(l.turns) {
+		return Turn{}, false
+	}
+	c := l.turns[n-1].Turn
+	c.Files = append([]string(nil), c.Files...)
+	return c, true
+}
+
+// ErrForgotten says a turn's contents were dropped (older turns go first
+// when the budget is spent).
+var ErrForgotten = fmt.Errorf("the content before that turn is no longer kept (older turns are dropped first)")
+
+// Before returns path's content before turn id changed it.
+func (l *Log) Before(id, path string) (Before, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, t := range l.turns {
+		if t.ID != id {
+			continue
+		}
+		if b, ok := t.before[path]; ok {
+			return b, nil
+		}
+		if t.evicted {
+			return Before{}, ErrForgotten
+		}
+		return Before{}, fmt.Errorf("turn %d did not change %s", t.N, path)
+	}
+	return Before{}, fmt.Errorf("no turn %q in this session", id)
+}

@@ -1,0 +1,147 @@
+package checkpoint
+
+import (
+	"errors"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestNewIDIsAVersion4UUID(t *testing.T) {
+	re := regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
+	seen := map[string]bool{}
+	for i := 0; i < 100; i++ {
+		id := NewID()
+		if !re.MatchString(id) || seen[id] {
+			t.Fatalf("bad or repeated id %q", id)
+		}
+		seen[id] = true
+	}
+}
+
+func ptr(s string) *string { return &s }
+
+func TestLogKeepsTheFirstChangeOfATurn(t *testing.T) {
+	l := NewLog(1 << 20)
+	l.Changed("/p/ignored", ptr("no turn yet"))
+	l.Begin("u1", "edit a", time.Unix(10, 0))
+	l.Changed("/p/a", ptr("a0"))
+	l.Changed("/p/a", ptr("a1")) // second edit of a in the same turn
+	l.Changed("/p/new", nil)
+	l.Begin("u2", "edit a again", time.Unix(20, 0))
+	l.Changed("/p/a", ptr("a2"))
+	l.Begin("u3", "just talk", time.Unix(30, 0))
+
+	tests := []struct {
+		turn, path string
+		want       Before
+		err        string
+	}{
+		{"u1", "/p/a", Before{"a0", true}, ""},
+		{"u1", "/p/new", Before{"", false}, ""},
+		{"u2", "/p/a", Before{"a2", true}, ""},
+		{"u2", "/p/new", Before{}, "turn 2 did not change /p/new"},
+		{"nope", "/p/a", Before{}, `no turn "nope"`},
+	}
+	for _, tc := range tests {
+		got, err := l.Before(tc.turn, tc.path)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("Before(%s, %s) error = %v, want %q", tc.turn, tc.path, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || got != tc.want {
+			t.Errorf("Before(%s, %s) = %+v, %v; want %+v", tc.turn, tc.path, got, err, tc.want)
+		}
+	}
+	turns := l.Turns()
+	if len(turns) != 3 || turns[0].N != 1 || strings.Join(turns[0].Files, ",") != "/p/a,/p/new" || len(turns[2].Files) != 0 {
+		t.Fatalf("turns = %+v", turns)
+	}
+	if last, ok := l.Find(""); !ok || last.ID != "u2" {
+		t.Fatalf(`Find("") = %+v, %v; want the last turn that changed a file (u2)`, last, ok)
+	}
+	if got, ok := l.Find("u3"); !ok || got.Prompt != "just talk" {
+		t.Fatalf("Find(u3) = %+v, %v", got, ok)
+	}
+}
+
+func TestLogDropsTheOldestContentsFirst(t *testing.T) {
+	l := NewLog(10)
+	l.Begin("u1", "one", time.Now())
+	l.Changed("/a", ptr("123456"))
+	l.Begin("u2", "two", time.Now())
+	l.Changed("/b", ptr("abcdef")) // 12 bytes > 10: u1's contents go
+	if _, err := l.Before("u1", "/a"); !errors.Is(err, ErrForgotten) {
+		t.Fatalf("u1 kept: %v", err)
+	}
+	if b, err := l.Before("u2", "/b"); err != nil || b.Content != "abcdef" {
+		t.Fatalf("u2 = %+v, %v", b, err)
+	}
+	if turns := l.Turns(); len(turns[0].Files) != 1 {
+		t.Fatal("a dropped turn still lists its files")
+	}
+}
+
+func TestUndo(t *testing.T) {
+	before := "l1\nl2\nl3\nl4\nl5\nl6\nl7\nl8\nl9\n"
+	now := "l1\nL2\nl3\nl4\nl5\nL6\nl7\nl8\nL9\n" // three hunks
+	tests := []struct {
+		name, before, now string
+		hunk              int
+		want, err         string
+	}{
+		{"middle hunk of three", before, now, 1, "l1\nL2\nl3\nl4\nl5\nl6\nl7\nl8\nL9\n", ""},
+		{"first", before, now, 0, "l1\nl2\nl3\nl4\nl5\nL6\nl7\nl8\nL9\n", ""},
+		{"last", before, now, 2, "l1\nL2\nl3\nl4\nl5\nL6\nl7\nl8\nl9\n", ""},
+		{"an insertion goes", "a\nb\n", "a\nnew\nb\n", 0, "a\nb\n", ""},
+		{"a deletion comes back", "a\ngone\nb\n", "a\nb\n", 0, "a\ngone\nb\n", ""},
+		{"a created file empties", "", "x\ny\n", 0, "", ""},
+		{"CRLF kept", "a\r\nb\r\nc\r\n", "a\r\nB\r\nc\r\n", 0, "a\r\nb\r\nc\r\n", ""},
+		{"no final newline before", "a\nb", "a\nb\nc\n", 0, "a\nb", ""},
+		{"final line without newline now", "a\nb\nc\n", "a\nb", 0, "a\nb\nc\n", ""},
+		{"no such hunk", before, now, 3, "", "there is no hunk 4 (the change has 3)"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := Undo(tc.before, tc.now, tc.hunk)
+			if tc.err != "" {
+				if err == nil || err.Error() != tc.err {
+					t.Fatalf("error = %v, want %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil || got != tc.want {
+				t.Fatalf("Undo = %q, %v; want %q", got, err, tc.want)
+			}
+		})
+	}
+	if hs := Hunks(before, now); len(hs) != 3 || hs[1] != (Hunk{A: 6, Del: 1, B: 6, Ins: 1}) {
+		t.Fatalf("Hunks = %+v", hs)
+	}
+}
+
+// Undoing every hunk, in any order, gives the content before the turn.
+func FuzzUndoAllRestoresBefore(f *testing.F) {
+	f.Add("a\nb\nc\n", "a\nB\nc\nd")
+	f.Add("", "x")
+	f.Add("x\r\ny", "")
+	f.Fuzz(func(t *testing.T, before, now string) {
+		cur := now
+		for n := len(Hunks(before, cur)); n > 0; n = len(Hunks(before, cur)) {
+			next, err := Undo(before, cur, n-1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(Hunks(before, next)) >= n {
+				t.Fatalf("undo did not remove a hunk: %q → %q", cur, next)
+			}
+			cur = next
+		}
+		if cur != before {
+			t.Fatalf("undoing everything gave %q, want %q", cur, before)
+		}
+	})
+}
