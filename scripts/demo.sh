@@ -47,7 +47,8 @@ A real `claude` CLI talks to a scripted model server on 127.0.0.1. Session 1 ask
 The sidebar on the right lists every pending request (`<CR>` re-opens one).
 Then run `:DemoPlan` for a session in plan mode: approve the plan with `,a` (accept edits),
 `,y` (approve) or `,n` (keep planning). `:ClaudeNova transcript` shows the conversation.
-Quit with `:qa`.
+Afterwards `:ClaudeNova changes` reviews what a prompt changed (undo a hunk with `,u`), and
+`:ClaudeNova rewind` restores the files to before a prompt. Quit with `:qa`.
 MD
 
 export CLAUDENOVA_DEMO_ROOT="$root" CLAUDENOVA_DEMO_MODEL="$url" CLAUDENOVA_DEMO_HOME="$work/home"

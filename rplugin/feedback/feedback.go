@@ -76,16 +76,7 @@ func (a Amendment) Message() string {
 	var b strings.Builder
 	if a.Changed() {
 		fmt.Fprintf(&b, "%s The user changed your edit of %s before it was applied. The file on disk is what was written, not what your tool call said: use the diff below (from your proposal to what was written) as your picture of the file.\n", Marker, a.Path)
-		res := diff.Unified("your proposal", "what was written", a.Proposed, a.Applied, diff.Options{Context: 2, MaxLines: MaxDiffLines})
-		b.WriteString("```diff\n")
-		b.WriteString(res.Text)
-		if !strings.HasSuffix(res.Text, "\n") {
-			b.WriteString("\n")
-		}
-		b.WriteString("```\n")
-		if res.Truncated > 0 {
-			fmt.Fprintf(&b, "(The diff was cut after %d lines; %d more lines of it were left out. Read %s before you edit it again.)\n", MaxDiffLines, res.Truncated, a.Path)
-		}
+		writeDiff(&b, "your proposal", "what was written", a.Proposed, a.Applied, a.Path)
 	} else {
 		fmt.Fprintf(&b, "%s The user applied your edit of %s as you proposed it, and left notes.\n", Marker, a.Path)
 	}
@@ -155,17 +146,23 @@ func Rewound(prompt string, files []string, skipped int) string {
 func Undone(path, claudes, now string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s The user undid part of your change to %s after it was written: the diff below goes from what you left to what is on disk now. Use it as your picture of the file.\n", Marker, path)
-	res := diff.Unified("what you wrote", "on disk now", claudes, now, diff.Options{Context: 2, MaxLines: MaxDiffLines})
+	writeDiff(&b, "what you wrote", "on disk now", claudes, now, path)
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// writeDiff writes the diff from a to b as a fenced block, capped at
+// MaxDiffLines (saying so, and to read path again, when cut).
+func writeDiff(b *strings.Builder, fromName, toName, from, to, path string) {
+	res := diff.Unified(fromName, toName, from, to, diff.Options{Context: 2, MaxLines: MaxDiffLines})
 	b.WriteString("```diff\n")
 	b.WriteString(res.Text)
 	if !strings.HasSuffix(res.Text, "\n") {
 		b.WriteString("\n")
 	}
-	b.WriteString("```")
+	b.WriteString("```\n")
 	if res.Truncated > 0 {
-		fmt.Fprintf(&b, "\n(The diff was cut after %d lines; %d more lines of it were left out. Read %s before you edit it again.)", MaxDiffLines, res.Truncated, path)
+		fmt.Fprintf(b, "(The diff was cut after %d lines; %d more lines of it were left out. Read %s before you edit it again.)\n", MaxDiffLines, res.Truncated, path)
 	}
-	return b.String()
 }
 
 func firstLine(s string, max int) string {

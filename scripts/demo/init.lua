@@ -24,6 +24,7 @@ local plan_prompt = vim.json.encode({
 
 vim.api.nvim_create_user_command("DemoPlan", function()
   vim.cmd("ClaudeNova new --plan SEQ " .. plan_prompt)
+  vim.cmd("ClaudeNova rename add a farewell function")
 end, { desc = "claude-nova demo: a session in plan mode that proposes a plan" })
 
 vim.api.nvim_create_autocmd("VimEnter", {
@@ -33,5 +34,6 @@ vim.api.nvim_create_autocmd("VimEnter", {
     vim.cmd("ClaudeNova")          -- the sidebar
     vim.cmd("wincmd p")
     vim.cmd("ClaudeNova new DEMO") -- Edit, Write, Bash, questions
+    vim.cmd("ClaudeNova rename tidy up greet.py")
   end,
 })

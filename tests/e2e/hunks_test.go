@@ -44,7 +44,8 @@ func (e *Env) cursorTo(line int) {
 
 func (e *Env) winbar() string {
 	var s string
-	e.Lua(&s, "return vim.wo.winbar")
+	// As drawn: the winbar may be an expression fitted to the width.
+	e.Lua(&s, "return vim.api.nvim_eval_statusline(vim.wo.winbar, { winid = 0, use_winbar = true }).str")
 	return s
 }
 
@@ -199,4 +200,28 @@ func tail(s string, n int) string {
 		return "…" + s[len(s)-n:]
 	}
 	return s
+}
+
+// A bar fitted to a narrow window keeps what the surface is and drops whole
+// hints, never cutting one in the middle.
+func TestWinbarFitsTheWidth(t *testing.T) {
+	eachNvim(t, func(t *testing.T, v nvimVersion) {
+		e := NewEnv(t, v, Options{NoModel: true})
+		parts := []string{"Proposal · Edit greet.py · 1 hunk", "1 · DEMO", ":w apply · :q reject", `\r reject hunk · \R restore · \c note`}
+		for _, tc := range []struct {
+			width int
+			want  string
+		}{
+			{200, "Proposal · Edit greet.py · 1 hunk · 1 · DEMO · :w apply · :q reject · \\r reject hunk · \\R restore · \\c note"},
+			{70, "Proposal · Edit greet.py · 1 hunk · 1 · DEMO · :w apply · :q reject"},
+			{45, "Proposal · Edit greet.py · 1 hunk · 1 · DEMO"},
+			{20, "Proposal · Edit gre…"},
+		} {
+			var got string
+			e.Lua(&got, "return require('claudenova.ui.text').fit(...)", parts, tc.width)
+			if got != tc.want {
+				t.Errorf("width %d: %q, want %q", tc.width, got, tc.want)
+			}
+		}
+	})
 }

@@ -169,6 +169,9 @@ func TestPlanKeepPlanning(t *testing.T) {
 		var buf int
 		e.Eventually(10*time.Second, "plan buffer", func() bool { buf = e.PlanBuf(p.ID); return buf != 0 })
 		focusBuf(e, buf)
+		if bar := e.winbar(); !strings.Contains(bar, `Plan · \a accept edits · \y approve · \n keep planning`) {
+			t.Fatalf("plan winbar %q", bar)
+		}
 		e.Input(`\n`)
 		r := e.WaitToolResult("toolu_s1")
 		if !r.IsError || !strings.Contains(r.Content, "also add tests") {

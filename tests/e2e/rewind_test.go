@@ -134,12 +134,8 @@ func TestChangesUndoHunk(t *testing.T) {
 		e.WaitIdle(id)
 		e.Cmd("checktime")
 		e.Cmd("ClaudeNova changes")
-		winbar := func() string {
-			var w string
-			e.Lua(&w, "return vim.wo.winbar")
-			return w
-		}
-		if w := winbar(); !strings.Contains(w, "Changes of prompt 1 · f.txt · 3 hunks") {
+		winbar := e.winbar
+		if w := winbar(); !strings.Contains(w, "Now · f.txt · 3 hunks") {
 			t.Fatalf("winbar %q", w)
 		}
 		e.Lua(nil, "vim.api.nvim_win_set_cursor(0, {6, 0})")

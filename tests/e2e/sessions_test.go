@@ -205,8 +205,7 @@ func TestSessionsToldApart(t *testing.T) {
 		e.Cmd("ClaudeNova rename Login work")
 		e.Eventually(10*time.Second, "the name everywhere", func() bool {
 			side := strings.Join(e.sidebarLines(), "\n")
-			var bar string
-			e.Lua(&bar, "return vim.wo.winbar")
+			bar := e.winbar()
 			return strings.Contains(side, "1 · Login work · ") && strings.Contains(bar, "1 · Login work")
 		})
 		// claude took the name: its session store has it.

@@ -60,19 +60,28 @@ function M.tally(v)
   return { hunks = #v.file.hunks, undone = v.undone, kept = kept }
 end
 
-local function winbar(v)
+local function winbar_parts(v)
   local keys = cfg().keymaps.changes
   local key = require("claudenova.ui.text").key
   local t = M.tally(v)
-  local head = ("Changes of prompt %d · %s · %d hunk%s"):format(v.n, v.file.rel, t.hunks, t.hunks == 1 and "" or "s")
+  local head = ("Now · %s · %d hunk%s"):format(v.file.rel, t.hunks, t.hunks == 1 and "" or "s")
   if t.undone > 0 then
     head = head .. (" · %d undone"):format(t.undone)
   end
   if t.kept > 0 then
     head = head .. (" · %d kept"):format(t.kept)
   end
-  local bar = (" · %s undo hunk · %s keep · %s close · ]c next"):format(key(keys.undo_hunk), key(keys.keep_hunk), key(keys.close))
-  return "%#ClaudeNovaWinbar#" .. head:gsub("%%", "%%%%") .. "%<" .. bar:gsub("%%", "%%%%")
+  return { head, ("%s undo hunk · %s keep"):format(key(keys.undo_hunk), key(keys.keep_hunk)), ("%s close · ]c next"):format(key(keys.close)) }
+end
+
+--- The winbar of the changes window being drawn, fitted to its width.
+function M.winbar_of()
+  local win, buf = require("claudenova.ui.text").drawn()
+  local v = buf and M.views[buf]
+  if not v then
+    return ""
+  end
+  return "%#ClaudeNovaWinbar#" .. require("claudenova.ui.text").fit(winbar_parts(v), vim.api.nvim_win_get_width(win))
 end
 
 local ns = vim.api.nvim_create_namespace("claudenova_changes")
@@ -89,7 +98,7 @@ local function render(v)
     end
   end
   for _, w in ipairs(vim.fn.win_findbuf(v.now)) do
-    vim.wo[w].winbar = winbar(v)
+    vim.wo[w].winbar = "%!v:lua.require'claudenova.ui.text'.winbar('changes')"
   end
   for _, b in ipairs({ v.before, v.now }) do
     for _, w in ipairs(vim.fn.win_findbuf(b)) do
@@ -248,6 +257,8 @@ function M.open_file(view, f)
     end,
   })
   render(v)
+  local key = require("claudenova.ui.text").key
+  notify.info(("changes of %s: %s undo a hunk, %s keep it, %s close"):format(f.rel, key(keys.undo_hunk), key(keys.keep_hunk), key(keys.close)))
   if #f.hunks > 0 then
     vim.api.nvim_win_set_cursor(0, { math.max(1, math.min(f.hunks[1].b, vim.api.nvim_buf_line_count(v.now))), 0 })
   end

@@ -47,9 +47,13 @@ local function announce(r, waiting)
   local how = ({
     proposal = ":w applies it, :q rejects",
     question = "answer in the picker",
-    plan = "review the plan",
+    plan = (function()
+      local k, key = cfg().keymaps.plan, require("claudenova.ui.text").key
+      return ("%s accept edits, %s approve, %s keep planning"):format(key(k.accept_edits), key(k.approve), key(k.keep_planning))
+    end)(),
   })[r.surface] or "a allow, d deny in the panel"
-  notify.info(("%s (%s): %s"):format(what, state.request_label(r), how))
+  -- What to do comes before whose it is: a narrow screen cuts the end.
+  notify.info(("%s: %s (%s)"):format(what, how, state.request_label(r)))
 end
 
 local verbs = { allow = "allowed", allow_session = "allowed for the session", allow_tool = "allowed for the session (the whole tool)", deny = "denied" }

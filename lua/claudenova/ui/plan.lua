@@ -5,6 +5,26 @@ local M = {}
 
 M.open_ = {} ---@type table<string, {buf: integer, tab: integer|nil, r: table, text: string}>
 
+--- The winbar of the plan window being drawn, fitted to its width: the
+--- keys before whose plan it is (they are the only way to answer).
+function M.winbar_of()
+  local win, buf = require("claudenova.ui.text").drawn()
+  local p = buf and M.open_[vim.b[buf].claudenova_request or ""]
+  if not p then
+    return ""
+  end
+  local keys = require("claudenova.config").get().keymaps.plan
+  local text = require("claudenova.ui.text")
+  local key = text.key
+  return "%#ClaudeNovaWinbar#" .. text.fit({
+    "Plan",
+    ("%s accept edits"):format(key(keys.accept_edits)),
+    ("%s approve"):format(key(keys.approve)),
+    ("%s keep planning"):format(key(keys.keep_planning)),
+    require("claudenova.ui.state").request_label(p.r),
+  }, vim.api.nvim_win_get_width(win))
+end
+
 local function cfg()
   return require("claudenova.config").get()
 end
@@ -79,12 +99,7 @@ function M.open(r)
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, vim.split(text, "\n", { plain = true }))
   vim.bo[buf].modified = false
   vim.bo[buf].filetype = "markdown"
-  local keys = cfg().keymaps.plan
-  local key = require("claudenova.ui.text").key
-  local bar = ("Plan · %s%%< · %s approve + accept edits · %s approve · %s keep planning"):format(
-    require("claudenova.ui.state").request_label(r):gsub("%%", "%%%%"), key(keys.accept_edits), key(keys.approve), key(keys.keep_planning)
-  )
-  vim.wo.winbar = "%#ClaudeNovaWinbar#" .. bar
+  vim.wo.winbar = "%!v:lua.require'claudenova.ui.text'.winbar('plan')"
   vim.api.nvim_create_autocmd("BufWriteCmd", {
     buffer = buf,
     desc = "claude-nova: the plan is sent with your approval, not written",

@@ -18,7 +18,9 @@ end
 
 local hunks = require("claudenova.ui.hunks")
 
-local function winbar(r, p)
+-- The winbar's parts, most important first: what the proposal is, whose
+-- it is, how to apply or reject it, the hunk keys.
+local function winbar_parts(r, p)
   local keys = cfg().keymaps.proposal
   local key = require("claudenova.ui.text").key
   local rel = r.target ~= "" and r.target or r.path
@@ -33,17 +35,28 @@ local function winbar(r, p)
       head = head .. (" · %d note%s"):format(t.notes, t.notes == 1 and "" or "s")
     end
   end
-  local bar = " · :w apply · :q reject"
+  local parts = { head, require("claudenova.ui.state").request_label(r), ":w apply · :q reject" }
   if p and p.hunk_review and (keys.reject_hunk or keys.restore_hunk or keys.note) then
-    bar = bar .. (" · %s reject hunk · %s restore · %s note"):format(key(keys.reject_hunk), key(keys.restore_hunk), key(keys.note))
+    table.insert(parts, ("%s reject hunk · %s restore · %s note"):format(key(keys.reject_hunk), key(keys.restore_hunk), key(keys.note)))
   end
   if keys.allow or keys.deny then
-    bar = bar .. (" · %s apply / %s reject"):format(key(keys.allow), key(keys.deny))
+    table.insert(parts, ("%s apply / %s reject"):format(key(keys.allow), key(keys.deny)))
   end
-  bar = bar .. " · " .. require("claudenova.ui.state").request_label(r)
-  -- %< : a narrow window cuts the end, never what the proposal is.
-  return "%#ClaudeNovaWinbar#" .. head:gsub("%%", "%%%%") .. "%<" .. bar:gsub("%%", "%%%%")
+  return parts
 end
+
+--- The winbar of the proposal window being drawn, fitted to its width
+--- (see text.winbar).
+function M.winbar_of()
+  local win, buf = require("claudenova.ui.text").drawn()
+  local p = buf and M.open_[vim.b[buf].claudenova_proposal or ""]
+  if not p then
+    return ""
+  end
+  return "%#ClaudeNovaWinbar#" .. require("claudenova.ui.text").fit(winbar_parts(p.r, p), vim.api.nvim_win_get_width(win))
+end
+
+local WINBAR = "%!v:lua.require'claudenova.ui.text'.winbar('proposal')"
 
 -- Fill the original side with the real file as it is on disk.
 local function load_original(buf, r)
@@ -196,7 +209,7 @@ function M.open(r)
   local p = { buf = buf, orig = original_buf(r), tab = layout == "tab" and vim.api.nvim_get_current_tabpage() or nil, group = group, r = r, saving = false }
   p.on_change = function()
     for _, w in ipairs(vim.fn.win_findbuf(p.buf)) do
-      vim.wo[w].winbar = winbar(p.r, p)
+      vim.wo[w].winbar = WINBAR
     end
   end
   M.open_[r.id] = p

@@ -69,6 +69,18 @@ local function guard(fn)
   return require("claudenova.errors").guard(fn)
 end
 
+-- fn(session) for the session under the cursor (its row or a request's).
+local function on_session(fn)
+  return guard(function()
+    local sid = M.session_under_cursor()
+    if not sid then
+      notify().info("no session on this line")
+      return
+    end
+    fn(sid)
+  end)
+end
+
 local function with_row(fn)
   return guard(function()
     local id = M.id_under_cursor()
@@ -214,12 +226,7 @@ local function set_keymaps(buf)
       "Open the request's surface; on a session, fold or unfold it",
     },
     fold = {
-      guard(function()
-        local sid = M.session_under_cursor()
-        if not sid then
-          notify().info("no session on this line")
-          return
-        end
+      on_session(function(sid)
         toggle_fold(sid)
         -- Folding a session from one of its requests: stay on the session.
         for lnum, id in pairs(M.session_rows) do
@@ -231,12 +238,7 @@ local function set_keymaps(buf)
       "Fold or unfold the session's requests",
     },
     transcript = {
-      guard(function()
-        local sid = M.session_under_cursor()
-        if not sid then
-          notify().info("no session on this line")
-          return
-        end
+      on_session(function(sid)
         ui().open_transcript(sid, { focus = true })
       end),
       "Open the session's transcript",

@@ -39,6 +39,55 @@ function M.fields(fields)
   return out
 end
 
+--- A bar of parts joined by " · " that fits width cells: the first part
+--- always (cut with … when it alone is too wide), then each next part that
+--- still fits, in order (a narrow window drops hints, never cuts one in
+--- the middle). Escaped for 'statusline'/'winbar'.
+function M.fit(parts, width)
+  local out = parts[1] or ""
+  if vim.fn.strdisplaywidth(out) > width then
+    local cut = out
+    while cut ~= "" and vim.fn.strdisplaywidth(cut) > width - 1 do
+      cut = vim.fn.strcharpart(cut, 0, vim.fn.strchars(cut) - 1)
+    end
+    return (cut .. "…"):gsub("%%", "%%%%")
+  end
+  for i = 2, #parts do
+    local p = parts[i]
+    if p and p ~= "" and vim.fn.strdisplaywidth(out .. " · " .. p) <= width then
+      out = out .. " · " .. p
+    end
+  end
+  return (out:gsub("%%", "%%%%"))
+end
+
+--- The window whose bar is being drawn and its buffer (nil when gone).
+function M.drawn()
+  local win = vim.g.statusline_winid
+  local ok, buf = pcall(vim.api.nvim_win_get_buf, win)
+  if ok then
+    return win, buf
+  end
+end
+
+--- The 'winbar' expression of a surface ("%!v:lua.require'claudenova.ui.text'.winbar('plan')"):
+--- the surface module's winbar_of() for the window being drawn. An error
+--- is logged and an empty bar drawn (an error while drawing would stop
+--- every redraw).
+function M.winbar(surface)
+  local ok, res = pcall(function()
+    return require("claudenova.ui." .. surface).winbar_of()
+  end)
+  if ok then
+    return res
+  end
+  local host = package.loaded["claudenova.host"]
+  if host and host.running() then
+    pcall(host.notify, "log", { level = "error", msg = "winbar: " .. tostring(res) })
+  end
+  return ""
+end
+
 --- A key as the user types it: <leader>/<localleader> spelled out.
 function M.key(lhs)
   if not lhs then

@@ -43,23 +43,25 @@ function M.foldtext()
   return ("  ⋯ %d line%s (<CR> or zo)"):format(n, n == 1 and "" or "s")
 end
 
-local function winbar(id)
+--- The winbar of the transcript window being drawn, fitted to its width:
+--- the session, its state, its mode, then how full its context is.
+function M.winbar_of()
+  local win, buf = require("claudenova.ui.text").drawn()
+  local id = buf and vim.b[buf].claudenova_session
   local st = require("claudenova.ui.state")
-  local s = st.sessions[id]
+  local s = id and st.sessions[id]
   if not s then
     return ""
   end
-  local function esc(x)
-    return (x:gsub("%%", "%%%%"))
-  end
-  local bar = esc(("%s · %s · %s"):format(st.label(id), s.state or "", s.mode or ""))
+  local parts = { st.label(id), s.state or "", s.mode or "" }
   if s.context and s.context.max and s.context.max > 0 then
-    -- %< : a narrow window cuts the context figure first.
-    bar = bar .. "%<" .. esc((" · context %d%% (%dk of %dk)"):format(math.floor(s.context.percent + 0.5),
+    table.insert(parts, ("context %d%% (%dk of %dk)"):format(math.floor(s.context.percent + 0.5),
       math.floor(s.context.tokens / 1000 + 0.5), math.floor(s.context.max / 1000 + 0.5)))
   end
-  return "%#ClaudeNovaWinbar#" .. bar
+  return "%#ClaudeNovaWinbar#" .. require("claudenova.ui.text").fit(parts, vim.api.nvim_win_get_width(win))
 end
+
+local WINBAR = "%!v:lua.require'claudenova.ui.text'.winbar('transcript')"
 
 -- The look of a window showing a transcript.
 local function setup_window(win, id)
@@ -71,7 +73,7 @@ local function setup_window(win, id)
   vim.wo[win].foldexpr = "v:lua.require'claudenova.ui.transcript'.foldexpr()"
   vim.wo[win].foldtext = "v:lua.require'claudenova.ui.transcript'.foldtext()"
   vim.wo[win].foldlevel = 0
-  vim.wo[win].winbar = winbar(id)
+  vim.wo[win].winbar = WINBAR
 end
 
 --- A session changed: refresh the winbars of its transcript windows.
@@ -79,7 +81,8 @@ function M.session_changed(id)
   local buf = M.bufs[id]
   if buf and vim.api.nvim_buf_is_valid(buf) then
     for _, w in ipairs(vim.fn.win_findbuf(buf)) do
-      vim.wo[w].winbar = winbar(id)
+      -- Set again: the window's bar is drawn anew with the new state.
+      vim.wo[w].winbar = WINBAR
     end
   end
 end
