@@ -70,7 +70,7 @@ func (s *Session) TakeNotes() []string {
 
 // turnBudget bounds the file contents kept from before each turn, per
 // session (the oldest turns' go first).
-const turnBudget = 16 << 20
+const turnBudget = 8 << 20
 
 // maxName bounds a session's name (a prompt's first line can be long).
 const maxName = 60
