@@ -17,6 +17,7 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/feedback"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/proposal"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/ui"
 )
@@ -248,13 +249,13 @@ func (a *App) Rewind(p Later) error {
 		}
 		rel := make([]string, len(files))
 		for i, f := range files {
-			rel[i] = relTo(s.Cwd, f)
+			rel[i] = session.RelPath(f, s.Cwd)
 		}
 		what := "nothing differed"
 		if len(rel) > 0 {
 			what = strings.Join(rel, ", ") + " restored"
 		}
-		a.transcript(s, s.Transcript.Note(fmt.Sprintf("Rewound to before prompt %d (%q): %s. Changes made by commands (Bash) were not restored.", t.N, shortPrompt(t.Prompt), what)))
+		a.transcript(s, s.Transcript.Note(fmt.Sprintf("Rewound to before prompt %d (%q): %s. Changes made by commands (Bash) were not restored.", t.N, sanitize.FirstLine(t.Prompt, 50), what)))
 		if len(files) > 0 {
 			a.tell(s, feedback.Rewound(t.Prompt, rel, r.SkippedLinks))
 		}
@@ -262,23 +263,6 @@ func (a *App) Rewind(p Later) error {
 		return map[string]any{"files": files, "skipped": r.SkippedLinks}, nil
 	})
 	return nil
-}
-
-func shortPrompt(p string) string {
-	if i := strings.IndexByte(p, '\n'); i >= 0 {
-		p = p[:i]
-	}
-	if r := []rune(p); len(r) > 50 {
-		p = string(r[:49]) + "…"
-	}
-	return p
-}
-
-func relTo(cwd, path string) string {
-	if rel, err := filepath.Rel(cwd, path); err == nil && !strings.HasPrefix(rel, "..") {
-		return rel
-	}
-	return path
 }
 
 // FileChange is one file a turn changed: before the turn and now.
@@ -343,7 +327,7 @@ func (a *App) Changes(p ChangesParams) (ChangesView, error) {
 }
 
 func fileChange(s *session.Session, turn, path string) FileChange {
-	fc := FileChange{Path: path, Rel: relTo(s.Cwd, path), Hunks: []checkpoint.Hunk{}}
+	fc := FileChange{Path: path, Rel: session.RelPath(path, s.Cwd), Hunks: []checkpoint.Hunk{}}
 	b, err := s.Turns.Before(turn, path)
 	if err != nil {
 		fc.Error = err.Error()
@@ -353,15 +337,20 @@ func fileChange(s *session.Session, turn, path string) FileChange {
 	data, err := proposal.ReadFile(path)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
+		return fc.with("", false)
 	case err != nil:
 		fc.Error = err.Error()
 		return fc
-	default:
-		fc.Now, fc.Exists = string(data), true
 	}
-	sum := sha256.Sum256([]byte(fc.Now))
+	return fc.with(string(data), true)
+}
+
+// with is fc with the file as it is now (exists false: not on disk).
+func (fc FileChange) with(now string, exists bool) FileChange {
+	fc.Now, fc.Exists = now, exists
+	sum := sha256.Sum256([]byte(now))
 	fc.Sum = hex.EncodeToString(sum[:])
-	fc.Hunks = checkpoint.Hunks(fc.Before, fc.Now)
+	fc.Hunks = checkpoint.Hunks(fc.Before, now)
 	return fc
 }
 
@@ -392,16 +381,20 @@ func (a *App) UndoHunk(p UndoParams) (FileChange, error) {
 	if !fc.Exists {
 		return fc, fmt.Errorf("%s is no longer on disk: nothing to undo", fc.Rel)
 	}
-	next, err := checkpoint.Undo(fc.Before, fc.Now, p.Hunk-1)
+	if p.Hunk < 1 || p.Hunk > len(fc.Hunks) {
+		return fc, fmt.Errorf("there is no hunk %d (the change has %d)", p.Hunk, len(fc.Hunks))
+	}
+	next, err := checkpoint.Undo(fc.Before, fc.Now, fc.Hunks[p.Hunk-1])
 	if err != nil {
 		return fc, err
 	}
-	if err := checkpoint.Restore(p.Path, next, !fc.Existed && next == ""); err != nil {
+	remove := !fc.Existed && next == ""
+	if err := checkpoint.Restore(p.Path, next, remove); err != nil {
 		return fc, err
 	}
 	a.tell(s, feedback.Undone(fc.Rel, fc.Now, next))
 	a.log.Info("hunk undone", "session", s.ID, "path", fc.Rel, "hunk", p.Hunk)
-	return fileChange(s, p.Turn, p.Path), nil
+	return fc.with(next, !remove), nil
 }
 
 // turnMark is how a prompt's heading names its checkpoint.

@@ -83,6 +83,9 @@ func TestChangesUndoHunkAndClaudeIsTold(t *testing.T) {
 	if _, err := m.app.UndoHunk(UndoParams{Session: info.ID, Turn: v.Turn, Path: path, Hunk: 2, Sum: "stale"}); err == nil || !strings.Contains(err.Error(), "changed on disk since") {
 		t.Fatalf("a stale view was not refused: %v", err)
 	}
+	if _, err := m.app.UndoHunk(UndoParams{Session: info.ID, Turn: v.Turn, Path: path, Hunk: 4, Sum: f.Sum}); err == nil || err.Error() != "there is no hunk 4 (the change has 3)" {
+		t.Fatalf("hunk 4 of 3: %v", err)
+	}
 	got, err := m.app.UndoHunk(UndoParams{Session: info.ID, Turn: v.Turn, Path: path, Hunk: 2, Sum: f.Sum})
 	if err != nil {
 		t.Fatal(err)

@@ -28,26 +28,24 @@ func Hunks(before, now string) []Hunk {
 	return out
 }
 
-// Undo puts hunk i (0-based) of the change from before to now back as it
-// was before: the lines of now in that block are replaced by before's.
-// Everything else in now is kept byte for byte.
-func Undo(before, now string, i int) (string, error) {
+// Undo puts hunk h of the change from before to now (one that Hunks
+// listed) back as it was before: the lines of now in that block are
+// replaced by before's. Everything else in now is kept byte for byte.
+func Undo(before, now string, h Hunk) (string, error) {
 	a, b := diff.SplitLines(before), diff.SplitLines(now)
-	cs := diff.Lines(a, b)
-	if i < 0 || i >= len(cs) {
-		return "", fmt.Errorf("there is no hunk %d (the change has %d)", i+1, len(cs))
+	if h.A < 1 || h.Del < 0 || h.A-1+h.Del > len(a) || h.B < 1 || h.Ins < 0 || h.B-1+h.Ins > len(b) {
+		return "", fmt.Errorf("the hunk at line %d lies outside the file", h.B)
 	}
-	c := cs[i]
 	var out strings.Builder
 	out.Grow(len(now))
-	for _, l := range b[:c.B] {
+	for _, l := range b[:h.B-1] {
 		out.WriteString(l)
 	}
-	restored := a[c.A : c.A+c.Del]
+	restored := a[h.A-1 : h.A-1+h.Del]
 	if len(restored) > 0 && out.Len() > 0 && !strings.HasSuffix(out.String(), "\n") {
 		out.WriteString("\n") // now's last line had lost its newline; before's had one
 	}
-	rest := b[c.B+c.Ins:]
+	rest := b[h.B-1+h.Ins:]
 	for j, l := range restored {
 		// A last line without its newline only stays so at the very end.
 		if j == len(restored)-1 && len(rest) > 0 && !strings.HasSuffix(l, "\n") {

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/diff"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
 )
 
 // Marker starts every message the plugin writes to Claude on the user's
@@ -130,7 +131,7 @@ func oneLine(s string) string {
 // only: Claude's history still says its edits were made).
 func Rewound(prompt string, files []string, skipped int) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s The user rewound files to their state before their prompt %q. Your edits of these files since then are undone on disk (your earlier tool calls did happen, but their changes are gone): read a file again before you edit it.\n", Marker, oneLine(firstLine(prompt, 80)))
+	fmt.Fprintf(&b, "%s The user rewound files to their state before their prompt %q. Your edits of these files since then are undone on disk (your earlier tool calls did happen, but their changes are gone): read a file again before you edit it.\n", Marker, oneLine(sanitize.FirstLine(prompt, 80)))
 	for _, f := range files {
 		fmt.Fprintf(&b, "- %s\n", f)
 	}
@@ -163,14 +164,4 @@ func writeDiff(b *strings.Builder, fromName, toName, from, to, path string) {
 	if res.Truncated > 0 {
 		fmt.Fprintf(b, "(The diff was cut after %d lines; %d more lines of it were left out. Read %s before you edit it again.)\n", MaxDiffLines, res.Truncated, path)
 	}
-}
-
-func firstLine(s string, max int) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	if r := []rune(s); len(r) > max {
-		s = string(r[:max-1]) + "…"
-	}
-	return s
 }

@@ -77,6 +77,15 @@ func Lines(s string) []string {
 	return strings.Split(s, "\n")
 }
 
+// FirstLine is s up to its first line break, shortened to n runes (a
+// prompt named in one line).
+func FirstLine(s string, n int) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return Truncate(s, n)
+}
+
 // Truncate shortens s to at most n runes, ending with "…" when cut.
 func Truncate(s string, n int) string {
 	if utf8.RuneCountInString(s) <= n {

@@ -60,3 +60,21 @@ func FuzzText(f *testing.F) {
 		}
 	})
 }
+
+func TestFirstLine(t *testing.T) {
+	tests := []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"fix the test\nand more", 80, "fix the test"},
+		{"abcdef", 4, "abc…"},
+		{"", 5, ""},
+		{"héllo wörld\n", 6, "héllo…"},
+	}
+	for _, tc := range tests {
+		if got := FirstLine(tc.in, tc.n); got != tc.want {
+			t.Errorf("FirstLine(%q, %d) = %q, want %q", tc.in, tc.n, got, tc.want)
+		}
+	}
+}
