@@ -104,14 +104,20 @@ func (l *Log) evict(t *turn) {
 	t.before, t.evicted = map[string]Before{}, true
 }
 
+// copy is the turn as callers see it: its file list is theirs.
+func (t *turn) copy() Turn {
+	c := t.Turn
+	c.Files = append([]string(nil), t.Files...)
+	return c
+}
+
 // Turns returns every turn, oldest first.
 func (l *Log) Turns() []Turn {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	out := make([]Turn, len(l.turns))
 	for i, t := range l.turns {
-		out[i] = t.Turn
-		out[i].Files = append([]string(nil), t.Files...)
+		out[i] = t.copy()
 	}
 	return out
 }
@@ -123,9 +129,7 @@ func (l *Log) Find(id string) (Turn, bool) {
 	for i := len(l.turns) - 1; i >= 0; i-- {
 		t := l.turns[i]
 		if t.ID == id || (id == "" && len(t.Files) > 0) {
-			c := t.Turn
-			c.Files = append([]string(nil), t.Files...)
-			return c, true
+			return t.copy(), true
 		}
 	}
 	return Turn{}, false
@@ -138,9 +142,7 @@ func (l *Log) Number(n int) (Turn, bool) {
 	if n < 1 || n > len(l.turns) {
 		return Turn{}, false
 	}
-	c := l.turns[n-1].Turn
-	c.Files = append([]string(nil), c.Files...)
-	return c, true
+	return l.turns[n-1].copy(), true
 }
 
 // ErrForgotten says a turn's contents were dropped (older turns go first

@@ -502,13 +502,7 @@ func (t *Transcript) assistant(m claude.Message) []Op {
 				continue
 			}
 			t.lastText = b.Text
-			lines := sanitize.Lines(b.Text)
-			if fin, ok := t.finishDraft("text", msg.Message.ID, lines); ok {
-				ops = append(ops, fin...)
-				continue
-			}
-			ops = append(ops, t.heading("claude", "Claude", "text")...)
-			ops = append(ops, t.add(lines...)...)
+			ops = append(ops, t.block("text", msg.Message.ID, sanitize.Lines(b.Text))...)
 		case "thinking":
 			head := notePrefix + "_thought"
 			if msg.ThinkingMS > 0 {
@@ -519,17 +513,21 @@ func (t *Transcript) assistant(m claude.Message) []Op {
 			for _, l := range sanitize.Lines(b.Thinking) {
 				lines = append(lines, detailFolded+l)
 			}
-			if fin, ok := t.finishDraft("thinking", msg.Message.ID, lines); ok {
-				ops = append(ops, fin...)
-				continue
-			}
-			ops = append(ops, t.heading("claude", "Claude", "thinking")...)
-			ops = append(ops, t.add(lines...)...)
+			ops = append(ops, t.block("thinking", msg.Message.ID, lines)...)
 		case "tool_use":
 			ops = append(ops, t.toolUse(b)...)
 		}
 	}
 	return ops
+}
+
+// block shows a finished text or thinking block of Claude's message id: in
+// place of its streamed draft when there is one, else as new lines.
+func (t *Transcript) block(kind, id string, lines []string) []Op {
+	if fin, ok := t.finishDraft(kind, id, lines); ok {
+		return fin
+	}
+	return append(t.heading("claude", "Claude", kind), t.add(lines...)...)
 }
 
 func (t *Transcript) toolUse(b contentBlock) []Op {
