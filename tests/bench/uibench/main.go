@@ -375,34 +375,50 @@ func (b *bench) latency(lines, n int) ([]time.Duration, error) {
 	return out, nil
 }
 
-// sentTimes reads when the fake claude wrote each can_use_tool line.
-func sentTimes(log string) (map[string]time.Time, error) {
+// eachSent calls fn with every line the fake claude logged as written, and
+// when it wrote it.
+func eachSent(log string, fn func(at time.Time, line []byte) error) error {
 	f, err := os.Open(log)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer f.Close()
-	out := map[string]time.Time{}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
 	for sc.Scan() {
 		var ev struct {
-			T         string `json:"t"`
-			TS        string `json:"ts"`
+			T  string `json:"t"`
+			TS string `json:"ts"`
+		}
+		if json.Unmarshal(sc.Bytes(), &ev) != nil || ev.T != "sent" {
+			continue
+		}
+		at, err := time.Parse("2006-01-02T15:04:05.999999Z", ev.TS)
+		if err != nil {
+			return fmt.Errorf("timestamp %q: %w", ev.TS, err)
+		}
+		if err := fn(at, sc.Bytes()); err != nil {
+			return err
+		}
+	}
+	return sc.Err()
+}
+
+// sentTimes reads when the fake claude wrote each can_use_tool line.
+func sentTimes(log string) (map[string]time.Time, error) {
+	out := map[string]time.Time{}
+	err := eachSent(log, func(at time.Time, line []byte) error {
+		var ev struct {
 			Type      string `json:"type"`
 			Subtype   string `json:"subtype"`
 			RequestID string `json:"request_id"`
 		}
-		if json.Unmarshal(sc.Bytes(), &ev) != nil || ev.T != "sent" || ev.Type != "control_request" || ev.Subtype != "can_use_tool" {
-			continue
+		if json.Unmarshal(line, &ev) == nil && ev.Type == "control_request" && ev.Subtype == "can_use_tool" {
+			out[ev.RequestID] = at
 		}
-		ts, err := time.Parse("2006-01-02T15:04:05.999999Z", ev.TS)
-		if err != nil {
-			return nil, fmt.Errorf("timestamp %q: %w", ev.TS, err)
-		}
-		out[ev.RequestID] = ts
-	}
-	return out, sc.Err()
+		return nil
+	})
+	return out, err
 }
 
 // partialScript: partial-message deltas at full speed (stream_event lines,
@@ -708,41 +724,28 @@ func (b *bench) firstText(n int, ft string) ([]time.Duration, error) {
 // firstDeltaTimes reads when the fake claude wrote the first delta of each
 // "mark-i" stream.
 func firstDeltaTimes(log string) (map[int]time.Time, error) {
-	f, err := os.Open(log)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
 	out := map[int]time.Time{}
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	for sc.Scan() {
+	err := eachSent(log, func(at time.Time, line []byte) error {
 		var ev struct {
-			T    string `json:"t"`
-			TS   string `json:"ts"`
 			Line string `json:"line"`
 		}
-		if json.Unmarshal(sc.Bytes(), &ev) != nil || ev.T != "sent" || !strings.Contains(ev.Line, "text_delta") {
-			continue
+		if json.Unmarshal(line, &ev) != nil || !strings.Contains(ev.Line, "text_delta") {
+			return nil
 		}
-		var i int
 		k := strings.Index(ev.Line, "mark-")
 		if k < 0 {
-			continue
+			return nil
 		}
+		var i int
 		if _, err := fmt.Sscanf(ev.Line[k:], "mark-%d", &i); err != nil {
-			continue
+			return nil
 		}
-		if _, ok := out[i]; ok {
-			continue
+		if _, ok := out[i]; !ok {
+			out[i] = at
 		}
-		ts, err := time.Parse("2006-01-02T15:04:05.999999Z", ev.TS)
-		if err != nil {
-			return nil, err
-		}
-		out[i] = ts
-	}
-	return out, sc.Err()
+		return nil
+	})
+	return out, err
 }
 
 // gesture measures decide() round trips on session B while session A's
