@@ -212,17 +212,29 @@ function M.fail_waiting(why)
   end
 end
 
---- A later call, waiting for its answer (for the Lua API). Neovim keeps
---- drawing and serving the host meanwhile (vim.wait); after timeout ms an
---- error says claude did not answer.
-function M.await(method, args, timeout)
+--- Run start(cb) and wait until it calls cb(ok, res): Neovim keeps drawing
+--- and serving the host meanwhile (vim.wait). Returns true, ok, res, or
+--- false when timeout ms passed first.
+function M.wait(start, timeout)
   local done, ok, res = false, false, nil
-  M.later(method, args, function(o, r)
+  start(function(o, r)
     done, ok, res = true, o, r
   end)
-  if not vim.wait(timeout or 10000, function()
+  if not vim.wait(timeout, function()
     return done
   end, 10) then
+    return false
+  end
+  return true, ok, res
+end
+
+--- A later call, waiting for its answer (for the Lua API); after timeout
+--- ms an error says claude did not answer.
+function M.await(method, args, timeout)
+  local answered, ok, res = M.wait(function(cb)
+    M.later(method, args, cb)
+  end, timeout or 10000)
+  if not answered then
     error("claude-nova: claude did not answer in time (" .. method .. ")", 0)
   end
   if not ok then

@@ -91,14 +91,13 @@ end
 --- Open buffers are reloaded (unsaved edits kept in storage first); Claude
 --- is told. Returns true, message or false, message.
 function M.rewind(id)
-  local done, ok, msg = false, false, nil
-  local started, err = pcall(require("claudenova.ui.rewind").rewind, id, nil, function(o, m)
-    done, ok, msg = true, o, m
-  end)
+  local started, answered, ok, msg = pcall(host().wait, function(cb)
+    require("claudenova.ui.rewind").rewind(id, nil, cb)
+  end, 15000)
   if not started then
-    return false, (require("claudenova.errors").message(err):gsub("^claude%-nova: ", ""))
+    return false, (require("claudenova.errors").message(answered):gsub("^claude%-nova: ", ""))
   end
-  if not vim.wait(15000, function() return done end, 10) then
+  if not answered then
     return false, "claude did not answer in time"
   end
   return ok, msg

@@ -40,15 +40,7 @@ end
 --- msg on one line, cut with … to fit width cells.
 function M.fit(msg, width)
   msg = tostring(msg):gsub("%s*\n%s*", " · "):gsub("%c", " ")
-  width = width or room()
-  if vim.fn.strdisplaywidth(msg) <= width then
-    return msg
-  end
-  local out = vim.fn.strcharpart(msg, 0, width - 1)
-  while vim.fn.strdisplaywidth(out) > width - 1 do
-    out = vim.fn.strcharpart(out, 0, vim.fn.strchars(out) - 1)
-  end
-  return out .. "…"
+  return require("claudenova.ui.text").cut(msg, width or room())
 end
 
 local names = { [vim.log.levels.ERROR] = "error", [vim.log.levels.WARN] = "warn" }

@@ -36,27 +36,27 @@ local function rel(path, cwd)
 end
 
 -- After claude restored files: keep unsaved edits, reload the buffers.
+-- Returns the files the rewind removed (Claude had created them).
 local function reload(files, cwd)
-  local rescued, reloaded, gone = 0, 0, {}
+  local gone = {}
   for _, f in ipairs(files) do
+    local exists = vim.uv.fs_stat(f) ~= nil
     local buf = vim.fn.bufnr(f)
     if buf > 0 and vim.api.nvim_buf_is_loaded(buf) then
       if vim.bo[buf].modified then
         require("claudenova.ui.rescue").keep(buf, rel(f, cwd), "rewound")
-        rescued = rescued + 1
       end
-      if vim.uv.fs_stat(f) then
+      if exists then
         vim.api.nvim_buf_call(buf, function()
           vim.cmd("silent! edit!")
         end)
-        reloaded = reloaded + 1
       end
     end
-    if not vim.uv.fs_stat(f) then
+    if not exists then
       table.insert(gone, rel(f, cwd))
     end
   end
-  return rescued, reloaded, gone
+  return gone
 end
 
 --- Rewind to before prompt id; cb(ok, message) when done. The buffers of
@@ -69,7 +69,7 @@ function M.rewind(id, session, cb)
       return
     end
     local files = res.files or {}
-    local _, _, gone = reload(files, cwd)
+    local gone = reload(files, cwd)
     local names = vim.tbl_map(function(f) return rel(f, cwd) end, files)
     local msg
     if #files == 0 then

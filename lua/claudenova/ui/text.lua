@@ -39,6 +39,18 @@ function M.fields(fields)
   return out
 end
 
+--- s cut with … to fit width screen cells (s itself when it fits).
+function M.cut(s, width)
+  if vim.fn.strdisplaywidth(s) <= width then
+    return s
+  end
+  local out = vim.fn.strcharpart(s, 0, width - 1)
+  while vim.fn.strdisplaywidth(out) > width - 1 do
+    out = vim.fn.strcharpart(out, 0, vim.fn.strchars(out) - 1)
+  end
+  return out .. "…"
+end
+
 --- A bar of parts joined by " · " that fits width cells: the first part
 --- always (cut with … when it alone is too wide), then each next part that
 --- still fits, in order (a narrow window drops hints, never cuts one in
@@ -46,11 +58,7 @@ end
 function M.fit(parts, width)
   local out = parts[1] or ""
   if vim.fn.strdisplaywidth(out) > width then
-    local cut = out
-    while cut ~= "" and vim.fn.strdisplaywidth(cut) > width - 1 do
-      cut = vim.fn.strcharpart(cut, 0, vim.fn.strchars(cut) - 1)
-    end
-    return (cut .. "…"):gsub("%%", "%%%%")
+    return (M.cut(out, width):gsub("%%", "%%%%"))
   end
   for i = 2, #parts do
     local p = parts[i]
