@@ -145,6 +145,28 @@ func TestUnsavedEditsRescuedWhenWithdrawn(t *testing.T) {
 	})
 }
 
+// Typing goes on after :w (the keys were already typed when the proposal
+// closes): what was applied is the buffer at :w, and what came after is
+// kept, not dropped with the closing buffer.
+func TestEditsAfterSaveAreKept(t *testing.T) {
+	eachNvim(t, func(t *testing.T, v nvimVersion) {
+		e := NewEnv(t, v, Options{})
+		e.newSession(Seq(Step("Write", map[string]any{"file_path": filepath.Join(e.Project, "s.txt"), "content": "claude's\n"})))
+		_, buf := e.WaitProposal()
+		focusBuf(e, buf)
+		e.Lua(nil, `vim.cmd("write"); vim.api.nvim_buf_set_lines(0, 0, 0, false, {"typed after :w"})`)
+		e.Eventually(30*time.Second, "applied", func() bool { return e.ReadFile("s.txt") == "claude's\n" })
+		e.Eventually(10*time.Second, "rescue message", func() bool { return e.NoteContaining("unsaved edits") })
+		matches, _ := filepath.Glob(filepath.Join(e.Storage, "rescued", "*s.txt"))
+		if len(matches) != 1 {
+			t.Fatalf("rescued copies: %v", matches)
+		}
+		if got := read(t, matches[0]); got != "typed after :w\nclaude's\n" {
+			t.Fatalf("rescued %q", got)
+		}
+	})
+}
+
 func TestDeletedOnDiskWhileOpen(t *testing.T) {
 	eachNvim(t, func(t *testing.T, v nvimVersion) {
 		e := NewEnv(t, v, Options{})

@@ -314,8 +314,11 @@ function M.withdraw(id, outcome)
   end
   M.open_[id] = nil
   pcall(vim.api.nvim_del_augroup_by_id, p.group)
-  if vim.api.nvim_buf_is_valid(p.buf) and vim.bo[p.buf].modified and not tostring(outcome):match("^applied") then
-    rescue(p, "the proposal was " .. tostring(outcome):gsub(":.*", ""))
+  -- Modified still (or again): edits the answer did not carry, e.g. typed
+  -- on after :w. Applied or not, they are kept.
+  if vim.api.nvim_buf_is_valid(p.buf) and vim.bo[p.buf].modified then
+    local applied = tostring(outcome):match("^applied")
+    rescue(p, applied and "applied without your edits made after it was saved" or ("the proposal was " .. tostring(outcome):gsub(":.*", "")))
   end
   -- Windows of the proposal close; a tab of its own goes with them.
   for _, b in ipairs({ p.buf, p.orig }) do
