@@ -480,3 +480,24 @@ func TestSurfacesComeBackWhole(t *testing.T) {
 		}
 	})
 }
+
+// A message right after a pick from the built-in vim.ui.select (whose list
+// is still in the message area) does not make the user press ENTER.
+func TestNoHitEnterAfterAPick(t *testing.T) {
+	eachNvim(t, func(t *testing.T, v nvimVersion) {
+		e := NewEnv(t, v, Options{NoModel: true})
+		e.AttachUI(60, 20)
+		e.LuaAsync(`vim.ui.select({ "greet.py · 1 hunk", "notes/todo.md · 1 hunk · new file" }, { prompt = "Files changed by prompt 1:" }, function(f)
+			require("claudenova.ui.notify").info("changes of " .. tostring(f) .. ": ,u undo a hunk, ,k keep it, q close")
+		end)`)
+		time.Sleep(200 * time.Millisecond)
+		e.Input("2<CR>")
+		time.Sleep(300 * time.Millisecond)
+		if _, blocking := e.Mode(); blocking {
+			t.Fatal("hit-enter prompt after a pick and a message")
+		}
+		if !e.NoteContaining("changes of notes/todo.md") {
+			t.Fatalf("notes: %q", e.Notes())
+		}
+	})
+}

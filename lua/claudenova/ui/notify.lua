@@ -56,6 +56,11 @@ function M.notify(msg, level)
   if line ~= msg then
     host_log(names[level] or "info", msg)
   end
+  -- Output still scrolled up in the message area (a pick from the built-in
+  -- vim.ui.select) would turn even one line into a hit-enter prompt.
+  if not vim.in_fast_event() then
+    pcall(vim.cmd, "redraw")
+  end
   vim.notify(line, level, { title = "claude-nova" })
 end
 
