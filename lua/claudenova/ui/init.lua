@@ -229,7 +229,10 @@ end
 
 function M.session_started(info)
   if info and info.id then
-    state.sessions[info.id] = info
+    -- The host sends an event for every change of a session before the
+    -- call returns: one already applied here is at least as new as info
+    -- (a resumed session's name from its history can beat the reply).
+    state.sessions[info.id] = state.sessions[info.id] or info
     state.current = info.id
     require("claudenova.ui.transcript").ensure(info.id)
     require("claudenova.ui.sidebar").render()
