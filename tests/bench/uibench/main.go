@@ -624,13 +624,20 @@ func (b *bench) scroll(lines int) ([]time.Duration, int64, int64, error) {
 }
 
 // vmRSS is a process's resident set size in bytes.
-func vmRSS(pid int) int64 {
+func vmRSS(pid int) int64 { return procBytes(pid, "VmRSS:") }
+
+// vmHWM is a process's peak resident set size in bytes.
+func vmHWM(pid int) int64 { return procBytes(pid, "VmHWM:") }
+
+// procBytes reads a "<field> N kB" line of /proc/<pid>/status, in bytes
+// (0 when it cannot).
+func procBytes(pid int, field string) int64 {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		return 0
 	}
 	for _, l := range strings.Split(string(b), "\n") {
-		if strings.HasPrefix(l, "VmRSS:") {
+		if strings.HasPrefix(l, field) {
 			f := strings.Fields(l)
 			if len(f) >= 2 {
 				kb, _ := strconv.ParseInt(f[1], 10, 64)
@@ -926,22 +933,4 @@ func (b *bench) backpressure(sessions, lines int) (int64, int, bool, error) {
 	var resyncs int
 	_ = in.v.ExecLua("return _G.uibench_resyncs", &resyncs)
 	return peak, resyncs, exact, nil
-}
-
-// vmHWM is a process's peak resident set size in bytes.
-func vmHWM(pid int) int64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0
-	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if strings.HasPrefix(l, "VmHWM:") {
-			f := strings.Fields(l)
-			if len(f) >= 2 {
-				kb, _ := strconv.ParseInt(f[1], 10, 64)
-				return kb * 1024
-			}
-		}
-	}
-	return 0
 }
