@@ -169,6 +169,16 @@ func (a *App) NewSession(p NewParams) (session.Info, error) {
 	if st, err := os.Stat(p.Cwd); err != nil || !st.IsDir() {
 		return session.Info{}, fmt.Errorf("session directory %q is not a directory", p.Cwd)
 	}
+	if live, ok := a.live(p.Resume); ok {
+		// Running here already: never a second claude on one session.
+		a.sessions.Select(live.ID)
+		if strings.TrimSpace(p.Prompt) != "" {
+			if err := a.send(live, p.Prompt); err != nil {
+				return live.Info(), err
+			}
+		}
+		return live.Info(), nil
+	}
 	env := make([]string, 0, len(o.Env))
 	for k, v := range o.Env {
 		env = append(env, k+"="+v)
@@ -222,6 +232,20 @@ func (a *App) NewSession(p NewParams) (session.Info, error) {
 		}
 	}
 	return s.Info(), nil
+}
+
+// live is the session of this host that runs claude session id (not
+// exited, not being stopped), if any.
+func (a *App) live(claudeID string) (*session.Session, bool) {
+	if claudeID == "" {
+		return nil, false
+	}
+	for _, s := range a.sessions.All() {
+		if s.ClaudeID() == claudeID && s.State() != session.StateExited && !s.Stopping() {
+			return s, true
+		}
+	}
+	return nil, false
 }
 
 // session resolves id (0 = current).

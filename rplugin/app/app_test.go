@@ -775,3 +775,54 @@ func TestAlwaysRules(t *testing.T) {
 		t.Fatalf("rule not removed:\n%s", b)
 	}
 }
+
+// A Write rebased across an outside change merges three ways (what Claude
+// read, the reviewed content, the disk now); the save after it denies with
+// the reviewed content (the CLI would refuse the Write), and Claude's next
+// Write of exactly those bytes is allowed without asking; other bytes ask.
+func TestWriteRebaseAsksClaudeToWriteAgain(t *testing.T) {
+	m := newMem(t)
+	path := m.write("w.txt", "one\ntwo\n")
+	_, c := m.session("go")
+	c.Ask("w1", "Write", map[string]any{"file_path": path, "content": "one\nTWO\n"}, nil)
+	p := m.waitPending(1)[0]
+	m.write("w.txt", "zero\none\ntwo\n")
+	if _, err := m.app.ProposalSaved(SaveParams{ID: p.ID}); err != nil {
+		t.Fatal(err)
+	}
+	const merged = "zero\none\nTWO\n"
+	if staged, _ := os.ReadFile(p.Staged); string(staged) != merged {
+		t.Fatalf("rebased Write %q drops the outside change; want %q", staged, merged)
+	}
+	if len(c.Answers("w1")) != 0 {
+		t.Fatal("answered on the save that found the outside change")
+	}
+	d, err := m.app.ProposalSaved(SaveParams{ID: p.ID})
+	if err != nil || !d.Decided {
+		t.Fatalf("second save: %+v %v", d, err)
+	}
+	a := answer(t, c, "w1")
+	msg, _ := a["message"].(string)
+	if a["behavior"] != "deny" || !strings.Contains(msg, "Write exactly this content") || !strings.Contains(msg, merged) {
+		t.Fatalf("answer %v", a)
+	}
+	// Other bytes are asked as usual; the approved ones are not.
+	c.Ask("w2", "Write", map[string]any{"file_path": path, "content": merged + "more\n"}, nil)
+	p2 := m.waitPending(1)[0]
+	if _, err := m.app.Decide(DecideParams{ID: p2.ID, Decision: decision(approval.Deny)}); err != nil {
+		t.Fatal(err)
+	}
+	c.Ask("w3", "Write", map[string]any{"file_path": path, "content": merged}, nil)
+	if got := answer(t, c, "w3"); got["behavior"] != "allow" {
+		t.Fatalf("the approved Write was answered %v", got)
+	}
+	if n := len(m.app.Pending()); n != 0 {
+		t.Fatalf("%d pending: the approved Write was asked", n)
+	}
+	if !strings.Contains(m.rec.transcriptText(1), "without asking: exactly the content you approved") {
+		t.Fatalf("transcript:\n%s", m.rec.transcriptText(1))
+	}
+	// It allowed one Write: the same bytes again are asked.
+	c.Ask("w4", "Write", map[string]any{"file_path": path, "content": merged}, nil)
+	m.waitPending(1)
+}

@@ -49,28 +49,28 @@ func (a *App) replyLater(token string, fn func(ctx context.Context) (any, error)
 
 // recordChanges notes, from a tool result, the file a Write or Edit changed
 // and its content before (the CLI's originalFile: null for a new file).
-func (a *App) recordChanges(s *session.Session, m claude.Message) {
+func (a *App) recordChanges(s *session.Session, m claude.Message) string {
 	if !bytes.Contains(m.Raw, []byte(`"originalFile"`)) {
-		return
+		return ""
 	}
 	var msg struct {
 		Result json.RawMessage `json:"tool_use_result"`
 	}
 	if json.Unmarshal(m.Raw, &msg) != nil {
-		return
+		return ""
 	}
 	var r struct {
 		FilePath     string          `json:"filePath"`
 		OriginalFile json.RawMessage `json:"originalFile"`
 	}
 	if json.Unmarshal(msg.Result, &r) != nil || r.FilePath == "" || len(r.OriginalFile) == 0 {
-		return
+		return ""
 	}
 	var orig *string
 	if string(r.OriginalFile) != "null" {
 		var text string
 		if json.Unmarshal(r.OriginalFile, &text) != nil {
-			return
+			return ""
 		}
 		orig = &text
 	}
@@ -78,7 +78,9 @@ func (a *App) recordChanges(s *session.Session, m claude.Message) {
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(s.Cwd, path)
 	}
-	s.Turns.Changed(filepath.Clean(path), orig)
+	path = filepath.Clean(path)
+	s.Turns.Changed(path, orig)
+	return path
 }
 
 // tell gets a note to Claude: at once while a turn runs (the CLI adds it

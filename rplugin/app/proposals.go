@@ -24,6 +24,14 @@ var mergeLabels = diff.MergeLabels{
 	Theirs: "the file on disk with Claude's change",
 }
 
+// writeLabels name them for a Write, whose content is the whole file: it is
+// merged with the file as it is now against the file Claude read.
+var writeLabels = diff.MergeLabels{
+	Ours:   "Claude's write with your edits",
+	Base:   "the file when Claude read it",
+	Theirs: "the file on disk now",
+}
+
 // RebaseEvent tells the UI that a proposal was refreshed after its file
 // changed on disk: the original side shows the file as it is now and, when
 // Reload is set, the proposal buffer is reloaded from the staged file.
@@ -91,6 +99,9 @@ func (a *App) ProposalSaved(sp SaveParams) (Decided, error) {
 		input, err = proposal.Amend(c, p.Perm.Input, saved)
 		unchanged = errors.Is(err, proposal.ErrNoChange)
 	}
+	if c.Reread && !unchanged {
+		return a.askRewrite(p, saved)
+	}
 	var d approval.Decision
 	outcome := "applied"
 	switch {
@@ -139,6 +150,30 @@ func (a *App) ProposalSaved(sp SaveParams) (Decided, error) {
 	return Decided{Decided: true, Warning: rulesWarning(d)}, nil
 }
 
+// askRewrite answers a reviewed Write whose file changed on disk after
+// Claude read it. The CLI refuses that Write whatever the answer ("File has
+// been modified since read"), so the way through is claude's own: deny,
+// giving Claude the reviewed content and asking it to read the file again
+// and write exactly that; its next Write of those bytes to that path is
+// allowed without asking (see permission).
+func (a *App) askRewrite(p approval.Pending, saved []byte) (Decided, error) {
+	s, ok := a.sessions.Get(p.Session)
+	if !ok {
+		return Decided{}, fmt.Errorf("session %d is gone", p.Session)
+	}
+	msg := feedback.Rewrite(p.Target, string(saved))
+	s.ExpectRewrite(p.Change.Path, saved)
+	if _, err := a.decide(p.ID, approval.Decision{Behavior: approval.Deny, Message: msg}, "reviewed; Claude writes it again"); err != nil {
+		if errors.Is(err, ErrNotPending) {
+			return Decided{Reason: err.Error()}, nil
+		}
+		return Decided{}, err
+	}
+	a.transcript(s, s.Transcript.Told(msg))
+	a.notify("info", fmt.Sprintf("%s changed after Claude read it: Claude is asked to read it again and write exactly your version (allowed without asking)", p.Target))
+	return Decided{Decided: true}, nil
+}
+
 // rebase refreshes a proposal whose file changed on disk since it was
 // staged; nothing is applied. Claude's change is applied again to the file as
 // it is now (as the CLI would apply it). If it applies, the proposal becomes
@@ -172,7 +207,26 @@ func (a *App) rebase(p approval.Pending, saved []byte) (string, error) {
 	}
 	ev := RebaseEvent{ID: p.ID, Path: old.Path, Exists: exists}
 	var msg string
-	if rerr == nil {
+	if old.Tool == "Write" {
+		// A Write's content is the whole file: re-applying it would drop
+		// the outside change. Merge three ways instead: what Claude read,
+		// the reviewed content, the disk now. The CLI then refuses the
+		// Write (the file changed since Claude read it): the save that
+		// follows asks Claude to read it again and write exactly this.
+		m := diff.Merge3(string(old.Original), string(saved), string(cur), writeLabels)
+		if _, err := proposal.Stage(a.options().Storage, p.Perm.RequestID, old.Path, []byte(m.Text)); err != nil {
+			return "", fmt.Errorf("restage %s: %w", p.Target, err)
+		}
+		next = proposal.Change{Tool: old.Tool, Path: old.Path, Exists: exists, Original: cur, Proposed: []byte(m.Text),
+			Detached: true, Claude: old.ClaudeProposed(), Reread: true}
+		ev.Reload, ev.Conflicts = true, m.Conflicts
+		if len(m.Conflicts) > 0 {
+			msg = fmt.Sprintf("conflict: %s changed on disk where Claude writes (line %s); nothing applied: resolve the markers, then :w (Claude then re-reads the file and writes exactly your version)",
+				p.Target, joinInts(m.Conflicts))
+		} else {
+			msg = fmt.Sprintf("nothing applied: %s changed on disk; Claude's write is merged with it: review, then :w (Claude then re-reads the file and writes exactly your version)", p.Target)
+		}
+	} else if rerr == nil {
 		base := string(old.Proposed)
 		m := diff.Merge3(base, string(saved), string(next.Proposed), mergeLabels)
 		if _, err := proposal.Stage(a.options().Storage, p.Perm.RequestID, old.Path, []byte(m.Text)); err != nil {
@@ -216,9 +270,13 @@ func joinInts(ns []int) string {
 	return strings.Join(parts, ", ")
 }
 
-// toolsFinished tells the UI which applied proposals claude has written, so
-// buffers of those files reload.
-func (a *App) toolsFinished(s *session.Session, m claude.Message) {
+// toolsFinished tells the UI which files claude has written (applied
+// proposals, and written a file it reports: any mode), so buffers of those
+// files follow the disk.
+func (a *App) toolsFinished(s *session.Session, m claude.Message, wrote string) {
+	if wrote != "" {
+		a.ui.Send(ui.EvFileWritten, map[string]any{"path": wrote})
+	}
 	var msg struct {
 		Message struct {
 			Content json.RawMessage `json:"content"`
@@ -239,7 +297,7 @@ func (a *App) toolsFinished(s *session.Session, m claude.Message) {
 		if b.Type != "tool_result" {
 			continue
 		}
-		if path, ok := s.Written(b.ToolUseID); ok && !b.IsError {
+		if path, ok := s.Written(b.ToolUseID); ok && !b.IsError && path != wrote {
 			a.ui.Send(ui.EvFileWritten, map[string]any{"path": path})
 		}
 	}

@@ -39,6 +39,17 @@ func (a *App) permission(s *session.Session, m claude.Message) {
 		a.log.Warn("duplicate request id ignored", "session", s.ID, "id", pr.RequestID)
 		return
 	}
+	if path, content, ok := proposal.WriteContent(pr.ToolName, pr.Input, s.Cwd); ok && s.TakeRewrite(path, content) {
+		// The user approved exactly these bytes for this file already (a
+		// reviewed Write the CLI refused because the file changed after
+		// Claude read it): allowed without asking again.
+		if err := s.Proc.Respond(pr.RequestID, claude.Allow(pr.Input)); err != nil {
+			a.log.Warn("answer the approved rewrite", "session", s.ID, "err", err)
+			return
+		}
+		a.note(s, "Allowed Write "+session.ToolTarget(pr.ToolName, pr.Input, s.Cwd)+" without asking: exactly the content you approved.")
+		return
+	}
 	o := a.options()
 	p := &approval.Pending{
 		ID: id, Session: s.ID, Perm: pr, Arrived: time.Now(),

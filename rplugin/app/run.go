@@ -43,8 +43,7 @@ func (a *App) handle(s *session.Session, m claude.Message) {
 		a.transcript(s, s.Transcript.Apply(m))
 	case "user":
 		a.transcript(s, s.Transcript.Apply(m))
-		a.toolsFinished(s, m)
-		a.recordChanges(s, m)
+		a.toolsFinished(s, m, a.recordChanges(s, m))
 	case "result":
 		interrupted := s.TakeInterrupted()
 		a.transcript(s, s.Transcript.Result(m, interrupted))

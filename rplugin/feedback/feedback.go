@@ -165,3 +165,25 @@ func writeDiff(b *strings.Builder, fromName, toName, from, to, path string) {
 		fmt.Fprintf(b, "(The diff was cut after %d lines; %d more lines of it were left out. Read %s before you edit it again.)\n", MaxDiffLines, res.Truncated, path)
 	}
 }
+
+// Rewrite is the deny message for a reviewed Write whose file changed on
+// disk after Claude read it (the CLI refuses such a Write whatever the
+// answer): the content the user approved, merged with the outside change,
+// and how to get it written.
+func Rewrite(path, content string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s Your Write of %s was not applied: the file changed on disk after you read it (Claude Code refuses such a write). The user reviewed your write and merged it with the change on disk; the content below is what they approved. Read %s again, then Write exactly this content to it, byte for byte (it is allowed without asking again):\n", Marker, path, path)
+	fence := "```"
+	for strings.Contains(content, fence) {
+		fence += "`"
+	}
+	b.WriteString(fence + "\n")
+	b.WriteString(content)
+	if !strings.HasSuffix(content, "\n") {
+		b.WriteString("\n")
+		fmt.Fprintf(&b, "%s\n(The content does not end with a newline.)", fence)
+		return b.String()
+	}
+	b.WriteString(fence)
+	return b.String()
+}

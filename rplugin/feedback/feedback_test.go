@@ -78,3 +78,19 @@ func TestRewoundAndUndone(t *testing.T) {
 		}
 	}
 }
+
+func TestRewrite(t *testing.T) {
+	tests := []struct{ name, content, fence, tail string }{
+		{"plain", "a\nb\n", "```\n", "b\n```"},
+		{"fence inside", "x\n```\ny\n", "````\n", "y\n````"},
+		{"no final newline", "a", "```\n", "a\n```\n(The content does not end with a newline.)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := Rewrite("w.txt", tt.content)
+			if !strings.HasPrefix(m, Marker) || !strings.Contains(m, "Read w.txt again") || !strings.Contains(m, tt.fence+tt.content) || !strings.HasSuffix(m, tt.tail) {
+				t.Fatalf("message:\n%s", m)
+			}
+		})
+	}
+}

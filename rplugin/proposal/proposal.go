@@ -75,6 +75,11 @@ type Change struct {
 	// Claude is what Claude proposed, when Detached (Proposed otherwise):
 	// what the user's changes are told against.
 	Claude []byte
+	// Reread is set on a Write whose file changed on disk after Claude read
+	// it: the CLI refuses that Write whatever the answer, so the reviewed
+	// content can only reach the file through a Write Claude makes after
+	// reading the file again.
+	Reread bool
 }
 
 // ClaudeProposed is the file as Claude proposed it.
@@ -131,6 +136,23 @@ func Reconstruct(tool string, input json.RawMessage, cwd string, read func(strin
 		return Change{}, err
 	}
 	return Change{Tool: tool, Path: path, Exists: f.exists, Original: f.raw, Proposed: proposed}, nil
+}
+
+// WriteContent returns the file a Write input writes (absolute, cleaned, as
+// Reconstruct resolves it) and its content; ok is false for anything else.
+func WriteContent(tool string, input json.RawMessage, cwd string) (path string, content []byte, ok bool) {
+	if tool != "Write" {
+		return "", nil, false
+	}
+	in, err := parseInput(tool, input)
+	if err != nil {
+		return "", nil, false
+	}
+	path, err = resolvePath(in.path, cwd)
+	if err != nil {
+		return "", nil, false
+	}
+	return path, []byte(in.content), true
 }
 
 // Stale reports whether the file on disk no longer equals c.Original: it was

@@ -46,6 +46,7 @@ type Session struct {
 	stopping    bool
 	interrupted bool              // the user asked to interrupt the current turn
 	applied     map[string]string // tool_use_id -> path: allowed proposals claude has yet to write
+	rewrites    map[string][]byte // path -> content the user approved for a Write Claude must make again
 	context     Context
 	title       string // claude's title (rename) or the stored one of a resumed session
 	firstPrompt string
@@ -170,7 +171,7 @@ func New(id int, cwd, mode string, proc claude.Conn) *Session {
 	return &Session{
 		ID: id, Cwd: cwd, Proc: proc, Transcript: NewTranscript(cwd), Started: time.Now(),
 		Turns: checkpoint.NewLog(turnBudget),
-		state: StateStarting, mode: mode, applied: map[string]string{},
+		state: StateStarting, mode: mode, applied: map[string]string{}, rewrites: map[string][]byte{},
 	}
 }
 
@@ -247,6 +248,29 @@ func (s *Session) MarkApplied(toolUseID, path string) {
 	s.applied[toolUseID] = path
 }
 
+// ExpectRewrite records content the user approved for path: Claude was asked
+// to read the file again and Write exactly this (the CLI refused the first
+// Write because the file changed after Claude read it).
+func (s *Session) ExpectRewrite(path string, content []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.rewrites[path] = append([]byte(nil), content...)
+}
+
+// TakeRewrite reports whether content is exactly what the user approved for
+// path (see ExpectRewrite), and forgets the approval when it is: it allows
+// one Write.
+func (s *Session) TakeRewrite(path string, content []byte) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	want, ok := s.rewrites[path]
+	if !ok || string(want) != string(content) {
+		return false
+	}
+	delete(s.rewrites, path)
+	return true
+}
+
 // Written returns (and forgets) the path of an applied proposal whose tool
 // call finished.
 func (s *Session) Written(toolUseID string) (string, bool) {
@@ -264,6 +288,7 @@ func (s *Session) Exited(errMsg string) {
 	s.state = StateExited
 	s.errMsg = errMsg
 	s.applied = map[string]string{}
+	s.rewrites = map[string][]byte{}
 }
 
 // State returns the current state.
