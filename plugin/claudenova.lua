@@ -20,3 +20,9 @@ end, {
 vim.keymap.set("x", "<Plug>(ClaudeNovaSendSelection)", function()
   require("claudenova.commands").send_selection()
 end, { desc = "claude-nova: Send the selection (the prompt input opens with it)" })
+
+-- Map it yourself, e.g. vim.keymap.set("n", "<leader>cf", "<Plug>(ClaudeNovaFocus)"): opens the
+-- request surface that waits for you to pause.
+vim.keymap.set("n", "<Plug>(ClaudeNovaFocus)", function()
+  require("claudenova.commands").run({ fargs = { "focus" }, args = "focus" })
+end, { desc = "claude-nova: Open the surface that waits for you to pause" })

@@ -43,7 +43,7 @@ M.subcommands = {
   },
   send = {
     usage = "[range]send [{prompt}]",
-    desc = "Send {prompt} to the current session (starts one if there is none); with a range, the lines go after it as an @path#L reference and their text. Without {prompt}, open the prompt input (with the lines in it).",
+    desc = "Send {prompt} to the session in view (a transcript or sidebar row under the cursor), else the current one (starts one if there is none); with a range, the lines go after it as an @path#L reference and their text. Without {prompt}, open the prompt input (with the lines in it).",
     run = function(args, raw, opts)
       local sel
       if opts and opts.range and opts.range > 0 then
@@ -54,11 +54,23 @@ M.subcommands = {
         if sel then
           lines = require("claudenova.context").selection(sel.buf, sel.from, sel.to)
         end
-        ui().prompt(nil, { context = lines })
+        ui().prompt(ui().session_in_view(), { context = lines })
         return
       end
-      nova().send(raw, { selection = sel })
+      nova().send(raw, { selection = sel, session = ui().session_in_view() })
     end,
+  },
+  prompt = {
+    desc = "Open the prompt input of the session in view (else the current one); a draft closed unsent comes back.",
+    run = function() ui().prompt(ui().session_in_view()) end,
+  },
+  focus = {
+    desc = "Open the surface that waits for you to pause (the oldest, or the one of the sidebar row under the cursor) now.",
+    run = function() ui().focus_waiting() end,
+  },
+  diff = {
+    desc = "Compare the current buffer with its file on disk, side by side in diff mode (after Claude changed a file you have unsaved edits in).",
+    run = function() require("claudenova.ui.disk").diff() end,
   },
   add = {
     usage = "add [{path}]",
@@ -86,12 +98,12 @@ M.subcommands = {
     run = function() ui().open_transcript(nil, { focus = true }) end,
   },
   stop = {
-    desc = "Stop the current session; its pending requests are withdrawn.",
-    run = function() say(nova().stop().message) end,
+    desc = "Stop the session in view (its transcript, proposal, panel or sidebar row under the cursor; else the current one); its pending requests are withdrawn.",
+    run = function() say(nova().stop(ui().session_in_view()).message) end,
   },
   interrupt = {
-    desc = "End the current turn (says so when there is nothing to interrupt).",
-    run = function() say(nova().interrupt().message) end,
+    desc = "End the current turn of the session in view (says so when there is nothing to interrupt).",
+    run = function() say(nova().interrupt(ui().session_in_view()).message) end,
   },
   resume = {
     usage = "resume [{id}]",
@@ -122,12 +134,12 @@ M.subcommands = {
   },
   mode = {
     usage = "mode {mode}",
-    desc = "Switch the current session's permission mode: default, acceptEdits, plan, bypassPermissions, dontAsk.",
+    desc = "Switch the permission mode of the session in view: default, acceptEdits, plan, bypassPermissions, dontAsk.",
     run = function(args)
       if not args[1] then
         error("claude-nova: mode needs one of " .. table.concat(require("claudenova.config").modes, ", "), 0)
       end
-      say(nova().set_mode(args[1]).message)
+      say(nova().set_mode(args[1], ui().session_in_view()).message)
     end,
     complete = function() return require("claudenova.config").modes end,
   },
@@ -166,8 +178,8 @@ M.subcommands = {
 
 -- The order of the subcommands in the docs.
 M.order = {
-  "new", "send", "add", "rename", "sessions", "transcript", "stop", "interrupt", "resume", "rewind", "changes", "mode",
-  "allow", "allow-session", "always", "review", "deny", "rules", "sidebar", "log", "build",
+  "new", "send", "prompt", "add", "rename", "sessions", "transcript", "stop", "interrupt", "resume", "rewind", "changes", "mode",
+  "allow", "allow-session", "always", "review", "deny", "focus", "rules", "diff", "sidebar", "log", "build",
 }
 
 -- The prose around the generated list in :help.
@@ -208,7 +220,8 @@ function M.run(opts)
   end
   local cmd = M.subcommands[sub]
   if not cmd then
-    require("claudenova.ui.notify").error(("unknown subcommand %q (one of %s)"):format(sub, table.concat(M.names(), ", ")))
+    -- What to do first: the list is long and may be cut (:messages has it whole).
+    require("claudenova.ui.notify").error((":ClaudeNova <Tab> lists the subcommands (%q is not one: %s)"):format(sub, table.concat(M.names(), ", ")))
     return
   end
   guard(cmd.run)(args, raw, opts)

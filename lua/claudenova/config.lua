@@ -30,11 +30,32 @@ M.schema = {
   log_level = { enum = { "debug", "info", "warn", "error", "off" }, default = "info", desc = "Host log level; the log is stdpath('log')/claudenova.log." },
   notify = { type = "boolean", default = true, desc = "Announce each new request with vim.notify." },
   checkpoints = { type = "boolean", default = true, desc = "Run claude with file checkpoints, so :ClaudeNova rewind can restore the files Claude changed (Write, Edit) to their state before any of your prompts. Applies to sessions started afterwards." },
+  surfaces = {
+    desc = "When a request's surface (panel, proposal, plan, question) may take the cursor on its own.",
+    fields = {
+      quiet_ms = {
+        type = "number", default = 1000,
+        check = function(v) if v < 0 then return "must be 0 or more" end end,
+        desc = "A surface that arrives on its own takes the cursor only after you have typed nothing for this long (and are in normal mode, not halfway through a command). Until then it waits in the sidebar; :ClaudeNova focus opens it at once.",
+      },
+      grace_ms = {
+        type = "number", default = 400,
+        check = function(v) if v < 0 then return "must be 0 or more" end end,
+        desc = "For this long after a surface took the cursor on its own, its deciding keys do nothing and keys typed in it are dropped (its border or winbar says so). A surface you open yourself has no grace period.",
+      },
+    },
+  },
   sidebar = {
     desc = "Sidebar of sessions and pending requests.",
     fields = {
       position = { enum = { "left", "right" }, default = "right", desc = "Side of the sidebar split." },
-      width = { type = "number", default = 44, desc = "Width of the sidebar in columns." },
+      width = {
+        type = "number", default = 0.3,
+        check = function(v) if v <= 0 then return "must be more than 0" end end,
+        desc = "Width of the sidebar: below 1 a fraction of the screen's columns (kept between min_width and max_width, and followed when the screen is resized), else a number of columns.",
+      },
+      min_width = { type = "number", default = 28, desc = "The narrowest the sidebar gets when width is a fraction." },
+      max_width = { type = "number", default = 56, desc = "The widest the sidebar gets when width is a fraction." },
     },
   },
   proposal = {

@@ -75,8 +75,15 @@ function M.rename(name, session)
   return host().request("rename", { session = session or 0, name = name })
 end
 
+--- Continue claude's session id. One that runs in this Neovim already is
+--- not started twice: it becomes the current session.
 function M.resume(id)
-  return M.new({ resume = id })
+  local known = vim.deepcopy(require("claudenova.ui").state.sessions)
+  local info = M.new({ resume = id })
+  if known[info.id] then
+    require("claudenova.ui.notify").info(("%s runs here already: it is the current session"):format(require("claudenova.ui").state.label(info.id)))
+  end
+  return info
 end
 
 --- The prompts of a session (current by default), oldest first, each with

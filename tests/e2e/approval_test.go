@@ -69,6 +69,7 @@ func TestBashAllowFromPanel(t *testing.T) {
 			t.Fatalf("pending %+v", p)
 		}
 		e.Eventually(10*time.Second, "panel open", func() bool { return e.PanelID() == p.ID })
+		e.WaitGraceOver()
 		ev := e.Events()
 		if len(ev) == 0 || ev[0].Kind != "ClaudeNovaRequestAdded" || !ev[0].InState || ev[0].PanelOpen {
 			t.Fatalf("row must be registered before the panel opens: %+v", ev)
@@ -97,6 +98,7 @@ func TestBashAllowFromPanel(t *testing.T) {
 			t.Errorf("tool result is an error: %+v", r)
 		}
 		e.Eventually(5*time.Second, "row gone", func() bool { return len(e.Pending()) == 0 && e.PanelID() == "" })
+		e.WaitGraceOver()
 	})
 }
 
@@ -106,6 +108,7 @@ func TestBashDenyWithMessage(t *testing.T) {
 		e.newSession(Seq(bash("echo no > denied.txt", "write denied.txt")))
 		p := e.WaitPending(1)[0]
 		e.Eventually(10*time.Second, "panel open", func() bool { return e.PanelID() == p.ID })
+		e.WaitGraceOver()
 		e.Input("d")
 		e.Input("use printf instead<CR>")
 		r := e.WaitToolResult("toolu_s0")
@@ -124,6 +127,7 @@ func TestAllowForSession(t *testing.T) {
 		e.newSession(Seq(bash("echo 1 > one.txt", "one"), bash("echo 2 > two.txt", "two")))
 		p := e.WaitPending(1)[0]
 		e.Eventually(10*time.Second, "panel open", func() bool { return e.PanelID() == p.ID })
+		e.WaitGraceOver()
 		e.Input("t") // every Bash call this session: the explicit, wide choice
 		e.Eventually(30*time.Second, "both commands ran", func() bool {
 			return e.ReadFile("one.txt") == "1\n" && e.ReadFile("two.txt") == "2\n"
@@ -150,8 +154,10 @@ func TestClosedPanelKeepsRow(t *testing.T) {
 		e.newSession(Seq(bash("echo later > later.txt", "later")))
 		p := e.WaitPending(1)[0]
 		e.Eventually(10*time.Second, "panel open", func() bool { return e.PanelID() == p.ID })
+		e.WaitGraceOver()
 		e.Input("q")
 		e.Eventually(5*time.Second, "panel closed", func() bool { return e.PanelID() == "" })
+		e.WaitGraceOver()
 		if got := e.Pending(); len(got) != 1 {
 			t.Fatalf("row gone after closing the panel: %+v", got)
 		}
@@ -161,6 +167,7 @@ func TestClosedPanelKeepsRow(t *testing.T) {
 			for lnum, id in pairs(sb.rows) do if id == ... then vim.api.nvim_win_set_cursor(0, {lnum, 0}) end end`, p.ID)
 		e.Input("<CR>")
 		e.Eventually(10*time.Second, "panel re-opened", func() bool { return e.PanelID() == p.ID })
+		e.WaitGraceOver()
 		e.Input("a")
 		e.Eventually(30*time.Second, "command ran", func() bool { return e.ReadFile("later.txt") == "later\n" })
 	})
@@ -172,8 +179,10 @@ func TestInterruptWithdrawsPending(t *testing.T) {
 		e.newSession(Seq(bash("touch never.txt", "touch")))
 		p := e.WaitPending(1)[0]
 		e.Eventually(10*time.Second, "panel open", func() bool { return e.PanelID() == p.ID })
+		e.WaitGraceOver()
 		e.Cmd("ClaudeNova interrupt")
 		e.Eventually(15*time.Second, "row and panel withdrawn", func() bool { return len(e.Pending()) == 0 && e.PanelID() == "" })
+		e.WaitGraceOver()
 		var outcome string
 		for _, ev := range e.Events() {
 			if ev.Kind == "ClaudeNovaRequestDecided" && ev.ID == p.ID {
@@ -239,9 +248,17 @@ func TestSidebarKeepsCursorAndFocus(t *testing.T) {
 		})
 		e.newSession("go")
 		e.WaitPending(2)
-		e.Cmd("ClaudeNova") // focus is in the sidebar now
+		e.WaitGraceOver()
+		e.Input(":ClaudeNova<CR>") // focus is in the sidebar now
+		e.Eventually(5*time.Second, "sidebar focused", func() bool { return e.curBufFiletype() == "claudenova-sidebar" })
 		e.Lua(nil, `local sb = require('claudenova.ui.sidebar')
 			for lnum, id in pairs(sb.rows) do if id == "1:req-b" then vim.api.nvim_win_set_cursor(0, {lnum, 0}) end end`)
+		// The user keeps working in the sidebar (a key every 80 ms that
+		// leaves the cursor's line alone): surfaces wait for a pause.
+		stop := make(chan struct{})
+		typing := make(chan struct{})
+		go func() { defer close(typing); e.typeWhile(stop, "0") }()
+		defer func() { close(stop); <-typing }()
 		// Answer req-a from elsewhere: its row goes, req-c arrives; the cursor stays on req-b.
 		e.Lua(nil, "require('claudenova').decide('1:req-a', 'deny')")
 		e.Eventually(10*time.Second, "req-c arrived", func() bool {

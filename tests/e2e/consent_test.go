@@ -25,6 +25,18 @@ func (e *Env) sendLua(session int, prompt string) {
 	e.Lua(nil, "require('claudenova').send(...)", prompt, session)
 }
 
+// WaitGraceOver waits until no surface is in its grace period (keys typed
+// before it ends are dropped: a person reads what took the window first).
+func (e *Env) WaitGraceOver() {
+	e.t.Helper()
+	e.Eventually(5*time.Second, "grace period over", func() bool {
+		var n int
+		e.Lua(&n, `local s = require('claudenova.ui.scheduler'); local n = 0
+			for b in pairs(s.grace) do if s.in_grace(b) then n = n + 1 end end return n`)
+		return n == 0
+	})
+}
+
 // waiting reports whether request id's surface waits for the user.
 func (e *Env) waiting(id string) bool {
 	var w bool
@@ -103,7 +115,7 @@ func TestArrivalNeverTakesKeystrokes(t *testing.T) {
 				if m, _ := e.Mode(); m != c.mode {
 					t.Fatalf("mode changed to %q by the arrival", m)
 				}
-				if !e.NoteContaining("waiting") {
+				if !e.NoteContaining("waits until you pause") {
 					t.Errorf("the user was not told the request waits: %v", e.Notes())
 				}
 				var status string
@@ -146,6 +158,7 @@ func TestPlanAndQuestionWaitForNormalMode(t *testing.T) {
 		e.Eventually(10*time.Second, "plan waiting", func() bool { return e.waiting(p.ID) })
 		e.Input("typed<Esc>")
 		e.Eventually(10*time.Second, "plan opens", func() bool { return e.PlanBuf(p.ID) != 0 })
+		e.WaitGraceOver()
 		var lines []string
 		e.Lua(&lines, "return vim.api.nvim_buf_get_lines(vim.fn.bufnr(...), 0, -1, false)", notes)
 		if strings.Join(lines, "\n") != "notes\nplan: typed" {
@@ -203,12 +216,12 @@ func TestCommandsActOnTheRequestInView(t *testing.T) {
 				p2 = p
 			}
 		}
-		// The user opens session 2's proposal from the sidebar and edits it.
-		e.Cmd("ClaudeNova")
-		e.Lua(nil, `local sb = require('claudenova.ui.sidebar')
-			for lnum, id in pairs(sb.rows) do if id == ... then vim.api.nvim_win_set_cursor(0, {lnum, 0}) end end`, p2.ID)
-		e.Input("<CR>")
+		// The user opens session 2's proposal from the sidebar (its own
+		// opens the moment the user is idle in session 1's; both proposals
+		// stay open) and edits it.
 		var buf int
+		e.Eventually(10*time.Second, "session 1's proposal open", func() bool { return e.ProposalBuf(findSession(ps, s1).ID) != 0 })
+		e.Lua(nil, "require('claudenova.ui').present(...)", p2.ID) // as <CR> on its row does
 		e.Eventually(10*time.Second, "session 2's proposal under the cursor", func() bool {
 			var cur int
 			e.Lua(&cur, "return vim.api.nvim_get_current_buf()")
@@ -228,8 +241,10 @@ func TestCommandsActOnTheRequestInView(t *testing.T) {
 		// Out of the surfaces, the panel opens; the user hides it.
 		e.Cmd("tabnew")
 		e.Eventually(10*time.Second, "panel", func() bool { return e.PanelID() != "" })
+		e.WaitGraceOver()
 		e.Input("q")
 		e.Eventually(5*time.Second, "panel hidden", func() bool { return e.PanelID() == "" })
+		e.WaitGraceOver()
 		e.Cmd("ClaudeNova deny")
 		var prompts []string
 		e.Eventually(5*time.Second, "picker offered", func() bool {

@@ -27,12 +27,14 @@ func (e *Env) WaitProposal() (Pending, int) {
 	}
 	var buf int
 	e.Eventually(10*time.Second, "proposal open", func() bool { buf = e.ProposalBuf(p.ID); return buf != 0 })
+	e.WaitGraceOver()
 	return p, buf
 }
 
 // SetLine replaces line n (1-based) of buf and writes it from its window.
 func (e *Env) SetLineAndWrite(buf, n int, text string) {
 	e.t.Helper()
+	e.WaitGraceOver()
 	e.Lua(nil, "local buf, n, text = ...; vim.api.nvim_buf_set_lines(buf, n - 1, n, false, { text })", buf, n, text)
 	focusBuf(e, buf)
 	e.Cmd("write")
@@ -198,6 +200,7 @@ func TestUnreconstructableEditGoesToPanel(t *testing.T) {
 			t.Fatalf("surface %q, want panel", p.Surface)
 		}
 		e.Eventually(10*time.Second, "panel open", func() bool { return e.PanelID() == p.ID })
+		e.WaitGraceOver()
 		var lines []string
 		e.Lua(&lines, "return vim.api.nvim_buf_get_lines(require('claudenova.ui.panel').current.buf, 0, -1, false)")
 		if !strings.Contains(strings.Join(lines, "\n"), "not found") {
@@ -276,6 +279,7 @@ func TestPanelModeReviewShowsDiff(t *testing.T) {
 			t.Fatalf("surface %q", p.Surface)
 		}
 		e.Eventually(10*time.Second, "panel", func() bool { return e.PanelID() == p.ID })
+		e.WaitGraceOver()
 		e.Input("r")
 		e.Eventually(5*time.Second, "review with diff", func() bool {
 			var lines []string
@@ -407,5 +411,6 @@ func (e *Env) WaitProposalOf(toolUseID string) (string, int) {
 		buf = e.ProposalBuf(id)
 		return buf != 0
 	})
+	e.WaitGraceOver()
 	return id, buf
 }

@@ -124,6 +124,7 @@ func TestPlanApproveAcceptEdits(t *testing.T) {
 		e.Input("a")
 		var buf int
 		e.Eventually(10*time.Second, "plan buffer", func() bool { buf = e.PlanBuf(p.ID); return buf != 0 })
+		e.WaitGraceOver()
 		time.Sleep(200 * time.Millisecond)
 		if len(e.Pending()) != 1 {
 			t.Fatal("sidebar allow answered the plan")
@@ -168,6 +169,7 @@ func TestPlanKeepPlanning(t *testing.T) {
 		p := e.WaitPending(1)[0]
 		var buf int
 		e.Eventually(10*time.Second, "plan buffer", func() bool { buf = e.PlanBuf(p.ID); return buf != 0 })
+		e.WaitGraceOver()
 		focusBuf(e, buf)
 		if bar := e.winbar(); !strings.Contains(bar, `Plan · \a accept edits · \y approve · \n keep planning`) {
 			t.Fatalf("plan winbar %q", bar)

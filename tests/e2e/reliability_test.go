@@ -85,7 +85,10 @@ func TestExactlyOneAnswer(t *testing.T) {
 		behavior string
 		exited   bool // Neovim is gone after act
 	}
-	panel := func(e *Env) { e.Eventually(10*time.Second, "panel", func() bool { return e.PanelID() != "" }) }
+	panel := func(e *Env) {
+		e.Eventually(10*time.Second, "panel", func() bool { return e.PanelID() != "" })
+		e.WaitGraceOver()
+	}
 	proposal := func(e *Env) int {
 		_, buf := e.WaitProposal()
 		focusBuf(e, buf)
@@ -99,6 +102,7 @@ func TestExactlyOneAnswer(t *testing.T) {
 			panel(e)
 			e.Input("q")
 			e.Eventually(5*time.Second, "panel hidden", func() bool { return e.PanelID() == "" })
+			e.WaitGraceOver()
 			time.Sleep(200 * time.Millisecond)
 			if len(e.Pending()) != 1 {
 				e.t.Fatal("closing the panel dropped the request")
@@ -150,6 +154,7 @@ func TestExactlyOneAnswer(t *testing.T) {
 			panel(e)
 			e.Cmd("ClaudeNova stop")
 			e.Eventually(10*time.Second, "row withdrawn", func() bool { return len(e.Pending()) == 0 && e.PanelID() == "" })
+			e.WaitGraceOver()
 		}, 0, "", false},
 	}
 	for _, c := range cases {

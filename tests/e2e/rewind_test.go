@@ -94,7 +94,7 @@ func TestRewindTwoTurns(t *testing.T) {
 		if data, _ := os.ReadFile(rescued[0]); !strings.HasPrefix(string(data), "my unsaved line\nBETA ONE\n") {
 			t.Fatalf("rescued %q", data)
 		}
-		if !e.NoteContaining("your unsaved edits of b.txt are kept in") {
+		if !e.NoteContaining("your unsaved edits of b.txt are in") {
 			t.Fatalf("the user was not told: %q", e.Notes())
 		}
 		if tr := e.Transcript(id); !strings.Contains(tr, "Rewound to before prompt 2") || !strings.Contains(tr, "b.txt restored") {

@@ -39,6 +39,7 @@ func (e *Env) waitPanel() Pending {
 	e.t.Helper()
 	p := e.WaitPending(1)[0]
 	e.Eventually(10*time.Second, "panel open", func() bool { return e.PanelID() == p.ID })
+	e.WaitGraceOver()
 	return p
 }
 
@@ -244,15 +245,16 @@ func TestBatchDenyInTheSidebar(t *testing.T) {
 		e.ScriptUI([]string{"CANCEL"}, []string{""})
 		e.newSession("go")
 		e.WaitPending(3)
-		e.Cmd("ClaudeNova sidebar")
+		e.WaitGraceOver()
+		// Typed as a person does: the sidebar opens, the rows are selected
+		// and denied without a pause long enough for a surface to open.
+		e.Input(":ClaudeNova sidebar<CR>")
 		e.Eventually(5*time.Second, "sidebar focused", func() bool { return e.curBufFiletype() == "claudenova-sidebar" })
 		var first, last int
 		e.Lua(&first, `local m; for lnum in pairs(require('claudenova.ui.sidebar').rows) do m = math.min(m or lnum, lnum) end return m`)
 		e.Lua(&last, `local m = 0; for lnum in pairs(require('claudenova.ui.sidebar').rows) do m = math.max(m, lnum) end return m`)
 		e.Lua(nil, "vim.api.nvim_win_set_cursor(0, { ..., 0 })", first)
-		e.Input("V")
-		e.Input(itoa(last-first) + "j")
-		e.Input("d")
+		e.Type("V", itoa(last-first)+"j", "d")
 		e.Eventually(10*time.Second, "two answers", func() bool { return len(fakeAnswers(log)) == 2 })
 		time.Sleep(300 * time.Millisecond)
 		if answersFor(log, "req-a") != 1 || answersFor(log, "req-b") != 1 || answersFor(log, "req-q") != 0 {

@@ -41,7 +41,7 @@ local function announce(r, waiting)
   local what = r.target ~= "" and (r.tool .. " " .. r.target) or r.tool
   if waiting then
     -- What matters first: it waits. The rest may be cut to fit the line.
-    notify.info(("waiting: %s (%s) opens once you are back in normal mode, or <CR> on its row in :ClaudeNova"):format(what, state.request_label(r)))
+    notify.info(("%s waits until you pause: :ClaudeNova focus opens it now (%s)"):format(what, state.request_label(r)))
     return
   end
   local how = ({
@@ -123,9 +123,9 @@ local function show(r, asked)
     announce(r, scheduler.busy() ~= nil)
     tell = false
   end
-  local opened = scheduler.show(r.id, function()
+  local opened = scheduler.show(r.id, function(how)
     if state.requests[r.id] then
-      require(mod).open(state.requests[r.id], { focus = asked })
+      require(mod).open(state.requests[r.id], how)
     end
   end, asked)
   if tell then
@@ -176,7 +176,7 @@ function handlers.reply(data)
 end
 
 function handlers.file_written(data)
-  require("claudenova.ui.proposal").reload(data.path)
+  require("claudenova.ui.disk").written(data.path)
 end
 
 --- Called by the Go host with a JSON batch of events.
@@ -399,6 +399,18 @@ function M.review_target()
   end, "review")
 end
 
+--- Open a waiting surface now (the user asked: no grace period): the
+--- request of the sidebar row under the cursor, else the oldest waiting.
+function M.focus_waiting()
+  local here = require("claudenova.ui.sidebar").id_under_cursor()
+  if here and scheduler.is_waiting(here) then
+    return scheduler.open_now(here)
+  end
+  if not scheduler.open_now() then
+    notify.info("no surface waits; <CR> on a row in :ClaudeNova opens a request")
+  end
+end
+
 function M.toggle_sidebar()
   require("claudenova.ui.sidebar").toggle()
 end
@@ -418,14 +430,9 @@ function M.prompt(session, opts)
   require("claudenova.ui.prompt").open(session or state.current, opts)
 end
 
---- The session in view: the transcript under the cursor, the session of the
---- sidebar row under the cursor, else the current one.
+--- The session in view (see ui.target.session).
 function M.session_in_view()
-  local sid = vim.b.claudenova_session
-  if sid then
-    return sid
-  end
-  return require("claudenova.ui.sidebar").session_under_cursor() or state.current
+  return require("claudenova.ui.target").session()
 end
 
 --- One line per session for pickers: "2 · fix the login test · running · acceptEdits".

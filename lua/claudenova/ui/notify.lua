@@ -44,24 +44,69 @@ function M.fit(msg, width)
 end
 
 local names = { [vim.log.levels.ERROR] = "error", [vim.log.levels.WARN] = "warn" }
+local hls = { [vim.log.levels.ERROR] = "ErrorMsg", [vim.log.levels.WARN] = "WarningMsg" }
 
---- Show msg (prefixed, one line). level: vim.log.levels.
+-- Whether vim.notify is Neovim's own (it writes to the message history;
+-- a notifier plugin replaces it).
+local function builtin_notify()
+  local info = debug.getinfo(vim.notify, "S")
+  local src = info and info.source or ""
+  return src == "?" or src:find("vim/_editor.lua", 1, true) ~= nil
+end
+
+-- Put the whole text into :messages without leaving it on screen (what is
+-- shown is the line cut to the screen). execute() shows what it captures,
+-- so it runs once the editor is settled (SafeState: a picker's list may
+-- still be up now, and output then would need a hit-enter), then the screen
+-- is redrawn and the cut line shown again.
+local function keep_whole(msg, level, show)
+  local function keep()
+    local hl = hls[level] or "None"
+    pcall(vim.fn.execute, ("echohl %s | echomsg %s | echohl None"):format(hl, vim.fn.string(msg)), "")
+    pcall(vim.cmd, "redraw")
+    if show then
+      pcall(show)
+    end
+  end
+  if vim.fn.exists("##SafeState") == 1 then
+    vim.api.nvim_create_autocmd("SafeState", { once = true, callback = keep, desc = "claude-nova: keep a cut message whole in :messages" })
+  else
+    vim.defer_fn(keep, 50)
+  end
+end
+
+--- Show msg (prefixed, one line). level: vim.log.levels. A message cut to
+--- fit keeps its whole text in :messages (and the host log).
 function M.notify(msg, level)
   level = level or vim.log.levels.INFO
   msg = tostring(msg)
   if not vim.startswith(msg, PREFIX) then
     msg = PREFIX .. msg
   end
-  local line = M.fit(msg)
-  if line ~= msg then
-    host_log(names[level] or "info", msg)
+  if vim.in_fast_event() then
+    return vim.schedule(function() M.notify(msg, level) end)
   end
   -- Output still scrolled up in the message area (a pick from the built-in
   -- vim.ui.select) would turn even one line into a hit-enter prompt.
-  if not vim.in_fast_event() then
-    pcall(vim.cmd, "redraw")
+  pcall(vim.cmd, "redraw")
+  local line = M.fit(msg)
+  if line == msg then
+    vim.notify(line, level, { title = "claude-nova" })
+    return
   end
-  vim.notify(line, level, { title = "claude-nova" })
+  host_log(names[level] or "info", msg)
+  local whole = msg:gsub("%s*\n%s*", " · ")
+  if builtin_notify() then
+    -- Shown cut, kept whole (not a second time cut).
+    local function show() vim.api.nvim_echo({ { line, hls[level] } }, false, {}) end
+    show()
+    keep_whole(whole, level, show)
+  else
+    -- A notifier plugin shows it its own way; :messages gets the whole
+    -- (and the message line is cleared of what execute() showed).
+    vim.notify(line, level, { title = "claude-nova" })
+    keep_whole(whole, level, function() vim.api.nvim_echo({ { "" } }, false, {}) end)
+  end
 end
 
 function M.info(msg)

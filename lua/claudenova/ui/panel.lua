@@ -15,7 +15,9 @@ local function ui()
   return require("claudenova.ui")
 end
 
-local function render(r, review)
+-- The panel's lines for a window width cells wide (the key hint wraps
+-- between choices; other long lines wrap in the window).
+local function render(r, review, width)
   local keys = cfg().keymaps.panel
   local lines, hls = {}, {}
   local function add(line, hl, s, e)
@@ -58,7 +60,7 @@ local function render(r, review)
     ("[%s] Deny"):format(keys.deny or "-"),
     ("[%s] Close"):format(keys.close or "-"),
   })
-  local room = math.max(20, vim.o.columns - 10)
+  local room = math.max(20, width)
   local line = ""
   for _, it in ipairs(items) do
     if line ~= "" and vim.fn.strdisplaywidth(line .. "   " .. it) > room then
@@ -114,27 +116,70 @@ local function set_keymaps(buf, r)
     deny = { function() ui().deny_with_message(r.id, "surface") end, "Deny with an optional message" },
     close = { M.close, "Hide the panel (the request stays pending)" },
   }
+  local scheduler = require("claudenova.ui.scheduler")
   for name, m in pairs(maps) do
     if keys[name] then
-      vim.keymap.set("n", keys[name], act(m[1]), { buffer = buf, nowait = true, desc = "claude-nova panel: " .. m[2] })
+      -- Deciding keys do nothing while the grace period lasts.
+      local fn = name == "close" and m[1] or scheduler.guard(buf, m[1])
+      vim.keymap.set("n", keys[name], act(fn), { buffer = buf, nowait = true, desc = "claude-nova panel: " .. m[2] })
     end
   end
   vim.keymap.set("n", "<Esc>", M.close, { buffer = buf, nowait = true, desc = "claude-nova panel: Hide the panel" })
 end
 
---- Show request r and focus it (claudenova.ui.scheduler decides when a
---- panel may open on its own). opts.review expands the full input and diff.
-function M.open(r, opts)
-  opts = opts or {}
-  M.close()
-  local lines, hls = render(r, opts.review)
-  local buf = vim.api.nvim_create_buf(false, true)
-  vim.bo[buf].bufhidden = "wipe"
+local function title(buf)
+  if require("claudenova.ui.scheduler").in_grace(buf) then
+    return " claude-nova · keys wait a moment "
+  end
+  return " claude-nova "
+end
+
+-- The size and place of the panel on this screen: as wide as its longest
+-- line (up to the screen), as tall as its wrapped text (up to the screen;
+-- then it scrolls, and its footer says so).
+local function geometry(buf, win)
+  local lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+  local maxw = math.max(20, vim.o.columns - 4)
+  local width = 20
+  for _, l in ipairs(lines) do
+    width = math.max(width, vim.fn.strdisplaywidth(l) + 1)
+  end
+  width = math.min(width, maxw)
+  local maxh = math.max(3, vim.o.lines - vim.o.cmdheight - 4)
+  local height = #lines
+  if win and vim.api.nvim_win_is_valid(win) then
+    -- Wrapped lines count as many screen lines as they take.
+    vim.api.nvim_win_set_config(win, { width = width, height = math.min(height, maxh) })
+    local ok, th = pcall(vim.api.nvim_win_text_height, win, {})
+    if ok and th and th.all then
+      height = th.all
+    end
+  end
+  local cfg_ = {
+    relative = "editor",
+    row = math.max(0, math.floor((vim.o.lines - math.min(height, maxh)) / 2) - 1),
+    col = math.max(0, math.floor((vim.o.columns - width) / 2) - 1),
+    width = width,
+    height = math.min(height, maxh),
+    title = title(buf),
+    title_pos = "center",
+  }
+  if height > maxh then
+    cfg_.footer = (" %d more line%s: j/<C-d> scrolls "):format(height - maxh, height - maxh == 1 and "" or "s")
+    cfg_.footer_pos = "center"
+  else
+    cfg_.footer = ""
+  end
+  return cfg_
+end
+
+-- Fill buf with r's lines for a window width cells wide.
+local function fill(buf, r, review, width)
+  local lines, hls = render(r, review, width)
+  vim.bo[buf].modifiable = true
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
   vim.bo[buf].modifiable = false
-  vim.bo[buf].filetype = "claudenova-panel"
-  vim.b[buf].claudenova_request = r.id
-  vim.b[buf].claudenova_surface = "panel"
+  vim.api.nvim_buf_clear_namespace(buf, ns, 0, -1)
   for _, h in ipairs(hls) do
     local len = #lines[h[1] + 1]
     local e = h[3] < 0 and len or math.min(h[3], len)
@@ -142,27 +187,51 @@ function M.open(r, opts)
       vim.api.nvim_buf_set_extmark(buf, ns, h[1], h[2], { end_col = e, hl_group = h[4] })
     end
   end
-  local width = 20
-  for _, l in ipairs(lines) do
-    width = math.max(width, vim.fn.strdisplaywidth(l))
+end
+
+--- Fit the open panel to the screen again (after a resize, or when its
+--- grace period ends).
+function M.relayout()
+  local cur = M.current
+  if not (cur and vim.api.nvim_win_is_valid(cur.win)) then
+    return
   end
-  width = math.min(width + 2, math.max(20, vim.o.columns - 6))
-  local height = math.min(#lines, math.max(3, vim.o.lines - 6))
-  local win = vim.api.nvim_open_win(buf, true, {
-    relative = "editor",
-    row = math.floor((vim.o.lines - height) / 2) - 1,
-    col = math.floor((vim.o.columns - width) / 2),
-    width = width,
-    height = height,
-    style = "minimal",
-    border = "rounded",
-    title = " claude-nova ",
-    title_pos = "center",
-  })
-  vim.wo[win].wrap = false
+  local r = require("claudenova.ui.state").requests[cur.id] or cur.r
+  fill(cur.buf, r, cur.review, math.max(20, vim.o.columns - 6))
+  local c = geometry(cur.buf, cur.win)
+  fill(cur.buf, r, cur.review, c.width - 1)
+  vim.api.nvim_win_set_config(cur.win, geometry(cur.buf, cur.win))
+end
+
+--- Show request r and focus it (claudenova.ui.scheduler decides when a
+--- panel may open on its own). opts.review expands the full input and diff;
+--- opts.grace: it opened on its own, its deciding keys wait a moment.
+function M.open(r, opts)
+  opts = opts or {}
+  M.close()
+  local buf = vim.api.nvim_create_buf(false, true)
+  vim.bo[buf].bufhidden = "wipe"
+  vim.bo[buf].filetype = "claudenova-panel"
+  vim.b[buf].claudenova_request = r.id
+  vim.b[buf].claudenova_surface = "panel"
+  if opts.grace then
+    require("claudenova.ui.scheduler").start_grace(buf, M.relayout)
+  end
+  -- The key hint wraps to the widest the screen allows, then the panel
+  -- takes the width its lines need.
+  fill(buf, r, opts.review, math.max(20, vim.o.columns - 6))
+  local c = geometry(buf, nil)
+  c.style, c.border = "minimal", "rounded"
+  local win = vim.api.nvim_open_win(buf, true, c)
+  vim.wo[win].wrap = true
+  vim.wo[win].linebreak = true
+  vim.wo[win].breakindent = true
+  vim.wo[win].breakindentopt = "shift:4"
   vim.wo[win].cursorline = false
+  fill(buf, r, opts.review, c.width - 1)
+  vim.api.nvim_win_set_config(win, geometry(buf, win))
   set_keymaps(buf, r)
-  M.current = { id = r.id, win = win, buf = buf, review = opts.review }
+  M.current = { id = r.id, win = win, buf = buf, review = opts.review, r = r }
   vim.api.nvim_create_autocmd("WinLeave", {
     buffer = buf,
     once = true,
@@ -173,6 +242,17 @@ function M.open(r, opts)
           M.close()
         end
       end)
+    end,
+  })
+  vim.api.nvim_create_autocmd("VimResized", {
+    group = vim.api.nvim_create_augroup("ClaudeNovaPanel", { clear = true }),
+    desc = "claude-nova: fit the panel to the new screen size",
+    callback = function()
+      if M.current and M.current.buf == buf then
+        M.relayout()
+      else
+        return true
+      end
     end,
   })
 end

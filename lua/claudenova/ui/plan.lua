@@ -16,6 +16,9 @@ function M.winbar_of()
   local keys = require("claudenova.config").get().keymaps.plan
   local text = require("claudenova.ui.text")
   local key = text.key
+  if require("claudenova.ui.scheduler").in_grace(buf) then
+    return "%#ClaudeNovaWinbar#" .. text.fit({ "Plan", "keys wait a moment", require("claudenova.ui.state").request_label(p.r) }, vim.api.nvim_win_get_width(win))
+  end
   return "%#ClaudeNovaWinbar#" .. text.fit({
     "Plan",
     ("%s accept edits"):format(key(keys.accept_edits)),
@@ -54,6 +57,7 @@ end
 
 local function set_keymaps(buf, r)
   local keys = cfg().keymaps.plan
+  local scheduler = require("claudenova.ui.scheduler")
   local maps = {
     accept_edits = { function() decide(r, buf, { approve = true, mode = "acceptEdits" }) end, "Approve the plan and accept edits" },
     approve = { function() decide(r, buf, { approve = true, mode = "default" }) end, "Approve the plan, ask for each edit" },
@@ -71,12 +75,14 @@ local function set_keymaps(buf, r)
   }
   for name, m in pairs(maps) do
     if keys[name] then
-      vim.keymap.set("n", keys[name], m[1], { buffer = buf, desc = "claude-nova plan: " .. m[2] })
+      -- Deciding keys wait out the grace period of a plan that opened on its own.
+      vim.keymap.set("n", keys[name], scheduler.guard(buf, m[1]), { buffer = buf, desc = "claude-nova plan: " .. m[2] })
     end
   end
 end
 
-function M.open(r)
+function M.open(r, opts)
+  opts = opts or {}
   local existing = M.open_[r.id]
   if existing and vim.api.nvim_buf_is_valid(existing.buf) then
     for _, w in ipairs(vim.api.nvim_list_wins()) do
@@ -89,7 +95,7 @@ function M.open(r)
   local text = r.plan ~= "" and r.plan or "(Claude did not write a plan.)"
   vim.cmd("tabnew")
   local buf = vim.api.nvim_get_current_buf()
-  pcall(vim.api.nvim_buf_set_name, buf, "claudenova://plan/" .. r.id)
+  require("claudenova.ui.text").name_buf(buf, "Plan · " .. require("claudenova.ui.state").request_label(r))
   vim.bo[buf].buftype = "acwrite"
   vim.bo[buf].bufhidden = "wipe"
   vim.bo[buf].swapfile = false
@@ -119,6 +125,9 @@ function M.open(r)
   })
   set_keymaps(buf, r)
   M.open_[r.id] = { buf = buf, tab = vim.api.nvim_get_current_tabpage(), r = r, text = text }
+  if opts.grace then
+    require("claudenova.ui.scheduler").start_grace(buf, function() vim.cmd("redrawstatus!") end)
+  end
 end
 
 --- The request left the registry: close the plan, and its tab once only

@@ -8,6 +8,19 @@ local M = {}
 
 local ns = vim.api.nvim_create_namespace("claudenova_prompt")
 
+-- Drafts of prompts closed unsent, per session ("new": the next session),
+-- restored when the input opens again: closing never throws text away.
+M.drafts = {} ---@type table<string, string[]>
+
+local function draft_key(session)
+  return tostring(session or "new")
+end
+
+--- The draft kept for a session's input (nil when none).
+function M.draft(session)
+  return M.drafts[draft_key(session)]
+end
+
 local function cfg()
   return require("claudenova.config").get()
 end
@@ -35,6 +48,20 @@ function M.open(session, opts)
   opts = opts or {}
   local cwd = context().cwd(session)
   local extra = vim.list_extend(vim.deepcopy(opts.context or {}), context().take(cwd))
+  local key = draft_key(session)
+  local draft = M.drafts[key]
+  M.drafts[key] = nil
+  -- One input per session: a second open goes to the one already open.
+  for _, w in ipairs(vim.api.nvim_list_wins()) do
+    local b = vim.api.nvim_win_get_buf(w)
+    if vim.b[b].claudenova_surface == "prompt" and draft_key(vim.b[b].claudenova_prompt_session) == key then
+      vim.api.nvim_set_current_win(w)
+      if #extra > 0 then
+        vim.api.nvim_buf_set_lines(b, -1, -1, false, extra)
+      end
+      return b, w
+    end
+  end
   local buf = vim.api.nvim_create_buf(false, true)
   vim.api.nvim_buf_set_name(buf, ("claudenova://prompt/%s/%d"):format(session or "new", buf))
   vim.bo[buf].buftype = "acwrite"
@@ -43,14 +70,24 @@ function M.open(session, opts)
   vim.bo[buf].omnifunc = "v:lua.require'claudenova.context'.omnifunc"
   vim.b[buf].claudenova_surface = "prompt"
   vim.b[buf].claudenova_prompt_session = session
-  local lines = { opts.prompt or "" }
-  if #extra > 0 then
-    table.insert(lines, "")
+  local lines
+  if draft then
+    -- The draft comes back as it was (its references included).
+    lines = draft
+    if opts.prompt and opts.prompt ~= "" then
+      lines[1] = opts.prompt .. (lines[1] ~= "" and (" " .. lines[1]) or "")
+    end
     vim.list_extend(lines, extra)
+  else
+    lines = { opts.prompt or "" }
+    if #extra > 0 then
+      table.insert(lines, "")
+      vim.list_extend(lines, extra)
+    end
   end
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
   vim.bo[buf].modified = false
-  local width = math.min(100, vim.o.columns - 4)
+  local width = math.max(20, math.min(100, vim.o.columns - 4))
   local height = math.max(6, math.min(#lines + 2, math.floor(vim.o.lines / 2)))
   local label = session and require("claudenova.ui.state").label(session) or "a new session"
   local win = vim.api.nvim_open_win(buf, true, {
@@ -66,10 +103,14 @@ function M.open(session, opts)
   vim.wo[win].wrap = true
   vim.wo[win].linebreak = true
   mark_unsaved(buf, cwd)
+  local sent = false
   local function send()
     local text = table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), "\n")
     if vim.trim(text) == "" then
-      require("claudenova.ui.notify").warn("empty prompt: nothing was sent")
+      -- Said where it is seen: in the input's border (-- INSERT -- covers
+      -- the message line), and as a message.
+      pcall(vim.api.nvim_win_set_config, win, { title = " Nothing to send: write a prompt first ", title_pos = "center" })
+      require("claudenova.ui.notify").warn("empty prompt: nothing to send")
       return
     end
     local ok, err = pcall(require("claudenova").send, text, session)
@@ -78,6 +119,7 @@ function M.open(session, opts)
       require("claudenova.ui.notify").error(err)
       return
     end
+    sent = true
     vim.bo[buf].modified = false
     vim.cmd("stopinsert")
     if vim.api.nvim_win_is_valid(win) then
@@ -97,6 +139,22 @@ function M.open(session, opts)
     buffer = buf,
     desc = "claude-nova: :w sends the prompt",
     callback = send,
+  })
+  vim.api.nvim_create_autocmd("BufWipeout", {
+    buffer = buf,
+    desc = "claude-nova: a prompt closed unsent is kept as a draft",
+    callback = function()
+      if sent then
+        return
+      end
+      local left = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+      if vim.trim(table.concat(left, "\n")) ~= "" then
+        M.drafts[key] = left
+        vim.schedule(function()
+          require("claudenova.ui.notify").info("prompt kept as a draft: :ClaudeNova prompt opens it again")
+        end)
+      end
+    end,
   })
   vim.api.nvim_create_autocmd("InsertCharPre", {
     buffer = buf,

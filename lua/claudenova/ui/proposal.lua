@@ -36,6 +36,10 @@ local function winbar_parts(r, p)
     end
   end
   local parts = { head, require("claudenova.ui.state").request_label(r), ":w apply · :q reject" }
+  if p and require("claudenova.ui.scheduler").in_grace(p.buf) then
+    -- It just took the window: say why keys do nothing yet, first.
+    parts = { head, "keys wait a moment", require("claudenova.ui.state").request_label(r) }
+  end
   if p and p.hunk_review and (keys.reject_hunk or keys.restore_hunk or keys.note) then
     table.insert(parts, ("%s reject hunk · %s restore · %s note"):format(key(keys.reject_hunk), key(keys.restore_hunk), key(keys.note)))
   end
@@ -79,7 +83,7 @@ end
 
 local function original_buf(r)
   local buf = vim.api.nvim_create_buf(false, true)
-  pcall(vim.api.nvim_buf_set_name, buf, ("claudenova://original/%s/%s"):format(r.id:gsub("[^%w%-_:]", "_"), r.target))
+  require("claudenova.ui.text").name_buf(buf, "Original · " .. (r.exists and r.target or (r.target .. " (new file)")))
   vim.bo[buf].buftype = "nofile"
   vim.bo[buf].bufhidden = "wipe"
   vim.bo[buf].swapfile = false
@@ -96,7 +100,12 @@ end
 
 local function set_keymaps(buf, r, p)
   local keys = cfg().keymaps.proposal
-  local guard = require("claudenova.errors").guard
+  local scheduler = require("claudenova.ui.scheduler")
+  -- Errors reach the user on one line; deciding keys wait out the grace
+  -- period of a proposal that took the window on its own.
+  local function guard(fn)
+    return require("claudenova.errors").guard(scheduler.guard(buf, fn))
+  end
   for name, m in pairs({
     reject_hunk = { hunks.reject, "Put the original's lines back for the hunk under the cursor" },
     restore_hunk = { hunks.restore, "Put Claude's lines back for the hunk under the cursor" },
@@ -175,7 +184,9 @@ local function restore(p)
 end
 
 --- Open the proposal of request r (or give it its layout back).
-function M.open(r)
+--- opts.grace: it opened on its own; its keys wait a moment.
+function M.open(r, opts)
+  opts = opts or {}
   local existing = M.open_[r.id]
   if existing and vim.api.nvim_buf_is_valid(existing.buf) and restore(existing) then
     return
@@ -255,6 +266,9 @@ function M.open(r)
     end,
   })
   set_keymaps(buf, r, p)
+  if opts.grace then
+    require("claudenova.ui.scheduler").start_grace(buf, p.on_change)
+  end
 end
 
 --- Apply a proposal now, as :w would (a command or the Lua API asked):
@@ -303,7 +317,7 @@ function M.tidy(p)
 end
 
 local function rescue(p, why)
-  require("claudenova.ui.rescue").keep(p.buf, "the proposal for " .. p.r.target, why)
+  require("claudenova.ui.rescue").keep(p.buf, "the proposal for " .. p.r.target, why, p.r.path ~= "" and p.r.path or p.r.target)
 end
 
 --- The request left the registry: close its windows (keeping unsaved edits).
@@ -361,14 +375,6 @@ function M.rebase(data)
   end
   for _, w in ipairs(vim.fn.win_findbuf(p.buf)) do
     vim.api.nvim_win_call(w, function() pcall(vim.cmd, "diffupdate") end)
-  end
-end
-
---- Claude wrote path: reload buffers showing it.
-function M.reload(path)
-  local buf = vim.fn.bufnr(path)
-  if buf > 0 and vim.api.nvim_buf_is_loaded(buf) then
-    pcall(vim.cmd, "checktime " .. buf)
   end
 end
 

@@ -20,7 +20,7 @@ end
 local function left_pending(r)
   M.active = nil
   require("claudenova.ui.notify").info(
-    ("question from %s left pending; answer it later with <CR> on its row in :ClaudeNova"):format(require("claudenova.ui.state").request_label(r))
+    ("question left pending: <CR> on its row in :ClaudeNova answers it (%s)"):format(require("claudenova.ui.state").request_label(r))
   )
 end
 

@@ -41,15 +41,13 @@ local function reload(files, cwd)
   local gone = {}
   for _, f in ipairs(files) do
     local exists = vim.uv.fs_stat(f) ~= nil
-    local buf = vim.fn.bufnr(f)
-    if buf > 0 and vim.api.nvim_buf_is_loaded(buf) then
+    local buf = require("claudenova.ui.disk").buf_of(f)
+    if buf then
       if vim.bo[buf].modified then
         require("claudenova.ui.rescue").keep(buf, rel(f, cwd), "rewound")
       end
       if exists then
-        vim.api.nvim_buf_call(buf, function()
-          vim.cmd("silent! edit!")
-        end)
+        require("claudenova.ui.disk").reload(buf)
       end
     end
     if not exists then

@@ -1,20 +1,84 @@
 -- The one place that decides when a surface (proposal, plan, question,
 -- panel) may open and take the window. A surface that arrives on its own may
--- take focus only when the user is idle in normal mode: not typing (insert,
--- replace, visual, select, command line, terminal), not halfway through a
--- command (a count, an operator, a mapping, pending keys), not recording or
--- running a macro, not in a prompt, and not working in another claude-nova
--- surface or the sidebar. Otherwise it waits: its row is in the sidebar
--- already, the user is told it waits, and it opens at the next moment the
--- editor is idle (SafeState, ModeChanged, CursorHold). A surface the user
--- asks for (<CR> on a row, review, a command) opens at once.
+-- take focus only when the user is idle:
+--   * quiet: no key typed for surfaces.quiet_ms (keys are seen with
+--     vim.on_key, so a pause between two normal-mode commands is not idle);
+--   * in normal mode, not halfway through a command (a count, an operator, a
+--     mapping, pending keys), not recording or running a macro, not in a
+--     prompt or the command-line window;
+--   * not working in another claude-nova surface (the sidebar does not count:
+--     a cursor resting there is only looking; typing there is caught by the
+--     quiet rule).
+-- Otherwise it waits: its row is in the sidebar already, the user is told it
+-- waits, and it opens at the first moment the editor is idle (SafeState,
+-- ModeChanged, CursorHold, or the end of the quiet period).
+--
+-- A surface that took focus on its own then has a grace period
+-- (surfaces.grace_ms): its deciding keys do nothing until it ends, and keys
+-- typed meanwhile in it are dropped (Neovim 0.11+ drops every key; 0.10
+-- keeps the surface unmodifiable and not writable). A surface the user asks
+-- for (<CR> on a row, review, a command) opens at once, with no grace.
 local M = {}
 
----@type {id: string, open: fun()}[]
+---@type {id: string, open: fun(opts: table)}[]
 M.waiting = {}
 
 local group = vim.api.nvim_create_augroup("ClaudeNovaScheduler", { clear = true })
+local ns = vim.api.nvim_create_namespace("claudenova_scheduler")
 local armed = false
+local uv = vim.uv or vim.loop
+
+local function cfg()
+  return require("claudenova.config").get().surfaces
+end
+
+-- When the last key was typed (uv.now() ms; 0: none since we started).
+M.last_key = 0
+
+-- Buffers in their grace period: buf -> uv.now() when it ends.
+M.grace = {} ---@type table<integer, integer>
+
+-- Neovim 0.11 lets an on_key callback drop the key by returning "".
+local can_drop = vim.fn.has("nvim-0.11") == 1
+
+local flush
+
+local function in_grace(buf)
+  local untl = M.grace[buf]
+  if not untl then
+    return false
+  end
+  if uv.now() < untl then
+    return true
+  end
+  M.grace[buf] = nil
+  return false
+end
+
+--- Whether buf (default: current) is in its grace period: its deciding keys
+--- do nothing yet.
+function M.in_grace(buf)
+  return in_grace(buf or vim.api.nvim_get_current_buf())
+end
+
+--- How long the grace period of buf still lasts, in ms (0 when over).
+function M.grace_left(buf)
+  local untl = M.grace[buf or vim.api.nvim_get_current_buf()]
+  if not untl then
+    return 0
+  end
+  return math.max(0, untl - uv.now())
+end
+
+vim.on_key(function()
+  M.last_key = uv.now()
+  if can_drop and next(M.grace) then
+    local ok, buf = pcall(vim.api.nvim_get_current_buf)
+    if ok and in_grace(buf) then
+      return "" -- typed before the user could read what took the window
+    end
+  end
+end, ns)
 
 --- Why a surface may not take focus now (nil when it may).
 ---@return string|nil
@@ -41,8 +105,12 @@ function M.busy()
     return "command-line window"
   end
   local buf = vim.api.nvim_get_current_buf()
-  if vim.b[buf].claudenova_surface then
+  local surface = vim.b[buf].claudenova_surface
+  if surface and surface ~= "sidebar" then
     return "in a claude-nova surface"
+  end
+  if M.last_key > 0 and uv.now() - M.last_key < cfg().quiet_ms then
+    return "typing"
   end
   return nil
 end
@@ -54,7 +122,20 @@ local function disarm()
   end
 end
 
-local flush
+-- One timer wakes the scheduler when the quiet period ends (no event marks
+-- the moment the user stops typing).
+local quiet_timer
+local function wake_after_quiet()
+  local left = cfg().quiet_ms - (uv.now() - M.last_key)
+  if left <= 0 then
+    return
+  end
+  if not quiet_timer then
+    quiet_timer = uv.new_timer()
+  end
+  quiet_timer:stop()
+  quiet_timer:start(left + 10, 0, vim.schedule_wrap(function() flush() end))
+end
 
 local function arm()
   if armed then
@@ -74,6 +155,48 @@ local function arm()
   })
 end
 
+--- Start the grace period of a surface buffer that took focus on its own.
+--- redraw() is called when it ends (to take the "wait" hint off its bar).
+function M.start_grace(buf, redraw)
+  local ms = cfg().grace_ms
+  if ms <= 0 or not vim.api.nvim_buf_is_valid(buf) then
+    return
+  end
+  M.grace[buf] = uv.now() + ms
+  local restore
+  if not can_drop and vim.bo[buf].modifiable then
+    -- 0.10 cannot drop keys: keep what they would do from the buffer.
+    vim.bo[buf].modifiable = false
+    local ro = vim.bo[buf].readonly
+    vim.bo[buf].readonly = true
+    restore = function()
+      vim.bo[buf].modifiable = true
+      vim.bo[buf].readonly = ro
+    end
+  end
+  vim.defer_fn(function()
+    M.grace[buf] = nil
+    if vim.api.nvim_buf_is_valid(buf) then
+      if restore then
+        restore()
+      end
+      if redraw then
+        pcall(redraw)
+      end
+    end
+  end, ms)
+end
+
+--- Wrap a deciding key's action: during the grace period it does nothing.
+function M.guard(buf, fn)
+  return function(...)
+    if in_grace(buf) then
+      return
+    end
+    return fn(...)
+  end
+end
+
 --- Open the oldest waiting surface if the editor is idle. One at a time:
 --- the surface takes focus, so the next waits until the user is done with it.
 flush = function()
@@ -81,14 +204,18 @@ flush = function()
     disarm()
     return
   end
-  if M.busy() then
+  local why = M.busy()
+  if why then
+    if why == "typing" then
+      wake_after_quiet()
+    end
     return
   end
   local item = table.remove(M.waiting, 1)
   if #M.waiting == 0 then
     disarm()
   end
-  local ok, err = pcall(item.open)
+  local ok, err = pcall(item.open, { focus = true, grace = true })
   if not ok then
     require("claudenova.ui.notify").error(err)
   end
@@ -97,16 +224,40 @@ end
 --- Open a surface now if the user asked for it or the editor is idle, else
 --- queue it. Returns true when it opened now.
 ---@param id string request id
----@param open fun()
+---@param open fun(opts: {focus: boolean, grace: boolean})
 ---@param asked boolean|nil the user asked for this surface
 function M.show(id, open, asked)
   M.forget(id)
-  if asked or not M.busy() then
-    open()
+  if asked then
+    open({ focus = true, grace = false })
+    return true
+  end
+  local why = M.busy()
+  if not why then
+    open({ focus = true, grace = true })
     return true
   end
   table.insert(M.waiting, { id = id, open = open })
   arm()
+  if why == "typing" then
+    wake_after_quiet()
+  end
+  return false
+end
+
+--- Open a waiting surface now, because the user asked (:ClaudeNova focus):
+--- id's, or the oldest. Returns false when none waits.
+function M.open_now(id)
+  for i, w in ipairs(M.waiting) do
+    if not id or w.id == id then
+      table.remove(M.waiting, i)
+      if #M.waiting == 0 then
+        disarm()
+      end
+      w.open({ focus = true, grace = false })
+      return true
+    end
+  end
   return false
 end
 
@@ -135,6 +286,7 @@ end
 --- Forget everything (the host was lost).
 function M.reset()
   M.waiting = {}
+  M.grace = {}
   disarm()
 end
 

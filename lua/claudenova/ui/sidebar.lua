@@ -301,13 +301,18 @@ local function next_tick()
   return young and 1000 or 5000
 end
 
+-- Whether a window of any tab shows the sidebar.
+local function shown()
+  return M.buf and vim.api.nvim_buf_is_valid(M.buf) and #vim.fn.win_findbuf(M.buf) > 0
+end
+
 local function arm_timer()
-  if timer or not win() then
+  if timer or not shown() then
     return
   end
   timer = vim.uv.new_timer()
   local function tick()
-    if not (M.buf and vim.api.nvim_buf_is_valid(M.buf)) or vim.fn.bufwinid(M.buf) == -1 then
+    if not shown() then
       stop_timer()
       return
     end
@@ -336,13 +341,35 @@ local function ensure_buf()
     desc = "claude-nova: refresh the sidebar's ages while it is shown",
     callback = function() vim.schedule(function() M.render(); arm_timer() end) end,
   })
+  local group = vim.api.nvim_create_augroup("ClaudeNovaSidebar", { clear = true })
   vim.api.nvim_create_autocmd("WinResized", {
-    group = vim.api.nvim_create_augroup("ClaudeNovaSidebar", { clear = true }),
+    group = group,
     desc = "claude-nova: re-wrap the sidebar's key hint",
     callback = function()
       local w = win()
       if w and vim.tbl_contains(vim.v.event.windows or {}, w) then
         M.render()
+      end
+    end,
+  })
+  vim.api.nvim_create_autocmd("VimResized", {
+    group = group,
+    desc = "claude-nova: the sidebar's width follows the screen",
+    callback = function()
+      if M.buf and vim.api.nvim_buf_is_valid(M.buf) then
+        for _, w in ipairs(vim.fn.win_findbuf(M.buf)) do
+          pcall(vim.api.nvim_win_set_width, w, M.width())
+        end
+        M.render()
+      end
+    end,
+  })
+  vim.api.nvim_create_autocmd("TabEnter", {
+    group = group,
+    desc = "claude-nova: keep the sidebar's ages true in every tab",
+    callback = function()
+      if win() then
+        vim.schedule(function() M.render(); arm_timer() end)
       end
     end,
   })
@@ -401,7 +428,7 @@ function M.render()
     local l = vim.api.nvim_win_get_cursor(w)[1]
     keep_id, keep_session = M.rows[l], M.session_rows[l]
   end
-  local width = w and vim.api.nvim_win_get_width(w) or cfg().sidebar.width
+  local width = w and vim.api.nvim_win_get_width(w) or M.width()
   local lines, hls, rows, srows = {}, {}, {}, {}
   local function add(line, marks)
     table.insert(lines, line)
@@ -506,6 +533,19 @@ function M.render()
   end
 end
 
+--- The sidebar's width on this screen (sidebar.width: a fraction of the
+--- columns between min_width and max_width, or a number of columns).
+function M.width()
+  local c = cfg().sidebar
+  if c.width >= 1 then
+    return math.floor(c.width)
+  end
+  local w = math.floor(vim.o.columns * c.width + 0.5)
+  w = math.max(c.min_width, math.min(c.max_width, w))
+  -- Never the whole screen: the user's window keeps at least half.
+  return math.max(12, math.min(w, math.floor(vim.o.columns / 2)))
+end
+
 function M.open()
   local buf = ensure_buf()
   if win() then
@@ -513,7 +553,7 @@ function M.open()
   end
   local c = cfg().sidebar
   local cur = vim.api.nvim_get_current_win()
-  vim.cmd((c.position == "left" and "topleft" or "botright") .. " vertical " .. c.width .. "split")
+  vim.cmd((c.position == "left" and "topleft" or "botright") .. " vertical " .. M.width() .. "split")
   local w = vim.api.nvim_get_current_win()
   vim.api.nvim_win_set_buf(w, buf)
   vim.wo[w].winfixwidth = true

@@ -1,4 +1,4 @@
--- Which request a command or key acts on. In order:
+-- Which request (or session) a command or key acts on. Requests, in order:
 --   1. the surface under the cursor (a proposal buffer or its original side,
 --      the panel, a plan): its request;
 --   2. the sidebar row under the cursor: its request;
@@ -22,6 +22,23 @@ function M.here()
     return id
   end
   return nil
+end
+
+--- The session in view: the transcript, proposal, panel, plan or prompt
+--- input under the cursor, else the sidebar row under the cursor (a session
+--- or one of its requests), else the current session (nil when none).
+---@return integer|nil
+function M.session()
+  local sid = vim.b.claudenova_session or vim.b.claudenova_prompt_session
+  if sid then
+    return sid
+  end
+  local id = vim.b.claudenova_request
+  local r = id and (state.requests[id] or state.gone[id])
+  if r then
+    return r.session
+  end
+  return require("claudenova.ui.sidebar").session_under_cursor() or state.current
 end
 
 --- How a request is named in the picker.

@@ -96,6 +96,25 @@ function M.winbar(surface)
   return ""
 end
 
+--- Give a scratch buffer a name a person reads in the tabline and the
+--- statusline ("Plan · 1 · tidy up greet.py"); a name taken already gets
+--- " (2)", " (3)", ….
+function M.name_buf(buf, name)
+  name = name:gsub("[/\\]", "-")
+  local taken = {}
+  for _, b in ipairs(vim.api.nvim_list_bufs()) do
+    if b ~= buf then
+      taken[vim.api.nvim_buf_get_name(b)] = true
+    end
+  end
+  local try, n = name, 1
+  while taken[vim.fn.fnamemodify(try, ":p")] do
+    n = n + 1
+    try = ("%s (%d)"):format(name, n)
+  end
+  pcall(vim.api.nvim_buf_set_name, buf, try)
+end
+
 --- A key as the user types it: <leader>/<localleader> spelled out.
 function M.key(lhs)
   if not lhs then
