@@ -44,16 +44,22 @@ local function announce(r, waiting)
     notify.info(("%s waits until you pause: :ClaudeNova focus opens it now (%s)"):format(what, state.request_label(r)))
     return
   end
-  local how = ({
-    proposal = ":w applies it, :q rejects",
-    question = "answer in the picker",
-    plan = (function()
-      local k, key = cfg().keymaps.plan, require("claudenova.ui.text").key
-      return ("%s accept edits, %s approve, %s keep planning"):format(key(k.accept_edits), key(k.approve), key(k.keep_planning))
-    end)(),
-  })[r.surface] or "a allow, d deny in the panel"
-  -- What to do comes before whose it is: a narrow screen cuts the end.
-  notify.info(("%s: %s (%s)"):format(what, how, state.request_label(r)))
+  local key = require("claudenova.ui.text").key
+  local how
+  if r.surface == "proposal" then
+    how = ":w applies, :q rejects"
+  elseif r.surface == "question" then
+    how = "answer in the picker"
+  elseif r.surface == "plan" then
+    local k = cfg().keymaps.plan
+    how = ("%s accept edits, %s approve, %s keep planning"):format(key(k.accept_edits), key(k.approve), key(k.keep_planning))
+  else
+    local k = cfg().keymaps.panel
+    how = ("%s allows, %s denies"):format(key(k.allow), key(k.deny))
+  end
+  -- What to do comes first, then what and whose it is: a narrow screen
+  -- cuts the end.
+  notify.info(("%s: %s (%s)"):format(how, what, state.request_label(r)))
 end
 
 local verbs = { allow = "allowed", allow_session = "allowed for the session", allow_tool = "allowed for the session (the whole tool)", deny = "denied" }
@@ -123,11 +129,18 @@ local function show(r, asked)
     announce(r, scheduler.busy() ~= nil)
     tell = false
   end
+  local queued = false
   local opened = scheduler.show(r.id, function(how)
-    if state.requests[r.id] then
-      require(mod).open(state.requests[r.id], how)
+    local cur = state.requests[r.id]
+    if cur then
+      require(mod).open(cur, how)
+      if queued and r.surface ~= "question" then
+        -- It waited: "waits until you pause" is stale now; say what to do.
+        announce(cur, false)
+      end
     end
   end, asked)
+  queued = not opened
   if tell then
     announce(r, not opened)
   end

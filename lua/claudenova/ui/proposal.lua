@@ -19,8 +19,9 @@ end
 local hunks = require("claudenova.ui.hunks")
 
 -- The winbar's parts, most important first: what the proposal is, whose
--- it is, how to apply or reject it, the hunk keys.
-local function winbar_parts(r, p)
+-- it is, how to apply or reject it, the hunk keys. A narrow window leads
+-- with how to apply or reject it.
+local function winbar_parts(r, p, width)
   local keys = cfg().keymaps.proposal
   local key = require("claudenova.ui.text").key
   local rel = r.target ~= "" and r.target or r.path
@@ -36,9 +37,12 @@ local function winbar_parts(r, p)
     end
   end
   local parts = { head, require("claudenova.ui.state").request_label(r), ":w apply · :q reject" }
+  if width and width < 50 then
+    parts = { ":w apply · :q reject", r.tool .. " " .. rel, require("claudenova.ui.state").request_label(r) }
+  end
   if p and require("claudenova.ui.scheduler").in_grace(p.buf) then
-    -- It just took the window: say why keys do nothing yet, first.
-    parts = { head, "keys wait a moment", require("claudenova.ui.state").request_label(r) }
+    -- It just took the window: why keys do nothing yet comes first.
+    parts = { "keys wait a moment", r.tool .. " " .. rel, require("claudenova.ui.state").request_label(r) }
   end
   if p and p.hunk_review and (keys.reject_hunk or keys.restore_hunk or keys.note) then
     table.insert(parts, ("%s reject hunk · %s restore · %s note"):format(key(keys.reject_hunk), key(keys.restore_hunk), key(keys.note)))
@@ -57,7 +61,8 @@ function M.winbar_of()
   if not p then
     return ""
   end
-  return "%#ClaudeNovaWinbar#" .. require("claudenova.ui.text").fit(winbar_parts(p.r, p), vim.api.nvim_win_get_width(win))
+  local width = vim.api.nvim_win_get_width(win)
+  return "%#ClaudeNovaWinbar#" .. require("claudenova.ui.text").fit(winbar_parts(p.r, p, width), width)
 end
 
 local WINBAR = "%!v:lua.require'claudenova.ui.text'.winbar('proposal')"
@@ -218,13 +223,19 @@ function M.open(r, opts)
 
   local group = vim.api.nvim_create_augroup("ClaudeNovaProposal_" .. buf, { clear = true })
   local p = { buf = buf, orig = original_buf(r), tab = layout == "tab" and vim.api.nvim_get_current_tabpage() or nil, group = group, r = r, saving = false }
+  -- The staged file's path is storage's, not the user's: the window's
+  -- status line names what it is instead (the default layout otherwise).
+  local status = ("%%<Proposal · %s%%m%%r%%=%%-14.(%%l,%%c%%V%%) %%P"):format(((r.target ~= "" and r.target or r.path):gsub("%%", "%%%%")))
   p.on_change = function()
     for _, w in ipairs(vim.fn.win_findbuf(p.buf)) do
       vim.wo[w].winbar = WINBAR
+      -- :setlocal: only while the proposal is the window's buffer.
+      vim.api.nvim_set_option_value("statusline", status, { scope = "local", win = w })
     end
   end
   M.open_[r.id] = p
   restore(p)
+  p.on_change()
   hunks.place(p, r.hunks)
   vim.api.nvim_create_autocmd("BufWritePost", {
     group = group,

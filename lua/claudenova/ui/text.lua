@@ -100,7 +100,8 @@ end
 --- statusline ("Plan · 1 · tidy up greet.py"); a name taken already gets
 --- " (2)", " (3)", ….
 function M.name_buf(buf, name)
-  name = name:gsub("[/\\]", "-")
+  -- A slash would make it a path: a division slash reads the same.
+  name = name:gsub("/", "∕")
   local taken = {}
   for _, b in ipairs(vim.api.nvim_list_bufs()) do
     if b ~= buf then
