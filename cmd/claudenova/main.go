@@ -3,6 +3,7 @@
 //	claudenova                 serve msgpack-rpc on stdin/stdout (started by Neovim)
 //	claudenova -manifest NAME  print the remote#host#RegisterPlugin manifest
 //	claudenova -version        print the version
+//	claudenova -build-info     print how the binary was built (JSON: go version, revision)
 //	claudenova -split-cmd CMD  print CMD split into words as the host runs it (JSON)
 //	claudenova diff [-cap N] [-U N] A B   unified diff of two files, like diff -u
 package main
@@ -37,6 +38,7 @@ func run(args []string, stdin io.Reader, stdout *os.File, stderr io.Writer) int 
 	fs.SetOutput(stderr)
 	manifest := fs.String("manifest", "", "print the plugin manifest for remote host `name` and exit")
 	version := fs.Bool("version", false, "print the version and exit")
+	buildInfo := fs.Bool("build-info", false, "print how this binary was built (JSON) and exit")
 	splitCmd := fs.String("split-cmd", "", "print `cmd` split into words as the host would run it (a JSON list) and exit")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -54,6 +56,10 @@ func run(args []string, stdin io.Reader, stdout *os.File, stderr io.Writer) int 
 	case *version:
 		fmt.Fprintln(stdout, host.Version)
 		return 0
+	case *buildInfo:
+		b, _ := json.Marshal(readBuildInfo())
+		fmt.Fprintln(stdout, string(b))
+		return 0
 	case *manifest != "":
 		p := plugin.New(nil)
 		host.Register(p, nil)
@@ -65,6 +71,36 @@ func run(args []string, stdin io.Reader, stdout *os.File, stderr io.Writer) int 
 		return 1
 	}
 	return 0
+}
+
+// BuildInfo is how the binary was built, for :checkhealth and for the
+// front end to tell a binary built from another revision of the plugin.
+type BuildInfo struct {
+	Version   string `json:"version"`
+	GoVersion string `json:"go"`
+	Revision  string `json:"revision,omitempty"`
+	Time      string `json:"time,omitempty"`
+	Modified  bool   `json:"modified,omitempty"`
+}
+
+func readBuildInfo() BuildInfo {
+	out := BuildInfo{Version: host.Version}
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return out
+	}
+	out.GoVersion = bi.GoVersion
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			out.Revision = s.Value
+		case "vcs.time":
+			out.Time = s.Value
+		case "vcs.modified":
+			out.Modified = s.Value == "true"
+		}
+	}
+	return out
 }
 
 // softMemoryLimit is the host's soft memory limit (runtime/debug).

@@ -173,7 +173,10 @@ M.subcommands = {
     desc = "Open the host log.",
     run = function() vim.cmd.split(vim.fn.fnameescape(require("claudenova.host").log_path())) end,
   },
-  build = { desc = "Build the host binary with go build.", run = function() require("claudenova.host").build() end },
+  build = {
+    desc = "Build the host binary with go build (in the background). The first command after an install or an update does it by itself.",
+    run = function() require("claudenova.host").build(nil, ":ClaudeNova build") end,
+  },
 }
 
 -- The order of the subcommands in the docs.
@@ -209,6 +212,9 @@ function M.names()
   return names
 end
 
+-- Subcommands that work without the host binary.
+local no_host = { build = true, log = true, sidebar = true }
+
 function M.run(opts)
   local args = vim.deepcopy(opts.fargs)
   local sub = table.remove(args, 1)
@@ -224,7 +230,15 @@ function M.run(opts)
     require("claudenova.ui.notify").error((":ClaudeNova <Tab> lists the subcommands (%q is not one: %s)"):format(sub, table.concat(M.names(), ", ")))
     return
   end
-  guard(cmd.run)(args, raw, opts)
+  if no_host[sub] then
+    guard(cmd.run)(args, raw, opts)
+    return
+  end
+  -- The first command after an install (vim.pack has no build step) or an
+  -- update builds the host first, in the background, then runs.
+  require("claudenova.host").ready(function()
+    guard(cmd.run)(args, raw, opts)
+  end)
 end
 
 function M.complete(arglead, cmdline)

@@ -11,11 +11,23 @@ function M.check()
   end
 
   local host = require("claudenova.host")
-  local problem = host.problem()
-  if problem then
-    h.error(problem)
+  local problem, kind = host.problem()
+  if problem and kind and not host.cannot_build() then
+    h.warn(problem, { "The first :ClaudeNova command builds it by itself (Go " .. vim.fn.exepath("go") .. ")" })
+  elseif problem then
+    h.error(host.cannot_build() or problem)
   else
     h.ok("host binary " .. host.bin() .. " (version " .. require("claudenova.version") .. ")")
+    -- How it was built: by the plugin (its stamp), else by make or go build.
+    local st = host.stamp()
+    local res = vim.system({ host.bin(), "-build-info" }, { text = true }):wait(5000)
+    local bi = res.code == 0 and pcall(vim.json.decode, res.stdout) and vim.json.decode(res.stdout) or {}
+    if st then
+      h.info(("built by the plugin (%s) on %s with %s%s"):format(st.why or "?", st.built or "?", st.go or bi.go or "go",
+        st.revision and (" from revision " .. st.revision:sub(1, 12)) or ""))
+    else
+      h.info(("built outside the plugin (make or go build) with %s"):format(bi.go or "go"))
+    end
   end
 
   local cfg = require("claudenova.config").get()

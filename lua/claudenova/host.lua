@@ -17,8 +17,55 @@ end
 local checked = false
 local registered = false
 
---- Why the host cannot be used, or nil when it can.
----@return string|nil
+--- Where a build made by the plugin records how it was made (JSON: the
+--- plugin's revision, when, why).
+function M.stamp_path()
+  return M.root() .. "/bin/claudenova.stamp"
+end
+
+--- The stamp of the last build the plugin made (nil when it made none).
+function M.stamp()
+  local ok, lines = pcall(vim.fn.readfile, M.stamp_path())
+  if not ok or #lines == 0 then
+    return nil
+  end
+  local dok, s = pcall(vim.json.decode, table.concat(lines, "\n"))
+  return dok and type(s) == "table" and s or nil
+end
+
+--- The plugin checkout's git revision (nil when it is not a git checkout),
+--- read from .git without running git.
+function M.revision()
+  local git = M.root() .. "/.git"
+  local function read(p)
+    local ok, l = pcall(vim.fn.readfile, p, "", 1)
+    return ok and l[1] and vim.trim(l[1]) or nil
+  end
+  local head = read(git .. "/HEAD")
+  if not head then
+    return nil
+  end
+  local ref = head:match("^ref: (.+)$")
+  if not ref then
+    return head
+  end
+  local rev = read(git .. "/" .. ref)
+  if rev then
+    return rev
+  end
+  local ok, packed = pcall(vim.fn.readfile, git .. "/packed-refs")
+  for _, l in ipairs(ok and packed or {}) do
+    local sha, name = l:match("^(%x+) (.+)$")
+    if name == ref then
+      return sha
+    end
+  end
+  return nil
+end
+
+--- Why the host cannot be used, or nil when it can. The second value says
+--- whether a build would mend it ("missing", "outdated").
+---@return string|nil, string|nil
 function M.problem()
   if checked then
     return nil
@@ -26,7 +73,7 @@ function M.problem()
   local bin = M.bin()
   local build_hint = (":ClaudeNova build builds it (or run `make` in %s)"):format(M.root())
   if vim.fn.executable(bin) ~= 1 then
-    return ("claude-nova: host binary bin/claudenova is missing: %s"):format(build_hint)
+    return ("claude-nova: host binary bin/claudenova is missing: %s"):format(build_hint), "missing"
   end
   local want = require("claudenova.version")
   local res = vim.system({ bin, "-version" }, { text = true }):wait(5000)
@@ -36,7 +83,13 @@ function M.problem()
       got ~= "" and got or "unknown",
       want,
       build_hint
-    )
+    ), "outdated"
+  end
+  -- Built by the plugin from another revision (the checkout was updated).
+  local st, rev = M.stamp(), M.revision()
+  if st and st.revision and rev and st.revision ~= rev then
+    return ("claude-nova: host binary bin/claudenova was built from %s, the plugin is at %s: %s"):format(
+      st.revision:sub(1, 12), rev:sub(1, 12), build_hint), "outdated"
   end
   checked = true
   return nil
@@ -110,7 +163,13 @@ local function register()
 end
 
 local function ensure()
-  local problem = M.problem()
+  local problem, kind = M.problem()
+  if problem and kind and vim.fn.executable("go") == 1 then
+    -- A synchronous caller (the Lua API) waits for the build; commands
+    -- build in the background first (see ready).
+    local built = M.build_and_wait()
+    problem = not built and problem or M.problem()
+  end
   if problem then
     error(problem, 0)
   end
@@ -248,26 +307,95 @@ function M.running()
   return M.channel ~= nil
 end
 
---- Build the host with `go build`, showing progress.
-function M.build(on_done)
-  local root = M.root()
+local building = nil ---@type fun(ok: boolean)[]|nil callbacks of the build under way
+
+--- Why the host cannot be built here (nil when it can).
+function M.cannot_build()
+  if vim.fn.executable("go") ~= 1 then
+    return ("claude-nova: the host (bin/claudenova) must be built and Go is not on PATH: install Go 1.22 or newer (go.dev/dl), then :ClaudeNova build, or run `make` in %s"):format(M.root())
+  end
+  return nil
+end
+
+--- Build the host with `go build` in the background, showing progress;
+--- on_done(ok) runs when it is done. Builds asked for meanwhile join it.
+--- why: what the stamp records ("first use", ":ClaudeNova build", …).
+function M.build(on_done, why)
   local notify = require("claudenova.ui.notify")
-  notify.info("building the host (go build)…")
+  local nope = M.cannot_build()
+  if nope then
+    notify.error(nope)
+    if on_done then
+      vim.schedule(function() on_done(false) end)
+    end
+    return
+  end
+  if building then
+    table.insert(building, on_done)
+    return
+  end
+  building = { on_done }
+  local root = M.root()
+  local started = vim.uv.now()
+  notify.info("building the host with go (" .. (why or "asked") .. "); the command runs when it is built…")
+  local ticker = vim.uv.new_timer()
+  ticker:start(10000, 10000, vim.schedule_wrap(function()
+    notify.info(("still building the host (%d s)…"):format(math.floor((vim.uv.now() - started) / 1000)))
+  end))
+  vim.fn.mkdir(root .. "/bin", "p")
   vim.system(
     { "go", "build", "-o", "bin/claudenova", "./cmd/claudenova" },
     { cwd = root, text = true },
     vim.schedule_wrap(function(res)
-      if res.code == 0 then
+      ticker:stop()
+      ticker:close()
+      local ok = res.code == 0
+      if ok then
         checked = false
-        notify.info("host built: " .. M.bin())
+        local goversion = vim.trim(vim.system({ "go", "env", "GOVERSION" }, { text = true }):wait(5000).stdout or "")
+        pcall(vim.fn.writefile, { vim.json.encode({
+          revision = M.revision(), built = os.date("!%Y-%m-%dT%H:%M:%SZ"), why = why or "asked", go = goversion,
+        }) }, M.stamp_path())
+        notify.info(("host built in %.1f s: %s"):format((vim.uv.now() - started) / 1000, M.bin()))
       else
-        notify.error("build failed: " .. vim.trim(res.stderr or ""))
+        notify.error("the host did not build (go build): " .. vim.trim(res.stderr or ""))
       end
-      if on_done then
-        on_done(res.code == 0)
+      local cbs = building or {}
+      building = nil
+      for _, cb in ipairs(cbs) do
+        if cb then
+          cb(ok)
+        end
       end
     end)
   )
+end
+
+--- Build and wait for it (Neovim keeps drawing). Returns whether it built.
+function M.build_and_wait()
+  local done, ok = false, false
+  M.build(function(o) done, ok = true, o end, "first use")
+  vim.wait(300000, function() return done end, 50)
+  return ok
+end
+
+--- Run fn once the host binary is usable: at once when it is, else after a
+--- background build (the first command after an install or an update).
+--- When it cannot be built, the user is told what is missing.
+function M.ready(fn)
+  local problem, kind = M.problem()
+  if not problem then
+    return fn()
+  end
+  if not kind or M.cannot_build() then
+    require("claudenova.ui.notify").error(M.cannot_build() or problem)
+    return
+  end
+  M.build(function(ok)
+    if ok then
+      fn()
+    end
+  end, kind == "missing" and "first use" or "the plugin was updated")
 end
 
 return M

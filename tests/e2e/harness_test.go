@@ -97,6 +97,8 @@ type Options struct {
 	NoModel   bool              // do not start the fake model server
 	NoSetup   bool              // do not call setup()
 	ModelOpts fakemodel.Options
+	NvimEnv   []string          // extra environment for Neovim ("K=V")
+	Pack      string            // install the plugin with vim.pack from this git source (0.12)
 }
 
 func randomID() string {
@@ -164,7 +166,9 @@ func NewEnv(t *testing.T, v nvimVersion, o Options) *Env {
 		"CLAUDENOVA_TEST_OPTS=" + string(optsJSON),
 		"CLAUDENOVA_TEST_MARKER=" + e.Marker,
 		"TMPDIR=" + base,
+		"CLAUDENOVA_TEST_PACK=" + o.Pack,
 	}
+	env = append(env, o.NvimEnv...)
 	nv, err := nvim.NewChildProcess(
 		nvim.ChildProcessCommand(v.bin),
 		nvim.ChildProcessArgs("--embed", "--headless", "-n", "-i", "NONE", "-u", filepath.Join(root, "tests", "e2e", "init.lua")),

@@ -1,7 +1,13 @@
 -- Test init: the plugin from the repo on the runtimepath, options from the
 -- harness, notifications recorded so tests can assert what the user saw.
 local root = assert(os.getenv("CLAUDENOVA_TEST_ROOT"), "CLAUDENOVA_TEST_ROOT not set")
-vim.opt.rtp:prepend(root)
+local pack = os.getenv("CLAUDENOVA_TEST_PACK")
+if pack and pack ~= "" then
+  -- Installed the way a vim.pack user does: a git clone, no build step.
+  vim.pack.add({ { src = pack, name = "claude-nova.nvim" } }, { confirm = false })
+else
+  vim.opt.rtp:prepend(root)
+end
 vim.opt.swapfile = false
 vim.opt.shadafile = "NONE"
 vim.o.columns = 160

@@ -1,0 +1,72 @@
+package e2e
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// goEnv is the Go configuration of this test run, for a build started by
+// the plugin inside a test's Neovim: the module and build caches this run
+// already filled, and no network.
+func goEnv(t *testing.T) []string {
+	t.Helper()
+	out := []string{"GOPROXY=off", "GOTOOLCHAIN=local"}
+	for _, k := range []string{"GOMODCACHE", "GOCACHE", "GOFLAGS", "GOROOT"} {
+		b, err := exec.Command("go", "env", k).Output()
+		if err != nil {
+			t.Fatalf("go env %s: %v", k, err)
+		}
+		out = append(out, k+"="+strings.TrimSpace(string(b)))
+	}
+	return out
+}
+
+// Installed with vim.pack (Neovim 0.12) from a git clone, with no build
+// step: the first :ClaudeNova command builds the host by itself, then runs
+// (the prompt is answered); :checkhealth then has no ERROR and says how the
+// host was built.
+func TestInstallWithVimPack(t *testing.T) {
+	var v012 nvimVersion
+	for _, v := range versions(t) {
+		if v.name == "nvim-0.12" {
+			v012 = v
+		}
+	}
+	t.Parallel()
+	// The plugin as a user would fetch it: this repository's committed HEAD.
+	src := filepath.Join(t.TempDir(), "claude-nova.nvim")
+	if out, err := exec.Command("git", "clone", "--quiet", root, src).CombinedOutput(); err != nil {
+		t.Fatalf("git clone: %v\n%s", err, out)
+	}
+	e := NewEnv(t, v012, Options{Pack: src, NvimEnv: goEnv(t)})
+	var where string
+	e.Lua(&where, "return require('claudenova.host').root()")
+	if !strings.Contains(where, filepath.Join("site", "pack")) {
+		t.Fatalf("the plugin runs from %q, not vim.pack's folder", where)
+	}
+	if _, err := os.Stat(filepath.Join(where, "bin", "claudenova")); err == nil {
+		t.Fatal("the clone has a host binary already")
+	}
+	e.Cmd("ClaudeNova new hello from vim.pack")
+	e.Eventually(180*time.Second, "the prompt answered after the build", func() bool {
+		return strings.Contains(e.Transcript(1), "You said: hello from vim.pack")
+	})
+	if !e.NoteContaining("building the host with go (first use)") {
+		t.Errorf("the build was not announced: %v", e.Notes())
+	}
+	e.Cmd("checkhealth claudenova")
+	var report []string
+	e.Eventually(30*time.Second, "health report", func() bool {
+		e.Lua(&report, "return vim.api.nvim_buf_get_lines(0, 0, -1, false)")
+		return strings.Contains(strings.Join(report, "\n"), "built by the plugin (first use)")
+	})
+	for _, l := range report {
+		if strings.Contains(l, "ERROR") {
+			t.Errorf("health: %s", l)
+		}
+	}
+}
