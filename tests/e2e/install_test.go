@@ -43,6 +43,12 @@ func TestInstallWithVimPack(t *testing.T) {
 		t.Fatalf("git clone: %v\n%s", err, out)
 	}
 	e := NewEnv(t, v012, Options{Pack: src, NvimEnv: goEnv(t)})
+	// vim.pack.add clones while init.lua runs (and answers RPC meanwhile).
+	e.Eventually(60*time.Second, "startup done", func() bool {
+		var entered int
+		e.Lua(&entered, "return vim.v.vim_did_enter")
+		return entered == 1
+	})
 	var where string
 	e.Lua(&where, "return require('claudenova.host').root()")
 	if !strings.Contains(where, filepath.Join("site", "pack")) {
