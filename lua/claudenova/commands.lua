@@ -134,7 +134,7 @@ M.subcommands = {
   },
   mode = {
     usage = "mode {mode}",
-    desc = "Switch the permission mode of the session in view: default, acceptEdits, plan, bypassPermissions, dontAsk.",
+    desc = "Switch the permission mode of the session in view: default, acceptEdits, plan, auto, bypassPermissions, dontAsk (claude may refuse auto; its reason is shown).",
     run = function(args)
       if not args[1] then
         error("claude-nova: mode needs one of " .. table.concat(require("claudenova.config").modes, ", "), 0)
@@ -142,6 +142,59 @@ M.subcommands = {
       say(nova().set_mode(args[1], ui().session_in_view()).message)
     end,
     complete = function() return require("claudenova.config").modes end,
+  },
+  model = {
+    usage = "model [{name}]",
+    desc = "Switch the model of the session in view (completion and the picker list the models its claude offers, with their descriptions); claude checks the model first. Without {name}, pick one.",
+    run = function(args, raw)
+      local sid = ui().session_in_view()
+      if vim.trim(raw) ~= "" then
+        say(nova().set_model(vim.trim(raw), sid).message)
+        return
+      end
+      local list = nova().models(sid)
+      if #list == 0 then
+        error("claude-nova: claude has not listed its models yet; :ClaudeNova model {name} works with a name or id", 0)
+      end
+      vim.ui.select(list, {
+        prompt = "Model for " .. require("claudenova.ui.state").label(sid or require("claudenova.ui.state").current or 0),
+        kind = "claudenova.model",
+        format_item = function(m) return ("%s — %s"):format(m.name ~= "" and m.name or m.value, m.description) end,
+      }, function(m)
+        if m then
+          require("claudenova.errors").guard(function() say(nova().set_model(m.value, sid).message) end)()
+        end
+      end)
+    end,
+    complete = function()
+      local ok, list = pcall(function() return nova().models(ui().session_in_view()) end)
+      local names = {}
+      for _, m in ipairs(ok and list or {}) do
+        table.insert(names, m.value)
+      end
+      return #names > 0 and names or { "default", "opus", "sonnet", "haiku" }
+    end,
+  },
+  effort = {
+    usage = "effort [{level}]",
+    desc = "Set how much effort the model of the session in view puts into its next replies: one of the levels the model supports (low, medium, high, xhigh, max). Without {level}, pick one.",
+    run = function(args)
+      local sid = ui().session_in_view()
+      if args[1] then
+        say(nova().set_effort(args[1], sid).message)
+        return
+      end
+      vim.ui.select(M.effort_levels(), { prompt = "Effort", kind = "claudenova.effort" }, function(level)
+        if level then
+          require("claudenova.errors").guard(function() say(nova().set_effort(level, sid).message) end)()
+        end
+      end)
+    end,
+    complete = function() return M.effort_levels() end,
+  },
+  usage = {
+    desc = "Show the usage of the session in view as claude reports it: cost, time, lines changed, tokens per model, and your plan's rate limits when claude knows them.",
+    run = function() require("claudenova.ui.usage").open(ui().session_in_view()) end,
   },
   allow = {
     desc = "Allow the request in view (see below). On a proposal: apply it with your edits, as :w does.",
@@ -182,6 +235,7 @@ M.subcommands = {
 -- The order of the subcommands in the docs.
 M.order = {
   "new", "send", "prompt", "add", "rename", "sessions", "transcript", "stop", "interrupt", "resume", "rewind", "changes", "mode",
+  "model", "effort", "usage",
   "allow", "allow-session", "always", "review", "deny", "focus", "rules", "diff", "sidebar", "log", "build",
 }
 
@@ -204,6 +258,20 @@ function M.send_selection()
     local lines = require("claudenova.context").selection(vim.api.nvim_get_current_buf(), math.min(a, b), math.max(a, b))
     ui().prompt(nil, { context = lines })
   end)()
+end
+
+--- The effort levels of the model of the session in view (all levels when
+--- claude did not say).
+function M.effort_levels()
+  local ok, list = pcall(function() return nova().models(ui().session_in_view()) end)
+  local s = require("claudenova.ui.state").sessions[ui().session_in_view() or 0]
+  local cur = s and s.model or ""
+  for _, m in ipairs(ok and list or {}) do
+    if (m.value == cur or (cur == "" and m.value == "default")) and #m.effort_levels > 0 then
+      return m.effort_levels
+    end
+  end
+  return { "low", "medium", "high", "xhigh", "max" }
 end
 
 function M.names()

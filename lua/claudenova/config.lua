@@ -6,7 +6,7 @@ local function default_storage()
   return vim.fn.stdpath("state") .. "/claudenova"
 end
 
-local modes = { "default", "acceptEdits", "plan", "bypassPermissions", "dontAsk" }
+local modes = { "default", "acceptEdits", "plan", "auto", "bypassPermissions", "dontAsk" }
 M.modes = modes
 
 --- Schema: each key has a type (or enum), a default and a description.

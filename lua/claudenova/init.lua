@@ -70,6 +70,32 @@ function M.set_mode(mode, session)
   return host().request("mode", { session = session or 0, mode = mode })
 end
 
+--- The models a session's claude offers (current by default):
+--- { { value, name, description, effort_levels }, … } (empty until claude
+--- has started).
+function M.models(session)
+  return host().request("models", { session = session or 0 })
+end
+
+--- Switch a session's model (a name from models(), or a model id). Returns
+--- at once with { done, message }; claude checks the model first, the
+--- switch is noted in the transcript (a refusal shown in claude's words).
+function M.set_model(model, session)
+  return host().request("set_model", { session = session or 0, model = model })
+end
+
+--- Set how much effort the model puts into the next replies (one of the
+--- model's levels: low, medium, high, xhigh, max). Returns { done, message }.
+function M.set_effort(level, session)
+  return host().request("set_effort", { session = session or 0, effort = level })
+end
+
+--- A session's usage as claude reports it (get_usage: session cost and
+--- tokens per model, and the plan's rate limits when known).
+function M.usage(session)
+  return host().await("usage", { session = session or 0 })
+end
+
 --- Name a session (current by default). Returns { done, message }.
 function M.rename(name, session)
   return host().request("rename", { session = session or 0, name = name })
@@ -185,8 +211,9 @@ function M.rules(session)
   return v.rules or {}
 end
 
---- Statusline component, naming the session of the oldest pending request:
---- "fix the login test: 2 pending", or "…: 2 pending (1 waiting)" while a
+--- Statusline component, naming the session of the oldest pending request
+--- and its model: "fix the login test (sonnet): 2 pending", or "…: 2
+--- pending (1 waiting)" while a
 --- surface waits for you to be back in normal mode; empty when none.
 function M.status()
   local ok, ui = pcall(require, "claudenova.ui")
@@ -199,7 +226,10 @@ function M.status()
     return ""
   end
   local s = ui.state.sessions[order[1].session]
-  local who = s and s.name and s.name ~= "" and (s.name .. ": ") or ""
+  local who = ""
+  if s and s.name and s.name ~= "" then
+    who = s.name .. ((s.model and s.model ~= "") and (" (" .. s.model .. ")") or "") .. ": "
+  end
   local waiting = #require("claudenova.ui.scheduler").waiting
   if waiting > 0 then
     return ("%s%d pending (%d waiting)"):format(who, n, waiting)

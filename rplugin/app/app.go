@@ -136,7 +136,7 @@ type NewParams struct {
 }
 
 // ValidModes are the permission modes claude accepts.
-var ValidModes = []string{"default", "acceptEdits", "plan", "bypassPermissions", "dontAsk"}
+var ValidModes = []string{"default", "acceptEdits", "plan", "auto", "bypassPermissions", "dontAsk"}
 
 func validMode(m string) bool {
 	for _, v := range ValidModes {
@@ -357,7 +357,8 @@ func (a *App) SetMode(id int, mode string) (Outcome, error) {
 	}
 	a.background(func(ctx context.Context) {
 		if _, err := s.Proc.Control(ctx, "set_permission_mode", map[string]any{"mode": mode}); err != nil {
-			a.notify("error", fmt.Sprintf("session %d could not switch to %s: %v", s.ID, mode, err))
+			// The CLI's reason, marked as its words (auto may be refused).
+			a.notify("error", fmt.Sprintf("session %d stays in %s; claude says: %v", s.ID, s.Info().Mode, err))
 			return
 		}
 		a.modeChanged(s, mode)

@@ -217,6 +217,10 @@ var methods = map[string]handler{
 	"checkpoints":    with(func(a *app.App, p app.Later) (any, error) { return nil, a.Checkpoints(p) }),
 	"rewind":         with(func(a *app.App, p app.Later) (any, error) { return nil, a.Rewind(p) }),
 	"changes":        with(func(a *app.App, p app.ChangesParams) (any, error) { return a.Changes(p) }),
+	"models":         with(func(a *app.App, p sessionArg) (any, error) { return a.Models(p.Session) }),
+	"set_model":      with(func(a *app.App, p app.ModelParams) (any, error) { return a.SetModel(p) }),
+	"set_effort":     with(func(a *app.App, p app.ModelParams) (any, error) { return a.SetEffort(p) }),
+	"usage":          with(func(a *app.App, p app.Later) (any, error) { return nil, a.Usage(p) }),
 	"undo_hunk":      with(func(a *app.App, p app.UndoParams) (any, error) { return a.UndoHunk(p) }),
 	"shutdown":       plain(func(a *app.App) (any, error) { a.Shutdown(); return nil, nil }),
 	// log: a message the front end showed cut to one line, kept whole here.

@@ -41,6 +41,7 @@ type Session struct {
 	state       string
 	mode        string
 	claudeID    string
+	effort      string // set with :ClaudeNova effort ("" = claude's default)
 	model       string
 	errMsg      string
 	stopping    bool
@@ -158,6 +159,7 @@ type Info struct {
 	Mode        string   `json:"mode"`
 	ClaudeID    string   `json:"claude_id"`
 	Model       string   `json:"model"`
+	Effort      string   `json:"effort,omitempty"`
 	Error       string   `json:"error,omitempty"`
 	CommandLine string   `json:"cmdline"`
 	Context     *Context `json:"context,omitempty"`
@@ -181,7 +183,7 @@ func (s *Session) Info() Info {
 	defer s.mu.Unlock()
 	info := Info{
 		ID: s.ID, Name: s.name(), Folder: filepath.Base(s.Cwd), Cwd: s.Cwd, State: s.state, Mode: s.mode,
-		ClaudeID: s.claudeID, Model: s.model, Error: s.errMsg,
+		ClaudeID: s.claudeID, Model: s.model, Effort: s.effort, Error: s.errMsg,
 	}
 	if s.context.Max > 0 {
 		c := s.context
@@ -209,6 +211,13 @@ func (s *Session) Update(state, mode, claudeID, model string) {
 	if model != "" {
 		s.model = model
 	}
+}
+
+// SetEffort records the effort level the user chose.
+func (s *Session) SetEffort(level string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.effort = level
 }
 
 // SetMode records the permission mode and reports whether it changed (so

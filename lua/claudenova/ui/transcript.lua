@@ -54,6 +54,9 @@ function M.winbar_of()
     return ""
   end
   local parts = { st.label(id), s.state or "", s.mode or "" }
+  if s.model and s.model ~= "" then
+    table.insert(parts, s.model .. ((s.effort and s.effort ~= "") and (" · effort " .. s.effort) or ""))
+  end
   if s.context and s.context.max and s.context.max > 0 then
     table.insert(parts, ("context %d%% (%dk of %dk)"):format(math.floor(s.context.percent + 0.5),
       math.floor(s.context.tokens / 1000 + 0.5), math.floor(s.context.max / 1000 + 0.5)))

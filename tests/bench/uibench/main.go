@@ -32,7 +32,7 @@ func main() {
 	nvimBin := flag.String("nvim", os.Getenv("NVIM_012"), "nvim binary")
 	fake := flag.String("fakeclaude", "", "fake claude binary")
 	n := flag.Int("n", 100, "requests per latency scenario")
-	only := flag.String("only", "", "run one part: latency, gesture, backpressure, firsttext, stall")
+	only := flag.String("only", "", "run one part: latency, gesture, backpressure, realpressure, scroll, firsttext, stall")
 	flag.Parse()
 	if *nvimBin == "" || *fake == "" {
 		fmt.Fprintln(os.Stderr, "uibench: -nvim and -fakeclaude are required")
@@ -97,6 +97,24 @@ func main() {
 			fmt.Printf("  host peak RSS %.1f MB (target ≤ 100 MB: %s); %d transcript resyncs; transcripts complete afterwards: %v\n",
 				float64(rss)/1e6, verdict(rss <= 100e6), resyncs, exact)
 		}
+		if *only != "" {
+			if !ok {
+				os.Exit(1)
+			}
+			return
+		}
+	}
+	if *only == "" || *only == "realpressure" {
+		fmt.Println("back-pressure, real claude CLI: 8 sessions stream 100k-line replies while Neovim sits in input() for 12 s")
+		rss, whole, err := b.realPressure(8, 100000, 12*time.Second)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "uibench: realpressure: %v\n", err)
+			os.Exit(1)
+		}
+		met := rss <= 100e6 && whole
+		ok = ok && met
+		fmt.Printf("  host peak RSS (VmHWM) %.1f MB (target ≤ 100 MB: %s); transcripts whole afterwards: %v\n",
+			float64(rss)/1e6, verdict(rss <= 100e6), whole)
 		if *only != "" {
 			if !ok {
 				os.Exit(1)

@@ -1,0 +1,188 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/ui"
+)
+
+// Model is one model a session's claude offers (initialize's models, the
+// same list list_models gives).
+type Model struct {
+	Value        string   `json:"value"`
+	Name         string   `json:"name"`
+	Description  string   `json:"description"`
+	EffortLevels []string `json:"effort_levels"`
+}
+
+// Models lists the models of a session's claude (empty until claude
+// answered initialize). It never waits on claude.
+func (a *App) Models(id int) ([]Model, error) {
+	s, err := a.session(id)
+	if err != nil {
+		return nil, err
+	}
+	return models(s), nil
+}
+
+func models(s *session.Session) []Model {
+	out := []Model{}
+	raw, err := s.Proc.InitResponse()
+	if err != nil {
+		return out
+	}
+	var init struct {
+		Models []struct {
+			Value        string   `json:"value"`
+			DisplayName  string   `json:"displayName"`
+			Description  string   `json:"description"`
+			EffortLevels []string `json:"supportedEffortLevels"`
+		} `json:"models"`
+	}
+	if json.Unmarshal(raw, &init) != nil {
+		return out
+	}
+	for _, m := range init.Models {
+		if m.Value == "" {
+			continue
+		}
+		levels := make([]string, 0, len(m.EffortLevels))
+		for _, l := range m.EffortLevels {
+			levels = append(levels, sanitize.Line(l))
+		}
+		out = append(out, Model{Value: sanitize.Line(m.Value), Name: sanitize.Line(m.DisplayName),
+			Description: sanitize.Truncate(sanitize.Line(m.Description), 200), EffortLevels: levels})
+	}
+	return out
+}
+
+// ModelParams switch a session's model or effort.
+type ModelParams struct {
+	Session int    `json:"session"`
+	Model   string `json:"model"`
+	Effort  string `json:"effort"`
+}
+
+// SetModel asks claude to use another model for the next requests of a
+// session. It returns at once; claude validates the model first (a call to
+// the API), then the switch is noted in the transcript, or its refusal is
+// shown in claude's own words.
+func (a *App) SetModel(p ModelParams) (Outcome, error) {
+	s, err := a.liveSession(p.Session)
+	if err != nil {
+		return Outcome{}, err
+	}
+	model := strings.TrimSpace(p.Model)
+	if model == "" {
+		return Outcome{}, errors.New("model needs a name (default, opus, sonnet, haiku, or a model id)")
+	}
+	a.background(func(ctx context.Context) {
+		raw, err := s.Proc.Control(ctx, "set_model", map[string]any{"model": model})
+		if err != nil {
+			a.notify("error", fmt.Sprintf("session %d did not switch to %s; claude says: %v", s.ID, model, err))
+			return
+		}
+		var res struct {
+			Model string `json:"model"`
+		}
+		if json.Unmarshal(raw, &res) == nil && res.Model != "" {
+			model = res.Model
+		}
+		s.Update("", "", "", model)
+		a.ui.Send(ui.EvSession, s.Info())
+		a.note(s, "Model: "+sanitize.Line(model))
+	})
+	return Outcome{Done: true, Message: fmt.Sprintf("switching session %d to %s", s.ID, sanitize.Line(model))}, nil
+}
+
+// SetEffort sets how much effort the session's model puts into the next
+// replies (apply_flag_settings effortLevel, as /effort does), checked
+// against the levels the session's model supports. It returns at once.
+func (a *App) SetEffort(p ModelParams) (Outcome, error) {
+	s, err := a.liveSession(p.Session)
+	if err != nil {
+		return Outcome{}, err
+	}
+	level := strings.TrimSpace(p.Effort)
+	if levels := effortLevels(s); len(levels) > 0 && !contains(levels, level) {
+		return Outcome{}, fmt.Errorf("effort %q: the session's model takes %s", level, strings.Join(levels, ", "))
+	}
+	if level == "" {
+		return Outcome{}, errors.New("effort needs a level (low, medium, high, xhigh, max)")
+	}
+	a.background(func(ctx context.Context) {
+		if _, err := s.Proc.Control(ctx, "apply_flag_settings", map[string]any{"settings": map[string]any{"effortLevel": level}}); err != nil {
+			a.notify("error", fmt.Sprintf("session %d did not change its effort; claude says: %v", s.ID, err))
+			return
+		}
+		s.SetEffort(level)
+		a.ui.Send(ui.EvSession, s.Info())
+		a.note(s, "Effort: "+level)
+	})
+	return Outcome{Done: true, Message: fmt.Sprintf("session %d: effort %s from the next request", s.ID, level)}, nil
+}
+
+// effortLevels are the effort levels of the session's current model (nil
+// when claude did not say).
+func effortLevels(s *session.Session) []string {
+	ms := models(s)
+	cur := s.Info().Model
+	for _, m := range ms {
+		if m.Value == cur || m.Value == "default" && cur == "" {
+			return m.EffortLevels
+		}
+	}
+	// The model runs by its id (claude-opus-…): the levels of any model
+	// offered are the best guess, and the CLI has the last word.
+	for _, m := range ms {
+		if len(m.EffortLevels) > 0 {
+			return m.EffortLevels
+		}
+	}
+	return nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// liveSession resolves id (0 = current) to a session that has not exited.
+func (a *App) liveSession(id int) (*session.Session, error) {
+	s, err := a.session(id)
+	if err != nil {
+		return nil, err
+	}
+	if s.State() == session.StateExited {
+		return nil, fmt.Errorf("session %d has exited", s.ID)
+	}
+	return s, nil
+}
+
+// Usage asks claude for the session's usage (get_usage: cost, tokens,
+// lines, and the plan's rate limits when claude knows them); the answer
+// comes as a reply event.
+func (a *App) Usage(p Later) error {
+	s, err := a.liveSession(p.Session)
+	if err != nil {
+		return err
+	}
+	a.replyLater(p.Token, func(ctx context.Context) (any, error) {
+		raw, err := s.Proc.Control(ctx, "get_usage", map[string]any{"skip_behaviors": true})
+		if err != nil {
+			return nil, fmt.Errorf("claude did not report its usage: %w", err)
+		}
+		return sanitizeJSON(raw), nil
+	})
+	return nil
+}
