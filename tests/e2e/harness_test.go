@@ -97,8 +97,8 @@ type Options struct {
 	NoModel   bool              // do not start the fake model server
 	NoSetup   bool              // do not call setup()
 	ModelOpts fakemodel.Options
-	NvimEnv   []string          // extra environment for Neovim ("K=V")
-	Pack      string            // install the plugin with vim.pack from this git source (0.12)
+	NvimEnv   []string // extra environment for Neovim ("K=V")
+	Pack      string   // install the plugin with vim.pack from this git source (0.12)
 }
 
 func randomID() string {
