@@ -72,15 +72,47 @@ M.subcommands = {
     desc = "Compare the current buffer with its file on disk, side by side in diff mode (after Claude changed a file you have unsaved edits in).",
     run = function() require("claudenova.ui.disk").diff() end,
   },
+  steer = {
+    usage = "steer {prompt}",
+    desc = "Interrupt the turn of the session in view and send {prompt} at once (a plain send when no turn runs).",
+    run = function(args, raw)
+      if vim.trim(raw) == "" then
+        error("claude-nova: steer needs a prompt (:ClaudeNova steer {prompt})", 0)
+      end
+      say(nova().steer(raw, ui().session_in_view()).message)
+    end,
+  },
+  withdraw = {
+    desc = "Withdraw the last prompt of the session in view that claude has not taken yet (sent while a turn ran).",
+    run = function() require("claudenova.ui").withdraw_queued(ui().session_in_view()) end,
+  },
   add = {
     usage = "add [{path}]",
     desc = "Queue a file reference (default: the current buffer's file) for the next prompt; the prompt input shows it (delete its line to drop it). A buffer with unsaved changes is sent as its text in the editor.",
     run = function(args, raw)
       local rel = nova().add(vim.trim(raw) ~= "" and vim.trim(raw) or nil)
-      local n = #require("claudenova.context").queue
+      local ctx = require("claudenova.context")
+      local n = #ctx.queue
+      local images = require("claudenova.images")
+      if images.kind(rel) then
+        say(("added %s for the next prompt, sent as an image (%d queued)"):format(images.describe(ctx.queue[n]), n))
+        return
+      end
       say(("added @%s for the next prompt (%d queued)"):format(rel, n))
     end,
     complete = function() return vim.fn.getcompletion("", "file") end,
+  },
+  ["paste-image"] = {
+    desc = "Add the clipboard's image to the next prompt (saved under storage/images; needs wl-paste or xclip).",
+    run = function()
+      local images = require("claudenova.images")
+      local path, why = images.paste(require("claudenova.config").get().storage .. "/images")
+      if not path then
+        error("claude-nova: " .. why, 0)
+      end
+      nova().add(path)
+      say(("added %s for the next prompt, sent as an image"):format(images.describe(path)))
+    end,
   },
   rename = {
     usage = "rename {name}",
@@ -234,7 +266,7 @@ M.subcommands = {
 
 -- The order of the subcommands in the docs.
 M.order = {
-  "new", "send", "prompt", "add", "rename", "sessions", "transcript", "stop", "interrupt", "resume", "rewind", "changes", "mode",
+  "new", "send", "prompt", "steer", "withdraw", "add", "paste-image", "rename", "sessions", "transcript", "stop", "interrupt", "resume", "rewind", "changes", "mode",
   "model", "effort", "usage",
   "allow", "allow-session", "always", "review", "deny", "focus", "rules", "diff", "sidebar", "log", "build",
 }

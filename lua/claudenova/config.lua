@@ -146,6 +146,7 @@ M.schema = {
           prompt = { type = "key", default = "i", desc = "Open the prompt input." },
           prompt_alt = { type = "key", default = "<CR>", desc = "On a tool call: open or close its details. Elsewhere: open the prompt input." },
           interrupt = { type = "key", default = "<C-c>", desc = "Interrupt the current turn." },
+          withdraw = { type = "key", default = "<localleader>w", desc = "Withdraw the last prompt claude has not taken yet (sent while a turn ran; marked queued)." },
           open_full = { type = "key", default = "gf", desc = "Open the whole result of the tool call under the cursor (the transcript shows its first lines)." },
         },
       },
@@ -160,7 +161,9 @@ M.schema = {
       prompt = {
         desc = "Keys in the prompt input.",
         fields = {
-          send = { type = "key", default = "<C-s>", desc = "Send the prompt (also :w)." },
+          send = { type = "key", default = "<C-s>", desc = "Send the prompt (also :w); while a turn runs it is queued until claude takes it." },
+          steer = { type = "key", default = "<C-CR>", desc = "Interrupt the running turn and send the prompt at once." },
+          withdraw = { type = "key", default = "<localleader>w", desc = "Withdraw the session's last queued prompt (normal mode)." },
           close = { type = "key", default = "q", desc = "Close the input (normal mode)." },
         },
       },

@@ -96,6 +96,34 @@ function M.usage(session)
   return host().await("usage", { session = session or 0 })
 end
 
+--- Prompts of a session (current by default) that claude has not taken
+--- yet, sent while a turn ran: { { id, session, text }, … }.
+function M.queued(session)
+  return host().request("queued", { session = session or 0 })
+end
+
+--- Withdraw a queued prompt before claude takes it. Returns true, or
+--- false and why ("already taken" when it was too late).
+---@return boolean, string|nil
+function M.cancel_queued(id)
+  local ok, res = pcall(host().await, "cancel_queued", { id = id })
+  if not ok then
+    return false, (require("claudenova.errors").message(res):gsub("^claude%-nova: ", ""))
+  end
+  if res and res.cancelled then
+    return true
+  end
+  return false, res and res.why or "not withdrawn"
+end
+
+--- Interrupt the running turn of a session (current by default) and send
+--- prompt at once. Returns { done, message }.
+function M.steer(prompt, session)
+  local context = require("claudenova.context")
+  local text = context.build(prompt or "", { session = session }, context.cwd(session))
+  return host().request("steer", { session = session or 0, prompt = text })
+end
+
 --- Name a session (current by default). Returns { done, message }.
 function M.rename(name, session)
   return host().request("rename", { session = session or 0, name = name })

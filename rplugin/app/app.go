@@ -300,10 +300,17 @@ func (a *App) send(s *session.Session, prompt string) error {
 		return fmt.Errorf("session %d: %w", s.ID, err)
 	}
 	now := time.Now()
+	busy := s.State() == session.StateRunning || s.State() == session.StateWaiting
 	n := s.Turns.Begin(id, prompt, now)
 	mark := ""
 	if s.Checkpoints {
 		mark = turnMark(n, now)
+	}
+	if busy {
+		// Claude holds it until the running turn can take it: it can
+		// still be withdrawn (CancelQueued).
+		s.Queue(id, prompt)
+		mark = strings.TrimPrefix(mark+" · queued", " · ")
 	}
 	a.transcript(s, s.Transcript.PromptMarked(prompt, mark))
 	s.Prompted(prompt)

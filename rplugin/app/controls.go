@@ -186,3 +186,102 @@ func (a *App) Usage(p Later) error {
 	})
 	return nil
 }
+
+// QueuedView is a prompt claude has not taken yet.
+type QueuedView struct {
+	ID      string `json:"id"`
+	Session int    `json:"session"`
+	Text    string `json:"text"`
+}
+
+// Queued lists the prompts of a session (0 = current) that claude has not
+// taken yet (sent while a turn ran).
+func (a *App) Queued(id int) ([]QueuedView, error) {
+	s, err := a.session(id)
+	if err != nil {
+		return nil, err
+	}
+	out := []QueuedView{}
+	for _, q := range s.QueuedPrompts() {
+		out = append(out, QueuedView{ID: q.ID, Session: s.ID, Text: sanitize.Text(q.Text)})
+	}
+	return out, nil
+}
+
+// CancelQueued withdraws a queued prompt before claude takes it
+// (cancel_async_message by the uuid the plugin put on it). The reply says
+// {cancelled: true}, or false and why ("already taken" when too late).
+func (a *App) CancelQueued(p Later) error {
+	var s *session.Session
+	for _, x := range a.sessions.All() {
+		for _, q := range x.QueuedPrompts() {
+			if q.ID == p.ID {
+				s = x
+			}
+		}
+	}
+	if s == nil {
+		return errors.New("that prompt is not queued: claude has taken it already")
+	}
+	a.replyLater(p.Token, func(ctx context.Context) (any, error) {
+		raw, err := s.Proc.Control(ctx, "cancel_async_message", map[string]any{"message_uuid": p.ID})
+		if err != nil {
+			return nil, fmt.Errorf("claude did not withdraw it: %w", err)
+		}
+		var res struct {
+			Cancelled bool `json:"cancelled"`
+		}
+		_ = json.Unmarshal(raw, &res)
+		s.Dequeue(p.ID)
+		if !res.Cancelled {
+			return map[string]any{"cancelled": false, "why": "already taken: claude read it before it could be withdrawn"}, nil
+		}
+		s.Turns.Drop(p.ID)
+		a.note(s, "Withdrawn before Claude read it: "+sanitize.FirstLine(promptOf(p.ID, s), 60))
+		return map[string]any{"cancelled": true}, nil
+	})
+	return nil
+}
+
+func promptOf(id string, s *session.Session) string {
+	if t, ok := s.Turns.Find(id); ok {
+		return t.Prompt
+	}
+	return "(the prompt)"
+}
+
+// SteerParams send a prompt that replaces what the session is doing.
+type SteerParams struct {
+	Session int    `json:"session"`
+	Prompt  string `json:"prompt"`
+}
+
+// Steer interrupts the running turn and sends prompt at once (claude takes
+// it as soon as the interrupted turn ends); with no turn running it is a
+// plain send. It returns at once.
+func (a *App) Steer(p SteerParams) (Outcome, error) {
+	if strings.TrimSpace(p.Prompt) == "" {
+		return Outcome{}, errors.New("empty prompt: nothing was sent")
+	}
+	s, err := a.liveSession(p.Session)
+	if err != nil {
+		return Outcome{}, err
+	}
+	switch s.State() {
+	case session.StateRunning, session.StateWaiting:
+	default:
+		return Outcome{Done: true, Message: fmt.Sprintf("sent to session %d", s.ID)}, a.send(s, p.Prompt)
+	}
+	s.MarkInterrupted()
+	// The prompt is written right after the interrupt, in order, by the
+	// process's writer: claude takes it when the interrupted turn ends.
+	if err := a.send(s, p.Prompt); err != nil {
+		return Outcome{}, err
+	}
+	a.background(func(ctx context.Context) {
+		if _, err := s.Proc.Control(ctx, "interrupt", nil); err != nil {
+			a.notify("error", fmt.Sprintf("interrupt of session %d failed: %v", s.ID, err))
+		}
+	})
+	return Outcome{Done: true, Message: fmt.Sprintf("session %d: interrupting the turn; your prompt goes next", s.ID)}, nil
+}

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -42,6 +43,9 @@ func (a *App) handle(s *session.Session, m claude.Message) {
 	case "assistant", "stream_event":
 		a.transcript(s, s.Transcript.Apply(m))
 	case "user":
+		if a.replayed(s, m) {
+			return
+		}
 		a.transcript(s, s.Transcript.Apply(m))
 		a.toolsFinished(s, m, a.recordChanges(s, m))
 	case "result":
@@ -73,6 +77,30 @@ func (a *App) handle(s *session.Session, m claude.Message) {
 	default:
 		// keep_alive, and future message types: nothing to show.
 	}
+}
+
+// replayed handles claude's echo of a prompt it has just taken (its uuid is
+// ours): it can no longer be withdrawn, and a session that was idle runs
+// again. Echoes are not shown: the transcript has the prompt already.
+func (a *App) replayed(s *session.Session, m claude.Message) bool {
+	if !bytes.Contains(m.Raw, []byte(`"isReplay"`)) {
+		return false
+	}
+	var echo struct {
+		UUID     string `json:"uuid"`
+		IsReplay bool   `json:"isReplay"`
+	}
+	if json.Unmarshal(m.Raw, &echo) != nil || !echo.IsReplay {
+		return false
+	}
+	if s.Dequeue(echo.UUID) {
+		a.log.Debug("queued prompt taken", "session", s.ID, "uuid", echo.UUID)
+	}
+	if s.State() == session.StateIdle {
+		s.Update(session.StateRunning, "", "", "")
+		a.ui.Send(ui.EvSession, s.Info())
+	}
+	return true
 }
 
 // contextUsage asks claude how full the context is (shown in the

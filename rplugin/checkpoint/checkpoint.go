@@ -69,6 +69,17 @@ func (l *Log) Begin(id, prompt string, at time.Time) int {
 	return n
 }
 
+// Drop forgets the prompt id when it is the last one and changed no file
+// (a queued prompt the user withdrew before claude read it).
+func (l *Log) Drop(id string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if n := len(l.turns); n > 0 && l.turns[n-1].ID == id && len(l.turns[n-1].Files) == 0 {
+		l.evict(l.turns[n-1])
+		l.turns = l.turns[:n-1]
+	}
+}
+
 // Changed records that the running turn (the last prompt sent) changed
 // path, whose content before was original (nil: the file did not exist).
 // Only the turn's first change of a file counts.

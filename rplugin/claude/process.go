@@ -60,7 +60,10 @@ func Argv(cfg Config) ([]string, error) {
 		return nil, err
 	}
 	argv := append(words, "-p", "--input-format", "stream-json", "--output-format", "stream-json",
-		"--verbose", "--permission-prompt-tool", "stdio", "--include-partial-messages")
+		"--verbose", "--permission-prompt-tool", "stdio", "--include-partial-messages",
+		// Each prompt is echoed (isReplay) when claude takes it: the plugin
+		// knows which queued prompts can still be withdrawn.
+		"--replay-user-messages")
 	if cfg.Model != "" {
 		argv = append(argv, "--model", cfg.Model)
 	}

@@ -221,6 +221,9 @@ var methods = map[string]handler{
 	"set_model":      with(func(a *app.App, p app.ModelParams) (any, error) { return a.SetModel(p) }),
 	"set_effort":     with(func(a *app.App, p app.ModelParams) (any, error) { return a.SetEffort(p) }),
 	"usage":          with(func(a *app.App, p app.Later) (any, error) { return nil, a.Usage(p) }),
+	"queued":         with(func(a *app.App, p sessionArg) (any, error) { return a.Queued(p.Session) }),
+	"cancel_queued":  with(func(a *app.App, p app.Later) (any, error) { return nil, a.CancelQueued(p) }),
+	"steer":          with(func(a *app.App, p app.SteerParams) (any, error) { return a.Steer(p) }),
 	"undo_hunk":      with(func(a *app.App, p app.UndoParams) (any, error) { return a.UndoHunk(p) }),
 	"shutdown":       plain(func(a *app.App) (any, error) { a.Shutdown(); return nil, nil }),
 	// log: a message the front end showed cut to one line, kept whole here.

@@ -48,6 +48,7 @@ type Session struct {
 	interrupted bool              // the user asked to interrupt the current turn
 	applied     map[string]string // tool_use_id -> path: allowed proposals claude has yet to write
 	rewrites    map[string][]byte // path -> content the user approved for a Write Claude must make again
+	queued      []Queued          // prompts sent while a turn ran, not known to be read by claude yet
 	context     Context
 	title       string // claude's title (rename) or the stored one of a resumed session
 	firstPrompt string
@@ -257,6 +258,40 @@ func (s *Session) MarkApplied(toolUseID, path string) {
 	s.applied[toolUseID] = path
 }
 
+// Queued is a prompt sent while a turn ran: claude holds it until it can
+// read it (it joins the running turn or starts the next).
+type Queued struct {
+	ID   string `json:"id"`
+	Text string `json:"text"`
+}
+
+// Queue records a prompt sent while a turn ran.
+func (s *Session) Queue(id, text string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.queued = append(s.queued, Queued{ID: id, Text: text})
+}
+
+// QueuedPrompts lists the prompts claude may not have read yet.
+func (s *Session) QueuedPrompts() []Queued {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Queued{}, s.queued...)
+}
+
+// Dequeue forgets a queued prompt and reports whether it was queued.
+func (s *Session) Dequeue(id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, q := range s.queued {
+		if q.ID == id {
+			s.queued = append(s.queued[:i], s.queued[i+1:]...)
+			return true
+		}
+	}
+	return false
+}
+
 // ExpectRewrite records content the user approved for path: Claude was asked
 // to read the file again and Write exactly this (the CLI refused the first
 // Write because the file changed after Claude read it).
@@ -298,6 +333,7 @@ func (s *Session) Exited(errMsg string) {
 	s.errMsg = errMsg
 	s.applied = map[string]string{}
 	s.rewrites = map[string][]byte{}
+	s.queued = nil
 }
 
 // State returns the current state.

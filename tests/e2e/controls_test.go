@@ -1,6 +1,12 @@
 package e2e
 
 import (
+	"bytes"
+	"image"
+	"image/color"
+	"image/png"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -81,6 +87,133 @@ func TestUsageFloat(t *testing.T) {
 			if !strings.Contains(text, want) {
 				t.Fatalf("usage lacks %q:\n%s", want, text)
 			}
+		}
+	})
+}
+
+// A prompt sent while a long reply streams is queued: queued() lists it,
+// the transcript marks it, cancel_queued() withdraws it and the model never
+// receives it; one claude has already taken cannot be withdrawn.
+func TestQueuedPromptCanBeWithdrawn(t *testing.T) {
+	eachNvim(t, func(t *testing.T, v nvimVersion) {
+		e := NewEnv(t, v, Options{})
+		sid := e.startIdle("")
+		e.sendLua(sid, "STREAMD 100 100") // ten seconds of text
+		e.Eventually(30*time.Second, "streaming", func() bool { return strings.Contains(e.Transcript(sid), "chunk 000003") })
+		e.sendLua(sid, "never to be read")
+		var queued []map[string]any
+		e.Lua(&queued, "return require('claudenova').queued(...)", sid)
+		if len(queued) != 1 || queued[0]["text"] != "never to be read" {
+			t.Fatalf("queued() = %v", queued)
+		}
+		if !strings.Contains(e.Transcript(sid), "· queued") {
+			t.Fatalf("the transcript does not mark it queued:\n%s", e.Transcript(sid))
+		}
+		var res struct {
+			OK  bool   `msgpack:"ok"`
+			Why string `msgpack:"why"`
+		}
+		e.Lua(&res, "local ok, why = require('claudenova').cancel_queued(...); return { ok = ok, why = why }", queued[0]["id"])
+		if !res.OK {
+			t.Fatalf("cancel_queued: %+v", res)
+		}
+		e.Eventually(60*time.Second, "the reply ends", func() bool { return strings.Contains(e.Transcript(sid), "chunk 000099") })
+		e.WaitIdle(sid)
+		// Barrier: a later prompt is answered; the withdrawn one would have
+		// reached the model first.
+		e.sendLua(sid, "after")
+		e.Eventually(60*time.Second, "later prompt answered", func() bool { return strings.Contains(e.Transcript(sid), "You said: after") })
+		for _, txt := range e.Model.RequestTexts() {
+			if strings.Contains(txt, "never to be read") {
+				t.Fatal("the model received the withdrawn prompt")
+			}
+		}
+		if !strings.Contains(e.Transcript(sid), "Withdrawn before Claude read it") {
+			t.Error("the transcript does not say it was withdrawn")
+		}
+		e.Lua(&queued, "return require('claudenova').queued(...)", sid)
+		if len(queued) != 0 {
+			t.Fatalf("queued after the turns: %v", queued)
+		}
+	})
+}
+
+// steer interrupts the running turn and sends at once.
+func TestSteer(t *testing.T) {
+	eachNvim(t, func(t *testing.T, v nvimVersion) {
+		e := NewEnv(t, v, Options{})
+		sid := e.startIdle("")
+		e.sendLua(sid, "STREAMD 200 100") // twenty seconds of text
+		e.Eventually(30*time.Second, "streaming", func() bool { return strings.Contains(e.Transcript(sid), "chunk 000003") })
+		e.Cmd("ClaudeNova steer go another way")
+		e.Eventually(60*time.Second, "the steer answered", func() bool { return strings.Contains(e.Transcript(sid), "You said: go another way") })
+		if strings.Contains(e.Transcript(sid), "chunk 000199") {
+			t.Fatal("the turn was not interrupted")
+		}
+		e.WaitIdle(sid)
+	})
+}
+
+// redPNG writes an 8×8 red PNG.
+func redPNG(t *testing.T, path string) []byte {
+	t.Helper()
+	img := image.NewRGBA(image.Rect(0, 0, 8, 8))
+	for x := 0; x < 8; x++ {
+		for y := 0; y < 8; y++ {
+			img.Set(x, y, color.RGBA{R: 255, A: 255})
+		}
+	}
+	var b bytes.Buffer
+	if err := png.Encode(&b, img); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// add of an image says it goes as an image (with its size), and the model
+// receives an image block; paste-image takes the clipboard's image (a
+// stand-in wl-paste: no display server here) the same way.
+func TestImagesInPrompts(t *testing.T) {
+	eachNvim(t, func(t *testing.T, v nvimVersion) {
+		bin := t.TempDir()
+		e := NewEnv(t, v, Options{NvimEnv: []string{"PATH=" + bin + ":" + os.Getenv("PATH")}})
+		sid := e.startIdle("")
+		redPNG(t, filepath.Join(e.Project, "red.png"))
+		e.Cmd("ClaudeNova add red.png")
+		if !e.NoteContaining("added image: red.png 8×8 for the next prompt, sent as an image") {
+			t.Fatalf("notes %v", e.Notes())
+		}
+		e.Cmd("ClaudeNova send what colour is it")
+		e.Eventually(60*time.Second, "answered", func() bool { return strings.Contains(e.Transcript(sid), "You said: what colour is it") })
+		sawImage := func() bool {
+			for _, txt := range e.Model.RequestTexts() {
+				if strings.Contains(txt, "[image image/png]") {
+					return true
+				}
+			}
+			return false
+		}
+		if !sawImage() {
+			t.Fatalf("the model received no image block: %q", e.Model.RequestTexts())
+		}
+		// The clipboard: a stand-in wl-paste that offers a PNG.
+		clip := filepath.Join(t.TempDir(), "clip.png")
+		redPNG(t, clip)
+		script := "#!/bin/sh\nif [ \"$1\" = --list-types ]; then echo image/png; exit 0; fi\ncat " + clip + "\n"
+		if err := os.WriteFile(filepath.Join(bin, "wl-paste"), []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		e.Cmd("ClaudeNova paste-image")
+		if !e.NoteContaining("sent as an image") || !e.NoteContaining("clipboard-") {
+			t.Fatalf("notes %v", e.Notes())
+		}
+		var queued []string
+		e.Lua(&queued, "return require('claudenova.context').queue")
+		if len(queued) != 1 || !strings.HasPrefix(queued[0], e.Storage) {
+			t.Fatalf("queue %v", queued)
 		}
 	})
 }

@@ -168,7 +168,16 @@ func NewEnv(t *testing.T, v nvimVersion, o Options) *Env {
 		"TMPDIR=" + base,
 		"CLAUDENOVA_TEST_PACK=" + o.Pack,
 	}
-	env = append(env, o.NvimEnv...)
+	for _, kv := range o.NvimEnv { // replaces a variable set above
+		k, _, _ := strings.Cut(kv, "=")
+		kept := env[:0]
+		for _, old := range env {
+			if !strings.HasPrefix(old, k+"=") {
+				kept = append(kept, old)
+			}
+		}
+		env = append(kept, kv)
+	}
 	nv, err := nvim.NewChildProcess(
 		nvim.ChildProcessCommand(v.bin),
 		nvim.ChildProcessArgs("--embed", "--headless", "-n", "-i", "NONE", "-u", filepath.Join(root, "tests", "e2e", "init.lua")),

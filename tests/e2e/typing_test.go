@@ -281,7 +281,9 @@ func TestMessagesStayWhole(t *testing.T) {
 		}
 		var msgs string
 		e.Lua(&msgs, "return vim.fn.execute('messages')")
-		if !strings.Contains(msgs, `:ClaudeNova <Tab> lists the subcommands ("frobnicate" is not one: add, allow`) || !strings.Contains(msgs, "stop, transcript)") {
+		var names []string
+		e.Lua(&names, "return require('claudenova.commands').names()")
+		if !strings.Contains(msgs, `:ClaudeNova <Tab> lists the subcommands ("frobnicate" is not one: `+strings.Join(names, ", ")+")") {
 			t.Fatalf(":messages lacks the whole message:\n%s", msgs)
 		}
 		// What was shown leads with what to do, and the message line is not

@@ -110,6 +110,9 @@ type block struct {
 	IsError   bool            `json:"is_error"`
 	ID        string          `json:"id"`
 	Name      string          `json:"name"`
+	Source    struct {
+		MediaType string `json:"media_type"`
+	} `json:"source"`
 }
 
 // blocks returns the content of m as blocks (a string becomes one text block).
@@ -163,6 +166,8 @@ func (r *request) allText() string {
 				parts = append(parts, m.Role+": [tool_result "+b.ToolUseID+"] "+contentText(b.Content))
 			case "tool_use":
 				parts = append(parts, m.Role+": [tool_use "+b.ID+" "+b.Name+"]")
+			case "image":
+				parts = append(parts, m.Role+": [image "+b.Source.MediaType+"]")
 			}
 		}
 	}

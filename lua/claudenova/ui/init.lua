@@ -412,6 +412,22 @@ function M.review_target()
   end, "review")
 end
 
+--- Withdraw the last queued prompt of a session (claude has not taken it).
+function M.withdraw_queued(session)
+  local list = require("claudenova").queued(session)
+  local q = list[#list]
+  if not q then
+    notify.info("no queued prompt: claude has taken every prompt")
+    return
+  end
+  local ok, why = require("claudenova").cancel_queued(q.id)
+  if ok then
+    notify.info(("withdrawn: %s"):format((q.text:match("^[^\n]*"))))
+  else
+    notify.info(("not withdrawn: %s"):format(why))
+  end
+end
+
 --- Open a waiting surface now (the user asked: no grace period): the
 --- request of the sidebar row under the cursor, else the oldest waiting.
 function M.focus_waiting()

@@ -38,6 +38,17 @@ local function mark_unsaved(buf, cwd)
         virt_text = { { "unsaved: its text in the editor is sent", "ClaudeNovaNote" } },
         virt_text_pos = "eol",
       })
+    else
+      -- A reference to an image file goes to Claude as an image.
+      local ref = l:match("^@(%S+)$") or l:match('^@"(.-)"$')
+      local images = require("claudenova.images")
+      if ref and images.kind(ref) then
+        local path = ref:sub(1, 1) == "/" and ref or (cwd .. "/" .. ref)
+        vim.api.nvim_buf_set_extmark(buf, ns, i - 1, 0, {
+          virt_text = { { images.describe(path) .. ", sent as an image", "ClaudeNovaNote" } },
+          virt_text_pos = "eol",
+        })
+      end
     end
   end
 end
@@ -104,7 +115,7 @@ function M.open(session, opts)
   vim.wo[win].linebreak = true
   mark_unsaved(buf, cwd)
   local sent = false
-  local function send()
+  local function send(steer)
     local text = table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), "\n")
     if vim.trim(text) == "" then
       -- Said where it is seen: in the input's border (-- INSERT -- covers
@@ -113,7 +124,15 @@ function M.open(session, opts)
       require("claudenova.ui.notify").warn("empty prompt: nothing to send")
       return
     end
-    local ok, err = pcall(require("claudenova").send, text, session)
+    local ok, err
+    if steer == true then
+      ok, err = pcall(require("claudenova").steer, text, session)
+      if ok then
+        require("claudenova.ui.notify").info(err.message)
+      end
+    else
+      ok, err = pcall(require("claudenova").send, text, session)
+    end
     if not ok then
       -- Nothing is lost: the input stays open with the text.
       require("claudenova.ui.notify").error(err)
@@ -128,7 +147,16 @@ function M.open(session, opts)
   end
   local keys = cfg().keymaps.prompt
   if keys.send then
-    vim.keymap.set({ "n", "i" }, keys.send, send, { buffer = buf, desc = "claude-nova: Send the prompt" })
+    vim.keymap.set({ "n", "i" }, keys.send, function() send() end, { buffer = buf, desc = "claude-nova: Send the prompt" })
+  end
+  if keys.steer then
+    vim.keymap.set({ "n", "i" }, keys.steer, function() send(true) end,
+      { buffer = buf, desc = "claude-nova: Interrupt the turn and send the prompt at once" })
+  end
+  if keys.withdraw then
+    vim.keymap.set("n", keys.withdraw, function()
+      require("claudenova.errors").guard(function() require("claudenova.ui").withdraw_queued(session) end)()
+    end, { buffer = buf, desc = "claude-nova: Withdraw the session's last queued prompt" })
   end
   if keys.close then
     vim.keymap.set("n", keys.close, function()
@@ -138,7 +166,7 @@ function M.open(session, opts)
   vim.api.nvim_create_autocmd("BufWriteCmd", {
     buffer = buf,
     desc = "claude-nova: :w sends the prompt",
-    callback = send,
+    callback = function() send() end,
   })
   vim.api.nvim_create_autocmd("BufWipeout", {
     buffer = buf,

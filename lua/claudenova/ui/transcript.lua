@@ -143,6 +143,10 @@ local function set_keymaps(buf, id)
     vim.keymap.set("n", keys.open_full, guard(function() open_full(id) end),
       { buffer = buf, desc = "claude-nova: Open the whole result of the tool call under the cursor" })
   end
+  if keys.withdraw then
+    vim.keymap.set("n", keys.withdraw, guard(function() require("claudenova.ui").withdraw_queued(id) end),
+      { buffer = buf, desc = "claude-nova: Withdraw the last queued prompt" })
+  end
   if keys.interrupt then
     vim.keymap.set("n", keys.interrupt, guard(function()
       local out = require("claudenova").interrupt(id)

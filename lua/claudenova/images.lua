@@ -1,0 +1,109 @@
+-- Images in prompts: claude turns an @reference to an image file into an
+-- image block, so an image is added like any file; this says so (with its
+-- size), and pastes one from the clipboard into a file first.
+local M = {}
+
+local KINDS = { png = "png", jpg = "jpeg", jpeg = "jpeg", gif = "gif", webp = "webp" }
+
+--- The image kind of path by its extension ("png", "jpeg", …), or nil.
+function M.kind(path)
+  return KINDS[(path:match("%.([%w]+)$") or ""):lower()]
+end
+
+local function be16(s, i) return s:byte(i) * 256 + s:byte(i + 1) end
+local function be32(s, i) return be16(s, i) * 65536 + be16(s, i + 2) end
+local function le16(s, i) return s:byte(i) + s:byte(i + 1) * 256 end
+
+--- Width and height of an image file from its header (nil when unknown).
+function M.size(path)
+  local f = io.open(path, "rb")
+  if not f then
+    return nil
+  end
+  local head = f:read(65536) or ""
+  f:close()
+  if head:sub(1, 8) == "\137PNG\r\n\26\n" and #head >= 24 then
+    return be32(head, 17), be32(head, 21)
+  end
+  if (head:sub(1, 6) == "GIF87a" or head:sub(1, 6) == "GIF89a") and #head >= 10 then
+    return le16(head, 7), le16(head, 9)
+  end
+  if head:sub(1, 4) == "RIFF" and head:sub(9, 12) == "WEBP" and #head >= 30 then
+    local chunk = head:sub(13, 16)
+    if chunk == "VP8X" then
+      local w = head:byte(25) + head:byte(26) * 256 + head:byte(27) * 65536 + 1
+      local h = head:byte(28) + head:byte(29) * 256 + head:byte(30) * 65536 + 1
+      return w, h
+    elseif chunk == "VP8 " then
+      return le16(head, 27) % 16384, le16(head, 29) % 16384
+    end
+    return nil
+  end
+  if head:sub(1, 2) == "\255\216" then
+    -- JPEG: walk the segments to a start-of-frame.
+    local i = 3
+    while i + 9 <= #head do
+      if head:byte(i) ~= 255 then
+        return nil
+      end
+      local marker = head:byte(i + 1)
+      local len = be16(head, i + 2)
+      if marker >= 0xC0 and marker <= 0xCF and marker ~= 0xC4 and marker ~= 0xC8 and marker ~= 0xCC then
+        return be16(head, i + 7), be16(head, i + 5)
+      end
+      i = i + 2 + len
+    end
+  end
+  return nil
+end
+
+--- "image: shot.png 1280×720" (the size when the header says it).
+function M.describe(path)
+  local w, h = M.size(path)
+  local name = vim.fn.fnamemodify(path, ":t")
+  if w then
+    return ("image: %s %d×%d"):format(name, w, h)
+  end
+  return "image: " .. name
+end
+
+-- The clipboard tools tried, in order: the command and the MIME types it
+-- lists (what the clipboard offers) or reads.
+local TOOLS = {
+  { name = "wl-paste", list = { "wl-paste", "--list-types" }, read = function(t) return { "wl-paste", "--no-newline", "--type", t } end },
+  { name = "xclip", list = { "xclip", "-selection", "clipboard", "-t", "TARGETS", "-o" }, read = function(t) return { "xclip", "-selection", "clipboard", "-t", t, "-o" } end },
+}
+
+--- Write the clipboard's image to a file in dir; returns its path, or nil
+--- and why (no tool, or no image in the clipboard).
+function M.paste(dir)
+  for _, tool in ipairs(TOOLS) do
+    if vim.fn.executable(tool.name) == 1 then
+      local types = vim.system(tool.list, { text = true }):wait(3000)
+      local mime
+      for t in (types.stdout or ""):gmatch("[^\r\n]+") do
+        if t == "image/png" or (not mime and t:match("^image/")) then
+          mime = t
+        end
+      end
+      if not mime then
+        return nil, ("the clipboard holds no image (%s offers: %s)"):format(tool.name,
+          vim.trim((types.stdout or ""):gsub("\n", ", ")) ~= "" and vim.trim((types.stdout or ""):gsub("\n", ", ")) or "nothing")
+      end
+      local res = vim.system(tool.read(mime)):wait(10000)
+      if res.code ~= 0 or not res.stdout or res.stdout == "" then
+        return nil, ("%s could not read the image: %s"):format(tool.name, vim.trim(res.stderr or ""))
+      end
+      vim.fn.mkdir(dir, "p", tonumber("700", 8))
+      local ext = mime:match("^image/(%w+)") or "png"
+      local path = ("%s/clipboard-%s.%s"):format(dir, os.date("%Y%m%d-%H%M%S"), ext == "jpeg" and "jpg" or ext)
+      local f = assert(io.open(path, "wb"))
+      f:write(res.stdout)
+      f:close()
+      return path
+    end
+  end
+  return nil, "no clipboard tool for images: install wl-clipboard (Wayland) or xclip (X11)"
+end
+
+return M
