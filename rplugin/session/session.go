@@ -29,7 +29,9 @@ type Session struct {
 	Cwd        string
 	Proc       claude.Conn
 	Transcript *Transcript
-	Started    time.Time
+	// Tasks are its background tasks (agents, shells).
+	Tasks   *Tasks
+	Started time.Time
 	// Turns are the prompts sent and the files each turn changed (for
 	// rewind and the changes view).
 	Turns *checkpoint.Log
@@ -160,6 +162,12 @@ type Info struct {
 	Error       string   `json:"error,omitempty"`
 	CommandLine string   `json:"cmdline"`
 	Context     *Context `json:"context,omitempty"`
+	// Tasks is how many of its background tasks run: the session is
+	// running meanwhile, even between turns.
+	Tasks int `json:"tasks"`
+	// Activity is what claude is doing that the conversation does not
+	// show ("retrying 2/10", "compacting", "writing greet.py · 12 kB").
+	Activity string `json:"activity,omitempty"`
 }
 
 // New makes a session around a started process.
@@ -168,7 +176,7 @@ func New(id int, cwd, mode string, proc claude.Conn) *Session {
 		mode = "default"
 	}
 	return &Session{
-		ID: id, Cwd: cwd, Proc: proc, Transcript: NewTranscript(cwd), Started: time.Now(),
+		ID: id, Cwd: cwd, Proc: proc, Transcript: NewTranscript(cwd), Tasks: NewTasks(id), Started: time.Now(),
 		Turns: checkpoint.NewLog(turnBudget),
 		state: StateStarting, mode: mode, applied: map[string]string{},
 	}
@@ -185,6 +193,13 @@ func (s *Session) Info() Info {
 	if s.context.Max > 0 {
 		c := s.context
 		info.Context = &c
+	}
+	info.Tasks = s.Tasks.Active()
+	if info.Tasks > 0 && info.State == StateIdle {
+		info.State = StateRunning // between turns, its tasks work
+	}
+	if info.State != StateExited {
+		info.Activity = s.Transcript.CurrentActivity()
 	}
 	if s.Proc != nil {
 		info.CommandLine = s.Proc.CommandLine()
