@@ -40,7 +40,11 @@ func (a *App) handle(s *session.Session, m claude.Message) {
 	case "system":
 		a.system(s, m)
 	case "assistant", "stream_event":
+		a.seeAgent(s, m)
 		a.transcript(s, s.Transcript.Apply(m))
+		a.activity(s)
+	case "rate_limit_event":
+		a.signal(s, m)
 	case "user":
 		a.transcript(s, s.Transcript.Apply(m))
 		a.toolsFinished(s, m)
@@ -116,12 +120,18 @@ func (a *App) system(s *session.Session, m claude.Message) {
 	case "session_title_changed":
 		s.SetTitle(sys.Title)
 	case "status":
+		a.signal(s, m) // compacting
 		if sys.PermissionMode == "" {
 			return
 		}
 		a.modeChanged(s, sys.PermissionMode)
 		return
 	default:
+		if session.IsTaskMessage(m) {
+			a.taskMessage(s, m)
+		} else {
+			a.signal(s, m) // api_retry, compact_boundary, informational, …
+		}
 		return
 	}
 	a.ui.Send(ui.EvSession, s.Info())
@@ -171,6 +181,7 @@ func (a *App) exited(s *session.Session, sawInit bool) {
 		}
 	}
 	s.Exited(errMsg)
+	a.tasksEnded(s)
 	if errMsg != "" {
 		a.note(s, "**Session ended:** "+errMsg)
 	} else {
