@@ -156,6 +156,17 @@ M.subcommands = {
     desc = "Deny the request in view; {message} is shown to Claude.",
     run = function(args, raw) ui().decide_target("deny", #args > 0 and raw or nil) end,
   },
+  tasks = {
+    usage = "tasks [stop]",
+    desc = "Pick a background task (a subagent, a command Claude runs in the background; running ones first) and open its output, which follows while it is shown. With stop: pick a running one and stop it.",
+    run = function(args)
+      if args[1] and args[1] ~= "stop" then
+        error("claude-nova: tasks takes nothing or stop, got " .. args[1], 0)
+      end
+      require("claudenova.ui.tasks").pick(args[1])
+    end,
+    complete = function() return { "stop" } end,
+  },
   sidebar = { desc = "Toggle the sidebar.", run = function() ui().toggle_sidebar() end },
   log = {
     desc = "Open the host log.",
@@ -167,7 +178,7 @@ M.subcommands = {
 -- The order of the subcommands in the docs.
 M.order = {
   "new", "send", "add", "rename", "sessions", "transcript", "stop", "interrupt", "resume", "rewind", "changes", "mode",
-  "allow", "allow-session", "always", "review", "deny", "rules", "sidebar", "log", "build",
+  "allow", "allow-session", "always", "review", "deny", "rules", "tasks", "sidebar", "log", "build",
 }
 
 -- The prose around the generated list in :help.

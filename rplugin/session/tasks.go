@@ -42,7 +42,7 @@ type Task struct {
 	// blocks the call that started it).
 	Background bool `json:"background"`
 	// Ambient tasks are housekeeping, not activity (claude's flag).
-	Ambient bool `json:"-"`
+	Ambient bool `json:"ambient,omitempty"`
 	// Elapsed is how long it has run by claude's count (task_progress).
 	Elapsed time.Duration `json:"-"`
 

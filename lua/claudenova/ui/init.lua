@@ -39,9 +39,13 @@ local function announce(r, waiting)
     return
   end
   local what = r.target ~= "" and (r.tool .. " " .. r.target) or r.tool
+  local agent = state.agent_label(r)
+  if agent then
+    what = agent .. " › " .. what -- who asks comes first: a long target is cut
+  end
   if waiting then
     -- What matters first: it waits. The rest may be cut to fit the line.
-    notify.info(("waiting: %s (%s) opens once you are back in normal mode, or <CR> on its row in :ClaudeNova"):format(what, state.request_label(r)))
+    notify.info(("waiting: %s (%s) opens once you are back in normal mode, or <CR> on its row in :ClaudeNova"):format(what, state.session_label(r)))
     return
   end
   local how = ({
@@ -53,7 +57,7 @@ local function announce(r, waiting)
     end)(),
   })[r.surface] or "a allow, d deny in the panel"
   -- What to do comes before whose it is: a narrow screen cuts the end.
-  notify.info(("%s: %s (%s)"):format(what, how, state.request_label(r)))
+  notify.info(("%s: %s (%s)"):format(what, how, state.session_label(r)))
 end
 
 local verbs = { allow = "allowed", allow_session = "allowed for the session", allow_tool = "allowed for the session (the whole tool)", deny = "denied" }
@@ -167,6 +171,14 @@ function handlers.proposal_rebase(data)
   require("claudenova.ui.proposal").rebase(data)
 end
 
+function handlers.tasks(data)
+  state.tasks[data.session] = data.tasks or {}
+  local tasks = package.loaded["claudenova.ui.tasks"]
+  if tasks then
+    tasks.changed()
+  end
+end
+
 function handlers.rules(view)
   require("claudenova.ui.rules").update(view)
 end
@@ -218,6 +230,9 @@ function M.host_lost(code)
     drop(id, "lost")
   end
   scheduler.reset()
+  if package.loaded["claudenova.ui.tasks"] then
+    require("claudenova.ui.tasks").host_lost()
+  end
   require("claudenova.host").fail_waiting("the host stopped before claude answered")
   require("claudenova.ui.transcript").host_lost()
   state.reset()
