@@ -178,13 +178,19 @@ func (t *Transcript) nestedToolUse(ac *toolCall, b contentBlock) []Op {
 // newCall is the toolCall of a tool_use block at depth d, with the lines
 // of its input (inputLines) still to be written beneath it.
 func (t *Transcript) newCall(b contentBlock, d int) *toolCall {
-	tc := &toolCall{name: b.Name, depth: d, started: time.Now(), label: callLabel(b.Name, b.Input)}
+	tc := &toolCall{name: b.Name, depth: d, started: time.Now(), label: sanitize.Line(b.Name)}
+	if b.Name == "Bash" || b.Name == "Monitor" {
+		tc.label = callLabel(b.Name, b.Input) // may start a task
+	}
 	var details []string
 	if isAgentTool(b.Name) {
 		var in agentInput
 		_ = json.Unmarshal(b.Input, &in)
 		tc.agent, tc.typ = true, sanitize.Line(in.SubagentType)
 		tc.desc = sanitize.Truncate(sanitize.Line(in.Description), 80)
+		if tc.desc != "" {
+			tc.label = sanitize.Truncate(tc.desc, 60)
+		}
 		tc.summary = nest(d) + agentSummary(b.Name, in)
 		for i, l := range sanitize.Lines(in.Prompt) {
 			if i == previewLines {
@@ -200,7 +206,10 @@ func (t *Transcript) newCall(b contentBlock, d int) *toolCall {
 		}
 		details = inputDetails(b.Name, b.Input)
 	}
-	tc.inputLines = prefixed(nest(d), details)
+	tc.inputLines = details
+	if d > 0 {
+		tc.inputLines = prefixed(nest(d), details)
+	}
 	tc.details = len(details)
 	tc.inputs = len(details)
 	return tc

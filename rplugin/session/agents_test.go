@@ -2,6 +2,7 @@ package session
 
 import (
 	"bufio"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -331,5 +332,63 @@ func TestNotifiedInHistory(t *testing.T) {
 	if !contiguous(buf, "▸ Task probe sub · Explore ✓", "  │ look", "  │ running in the background", "  │ found it", "", "waiting") ||
 		!contiguous(buf, "## Claude · earlier · after probe sub finished", "", "it found it") || strings.Contains(text, "internal metadata") {
 		t.Fatalf("history:\n%s", text)
+	}
+}
+
+// agentLoad is a Task whose agent makes n calls while Claude writes a line
+// of its own after each: nested inserts in the middle of a growing
+// transcript.
+func agentLoad(t testing.TB, tr *Transcript, n int, ops func([]Op)) {
+	m := func(s string) claude.Message {
+		mm, err := claude.ParseLine([]byte(s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return mm
+	}
+	ops(tr.Prompt("go"))
+	ops(tr.Apply(m(`{"type":"assistant","message":{"id":"m0","content":[{"type":"tool_use","id":"task","name":"Task","input":{"description":"busy","prompt":"work"}}]}}`)))
+	ops(tr.TaskChanged(Task{ID: "a1", Type: "agent", ToolUseID: "task", Status: TaskRunning, started: time.Now()}))
+	ops(tr.Apply(m(`{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"task","content":[{"type":"text","text":"Async agent launched successfully."}]}]},"tool_use_result":{"status":"async_launched","agentId":"a1"}}`)))
+	for i := 0; i < n; i++ {
+		id := fmt.Sprintf("s%d", i)
+		ops(tr.Apply(m(`{"type":"assistant","parent_tool_use_id":"task","agent_id":"a1","message":{"id":"x` + id + `","content":[{"type":"tool_use","id":"` + id + `","name":"Bash","input":{"command":"echo ` + id + `"}}]}}`)))
+		ops(tr.Apply(m(`{"type":"user","parent_tool_use_id":"task","agent_id":"a1","message":{"content":[{"type":"tool_result","tool_use_id":"` + id + `","content":"out ` + id + `"}]}}`)))
+		ops(tr.Apply(m(`{"type":"assistant","message":{"id":"y` + id + `","content":[{"type":"text","text":"main line ` + id + `"}]}}`)))
+	}
+}
+
+// Memory stays bounded while an agent works: its block stays in memory
+// (its lines go beneath its call) until it is huge, then spills like the
+// rest and its lines go to the end; the buffer always matches the host.
+func TestAgentBlockAndSpill(t *testing.T) {
+	tr := NewTranscript("/p")
+	file := filepath.Join(t.TempDir(), "s.md")
+	tr.Spill(file, 200)
+	var buf []string
+	agentLoad(t, tr, 400, func(ops []Op) { buf = replay(t, buf, ops) })
+	if n := len(tr.Lines()); n > 250 {
+		t.Fatalf("%d lines in memory", n)
+	}
+	sn := tr.Snapshot()
+	b, err := os.ReadFile(sn.File)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+	if got := append(head, sn.Lines...); strings.Join(got, "\n") != strings.Join(buf, "\n") {
+		t.Fatal("the buffer differs from the host's transcript")
+	}
+	// The first calls are nested under the Task line, not after Claude's text.
+	if !contiguous(buf, "▸ Task busy · running", "  │ work", "  │ running in the background", "  │ ▸ Bash `echo s0` ✓") {
+		t.Fatalf("head:\n%s", strings.Join(buf[:20], "\n"))
+	}
+}
+
+func BenchmarkAgentNested(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		tr := NewTranscript("/p")
+		tr.Spill(filepath.Join(b.TempDir(), "s.md"), 20000)
+		agentLoad(b, tr, 1000, func([]Op) {})
 	}
 }

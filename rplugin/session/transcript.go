@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -170,8 +171,8 @@ func (t *Transcript) put(index, n int, lines []string, st *hlState) []Op {
 	if index >= t.base {
 		i := index - t.base
 		end := min(i+n, len(t.lines))
-		rest := append(append([]string(nil), lines...), t.lines[end:]...)
-		t.lines = append(t.lines[:i], rest...)
+		// In place: lines nested in an agent's block go in the middle.
+		t.lines = slices.Replace(t.lines, i, end, lines...)
 	}
 	// Calls and drafts after the replaced lines move with them.
 	if shift := len(lines) - n; shift != 0 {
