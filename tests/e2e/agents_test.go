@@ -164,6 +164,41 @@ func TestSubagentAttribution(t *testing.T) {
 		if len(levels) != 3 || levels[0] != 0 || levels[1] != 1 || levels[2] != 2 {
 			t.Fatalf("fold levels %v", levels)
 		}
+		// gf on the Task line opens the agent's output.
+		e.Lua(nil, `for i, l in ipairs(vim.api.nvim_buf_get_lines(0, 0, -1, false)) do
+			if vim.startswith(l, "▸ Task") then vim.api.nvim_win_set_cursor(0, { i, 0 }) break end end`)
+		e.Input("gf")
+		e.Eventually(10*time.Second, "the agent's output", func() bool {
+			return e.curBufName() == "claudenova://task/"+agent.ID && strings.Contains(e.bufLines(0), "hello from sub")
+		})
+	})
+}
+
+// A subagent's file change opens as a proposal whose winbar names the
+// agent; :w applies it.
+func TestSubagentProposalNamesItsAgent(t *testing.T) {
+	eachNvim(t, func(t *testing.T, v nvimVersion) {
+		e := NewEnv(t, v, Options{})
+		sub := Seq(Step("Write", map[string]any{"file_path": e.Project + "/notes.txt", "content": "from the agent\n"}))
+		id := e.newSession(Seq(task("note writer", sub)))
+		p, buf := e.WaitProposal()
+		var agent Agent
+		e.Lua(&agent, "return require('claudenova').pending()[1].agent")
+		if agent.Description != "note writer" {
+			t.Fatalf("pending %+v agent %+v", p, agent)
+		}
+		focusBuf(e, buf)
+		if bar := e.winbar(); !strings.HasPrefix(bar, "Proposal · note writer › Write notes.txt") {
+			t.Fatalf("winbar %q", bar)
+		}
+		e.Cmd("write")
+		e.Eventually(60*time.Second, "written", func() bool { return e.ReadFile("notes.txt") != "" })
+		e.Eventually(60*time.Second, "claude's own turn", func() bool {
+			return strings.Contains(e.Transcript(id), "## Claude · after note writer finished")
+		})
+		if tr := e.Transcript(id); !strings.Contains(tr, "  │ ▸ Write notes.txt ✓") {
+			t.Fatalf("transcript:\n%s", tr)
+		}
 	})
 }
 
@@ -214,6 +249,15 @@ func TestBackgroundShellTask(t *testing.T) {
 		if !strings.Contains(status, "1 task") {
 			t.Fatalf("status() = %q", status)
 		}
+		// <CR> on its sidebar row opens its output; q closes it.
+		e.Lua(nil, `local sb = require('claudenova.ui.sidebar')
+			vim.api.nvim_set_current_win(sb.win())
+			for l, t in pairs(sb.task_rows) do vim.api.nvim_win_set_cursor(0, { l, 0 }) end`)
+		e.Input("<CR>")
+		e.Eventually(10*time.Second, "the output buffer from the sidebar", func() bool { return e.curBufName() == "claudenova://task/"+tk.ID })
+		e.Input("q")
+		e.Eventually(10*time.Second, "closed", func() bool { return e.curBufName() != "claudenova://task/"+tk.ID })
+		e.Cmd("wincmd p")
 		// :ClaudeNova tasks picks it; its output buffer follows.
 		e.Lua(nil, "table.insert(_G.claudenova_test.selects, 'count slowly')")
 		e.Cmd("ClaudeNova tasks")
