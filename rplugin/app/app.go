@@ -283,6 +283,7 @@ func (a *App) send(s *session.Session, prompt string) error {
 	}
 	a.transcript(s, s.Transcript.PromptMarked(prompt, mark))
 	s.Prompted(prompt)
+	s.BeginTurn()
 	s.Update(session.StateRunning, "", "", "")
 	a.ui.Send(ui.EvSession, s.Info())
 	return nil

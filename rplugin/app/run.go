@@ -51,6 +51,7 @@ func (a *App) handle(s *session.Session, m claude.Message) {
 		a.recordChanges(s, m)
 	case "result":
 		interrupted := s.TakeInterrupted()
+		s.EndTurn()
 		a.transcript(s, s.Transcript.Result(m, interrupted))
 		state := session.StateIdle
 		if a.reg.Count(s.ID) > 0 {
@@ -113,8 +114,13 @@ func (a *App) system(s *session.Session, m claude.Message) {
 	switch m.Subtype {
 	case "init":
 		st := ""
-		if s.State() == session.StateStarting {
+		switch s.State() {
+		case session.StateStarting:
 			st = session.StateIdle
+		case session.StateIdle:
+			// A turn without a prompt: claude starts one when a task ends.
+			st = session.StateRunning
+			s.BeginTurn()
 		}
 		s.Update(st, sys.PermissionMode, sys.SessionID, sys.Model)
 	case "session_title_changed":

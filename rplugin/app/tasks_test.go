@@ -228,3 +228,27 @@ func TestResumeShowsSubagentsNested(t *testing.T) {
 		t.Fatalf("metadata shown:\n%s", got)
 	}
 }
+
+// A background agent's request between turns leaves the session idle once
+// decided (no turn runs); a turn claude starts by itself runs until its
+// result.
+func TestTurnsBetweenTasks(t *testing.T) {
+	m := newMem(t)
+	info, c := m.session("")
+	c.PushJSON(map[string]any{"type": "system", "subtype": "init", "session_id": "s1", "permissionMode": "default"})
+	s := mustSession(t, m.app, info.ID)
+	m.rec.wait(t, "idle", func([]ui.Event) bool { return s.State() == session.StateIdle })
+	c.Ask("r1", "Bash", map[string]any{"command": "touch x"}, map[string]any{"agent_id": "a1"})
+	p := m.waitPending(1)[0]
+	if _, err := m.app.Decide(DecideParams{ID: p.ID, Decision: decision("allow")}); err != nil {
+		t.Fatal(err)
+	}
+	answer(t, c, "r1")
+	if st := s.State(); st != session.StateIdle {
+		t.Fatalf("state %s after a request between turns", st)
+	}
+	c.PushJSON(map[string]any{"type": "system", "subtype": "init", "session_id": "s1", "permissionMode": "default"})
+	m.rec.wait(t, "running", func([]ui.Event) bool { return s.State() == session.StateRunning })
+	c.PushJSON(map[string]any{"type": "result", "subtype": "success"})
+	m.rec.wait(t, "idle again", func([]ui.Event) bool { return s.State() == session.StateIdle })
+}

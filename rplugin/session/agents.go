@@ -97,6 +97,9 @@ func callLabel(tool string, input json.RawMessage) string {
 // it is unknown: long gone, or a store without it) a line made for it.
 func (t *Transcript) agentCall(parent, agentID, subagentType, description string) (*toolCall, []Op) {
 	if agentID != "" {
+		if len(t.agentCalls) >= maxTools {
+			t.agentCalls = map[string]string{} // the oldest agents are long gone
+		}
 		t.agentCalls[agentID] = parent
 	}
 	if tc, ok := t.tools[parent]; ok {

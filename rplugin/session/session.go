@@ -47,6 +47,7 @@ type Session struct {
 	errMsg      string
 	stopping    bool
 	interrupted bool              // the user asked to interrupt the current turn
+	turn        bool              // a turn runs: a prompt was sent, or claude started one
 	applied     map[string]string // tool_use_id -> path: allowed proposals claude has yet to write
 	context     Context
 	title       string // claude's title (rename) or the stored one of a resumed session
@@ -236,6 +237,29 @@ func (s *Session) SetMode(mode string) bool {
 	}
 	s.mode = mode
 	return true
+}
+
+// BeginTurn records that a turn runs (until EndTurn): the user's, or one
+// claude started by itself when a task ended.
+func (s *Session) BeginTurn() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.turn = true
+}
+
+// EndTurn records that the turn ended (claude's result).
+func (s *Session) EndTurn() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.turn = false
+}
+
+// InTurn reports whether a turn runs: a request decided between turns (a
+// background agent's) leaves the session idle, not running.
+func (s *Session) InTurn() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.turn
 }
 
 // MarkInterrupted records that the user asked to end the current turn.
