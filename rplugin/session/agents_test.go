@@ -392,3 +392,36 @@ func BenchmarkAgentNested(b *testing.B) {
 		agentLoad(b, tr, 1000, func([]Op) {})
 	}
 }
+
+// Signals the fake model cannot make the CLI send (shapes from the SDK's
+// types): one note each; a rate limit only when it is not all well.
+func TestOtherSignals(t *testing.T) {
+	tr := NewTranscript("/p")
+	var buf []string
+	buf = replay(t, buf, tr.Prompt("go"))
+	for _, l := range []string{
+		`{"type":"rate_limit_event","rate_limit_info":{"status":"allowed"}}`,
+		`{"type":"rate_limit_event","rate_limit_info":{"status":"allowed_warning","rateLimitType":"five_hour","utilization":0.85}}`,
+		`{"type":"rate_limit_event","rate_limit_info":{"status":"rejected","rateLimitType":"five_hour","resetsAt":1796118000}}`,
+		`{"type":"system","subtype":"model_refusal_fallback","trigger":"refusal","direction":"retry","original_model":"a","fallback_model":"claude-b","request_id":null,"content":"Answered by claude-b"}`,
+		`{"type":"system","subtype":"informational","content":"Stop hook said: \u001b[31mnot yet","level":"warning"}`,
+		`{"type":"system","subtype":"hook_response","hook_id":"h","hook_name":"guard","hook_event":"PreToolUse","output":"","stdout":"","stderr":"no writes on main\n","exit_code":2,"outcome":"error"}`,
+		`{"type":"system","subtype":"hook_response","hook_id":"h","hook_name":"ok","hook_event":"PreToolUse","output":"","stdout":"","stderr":"","exit_code":0,"outcome":"success"}`,
+		`{"type":"system","subtype":"notification","key":"k","text":"Update available","priority":"low"}`,
+	} {
+		buf = replay(t, buf, tr.Apply(msg(t, l)))
+	}
+	text := strings.Join(buf, "\n")
+	for _, want := range []string{"> rate limited · five hour · resets ", "> the model declined; claude-b answered instead · Answered by claude-b",
+		"> Stop hook said: not yet", "> hook guard (PreToolUse) blocked it: no writes on main", "> Update available"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("lacks %q:\n%s", want, text)
+		}
+	}
+	if strings.Count(text, "rate limit") != 1 || strings.Contains(text, "hook ok") {
+		t.Fatalf("notes:\n%s", text)
+	}
+	if a, _ := tr.Activity(); a != "rate limited" {
+		t.Fatalf("activity %q", a)
+	}
+}
