@@ -253,6 +253,17 @@ M.subcommands = {
     desc = "Deny the request in view; {message} is shown to Claude.",
     run = function(args, raw) ui().decide_target("deny", #args > 0 and raw or nil) end,
   },
+  tasks = {
+    usage = "tasks [stop]",
+    desc = "Pick a background task (a subagent, a command Claude runs in the background; running ones first) and open its output, which follows while it is shown. With stop: pick a running one and stop it.",
+    run = function(args)
+      if args[1] and args[1] ~= "stop" then
+        error("claude-nova: tasks takes nothing or stop, got " .. args[1], 0)
+      end
+      require("claudenova.ui.tasks").pick(args[1])
+    end,
+    complete = function() return { "stop" } end,
+  },
   sidebar = { desc = "Toggle the sidebar.", run = function() ui().toggle_sidebar() end },
   log = {
     desc = "Open the host log.",
@@ -268,7 +279,7 @@ M.subcommands = {
 M.order = {
   "new", "send", "prompt", "steer", "withdraw", "add", "paste-image", "rename", "sessions", "transcript", "stop", "interrupt", "resume", "rewind", "changes", "mode",
   "model", "effort", "usage",
-  "allow", "allow-session", "always", "review", "deny", "focus", "rules", "diff", "sidebar", "log", "build",
+  "allow", "allow-session", "always", "review", "deny", "focus", "rules", "tasks", "diff", "sidebar", "log", "build",
 }
 
 -- The prose around the generated list in :help.

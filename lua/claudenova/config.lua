@@ -89,7 +89,7 @@ M.schema = {
       sidebar = {
         desc = "Keys in the sidebar.",
         fields = {
-          present = { type = "key", default = "<CR>", desc = "On a request: open its surface again. On a session: fold or unfold its requests." },
+          present = { type = "key", default = "<CR>", desc = "On a request: open its surface again. On a task: open its output. On a session: fold or unfold its requests and tasks." },
           fold = { type = "key", default = "za", desc = "Fold or unfold the requests of the session under the cursor." },
           transcript = { type = "key", default = "o", desc = "Open the transcript of the session under the cursor (or of the request's session)." },
           clear = { type = "key", default = "x", desc = "Clear the exited session under the cursor from the list; elsewhere, every exited session." },
@@ -99,7 +99,15 @@ M.schema = {
           review = { type = "key", default = "r", desc = "Review the full request." },
           deny = { type = "key", default = "d", desc = "Deny, with an optional message for Claude. On a visual selection of rows, allow, allow_session and deny decide every selected request (plans and questions are skipped)." },
           always = { type = "key", default = "A", desc = "Always…: allow or deny from now on, with a rule you can edit and a scope." },
+          stop_task = { type = "key", default = "X", desc = "Stop the background task under the cursor (<CR> on a task opens its output)." },
           close = { type = "key", default = "q", desc = "Close the sidebar." },
+        },
+      },
+      task_output = {
+        desc = "Keys in a task's output buffer (:ClaudeNova tasks).",
+        fields = {
+          stop = { type = "key", default = "X", desc = "Stop the task." },
+          close = { type = "key", default = "q", desc = "Close the output window." },
         },
       },
       panel = {
@@ -147,7 +155,7 @@ M.schema = {
           prompt_alt = { type = "key", default = "<CR>", desc = "On a tool call: open or close its details. Elsewhere: open the prompt input." },
           interrupt = { type = "key", default = "<C-c>", desc = "Interrupt the current turn." },
           withdraw = { type = "key", default = "<localleader>w", desc = "Withdraw the last prompt claude has not taken yet (sent while a turn ran; marked queued)." },
-          open_full = { type = "key", default = "gf", desc = "Open the whole result of the tool call under the cursor (the transcript shows its first lines)." },
+          open_full = { type = "key", default = "gf", desc = "Open the whole result of the tool call under the cursor (the transcript shows its first lines); on a subagent's or background command's call, the output of its task." },
         },
       },
       changes = {

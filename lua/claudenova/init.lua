@@ -178,7 +178,8 @@ function M.sessions()
   return host().request("sessions") or {}
 end
 
---- Pending requests as plain tables: { id, session, tool, surface, target, age }.
+--- Pending requests as plain tables: { id, session, tool, surface, target,
+--- age, agent? }; agent = { id, type, description } when a subagent asks.
 function M.pending()
   local out = {}
   local now = os.time() * 1000
@@ -190,9 +191,55 @@ function M.pending()
       surface = r.surface,
       target = r.target,
       age = math.max(0, math.floor((now - r.arrived) / 1000)),
+      agent = r.agent and { id = r.agent.id, type = r.agent.type, description = r.agent.description } or nil,
     })
   end
   return out
+end
+
+--- The background tasks of a session (the current one by default): its
+--- subagents and the commands claude runs in the background, oldest
+--- first: { { id, session, type, description, status, started, ended?,
+--- tool_use_id, last_tool?, subagent_type? } }. type is "agent", "shell",
+--- "monitor", …; status "running", "completed", "failed" or "stopped";
+--- started and ended in Unix seconds.
+function M.tasks(session)
+  local state = require("claudenova.ui").state
+  local out = {}
+  for _, t in ipairs(state.tasks[session or state.current or 0] or {}) do
+    table.insert(out, {
+      id = t.id, session = t.session, type = t.type, description = t.description, status = t.status,
+      started = t.started, ended = t.ended, tool_use_id = t.tool_use_id, last_tool = t.last_tool,
+      subagent_type = t.subagent_type,
+    })
+  end
+  return out
+end
+
+--- The end of a task's output: a shell's (or monitor's) last 8 KiB as
+--- claude keeps it, also after it ended; an agent's work as the transcript
+--- shows it.
+function M.task_output(id)
+  return host().await("task_output", { id = id })
+end
+
+--- Stop a running task. Returns true once claude stopped it (its status
+--- becomes "stopped"), else false and why.
+---@return boolean, string|nil
+function M.stop_task(id)
+  local started, answered, ok, res = pcall(host().wait, function(cb)
+    host().later("stop_task", { id = id }, cb)
+  end, 10000)
+  if not started then
+    return false, (require("claudenova.errors").message(answered):gsub("^claude%-nova: ", ""))
+  end
+  if not answered then
+    return false, "claude did not answer in time"
+  end
+  if not ok then
+    return false, tostring(res)
+  end
+  return true
 end
 
 --- Decide a request, or a list of requests (answered in order, each once).
@@ -241,17 +288,27 @@ end
 
 --- Statusline component, naming the session of the oldest pending request
 --- and its model: "fix the login test (sonnet): 2 pending", or "…: 2
---- pending (1 waiting)" while a
---- surface waits for you to be back in normal mode; empty when none.
+--- pending (1 waiting)" while a surface waits for you to pause, then the
+--- background tasks that run ("· 1 task"; alone: "1 task running"); empty
+--- when none.
 function M.status()
   local ok, ui = pcall(require, "claudenova.ui")
   if not ok then
     return ""
   end
+  local running = 0
+  for _, list in pairs(ui.state.tasks) do
+    for _, t in ipairs(list) do
+      if t.status == "running" and not t.ambient then
+        running = running + 1
+      end
+    end
+  end
+  local tasks = ("%d task%s"):format(running, running == 1 and "" or "s")
   local order = ui.state.order()
   local n = #order
   if n == 0 then
-    return ""
+    return running > 0 and (tasks .. " running") or ""
   end
   local s = ui.state.sessions[order[1].session]
   local who = ""
@@ -259,10 +316,14 @@ function M.status()
     who = s.name .. ((s.model and s.model ~= "") and (" (" .. s.model .. ")") or "") .. ": "
   end
   local waiting = #require("claudenova.ui.scheduler").waiting
+  local out = ("%s%d pending"):format(who, n)
   if waiting > 0 then
-    return ("%s%d pending (%d waiting)"):format(who, n, waiting)
+    out = ("%s%d pending (%d waiting)"):format(who, n, waiting)
   end
-  return ("%s%d pending"):format(who, n)
+  if running > 0 then
+    out = out .. " · " .. tasks
+  end
+  return out
 end
 
 return M

@@ -314,6 +314,7 @@ func (a *App) send(s *session.Session, prompt string) error {
 	}
 	a.transcript(s, s.Transcript.PromptMarked(prompt, mark))
 	s.Prompted(prompt)
+	s.BeginTurn()
 	s.Update(session.StateRunning, "", "", "")
 	a.ui.Send(ui.EvSession, s.Info())
 	return nil
@@ -335,6 +336,9 @@ func (a *App) Interrupt(id int) (Outcome, error) {
 	switch s.State() {
 	case session.StateRunning, session.StateWaiting:
 	default:
+		if n := s.Tasks.Active(); n > 0 && s.State() == session.StateIdle {
+			return Outcome{Message: fmt.Sprintf("nothing to interrupt: session %d is between turns; its %d background task(s) run on (:ClaudeNova tasks stop stops one)", s.ID, n)}, nil
+		}
 		return Outcome{Message: fmt.Sprintf("nothing to interrupt: session %d is %s", s.ID, s.State())}, nil
 	}
 	s.MarkInterrupted()

@@ -270,7 +270,11 @@ func (a *App) cleanup(p approval.Pending) {
 		}
 	}
 	if s, ok := a.sessions.Get(p.Session); ok && s.State() == session.StateWaiting && a.reg.Count(p.Session) == 0 {
-		s.Update(session.StateRunning, "", "", "")
+		st := session.StateRunning
+		if !s.InTurn() {
+			st = session.StateIdle // a background agent asked between turns
+		}
+		s.Update(st, "", "", "")
 		a.ui.Send(ui.EvSession, s.Info())
 	}
 }

@@ -41,7 +41,11 @@ func (a *App) handle(s *session.Session, m claude.Message) {
 	case "system":
 		a.system(s, m)
 	case "assistant", "stream_event":
+		a.seeAgent(s, m)
 		a.transcript(s, s.Transcript.Apply(m))
+		a.activity(s)
+	case "rate_limit_event":
+		a.signal(s, m)
 	case "user":
 		if a.replayed(s, m) {
 			return
@@ -50,6 +54,7 @@ func (a *App) handle(s *session.Session, m claude.Message) {
 		a.toolsFinished(s, m, a.recordChanges(s, m))
 	case "result":
 		interrupted := s.TakeInterrupted()
+		s.EndTurn()
 		a.transcript(s, s.Transcript.Result(m, interrupted))
 		state := session.StateIdle
 		if a.reg.Count(s.ID) > 0 {
@@ -136,19 +141,30 @@ func (a *App) system(s *session.Session, m claude.Message) {
 	switch m.Subtype {
 	case "init":
 		st := ""
-		if s.State() == session.StateStarting {
+		switch s.State() {
+		case session.StateStarting:
 			st = session.StateIdle
+		case session.StateIdle:
+			// A turn without a prompt: claude starts one when a task ends.
+			st = session.StateRunning
+			s.BeginTurn()
 		}
 		s.Update(st, sys.PermissionMode, sys.SessionID, sys.Model)
 	case "session_title_changed":
 		s.SetTitle(sys.Title)
 	case "status":
+		a.signal(s, m) // compacting
 		if sys.PermissionMode == "" {
 			return
 		}
 		a.modeChanged(s, sys.PermissionMode)
 		return
 	default:
+		if session.IsTaskMessage(m) {
+			a.taskMessage(s, m)
+		} else {
+			a.signal(s, m) // api_retry, compact_boundary, informational, …
+		}
 		return
 	}
 	a.ui.Send(ui.EvSession, s.Info())
@@ -198,6 +214,7 @@ func (a *App) exited(s *session.Session, sawInit bool) {
 		}
 	}
 	s.Exited(errMsg)
+	a.tasksEnded(s)
 	if errMsg != "" {
 		a.note(s, "**Session ended:** "+errMsg)
 	} else {

@@ -231,6 +231,10 @@ func (a *App) history(s *session.Session, claudeID string) {
 			ops = append(ops, tr.PromptMarked(e.Prompt, mark)...)
 		case e.Note != "":
 			ops = append(ops, tr.Note(e.Note)...)
+		case e.Notified != "":
+			ops = append(ops, tr.Notified(e.Notified, e.Status)...)
+		case e.Parent != "":
+			ops = append(ops, tr.ApplyIn(e.Parent, claude.Message{Type: e.Type, Raw: e.Message})...)
 		default:
 			ops = append(ops, tr.Apply(claude.Message{Type: e.Type, Raw: e.Message})...)
 		}

@@ -33,6 +33,7 @@ type RequestView struct {
 	Tool        string          `json:"tool"`
 	Target      string          `json:"target"`
 	Surface     string          `json:"surface"`
+	Agent       *AgentView      `json:"agent,omitempty"` // the subagent that asks (nil: Claude itself)
 	Reason      string          `json:"reason,omitempty"`
 	Arrived     int64           `json:"arrived"` // unix milliseconds
 	Added       int             `json:"added"`
@@ -71,6 +72,9 @@ func (a *App) view(r approval.Pending) RequestView {
 		FileChange: approval.IsFileChange(pr.ToolName), Staged: r.Staged,
 	}
 	v.Title = v.Tool + " · " + name
+	if v.Agent = a.agent(r.Session, pr.AgentID); v.Agent != nil {
+		v.Title = v.Tool + " · " + agentLabel(v.Agent) + " · " + name
+	}
 	v.SessionChoice = sanitize.Line(rules.SessionChoice(pr.ToolName, pr.Suggestions).Label)
 	v.ToolChoice = sanitize.Line(rules.ToolChoice(pr.ToolName).Label)
 	v.Suggested = sanitize.Line(rules.Suggested(pr.ToolName, pr.Suggestions))
@@ -90,8 +94,8 @@ func (a *App) view(r approval.Pending) RequestView {
 	if pr.BlockedPath != "" {
 		v.Fields = append(v.Fields, Field{"Blocked path", sanitize.Line(pr.BlockedPath)})
 	}
-	if pr.AgentID != "" {
-		v.Fields = append(v.Fields, Field{"Subagent", sanitize.Line(pr.AgentID)})
+	if v.Agent != nil {
+		v.Fields = append([]Field{{"Agent", agentLabel(v.Agent)}}, v.Fields...)
 	}
 	switch r.Route.Surface {
 	case approval.SurfaceQuestion:

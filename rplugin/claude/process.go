@@ -182,7 +182,9 @@ func Start(cfg Config, log *slog.Logger) (*Process, error) {
 	}()
 	// initialize is queued before anyone else can write: it is the first
 	// line claude reads.
-	initCh, err := p.startControl("initialize", nil)
+	// forwardSubagentText: subagents' messages come whole, at every depth
+	// (without it only depth 1's tool calls do), for a nested transcript.
+	initCh, err := p.startControl("initialize", map[string]any{"forwardSubagentText": true})
 	if err != nil {
 		p.initErr = err
 		close(p.initDone)

@@ -64,10 +64,21 @@ func highlight(lines []string, st *hlState) ([]Mark, []Code) {
 		case strings.HasPrefix(l, "## You") || strings.HasPrefix(l, "## Claude"):
 			add(i, 0, -1, "ClaudeNovaHeading")
 		case strings.HasPrefix(l, toolPrefix):
-			toolMarks(i, l, add)
+			toolMarks(i, l, 0, add)
 		case strings.HasPrefix(l, detailFolded) || strings.HasPrefix(l, detailOpen):
-			add(i, 0, len(detailFolded), "ClaudeNovaDetailBar")
-			add(i, len(detailFolded), -1, "ClaudeNovaDetail")
+			// Inside an agent's block: its own tool lines are tool lines.
+			p := nestLen(l)
+			if strings.HasPrefix(l[p:], toolPrefix) {
+				add(i, 0, p, "ClaudeNovaDetailBar")
+				toolMarks(i, l, p, add)
+				continue
+			}
+			bar := max(p, len(detailFolded))
+			if strings.HasPrefix(l[p:], detailOpen) {
+				bar = p + len(detailOpen)
+			}
+			add(i, 0, bar, "ClaudeNovaDetailBar")
+			add(i, bar, -1, "ClaudeNovaDetail")
 		case strings.HasPrefix(l, notePrefix) || l == ">":
 			add(i, 0, -1, "ClaudeNovaQuote")
 			inline(i, l, add)
@@ -125,18 +136,30 @@ func inline(i int, l string, add func(i, s, e int, g string)) {
 	}
 }
 
-// toolMarks colours a tool line: ▸ Tool target ✓|✗ time.
-func toolMarks(i int, l string, add func(i, s, e int, g string)) {
-	add(i, 0, len(toolPrefix), "ClaudeNovaToolLine")
-	rest := l[len(toolPrefix):]
-	name, _, _ := strings.Cut(rest, " ")
-	add(i, len(toolPrefix), len(toolPrefix)+len(name), "ClaudeNovaTool")
-	for _, o := range []struct{ sym, group string }{{"✓", "ClaudeNovaOk"}, {"✗", "ClaudeNovaFail"}, {"…", "ClaudeNovaAge"}} {
-		if p := strings.LastIndex(l, " "+o.sym); p >= 0 {
-			add(i, len(toolPrefix)+len(name), p, "ClaudeNovaTarget")
+// nestLen is the length of the detail prefixes a line starts with (one
+// per level of agent it is nested in).
+func nestLen(l string) int {
+	n := 0
+	for strings.HasPrefix(l[n:], detailFolded) {
+		n += len(detailFolded)
+	}
+	return n
+}
+
+// toolMarks colours a tool line that starts at byte off: ▸ Tool target
+// ✓|✗ time, or "· running" while its task runs.
+func toolMarks(i int, l string, off int, add func(i, s, e int, g string)) {
+	add(i, off, off+len(toolPrefix), "ClaudeNovaToolLine")
+	start := off + len(toolPrefix)
+	name, _, _ := strings.Cut(l[start:], " ")
+	add(i, start, start+len(name), "ClaudeNovaTool")
+	for _, o := range []struct{ sym, group string }{{" ✓", "ClaudeNovaOk"}, {" ✗", "ClaudeNovaFail"}, {" …", "ClaudeNovaAge"},
+		{" · running", "ClaudeNovaAge"}, {" · in the background", "ClaudeNovaAge"}} {
+		if p := strings.LastIndex(l, o.sym); p >= start {
+			add(i, start+len(name), p, "ClaudeNovaTarget")
 			add(i, p+1, -1, o.group)
 			return
 		}
 	}
-	add(i, len(toolPrefix)+len(name), -1, "ClaudeNovaTarget")
+	add(i, start+len(name), -1, "ClaudeNovaTarget")
 }

@@ -29,7 +29,9 @@ type Session struct {
 	Cwd        string
 	Proc       claude.Conn
 	Transcript *Transcript
-	Started    time.Time
+	// Tasks are its background tasks (agents, shells).
+	Tasks   *Tasks
+	Started time.Time
 	// Turns are the prompts sent and the files each turn changed (for
 	// rewind and the changes view).
 	Turns *checkpoint.Log
@@ -46,6 +48,7 @@ type Session struct {
 	errMsg      string
 	stopping    bool
 	interrupted bool              // the user asked to interrupt the current turn
+	turn        bool              // a turn runs: a prompt was sent, or claude started one
 	applied     map[string]string // tool_use_id -> path: allowed proposals claude has yet to write
 	rewrites    map[string][]byte // path -> content the user approved for a Write Claude must make again
 	queued      []Queued          // prompts sent while a turn ran, not known to be read by claude yet
@@ -164,6 +167,12 @@ type Info struct {
 	Error       string   `json:"error,omitempty"`
 	CommandLine string   `json:"cmdline"`
 	Context     *Context `json:"context,omitempty"`
+	// Tasks is how many of its background tasks run: the session is
+	// running meanwhile, even between turns.
+	Tasks int `json:"tasks"`
+	// Activity is what claude is doing that the conversation does not
+	// show ("retrying 2/10", "compacting", "writing greet.py · 12 kB").
+	Activity string `json:"activity,omitempty"`
 }
 
 // New makes a session around a started process.
@@ -172,7 +181,7 @@ func New(id int, cwd, mode string, proc claude.Conn) *Session {
 		mode = "default"
 	}
 	return &Session{
-		ID: id, Cwd: cwd, Proc: proc, Transcript: NewTranscript(cwd), Started: time.Now(),
+		ID: id, Cwd: cwd, Proc: proc, Transcript: NewTranscript(cwd), Tasks: NewTasks(id), Started: time.Now(),
 		Turns: checkpoint.NewLog(turnBudget),
 		state: StateStarting, mode: mode, applied: map[string]string{}, rewrites: map[string][]byte{},
 	}
@@ -189,6 +198,13 @@ func (s *Session) Info() Info {
 	if s.context.Max > 0 {
 		c := s.context
 		info.Context = &c
+	}
+	info.Tasks = s.Tasks.Active()
+	if info.Tasks > 0 && info.State == StateIdle {
+		info.State = StateRunning // between turns, its tasks work
+	}
+	if info.State != StateExited {
+		info.Activity = s.Transcript.CurrentActivity()
 	}
 	if s.Proc != nil {
 		info.CommandLine = s.Proc.CommandLine()
@@ -232,6 +248,29 @@ func (s *Session) SetMode(mode string) bool {
 	}
 	s.mode = mode
 	return true
+}
+
+// BeginTurn records that a turn runs (until EndTurn): the user's, or one
+// claude started by itself when a task ended.
+func (s *Session) BeginTurn() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.turn = true
+}
+
+// EndTurn records that the turn ended (claude's result).
+func (s *Session) EndTurn() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.turn = false
+}
+
+// InTurn reports whether a turn runs: a request decided between turns (a
+// background agent's) leaves the session idle, not running.
+func (s *Session) InTurn() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.turn
 }
 
 // MarkInterrupted records that the user asked to end the current turn.

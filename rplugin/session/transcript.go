@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -42,6 +43,15 @@ type Transcript struct {
 	order  []string             // tool ids, oldest first (bounded)
 	drafts []*draft             // blocks being streamed, oldest first
 
+	// Agents and turns (agents.go), status signals (signals.go).
+	agentCalls map[string]string // agent id -> the tool_use_id of its call
+	inTurn     bool              // a turn is running (prompted, or started by claude)
+	why        []string          // tasks that ended, for the heading of claude's next own turn
+	anchors    map[string]*int   // signal -> the line of its note, updated in place
+	input      *inputDraft       // a tool input being streamed
+	activity   string            // what claude is doing now, for the winbar
+	changed    bool              // activity changed since Activity was read
+
 	planPath string            // last plan file written under ~/.claude/plans/
 	lastText string            // last assistant text (plan fallback)
 	plans    map[string]string // tool_use_id -> plan text of an ExitPlanMode call
@@ -50,11 +60,23 @@ type Transcript struct {
 // toolCall is one tool call's place in the transcript.
 type toolCall struct {
 	line    int    // its summary line
-	details int    // lines folded beneath it
-	summary string // the line without outcome
+	details int    // lines folded beneath it (a nested call's included)
+	summary string // the line without outcome (nest prefix included)
 	name    string
 	started time.Time
 	full    string // file with the whole result, when it was cut
+
+	// Agents and tasks (agents.go).
+	depth      int        // 0: Claude's own call; n: inside n agents
+	parent     *toolCall  // the agent call it is nested in
+	inputs     int        // lines of its input beneath it
+	inputLines []string   // those lines, until written
+	label      string     // how a heading names the task it started
+	agent      bool       // a Task or Agent call: its agent's work goes beneath it
+	typ, desc  string     // its agent's type and description
+	task       *taskState // the task it started, as last reported
+	live       bool       // its task runs in the background
+	done       bool       // its task ended
 }
 
 // draft is a text or thinking block being streamed.
@@ -82,7 +104,8 @@ const previewLines = 20
 
 // NewTranscript returns an empty transcript for a session in cwd.
 func NewTranscript(cwd string) *Transcript {
-	return &Transcript{cwd: cwd, tools: map[string]*toolCall{}, plans: map[string]string{}}
+	return &Transcript{cwd: cwd, tools: map[string]*toolCall{}, plans: map[string]string{},
+		agentCalls: map[string]string{}, anchors: map[string]*int{}}
 }
 
 // Spill makes the transcript keep about keep lines in memory and append
@@ -148,8 +171,8 @@ func (t *Transcript) put(index, n int, lines []string, st *hlState) []Op {
 	if index >= t.base {
 		i := index - t.base
 		end := min(i+n, len(t.lines))
-		rest := append(append([]string(nil), lines...), t.lines[end:]...)
-		t.lines = append(t.lines[:i], rest...)
+		// In place: lines nested in an agent's block go in the middle.
+		t.lines = slices.Replace(t.lines, i, end, lines...)
 	}
 	// Calls and drafts after the replaced lines move with them.
 	if shift := len(lines) - n; shift != 0 {
@@ -161,6 +184,11 @@ func (t *Transcript) put(index, n int, lines []string, st *hlState) []Op {
 		for _, d := range t.drafts {
 			if d.start >= index+n {
 				d.start += shift
+			}
+		}
+		for _, a := range t.anchors {
+			if *a >= index+n {
+				*a += shift
 			}
 		}
 	}
@@ -187,9 +215,15 @@ func (t *Transcript) trim() {
 		return
 	}
 	n := len(t.lines) - t.keep
-	// Never spill a draft being streamed: it still changes.
+	// Never spill a draft being streamed: it still changes; nor the block
+	// of an agent at work (its lines go beneath its call), unless it is huge.
 	for _, d := range t.drafts {
 		n = min(n, d.start-t.base)
+	}
+	for _, tc := range t.tools {
+		if tc.live && tc.depth == 0 && tc.details < t.keep/2 {
+			n = min(n, tc.line-t.base)
+		}
 	}
 	if n <= 0 {
 		return
@@ -302,6 +336,7 @@ func (t *Transcript) PromptMarked(text, mark string) []Op {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.speaker = ""
+	t.inTurn = true
 	ops := t.headingMarked("you", "You", sanitize.Line(mark), "text")
 	return append(ops, t.add(sanitize.Lines(text)...)...)
 }
@@ -353,9 +388,11 @@ func (t *Transcript) Apply(m claude.Message) []Op {
 	case "assistant":
 		return t.assistant(m)
 	case "user":
-		return t.toolResults(m)
+		return t.toolResults(m, "")
 	case "result":
 		return t.result(m, false)
+	case "system", "rate_limit_event":
+		return t.signal(m)
 	}
 	return nil
 }
@@ -389,11 +426,14 @@ func (t *Transcript) streamEvent(m claude.Message) []Op {
 			} `json:"message"`
 			ContentBlock struct {
 				Type string `json:"type"`
+				ID   string `json:"id"`
+				Name string `json:"name"`
 			} `json:"content_block"`
 			Delta struct {
-				Type     string `json:"type"`
-				Text     string `json:"text"`
-				Thinking string `json:"thinking"`
+				Type        string `json:"type"`
+				Text        string `json:"text"`
+				Thinking    string `json:"thinking"`
+				PartialJSON string `json:"partial_json"`
 			} `json:"delta"`
 		} `json:"event"`
 	}
@@ -407,9 +447,13 @@ func (t *Transcript) streamEvent(m claude.Message) []Op {
 		switch ev.ContentBlock.Type {
 		case "text", "thinking":
 			return t.startDraft(msgID, ev.Index, ev.ContentBlock.Type)
+		case "tool_use":
+			t.startInput(msgID, ev.Index, ev.ContentBlock.ID, ev.ContentBlock.Name)
 		}
 	case "content_block_delta":
 		switch ev.Delta.Type {
+		case "input_json_delta":
+			return t.growInput(msgID, ev.Index, ev.Delta.PartialJSON)
 		case "text_delta":
 			d, ops := t.draftFor(msgID, ev.Index, "text")
 			return append(ops, t.grow(d, ev.Delta.Text)...)
@@ -427,7 +471,8 @@ func thinkingLine(d *draft) string {
 }
 
 func (t *Transcript) startDraft(msgID string, index int, kind string) []Op {
-	ops := t.heading("claude", "Claude", kind)
+	t.setActivity("")
+	ops := t.claudeHeading(kind)
 	d := &draft{message: msgID, index: index, kind: kind, start: t.count(), began: time.Now()}
 	first := ""
 	if kind == "thinking" {
@@ -485,6 +530,9 @@ func (t *Transcript) finishDraft(kind string, msgID string, lines []string) ([]O
 func (t *Transcript) assistant(m claude.Message) []Op {
 	var msg struct {
 		ParentToolUseID *string `json:"parent_tool_use_id"`
+		AgentID         string  `json:"agent_id"`
+		SubagentType    string  `json:"subagent_type"`
+		TaskDescription string  `json:"task_description"`
 		ThinkingMS      float64 `json:"thinking_duration_ms"`
 		Message         struct {
 			ID      string         `json:"id"`
@@ -494,6 +542,10 @@ func (t *Transcript) assistant(m claude.Message) []Op {
 	if json.Unmarshal(m.Raw, &msg) != nil {
 		return nil
 	}
+	if parent := t.parentOf(msg.ParentToolUseID); parent != "" {
+		return t.nestedAssistant(parent, msg.AgentID, msg.SubagentType, msg.TaskDescription, msg.Message.Content)
+	}
+	t.replied()
 	var ops []Op
 	for _, b := range msg.Message.Content {
 		switch b.Type {
@@ -527,35 +579,38 @@ func (t *Transcript) block(kind, id string, lines []string) []Op {
 	if fin, ok := t.finishDraft(kind, id, lines); ok {
 		return fin
 	}
-	return append(t.heading("claude", "Claude", kind), t.add(lines...)...)
+	return append(t.claudeHeading(kind), t.add(lines...)...)
 }
 
 func (t *Transcript) toolUse(b contentBlock) []Op {
-	ops := t.heading("claude", "Claude", "tool")
-	summary := toolPrefix + sanitize.Line(b.Name)
-	if target := ToolTarget(b.Name, b.Input, t.cwd); target != "" {
-		summary += " " + target
-	}
+	ops := t.claudeHeading("tool")
+	tc := t.newCall(b, 0)
 	if p := planFile(b.Name, b.Input); p != "" {
 		t.planPath = p
 	}
-	var details []string
+	details := tc.inputLines
+	tc.inputLines = nil
 	if b.Name == "ExitPlanMode" {
 		var in struct {
 			Plan string `json:"plan"`
 		}
+		details = nil
 		if json.Unmarshal(b.Input, &in) == nil && in.Plan != "" {
 			t.plans[b.ID] = in.Plan
 			for _, l := range sanitize.Lines(in.Plan) {
 				details = append(details, detailFolded+l)
 			}
 		}
-	} else {
-		details = inputDetails(b.Name, b.Input)
+		tc.details, tc.inputs = len(details), len(details)
 	}
-	tc := &toolCall{line: t.count(), details: len(details), summary: summary, name: b.Name, started: time.Now()}
-	ops = append(ops, t.add(append([]string{summary + " …"}, details...)...)...)
-	t.remember(b.ID, tc) // after add: lines it inserts do not move it
+	// A long input shown while it was written: the call takes its line.
+	at, n := t.count(), 0
+	if d := t.takeInput(b.ID); d != nil && d.start >= t.base {
+		at, n = d.start, 1
+	}
+	tc.line = at
+	ops = append(ops, t.put(at, n, append([]string{tc.summary + " …"}, details...), nil)...)
+	t.remember(b.ID, tc) // after put: lines it inserts do not move it
 	return ops
 }
 
@@ -633,18 +688,38 @@ func planFile(tool string, input json.RawMessage) string {
 // toolResults marks each finished call ✓ or ✗ with its time, and puts its
 // result beneath it: folded, or shown when it failed (and a question's
 // answers); cut after previewLines, the whole kept in a file.
-func (t *Transcript) toolResults(m claude.Message) []Op {
+func (t *Transcript) toolResults(m claude.Message, parent string) []Op {
 	var msg struct {
-		Message struct {
+		ParentToolUseID *string `json:"parent_tool_use_id"`
+		Message         struct {
 			Content json.RawMessage `json:"content"`
 		} `json:"message"`
+		Launched      launched `json:"tool_use_result"`
+		StoreLaunched launched `json:"toolUseResult"`
 	}
 	if json.Unmarshal(m.Raw, &msg) != nil {
-		return nil
+		// tool_use_result is not always an object (a string on errors).
+		msg.Launched, msg.StoreLaunched = launched{}, launched{}
+		var lean struct {
+			ParentToolUseID *string `json:"parent_tool_use_id"`
+			Message         struct {
+				Content json.RawMessage `json:"content"`
+			} `json:"message"`
+		}
+		if json.Unmarshal(m.Raw, &lean) != nil {
+			return nil
+		}
+		msg.ParentToolUseID, msg.Message.Content = lean.ParentToolUseID, lean.Message.Content
 	}
 	var blocks []contentBlock
 	if json.Unmarshal(msg.Message.Content, &blocks) != nil {
 		return nil // plain string content: the echo of our own prompt
+	}
+	if msg.Launched == (launched{}) {
+		msg.Launched = msg.StoreLaunched
+	}
+	if parent == "" {
+		parent = t.parentOf(msg.ParentToolUseID)
 	}
 	var ops []Op
 	for _, b := range blocks {
@@ -652,6 +727,10 @@ func (t *Transcript) toolResults(m claude.Message) []Op {
 		case "tool_result":
 			tc, ok := t.tools[b.ToolUseID]
 			if !ok {
+				continue
+			}
+			if o, ok := t.taskResult(b, tc, msg.Launched); ok {
+				ops = append(ops, o...)
 				continue
 			}
 			outcome := "✓"
@@ -664,20 +743,31 @@ func (t *Transcript) toolResults(m claude.Message) []Op {
 			}
 			ops = append(ops, t.put(tc.line, 1, []string{line}, nil)...)
 			if res := t.resultDetails(b, tc); len(res) > 0 {
-				at := tc.line + 1 + tc.details
-				if at < t.base { // long gone from memory: at the end instead
-					at = t.count()
-				}
-				ops = append(ops, t.put(at, 0, res, nil)...)
-				tc.details += len(res)
+				// Long gone from memory: at the end instead.
+				_, o := t.insertIn(tc, res)
+				ops = append(ops, o...)
 			}
 		case "text":
-			if strings.HasPrefix(b.Text, "[Request interrupted") {
-				ops = append(ops, t.note(sanitize.Line(b.Text))...)
+			if !strings.HasPrefix(b.Text, "[Request interrupted") {
+				continue // a subagent's prompt: its call shows it
 			}
+			if ac, ok := t.tools[parent]; ok && parent != "" {
+				_, o := t.insertIn(ac, []string{nest(ac.depth+1) + notePrefix + sanitize.Line(b.Text)})
+				ops = append(ops, o...)
+				continue
+			}
+			ops = append(ops, t.note(sanitize.Line(b.Text))...)
 		}
 	}
 	return ops
+}
+
+// parentOf is the call a message belongs to ("" for Claude's own).
+func (t *Transcript) parentOf(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
 }
 
 var toolErrorTags = strings.NewReplacer("<tool_use_error>", "", "</tool_use_error>", "")
@@ -687,9 +777,9 @@ func (t *Transcript) resultDetails(b contentBlock, tc *toolCall) []string {
 	if text == "" {
 		return nil
 	}
-	prefix := detailFolded
+	prefix := nest(tc.depth) + detailFolded
 	if b.IsError || tc.name == "AskUserQuestion" {
-		prefix = detailOpen
+		prefix = nest(tc.depth) + detailOpen
 	}
 	lines := sanitize.Lines(text)
 	var out []string
@@ -786,6 +876,7 @@ func (t *Transcript) result(m claude.Message, interrupted bool) []Op {
 	}
 	t.drafts = nil // whatever was not finished stays as it was written
 	t.speaker, t.last = "", "footer"
+	t.endTurn()
 	status := "done"
 	switch {
 	case interrupted && r.Subtype != "" && r.Subtype != "success":

@@ -211,6 +211,9 @@ type line struct {
 	Message          struct {
 		Content json.RawMessage `json:"content"`
 	} `json:"message"`
+	Origin struct {
+		Kind string `json:"kind"`
+	} `json:"origin"`
 }
 
 type scan struct {
@@ -359,30 +362,126 @@ type Entry struct {
 	Message json.RawMessage
 	// Type is "assistant" or "user" for a Message.
 	Type string
+	// Parent is set on a subagent's Message: the tool_use_id of the call
+	// (Task, Agent) that started the subagent.
+	Parent string
+	// Notified is set for the notification that a task ended (claude's
+	// own turn follows it): the tool_use_id of the call that started the
+	// task, and how it ended (Status: completed, failed, stopped).
+	Notified, Status string
 }
 
 // maxLine bounds one line of the store read for history (claude's request
 // caches can be large; they are skipped).
 const maxLine = 16 << 20
 
-// History reads the conversation of a session file.
+// History reads the conversation of a session file, with the work of its
+// subagents (claude keeps each in <id>/subagents/agent-<agent>.jsonl, the
+// call that started it in a .meta.json beside it) right after the call
+// that started each.
 func History(path string) ([]Entry, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("read session history: %w", err)
 	}
 	defer f.Close()
-	return ReadHistory(f)
+	es, err := ReadHistory(f)
+	if err != nil {
+		return es, err
+	}
+	subs := subagents(filepath.Join(strings.TrimSuffix(path, ".jsonl"), "subagents"))
+	if len(subs) == 0 {
+		return es, nil
+	}
+	var out []Entry
+	seen := map[string]bool{}
+	var emit func(es []Entry)
+	emit = func(es []Entry) {
+		for _, e := range es {
+			out = append(out, e)
+			if e.Type != "assistant" {
+				continue
+			}
+			for _, id := range toolUseIDs(e.Message) {
+				if sub, ok := subs[id]; ok && !seen[id] {
+					seen[id] = true
+					emit(sub)
+				}
+			}
+		}
+	}
+	emit(es)
+	return out, nil
+}
+
+// subagents reads the conversations of a session's subagents, by the
+// tool_use_id of the call that started each. What cannot be read is left
+// out.
+func subagents(dir string) map[string][]Entry {
+	metas, _ := filepath.Glob(filepath.Join(dir, "agent-*.meta.json"))
+	out := map[string][]Entry{}
+	for _, m := range metas {
+		b, err := os.ReadFile(m)
+		if err != nil {
+			continue
+		}
+		var meta struct {
+			ToolUseID string `json:"toolUseId"`
+		}
+		if json.Unmarshal(b, &meta) != nil || meta.ToolUseID == "" {
+			continue
+		}
+		f, err := os.Open(strings.TrimSuffix(m, ".meta.json") + ".jsonl")
+		if err != nil {
+			continue
+		}
+		es, _ := readHistory(f, true)
+		f.Close()
+		for i := range es {
+			if es[i].Message != nil {
+				es[i].Parent = meta.ToolUseID
+			}
+		}
+		out[meta.ToolUseID] = es
+	}
+	return out
+}
+
+// toolUseIDs are the ids of the tool_use blocks of an assistant line.
+func toolUseIDs(raw json.RawMessage) []string {
+	if !bytes.Contains(raw, []byte(`"tool_use"`)) {
+		return nil
+	}
+	var l struct {
+		Message struct {
+			Content []struct {
+				Type string `json:"type"`
+				ID   string `json:"id"`
+			} `json:"content"`
+		} `json:"message"`
+	}
+	_ = json.Unmarshal(raw, &l)
+	var ids []string
+	for _, b := range l.Message.Content {
+		if b.Type == "tool_use" && b.ID != "" {
+			ids = append(ids, b.ID)
+		}
+	}
+	return ids
 }
 
 // ReadHistory reads a conversation from r.
-func ReadHistory(r io.Reader) ([]Entry, error) {
+func ReadHistory(r io.Reader) ([]Entry, error) { return readHistory(r, false) }
+
+// readHistory reads a conversation; sidechain reads a subagent's (whose
+// lines are all marked isSidechain).
+func readHistory(r io.Reader, sidechain bool) ([]Entry, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	var out []Entry
 	for {
 		raw, err := readLine(br)
 		if len(raw) > 0 {
-			if e, ok := entryOf(raw); ok {
+			if e, ok := entryOf(raw, sidechain); ok {
 				out = append(out, e)
 			}
 		}
@@ -420,9 +519,25 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 
 var stdoutRE = regexp.MustCompile(`(?s)<local-command-stdout>(.*?)</local-command-stdout>`)
 
-func entryOf(raw []byte) (Entry, bool) {
+var (
+	notifiedRE = regexp.MustCompile(`<tool-use-id>([^<]*)</tool-use-id>`)
+	statusRE   = regexp.MustCompile(`<status>([^<]*)</status>`)
+)
+
+func entryOf(raw []byte, sidechain bool) (Entry, bool) {
 	var l line
-	if json.Unmarshal(raw, &l) != nil || l.IsSidechain {
+	if json.Unmarshal(raw, &l) != nil || l.IsSidechain != sidechain {
+		return Entry{}, false
+	}
+	if l.Type == "user" && l.Origin.Kind == "task-notification" {
+		text, _ := textOf(l.Message.Content)
+		if m := notifiedRE.FindStringSubmatch(text); m != nil {
+			st := "completed"
+			if s := statusRE.FindStringSubmatch(text); s != nil {
+				st = s[1]
+			}
+			return Entry{Notified: m[1], Status: st}, true
+		}
 		return Entry{}, false
 	}
 	switch l.Type {

@@ -203,3 +203,47 @@ func FuzzReadHistory(f *testing.F) {
 		}
 	})
 }
+
+// A subagent's conversation (a file of its own in the store) comes right
+// after the call that started it, each message naming that call; depth 2
+// too. The notification that started claude's own turn is an entry.
+func TestHistoryWithSubagents(t *testing.T) {
+	es, err := History(filepath.Join("testdata", "agents", "29efbea0-9d66-4713-bc7e-bda34cca77d6.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range es {
+		switch {
+		case e.Prompt != "":
+			got = append(got, "prompt")
+		case e.Notified != "":
+			got = append(got, "notified "+e.Notified+" "+e.Status)
+		case e.Message != nil:
+			s := e.Type
+			if e.Parent != "" {
+				s += " in " + e.Parent
+			}
+			got = append(got, s)
+		}
+	}
+	want := []string{
+		"prompt",
+		"assistant",                      // the Task call toolu_s0
+		"assistant in toolu_s0",          // its Agent call
+		"assistant in toolu_ac3057c75_0", // the depth 2 agent's Bash
+		"user in toolu_ac3057c75_0",      // its result
+		"assistant in toolu_ac3057c75_0", // its text
+		"user in toolu_s0",               // the Agent call's result
+		"assistant in toolu_s0",          // Bash echo mid
+		"user in toolu_s0",               //
+		"assistant in toolu_s0",          // its text
+		"user",                           // the Task's launch result
+		"assistant",                      // all done
+		"notified toolu_s0 completed",    //
+		"assistant",                      // all done, claude's own turn
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("history:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

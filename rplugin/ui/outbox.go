@@ -26,6 +26,7 @@ const (
 	EvFileWritten      = "file_written"    // {path}: claude wrote an applied proposal
 	EvRules            = "rules"           // RulesView: the rules in effect, as claude reports them
 	EvReply            = "reply"           // {token, ok, result, error}: the answer to a call that waited on claude
+	EvTasks            = "tasks"           // {session, tasks}: a session's background tasks
 )
 
 // Event is one message to the Lua front end.

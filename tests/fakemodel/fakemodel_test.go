@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"hash/crc32"
 	"io"
 	"log"
 	"net/http"
@@ -314,6 +316,18 @@ func TestDecide(t *testing.T) {
 		{name: "STREAM", req: mkReq(t, nil, user(txt("STREAM 3"))), wantKind: "stream"},
 		{name: "SLOW", req: mkReq(t, nil, user(txt("SLOW 250"))), wantKind: "slow", wantText: "slow done", wantDelay: 250 * time.Millisecond},
 		{name: "bad SLOW", req: mkReq(t, nil, user(txt("SLOW x"))), wantKind: "error"},
+		{name: "SEQD streams the step slowly", req: mkReq(t, nil, user(txt(`SEQD 30 [["Read",{"file_path":"/r"}]]`))),
+			wantKind: "tool", wantTool: "Read", wantID: "toolu_s0", wantInput: `{"file_path":"/r"}`},
+		{name: "bad SEQD", req: mkReq(t, nil, user(txt(`SEQD x [["Read",{}]]`))), wantKind: "error"},
+		{name: "OVERLOAD", req: mkReq(t, nil, user(txt("OVERLOAD 2 hi"))), wantKind: "overload", wantText: "recovered: hi"},
+		{name: "bad OVERLOAD", req: mkReq(t, nil, user(txt("OVERLOAD x"))), wantKind: "error"},
+		{name: "a subagent's ids are its own", req: mkReq(t, map[string]any{"system": "x-anthropic-billing-header: cc_is_subagent=true;"}, user(txt(seq2))),
+			wantKind: "tool", wantTool: "Bash", wantID: fmt.Sprintf("toolu_a%08x_0", crc32.ChecksumIEEE([]byte(seq2)))},
+		{name: "a subagent says it is done", req: mkReq(t, map[string]any{"system": "cc_is_subagent=true"}, user(txt(`SEQ []`))),
+			wantKind: "text", wantText: "subagent done"},
+		{name: "a fork subagent's directive is its prompt", req: mkReq(t, map[string]any{"system": "cc_is_subagent=true"}, user(txt("hello")), asst(txt("x")),
+			user(txt("<fork-boilerplate>\nYou are a worker fork.\n</fork-boilerplate>\n\nYour directive: "+seq2))),
+			wantKind: "tool", wantTool: "Bash"},
 		{name: "no tools: side request", req: mkReq(t, map[string]any{"tools": nil}, user(txt("hello"))),
 			wantKind: "side", wantText: "ok"},
 		{name: "session title (structured output)", req: mkReq(t, map[string]any{"tools": nil,
@@ -352,6 +366,9 @@ func TestDecide(t *testing.T) {
 				if b.Type != "text" || b.fullText() != tc.wantText || p.Reply.StopReason != "end_turn" {
 					t.Errorf("reply = %+v, want text %q", p.Reply, tc.wantText)
 				}
+			}
+			if tc.name == "SEQD streams the step slowly" && p.Reply.ChunkDelay != 30*time.Millisecond {
+				t.Errorf("chunk delay = %v", p.Reply.ChunkDelay)
 			}
 			if p.Delay != tc.wantDelay {
 				t.Errorf("delay = %v, want %v", p.Delay, tc.wantDelay)
@@ -524,6 +541,36 @@ func TestServerHTTP(t *testing.T) {
 	r.Body.Close()
 	if r.StatusCode != 400 {
 		t.Errorf("bad JSON: %d", r.StatusCode)
+	}
+}
+
+// OVERLOAD n: the first n requests of the prompt get 529, the next the reply.
+func TestOverloadAnswers529ThenRecovers(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	srv := New(Options{})
+	if _, err := srv.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	body := map[string]any{"model": "m", "stream": false, "tools": tools, "messages": []any{user(txt("OVERLOAD 2 hello"))}}
+	for i, want := range []int{529, 529, 200} {
+		resp := post(t, ctx, srv.URL()+"/v1/messages", body)
+		var m map[string]any
+		json.NewDecoder(resp.Body).Decode(&m)
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Fatalf("request %d: status %d, want %d (%v)", i+1, resp.StatusCode, want, m)
+		}
+		if want == 529 {
+			if e, _ := m["error"].(map[string]any); e["type"] != "overloaded_error" {
+				t.Fatalf("529 body %v", m)
+			}
+			continue
+		}
+		if c, _ := m["content"].([]any); len(c) != 1 || c[0].(map[string]any)["text"] != "recovered: hello" {
+			t.Fatalf("reply %v", m)
+		}
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"hash/crc32"
 	"regexp"
 	"strconv"
 	"strings"
@@ -196,10 +197,20 @@ var injectedPrefixes = []string{
 	"<user-prompt-submit-hook>",
 }
 
+// forkDirective introduces the Task's prompt in a fork subagent's message.
+const forkDirective = "</fork-boilerplate>\n\nYour directive: "
+
 // userText strips CLI-injected context from a text block and returns the
 // user's own text ("" when nothing is left).
 func userText(t string) string {
 	t = strings.TrimSpace(reminderRE.ReplaceAllString(t, ""))
+	// A fork subagent gets the parent's history and one more message: the
+	// CLI's boilerplate, then the Task's prompt.
+	if strings.HasPrefix(t, "<fork-boilerplate>") {
+		if _, directive, ok := strings.Cut(t, forkDirective); ok {
+			return strings.TrimSpace(directive)
+		}
+	}
 	for _, p := range injectedPrefixes {
 		if strings.HasPrefix(t, p) {
 			return ""
@@ -273,6 +284,9 @@ type plan struct {
 	Reply Reply
 	Delay time.Duration // SLOW: sleep before the text
 	Note  string        // for logs
+	// OVERLOAD: answer 529 to the first Overload requests of prompt Key.
+	Overload int
+	Key      string
 }
 
 // scriptConfig carries the options that influence decisions.
@@ -308,6 +322,32 @@ func decide(r *request, cfg scriptConfig) plan {
 			return plan{Kind: "error", Reply: TextReply("bad SEQ script: " + err.Error()), Note: "bad SEQ"}
 		}
 		return scriptStep(r, idx, steps, cfg)
+	case word == "SEQD":
+		// SEQD ms [...]: SEQ whose tool inputs are written slowly, one
+		// delta of ChunkSize bytes every ms (a long file being written).
+		msText, script, _ := strings.Cut(rest, " ")
+		ms, err := strconv.Atoi(msText)
+		if err != nil || ms < 0 {
+			return plan{Kind: "error", Reply: TextReply("bad SEQD: " + rest + " (want: SEQD ms [...])")}
+		}
+		steps, err := ParseScript([]byte(script))
+		if err != nil {
+			return plan{Kind: "error", Reply: TextReply("bad SEQD script: " + err.Error()), Note: "bad SEQD"}
+		}
+		p := scriptStep(r, idx, steps, cfg)
+		p.Reply.ChunkDelay = time.Duration(ms) * time.Millisecond
+		return p
+	case word == "OVERLOAD":
+		// OVERLOAD n text: the first n requests for this prompt are
+		// answered 529 overloaded (the server counts them), then
+		// "recovered: text".
+		nText, after, _ := strings.Cut(rest, " ")
+		n, err := strconv.Atoi(nText)
+		if err != nil || n < 0 {
+			return plan{Kind: "error", Reply: TextReply("bad OVERLOAD: " + rest + " (want: OVERLOAD n text)")}
+		}
+		return plan{Kind: "overload", Overload: n, Key: text, Reply: TextReply("recovered: " + strings.TrimSpace(after)),
+			Note: fmt.Sprintf("OVERLOAD %d", n)}
 	case text == "DEMO":
 		return scriptStep(r, idx, cfg.DefaultScript, cfg)
 	case word == "STREAM":
@@ -355,7 +395,11 @@ func decide(r *request, cfg scriptConfig) plan {
 func scriptStep(r *request, idx int, steps []Step, cfg scriptConfig) plan {
 	k := len(r.toolResults(idx + 1))
 	if k >= len(steps) {
-		return plan{Kind: "text", Reply: TextReply("all done"), Note: fmt.Sprintf("script done (%d steps)", len(steps))}
+		done := "all done"
+		if r.subagent() {
+			done = "subagent done"
+		}
+		return plan{Kind: "text", Reply: TextReply(done), Note: fmt.Sprintf("script done (%d steps)", len(steps))}
 	}
 	n := len(r.toolResults(0))
 	st := steps[k]
@@ -372,8 +416,37 @@ func scriptStep(r *request, idx int, steps []Step, cfg scriptConfig) plan {
 		in = bytes.ReplaceAll(in, []byte("{{cwd}}"), esc[1:len(esc)-1])
 	}
 	id := "toolu_s" + strconv.Itoa(n)
+	if r.subagent() {
+		// A subagent's conversation starts anew: its ids must not repeat
+		// the main conversation's (the real API's never do).
+		id = fmt.Sprintf("toolu_a%08x_%d", crc32.ChecksumIEEE([]byte(r.firstUserText())), n)
+	}
 	return plan{Kind: "tool", Reply: ToolUseReply(id, st.Tool, in),
 		Note: fmt.Sprintf("step %d/%d %s %s", k+1, len(steps), st.Tool, id)}
+}
+
+// subagent reports whether r comes from a subagent (the CLI marks its
+// system prompt so).
+func (r *request) subagent() bool {
+	return strings.Contains(r.systemText(), "cc_is_subagent=true")
+}
+
+// firstUserText is the own text of the first user message (a subagent's:
+// the Task's prompt).
+func (r *request) firstUserText() string {
+	for _, m := range r.Messages {
+		if m.Role != "user" {
+			continue
+		}
+		for _, b := range m.blocks() {
+			if b.Type == "text" {
+				if t := userText(b.Text); t != "" {
+					return t
+				}
+			}
+		}
+	}
+	return ""
 }
 
 // isCompaction reports whether r is the CLI's conversation compaction

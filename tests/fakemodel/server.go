@@ -5,11 +5,15 @@
 //
 //   - "SEQ [[tool, input], ...]": one tool_use per response, step k+1 where k
 //     is the number of tool_result blocks after the prompt; ids toolu_s<n>
-//     (n = tool_results in the whole conversation); then text "all done".
+//     (n = tool_results in the whole conversation; toolu_a<hash>_<n> in a
+//     subagent's conversation); then text "all done" ("subagent done").
 //   - "DEMO": the same with Options.DefaultScript (DemoScript by default).
 //   - "STREAM n": one text block streamed as n text deltas of 40 bytes.
 //   - "STREAMD n ms": the same, ms apart (a reply written slowly).
+//   - "SEQD ms [...]": SEQ with the tool inputs streamed one delta every ms.
 //   - "SLOW ms": waits ms (or until the client goes away), then "slow done".
+//   - "OVERLOAD n text": 529 overloaded to the first n requests of this
+//     prompt (the one state the server keeps), then "recovered: text".
 //   - anything else: "You said: <text>" (or the default script when
 //     Options.AlwaysScript is set).
 //
@@ -70,7 +74,7 @@ type RequestInfo struct {
 	Model  string `json:"model,omitempty"`
 	Stream bool   `json:"stream,omitempty"`
 	Tools  int    `json:"tools,omitempty"`
-	Kind   string `json:"kind,omitempty"` // tool, text, stream, slow, side, error, other
+	Kind   string `json:"kind,omitempty"` // tool, text, stream, slow, side, error, overloaded, other
 	Prompt string `json:"prompt,omitempty"`
 	Note   string `json:"note,omitempty"`
 }
@@ -88,6 +92,7 @@ type Server struct {
 	nMsgs   int
 	results []ToolResult
 	seen    map[string]int
+	loads   map[string]int // OVERLOAD prompt -> 529s answered
 	log     []RequestInfo
 	texts   []string      // the text of each /v1/messages request's messages (last 200)
 	changed chan struct{} // closed and replaced on every recorded change
@@ -111,7 +116,7 @@ func New(opts Options) *Server {
 		opts.InputTokens = 10
 	}
 	wd, _ := os.Getwd()
-	return &Server{opts: opts, cwd: wd, seen: map[string]int{}, changed: make(chan struct{}), done: make(chan struct{})}
+	return &Server{opts: opts, cwd: wd, seen: map[string]int{}, loads: map[string]int{}, changed: make(chan struct{}), done: make(chan struct{})}
 }
 
 // Start listens on Options.Addr and serves in the background. It returns
@@ -274,6 +279,18 @@ func (s *Server) record(info RequestInfo, r *request) int {
 	return len(s.log)
 }
 
+// overloaded counts a request of an OVERLOAD prompt and reports whether it
+// is one of the first n (answered 529).
+func (s *Server) overloaded(key string, n int) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.loads[key] >= n {
+		return false
+	}
+	s.loads[key]++
+	return true
+}
+
 func (s *Server) nextID() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -339,6 +356,18 @@ func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := decide(&req, scriptConfig{DefaultScript: s.opts.DefaultScript, AlwaysScript: s.opts.AlwaysScript, FallbackCwd: s.cwd})
+	if p.Kind == "overload" {
+		if s.overloaded(p.Key, p.Overload) {
+			s.record(RequestInfo{Method: r.Method, Path: r.URL.Path, Kind: "overloaded", Note: p.Note}, nil)
+			s.logf("POST %s -> 529 overloaded (%s)", r.URL.RequestURI(), p.Note)
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(529)
+			json.NewEncoder(w).Encode(map[string]any{"type": "error",
+				"error": map[string]any{"type": "overloaded_error", "message": "Overloaded"}})
+			return
+		}
+		p.Kind = "text"
+	}
 	prompt, _ := req.prompt()
 	if p.Kind == "side" {
 		prompt = lastText(&req)

@@ -39,9 +39,13 @@ local function announce(r, waiting)
     return
   end
   local what = r.target ~= "" and (r.tool .. " " .. r.target) or r.tool
+  local agent = state.agent_label(r)
+  if agent then
+    what = agent .. " › " .. what -- who asks comes first: a long target is cut
+  end
   if waiting then
     -- What matters first: it waits. The rest may be cut to fit the line.
-    notify.info(("%s waits until you pause: :ClaudeNova focus opens it now (%s)"):format(what, state.request_label(r)))
+    notify.info(("%s waits until you pause: :ClaudeNova focus opens it now (%s)"):format(what, state.session_label(r)))
     return
   end
   local key = require("claudenova.ui.text").key
@@ -59,7 +63,7 @@ local function announce(r, waiting)
   end
   -- What to do comes first, then what and whose it is: a narrow screen
   -- cuts the end.
-  notify.info(("%s: %s (%s)"):format(how, what, state.request_label(r)))
+  notify.info(("%s: %s (%s)"):format(how, what, state.session_label(r)))
 end
 
 local verbs = { allow = "allowed", allow_session = "allowed for the session", allow_tool = "allowed for the session (the whole tool)", deny = "denied" }
@@ -180,6 +184,14 @@ function handlers.proposal_rebase(data)
   require("claudenova.ui.proposal").rebase(data)
 end
 
+function handlers.tasks(data)
+  state.tasks[data.session] = data.tasks or {}
+  local tasks = package.loaded["claudenova.ui.tasks"]
+  if tasks then
+    tasks.changed()
+  end
+end
+
 function handlers.rules(view)
   require("claudenova.ui.rules").update(view)
 end
@@ -231,6 +243,9 @@ function M.host_lost(code)
     drop(id, "lost")
   end
   scheduler.reset()
+  if package.loaded["claudenova.ui.tasks"] then
+    require("claudenova.ui.tasks").host_lost()
+  end
   require("claudenova.host").fail_waiting("the host stopped before claude answered")
   require("claudenova.ui.transcript").host_lost()
   state.reset()

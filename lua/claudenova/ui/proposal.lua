@@ -25,7 +25,10 @@ local function winbar_parts(r, p, width)
   local keys = cfg().keymaps.proposal
   local key = require("claudenova.ui.text").key
   local rel = r.target ~= "" and r.target or r.path
-  local head = ("Proposal · %s %s"):format(r.tool, rel)
+  local state = require("claudenova.ui.state")
+  local agent = state.agent_label(r)
+  -- A subagent's proposal names it first: a narrow window drops the rest.
+  local head = ("Proposal · %s%s %s"):format(agent and (agent .. " › ") or "", r.tool, rel)
   if p and p.hunk_review then
     local t = hunks.tally(p)
     head = head .. (" · %d hunk%s"):format(t.hunks, t.hunks == 1 and "" or "s")
@@ -36,13 +39,14 @@ local function winbar_parts(r, p, width)
       head = head .. (" · %d note%s"):format(t.notes, t.notes == 1 and "" or "s")
     end
   end
-  local parts = { head, require("claudenova.ui.state").request_label(r), ":w apply · :q reject" }
+  local what = (agent and (agent .. " › ") or "") .. r.tool .. " " .. rel
+  local parts = { head, state.session_label(r), ":w apply · :q reject" }
   if width and width < 50 then
-    parts = { ":w apply · :q reject", r.tool .. " " .. rel, require("claudenova.ui.state").request_label(r) }
+    parts = { ":w apply · :q reject", what, state.session_label(r) }
   end
   if p and require("claudenova.ui.scheduler").in_grace(p.buf) then
     -- It just took the window: why keys do nothing yet comes first.
-    parts = { "keys wait a moment", r.tool .. " " .. rel, require("claudenova.ui.state").request_label(r) }
+    parts = { "keys wait a moment", what, state.session_label(r) }
   end
   if p and p.hunk_review and (keys.reject_hunk or keys.restore_hunk or keys.note) then
     table.insert(parts, ("%s reject hunk · %s restore · %s note"):format(key(keys.reject_hunk), key(keys.restore_hunk), key(keys.note)))

@@ -1,6 +1,7 @@
--- The sidebar: every session and its pending requests, as a tree in one
--- split. Session rows fold and unfold their requests; exited sessions are
--- dimmed and can be cleared; ages refresh on a timer while it is visible.
+-- The sidebar: every session, its pending requests and its background
+-- tasks, as a tree in one split. Session rows fold and unfold what is
+-- beneath them; exited sessions are dimmed and can be cleared; ages
+-- refresh on a timer while it is visible.
 local state = require("claudenova.ui.state")
 local text = require("claudenova.ui.text")
 
@@ -12,6 +13,10 @@ local ns = vim.api.nvim_create_namespace("claudenova_sidebar")
 M.buf = nil
 M.rows = {} ---@type table<integer, string> line -> request id
 M.session_rows = {} ---@type table<integer, integer> line -> session id
+M.task_rows = {} ---@type table<integer, table> line -> task
+
+-- How long a task that ended stays listed.
+local ENDED_SHOWN = 10
 M.folded = {} ---@type table<integer, boolean> session id -> its requests hidden
 
 local function cfg()
@@ -60,6 +65,9 @@ function M.session_under_cursor()
   end
   if M.session_rows[l] then
     return M.session_rows[l]
+  end
+  if M.task_rows[l] then
+    return M.task_rows[l].session
   end
   local r = M.rows[l] and state.requests[M.rows[l]]
   return r and r.session
@@ -157,9 +165,15 @@ local function clear()
   end
 end
 
+--- The task on the line under the cursor.
+function M.task_under_cursor()
+  local l = cursor_line()
+  return l and M.task_rows[l]
+end
+
 -- Every key, in the order the hint and g? list them: {name, short label, description}.
 local KEYS = {
-  { "present", "open", "Open the request's surface; on a session: fold or unfold it" },
+  { "present", "open", "Open the request's surface, or a task's output; on a session: fold or unfold it" },
   { "allow", "allow", "Allow the request" },
   { "allow_session", "session", "Allow for the session what the CLI suggests" },
   { "review", "review", "Review the full request" },
@@ -168,6 +182,7 @@ local KEYS = {
   { "fold", "fold", "Fold or unfold the session's requests" },
   { "transcript", "transcript", "Open the session's transcript" },
   { "clear", "clear", "Clear an exited session (elsewhere: every exited one)" },
+  { "stop_task", "stop", "Stop the background task" },
   { "help", "keys", "Show every key" },
   { "close", "close", "Close the sidebar" },
 }
@@ -216,6 +231,10 @@ local function set_keymaps(buf)
           toggle_fold(M.session_rows[l])
           return
         end
+        if l and M.task_rows[l] then
+          require("claudenova.ui.tasks").open(M.task_rows[l].id)
+          return
+        end
         local id = l and M.rows[l]
         if not id then
           notify().info("no request or session on this line")
@@ -261,6 +280,21 @@ local function set_keymaps(buf)
     deny = { with_row(function(id) ui().deny_with_message(id, "sidebar") end), "Deny (optional message for Claude)" },
     always = { with_row(function(id) ui().always(id) end), "Always…: allow or deny from now on, with a rule" },
     close = { function() M.close() end, "Close the sidebar" },
+    stop_task = {
+      guard(function()
+        local t = M.task_under_cursor()
+        if not t then
+          notify().info("no task on this line")
+          return
+        end
+        if t.status ~= "running" then
+          notify().info(("the task has already %s"):format(t.status))
+          return
+        end
+        require("claudenova.ui.tasks").stop(t.id)
+      end),
+      "Stop the background task under the cursor",
+    },
   }
   for name, act in pairs(actions) do
     local lhs = keys[name]
@@ -298,12 +332,28 @@ local function next_tick()
       break
     end
   end
+  for _, list in pairs(state.tasks) do
+    for _, t in ipairs(list) do
+      if t.status == "running" or now - (t.ended or 0) <= ENDED_SHOWN then
+        young = true -- its age moves, or it leaves the list soon
+      end
+    end
+  end
   return young and 1000 or 5000
 end
 
 -- Whether a window of any tab shows the sidebar.
 local function shown()
   return M.buf and vim.api.nvim_buf_is_valid(M.buf) and #vim.fn.win_findbuf(M.buf) > 0
+end
+
+-- The tasks a session row lists: running ones, and those that ended a
+-- moment ago (housekeeping tasks never).
+local function shown_tasks(sid)
+  local now = os.time()
+  return vim.tbl_filter(function(t)
+    return not t.ambient and (t.status == "running" or now - (t.ended or 0) <= ENDED_SHOWN)
+  end, state.tasks[sid] or {})
 end
 
 local function arm_timer()
@@ -423,13 +473,13 @@ function M.render()
     return
   end
   local w = win()
-  local keep_id, keep_session
+  local keep_id, keep_session, keep_task
   if w then
     local l = vim.api.nvim_win_get_cursor(w)[1]
-    keep_id, keep_session = M.rows[l], M.session_rows[l]
+    keep_id, keep_session, keep_task = M.rows[l], M.session_rows[l], M.task_rows[l] and M.task_rows[l].id
   end
   local width = w and vim.api.nvim_win_get_width(w) or M.width()
-  local lines, hls, rows, srows = {}, {}, {}, {}
+  local lines, hls, rows, srows, trows = {}, {}, {}, {}, {}
   local function add(line, marks)
     table.insert(lines, line)
     for _, m in ipairs(marks or {}) do
@@ -444,9 +494,10 @@ function M.render()
   for _, sid in ipairs(state.session_ids()) do
     local s = state.sessions[sid]
     local reqs = state.for_session(sid)
+    local tasks = shown_tasks(sid)
     add("")
     local glyph = "  "
-    if #reqs > 0 then
+    if #reqs > 0 or #tasks > 0 then
       glyph = M.folded[sid] and "▸ " or "▾ "
     end
     local head = glyph .. state.label(sid)
@@ -454,6 +505,9 @@ function M.render()
     local line = ("%s · %s · %s"):format(head, st, s.mode or "default")
     if #reqs > 0 and M.folded[sid] then
       line = line .. (" · %d pending"):format(#reqs)
+    end
+    if (s.tasks or 0) > 0 then
+      line = line .. (" · %d task%s"):format(s.tasks, s.tasks == 1 and "" or "s")
     end
     if st == "exited" then
       add(line, { { 0, -1, "ClaudeNovaSessionExited" } })
@@ -471,13 +525,18 @@ function M.render()
           stat = (" +%d -%d"):format(r.added, r.removed)
         end
         local target = r.target ~= "" and (" " .. r.target) or ""
-        local prefix = "    " .. r.tool
+        local agent = state.agent_label(r)
+        local who = agent and (agent .. " › ") or ""
+        local prefix = "    " .. who .. r.tool
         local age = text.age(r.arrived)
         local row = prefix .. target .. stat .. "  " .. age
         local marks = {
-          { 4, #prefix, "ClaudeNovaTool" },
+          { 4 + #who, #prefix, "ClaudeNovaTool" },
           { #prefix, #prefix + #target, "ClaudeNovaTarget" },
         }
+        if who ~= "" then
+          table.insert(marks, { 4, 4 + #who, "ClaudeNovaSession" })
+        end
         if stat ~= "" then
           local p = #prefix + #target
           local plus = (" +%d"):format(r.added)
@@ -487,6 +546,21 @@ function M.render()
         table.insert(marks, { #row - #age, #row, "ClaudeNovaAge" })
         add(row, marks)
         rows[#lines] = r.id
+      end
+      for _, t in ipairs(tasks) do
+        local what = t.description ~= "" and t.description or t.id
+        local prefix = "    " .. t.type .. " "
+        local rest = (" · %s %s"):format(t.status, state.task_age(t))
+        if t.status == "running" and t.last_tool and t.last_tool ~= "" then
+          rest = rest .. " · " .. t.last_tool
+        end
+        local row = prefix .. what .. rest
+        add(row, {
+          { 4, #prefix - 1, "ClaudeNovaTool" },
+          { #prefix, #prefix + #what, "ClaudeNovaTarget" },
+          { #prefix + #what, #row, t.status == "running" and "ClaudeNovaStateRunning" or "ClaudeNovaAge" },
+        })
+        trows[#lines] = t
       end
     end
   end
@@ -511,11 +585,17 @@ function M.render()
       vim.api.nvim_buf_set_extmark(M.buf, ns, h[1], h[2], { end_col = e, hl_group = h[4] })
     end
   end
-  M.rows, M.session_rows = rows, srows
+  M.rows, M.session_rows, M.task_rows = rows, srows, trows
   if w then
-    -- Keep the cursor on the same request (or session) across re-renders.
+    -- Keep the cursor on the same request (task, session) across re-renders.
     for lnum, id in pairs(rows) do
       if keep_id and id == keep_id then
+        pcall(vim.api.nvim_win_set_cursor, w, { lnum, 0 })
+        return
+      end
+    end
+    for lnum, t in pairs(trows) do
+      if keep_task and t.id == keep_task then
         pcall(vim.api.nvim_win_set_cursor, w, { lnum, 0 })
         return
       end

@@ -8,10 +8,11 @@ M.sessions = {} ---@type table<integer, table>
 M.requests = {} ---@type table<string, table>
 M.gone = {} ---@type table<string, table> decided here, removal not yet confirmed
 M.current = nil ---@type integer|nil
+M.tasks = {} ---@type table<integer, table[]> session id -> its background tasks, oldest first
 
 --- Forget everything (the host that owned it is gone).
 function M.reset()
-  M.sessions, M.requests, M.gone, M.current = {}, {}, {}, nil
+  M.sessions, M.requests, M.gone, M.current, M.tasks = {}, {}, {}, nil, {}
 end
 
 function M.order()
@@ -40,12 +41,76 @@ function M.label(id)
   return ("session %d"):format(id)
 end
 
---- The label of a request's session (its name may have changed since).
-function M.request_label(r)
-  if M.sessions[r.session] then
-    return M.label(r.session)
+--- The label of a request's session alone.
+function M.session_label(r)
+  return M.sessions[r.session] and M.label(r.session) or r.session_name or ("session %d"):format(r.session)
+end
+
+--- How a request names the subagent that asks: "probe sub", else
+--- "subagent a50e1f91"; nil when Claude itself asks.
+function M.agent_label(r)
+  local a = r.agent
+  if not a then
+    return nil
   end
-  return r.session_name or ("session %d"):format(r.session)
+  if a.description and a.description ~= "" then
+    return a.description
+  end
+  return "subagent " .. (a.id or "?")
+end
+
+--- The label of a request's session (its name may have changed since),
+--- and the subagent that asks: "1 · fix the login test › probe sub".
+function M.request_label(r)
+  local label = M.session_label(r)
+  local agent = M.agent_label(r)
+  if agent then
+    label = label .. " › " .. agent
+  end
+  return label
+end
+
+--- Every task of every session: running ones first, then the most recent.
+function M.all_tasks()
+  local out = {}
+  for _, sid in ipairs(M.session_ids()) do
+    vim.list_extend(out, M.tasks[sid] or {})
+  end
+  table.sort(out, function(a, b)
+    local ra, rb = a.status == "running", b.status == "running"
+    if ra ~= rb then
+      return ra
+    end
+    return (a.ended or a.started or 0) > (b.ended or b.started or 0)
+  end)
+  return out
+end
+
+--- Task id (of any session).
+function M.task(id)
+  for _, list in pairs(M.tasks) do
+    for _, t in ipairs(list) do
+      if t.id == id then
+        return t
+      end
+    end
+  end
+end
+
+--- How long a task ran, or has run so far: "12s", "3m".
+function M.task_age(t)
+  local now = os.time()
+  local secs = math.max(0, (t.ended or now) - (t.started or now))
+  return require("claudenova.ui.text").age((now - secs) * 1000)
+end
+
+--- One line for a task: "agent probe sub (general-purpose) · running 12s".
+function M.task_line(t)
+  local what = t.description ~= "" and t.description or t.id
+  if t.subagent_type and t.subagent_type ~= "" then
+    what = what .. " (" .. t.subagent_type .. ")"
+  end
+  return ("%s %s · %s %s"):format(t.type, what, t.status, M.task_age(t))
 end
 
 function M.for_session(id)

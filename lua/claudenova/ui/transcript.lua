@@ -11,6 +11,8 @@
 --
 -- Tool calls take one line each; their input and result are folded beneath
 -- (fold level from the line itself: "  │ " lines fold, "  ┃ " lines show).
+-- A subagent's work is nested under its Task line, one "  │ " deeper per
+-- level, so it folds with the call (and its own calls fold within).
 local M = {}
 
 M.bufs = {} ---@type table<integer, integer>
@@ -31,10 +33,20 @@ local function ours()
   return cfg().transcript.filetype == "claudenova"
 end
 
---- foldexpr of transcript windows: the tool details fold.
+-- How deep a line is nested: the "  │ " it starts with.
+local function depth(l)
+  local n, i = 0, 1
+  while l:sub(i, i + #FOLDED - 1) == FOLDED do
+    n, i = n + 1, i + #FOLDED
+  end
+  return n, l:sub(i)
+end
+
+--- foldexpr of transcript windows: the tool details fold, a nested
+--- agent's calls within its Task's fold.
 function M.foldexpr()
   local l = vim.api.nvim_buf_get_lines(0, vim.v.lnum - 1, vim.v.lnum, false)[1] or ""
-  return l:sub(1, #FOLDED) == FOLDED and 1 or 0
+  return (depth(l))
 end
 
 --- foldtext of transcript windows.
@@ -53,7 +65,14 @@ function M.winbar_of()
   if not s then
     return ""
   end
-  local parts = { st.label(id), s.state or "", s.mode or "" }
+  local parts = { st.label(id), s.state or "" }
+  if s.activity and s.activity ~= "" then
+    table.insert(parts, s.activity) -- retrying, compacting, writing a file
+  end
+  if (s.tasks or 0) > 0 then
+    table.insert(parts, ("%d task%s"):format(s.tasks, s.tasks == 1 and "" or "s"))
+  end
+  table.insert(parts, s.mode or "")
   if s.model and s.model ~= "" then
     table.insert(parts, s.model .. ((s.effort and s.effort ~= "") and (" · effort " .. s.effort) or ""))
   end
@@ -96,12 +115,14 @@ local function toggle_or_prompt(id)
   local lnum = vim.api.nvim_win_get_cursor(0)[1]
   local line = vim.api.nvim_get_current_line()
   local target
-  if line:sub(1, #TOOL) == TOOL then
+  local d, rest = depth(line)
+  if rest:sub(1, #TOOL) == TOOL and vim.fn.foldclosed(lnum) == -1 then
+    -- A call (nested or not): its own details.
     local nxt = vim.api.nvim_buf_get_lines(0, lnum, lnum + 1, false)[1] or ""
-    if nxt:sub(1, #FOLDED) == FOLDED then
+    if depth(nxt) > d then
       target = lnum + 1
     end
-  elseif line:sub(1, #FOLDED) == FOLDED or vim.fn.foldclosed(lnum) ~= -1 then
+  elseif d > 0 or vim.fn.foldclosed(lnum) ~= -1 then
     target = lnum
   end
   if not target then
@@ -119,7 +140,17 @@ end
 -- buffer (the transcript shows its first lines).
 local function open_full(id)
   local lnum = vim.api.nvim_win_get_cursor(0)[1]
-  local path = require("claudenova.host").request("tool_output", { session = id, line = lnum - 1 })
+  local host = require("claudenova.host")
+  local ok, path = pcall(host.request, "tool_output", { session = id, line = lnum - 1 })
+  if not ok then
+    -- A task's call (an agent, a background shell): its output.
+    local found, task = pcall(host.request, "task_at", { session = id, line = lnum - 1 })
+    if found and task then
+      require("claudenova.ui.tasks").open(task)
+      return
+    end
+    error(path, 0)
+  end
   vim.cmd("split " .. vim.fn.fnameescape(path))
   vim.bo.readonly = true
   vim.bo.modifiable = false

@@ -1,0 +1,410 @@
+package session
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
+)
+
+// Agents in the transcript. A Task (or Agent) call is one line that names
+// its agent ("▸ Task probe sub · general-purpose · running 12 s"); what the
+// agent says and does is nested beneath it, one detail prefix deeper per
+// level, so it folds with the call and never reads as Claude's own text.
+// claude sends a subagent's messages with parent_tool_use_id set to the
+// call that started it (checked on 2.1.328, depth 2 too with
+// forwardSubagentText). A background shell's Bash line says it runs in the
+// background until its task ends. A turn claude starts by itself when a
+// task ends is headed by what started it ("## Claude · after probe sub
+// finished").
+
+// nest is the prefix of lines n levels deep inside agent blocks.
+func nest(n int) string { return strings.Repeat(detailFolded, n) }
+
+// isAgentTool reports whether tool starts a subagent.
+func isAgentTool(tool string) bool { return tool == "Task" || tool == "Agent" }
+
+// end is the line after tc's block (its line and every line beneath).
+func (tc *toolCall) end() int { return tc.line + 1 + tc.details }
+
+// grow records n more lines in tc's block and in each block around it.
+func (tc *toolCall) grow(n int) {
+	for c := tc; c != nil; c = c.parent {
+		c.details += n
+	}
+}
+
+// insertIn puts lines at the end of tc's block (at the end of the
+// transcript when the block has left memory) and returns where.
+func (t *Transcript) insertIn(tc *toolCall, lines []string) (int, []Op) {
+	at := tc.end()
+	if at < t.base || at > t.count() {
+		at = t.count()
+	}
+	ops := t.put(at, 0, lines, nil)
+	tc.grow(len(lines))
+	return at, ops
+}
+
+func prefixed(prefix string, lines []string) []string {
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = prefix + l
+	}
+	return out
+}
+
+// agentInput is what a Task call says about its agent.
+type agentInput struct {
+	Description  string `json:"description"`
+	Prompt       string `json:"prompt"`
+	SubagentType string `json:"subagent_type"`
+}
+
+// agentSummary is a Task call's line without its outcome: who the agent
+// is ("▸ Task probe sub · general-purpose").
+func agentSummary(tool string, in agentInput) string {
+	s := toolPrefix + sanitize.Line(tool)
+	if d := sanitize.Truncate(sanitize.Line(in.Description), 80); d != "" {
+		s += " " + d
+	}
+	if typ := sanitize.Line(in.SubagentType); typ != "" {
+		s += " · " + typ
+	}
+	return s
+}
+
+// callLabel is how a heading names what a call started: a Task's
+// description, a shell's description or command.
+func callLabel(tool string, input json.RawMessage) string {
+	var in struct {
+		Description string `json:"description"`
+		Command     string `json:"command"`
+	}
+	_ = json.Unmarshal(input, &in)
+	for _, s := range []string{in.Description, in.Command} {
+		if s = sanitize.Truncate(sanitize.Line(s), 60); s != "" {
+			return s
+		}
+	}
+	return sanitize.Line(tool)
+}
+
+// agentCall is the call whose agent sent a message: the Task line, or (when
+// it is unknown: long gone, or a store without it) a line made for it.
+func (t *Transcript) agentCall(parent, agentID, subagentType, description string) (*toolCall, []Op) {
+	if agentID != "" {
+		if len(t.agentCalls) >= maxTools {
+			t.agentCalls = map[string]string{} // the oldest agents are long gone
+		}
+		t.agentCalls[agentID] = parent
+	}
+	if tc, ok := t.tools[parent]; ok {
+		return tc, nil
+	}
+	summary := agentSummary("Agent", agentInput{Description: description, SubagentType: subagentType})
+	tc := &toolCall{summary: summary, name: "Agent", agent: true, label: sanitize.Line(description), started: time.Now()}
+	t.speaker, t.last = "", "tool"
+	lines := []string{summary + " …"}
+	if t.count() > 0 {
+		lines = append([]string{""}, lines...)
+	}
+	tc.line = t.count() + len(lines) - 1
+	ops := t.add(lines...)
+	t.remember(parent, tc)
+	return tc, ops
+}
+
+// nestedAssistant shows a subagent's message beneath its call.
+func (t *Transcript) nestedAssistant(parent, agentID, subagentType, description string, blocks []contentBlock) []Op {
+	ac, ops := t.agentCall(parent, agentID, subagentType, description)
+	d := ac.depth + 1
+	for _, b := range blocks {
+		switch b.Type {
+		case "text":
+			if strings.TrimSpace(b.Text) == "" {
+				continue
+			}
+			_, o := t.insertIn(ac, prefixed(nest(d), sanitize.Lines(b.Text)))
+			ops = append(ops, o...)
+		case "thinking":
+			lines := []string{nest(d) + notePrefix + "_thought_"}
+			lines = append(lines, prefixed(nest(d+1), sanitize.Lines(b.Thinking))...)
+			_, o := t.insertIn(ac, lines)
+			ops = append(ops, o...)
+		case "tool_use":
+			ops = append(ops, t.nestedToolUse(ac, b)...)
+		}
+	}
+	return ops
+}
+
+// ApplyIn applies a message of the subagent the call parent started (a
+// resumed session's history: claude's store keeps a subagent's lines in a
+// file of their own, without parent_tool_use_id).
+func (t *Transcript) ApplyIn(parent string, m claude.Message) []Op {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	switch m.Type {
+	case "assistant":
+		var msg struct {
+			Message struct {
+				Content []contentBlock `json:"content"`
+			} `json:"message"`
+		}
+		if json.Unmarshal(m.Raw, &msg) != nil {
+			return nil
+		}
+		return t.nestedAssistant(parent, "", "", "", msg.Message.Content)
+	case "user":
+		return t.toolResults(m, parent)
+	}
+	return nil
+}
+
+// nestedToolUse shows a subagent's tool call in its agent's block.
+func (t *Transcript) nestedToolUse(ac *toolCall, b contentBlock) []Op {
+	d := ac.depth + 1
+	tc := t.newCall(b, d)
+	tc.parent = ac
+	details := tc.inputLines
+	tc.inputLines = nil
+	at, ops := t.insertIn(ac, append([]string{tc.summary + " …"}, details...))
+	tc.line = at
+	t.remember(b.ID, tc) // after the insert: lines it inserts do not move it
+	return ops
+}
+
+// newCall is the toolCall of a tool_use block at depth d, with the lines
+// of its input (inputLines) still to be written beneath it.
+func (t *Transcript) newCall(b contentBlock, d int) *toolCall {
+	tc := &toolCall{name: b.Name, depth: d, started: time.Now(), label: sanitize.Line(b.Name)}
+	if b.Name == "Bash" || b.Name == "Monitor" {
+		tc.label = callLabel(b.Name, b.Input) // may start a task
+	}
+	var details []string
+	if isAgentTool(b.Name) {
+		var in agentInput
+		_ = json.Unmarshal(b.Input, &in)
+		tc.agent, tc.typ = true, sanitize.Line(in.SubagentType)
+		tc.desc = sanitize.Truncate(sanitize.Line(in.Description), 80)
+		if tc.desc != "" {
+			tc.label = sanitize.Truncate(tc.desc, 60)
+		}
+		tc.summary = nest(d) + agentSummary(b.Name, in)
+		for i, l := range sanitize.Lines(in.Prompt) {
+			if i == previewLines {
+				details = append(details, detailFolded+"…")
+				break
+			}
+			details = append(details, detailFolded+l)
+		}
+	} else {
+		tc.summary = nest(d) + toolPrefix + sanitize.Line(b.Name)
+		if target := ToolTarget(b.Name, b.Input, t.cwd); target != "" {
+			tc.summary += " " + target
+		}
+		details = inputDetails(b.Name, b.Input)
+	}
+	tc.inputLines = details
+	if d > 0 {
+		tc.inputLines = prefixed(nest(d), details)
+	}
+	tc.details = len(details)
+	tc.inputs = len(details)
+	return tc
+}
+
+// launched is what a tool result says of a task it started: claude's
+// tool_use_result (toolUseResult in its session store).
+type launched struct {
+	Status     string `json:"status"` // async_launched, completed
+	AgentID    string `json:"agentId"`
+	Background string `json:"backgroundTaskId"`
+}
+
+// taskResult handles the result of a call that started an agent or a
+// background shell: claude's internal metadata is replaced by one status
+// line, and the call's line says it runs until its task ends. It reports
+// false for every other result.
+func (t *Transcript) taskResult(b contentBlock, tc *toolCall, l launched) ([]Op, bool) {
+	if b.IsError {
+		return nil, false
+	}
+	bg := l.Background != ""
+	async := l.Status == "async_launched" || strings.HasPrefix(resultText(b.Content), "Async agent launched successfully")
+	if !tc.agent && !bg {
+		return nil, false
+	}
+	var ops []Op
+	status := "finished: its report went to Claude"
+	switch {
+	case bg:
+		status = "running in the background · :ClaudeNova tasks shows its output"
+		tc.live = true
+	case async:
+		status = "running in the background"
+		tc.live = true
+	}
+	if tc.task == nil && !tc.done {
+		// No task event yet (or none to come: history) says how it runs.
+		line := tc.summary + " · running"
+		if !tc.live {
+			line = tc.summary + " ✓"
+			if !t.history {
+				line += fmt.Sprintf(" %.1f s", time.Since(tc.started).Seconds())
+			}
+		} else if t.history {
+			line = tc.summary + " · in the background"
+		}
+		ops = append(ops, t.put(tc.line, 1, []string{line}, nil)...)
+	}
+	_, o := t.insertIn(tc, []string{nest(tc.depth) + detailFolded + status})
+	return append(ops, o...), true
+}
+
+// taskState is the last task event a call's line shows.
+type taskState struct {
+	status   string
+	duration time.Duration
+	lastTool string
+}
+
+// taskSuffix is the end of a task's call line: "· running 12 s · Bash",
+// "✓ 4.2 s", "✗ stopped 4.2 s".
+func taskSuffix(st taskState) string {
+	secs := st.duration.Seconds()
+	switch st.status {
+	case TaskRunning:
+		s := fmt.Sprintf(" · running %.0f s", secs)
+		if st.lastTool != "" {
+			s += " · " + st.lastTool
+		}
+		return s
+	case TaskCompleted:
+		return fmt.Sprintf(" ✓ %.1f s", secs)
+	default:
+		return fmt.Sprintf(" ✗ %s %.1f s", st.status, secs)
+	}
+}
+
+// TaskChanged shows a task's state on the line of the call that started it.
+func (t *Transcript) TaskChanged(task Task) []Op {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	tc, ok := t.tools[task.ToolUseID]
+	if !ok || tc.line < t.base {
+		return nil
+	}
+	if tc.agent && tc.typ == "" && task.SubagentType != "" {
+		tc.typ = task.SubagentType
+		tc.summary += " · " + task.SubagentType
+	}
+	st := taskState{status: task.Status, duration: task.Duration(time.Now()), lastTool: task.LastTool}
+	if tc.task != nil && *tc.task == st {
+		return nil
+	}
+	tc.task = &st
+	if !task.Running() {
+		tc.live, tc.done = false, true
+	}
+	return t.put(tc.line, 1, []string{tc.summary + taskSuffix(st)}, nil)
+}
+
+// Notified records that the task started by call toolUseID ended with
+// status (claude's task_notification, or the notification in a resumed
+// session's history): claude's next turn of its own is headed by it. Ends
+// of nested agents' tasks, and shells that were stopped (claude starts no
+// turn for those, checked on 2.1.328), are not.
+func (t *Transcript) Notified(toolUseID, status string) []Op {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var ops []Op
+	label, agent := "a background task", false
+	if tc, ok := t.tools[toolUseID]; ok {
+		if tc.depth > 0 {
+			return nil
+		}
+		label, agent = tc.label, tc.agent
+		if tc.task == nil && !tc.done && tc.line >= t.base {
+			// History: no task events came, this is the end.
+			tc.live, tc.done = false, true
+			outcome := " ✓"
+			if status != TaskCompleted {
+				outcome = " ✗ " + sanitize.Line(status)
+			}
+			ops = append(ops, t.put(tc.line, 1, []string{tc.summary + outcome}, nil)...)
+		}
+	}
+	if status == TaskStopped && !agent {
+		return ops
+	}
+	verb := map[string]string{TaskCompleted: "finished", TaskFailed: "failed", TaskStopped: "was stopped"}[status]
+	if verb == "" {
+		verb = "ended"
+	}
+	t.why = append(t.why, label+" "+verb)
+	if len(t.why) > 5 {
+		t.why = t.why[len(t.why)-5:]
+	}
+	if t.history {
+		// History has no results: the notification is where a turn ends.
+		t.inTurn, t.speaker = false, ""
+	}
+	return ops
+}
+
+// claudeHeading starts a block of Claude's; the first of a turn Claude
+// started by itself says what started it.
+func (t *Transcript) claudeHeading(kind string) []Op {
+	mark := ""
+	if !t.inTurn {
+		t.inTurn = true
+		if len(t.why) > 0 {
+			mark = "after " + strings.Join(t.why, ", ")
+			t.why = nil
+			t.speaker = "" // a heading of its own
+		}
+	}
+	return t.headingMarked("claude", "Claude", mark, kind)
+}
+
+// AgentOutput is what the agent started by call toolUseID said and did
+// (its block in the transcript, as far as it is in memory), at most limit
+// lines from the end.
+func (t *Transcript) AgentOutput(toolUseID string, limit int) (string, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	tc, ok := t.tools[toolUseID]
+	if !ok {
+		return "", false
+	}
+	from := max(tc.line+1+tc.inputs, t.base)
+	to := min(tc.end(), t.count())
+	if to-from > limit {
+		from = to - limit
+	}
+	prefix := nest(tc.depth + 1)
+	var out []string
+	for i := from; i < to; i++ {
+		out = append(out, strings.TrimPrefix(t.lines[i-t.base], prefix))
+	}
+	return strings.Join(out, "\n"), true
+}
+
+// CallAt is the tool_use_id of the innermost call that started a task
+// (an agent, a background shell) whose lines include line (0-based).
+func (t *Transcript) CallAt(line int) (string, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	best, depth := "", -1
+	for id, tc := range t.tools {
+		if (tc.agent || tc.task != nil || tc.live) && line >= tc.line && line < tc.end() && tc.depth > depth {
+			best, depth = id, tc.depth
+		}
+	}
+	return best, best != ""
+}
