@@ -34,10 +34,11 @@ type Transcript struct {
 	keep     int      // lines kept in memory when spilling
 	spillErr error
 
-	seq     int    // version: ops made so far
-	speaker string // who wrote the last block: "you", "claude", ""
-	last    string // the kind of the last block: "text", "tool", "note", …
-	history bool   // replaying a resumed session's earlier conversation
+	cost    float64 // the session's cost at the last turn's end (claude's running total)
+	seq     int     // version: ops made so far
+	speaker string  // who wrote the last block: "you", "claude", ""
+	last    string  // the kind of the last block: "text", "tool", "note", …
+	history bool    // replaying a resumed session's earlier conversation
 
 	tools  map[string]*toolCall // tool_use_id -> its lines
 	order  []string             // tool ids, oldest first (bounded)
@@ -774,15 +775,25 @@ var toolErrorTags = strings.NewReplacer("<tool_use_error>", "", "</tool_use_erro
 
 func (t *Transcript) resultDetails(b contentBlock, tc *toolCall) []string {
 	text := strings.TrimSpace(toolErrorTags.Replace(resultText(b.Content)))
+	var out []string
+	// An image (a Read of a PNG) is one line shown beneath the call; gf
+	// opens it.
+	for i, img := range resultImages(b.Content) {
+		line := nest(tc.depth) + detailOpen + imageLine(img)
+		if path := t.saveImage(b.ToolUseID, i+1, img); path != "" && tc.full == "" {
+			tc.full = path
+			line += " (gf opens it)"
+		}
+		out = append(out, line)
+	}
 	if text == "" {
-		return nil
+		return out
 	}
 	prefix := nest(tc.depth) + detailFolded
 	if b.IsError || tc.name == "AskUserQuestion" {
 		prefix = nest(tc.depth) + detailOpen
 	}
 	lines := sanitize.Lines(text)
-	var out []string
 	for i, l := range lines {
 		if i == previewLines && len(lines) > previewLines+1 {
 			more := fmt.Sprintf("%s… %d more lines", prefix, len(lines)-previewLines)
@@ -802,13 +813,7 @@ func (t *Transcript) saveFull(id, text string) string {
 	if t.spill == "" {
 		return ""
 	}
-	safe := strings.Map(func(r rune) rune {
-		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' {
-			return r
-		}
-		return -1
-	}, id)
-	path := filepath.Join(filepath.Dir(t.spill), strings.TrimSuffix(filepath.Base(t.spill), ".md")+"-"+safe+".txt")
+	path := filepath.Join(filepath.Dir(t.spill), strings.TrimSuffix(filepath.Base(t.spill), ".md")+"-"+safeName(id)+".txt")
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return ""
 	}
@@ -816,6 +821,16 @@ func (t *Transcript) saveFull(id, text string) string {
 		return ""
 	}
 	return path
+}
+
+// safeName keeps the letters, digits, _ and - of an id (a file name part).
+func safeName(id string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' {
+			return r
+		}
+		return -1
+	}, id)
 }
 
 // ToolAt returns the file holding the whole result of the tool call whose
@@ -891,7 +906,14 @@ func (t *Transcript) result(m claude.Message, interrupted bool) []Op {
 	if tokens := r.Usage.In + r.Usage.Out + r.Usage.Cache; tokens > 0 {
 		line += fmt.Sprintf(" · %s tokens", thousands(tokens))
 	}
-	line += fmt.Sprintf(" · $%.4f*", r.Cost)
+	// total_cost_usd is the session's running total: the turn's own cost
+	// is what it grew by (the tokens are the turn's already).
+	turn := r.Cost - t.cost
+	if turn < 0 {
+		turn = r.Cost // a new claude process counts from 0
+	}
+	t.cost = r.Cost
+	line += fmt.Sprintf(" · $%.4f*", turn)
 	ops := t.add("", line)
 	if status != "done" && status != "interrupted" {
 		msg := r.Result
