@@ -75,6 +75,9 @@ type Change struct {
 	// Claude is what Claude proposed, when Detached (Proposed otherwise):
 	// what the user's changes are told against.
 	Claude []byte
+	// Cell is set for a NotebookEdit: Original and Proposed are then the
+	// cell's source, not the file (see Cell).
+	Cell *Cell
 }
 
 // ClaudeProposed is the file as Claude proposed it.
@@ -97,10 +100,11 @@ func failf(format string, args ...any) error {
 }
 
 // IsFileChange reports whether tool is one whose request Reconstruct
-// handles: Write, Edit, Update (an alias of Edit) and MultiEdit.
+// handles: Write, Edit, Update (an alias of Edit), MultiEdit and
+// NotebookEdit (a cell of a notebook).
 func IsFileChange(tool string) bool {
 	switch tool {
-	case "Write", "Edit", "Update", "MultiEdit":
+	case "Write", "Edit", "Update", "MultiEdit", "NotebookEdit":
 		return true
 	}
 	return false
@@ -112,6 +116,9 @@ func IsFileChange(tool string) bool {
 func Reconstruct(tool string, input json.RawMessage, cwd string, read func(string) ([]byte, error)) (Change, error) {
 	if !IsFileChange(tool) {
 		return Change{}, failf("%s is not a file change", cleanDisplay(tool))
+	}
+	if tool == "NotebookEdit" {
+		return reconstructNotebook(input, cwd, read)
 	}
 	in, err := parseInput(tool, input)
 	if err != nil {
@@ -147,6 +154,9 @@ func Stale(c Change, read func(string) ([]byte, error)) (changed bool, err error
 	}
 	if !c.Exists {
 		return true, nil
+	}
+	if c.Cell != nil {
+		return !bytes.Equal(data, c.Cell.Notebook), nil
 	}
 	return !bytes.Equal(data, c.Original), nil
 }

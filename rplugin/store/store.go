@@ -1,5 +1,6 @@
 // Package store reads claude's own session store: one JSON-lines file per
-// session, $CLAUDE_CONFIG_DIR (or $HOME/.claude) /projects/<key>/<id>.jsonl,
+// session, <config>/projects/<key>/<id>.jsonl (config is claude.Home.Dir:
+// $CLAUDE_CONFIG_DIR, or ~/.claude),
 // where key is the folder's real path with every character that is not a
 // letter or digit replaced by '-'. The format is claude's, not ours (checked
 // on 2.1.328): lines we do not know are skipped, a torn last line (claude is
@@ -19,22 +20,10 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 	"unicode/utf16"
 )
-
-// ConfigDir is the folder claude keeps its state in, for an environment
-// looked up with env (claude's: the user's env option over the host's).
-func ConfigDir(env func(string) string) string {
-	if d := env("CLAUDE_CONFIG_DIR"); d != "" {
-		return d
-	}
-	home := env("HOME")
-	if home == "" {
-		home, _ = os.UserHomeDir()
-	}
-	return filepath.Join(home, ".claude")
-}
 
 // maxKey is where claude cuts a long key (and appends a hash).
 const maxKey = 200
@@ -135,7 +124,8 @@ func List(dir string) ([]Summary, error) {
 	var out []Summary
 	for _, e := range entries {
 		name := e.Name()
-		if e.IsDir() || !strings.HasSuffix(name, ".jsonl") || !ValidID(strings.TrimSuffix(name, ".jsonl")) {
+		if e.IsDir() || !strings.HasSuffix(name, ".jsonl") || !ValidID(strings.TrimSuffix(name, ".jsonl")) ||
+			(!e.Type().IsRegular() && e.Type()&os.ModeSymlink == 0) {
 			continue
 		}
 		s, err := Summarize(filepath.Join(dir, name))
@@ -148,17 +138,36 @@ func List(dir string) ([]Summary, error) {
 	return out, nil
 }
 
+// openRegular opens a store file for reading, and only a regular file: a
+// FIFO or device named like a session (which would block the reader
+// forever, or never end) is refused, and opening never waits for one.
+func openRegular(path string) (*os.File, os.FileInfo, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() {
+		f.Close()
+		return nil, nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	return f, st, nil
+}
+
 // Summarize reads the head and tail of one session file.
 func Summarize(path string) (Summary, error) {
-	f, err := os.Open(path)
+	f, st, err := openRegular(path)
 	if err != nil {
 		return Summary{}, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return Summary{}, err
-	}
 	s := Summary{ID: strings.TrimSuffix(filepath.Base(path), ".jsonl"), Updated: st.ModTime().Unix()}
 	head := make([]byte, min(st.Size(), window))
 	if _, err := io.ReadFull(f, head); err != nil {
@@ -181,7 +190,7 @@ func Summarize(path string) (Summary, error) {
 	}
 	sc.fill(&s)
 	if sc.custom == "" {
-		if b, err := os.ReadFile(filepath.Join(filepath.Dir(path), s.ID, "custom-title.json")); err == nil {
+		if b, err := readSmall(filepath.Join(filepath.Dir(path), s.ID, "custom-title.json")); err == nil {
 			var ct struct {
 				CustomTitle string `json:"customTitle"`
 			}
@@ -365,34 +374,76 @@ type Entry struct {
 // caches can be large; they are skipped).
 const maxLine = 16 << 20
 
-// History reads the conversation of a session file.
-func History(path string) ([]Entry, error) {
-	f, err := os.Open(path)
+// MaxHistory is how much of a session file History reads: the
+// conversation of a larger file is read from its last MaxHistory bytes
+// (the most recent part; nothing is held whole in memory either way).
+const MaxHistory = 64 << 20
+
+// History streams the conversation of a session file to fn, in file
+// order; an error from fn stops it. Of a file larger than MaxHistory only
+// the end is read, and the first entry is a note that says so.
+func History(path string, fn func(Entry) error) error {
+	f, st, err := openRegular(path)
 	if err != nil {
-		return nil, fmt.Errorf("read session history: %w", err)
+		return fmt.Errorf("read session history: %w", err)
 	}
 	defer f.Close()
-	return ReadHistory(f)
+	var r io.Reader = f
+	if st.Size() > MaxHistory {
+		skipped := st.Size() - MaxHistory
+		if _, err := f.Seek(skipped, io.SeekStart); err != nil {
+			return fmt.Errorf("read session history: %w", err)
+		}
+		note := fmt.Sprintf("The earlier conversation is long: its first %d MiB are not shown.", (skipped+(1<<20)-1)>>20)
+		if err := fn(Entry{Note: note}); err != nil {
+			return err
+		}
+		br := bufio.NewReaderSize(f, 64<<10)
+		// The first line is most likely cut: skip to the next one.
+		_, err := br.ReadSlice('\n')
+		for errors.Is(err, bufio.ErrBufferFull) {
+			_, err = br.ReadSlice('\n')
+		}
+		if err != nil {
+			return nil
+		}
+		r = br
+	}
+	return ReadHistory(io.LimitReader(r, MaxHistory), fn)
 }
 
-// ReadHistory reads a conversation from r.
-func ReadHistory(r io.Reader) ([]Entry, error) {
+// ReadHistory streams a conversation from r to fn.
+func ReadHistory(r io.Reader, fn func(Entry) error) error {
 	br := bufio.NewReaderSize(r, 64<<10)
-	var out []Entry
 	for {
 		raw, err := readLine(br)
 		if len(raw) > 0 {
 			if e, ok := entryOf(raw); ok {
-				out = append(out, e)
+				if ferr := fn(e); ferr != nil {
+					return ferr
+				}
 			}
 		}
 		if err == io.EOF {
-			return out, nil
+			return nil
 		}
 		if err != nil {
-			return out, fmt.Errorf("read session history: %w", err)
+			return fmt.Errorf("read session history: %w", err)
 		}
 	}
+}
+
+// readSmall reads a small regular file (a title beside the session).
+func readSmall(path string) ([]byte, error) {
+	f, st, err := openRegular(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if st.Size() > 1<<20 {
+		return nil, fmt.Errorf("%s is too large", path)
+	}
+	return io.ReadAll(io.LimitReader(f, 1<<20))
 }
 
 // readLine returns one line; a line longer than maxLine is returned empty.
@@ -466,7 +517,10 @@ func entryOf(raw []byte) (Entry, bool) {
 // line and its agent-name twin). Only for a session no claude is running:
 // a live one is renamed with claude's rename_session.
 func AppendTitle(path, id, title string) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
+		return fmt.Errorf("rename in claude's session store: %s is not a regular file", path)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return fmt.Errorf("rename in claude's session store: %w", err)
 	}
