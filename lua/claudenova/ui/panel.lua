@@ -15,6 +15,36 @@ local function ui()
   return require("claudenova.ui")
 end
 
+--- The choices of request r, in order: what claude's hints allow (no
+--- session-wide allow, whole tool or Always… when claude asks for no
+--- lasting rule; no session choice when there is nothing to allow with).
+local function choices(r, keys, review)
+  local h = r.hints or {}
+  local twice = h.deliberate and function(k) return k .. " " .. k end or function(k) return k end
+  local out = {}
+  local function item(name, text, allow)
+    local k = keys[name] or "-"
+    if allow and keys[name] then
+      k = twice(k)
+    end
+    table.insert(out, { name = name, text = ("[%s] %s"):format(k, text) })
+  end
+  item("allow", "Allow once", true)
+  if r.session_choice and r.session_choice ~= "" then
+    item("allow_session", "Allow " .. r.session_choice, true)
+  end
+  if r.tool_choice and r.tool_choice ~= "" and r.tool_choice ~= r.session_choice then
+    item("allow_tool", "Allow " .. r.tool_choice, true)
+  end
+  if not h.no_rules then
+    item("always", "Always…")
+  end
+  item("review", review and "Hide review" or "Review")
+  item("deny", "Deny")
+  item("close", "Close")
+  return out
+end
+
 local function render(r, review)
   local keys = cfg().keymaps.panel
   local lines, hls = {}, {}
@@ -43,32 +73,35 @@ local function render(r, review)
     add(("Changes: +%d -%d"):format(r.added, r.removed))
   end
   add("")
-  -- Each choice says exactly what it allows. The key hint wraps to the
-  -- screen instead of being cut.
-  local items = {
-    ("[%s] Allow once"):format(keys.allow or "-"),
-    ("[%s] Allow %s"):format(keys.allow_session or "-", r.session_choice or "for this session"),
-  }
-  if r.tool_choice and r.tool_choice ~= r.session_choice then
-    table.insert(items, ("[%s] Allow %s"):format(keys.allow_tool or "-", r.tool_choice))
+  -- The choices claude's hints allow, each saying exactly what it allows
+  -- (see choices()). The key hint wraps to the screen instead of being cut.
+  local rows = {}
+  local h = r.hints or {}
+  if h.why and h.why ~= "" then
+    add("Claude's hint: " .. h.why, "ClaudeNovaReason")
   end
-  vim.list_extend(items, {
-    ("[%s] Always…"):format(keys.always or "-"),
-    ("[%s] %s"):format(keys.review or "-", review and "Hide review" or "Review"),
-    ("[%s] Deny"):format(keys.deny or "-"),
-    ("[%s] Close"):format(keys.close or "-"),
-  })
-  local room = math.max(20, vim.o.columns - 10)
-  local line = ""
-  for _, it in ipairs(items) do
-    if line ~= "" and vim.fn.strdisplaywidth(line .. "   " .. it) > room then
-      add(line, "ClaudeNovaKey")
-      line = it
-    else
-      line = line == "" and it or (line .. "   " .. it)
+  local items = choices(r, keys, review)
+  if h.deliberate then
+    -- Not approvable by a stray key: one choice a line, the cursor on Deny;
+    -- allow takes its key twice, or <CR> on its line.
+    add("Approve deliberately: press a key twice, or move to its line and press <CR>.", "ClaudeNovaReason")
+    for _, it in ipairs(items) do
+      add(it.text, "ClaudeNovaKey")
+      rows[#lines] = it.name
     end
+  else
+    local room = math.max(20, vim.o.columns - 10)
+    local line = ""
+    for _, it in ipairs(items) do
+      if line ~= "" and vim.fn.strdisplaywidth(line .. "   " .. it.text) > room then
+        add(line, "ClaudeNovaKey")
+        line = it.text
+      else
+        line = line == "" and it.text or (line .. "   " .. it.text)
+      end
+    end
+    add(line, "ClaudeNovaKey")
   end
-  add(line, "ClaudeNovaKey")
   if review then
     add("")
     for _, l in ipairs(r.review or {}) do
@@ -83,7 +116,7 @@ local function render(r, review)
       add(l, hl)
     end
   end
-  return lines, hls
+  return lines, hls, rows
 end
 
 function M.close()
@@ -94,30 +127,78 @@ function M.close()
   end
 end
 
-local function set_keymaps(buf, r)
+local function set_keymaps(buf, r, rows)
   local keys = cfg().keymaps.panel
   local act = require("claudenova.errors").guard
+  local notify = require("claudenova.ui.notify")
+  local h = r.hints or {}
   local function decide(behavior)
     return function()
       local ok, why = ui().decide(r.id, behavior, nil, "surface")
       if not ok and why then
-        require("claudenova.ui.notify").info(why)
+        notify.info(why)
+      end
+    end
+  end
+  local offered = {}
+  for _, it in ipairs(choices(r, keys, false)) do
+    offered[it.name] = true
+  end
+  local function not_offered(what)
+    return function()
+      if h.why and h.why ~= "" then
+        notify.info(("%s is not offered: claude asks for this (%s)"):format(what, h.why))
+      else
+        notify.info(("%s is not offered: claude suggested no rule for this request (Always… makes one)"):format(what))
       end
     end
   end
   local maps = {
     allow = { decide("allow"), "Allow once" },
-    allow_session = { decide("allow_session"), "Allow " .. (r.session_choice or "for the session") },
-    allow_tool = { decide("allow_tool"), "Allow " .. (r.tool_choice or "every call of this tool this session") },
+    allow_session = { decide("allow_session"), "Allow " .. (r.session_choice ~= "" and r.session_choice or "for the session") },
+    allow_tool = { decide("allow_tool"), "Allow " .. (r.tool_choice ~= "" and r.tool_choice or "every call of this tool this session") },
     always = { function() ui().always(r.id) end, "Always…: allow or deny from now on, with a rule" },
     review = { function() M.open(r, { review = not (M.current and M.current.review), focus = true }) end, "Toggle the full review" },
     deny = { function() ui().deny_with_message(r.id, "surface") end, "Deny with an optional message" },
     close = { M.close, "Hide the panel (the request stays pending)" },
   }
+  local allows = { allow = true, allow_session = true, allow_tool = true }
+  -- default_to_no: an allow key arms its choice, the same key again takes
+  -- it; any other choice disarms.
+  local armed
   for name, m in pairs(maps) do
-    if keys[name] then
-      vim.keymap.set("n", keys[name], act(m[1]), { buffer = buf, nowait = true, desc = "claude-nova panel: " .. m[2] })
+    local fn = m[1]
+    if not offered[name] then
+      fn = not_offered(({ allow_session = "Allow for the session", allow_tool = "Allow the whole tool", always = "Always…" })[name] or name)
+    elseif h.deliberate and allows[name] then
+      local take = fn
+      fn = function()
+        if armed == name then
+          armed = nil
+          return take()
+        end
+        armed = name
+        notify.info(("press %s again to %s (claude asks for a deliberate answer)"):format(keys[name], m[2]:lower()))
+      end
+    elseif h.deliberate then
+      local take = fn
+      fn = function()
+        armed = nil
+        return take()
+      end
     end
+    if keys[name] then
+      vim.keymap.set("n", keys[name], act(fn), { buffer = buf, nowait = true, desc = "claude-nova panel: " .. m[2] })
+    end
+  end
+  if h.deliberate then
+    vim.keymap.set("n", "<CR>", act(function()
+      local name = rows[vim.api.nvim_win_get_cursor(0)[1]]
+      if name and offered[name] then
+        armed = nil
+        maps[name][1]()
+      end
+    end), { buffer = buf, nowait = true, desc = "claude-nova panel: Take the choice on this line" })
   end
   vim.keymap.set("n", "<Esc>", M.close, { buffer = buf, nowait = true, desc = "claude-nova panel: Hide the panel" })
 end
@@ -127,7 +208,7 @@ end
 function M.open(r, opts)
   opts = opts or {}
   M.close()
-  local lines, hls = render(r, opts.review)
+  local lines, hls, rows = render(r, opts.review)
   local buf = vim.api.nvim_create_buf(false, true)
   vim.bo[buf].bufhidden = "wipe"
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
@@ -161,7 +242,16 @@ function M.open(r, opts)
   })
   vim.wo[win].wrap = false
   vim.wo[win].cursorline = false
-  set_keymaps(buf, r)
+  set_keymaps(buf, r, rows)
+  if (r.hints or {}).deliberate then
+    -- Opens on its decline option (default_to_no).
+    for lnum, name in pairs(rows) do
+      if name == "deny" then
+        pcall(vim.api.nvim_win_set_cursor, win, { lnum, 0 })
+        vim.wo[win].cursorline = true
+      end
+    end
+  end
   M.current = { id = r.id, win = win, buf = buf, review = opts.review }
   vim.api.nvim_create_autocmd("WinLeave", {
     buffer = buf,
