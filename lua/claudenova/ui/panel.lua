@@ -146,8 +146,8 @@ local function set_keymaps(buf, r, rows)
   end
   local function not_offered(what)
     return function()
-      if h.why and h.why ~= "" then
-        notify.info(("%s is not offered: claude asks for this (%s)"):format(what, h.why))
+      if h.no_rules then
+        notify.info(("%s is not offered: claude asks that no lasting rule be made (%s)"):format(what, h.why or ""))
       else
         notify.info(("%s is not offered: claude suggested no rule for this request (Always… makes one)"):format(what))
       end
@@ -155,8 +155,8 @@ local function set_keymaps(buf, r, rows)
   end
   local maps = {
     allow = { decide("allow"), "Allow once" },
-    allow_session = { decide("allow_session"), "Allow " .. (r.session_choice ~= "" and r.session_choice or "for the session") },
-    allow_tool = { decide("allow_tool"), "Allow " .. (r.tool_choice ~= "" and r.tool_choice or "every call of this tool this session") },
+    allow_session = { decide("allow_session"), "Allow " .. ((r.session_choice or "") ~= "" and r.session_choice or "for the session") },
+    allow_tool = { decide("allow_tool"), "Allow " .. ((r.tool_choice or "") ~= "" and r.tool_choice or "every call of this tool this session") },
     always = { function() ui().always(r.id) end, "Always…: allow or deny from now on, with a rule" },
     review = { function() M.open(r, { review = not (M.current and M.current.review), focus = true }) end, "Toggle the full review" },
     deny = { function() ui().deny_with_message(r.id, "surface") end, "Deny with an optional message" },
