@@ -60,6 +60,7 @@ type RequestView struct {
 	SessionChoice string `json:"session_choice"`
 	ToolChoice    string `json:"tool_choice"`
 	Suggested     string `json:"suggested_rule"`
+	SuggestedWhat string `json:"suggested_what,omitempty"` // what Suggested covers, in words
 	// ServerRule is the rule for every tool of an MCP tool's server
 	// (mcp__<server>), offered by "Always…" with ServerChoice's words.
 	ServerRule   string `json:"server_rule,omitempty"`
@@ -146,7 +147,8 @@ func (a *App) view(r approval.Pending) RequestView {
 			v.SessionChoice = sanitize.Line(c.Label)
 		}
 		v.ToolChoice = sanitize.Line(rules.ToolChoice(pr.ToolName).Label)
-		v.Suggested = sanitize.Line(rules.Suggested(pr.ToolName, pr.Input, pr.Suggestions))
+		rule, what := rules.Suggested(pr.ToolName, pr.Input, pr.Suggestions)
+		v.Suggested, v.SuggestedWhat = sanitize.Line(rule), what
 		mcpName := ""
 		if pr.MCPServer != nil {
 			mcpName = pr.MCPServer.Name

@@ -67,11 +67,14 @@ func TestSessionChoice(t *testing.T) {
 	if c := ToolChoice("Bash"); !c.Wide || c.Label != "every Bash call this session" || c.Rule() != "Bash" {
 		t.Errorf("ToolChoice = %+v", c)
 	}
-	if s := Suggested("Bash", nil, json.RawMessage(`[{"type":"addRules","rules":[{"toolName":"Bash","ruleContent":"touch a.txt"}],"behavior":"allow"}]`)); s != "Bash(touch a.txt)" {
-		t.Errorf("Suggested = %q", s)
+	if s, w := Suggested("Bash", nil, json.RawMessage(`[{"type":"addRules","rules":[{"toolName":"Bash","ruleContent":"touch a.txt"}],"behavior":"allow"}]`)); s != "Bash(touch a.txt)" || w != "claude's suggestion" {
+		t.Errorf("Suggested = %q, %q", s, w)
 	}
-	if s := Suggested("Bash", json.RawMessage(`{"command":"make"}`), nil); s != "Bash(make)" {
-		t.Errorf("Suggested without a suggestion = %q", s)
+	if s, w := Suggested("Bash", json.RawMessage(`{"command":"make"}`), nil); s != "Bash(make)" || w != "exactly this request" {
+		t.Errorf("Suggested without a suggestion = %q, %q", s, w)
+	}
+	if s, w := Suggested("mcp__x__y", json.RawMessage(`{}`), nil); s != "mcp__x__y" || w != "every mcp__x__y call" {
+		t.Errorf("Suggested for an MCP tool = %q, %q", s, w)
 	}
 }
 

@@ -123,19 +123,20 @@ func ServerRule(server string) string {
 	return r.String()
 }
 
-// Suggested is the rule text to offer for "Always…": the CLI's suggested
-// rule, else one for exactly this request, else the tool.
-func Suggested(tool string, input json.RawMessage, suggestions json.RawMessage) string {
+// Suggested is the rule text to offer for "Always…", and what it covers in
+// words: the CLI's suggested rule, else one for exactly this request, else
+// the tool (every call of it).
+func Suggested(tool string, input json.RawMessage, suggestions json.RawMessage) (rule, what string) {
 	for _, s := range parseSuggestions(suggestions) {
 		if s.Type == "addRules" && (s.Behavior == "" || s.Behavior == "allow") && len(s.Rules) > 0 {
 			r := s.Rules[0]
-			return Rule{Tool: r.ToolName, Content: r.RuleContent}.String()
+			return Rule{Tool: r.ToolName, Content: r.RuleContent}.String(), "claude's suggestion"
 		}
 	}
 	if r, ok := Exact(tool, input); ok {
-		return r
+		return r, "exactly this request"
 	}
-	return tool
+	return tool, "every " + tool + " call"
 }
 
 // Destinations a rule can be saved to, in the order the form offers them.

@@ -446,3 +446,50 @@ func TestElicitationGetsAForm(t *testing.T) {
 		}
 	})
 }
+
+// An MCP tool's ask shows its server, tool and each argument; Always…
+// offers its whole server (mcp__<server>), labelled, and a session rule is
+// handed to claude before the answer.
+func TestMCPAskOffersTheServer(t *testing.T) {
+	eachNvim(t, func(t *testing.T, v nvimVersion) {
+		e, log := faultEnv(t, v, func(string) []string {
+			return []string{
+				`{"config":{"control":{"apply_flag_settings":{"response":{}}}}}`,
+				`{"ask_nowait":{"tool_name":"mcp__tracker__create_issue","request_id":"req-m","input":{"title":"Crash on save","priority":2},"mcp_server":{"name":"tracker","source":"user"}}}`,
+				`{"expect_answers":1}`,
+			}
+		})
+		e.newSession("go")
+		e.waitPanel()
+		text := e.panelText()
+		for _, w := range []string{"MCP server: tracker (user)", "Tool: create_issue", "title: Crash on save", "priority: 2"} {
+			if !strings.Contains(text, w) {
+				t.Fatalf("panel lacks %q:\n%s", w, text)
+			}
+		}
+		e.Input("A")
+		e.Eventually(5*time.Second, "always form", func() bool { return e.curBufFiletype() == "claudenova-always" })
+		e.Input("<S-Tab>") // from every call of the tool to its whole server
+		var form []string
+		e.Lua(&form, "return vim.api.nvim_buf_get_lines(0, 0, 2, false)")
+		if form[0] != "Rule:   mcp__tracker" || !strings.Contains(form[1], "every tool of MCP server tracker") {
+			t.Fatalf("form %q", form)
+		}
+		e.Input("1<CR>")
+		e.Eventually(10*time.Second, "answered", func() bool { return answersFor(log, "req-m") == 1 })
+		applied, answered := -1, -1
+		for i, ev := range testkitReadLog(log) {
+			line, _ := ev["line"].(string)
+			switch {
+			case ev["t"] != "recv":
+			case strings.Contains(line, `"apply_flag_settings"`) && strings.Contains(line, `"allow":["mcp__tracker"]`):
+				applied = i
+			case strings.Contains(line, `"request_id":"req-m"`):
+				answered = i
+			}
+		}
+		if applied < 0 || answered < applied {
+			t.Fatalf("the session rule did not reach claude before the answer (%d, %d)", applied, answered)
+		}
+	})
+}

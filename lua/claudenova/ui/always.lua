@@ -31,7 +31,7 @@ function M.presets(r)
       table.insert(out, { rule = rule, what = what })
     end
   end
-  add(r.suggested_rule, "claude's suggestion")
+  add(r.suggested_rule, r.suggested_what or "claude's suggestion")
   add(r.tool, ("every %s call"):format(r.tool))
   add(r.server_rule, r.server_choice)
   return out
