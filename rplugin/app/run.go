@@ -67,8 +67,12 @@ func (a *App) handle(s *session.Session, m claude.Message) {
 			a.notify("error", fmt.Sprintf("session %d: %s", s.ID, msg))
 		}
 	case "control_request":
-		if m.Subtype == "can_use_tool" {
+		switch m.Subtype {
+		case "can_use_tool":
 			a.permission(s, m)
+			return
+		case "elicitation":
+			a.elicitation(s, m)
 			return
 		}
 		a.log.Warn("unsupported control request", "session", s.ID, "subtype", m.Subtype)

@@ -569,6 +569,49 @@ func (p *Process) Control(ctx context.Context, subtype string, fields map[string
 	}
 }
 
+// Reply is the outcome of a control request started with Begin.
+type Reply struct {
+	Body json.RawMessage
+	Err  error
+}
+
+// Begin queues a control request, in order with every other line to
+// claude, and returns at once: the channel delivers its one Reply (an error
+// when claude exits first). A line queued after Begin returns is read by
+// claude after the request.
+func (p *Process) Begin(subtype string, fields map[string]any) (<-chan Reply, error) {
+	ch, err := p.startControl(subtype, fields)
+	if err != nil {
+		return nil, err
+	}
+	out := make(chan Reply, 1)
+	go func() {
+		select {
+		case m, ok := <-ch:
+			if !ok {
+				out <- Reply{Err: fmt.Errorf("%s: claude exited before answering", subtype)}
+				return
+			}
+			body, err := controlResult(subtype, m)
+			out <- Reply{Body: body, Err: err}
+		case <-p.done:
+			out <- Reply{Err: fmt.Errorf("%s: claude exited before answering", subtype)}
+		}
+	}()
+	return out, nil
+}
+
+// RespondControl answers one of claude's control requests (other than
+// can_use_tool) with a success and body.
+func (p *Process) RespondControl(requestID string, body any) error {
+	return p.Send(map[string]any{
+		"type": "control_response",
+		"response": map[string]any{
+			"subtype": "success", "request_id": requestID, "response": body,
+		},
+	})
+}
+
 // Respond queues the answer to a can_use_tool request.
 func (p *Process) Respond(requestID string, result PermissionResult) error {
 	b, err := EncodeAnswer(requestID, result)
