@@ -1150,9 +1150,9 @@ func TestWriteRebaseAsksClaudeToWriteAgain(t *testing.T) {
 	if n := len(m.app.Pending()); n != 0 {
 		t.Fatalf("%d pending: the approved Write was asked", n)
 	}
-	if !strings.Contains(m.rec.transcriptText(1), "without asking: exactly the content you approved") {
-		t.Fatalf("transcript:\n%s", m.rec.transcriptText(1))
-	}
+	m.rec.wait(t, "the transcript says it was allowed unasked", func([]ui.Event) bool {
+		return strings.Contains(m.rec.transcriptText(1), "without asking: exactly the content you approved")
+	})
 	// It allowed one Write: the same bytes again are asked.
 	c.Ask("w4", "Write", map[string]any{"file_path": path, "content": merged}, nil)
 	m.waitPending(1)

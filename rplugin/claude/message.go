@@ -271,3 +271,28 @@ func SessionRule(tool string) any {
 func SetMode(mode string) any {
 	return map[string]any{"type": "setMode", "mode": mode, "destination": "session"}
 }
+
+// LazyString is a JSON string value decoded only when asked for: a large
+// text nobody reads (a streamed reply's final copy, a turn's result) is not
+// copied. It refers to the message it was decoded from (json.Unmarshal
+// hands an UnmarshalJSON the input itself), so it is valid as long as that
+// message's Raw, which is never changed.
+type LazyString struct{ raw []byte }
+
+// UnmarshalJSON keeps the encoded value.
+func (l *LazyString) UnmarshalJSON(b []byte) error {
+	l.raw = b
+	return nil
+}
+
+// Len is the size of the encoded value (about the text's).
+func (l LazyString) Len() int { return len(l.raw) }
+
+// String decodes the value ("" for null or anything but a string).
+func (l LazyString) String() string {
+	var s string
+	if len(l.raw) > 0 && l.raw[0] == '"' {
+		_ = json.Unmarshal(l.raw, &s)
+	}
+	return s
+}
