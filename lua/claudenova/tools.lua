@@ -99,19 +99,27 @@ local function tostr(v)
   return tostring(v)
 end
 
---- The diagnostics of buffer b as the host reads them.
-local function diags_of(b, out, name)
-  out = out or {}
-  name = name or vim.api.nvim_buf_get_name(b)
+--- The diagnostics of buffer b as the host reads them, added to set (a
+--- new one when nil): {paths = {...}, items = {...}}, each item naming its
+--- file by its index in paths (0-based), so a path is sent once.
+local function diags_of(b, set)
+  set = set or { paths = {}, items = {} }
+  local ds = vim.diagnostic.get(b)
+  if #ds == 0 then
+    return set
+  end
+  local file = #set.paths
+  set.paths[file + 1] = vim.api.nvim_buf_get_name(b)
+  local out = set.items
   local lines = {}
-  for _, d in ipairs(vim.diagnostic.get(b)) do
+  for _, d in ipairs(ds) do
     local l = lines[d.lnum]
     if not l then
       l = buf_line(b, d.lnum)
       lines[d.lnum] = l
     end
     out[#out + 1] = {
-      path = name,
+      file = file,
       line = d.lnum + 1,
       col = charcol(l, (d.col or 0) + 1),
       severity = d.severity,
@@ -120,7 +128,7 @@ local function diags_of(b, out, name)
       message = tostr(d.message),
     }
   end
-  return out
+  return set
 end
 
 --- Load path into a buffer (unlisted: the user's buffer list stays as it
@@ -403,24 +411,24 @@ function H.diagnostics(a, done, ctx)
   if a.path then
     local b = find_buf(a.path)
     if loaded(b) then
-      return done({ open = true, items = diags_of(b) })
+      return done({ open = true, diagnostics = diags_of(b) })
     end
     if not inside(a.root, a.path) or vim.fn.filereadable(a.path) == 0 then
-      return done({ open = false, items = {} })
+      return done({ open = false })
     end
     local nb = load(a)
     return settle(nb, true, math.min(ctx.wait, 3000), function()
-      done({ open = true, items = diags_of(nb) })
+      done({ open = true, diagnostics = diags_of(nb) })
     end, ctx.fail)
   end
-  local items, n = {}, 0
+  local set, n = nil, 0
   for _, b in ipairs(vim.api.nvim_list_bufs()) do
     if vim.api.nvim_buf_is_loaded(b) and vim.bo[b].buftype == "" then
       n = n + 1
-      diags_of(b, items)
+      set = diags_of(b, set)
     end
   end
-  done({ open = true, loaded = n, items = items })
+  done({ open = true, loaded = n, diagnostics = set })
 end
 
 --- The position (LSP) of 1-based line and character column in b.
@@ -607,7 +615,7 @@ end
 --- and report its diagnostics before and after (see editortools.AfterChange).
 function H.after_change(a, done, ctx)
   local b = find_buf(a.path)
-  local fresh, baseline, before = false, false, {}
+  local fresh, baseline, before = false, false, nil
   if loaded(b) then
     if vim.bo[b].modified then
       return done({ skipped = "the buffer has unsaved changes" })

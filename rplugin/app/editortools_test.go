@@ -154,7 +154,7 @@ func mcpReply(t *testing.T, c *claudetest.Conn, id string) (string, map[string]a
 func TestMCPMessages(t *testing.T) {
 	m := newMem(t)
 	ed := &cannedEditor{results: map[string]string{
-		"diagnostics": `{"open":true,"items":[{"path":"` + filepath.Join(m.dir, "a.lua") + `","line":3,"col":1,"severity":1,"message":"boom"}]}`,
+		"diagnostics": `{"open":true,"diagnostics":{"paths":["` + filepath.Join(m.dir, "a.lua") + `"],"items":[{"file":0,"line":3,"col":1,"severity":1,"message":"boom"}]}}`,
 	}}
 	m.app.UseEditor(ed)
 	info, c := m.session("")
@@ -206,6 +206,7 @@ func TestEditorToolsAnsweredWithoutAsking(t *testing.T) {
 		{"not from the sdk server", Options{}, "mcp__nvim__selection", map[string]any{"mcp_server": map[string]any{"name": "nvim", "source": "project"}}, true},
 		{"no provenance", Options{}, "mcp__nvim__selection", nil, true},
 		{"the user's ask rule", Options{}, "mcp__nvim__selection", map[string]any{"mcp_server": sdk["mcp_server"], "matched_ask_rule": map[string]any{"rule": "mcp__nvim__selection"}}, true},
+		{"the user's hook asked", Options{}, "mcp__nvim__selection", map[string]any{"mcp_server": sdk["mcp_server"], "decision_reason_type": "hook"}, true},
 		{"a tool this session was not offered", Options{EditorTools: EditorToolsOptions{Tools: []string{"diagnostics"}}}, "mcp__nvim__selection", sdk, true},
 		{"not one of ours", Options{}, "mcp__nvim__rm", sdk, true},
 	} {
@@ -262,8 +263,8 @@ func hookAnswer(t *testing.T, c *claudetest.Conn, id string) map[string]any {
 func TestDiagnosticsAfterAChange(t *testing.T) {
 	m := newMem(t)
 	b := filepath.Join(m.dir, "b.go")
-	ed := &cannedEditor{results: map[string]string{"after_change": `{"baseline":true,"clients":["gopls"],"before":[],
-		"after":[{"path":"` + b + `","line":4,"col":9,"severity":1,"source":"compiler","message":"undefined: Helperx"}]}`}}
+	ed := &cannedEditor{results: map[string]string{"after_change": `{"baseline":true,"clients":["gopls"],
+		"after":{"paths":["` + b + `"],"items":[{"file":0,"line":4,"col":9,"severity":1,"source":"compiler","message":"undefined: Helperx"}]}}`}}
 	m.app.UseEditor(ed)
 	info, c := m.session("")
 	hookCallback(c, "h1", diagHook, "Edit", "b.go")
@@ -283,7 +284,7 @@ func TestDiagnosticsAfterAChange(t *testing.T) {
 	}
 	// Nothing new: an empty answer.
 	ed.mu.Lock()
-	ed.results["after_change"] = `{"baseline":true,"clients":["gopls"],"before":[],"after":[]}`
+	ed.results["after_change"] = `{"baseline":true,"clients":["gopls"],"before":{"paths":[],"items":[]},"after":{"paths":[],"items":[]}}`
 	ed.mu.Unlock()
 	hookCallback(c, "h3", diagHook, "Write", b)
 	if r := hookAnswer(t, c, "h3"); len(r) != 0 {
@@ -302,5 +303,35 @@ func TestDiagnosticsAfterAChange(t *testing.T) {
 	defer ed.mu.Unlock()
 	if len(ed.calls) != before {
 		t.Fatalf("the editor was asked: %v", ed.calls)
+	}
+}
+
+// After a rewind, Claude hears of the errors the restored files have now.
+func TestDiagnosticsAfterARewind(t *testing.T) {
+	m := newMem(t)
+	a := filepath.Join(m.dir, "a.go")
+	m.app.UseEditor(&cannedEditor{results: map[string]string{"after_change": `{"baseline":true,"clients":["gopls"],
+		"after":{"paths":["` + a + `"],"items":[{"file":0,"line":2,"col":1,"severity":1,"source":"compiler","message":"undefined: gone"}]}}`}})
+	info, c := m.session("edit a")
+	s, _ := m.app.sessions.Get(info.ID)
+	id := s.Turns.Turns()[0].ID
+	c.OnControl = func(subtype string, f map[string]any) (json.RawMessage, error) {
+		if subtype == "rewind_files" && f["dry_run"] == true {
+			return json.RawMessage(`{"canRewind":true,"filesChanged":["` + a + `"]}`), nil
+		}
+		return json.RawMessage(`{"canRewind":true}`), nil
+	}
+	if err := m.app.Rewind(Later{Token: "rw", ID: id}); err != nil {
+		t.Fatal(err)
+	}
+	if !c.Wait(10*time.Second, func([]claudetest.Written) bool {
+		for _, u := range c.UserTexts() {
+			if strings.Contains(u, "After the user's rewind of a.go, the editor's language server (gopls) reports 1 new error:\n- a.go:2:1: error: undefined: gone") {
+				return true
+			}
+		}
+		return false
+	}) {
+		t.Fatalf("Claude was not told: %q", c.UserTexts())
 	}
 }

@@ -28,8 +28,8 @@ const MaxNew = 50
 type changeResult struct {
 	Skipped  string   `json:"skipped"` // why nothing was checked
 	Baseline bool     `json:"baseline"`
-	Before   []Diag   `json:"before"`
-	After    []Diag   `json:"after"`
+	Before   *diagSet `json:"before"`
+	After    *diagSet `json:"after"`
 	Clients  []string `json:"clients"`
 	TimedOut bool     `json:"timed_out"`
 }
@@ -81,7 +81,7 @@ func AfterChange(ctx context.Context, ed Editor, path, cwd string, wait time.Dur
 	if r.Skipped != "" {
 		return rep, nil
 	}
-	rep.New, rep.Baseline = NewDiagnostics(r.Before, r.After), r.Baseline
+	rep.New, rep.Baseline = NewDiagnostics(r.Before.diags(), r.After.diags()), r.Baseline
 	return rep, nil
 }
 

@@ -88,9 +88,9 @@ func TestRunDescribes(t *testing.T) {
 			{"path":"/elsewhere/n.txt","filetype":"","modified":false,"visible":false,"cursor_line":0,"lines":0,"loaded":false}]}`,
 		BufferText: `{"open":true,"path":"/p/a.lua","modified":false,"on_disk":true,"from":2,"to":3,"total":10,"lines":["two","three"]}`,
 		Selection:  `{"path":"/p/a.lua","kind":"char","from_line":2,"from_col":3,"to_line":2,"to_col":5,"lines":["o x"]}`,
-		Diagnostics: `{"open":true,"items":[{"path":"/p/a.lua","line":9,"col":1,"severity":2,"source":"lua_ls","code":"unused","message":"unused\nlocal"},
-			{"path":"/p/a.lua","line":3,"col":12,"severity":1,"source":"","code":"","message":"boom"},
-			{"path":"/p/a.lua","line":1,"col":1,"severity":4,"source":"","code":"","message":"a hint"}]}`,
+		Diagnostics: `{"open":true,"diagnostics":{"paths":["/p/a.lua"],"items":[{"file":0,"line":9,"col":1,"severity":2,"source":"lua_ls","code":"unused","message":"unused\nlocal"},
+			{"file":0,"line":3,"col":12,"severity":1,"source":"","code":"","message":"boom"},
+			{"file":0,"line":1,"col":1,"severity":4,"source":"","code":"","message":"a hint"}]}}`,
 		LSPDefinition: `{"clients":["gopls"],"supported":["gopls"],"locations":[{"path":"/p/a.go","line":4,"col":6,"text":"func Helper() int"}]}`,
 		LSPReferences: `{"clients":["gopls"],"supported":["gopls"],"locations":[{"path":"/p/a.go","line":4,"col":6,"text":"func Helper() int"},{"path":"/p/b.go","line":4,"col":9,"text":"\treturn Helper()"}]}`,
 		LSPHover:      `{"clients":["gopls"],"supported":["gopls"],"hover":["func Helper() int","","Helper returns one."],"timed_out":true,"errors":["x: slow"]}`,
@@ -181,15 +181,15 @@ func TestNoServerAndNotOpen(t *testing.T) {
 }
 
 func TestDiagnosticsAreCapped(t *testing.T) {
-	var items []Diag
+	var items []map[string]any
 	for i := 0; i < MaxDiagnostics+100; i++ {
 		sev := 3
 		if i%10 == 0 {
 			sev = 1
 		}
-		items = append(items, Diag{Path: "/p/a.go", Line: i + 1, Col: 1, Severity: sev, Message: "m"})
+		items = append(items, map[string]any{"file": 0, "line": i + 1, "col": 1, "severity": sev, "message": "m"})
 	}
-	b, _ := json.Marshal(map[string]any{"open": true, "items": items})
+	b, _ := json.Marshal(map[string]any{"open": true, "diagnostics": map[string]any{"paths": []string{"/p/a.go"}, "items": items}})
 	o := Run(context.Background(), &fakeEditor{results: map[string]string{Diagnostics: string(b)}}, "/p", Diagnostics, json.RawMessage(`{"path":"a.go"}`))
 	text := o.Result.Content[0].Text
 	if o.Headline != fmt.Sprintf("%d errors", (MaxDiagnostics+100+9)/10) || !strings.Contains(text, "(100 less severe diagnostics were left out.)") {
@@ -228,9 +228,9 @@ func TestNewDiagnostics(t *testing.T) {
 
 func TestAfterChange(t *testing.T) {
 	ed := &fakeEditor{results: map[string]string{AfterChangeTool: `{"baseline":true,"clients":["gopls"],
-		"before":[{"path":"/p/b.go","line":2,"col":1,"severity":1,"source":"compiler","message":"old"}],
-		"after":[{"path":"/p/b.go","line":3,"col":1,"severity":1,"source":"compiler","message":"old"},
-			{"path":"/p/b.go","line":4,"col":9,"severity":1,"source":"compiler","code":"UndeclaredName","message":"undefined: Helperx"}]}`}}
+		"before":{"paths":["/p/b.go"],"items":[{"file":0,"line":2,"col":1,"severity":1,"source":"compiler","message":"old"}]},
+		"after":{"paths":["/p/b.go"],"items":[{"file":0,"line":3,"col":1,"severity":1,"source":"compiler","message":"old"},
+			{"file":0,"line":4,"col":9,"severity":1,"source":"compiler","code":"UndeclaredName","message":"undefined: Helperx"}]}}`}}
 	rep, err := AfterChange(context.Background(), ed, "/p/b.go", "/p", time.Second)
 	if err != nil {
 		t.Fatal(err)
@@ -243,7 +243,7 @@ func TestAfterChange(t *testing.T) {
 	if !strings.HasPrefix(rep.Message(ByRewind), "[claude-nova] After the user's rewind of b.go,") {
 		t.Fatal(rep.Message(ByRewind))
 	}
-	ed.results[AfterChangeTool] = `{"baseline":false,"clients":[],"before":[],"after":[{"path":"/p/c.go","line":1,"col":1,"severity":2,"message":"w"}]}`
+	ed.results[AfterChangeTool] = `{"baseline":false,"clients":[],"after":{"paths":["/p/c.go"],"items":[{"file":0,"line":1,"col":1,"severity":2,"message":"w"}]}}`
 	rep, _ = AfterChange(context.Background(), ed, "/p/c.go", "/p", time.Second)
 	if got := rep.Message(ByClaude); !strings.Contains(got, "After your change to c.go, the editor reports 1 warning (the file was not open in the editor before") {
 		t.Fatal(got)

@@ -11,8 +11,8 @@ import (
 )
 
 // MaxDiagnostics bounds the diagnostics one answer lists (the most severe
-// first); the answer says how many were left out.
-const MaxDiagnostics = 500
+// first: a model reads them all); the answer says how many were left out.
+const MaxDiagnostics = 200
 
 // MaxLocations bounds the locations and symbols one answer lists.
 const MaxLocations = 300
@@ -27,6 +27,36 @@ type Diag struct {
 	Source   string `json:"source"`
 	Code     string `json:"code"`
 	Message  string `json:"message"`
+}
+
+// diagSet is how the editor sends diagnostics: each path once, each item
+// naming its file by index.
+type diagSet struct {
+	Paths []string `json:"paths"`
+	Items []struct {
+		File     int    `json:"file"`
+		Line     int    `json:"line"`
+		Col      int    `json:"col"`
+		Severity int    `json:"severity"`
+		Source   string `json:"source"`
+		Code     string `json:"code"`
+		Message  string `json:"message"`
+	} `json:"items"`
+}
+
+func (s *diagSet) diags() []Diag {
+	if s == nil {
+		return nil
+	}
+	out := make([]Diag, 0, len(s.Items))
+	for _, it := range s.Items {
+		path := ""
+		if it.File >= 0 && it.File < len(s.Paths) {
+			path = s.Paths[it.File]
+		}
+		out = append(out, Diag{Path: path, Line: it.Line, Col: it.Col, Severity: it.Severity, Source: it.Source, Code: it.Code, Message: it.Message})
+	}
+	return out
 }
 
 var severities = []string{"", "error", "warning", "info", "hint"}
@@ -154,9 +184,9 @@ type selectionResult struct {
 }
 
 type diagResult struct {
-	Open   bool   `json:"open"`
-	Loaded int    `json:"loaded"` // buffers looked at (no path)
-	Items  []Diag `json:"items"`
+	Open        bool     `json:"open"`
+	Loaded      int      `json:"loaded"` // buffers looked at (no path)
+	Diagnostics *diagSet `json:"diagnostics"`
 }
 
 // Location is a place a language server pointed to.
@@ -218,7 +248,7 @@ func describe(tool string, a args, out json.RawMessage, cwd string) (Outcome, er
 		if err := json.Unmarshal(out, &r); err != nil {
 			return Outcome{}, err
 		}
-		return diagnostics(r, a, cwd), nil
+		return diagnostics(r.Open, r.Loaded, r.Diagnostics.diags(), a, cwd), nil
 	case LSPDefinition, LSPReferences, LSPHover, DocumentSymbols, WorkspaceSymbols:
 		var r lspResult
 		if err := json.Unmarshal(out, &r); err != nil {
@@ -339,27 +369,27 @@ func selection(r selectionResult, rel func(string) string) Outcome {
 	return Outcome{Result: mcp.Text(strings.TrimRight(b.String(), "\n")), Headline: head}
 }
 
-func diagnostics(r diagResult, a args, cwd string) Outcome {
+func diagnostics(open bool, loaded int, items []Diag, a args, cwd string) Outcome {
 	scope := "All loaded buffers"
 	if a.Path != "" {
 		scope = session.RelPath(a.Path, cwd)
-		if !r.Open {
+		if !open {
 			return Outcome{Result: mcp.Text(fmt.Sprintf("%s is not open in the editor and was not loaded, so the editor has no diagnostics for it.", scope)),
 				Headline: "not open"}
 		}
 	}
-	total := counts(r.Items)
-	if len(r.Items) == 0 {
+	total := counts(items)
+	if len(items) == 0 {
 		msg := fmt.Sprintf("No diagnostics in %s.", scope)
 		if a.Path == "" {
-			msg = fmt.Sprintf("No diagnostics in the %s loaded in the editor.", plural(r.Loaded, "buffer"))
+			msg = fmt.Sprintf("No diagnostics in the %s loaded in the editor.", plural(loaded, "buffer"))
 		}
 		return Outcome{Result: mcp.Text(msg), Headline: "none"}
 	}
-	kept, cut := capDiags(append([]Diag(nil), r.Items...), MaxDiagnostics)
+	kept, cut := capDiags(items, MaxDiagnostics)
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %s", scope, total)
-	if n := len(r.Items) - serious(r.Items); n > 0 && n < len(r.Items) {
+	if n := len(items) - serious(items); n > 0 && n < len(items) {
 		fmt.Fprintf(&b, " (and %s)", plural(n, "info or hint"))
 	}
 	b.WriteByte('\n')
