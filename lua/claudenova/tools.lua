@@ -621,14 +621,9 @@ function H.after_change(a, done, ctx)
       return done({ skipped = "the buffer has unsaved changes" })
     end
     before, baseline = diags_of(b), true
-    -- Reload what Claude wrote: the language servers read the buffer.
-    if vim.api.nvim_get_option_value("autoread", { buf = b }) then
-      pcall(vim.cmd, "checktime " .. b)
-    else
-      pcall(vim.api.nvim_buf_call, b, function()
-        vim.cmd("silent! edit")
-      end)
-    end
+    -- Reload what Claude wrote (cursor and views kept): the language
+    -- servers read the buffer, not the disk.
+    require("claudenova.ui.disk").reload(b)
   else
     local nb, err = load(a)
     if not nb then

@@ -24,15 +24,18 @@ function M.buf_of(path)
 end
 
 --- Read buf's file again (it has no unsaved edits), keeping the cursor and
---- view of every window that shows it.
+--- view of every window that shows it, and whether it is listed (:edit
+--- lists it; the editor tools load files unlisted).
 function M.reload(buf)
   local views = {}
   for _, w in ipairs(vim.fn.win_findbuf(buf)) do
     views[w] = vim.api.nvim_win_call(w, vim.fn.winsaveview)
   end
+  local listed = vim.bo[buf].buflisted
   vim.api.nvim_buf_call(buf, function()
     vim.cmd("silent! keepjumps edit!")
   end)
+  vim.bo[buf].buflisted = listed
   for w, v in pairs(views) do
     if vim.api.nvim_win_is_valid(w) then
       pcall(vim.api.nvim_win_call, w, function() vim.fn.winrestview(v) end)
