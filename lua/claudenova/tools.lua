@@ -423,7 +423,7 @@ function H.diagnostics(a, done, ctx)
   end
   local set, n = nil, 0
   for _, b in ipairs(vim.api.nvim_list_bufs()) do
-    if vim.api.nvim_buf_is_loaded(b) and vim.bo[b].buftype == "" then
+    if vim.api.nvim_buf_is_loaded(b) and file_buf(b) then
       n = n + 1
       set = diags_of(b, set)
     end

@@ -516,6 +516,7 @@ func (a *App) InBackground(requestID string, fn func() error) {
 // Shutdown answers every pending request with deny (Neovim is quitting) and
 // stops every session. It returns when all claude processes are gone.
 func (a *App) Shutdown() {
+	a.stopEditorCalls()
 	for _, r := range a.reg.List() {
 		_, _ = a.decide(r.ID, approval.Decision{Behavior: approval.Deny,
 			Message: "Neovim is exiting; the user could not answer this request."}, "neovim exiting")

@@ -71,6 +71,31 @@ type editorState struct {
 	editor  editortools.Editor
 	servers map[int]*mcp.Server
 	tools   map[int]map[string]bool // per session: the tools it was offered
+	quit    context.Context         // cancelled at shutdown: no wait for the editor outlives it
+	stop    context.CancelFunc
+}
+
+func (e *editorState) quitting() context.Context {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.quit == nil {
+		e.quit, e.stop = context.WithCancel(context.Background())
+	}
+	return e.quit
+}
+
+// stopEditorCalls ends every wait for the editor (Neovim is quitting: it
+// will not answer, and Shutdown must not wait for the waits).
+func (a *App) stopEditorCalls() {
+	a.ed.quitting()
+	a.ed.stop()
+}
+
+// editorWait bounds a wait for the editor by d and by the shutdown.
+func (a *App) editorWait(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithTimeout(ctx, d)
+	stop := context.AfterFunc(a.ed.quitting(), cancel)
+	return ctx, func() { stop(); cancel() }
 }
 
 // UseEditor connects the editor tools to Neovim (the host's bridge).
@@ -133,6 +158,8 @@ func (a *App) serveTools(s *session.Session, o Options) {
 		names[t.Name] = true
 	}
 	srv := mcp.New(serverInfo(), tools, func(ctx context.Context, c mcp.Call) mcp.Result {
+		ctx, cancel := a.editorWait(ctx, toolCallTimeout)
+		defer cancel()
 		return a.runTool(ctx, s, c)
 	}, toolCallTimeout, a.log.With("session", s.ID))
 	a.ed.mu.Lock()
@@ -252,7 +279,7 @@ func (a *App) hookCallback(s *session.Session, m claude.Message) {
 	a.background(func(ctx context.Context) {
 		// claude's turn waits for this answer: bounded by the wait, plus
 		// the attach of a server to a buffer we load, plus a busy editor.
-		ctx, cancel := context.WithTimeout(ctx, o.Feedback.wait()+changeSlack)
+		ctx, cancel := a.editorWait(ctx, o.Feedback.wait()+changeSlack)
 		defer cancel()
 		answer := map[string]any{}
 		rep, err := editortools.AfterChange(ctx, a.editor(), path, s.Cwd, o.Feedback.wait())
@@ -281,7 +308,7 @@ func (a *App) diagnoseRewound(s *session.Session, files []string) {
 		return
 	}
 	a.background(func(ctx context.Context) {
-		ctx, cancel := context.WithTimeout(ctx, o.Feedback.wait()+changeSlack)
+		ctx, cancel := a.editorWait(ctx, o.Feedback.wait()+changeSlack)
 		defer cancel()
 		// All files at once: each waits for its own servers.
 		notes := make([]string, len(files))

@@ -335,3 +335,36 @@ func TestDiagnosticsAfterARewind(t *testing.T) {
 		t.Fatalf("Claude was not told: %q", c.UserTexts())
 	}
 }
+
+// blockedEditor never answers (Neovim is gone or stuck in a prompt); it
+// says when it was called.
+type blockedEditor struct{ called chan struct{} }
+
+func (b blockedEditor) Call(ctx context.Context, _ string, _ any) (json.RawMessage, error) {
+	close(b.called)
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+// Quitting ends a wait for the editor at once: the hook is answered and
+// Shutdown does not wait for the diagnostics' deadline.
+func TestShutdownEndsEditorWaits(t *testing.T) {
+	m := newMem(t)
+	m.configure(Options{Feedback: FeedbackOptions{DiagnosticsWait: 60000}})
+	ed := blockedEditor{called: make(chan struct{})}
+	m.app.UseEditor(ed)
+	_, c := m.session("")
+	hookCallback(c, "h1", diagHook, "Edit", filepath.Join(m.dir, "b.go"))
+	<-ed.called // the hook waits for the editor now
+	start := time.Now()
+	done := make(chan struct{})
+	go func() { m.app.Shutdown(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Shutdown waited for the editor")
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("Shutdown took %s", d)
+	}
+}

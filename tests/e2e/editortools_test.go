@@ -224,6 +224,15 @@ func TestEditorToolsLanguageServer(t *testing.T) {
 		if added != 1 {
 			t.Fatalf("%d requests reached the UI, want 1 (the edit): %+v", added, e.Events())
 		}
+		// Nothing the tools did was worth a message (no deprecation
+		// warning of an LSP API, no error).
+		var msgs string
+		e.Lua(&msgs, "return vim.fn.execute('messages')")
+		for _, n := range append(e.Notes(), msgs) {
+			if strings.Contains(n, "deprecated") || strings.Contains(strings.ToLower(n), "error") {
+				t.Fatalf("a message: %s", n)
+			}
+		}
 		// :checkhealth names the tools and what gopls serves for b.go.
 		e.Cmd("checkhealth claudenova")
 		var lines []string

@@ -658,6 +658,28 @@ func (b *bench) editorTools(n int) ([]time.Duration, []time.Duration, error) {
 		return nil, nil, fmt.Errorf("second client: %w", err)
 	}
 	defer probe.Close()
+	// How long Neovim itself works on each call (the time it cannot serve
+	// anyone else).
+	if err := in.v.ExecLua(`local tools = require('claudenova.tools'); local orig = tools.call
+		_G.uibench = { n = 0, total = 0, max = 0 }
+		tools.call = function(...)
+			local t0 = vim.uv.hrtime(); local r = orig(...); local d = vim.uv.hrtime() - t0
+			local s = _G.uibench; s.n = s.n + 1; s.total = s.total + d; s.max = math.max(s.max, d)
+			return r
+		end`, nil); err != nil {
+		return nil, nil, err
+	}
+	var base []time.Duration
+	for i := 0; i < 300; i++ {
+		t0 := time.Now()
+		var x int
+		if err := probe.Eval("1", &x); err != nil {
+			return nil, nil, err
+		}
+		base = append(base, time.Since(t0))
+		time.Sleep(2 * time.Millisecond)
+	}
+	fmt.Printf("  idle baseline round-trips n=%d p50 %.2f ms p99 %.2f ms max %.2f ms\n", len(base), ms(pct(base, 50)), ms(pct(base, 99)), ms(pct(base, 100)))
 	if err := in.v.ExecLua("require('claudenova').new({ prompt = 'go' })", nil); err != nil {
 		return nil, nil, err
 	}
@@ -711,6 +733,9 @@ func (b *bench) editorTools(n int) ([]time.Duration, []time.Duration, error) {
 	if bad, err := answersWithout(in.log, "diagnostic number 0 about"); err != nil || bad > 0 {
 		return nil, nil, fmt.Errorf("%d answers do not list the diagnostics (%v)", bad, err)
 	}
+	var st string
+	_ = probe.ExecLua(`local s = _G.uibench; return string.format("%d calls, %.2f ms each on average, at most %.2f ms", s.n, s.total / math.max(s.n, 1) / 1e6, s.max / 1e6)`, &st)
+	fmt.Println("  Neovim's own work per call:", st)
 	return lat, rts, nil
 }
 
