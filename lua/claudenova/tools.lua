@@ -146,6 +146,12 @@ local function load(a)
   return b
 end
 
+--- Every client attached to b, those still initializing included (0.11+
+--- leave them out unless asked; 0.10 ignores the key and lists them).
+local function attached(b)
+  return vim.lsp.get_clients({ bufnr = b, _uninitialized = true })
+end
+
 local function client_names(clients)
   local out = {}
   for _, c in ipairs(clients) do
@@ -213,15 +219,17 @@ end
 local function await_clients(b, method, fresh, deadline, cb, fail)
   local start = vim.uv.now()
   poll(function()
-    local clients = vim.lsp.get_clients({ bufnr = b })
-    local ok = {}
+    local clients = attached(b)
+    local ok, initializing = {}, false
     for _, c in ipairs(clients) do
-      if supports(c, method, b) then
+      if not c.initialized then
+        initializing = true
+      elseif supports(c, method, b) then
         ok[#ok + 1] = c
       end
     end
     local now = vim.uv.now()
-    local waiting = (#clients == 0 and fresh and now - start < 1500) or (#clients > 0 and #ok == 0)
+    local waiting = (#clients == 0 and fresh and now - start < 1500) or (#ok == 0 and initializing)
     if #ok > 0 or not waiting or now >= deadline then
       cb(ok, clients)
       return true
@@ -247,7 +255,7 @@ local function settle(b, fresh, wait, cb, fail)
   })
   poll(function()
     local now = vim.uv.now()
-    local clients = vim.lsp.get_clients({ bufnr = b })
+    local clients = attached(b)
     local done, timed_out = false, false
     if #clients == 0 and now - start >= grace then
       done = true -- no language server: nothing more will come

@@ -61,6 +61,37 @@ func TestEditorToolsReadTheEditor(t *testing.T) {
 				{ lnum = 2, col = 11, severity = vim.diagnostic.severity.ERROR, message = "undefined global 'z'", source = "lua_ls" },
 				{ lnum = 1, col = 6, severity = vim.diagnostic.severity.WARN, message = "unused local 'y'", source = "lua_ls" },
 			})`)
+		// A language server of its own (in-process) that serves hover only.
+		e.Lua(nil, `local function server(dispatchers)
+				local closing, n = false, 0
+				local function later(cb, err, res) vim.schedule(function() cb(err, res) end) end
+				return {
+					request = function(method, params, cb)
+						n = n + 1
+						if method == "initialize" then
+							later(cb, nil, { capabilities = { hoverProvider = true } })
+						elseif method == "textDocument/hover" then
+							later(cb, nil, { contents = { kind = "markdown", value = ("hover at %d:%d"):format(params.position.line, params.position.character) } })
+						else
+							later(cb, nil, vim.NIL)
+						end
+						return true, n
+					end,
+					notify = function(method)
+						if method == "exit" then dispatchers.on_exit(0, 15) end
+						return true
+					end,
+					is_closing = function() return closing end,
+					terminate = function() closing = true end,
+				}
+			end
+			vim.lsp.start({ name = "hoverls", cmd = server, root_dir = vim.fn.getcwd() }, { bufnr = 0 })`)
+		e.Eventually(10*time.Second, "hoverls attached", func() bool {
+			var n int
+			e.Lua(&n, `return #vim.lsp.get_clients({ bufnr = 0, method = "textDocument/hover" })`)
+			return n > 0
+		})
+		e.WriteFile("notes.txt", "no server for this one\n")
 		// A linewise visual selection of lines 2-3, then back to normal mode.
 		e.Input("2GVj<Esc>")
 		e.WaitMode("n")
@@ -71,6 +102,8 @@ func TestEditorToolsReadTheEditor(t *testing.T) {
 			nvimTool("selection", nil),
 			nvimTool("diagnostics", nil),
 			nvimTool("lsp_hover", map[string]any{"path": "a.lua", "line": 2, "column": 7}),
+			nvimTool("lsp_definition", map[string]any{"path": "a.lua", "line": 2, "column": 7}),
+			nvimTool("document_symbols", map[string]any{"path": "notes.txt"}),
 		))
 		bufs := e.toolText("toolu_s0")
 		mustContain(t, "open_buffers", bufs, "a.lua (lua, 3 lines): modified (unsaved changes", "visible in a window")
@@ -85,7 +118,12 @@ func TestEditorToolsReadTheEditor(t *testing.T) {
 		all := e.toolText("toolu_s4")
 		mustContain(t, "diagnostics of every buffer", all, "All loaded buffers: 1 error, 1 warning")
 		hover := e.toolText("toolu_s5")
-		mustContain(t, "lsp_hover without a server", hover, "No language server is attached to a.lua in the editor")
+		mustContain(t, "lsp_hover", hover, "Hover at a.lua:2:7 (hoverls):\nhover at 1:6")
+		def := e.toolText("toolu_s6")
+		mustContain(t, "lsp_definition from a server that does not serve it", def,
+			"The language servers attached to a.lua (hoverls) do not serve textDocument/definition")
+		syms := e.toolText("toolu_s7")
+		mustContain(t, "document_symbols of a file no server serves", syms, "No language server is attached to notes.txt in the editor")
 		e.WaitIdle(id)
 		// Nothing asked the user: every result came back without a gesture,
 		// and no request ever reached the sidebar.
@@ -101,7 +139,8 @@ func TestEditorToolsReadTheEditor(t *testing.T) {
 			`▸ nvim diagnostics a\.lua · 1 error, 1 warning ✓`,
 			`▸ nvim buffer_text a\.lua · 3 lines, unsaved ✓`,
 			`▸ nvim selection · a\.lua:2-3 ✓`,
-			`▸ nvim lsp_hover a\.lua:2:7 · no server ✓`,
+			`▸ nvim lsp_hover a\.lua:2:7 · hover ✓`,
+			`▸ nvim lsp_definition a\.lua:2:7 · no server ✓`,
 		} {
 			if !regexp.MustCompile(re).MatchString(tr) {
 				t.Fatalf("transcript lacks %s:\n%s", re, tr)
