@@ -212,6 +212,12 @@ local function poll(fn, fail)
   )
 end
 
+-- How long a buffer we just loaded may take to get a language server. A
+-- server is started from the FileType autocommand of the load itself, at
+-- once or a tick later (vim.lsp.enable with a root_dir function schedules
+-- it): a plain file with no server costs every change this much, no more.
+local ATTACH_GRACE = 100
+
 --- Call cb(supported, clients) once a client of b serves method: at once
 --- when one does, after waiting for a server to attach to a buffer we just
 --- loaded (fresh) or for an attached one to finish initializing, never past
@@ -229,7 +235,7 @@ local function await_clients(b, method, fresh, deadline, cb, fail)
       end
     end
     local now = vim.uv.now()
-    local waiting = (#clients == 0 and fresh and now - start < 1500) or (#ok == 0 and initializing)
+    local waiting = (#clients == 0 and fresh and now - start < ATTACH_GRACE) or (#ok == 0 and initializing)
     if #ok > 0 or not waiting or now >= deadline then
       cb(ok, clients)
       return true
@@ -243,7 +249,7 @@ end
 local QUIET = 300
 local function settle(b, fresh, wait, cb, fail)
   local start = vim.uv.now()
-  local grace = fresh and 1500 or 0 -- for a server to attach to a buffer we loaded
+  local grace = fresh and ATTACH_GRACE or 0 -- for a server to attach to a buffer we loaded
   local deadline = start + grace + wait
   local last
   local au = vim.api.nvim_create_autocmd("DiagnosticChanged", {
