@@ -1150,9 +1150,10 @@ func TestWriteRebaseAsksClaudeToWriteAgain(t *testing.T) {
 	if n := len(m.app.Pending()); n != 0 {
 		t.Fatalf("%d pending: the approved Write was asked", n)
 	}
-	if !strings.Contains(m.rec.transcriptText(1), "without asking: exactly the content you approved") {
-		t.Fatalf("transcript:\n%s", m.rec.transcriptText(1))
-	}
+	// The note follows the answer.
+	m.rec.wait(t, "the note", func([]ui.Event) bool {
+		return strings.Contains(m.rec.transcriptText(1), "without asking: exactly the content you approved")
+	})
 	// It allowed one Write: the same bytes again are asked.
 	c.Ask("w4", "Write", map[string]any{"file_path": path, "content": merged}, nil)
 	m.waitPending(1)
