@@ -324,6 +324,7 @@ func TestEditorToolsAskAndOff(t *testing.T) {
 		if p.Tool != "mcp__nvim__open_buffers" {
 			t.Fatalf("panel for %+v", p)
 		}
+		e.WaitGraceOver()
 		e.Input("a")
 		mustContain(t, "open_buffers after allow", e.toolText("toolu_s0"), "No file buffers are open")
 
