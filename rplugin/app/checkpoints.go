@@ -271,6 +271,7 @@ func (a *App) Rewind(p Later) error {
 		a.transcript(s, s.Transcript.Note(fmt.Sprintf("Rewound to before prompt %d (%q): %s. Changes made by commands (Bash) were not restored.", t.N, sanitize.FirstLine(t.Prompt, 50), what)))
 		if len(files) > 0 {
 			a.tell(s, feedback.Rewound(t.Prompt, rel, r.SkippedLinks))
+			a.diagnoseRewound(s, files)
 		}
 		a.log.Info("rewound", "session", s.ID, "turn", t.N, "files", len(files), "skipped", r.SkippedLinks)
 		return map[string]any{"files": files, "skipped": r.SkippedLinks}, nil

@@ -36,6 +36,9 @@ func (a *App) permission(s *session.Session, m claude.Message) {
 		a.notify("warn", fmt.Sprintf("session %d sent a malformed permission request; it was denied", s.ID))
 		return
 	}
+	if a.editorToolAllowed(s, pr) {
+		return // the editor's own read-only tools: answered at once
+	}
 	id := approval.Key(s.ID, pr.RequestID)
 	if _, dup := a.reg.Get(id); dup {
 		a.log.Warn("duplicate request id ignored", "session", s.ID, "id", pr.RequestID)

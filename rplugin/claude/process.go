@@ -38,6 +38,9 @@ type Config struct {
 	Model          string   // --model, when set
 	Resume         string   // --resume, when set
 	Spawner        *Spawner // starts the process (nil: from the calling thread)
+	// Initialize holds extra fields of the initialize request (the editor's
+	// MCP server, hooks).
+	Initialize map[string]any
 }
 
 // SplitCommand splits the user's cmd option into words the way the host
@@ -184,7 +187,12 @@ func Start(cfg Config, log *slog.Logger) (*Process, error) {
 	// line claude reads.
 	// forwardSubagentText: subagents' messages come whole, at every depth
 	// (without it only depth 1's tool calls do), for a nested transcript.
-	initCh, err := p.startControl("initialize", map[string]any{"forwardSubagentText": true})
+	// cfg.Initialize adds the editor's MCP server and hooks.
+	init := map[string]any{"forwardSubagentText": true}
+	for k, v := range cfg.Initialize {
+		init[k] = v
+	}
+	initCh, err := p.startControl("initialize", init)
 	if err != nil {
 		p.initErr = err
 		close(p.initDone)

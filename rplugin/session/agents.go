@@ -203,7 +203,7 @@ func (t *Transcript) newCall(b contentBlock, d int) *toolCall {
 			details = append(details, detailFolded+l)
 		}
 	} else {
-		tc.summary = nest(d) + toolPrefix + sanitize.Line(b.Name)
+		tc.summary = nest(d) + toolPrefix + sanitize.Line(toolName(b.Name))
 		if target := ToolTarget(b.Name, b.Input, t.cwd); target != "" {
 			tc.summary += " " + target
 		}

@@ -78,6 +78,9 @@ type toolCall struct {
 	task       *taskState // the task it started, as last reported
 	live       bool       // its task runs in the background
 	done       bool       // its task ended
+
+	// headline sums up the result ("2 errors"), for tools the host answers
+	headline string
 }
 
 // draft is a text or thinking block being streamed.
@@ -373,11 +376,14 @@ func (t *Transcript) note(lines ...string) []Op {
 // Told records a message the plugin wrote to Claude for the user (what the
 // user changed in a proposal, their notes): its first line shows, the rest
 // (the diff) is folded beneath it.
-func (t *Transcript) Told(text string) []Op {
+func (t *Transcript) Told(text string) []Op { return t.ToldBy("Your note to Claude", text) }
+
+// ToldBy is Told with who the message is from ("The editor told Claude").
+func (t *Transcript) ToldBy(label, text string) []Op {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	lines := sanitize.Lines(strings.TrimPrefix(text, "[claude-nova] "))
-	out := []string{"**Your note to Claude:** " + lines[0]}
+	out := []string{"**" + sanitize.Line(label) + ":** " + lines[0]}
 	for _, l := range lines[1:] {
 		out = append(out, detailFolded+l)
 	}
@@ -672,6 +678,29 @@ func (t *Transcript) toolUse(b contentBlock) []Op {
 	return ops
 }
 
+// toolName is how a tool is named for a person: an MCP tool
+// (mcp__server__tool) by its server and name ("nvim diagnostics").
+func toolName(name string) string {
+	if rest, ok := strings.CutPrefix(name, "mcp__"); ok {
+		if server, tool, ok := strings.Cut(rest, "__"); ok && server != "" && tool != "" {
+			return server + " " + tool
+		}
+	}
+	return name
+}
+
+// ToolHeadline sums up the result of tool call id in its line ("▸ nvim
+// diagnostics a.lua · 2 errors ✓"): for tools the host answers itself, which
+// know what they found before claude reports the result (the line shows it
+// with the outcome).
+func (t *Transcript) ToolHeadline(id, headline string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if tc, ok := t.tools[id]; ok {
+		tc.headline = sanitize.Truncate(sanitize.Line(headline), 60)
+	}
+}
+
 func (t *Transcript) remember(id string, tc *toolCall) {
 	t.tools[id] = tc
 	t.order = append(t.order, id)
@@ -718,6 +747,9 @@ func inputDetails(tool string, input json.RawMessage) []string {
 			}
 		}
 	default:
+		if strings.HasPrefix(tool, "mcp__nvim__") {
+			return nil // the editor's own tools: the target says it all
+		}
 		b, _ := json.MarshalIndent(in, "", "  ")
 		if len(in) > 0 {
 			add("", string(b))
@@ -795,7 +827,11 @@ func (t *Transcript) toolResults(m claude.Message, parent string) []Op {
 			if b.IsError {
 				outcome = "✗"
 			}
-			line := tc.summary + " " + outcome
+			line := tc.summary
+			if tc.headline != "" {
+				line += " · " + tc.headline
+			}
+			line += " " + outcome
 			if !t.history {
 				line += fmt.Sprintf(" %.1f s", time.Since(tc.started).Seconds())
 			}
@@ -1022,6 +1058,12 @@ func ToolTarget(tool string, input json.RawMessage, cwd string) string {
 		target = str("query")
 	case str("path") != "":
 		target = RelPath(str("path"), cwd)
+		if line, ok := in["line"].(float64); ok && line >= 1 {
+			target += fmt.Sprintf(":%d", int(line))
+			if col, ok := in["column"].(float64); ok && col >= 1 {
+				target += fmt.Sprintf(":%d", int(col))
+			}
+		}
 	case tool == "AskUserQuestion":
 		if qs, ok := in["questions"].([]any); ok && len(qs) > 0 {
 			if q, ok := qs[0].(map[string]any); ok {

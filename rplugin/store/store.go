@@ -170,9 +170,10 @@ func Summarize(path string) (Summary, error) {
 	defer f.Close()
 	s := Summary{ID: strings.TrimSuffix(filepath.Base(path), ".jsonl"), Updated: st.ModTime().Unix()}
 	head := make([]byte, min(st.Size(), window))
-	if _, err := io.ReadFull(f, head); err != nil {
-		return s, nil
-	}
+	// The file may change while it is read (a resumed claude writes to
+	// it): what could be read is summarized.
+	n, _ := io.ReadFull(f, head)
+	head = head[:n]
 	tail := head
 	if st.Size() > window {
 		tail = make([]byte, window)
