@@ -60,6 +60,7 @@ func (e *Env) curBufName() string {
 // every mode the surface waits, every key lands where the user typed it,
 // nothing is answered; back in normal mode the surface opens.
 func TestArrivalNeverTakesKeystrokes(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name   string
 		before func(e *Env)        // put the user halfway through something

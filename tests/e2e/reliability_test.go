@@ -71,6 +71,7 @@ func waitGone(pid int, d time.Duration) bool {
 // TestExactlyOneAnswer ends a request every way it can end and counts the
 // control_responses claude received for it: 0 for withdrawn, 1 otherwise.
 func TestExactlyOneAnswer(t *testing.T) {
+	t.Parallel()
 	bashAsk := func(string) []string {
 		return []string{ask("Bash", "req-one-00000001", map[string]any{"command": "make", "description": "build"})}
 	}
@@ -248,6 +249,7 @@ func TestHostCrashThenFreshHost(t *testing.T) {
 // TestNoOrphansRealClaude: the real CLI is gone 3 s after each way Neovim or
 // the host can end.
 func TestNoOrphansRealClaude(t *testing.T) {
+	t.Parallel()
 	ends := []struct {
 		name string
 		end  func(e *Env)
