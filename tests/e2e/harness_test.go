@@ -93,6 +93,8 @@ type Env struct {
 	Storage string
 	Marker  string // env marker inherited by every process we start
 	Model   *fakemodel.Server
+
+	sentinels int // answer barriers so far (barrier_test.go)
 }
 
 // Options for an Env.
@@ -201,10 +203,10 @@ func NewEnv(t *testing.T, v nvimVersion, o Options) *Env {
 		go func() { _ = nv.Close(); close(done) }()
 		select {
 		case <-done:
-		case <-time.After(10 * time.Second):
+		case <-time.After(60 * time.Second):
 			t.Errorf("nvim did not exit")
 		}
-		e.assertNoOrphans(5 * time.Second)
+		e.assertNoOrphans(30 * time.Second)
 		if t.Failed() {
 			e.dumpLog()
 		}

@@ -43,17 +43,6 @@ func (e *Env) waitPanel() Pending {
 	return p
 }
 
-func (e *Env) noRequestFor(d time.Duration) {
-	e.t.Helper()
-	deadline := time.Now().Add(d)
-	for time.Now().Before(deadline) {
-		if len(e.Pending()) != 0 {
-			e.t.Fatalf("asked: %+v", e.Pending())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
 func TestAlwaysAllowLocalRule(t *testing.T) {
 	eachNvim(t, func(t *testing.T, v nvimVersion) {
 		e := NewEnv(t, v, Options{})
@@ -235,15 +224,14 @@ func TestRulesView(t *testing.T) {
 func TestBatchDenyInTheSidebar(t *testing.T) {
 	eachNvim(t, func(t *testing.T, v nvimVersion) {
 		e, log := faultEnv(t, v, func(string) []string {
-			return []string{
+			return append([]string{
 				`{"ask_nowait":{"tool_name":"Bash","request_id":"req-a","input":{"command":"echo a"}}}`,
 				`{"ask_nowait":{"tool_name":"AskUserQuestion","request_id":"req-q","requires_user_interaction":true,"input":{"questions":[{"question":"Which?","header":"W","multiSelect":false,"options":[{"label":"x"},{"label":"y"}]}]}}}`,
 				`{"ask_nowait":{"tool_name":"Bash","request_id":"req-b","input":{"command":"echo b"}}}`,
-				`{"expect_answers":3}`,
-			}
+			}, sentinelSteps()...)
 		})
 		e.ScriptUI([]string{"CANCEL"}, []string{""})
-		e.newSession("go")
+		sid := e.newSession("go")
 		e.WaitPending(3)
 		e.WaitGraceOver()
 		// Typed as a person does: the sidebar opens, the rows are selected
@@ -256,7 +244,7 @@ func TestBatchDenyInTheSidebar(t *testing.T) {
 		e.Lua(nil, "vim.api.nvim_win_set_cursor(0, { ..., 0 })", first)
 		e.Type("V", itoa(last-first)+"j", "d")
 		e.Eventually(10*time.Second, "two answers", func() bool { return len(fakeAnswers(log)) == 2 })
-		time.Sleep(300 * time.Millisecond)
+		e.fakeAnswerBarrier(sid, log) // nothing more on its way for the question
 		if answersFor(log, "req-a") != 1 || answersFor(log, "req-b") != 1 || answersFor(log, "req-q") != 0 {
 			t.Fatalf("answers %+v", fakeAnswers(log))
 		}
