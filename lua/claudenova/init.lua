@@ -42,8 +42,23 @@ function M.send(prompt, opts)
   end
   local context = require("claudenova.context")
   local text = context.build(prompt or "", opts, context.cwd(opts.session))
+  local ui = require("claudenova.ui")
+  local before = vim.deepcopy(ui.state.sessions)
+  local prev = ui.state.current
   local info = host().request("send", { prompt = text, session = opts.session or 0, cwd = vim.fn.getcwd() })
-  require("claudenova.ui").session_started(info)
+  ui.session_started(info)
+  if not before[info.id] then
+    -- No session ran (the current one exited): this prompt started one.
+    -- Say so, and show it where the old one was shown.
+    local label = ui.state.label
+    local old = prev and before[prev]
+    if old and old.state == "exited" then
+      require("claudenova.ui.notify").info(("%s has exited: this prompt started %s (:ClaudeNova resume continues the old one)"):format(label(prev), label(info.id)))
+    else
+      require("claudenova.ui.notify").info(("no session ran: this prompt started %s"):format(label(info.id)))
+    end
+    ui.open_transcript(info.id)
+  end
   return info
 end
 

@@ -71,7 +71,11 @@ local function winbar_parts(v)
   if t.kept > 0 then
     head = head .. (" · %d kept"):format(t.kept)
   end
-  return { head, ("%s undo hunk · %s keep"):format(key(keys.undo_hunk), key(keys.keep_hunk)), ("%s close · ]c next"):format(key(keys.close)) }
+  local parts = { head, ("%s undo hunk · %s keep"):format(key(keys.undo_hunk), key(keys.keep_hunk)), ("%s close · ]c next"):format(key(keys.close)) }
+  if cfg().keymaps.help then
+    table.insert(parts, key(cfg().keymaps.help) .. " keys")
+  end
+  return parts
 end
 
 --- The winbar of the changes window being drawn, fitted to its width.
@@ -248,6 +252,7 @@ function M.open_file(view, f)
         vim.keymap.set("n", m[1], m[2], { buffer = b, desc = "claude-nova: " .. m[3] })
       end
     end
+    require("claudenova.keys").map(b, "changes")
   end
   vim.api.nvim_create_autocmd("BufWipeout", {
     buffer = v.now,

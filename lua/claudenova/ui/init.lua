@@ -45,12 +45,21 @@ local function announce(r, waiting)
   end
   if waiting then
     -- What matters first: it waits. The rest may be cut to fit the line.
-    notify.info(("%s waits until you pause: :ClaudeNova focus opens it now (%s)"):format(what, state.session_label(r)))
+    local msg = ("%s waits until you pause: :ClaudeNova focus opens it now (%s)"):format(what, state.session_label(r))
+    if notify.covered() then
+      -- -- INSERT -- covers the message line: say it above the status line
+      -- until the surface opens (:messages has it too).
+      notify.pin(r.id, msg)
+    end
+    notify.tagged(msg, r.id)
     return
   end
   local key = require("claudenova.ui.text").key
   local how
-  if r.surface == "proposal" then
+  if r.surface == "proposal" and r.plan_mode then
+    -- Asked while planning: no plan was approved yet.
+    how = "plan mode, no plan approved: :w applies anyway, :q rejects"
+  elseif r.surface == "proposal" then
     how = ":w applies, :q rejects"
   elseif r.surface == "question" then
     how = "answer in the picker"
@@ -63,7 +72,7 @@ local function announce(r, waiting)
   end
   -- What to do comes first, then what and whose it is: a narrow screen
   -- cuts the end.
-  notify.info(("%s: %s (%s)"):format(how, what, state.session_label(r)))
+  notify.tagged(("%s: %s (%s)"):format(how, what, state.session_label(r)), r.id)
 end
 
 local verbs = { allow = "allowed", allow_session = "allowed for the session", allow_tool = "allowed for the session (the whole tool)", deny = "denied" }
@@ -106,6 +115,8 @@ local function drop(id, outcome)
   local r = state.requests[id] or state.gone[id]
   state.requests[id] = nil
   scheduler.forget(id)
+  -- Its announcement leaves the message line with it (when still shown).
+  notify.clear(id)
   for _, mod in ipairs(SURFACES) do
     pcall(require("claudenova.ui." .. mod).withdraw, id, outcome)
   end
@@ -136,6 +147,7 @@ local function show(r, asked)
   local queued = false
   local opened = scheduler.show(r.id, function(how)
     local cur = state.requests[r.id]
+    notify.unpin(r.id)
     if cur then
       require(mod).open(cur, how)
       if queued and r.surface ~= "question" then
@@ -275,6 +287,7 @@ local function decided_here(id)
     state.gone[id] = r
     state.requests[id] = nil
     scheduler.forget(id)
+    notify.clear(id)
     require("claudenova.ui.sidebar").render()
   end
 end
@@ -471,12 +484,22 @@ function M.open_transcript(id, opts)
 end
 
 function M.prompt(session, opts)
-  require("claudenova.ui.prompt").open(session or state.current, opts)
+  require("claudenova.ui.prompt").open(M.sendable(session or state.current), opts)
 end
 
 --- The session in view (see ui.target.session).
 function M.session_in_view()
   return require("claudenova.ui.target").session()
+end
+
+--- The session a prompt goes to: sid, unless it has exited (then nil: the
+--- prompt starts a new session, which says so).
+function M.sendable(sid)
+  local s = sid and state.sessions[sid]
+  if s and s.state == "exited" then
+    return nil
+  end
+  return sid
 end
 
 --- One line per session for pickers: "2 · fix the login test · running · acceptEdits".

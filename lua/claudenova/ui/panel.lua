@@ -125,6 +125,7 @@ local function set_keymaps(buf, r)
     end
   end
   vim.keymap.set("n", "<Esc>", M.close, { buffer = buf, nowait = true, desc = "claude-nova panel: Hide the panel" })
+  require("claudenova.keys").map(buf, "panel")
 end
 
 local function title(buf)

@@ -125,13 +125,16 @@ function M.open(session, opts)
       return
     end
     local ok, err
-    if steer == true then
-      ok, err = pcall(require("claudenova").steer, text, session)
+    -- A session that exited meanwhile: the prompt starts a new one (and
+    -- says so) instead of failing.
+    local to = require("claudenova.ui").sendable(session)
+    if steer == true and to then
+      ok, err = pcall(require("claudenova").steer, text, to)
       if ok then
         require("claudenova.ui.notify").info(err.message)
       end
     else
-      ok, err = pcall(require("claudenova").send, text, session)
+      ok, err = pcall(require("claudenova").send, text, to)
     end
     if not ok then
       -- Nothing is lost: the input stays open with the text.
@@ -163,6 +166,7 @@ function M.open(session, opts)
       vim.api.nvim_win_close(win, true)
     end, { buffer = buf, desc = "claude-nova: Close the prompt" })
   end
+  require("claudenova.keys").map(buf, "prompt")
   vim.api.nvim_create_autocmd("BufWriteCmd", {
     buffer = buf,
     desc = "claude-nova: :w sends the prompt",

@@ -18,6 +18,11 @@ end
 
 local hunks = require("claudenova.ui.hunks")
 
+local function keys_help()
+  local lhs = cfg().keymaps.help
+  return lhs and require("claudenova.ui.text").key(lhs) or nil
+end
+
 -- The winbar's parts, most important first: what the proposal is, whose
 -- it is, how to apply or reject it, the hunk keys. A narrow window leads
 -- with how to apply or reject it.
@@ -40,9 +45,18 @@ local function winbar_parts(r, p, width)
     end
   end
   local what = (agent and (agent .. " › ") or "") .. r.tool .. " " .. rel
-  local parts = { head, state.session_label(r), ":w apply · :q reject" }
+  -- Once changed (a hunk rejected or restored, your edits), :q stops on
+  -- E37: name what rejects it then.
+  local how = ":w apply · :q reject"
+  if p and vim.api.nvim_buf_is_valid(p.buf) and vim.bo[p.buf].modified then
+    how = (":w apply · :q! or %s reject"):format(keys.deny and key(keys.deny) or ":bwipeout!")
+  end
+  if r.plan_mode then
+    how = "plan mode, no plan approved · " .. how
+  end
+  local parts = { head, state.session_label(r), how }
   if width and width < 50 then
-    parts = { ":w apply · :q reject", what, state.session_label(r) }
+    parts = { how, what, state.session_label(r) }
   end
   if p and require("claudenova.ui.scheduler").in_grace(p.buf) then
     -- It just took the window: why keys do nothing yet comes first.
@@ -53,6 +67,9 @@ local function winbar_parts(r, p, width)
   end
   if keys.allow or keys.deny then
     table.insert(parts, ("%s apply / %s reject"):format(key(keys.allow), key(keys.deny)))
+  end
+  if keys_help() then
+    table.insert(parts, keys_help() .. " keys")
   end
   return parts
 end
@@ -109,6 +126,7 @@ end
 
 local function set_keymaps(buf, r, p)
   local keys = cfg().keymaps.proposal
+  require("claudenova.keys").map(buf, "proposal")
   local scheduler = require("claudenova.ui.scheduler")
   -- Errors reach the user on one line; deciding keys wait out the grace
   -- period of a proposal that took the window on its own.
@@ -248,6 +266,11 @@ function M.open(r, opts)
     callback = function()
       if not p.saving then
         host().notify("proposal_saved", { id = r.id, review = hunks.review(p) })
+        -- In place of Neovim's "<storage path> written", which names the
+        -- staged file: what the :w did.
+        vim.schedule(function()
+          notify.info(("%s saved: it goes to Claude as you saved it"):format(r.target ~= "" and r.target or r.path))
+        end)
       end
     end,
   })

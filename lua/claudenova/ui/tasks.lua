@@ -122,6 +122,9 @@ function M.winbar_of()
   if keys.close then
     table.insert(parts, key(keys.close) .. " close")
   end
+  if cfg().keymaps.help then
+    table.insert(parts, key(cfg().keymaps.help) .. " keys")
+  end
   return "%#ClaudeNovaWinbar#" .. require("claudenova.ui.text").fit(parts, vim.api.nvim_win_get_width(win))
 end
 
@@ -156,6 +159,7 @@ local function ensure_buf(id)
   vim.b[buf].claudenova_task = id
   local keys = cfg().keymaps.task_output
   local guard = require("claudenova.errors").guard
+  require("claudenova.keys").map(buf, "task_output")
   if keys.stop then
     vim.keymap.set("n", keys.stop, guard(function() M.stop(id) end), { buffer = buf, nowait = true, desc = "claude-nova: Stop this task" })
   end
