@@ -3,6 +3,8 @@
 local root = assert(os.getenv("CLAUDENOVA_DEMO_ROOT"))
 vim.opt.rtp:prepend(root)
 vim.o.swapfile = false
+vim.o.linebreak = true -- README.demo.md is one line per paragraph: it wraps at words at any width
+vim.o.breakindent = true
 vim.g.maplocalleader = ","
 
 require("claudenova").setup({
@@ -16,16 +18,10 @@ require("claudenova").setup({
   },
 })
 
-local plan_prompt = vim.json.encode({
-  { "Read", { file_path = vim.fn.getcwd() .. "/greet.py" } },
-  { "ExitPlanMode", { plan = "# Plan\n\n1. Add a `farewell(name)` function next to `greet`.\n2. Keep the style of `greet`.\n\nEdit this plan before approving: Claude is told to follow your version." } },
-  { "Edit", { file_path = vim.fn.getcwd() .. "/greet.py", old_string = "def greet", new_string = "def farewell(name):\n    return \"bye \" + name\n\n\ndef greet" } },
-})
-
-vim.api.nvim_create_user_command("DemoPlan", function()
-  vim.cmd("ClaudeNova new --plan SEQ " .. plan_prompt)
-  vim.cmd("ClaudeNova rename add a farewell function")
-end, { desc = "claude-nova demo: a session in plan mode that proposes a plan" })
+vim.api.nvim_create_user_command("DemoTour", function()
+  vim.cmd("ClaudeNova new DEMO")
+  vim.cmd("ClaudeNova rename the tour again")
+end, { desc = "claude-nova demo: the guided tour again, in a new session" })
 
 vim.api.nvim_create_autocmd("VimEnter", {
   once = true,
@@ -33,7 +29,7 @@ vim.api.nvim_create_autocmd("VimEnter", {
     vim.cmd("edit README.demo.md")
     vim.cmd("ClaudeNova")          -- the sidebar
     vim.cmd("wincmd p")
-    vim.cmd("ClaudeNova new DEMO") -- Edit, Write, Bash, questions
-    vim.cmd("ClaudeNova rename tidy up greet.py")
+    vim.cmd("ClaudeNova new DEMO") -- the guided tour (scripts/demo/script.json)
+    vim.cmd("ClaudeNova rename the tour")
   end,
 })

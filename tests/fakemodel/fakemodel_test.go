@@ -711,3 +711,14 @@ func TestTourScript(t *testing.T) {
 		t.Errorf("marshal = %s", b)
 	}
 }
+
+// A task that ends while a script runs is mentioned with the next step.
+func TestTaskEndedMidScript(t *testing.T) {
+	seq := `SEQ [["Bash",{"command":"a"}],["Bash",{"command":"b"},"Now b."]]`
+	sys := map[string]any{"role": "system", "content": []any{txt("[SYSTEM NOTIFICATION - NOT USER INPUT]\n<task-notification>\n<summary>Agent \"x\" completed</summary>\n</task-notification>")}}
+	p := decide(mkReq(t, nil, user(txt(seq)), asst(toolUse("toolu_s0")), user(toolRes("toolu_s0", "ok", false)), sys), scriptConfig{})
+	bs := p.Reply.Blocks
+	if len(bs) != 2 || bs[0].Text != "Noted: Agent \"x\" completed.\n\nNow b." || bs[1].Name != "Bash" {
+		t.Fatalf("reply %+v", bs)
+	}
+}

@@ -457,36 +457,42 @@ var summaryRE = regexp.MustCompile(`(?s)<summary>(.*?)</summary>`)
 // notification, no tool result, no prompt of the user's), with the task's
 // summary.
 func (r *request) notification() (string, bool) {
-	if len(r.Messages) == 0 {
-		return "", false
-	}
-	m := r.Messages[len(r.Messages)-1]
-	if m.Role != "user" {
-		return "", false
-	}
-	found := ""
-	for _, b := range m.blocks() {
-		switch b.Type {
-		case "tool_result":
-			return "", false
-		case "text":
-			if !strings.Contains(b.Text, "<task-notification>") {
-				if userText(b.Text) != "" {
-					return "", false
+	sum, found, alone := r.taskEnded()
+	return sum, found && alone
+}
+
+// taskEnded finds the CLI's notifications of background tasks that ended
+// in the messages since Claude's last: found, with their summaries; alone
+// when those messages are nothing else (a turn claude started for them).
+// Mid-turn the CLI adds one as a message of its own (role "system") after
+// the tool results.
+func (r *request) taskEnded() (summary string, found, alone bool) {
+	alone = true
+	var sums []string
+	for i := len(r.Messages) - 1; i >= 0; i-- {
+		m := r.Messages[i]
+		if m.Role == "assistant" {
+			break
+		}
+		for _, b := range m.blocks() {
+			switch b.Type {
+			case "tool_result":
+				alone = false
+			case "text":
+				if !strings.Contains(b.Text, "<task-notification>") {
+					if m.Role == "user" && userText(b.Text) != "" {
+						alone = false
+					}
+					continue
 				}
-				continue
+				found = true
+				for _, mm := range summaryRE.FindAllStringSubmatch(b.Text, -1) {
+					sums = append([]string{strings.TrimSpace(mm[1])}, sums...)
+				}
 			}
-			found = b.Text
 		}
 	}
-	if found == "" {
-		return "", false
-	}
-	sum := ""
-	if mm := summaryRE.FindStringSubmatch(found); mm != nil {
-		sum = strings.TrimSpace(mm[1])
-	}
-	return sum, true
+	return strings.Join(sums, "; "), found, found && alone
 }
 
 // maxReplans bounds how often a rejected plan is proposed again.
@@ -510,8 +516,10 @@ func scriptStep(r *request, idx int, steps []Step, cfg scriptConfig) plan {
 		if r.subagent() {
 			done = "subagent done"
 		}
-		if sum, ok := r.notification(); ok {
+		if sum, found, alone := r.taskEnded(); found && alone {
 			done = noted(sum)
+		} else if found {
+			done = noted(sum) + "\n\n" + done
 		}
 		return plan{Kind: "text", Reply: TextReply(done), Note: fmt.Sprintf("script done (%d steps)", len(steps))}
 	}
@@ -524,6 +532,10 @@ func scriptStep(r *request, idx int, steps []Step, cfg scriptConfig) plan {
 	say := st.Say
 	if st.Tool == "ExitPlanMode" && len(feedback) > 0 {
 		in, say = revisedPlan(in, feedback)
+	}
+	if sum, found, _ := r.taskEnded(); found {
+		// A task ended while the script runs: Claude mentions it.
+		say = strings.TrimSpace(noted(sum) + "\n\n" + say)
 	}
 	if bytes.Contains(in, []byte("{{cwd}}")) {
 		cwd := r.cwd()
