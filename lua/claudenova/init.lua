@@ -49,15 +49,7 @@ function M.send(prompt, opts)
   ui.session_started(info)
   if not before[info.id] then
     -- No session ran (the current one exited): this prompt started one.
-    -- Say so, and show it where the old one was shown.
-    local label = ui.state.label
-    local old = prev and before[prev]
-    if old and old.state == "exited" then
-      require("claudenova.ui.notify").info(("%s has exited: this prompt started %s (:ClaudeNova resume continues the old one)"):format(label(prev), label(info.id)))
-    else
-      require("claudenova.ui.notify").info(("no session ran: this prompt started %s"):format(label(info.id)))
-    end
-    ui.open_transcript(info.id)
+    ui.started_for_prompt(info.id, prev and before[prev] and prev)
   end
   return info
 end

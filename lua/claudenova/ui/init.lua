@@ -483,13 +483,35 @@ function M.open_transcript(id, opts)
   require("claudenova.ui.transcript").open(id, opts)
 end
 
+--- Open the prompt input of a session (the current one by default). For a
+--- session that has exited it is the input of a new session (opts.instead_of
+--- names the old one: sending says so).
 function M.prompt(session, opts)
-  require("claudenova.ui.prompt").open(M.sendable(session or state.current), opts)
+  local want = session or state.current
+  local to = M.sendable(want)
+  opts = opts or {}
+  if not to and want then
+    opts.instead_of = want
+  end
+  require("claudenova.ui.prompt").open(to, opts)
 end
 
 --- The session in view (see ui.target.session).
 function M.session_in_view()
   return require("claudenova.ui.target").session()
+end
+
+--- A prompt started session id (none ran, or the one it was written for,
+--- old, had exited): say so, and show its transcript where the old one was
+--- shown.
+function M.started_for_prompt(id, old)
+  local s = old and state.sessions[old]
+  if s and s.state == "exited" then
+    notify.info(("%s has exited: this prompt started %s (:ClaudeNova resume continues the old one)"):format(state.label(old), state.label(id)))
+  else
+    notify.info(("no session ran: this prompt started %s"):format(state.label(id)))
+  end
+  M.open_transcript(id)
 end
 
 --- The session a prompt goes to: sid, unless it has exited (then nil: the

@@ -235,13 +235,17 @@ function M.open(r, opts)
   M.current = { id = r.id, win = win, buf = buf, review = opts.review, r = r }
   vim.api.nvim_create_autocmd("WinLeave", {
     buffer = buf,
-    once = true,
     desc = "claude-nova: leaving the panel hides it",
     callback = function()
       vim.schedule(function()
-        if M.current and M.current.buf == buf then
-          M.close()
+        if not (M.current and M.current.buf == buf) then
+          return
         end
+        -- g?: its key list opens over it, and closing the list comes back.
+        if vim.b[vim.api.nvim_get_current_buf()].claudenova_surface == "help" then
+          return
+        end
+        M.close()
       end)
     end,
   })

@@ -125,10 +125,18 @@ function M.open(session, opts)
       return
     end
     local ok, err
-    -- A session that exited meanwhile: the prompt starts a new one (and
-    -- says so) instead of failing.
-    local to = require("claudenova.ui").sendable(session)
-    if steer == true and to then
+    -- The input of a new session (none in view, or the one it was opened
+    -- for exited, maybe meanwhile) starts one, and says so.
+    local ui = require("claudenova.ui")
+    local to = ui.sendable(session)
+    if not to then
+      ok, err = pcall(function()
+        return require("claudenova").new({ prompt = context().build(text, {}, cwd) })
+      end)
+      if ok then
+        ui.started_for_prompt(err.id, opts.instead_of or session)
+      end
+    elseif steer == true then
       ok, err = pcall(require("claudenova").steer, text, to)
       if ok then
         require("claudenova.ui.notify").info(err.message)

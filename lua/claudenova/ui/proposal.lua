@@ -49,13 +49,17 @@ local function winbar_parts(r, p, width)
   -- E37: name what rejects it then.
   local how = ":w apply · :q reject"
   if p and vim.api.nvim_buf_is_valid(p.buf) and vim.bo[p.buf].modified then
-    how = (":w apply · :q! or %s reject"):format(keys.deny and key(keys.deny) or ":bwipeout!")
+    how = ":w apply · :q! reject" -- the deny key follows in the bar
   end
   if r.plan_mode then
     how = "plan mode, no plan approved · " .. how
   end
-  local parts = { head, state.session_label(r), how }
-  if width and width < 50 then
+  -- How to apply or reject it comes before whose it is: a long session
+  -- name never pushes it off the bar.
+  local parts = { head, how, state.session_label(r) }
+  local sw = vim.fn.strdisplaywidth
+  if width and width < sw(head) + 3 + sw(how) then
+    -- Too narrow for both: how to apply or reject it first.
     parts = { how, what, state.session_label(r) }
   end
   if p and require("claudenova.ui.scheduler").in_grace(p.buf) then
