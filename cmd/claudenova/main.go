@@ -5,6 +5,7 @@
 //	claudenova -version        print the version
 //	claudenova -build-info     print how the binary was built (JSON: go version, revision)
 //	claudenova -split-cmd CMD  print CMD split into words as the host runs it (JSON)
+//	claudenova -claude-home    print claude's config folder and global config file for this environment (JSON)
 //	claudenova diff [-cap N] [-U N] A B   unified diff of two files, like diff -u
 package main
 
@@ -40,10 +41,16 @@ func run(args []string, stdin io.Reader, stdout *os.File, stderr io.Writer) int 
 	version := fs.Bool("version", false, "print the version and exit")
 	buildInfo := fs.Bool("build-info", false, "print how this binary was built (JSON) and exit")
 	splitCmd := fs.String("split-cmd", "", "print `cmd` split into words as the host would run it (a JSON list) and exit")
+	claudeHome := fs.Bool("claude-home", false, "print where claude keeps its state in this environment ($CLAUDE_CONFIG_DIR, else ~/.claude; a JSON object) and exit")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	switch {
+	case *claudeHome:
+		h := claude.HomeFor(os.Getenv)
+		b, _ := json.Marshal(map[string]string{"dir": h.Dir, "global": h.Global})
+		fmt.Fprintln(stdout, string(b))
+		return 0
 	case *splitCmd != "":
 		words, err := claude.SplitCommand(*splitCmd)
 		if err != nil {

@@ -88,16 +88,16 @@ M.schema = {
     fields = {
       help = { type = "key", default = "g?", desc = "In every claude-nova surface (sidebar, panel, proposal, plan, transcript, prompt input, rules, changes, task output, usage): show its keys." },
       sidebar = {
-        desc = "Keys in the sidebar.",
+        desc = "Keys in the sidebar. On a visual selection of rows, allow, allow_session and deny decide every selected request (plans, questions and forms are skipped, and a batch never allows what claude asks you to answer yourself: a safety check, your own ask rule).",
         fields = {
           present = { type = "key", default = "<CR>", desc = "On a request: open its surface again. On a task: open its output. On a session: fold or unfold its requests and tasks." },
           fold = { type = "key", default = "za", desc = "Fold or unfold the requests of the session under the cursor." },
           transcript = { type = "key", default = "o", desc = "Open the transcript of the session under the cursor (or of the request's session)." },
           clear = { type = "key", default = "x", desc = "Clear the exited session under the cursor from the list; elsewhere, every exited session." },
-          allow = { type = "key", default = "a", desc = "Allow the request." },
-          allow_session = { type = "key", default = "s", desc = "Allow for the session what the CLI suggests for it (the panel shows the rule)." },
+          allow = { type = "key", default = "a", desc = "Allow the request (where claude asks for a deliberate answer, its panel opens instead)." },
+          allow_session = { type = "key", default = "s", desc = "Allow for the session what the CLI suggests for it, or exactly this request (the panel shows the rule)." },
           review = { type = "key", default = "r", desc = "Review the full request." },
-          deny = { type = "key", default = "d", desc = "Deny, with an optional message for Claude. On a visual selection of rows, it and allow and allow_session decide every selected request." },
+          deny = { type = "key", default = "d", desc = "Deny, with an optional message for Claude." },
           always = { type = "key", default = "A", desc = "Always…: allow or deny from now on, with a rule you can edit and a scope." },
           stop = { type = "key", default = "X", desc = "Stop what is under the cursor: a background task, or a session (it asks first while a turn runs; its pending requests are withdrawn)." },
           close = { type = "key", default = "q", desc = "Close the sidebar." },
@@ -113,10 +113,10 @@ M.schema = {
       panel = {
         desc = "Keys in the action panel.",
         fields = {
-          allow = { type = "key", default = "a", desc = "Allow once." },
-          allow_session = { type = "key", default = "s", desc = "Allow for the session what the CLI suggests (e.g. Bash(npm test *)), or accept all edits where it suggests that; the panel says which." },
-          allow_tool = { type = "key", default = "t", desc = "Allow every call of the tool for the session (e.g. every Bash command)." },
-          always = { type = "key", default = "A", desc = "Always…: allow or deny from now on, with a rule you can edit and a scope." },
+          allow = { type = "key", default = "a", desc = "Allow once. Where claude asks for a deliberate answer (default_to_no) the panel opens on Deny and takes the key twice (or <CR> on the Allow line)." },
+          allow_session = { type = "key", default = "s", desc = "Allow for the session what the CLI suggests (e.g. Bash(npm test *)), exactly this request when it suggests nothing, or accept all edits where it suggests that; the panel says which. Not offered where claude asks that no rule be made (a safety check)." },
+          allow_tool = { type = "key", default = "t", desc = "Allow every call of the tool for the session (e.g. every Bash command). Not offered where claude asks that no rule be made." },
+          always = { type = "key", default = "A", desc = "Always…: allow or deny from now on, with a rule you can edit (<S-Tab>: the whole tool, or an MCP tool's whole server) and a scope. Not offered where claude asks that no rule be made." },
           review = { type = "key", default = "r", desc = "Show the full input (and diff)." },
           deny = { type = "key", default = "d", desc = "Deny with an optional message." },
           close = { type = "key", default = "q", desc = "Hide the panel (the request stays pending)." },

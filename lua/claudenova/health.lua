@@ -61,10 +61,21 @@ function M.check()
   end
 
   -- The settings files claude reads for this folder, and whether they parse
-  -- (claude ignores a malformed one without a word).
+  -- (claude ignores a malformed one without a word). Where claude keeps its
+  -- state ($CLAUDE_CONFIG_DIR, else ~/.claude) is the host's one answer,
+  -- for claude's environment (the env option over Neovim's).
   local home = (cfg.env and cfg.env.HOME) or vim.env.HOME or ""
+  local claude_dir = home .. "/.claude"
+  if not problem then
+    local res = vim.system({ host.bin(), "-claude-home" }, { text = true, env = cfg.env }):wait(5000)
+    local ok, dirs = pcall(vim.json.decode, res.stdout or "")
+    if res.code == 0 and ok and type(dirs) == "table" and dirs.dir then
+      claude_dir = dirs.dir
+    end
+  end
+  h.info("claude's config folder: " .. claude_dir)
   for _, f in ipairs({
-    { "user", home .. "/.claude/settings.json" },
+    { "user", claude_dir .. "/settings.json" },
     { "project, shared", vim.fn.getcwd() .. "/.claude/settings.json" },
     { "project, just you", vim.fn.getcwd() .. "/.claude/settings.local.json" },
   }) do

@@ -255,10 +255,15 @@ end
 --- "session" | "localSettings" | "projectSettings" | "userSettings" }: with
 --- rules, allow or deny from now on (an allow rule travels with the answer,
 --- a deny rule is saved by the plugin).
---- Returns true when every request was answered; else false and why. A
---- decided request has left pending() when this returns. Plans and
---- questions are not answered here: their surface opens instead. On a
---- proposal, allow applies it as :w would (with the user's edits).
+--- Returns true when every request was answered; else false and why, and
+--- the request stays pending. Claude's hints are obeyed here too: where it
+--- asks that no lasting rule be made (a safety check such as rm -rf ~),
+--- a decision with rules, "allow_session" or "allow_tool" is refused, and
+--- "allow_session" is refused where there is nothing to allow for the
+--- session. A decided request has left pending() when this returns. Plans,
+--- questions and MCP forms are not answered here: their surface opens
+--- instead. On a proposal, allow applies it as :w would (with the user's
+--- edits).
 ---@return boolean, string|nil
 function M.decide(id, decision)
   if type(decision) == "string" then
@@ -286,8 +291,10 @@ function M.decide(id, decision)
 end
 
 --- The permission rules in effect for a session's folder (the current
---- session, or the current folder): { { rule, behavior, source, path }, … },
---- source one of session, localSettings, projectSettings, userSettings.
+--- session, or the current folder): { { rule, behavior, source, path,
+--- session }, … }, source one of session (added for the session; claude
+--- enforces them), localSettings, projectSettings, userSettings,
+--- flagSettings (claude's --settings).
 function M.rules(session)
   local v = host().request("rules", { session = session or 0, cwd = vim.fn.getcwd() }) or {}
   return v.rules or {}

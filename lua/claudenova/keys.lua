@@ -20,13 +20,14 @@ M.surfaces = {
       { key = "always" }, { key = "fold" }, { key = "transcript" }, { key = "stop" }, { key = "clear" },
       { key = "close" },
     },
-    note = "On a visual selection of rows, allow, allow_session and deny decide every selected request (plans and questions are skipped).",
+    note = "On a visual selection of rows, allow, allow_session and deny decide every selected request (plans, questions and forms are skipped, and a batch never allows what claude asks you to answer yourself: a safety check, your own ask rule).",
   },
   {
     name = "panel", title = "Action panel", tag = "claudenova-panel",
     keys = {
       { key = "allow" }, { key = "allow_session" }, { key = "allow_tool" }, { key = "always" }, { key = "review" },
       { key = "deny" }, { key = "close" }, { lhs = "<Esc>", desc = "Hide the panel (the request stays pending)." },
+      { lhs = "<CR>", desc = "Where claude asks for a deliberate answer: take the choice on the cursor's line." },
     },
   },
   {

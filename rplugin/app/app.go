@@ -25,6 +25,7 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/checkpoint"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/queue"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/rules"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/ui"
 )
@@ -60,11 +61,10 @@ type App struct {
 	// start spawns claude (claude.Start; tests swap in claudetest).
 	start func(cfg claude.Config, log *slog.Logger) (claude.Conn, error)
 
-	mu           sync.Mutex
-	opts         Options
-	workers      map[int]*queue.Queue[func()] // per session: gestures that take time, in order
-	denies       []denyRule                   // deny rules added from this editor (rules.go)
-	sessionRules map[int][]sessionRule        // rules added for a session (rules.go)
+	mu      sync.Mutex
+	opts    Options
+	workers map[int]*queue.Queue[func()] // per session: gestures that take time, in order
+	flags   map[int]*rules.Session       // per session: the rules the user added for it (rules.go)
 
 	stageMu sync.Mutex // staging vs. the stale sweep (see permission)
 	spawner *claude.Spawner
@@ -79,7 +79,7 @@ func New(sink ui.Sink, log *slog.Logger) *App {
 	a := &App{
 		log: log, ui: sink, reg: approval.NewRegistry(), sessions: session.NewManager(),
 		opts:    Options{Cmd: "claude", ReviewEdits: string(approval.ReviewProposal)},
-		workers: map[int]*queue.Queue[func()]{}, sessionRules: map[int][]sessionRule{},
+		workers: map[int]*queue.Queue[func()]{}, flags: map[int]*rules.Session{},
 	}
 	a.spawner = claude.NewSpawner()
 	a.start = func(cfg claude.Config, log *slog.Logger) (claude.Conn, error) {
@@ -196,11 +196,18 @@ func (a *App) NewSession(p NewParams) (session.Info, error) {
 		Command: o.Cmd, Args: o.Args, Dir: p.Cwd, Env: env,
 		PermissionMode: p.Mode, Model: model, Resume: p.Resume,
 	}
+	var base rules.Permissions
+	if argv, err := claude.Argv(cfg); err == nil {
+		base = rules.FlagBase(argv, p.Cwd)
+	}
 	s, err := a.sessions.Add(func(id int) (*session.Session, error) {
 		proc, err := a.start(cfg, a.log.With("session", id))
 		if err != nil {
 			return nil, err
 		}
+		a.mu.Lock()
+		a.flags[id] = &rules.Session{Base: base}
+		a.mu.Unlock()
 		s := session.New(id, p.Cwd, p.Mode, proc)
 		s.Checkpoints = checkpoints
 		s.Transcript.Spill(spillFile(o.Storage, id), o.TranscriptLines)

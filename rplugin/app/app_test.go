@@ -17,6 +17,7 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/feedback"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/proposal"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/store"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/ui"
 	"github.com/claude-nova/claude-nova.nvim/tests/testkit"
 )
@@ -202,11 +203,60 @@ func TestRegisteredBeforeSurfacedAndAnsweredOnce(t *testing.T) {
 	if err != nil || d.Decided || d.Reason != ErrNotPending.Error() {
 		t.Fatalf("second decision: %+v %v", d, err)
 	}
+	// No suggestion: "for the session" is exactly this command, handed to
+	// claude as a session rule before the answer, which carries none.
 	a := answer(t, c, "r1")
-	perms, _ := a["updatedPermissions"].([]any)
-	if a["behavior"] != "allow" || len(perms) != 1 {
+	if a["behavior"] != "allow" || a["updatedPermissions"] != nil {
 		t.Fatalf("answer %v", a)
 	}
+	if got := flagsBefore(t, c, "r1"); got != `{"allow":["Bash(ls)"],"deny":[]}` {
+		t.Fatalf("session rules before the answer: %s", got)
+	}
+}
+
+// flagsBefore is the permissions of the last apply_flag_settings written
+// before the answer to requestID ("" when none).
+func flagsBefore(t *testing.T, c *claudetest.Conn, requestID string) string {
+	t.Helper()
+	last := ""
+	for _, w := range c.Written() {
+		if w.Type == "control_response" && w.RequestID == requestID {
+			return last
+		}
+		if w.Type == "control_request" && w.Subtype == "apply_flag_settings" {
+			req, _ := w.Value["request"].(map[string]any)
+			settings, _ := req["settings"].(map[string]any)
+			b, _ := json.Marshal(settings["permissions"])
+			last = string(b)
+		}
+	}
+	t.Fatalf("no answer to %s", requestID)
+	return ""
+}
+
+// controlLines is what was written other than prompts.
+func controlLines(c *claudetest.Conn) []claudetest.Written {
+	var out []claudetest.Written
+	for _, w := range c.Written() {
+		if w.Type != "user" {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// lastFlags is the permissions of the last apply_flag_settings written.
+func lastFlags(c *claudetest.Conn) string {
+	last := ""
+	for _, w := range c.Written() {
+		if w.Type == "control_request" && w.Subtype == "apply_flag_settings" {
+			req, _ := w.Value["request"].(map[string]any)
+			settings, _ := req["settings"].(map[string]any)
+			b, _ := json.Marshal(settings["permissions"])
+			last = string(b)
+		}
+	}
+	return last
 }
 
 func TestSurfaceOnlyFlowsAreNotBypassed(t *testing.T) {
@@ -713,9 +763,12 @@ func TestWipedWithNotesDeniesWithThem(t *testing.T) {
 	}
 }
 
-// "Always…": an allow rule travels with the answer; a deny rule is saved by
-// the plugin (claude ignores rules on a deny) and refuses later requests
-// without asking; a bad rule sends nothing.
+// "Always…": an allow rule for a file travels with the answer (claude
+// writes it); a rule for the session goes to claude with
+// apply_flag_settings before the answer, the whole list each time; a deny
+// rule for a file is written by the plugin (claude ignores rules on a deny)
+// and every claude re-reads its settings at once; a bad rule sends nothing.
+// Removing a rule sends the lists without it.
 func TestAlwaysRules(t *testing.T) {
 	m := newMem(t)
 	_, c := m.session("go")
@@ -728,8 +781,8 @@ func TestAlwaysRules(t *testing.T) {
 	if _, err := m.app.Decide(DecideParams{ID: p.ID, Via: "surface", Decision: approval.Decision{Behavior: "allow", Rules: []string{"Bash(touch:*"}, Destination: "localSettings"}}); err == nil {
 		t.Fatal("a bad rule was accepted")
 	}
-	if len(c.Answers("r1")) != 0 {
-		t.Fatal("something was sent for a bad rule")
+	if w := controlLines(c); len(w) != 0 {
+		t.Fatalf("something was sent for a bad rule: %+v", w)
 	}
 	d, err := m.app.Decide(DecideParams{ID: p.ID, Via: "surface", Decision: approval.Decision{Behavior: "allow", Rules: []string{"Bash(touch:*)"}, Destination: "localSettings"}})
 	if err != nil || !d.Decided {
@@ -739,7 +792,7 @@ func TestAlwaysRules(t *testing.T) {
 	if b, _ := json.Marshal(perms); string(b) != `[{"behavior":"allow","destination":"localSettings","rules":[{"ruleContent":"touch:*","toolName":"Bash"}],"type":"addRules"}]` {
 		t.Fatalf("updatedPermissions %s", b)
 	}
-	// A deny rule for the session: later matching requests are refused at once.
+	// A deny rule for the session: claude gets it before the deny.
 	c.Ask("r2", "Bash", map[string]any{"command": "rm x"}, nil)
 	p = m.waitPending(1)[0]
 	if _, err := m.app.Decide(DecideParams{ID: p.ID, Via: "surface", Decision: approval.Decision{Behavior: "deny", Rules: []string{"Bash(rm:*)"}, Destination: "session"}}); err != nil {
@@ -748,11 +801,24 @@ func TestAlwaysRules(t *testing.T) {
 	if a := answer(t, c, "r2"); a["behavior"] != "deny" {
 		t.Fatalf("answer %v", a)
 	}
-	c.Ask("r3", "Bash", map[string]any{"command": "rm -rf y"}, nil)
-	if a := answer(t, c, "r3"); a["behavior"] != "deny" || !strings.Contains(fmt.Sprint(a["message"]), "Bash(rm:*)") {
-		t.Fatalf("a matching request was not refused by the rule: %v", a)
+	if got := flagsBefore(t, c, "r2"); got != `{"allow":[],"deny":["Bash(rm:*)"]}` {
+		t.Fatalf("session rules before the deny: %s", got)
 	}
-	// A deny rule for the project, just me: written to the file.
+	// "s" with the CLI's suggestion: the rule joins the session's list.
+	c.Ask("r3", "Bash", map[string]any{"command": "npm test"}, map[string]any{"permission_suggestions": []any{map[string]any{
+		"type": "addRules", "rules": []any{map[string]any{"toolName": "Bash", "ruleContent": "npm test *"}}, "behavior": "allow", "destination": "localSettings"}}})
+	p = m.waitPending(1)[0]
+	if _, err := m.app.Decide(DecideParams{ID: p.ID, Via: "sidebar", Decision: decision("allow_session")}); err != nil {
+		t.Fatal(err)
+	}
+	if a := answer(t, c, "r3"); a["updatedPermissions"] != nil {
+		t.Fatalf("the session rule travelled with the answer: %v", a)
+	}
+	if got := flagsBefore(t, c, "r3"); got != `{"allow":["Bash(npm test *)"],"deny":["Bash(rm:*)"]}` {
+		t.Fatalf("session rules before the answer: %s", got)
+	}
+	// A deny rule for the project, just me: written to the file, and the
+	// session's lists sent again (claude re-reads its files on an apply).
 	c.Ask("r4", "Bash", map[string]any{"command": "curl x"}, nil)
 	p = m.waitPending(1)[0]
 	if _, err := m.app.Decide(DecideParams{ID: p.ID, Via: "surface", Decision: approval.Decision{Behavior: "deny", Rules: []string{"Bash(curl:*)"}, Destination: "localSettings"}}); err != nil {
@@ -762,6 +828,9 @@ func TestAlwaysRules(t *testing.T) {
 	if !strings.Contains(string(b), `"Bash(curl:*)"`) || !strings.Contains(string(b), `"deny"`) {
 		t.Fatalf("settings.local.json:\n%s", b)
 	}
+	if got := flagsBefore(t, c, "r4"); got != `{"allow":["Bash(npm test *)"],"deny":["Bash(rm:*)"]}` {
+		t.Fatalf("no re-read before the deny: %s", got)
+	}
 	v, err := m.app.Rules(0, "")
 	if err != nil {
 		t.Fatal(err)
@@ -770,7 +839,7 @@ func TestAlwaysRules(t *testing.T) {
 	for _, r := range v.Rules {
 		got[r.Source+" "+r.Behavior+" "+r.Rule] = true
 	}
-	for _, w := range []string{"session deny Bash(rm:*)", "localSettings deny Bash(curl:*)"} {
+	for _, w := range []string{"session deny Bash(rm:*)", "session allow Bash(npm test *)", "localSettings deny Bash(curl:*)"} {
 		if !got[w] {
 			t.Fatalf("rules view lacks %q: %+v", w, v.Rules)
 		}
@@ -780,6 +849,268 @@ func TestAlwaysRules(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(m.dir, ".claude", "settings.local.json")); strings.Contains(string(b), "curl") {
 		t.Fatalf("rule not removed:\n%s", b)
+	}
+	// Removing a session rule sends the lists without it.
+	if err := m.app.RemoveRule(RuleEntry{Rule: "Bash(rm:*)", Behavior: "deny", Source: "session", Session: p.Session}); err != nil {
+		t.Fatal(err)
+	}
+	if got := lastFlags(c); got != `{"allow":["Bash(npm test *)"],"deny":[]}` {
+		t.Fatalf("after removal: %s", got)
+	}
+	if err := m.app.RemoveRule(RuleEntry{Rule: "Bash(rm:*)", Behavior: "deny", Source: "session", Session: p.Session}); err == nil {
+		t.Fatal("removed twice")
+	}
+}
+
+// A safety check (rm -rf ~): no lasting rule, no session-wide allow, no
+// batch; each refusal says why and leaves the request pending, nothing is
+// written to claude; allow once and deny still work.
+func TestConsentHintsObeyed(t *testing.T) {
+	m := newMem(t)
+	_, c := m.session("go")
+	c.Ask("r1", "Bash", map[string]any{"command": "rm -rf ~ --x"}, map[string]any{
+		"permission_suggestions": []any{}, "decision_reason": "Dangerous rm operation on critical path: /home/u",
+		"decision_reason_type": "safetyCheck", "classifier_approvable": false, "suppress_always_allow_rule": true})
+	p := m.waitPending(1)[0]
+	if p.SessionChoice != "" || p.ToolChoice != "" || p.Suggested != "" || p.ServerRule != "" || len(p.Scopes) != 0 {
+		t.Fatalf("choices offered: %+v", p)
+	}
+	if !p.Hints.NoRules || !p.Hints.HumanOnly || p.Hints.Why == "" {
+		t.Fatalf("hints %+v", p.Hints)
+	}
+	reason := ""
+	for _, f := range p.Fields {
+		if f.Label == "Reason" {
+			reason = f.Value
+		}
+	}
+	if !strings.Contains(reason, "Dangerous rm operation") {
+		t.Fatalf("reason not shown: %+v", p.Fields)
+	}
+	for _, d := range []DecideParams{
+		{ID: p.ID, Via: "command", Decision: approval.Decision{Behavior: "allow", Rules: []string{"Bash(rm:*)"}, Destination: "localSettings"}},
+		{ID: p.ID, Via: "command", Decision: decision("allow_session")},
+		{ID: p.ID, Via: "command", Decision: decision("allow_tool")},
+		{ID: p.ID, Via: "batch", Decision: decision("allow")},
+	} {
+		got, err := m.app.Decide(d)
+		if err != nil || got.Decided || got.Reason == "" {
+			t.Fatalf("%+v: %+v %v", d, got, err)
+		}
+	}
+	if w := controlLines(c); len(w) != 0 || len(m.app.Pending()) != 1 {
+		t.Fatalf("written %+v, pending %d", w, len(m.app.Pending()))
+	}
+	if _, err := os.Stat(filepath.Join(m.dir, ".claude")); err == nil {
+		t.Fatal("a settings file was written")
+	}
+	if d, err := m.app.Decide(DecideParams{ID: p.ID, Via: "surface", Decision: decision("deny")}); err != nil || !d.Decided {
+		t.Fatalf("deny: %+v %v", d, err)
+	}
+	if a := answer(t, c, "r1"); a["behavior"] != "deny" {
+		t.Fatalf("answer %v", a)
+	}
+	// default_to_no: no one-key approve from the sidebar (its panel opens).
+	c.Ask("r2", "Bash", map[string]any{"command": "touch a"}, map[string]any{"default_to_no": true})
+	p = m.waitPending(1)[0]
+	if d, _ := m.app.Decide(DecideParams{ID: p.ID, Via: "sidebar", Decision: decision("allow")}); d.Decided || !strings.Contains(d.Reason, "single key") {
+		t.Fatalf("one key allowed it: %+v", d)
+	}
+	if d, _ := m.app.Decide(DecideParams{ID: p.ID, Via: "surface", Decision: decision("allow")}); !d.Decided {
+		t.Fatalf("its panel: %+v", d)
+	}
+}
+
+// An answer that cannot be queued (claude stopped reading) leaves the
+// request pending and says so; once claude reads again it is answered.
+func TestFullQueueKeepsTheRequest(t *testing.T) {
+	m := newMem(t)
+	_, c := m.session("go")
+	c.Ask("r1", "Bash", map[string]any{"command": "ls"}, nil)
+	p := m.waitPending(1)[0]
+	c.SetBackedUp(true)
+	d, err := m.app.Decide(DecideParams{ID: p.ID, Via: "surface", Decision: decision("allow")})
+	if err != nil || d.Decided || !strings.Contains(d.Reason, "still pending") {
+		t.Fatalf("decide: %+v %v", d, err)
+	}
+	if len(m.app.Pending()) != 1 {
+		t.Fatal("the request left the registry without an answer")
+	}
+	for _, n := range m.rec.names() {
+		if n == ui.EvRequestRemoved {
+			t.Fatal("the UI was told the request left")
+		}
+	}
+	c.SetBackedUp(false)
+	if d, err := m.app.Decide(DecideParams{ID: p.ID, Via: "surface", Decision: decision("allow")}); err != nil || !d.Decided {
+		t.Fatalf("second try: %+v %v", d, err)
+	}
+	answer(t, c, "r1")
+}
+
+// An MCP server's form: registered and presented like a request, answered
+// once with the user's typed answers (checked against the schema), or
+// declined; a cancel from claude withdraws it.
+func TestElicitation(t *testing.T) {
+	m := newMem(t)
+	_, c := m.session("go")
+	c.PushJSON(map[string]any{"type": "control_request", "request_id": "e1", "request": map[string]any{
+		"subtype": "elicitation", "mcp_server_name": "tracker", "message": "Which project?",
+		"requested_schema": json.RawMessage(`{"type":"object","properties":{"project":{"type":"string","enum":["a","b"]},"count":{"type":"integer","minimum":1},"urgent":{"type":"boolean"}},"required":["project"]}`),
+		"property_order":   []string{"urgent", "project", "count"},
+	}})
+	p := m.waitPending(1)[0]
+	if p.Surface != "elicit" || p.Form == nil || len(p.Form.Fields) != 3 || p.Form.Fields[0].Name != "urgent" || p.Form.Fields[1].Choices[1] != "b" || !p.Form.Fields[1].Required {
+		t.Fatalf("form %+v", p.Form)
+	}
+	if d, _ := m.app.Decide(DecideParams{ID: p.ID, Via: "sidebar", Decision: decision("allow")}); d.Decided {
+		t.Fatal("a sidebar key answered a form")
+	}
+	for _, bad := range []map[string]any{{"count": "2"}, {"project": "c"}, {"project": "a", "count": "0"}, {"project": "a", "urgent": "maybe"}} {
+		if err := m.app.Elicit(ElicitParams{ID: p.ID, Action: "accept", Content: bad}); err == nil {
+			t.Fatalf("accepted %v", bad)
+		}
+	}
+	if err := m.app.Elicit(ElicitParams{ID: p.ID, Action: "accept", Content: map[string]any{"project": "b", "count": "3", "urgent": "yes"}}); err != nil {
+		t.Fatal(err)
+	}
+	a := c.Answers("e1")
+	if len(a) != 1 {
+		t.Fatalf("%d answers", len(a))
+	}
+	if b, _ := json.Marshal(a[0].Result()); string(b) != `{"action":"accept","content":{"count":3,"project":"b","urgent":true}}` {
+		t.Fatalf("answer %s", b)
+	}
+	c.PushJSON(map[string]any{"type": "control_request", "request_id": "e2", "request": map[string]any{
+		"subtype": "elicitation", "mcp_server_name": "tracker", "message": "Log in", "mode": "url", "url": "https://example.com/auth"}})
+	p = m.waitPending(1)[0]
+	if p.Form.URL != "https://example.com/auth" {
+		t.Fatalf("url form %+v", p.Form)
+	}
+	if d, err := m.app.Decide(DecideParams{ID: p.ID, Via: "surface", Decision: decision("deny")}); err != nil || !d.Decided {
+		t.Fatalf("decline: %+v %v", d, err)
+	}
+	if b, _ := json.Marshal(c.Answers("e2")[0].Result()); string(b) != `{"action":"decline"}` {
+		t.Fatalf("decline answer %s", b)
+	}
+	c.PushJSON(map[string]any{"type": "control_request", "request_id": "e3", "request": map[string]any{
+		"subtype": "elicitation", "mcp_server_name": "tracker", "message": "again"}})
+	m.waitPending(1)
+	c.PushJSON(map[string]any{"type": "control_cancel_request", "request_id": "e3"})
+	m.rec.wait(t, "withdrawn", func([]ui.Event) bool { return len(m.app.Pending()) == 0 })
+	if len(c.Answers("e3")) != 0 {
+		t.Fatal("a withdrawn form was answered")
+	}
+}
+
+// NotebookEdit is an editable proposal of the cell: the cell's current
+// source is read from the notebook, the staged file has the language's
+// extension, :w answers with the user's new_source.
+func TestNotebookProposal(t *testing.T) {
+	m := newMem(t)
+	nb := m.write("n.ipynb", `{"cells":[{"cell_type":"code","id":"c1","metadata":{},"source":["x = 1\n","print(x)"]},{"cell_type":"markdown","id":"c2","source":"# T"}],"metadata":{"language_info":{"name":"python"}},"nbformat":4,"nbformat_minor":5}`)
+	_, c := m.session("go")
+	c.Ask("n1", "NotebookEdit", map[string]any{"notebook_path": nb, "cell_id": "c1", "new_source": "x = 2\nprint(x)"}, nil)
+	p := m.waitPending(1)[0]
+	if p.Surface != "proposal" || filepath.Base(p.Staged) != "n.c1.py" || p.Original != "x = 1\nprint(x)" || p.Cell != "cell c1 (python)" {
+		t.Fatalf("proposal %+v", p)
+	}
+	save(t, p.Staged, "x = 3\nprint(x)  # mine")
+	if d, err := m.app.ProposalSaved(SaveParams{ID: p.ID}); err != nil || !d.Decided {
+		t.Fatalf("saved: %+v %v", d, err)
+	}
+	in, _ := answer(t, c, "n1")["updatedInput"].(map[string]any)
+	if in["new_source"] != "x = 3\nprint(x)  # mine" || in["cell_id"] != "c1" {
+		t.Fatalf("updatedInput %v", in)
+	}
+	// A deletion is shown plainly in the panel, with the cell's source.
+	c.Ask("n2", "NotebookEdit", map[string]any{"notebook_path": nb, "cell_id": "c2", "new_source": "", "edit_mode": "delete"}, nil)
+	p = m.waitPending(1)[0]
+	if p.Surface != "panel" || !strings.Contains(p.Reason, "delete cell c2 (markdown)") {
+		t.Fatalf("delete %+v", p)
+	}
+	found := false
+	for _, f := range p.Fields {
+		found = found || (f.Label == "Cell source" && f.Value == "# T")
+	}
+	if !found {
+		t.Fatalf("fields %+v", p.Fields)
+	}
+}
+
+// One source for claude's config folder: with CLAUDE_CONFIG_DIR (in the
+// env option), the user's settings, the folder trust and the session store
+// are all looked up there.
+func TestClaudeConfigDir(t *testing.T) {
+	m := newMem(t)
+	home, cfg := t.TempDir(), t.TempDir()
+	if err := m.app.Configure(Options{Storage: filepath.Join(m.dir, "storage"), Env: map[string]string{"HOME": home, "CLAUDE_CONFIG_DIR": cfg}}); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(cfg, "settings.json"), []byte(`{"permissions":{"deny":["Bash(rm:*)"]}}`), 0o644)
+	os.WriteFile(filepath.Join(home, ".claude.json"), []byte(`{"projects":{}}`), 0o644)
+	trust, _ := json.Marshal(map[string]any{"projects": map[string]any{m.dir: map[string]any{"hasTrustDialogAccepted": true}}})
+	os.WriteFile(filepath.Join(cfg, ".claude.json"), trust, 0o644)
+	v, err := m.app.Rules(0, m.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Untrusted {
+		t.Error("trust was not read from CLAUDE_CONFIG_DIR/.claude.json")
+	}
+	found := false
+	for _, r := range v.Rules {
+		found = found || (r.Source == "userSettings" && r.Rule == "Bash(rm:*)" && r.Path == filepath.Join(cfg, "settings.json"))
+	}
+	if !found {
+		t.Errorf("user rules not read from CLAUDE_CONFIG_DIR: %+v", v.Rules)
+	}
+	dir := store.Dir(cfg, m.dir)
+	os.MkdirAll(dir, 0o700)
+	os.WriteFile(filepath.Join(dir, "aaaaaaaa-0000-0000-0000-000000000001.jsonl"), []byte(`{"type":"user","message":{"role":"user","content":"from the config dir"}}`+"\n"), 0o600)
+	list, err := m.app.Resumable(m.dir)
+	if err != nil || len(list.Sessions) != 1 || list.Sessions[0].FirstPrompt != "from the config dir" {
+		t.Fatalf("resumable %+v %v", list, err)
+	}
+	// "All my projects" in the Always… form names that folder.
+	_, c := m.session("go")
+	c.Ask("r1", "Bash", map[string]any{"command": "make"}, nil)
+	p := m.waitPending(1)[0]
+	if s := p.Scopes[len(p.Scopes)-1]; s.Name != "userSettings" || s.Path != filepath.Join(cfg, "settings.json") {
+		t.Errorf("scopes %+v", p.Scopes)
+	}
+}
+
+// An MCP tool's ask shows its server and each argument as a field of its
+// own, and offers the whole server as a rule.
+func TestMCPRequestView(t *testing.T) {
+	m := newMem(t)
+	_, c := m.session("go")
+	c.Ask("r1", "mcp__tracker__create_issue", map[string]any{"title": "Crash on save", "labels": []string{"bug"}, "priority": 2},
+		map[string]any{"mcp_server": map[string]any{"name": "tracker", "source": "user"}, "display_name": "Create issue"})
+	p := m.waitPending(1)[0]
+	got := map[string]string{}
+	for _, f := range p.Fields {
+		got[f.Label] = f.Value
+	}
+	want := map[string]string{"MCP server": "tracker (user)", "Tool": "create_issue", "title": "Crash on save", "priority": "2", "labels": "[\n  \"bug\"\n]"}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("field %s = %q, want %q (fields %+v)", k, got[k], v, p.Fields)
+		}
+	}
+	if p.ServerRule != "mcp__tracker" || p.ServerChoice != "every tool of MCP server tracker" || !strings.HasPrefix(p.Title, "Create issue · ") {
+		t.Errorf("view %+v", p)
+	}
+	if p.SessionChoice != "" {
+		t.Errorf("no suggestion, yet a session choice: %q", p.SessionChoice)
+	}
+	d, err := m.app.Decide(DecideParams{ID: p.ID, Via: "surface", Decision: approval.Decision{Behavior: "allow", Rules: []string{p.ServerRule}, Destination: "session"}})
+	if err != nil || !d.Decided || d.Warning != "" {
+		t.Fatalf("%+v %v", d, err)
+	}
+	if got := flagsBefore(t, c, "r1"); got != `{"allow":["mcp__tracker"],"deny":[]}` {
+		t.Fatalf("session rules %s", got)
 	}
 }
 
@@ -826,9 +1157,9 @@ func TestWriteRebaseAsksClaudeToWriteAgain(t *testing.T) {
 	if n := len(m.app.Pending()); n != 0 {
 		t.Fatalf("%d pending: the approved Write was asked", n)
 	}
-	if !strings.Contains(m.rec.transcriptText(1), "without asking: exactly the content you approved") {
-		t.Fatalf("transcript:\n%s", m.rec.transcriptText(1))
-	}
+	m.rec.wait(t, "the transcript says it was allowed unasked", func([]ui.Event) bool {
+		return strings.Contains(m.rec.transcriptText(1), "without asking: exactly the content you approved")
+	})
 	// It allowed one Write: the same bytes again are asked.
 	c.Ask("w4", "Write", map[string]any{"file_path": path, "content": merged}, nil)
 	m.waitPending(1)

@@ -47,10 +47,12 @@ func (a *App) replyLater(token string, fn func(ctx context.Context) (any, error)
 	})
 }
 
-// recordChanges notes, from a tool result, the file a Write or Edit changed
-// and its content before (the CLI's originalFile: null for a new file).
+// recordChanges notes, from a tool result, the file a Write, Edit or
+// NotebookEdit changed and its content before: the CLI's originalFile
+// (null for a new file), or a NotebookEdit's original_file. It returns the
+// file ("" when the message changed none).
 func (a *App) recordChanges(s *session.Session, m claude.Message) string {
-	if !bytes.Contains(m.Raw, []byte(`"originalFile"`)) {
+	if !bytes.Contains(m.Raw, []byte(`"originalFile"`)) && !bytes.Contains(m.Raw, []byte(`"original_file"`)) {
 		return ""
 	}
 	var msg struct {
@@ -62,8 +64,17 @@ func (a *App) recordChanges(s *session.Session, m claude.Message) string {
 	var r struct {
 		FilePath     string          `json:"filePath"`
 		OriginalFile json.RawMessage `json:"originalFile"`
+		NotebookPath string          `json:"notebook_path"`
+		NotebookOrig json.RawMessage `json:"original_file"`
+		Error        string          `json:"error"`
 	}
-	if json.Unmarshal(msg.Result, &r) != nil || r.FilePath == "" || len(r.OriginalFile) == 0 {
+	if json.Unmarshal(msg.Result, &r) != nil {
+		return ""
+	}
+	if r.FilePath == "" && r.NotebookPath != "" && r.Error == "" {
+		r.FilePath, r.OriginalFile = r.NotebookPath, r.NotebookOrig
+	}
+	if r.FilePath == "" || len(r.OriginalFile) == 0 {
 		return ""
 	}
 	var orig *string
@@ -319,7 +330,7 @@ func (a *App) Changes(p ChangesParams) (ChangesView, error) {
 		return ChangesView{}, fmt.Errorf("no turn %q in session %d", p.Turn, s.ID)
 	}
 	if len(t.Files) == 0 {
-		return ChangesView{}, fmt.Errorf("prompt %d of session %d changed no file with Write or Edit (changes made by commands are not tracked)", t.N, s.ID)
+		return ChangesView{}, fmt.Errorf("prompt %d of session %d changed no file with Write, Edit or NotebookEdit (changes made by commands are not tracked)", t.N, s.ID)
 	}
 	v := ChangesView{Session: s.ID, Turn: t.ID, N: t.N, Prompt: t.Prompt, Time: t.Time.Unix(), Files: []FileChange{}}
 	for _, f := range t.Files {

@@ -42,6 +42,8 @@ type RebaseEvent struct {
 	Reload    bool            `json:"reload"`
 	Conflicts []int           `json:"conflicts,omitempty"`
 	Hunks     []proposal.Hunk `json:"hunks,omitempty"` // Claude's change against the new file
+	// Original is a notebook cell's source now (its original side).
+	Original *string `json:"original,omitempty"`
 }
 
 // SaveParams is a saved proposal: :w in its buffer, or a command or the Lua
@@ -53,6 +55,8 @@ type SaveParams struct {
 	// Rules and Destination: applied with "Always…" (allow rules only).
 	Rules       []string `json:"rules"`
 	Destination string   `json:"destination"`
+	// Via is where the gesture came from (approval.ViaSurface for :w).
+	Via string `json:"via"`
 }
 
 // ProposalSaved applies a proposal with the content the user saved, so that
@@ -71,6 +75,17 @@ func (a *App) ProposalSaved(sp SaveParams) (Decided, error) {
 	}
 	if p.Change == nil || p.Staged == "" {
 		return Decided{}, fmt.Errorf("request %s has no staged proposal", id)
+	}
+	via := sp.Via
+	if via == "" {
+		via = approval.ViaSurface
+	}
+	behavior := approval.Allow
+	if sp.Behavior == approval.AllowSession || sp.Behavior == approval.AllowTool {
+		behavior = sp.Behavior
+	}
+	if why := approval.Refusal(p, approval.Decision{Behavior: behavior, Rules: sp.Rules, Destination: sp.Destination}, via); why != "" {
+		return Decided{Reason: why}, nil
 	}
 	saved, err := proposal.ReadFile(p.Staged)
 	if err != nil {
@@ -94,6 +109,11 @@ func (a *App) ProposalSaved(sp SaveParams) (Decided, error) {
 	}
 	c := *p.Change
 	unchanged := (c.Exists && bytes.Equal(saved, c.Original)) || (!c.Exists && len(saved) == 0)
+	if c.Cell != nil {
+		// A cell: an insert of what the user left is a change, whatever it
+		// holds; a replace the user put back is not (Amend says so).
+		unchanged = false
+	}
 	var input json.RawMessage
 	if !unchanged {
 		input, err = proposal.Amend(c, p.Perm.Input, saved)
@@ -109,34 +129,33 @@ func (a *App) ProposalSaved(sp SaveParams) (Decided, error) {
 		// The user put the file back as it was: nothing to write.
 		msg := "The user reviewed this change and kept the file exactly as it was; it was not changed."
 		if !sp.Review.Empty() {
-			msg = feedback.Rejection(p.Target, sp.Review)
+			msg = feedback.Rejection(changeLabel(p), sp.Review)
 		}
 		d = approval.Decision{Behavior: approval.Deny, Message: msg}
 		outcome = "rejected (all hunks)"
 	case err != nil:
 		return Decided{}, fmt.Errorf("cannot apply the proposal for %s: %w", p.Target, err)
 	default:
-		d = approval.Decision{Behavior: approval.Allow, UpdatedInput: input, Rules: sp.Rules, Destination: sp.Destination}
-		switch sp.Behavior {
-		case approval.AllowSession, approval.AllowTool:
-			d.Behavior = sp.Behavior
-		}
-		if err := a.saveRules(p, d); err != nil {
+		d = approval.Decision{Behavior: behavior, UpdatedInput: input, Rules: sp.Rules, Destination: sp.Destination}
+		if _, err := d.Result(p); err != nil {
 			return Decided{}, err
 		}
-		am := feedback.Amendment{Path: p.Target, Proposed: string(c.ClaudeProposed()), Applied: string(saved), Review: sp.Review}
+		if err := a.keepRules(p, d); err != nil {
+			return Decided{}, err
+		}
+		am := feedback.Amendment{Path: changeLabel(p), Proposed: string(c.ClaudeProposed()), Applied: string(saved), Review: sp.Review}
 		d.Tell = am.Message()
 		if am.Changed() {
 			outcome = "applied with your edits"
 		}
 	}
 	if _, err := a.decide(id, d, outcome); err != nil {
-		if errors.Is(err, ErrNotPending) {
+		var nq notQueued
+		if errors.Is(err, ErrNotPending) || errors.As(err, &nq) {
 			return Decided{Reason: err.Error()}, nil
 		}
 		return Decided{}, err
 	}
-	a.rememberSessionChoice(p, d.Behavior)
 	if s, ok := a.sessions.Get(p.Session); ok {
 		if d.Behavior != approval.Deny {
 			s.MarkApplied(p.Perm.ToolUseID, p.Change.Path)
@@ -229,7 +248,7 @@ func (a *App) rebase(p approval.Pending, saved []byte) (string, error) {
 	} else if rerr == nil {
 		base := string(old.Proposed)
 		m := diff.Merge3(base, string(saved), string(next.Proposed), mergeLabels)
-		if _, err := proposal.Stage(a.options().Storage, p.Perm.RequestID, old.Path, []byte(m.Text)); err != nil {
+		if _, err := proposal.Stage(a.options().Storage, p.Perm.RequestID, old.StagePath(), []byte(m.Text)); err != nil {
 			return "", fmt.Errorf("restage %s: %w", p.Target, err)
 		}
 		ev.Reload, ev.Conflicts = true, m.Conflicts
@@ -245,6 +264,13 @@ func (a *App) rebase(p approval.Pending, saved []byte) (string, error) {
 	} else {
 		next = proposal.Change{Tool: old.Tool, Path: old.Path, Exists: exists, Original: cur, Proposed: saved, Detached: true,
 			Claude: old.ClaudeProposed()}
+		if old.Cell != nil {
+			// The cell's source stays what the user reviewed against; the
+			// notebook is what is on disk now.
+			cell := *old.Cell
+			cell.Notebook = cur
+			next.Original, next.Cell = old.Original, &cell
+		}
 		if old.Detached {
 			msg = fmt.Sprintf("nothing applied: %s changed on disk again; your buffer is kept: :w writes it as it is, :q rejects", p.Target)
 		} else {
@@ -254,6 +280,10 @@ func (a *App) rebase(p approval.Pending, saved []byte) (string, error) {
 	}
 	if !next.Detached {
 		ev.Hunks, _ = proposal.Hunks(next)
+	}
+	if next.Cell != nil {
+		orig := string(next.Original)
+		ev.Original = &orig
 	}
 	if !a.reg.Rebase(p.ID, p.Rev, &next, ev.Conflicts, func(approval.Pending) { a.ui.Send(ui.EvProposalRebase, ev) }) {
 		return ErrNotPending.Error(), nil // decided or rebased meanwhile
@@ -313,7 +343,7 @@ func (a *App) ProposalWiped(sp SaveParams) error {
 	}
 	msg := fmt.Sprintf("The user rejected this change to %s; the file was not changed.", p.Target)
 	if len(sp.Review.Notes) > 0 {
-		msg = feedback.Rejection(p.Target, sp.Review)
+		msg = feedback.Rejection(changeLabel(p), sp.Review)
 		if s, ok := a.sessions.Get(p.Session); ok {
 			a.transcript(s, s.Transcript.Told(msg))
 		}
@@ -323,4 +353,13 @@ func (a *App) ProposalWiped(sp SaveParams) error {
 		return nil
 	}
 	return err
+}
+
+// changeLabel names a proposal's change for Claude: its file, or the cell
+// of a notebook ("cell c1 (python) of analysis.ipynb").
+func changeLabel(p approval.Pending) string {
+	if p.Change != nil && p.Change.Cell != nil {
+		return p.Change.Cell.Label() + " of " + p.Target
+	}
+	return p.Target
 }

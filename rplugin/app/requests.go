@@ -23,7 +23,9 @@ var ErrNotPending = errors.New("that request is no longer pending")
 
 // permission registers a can_use_tool request, then surfaces it. The steps:
 // reconstruct (file changes), route, stage (proposals), register (the UI
-// gets its row), present (the UI opens its surface).
+// gets its row), present (the UI opens its surface). Rules are claude's to
+// enforce (settings files, and the session's own rules given with
+// apply_flag_settings): a request that reaches here is one claude asks.
 func (a *App) permission(s *session.Session, m claude.Message) {
 	pr, err := claude.DecodePermissionRequest(m)
 	if err != nil {
@@ -39,10 +41,13 @@ func (a *App) permission(s *session.Session, m claude.Message) {
 		a.log.Warn("duplicate request id ignored", "session", s.ID, "id", pr.RequestID)
 		return
 	}
-	if path, content, ok := proposal.WriteContent(pr.ToolName, pr.Input, s.Cwd); ok && s.TakeRewrite(path, content) {
+	if path, content, ok := proposal.WriteContent(pr.ToolName, pr.Input, s.Cwd); ok &&
+		approval.Refusal(approval.Pending{Perm: pr}, approval.Decision{Behavior: approval.Allow}, approval.ViaAuto) == "" &&
+		s.TakeRewrite(path, content) {
 		// The user approved exactly these bytes for this file already (a
 		// reviewed Write the CLI refused because the file changed after
-		// Claude read it): allowed without asking again.
+		// Claude read it): allowed without asking again, unless claude
+		// asks for a person's answer (then it is asked like any other).
 		if err := s.Proc.Respond(pr.RequestID, claude.Allow(pr.Input)); err != nil {
 			a.log.Warn("answer the approved rewrite", "session", s.ID, "err", err)
 			return
@@ -65,8 +70,6 @@ func (a *App) permission(s *session.Session, m claude.Message) {
 			p.Added, p.Removed = diff.Stat(string(c.Original), string(c.Proposed))
 		}
 	}
-	// A deny rule the user added here refuses it at once: never asked.
-	rule, refused := a.denied(s, pr.ToolName, pr.Input)
 	// Staging and the stale-proposal sweep must not interleave: a folder
 	// being staged is not in the registry yet, so the sweep would take it.
 	a.stageMu.Lock()
@@ -74,21 +77,16 @@ func (a *App) permission(s *session.Session, m claude.Message) {
 		if reconErr != nil {
 			return reconErr
 		}
-		staged, err := proposal.Stage(o.Storage, pr.RequestID, p.Change.Path, p.Change.Proposed)
+		if c := p.Change.Cell; c != nil && c.Mode == "delete" {
+			return &approval.ToPanel{Reason: "Claude wants to " + c.Label() + " of " + p.Target + ": its source is below."}
+		}
+		staged, err := proposal.Stage(o.Storage, pr.RequestID, p.Change.StagePath(), p.Change.Proposed)
 		if err != nil {
 			return err
 		}
 		p.Staged = staged
 		return nil
 	})
-	if refused {
-		if p.Staged != "" {
-			_ = proposal.Unstage(o.Storage, p.Staged)
-			p.Staged = ""
-		}
-		p.Route = approval.Route{Surface: approval.SurfaceDeny,
-			Reason: fmt.Sprintf("Permission denied by the user's rule %s: do not ask for this again.", rule.rule)}
-	}
 	view := a.view(*p)
 	added := a.reg.Register(p, func(approval.Pending) { a.ui.Send(ui.EvRequestAdded, view) })
 	a.stageMu.Unlock()
@@ -102,12 +100,9 @@ func (a *App) permission(s *session.Session, m claude.Message) {
 	s.Update(session.StateWaiting, "", "", "")
 	a.ui.Send(ui.EvSession, s.Info())
 	if p.Route.Surface == approval.SurfaceDeny {
-		if refused {
-			_, _ = a.decide(id, approval.Decision{Behavior: approval.Deny, Message: p.Route.Reason}, "denied by your rule "+rule.rule.String())
-			a.note(s, "Denied "+sanitize.Line(pr.ToolName)+" "+p.Target+" by your rule "+sanitize.Line(rule.rule.String())+".")
-			return
+		if _, err := a.decide(id, approval.Decision{Behavior: approval.Deny, Message: p.Route.Reason}, "denied: no UI for this tool"); err != nil {
+			a.notify("error", err.Error())
 		}
-		_, _ = a.decide(id, approval.Decision{Behavior: approval.Deny, Message: p.Route.Reason}, "denied: no UI for this tool")
 		a.note(s, "Denied "+sanitize.Line(pr.ToolName)+": it needs an interactive UI this client does not have.")
 		return
 	}
@@ -137,10 +132,10 @@ func (a *App) Present(id string) error {
 	return nil
 }
 
-// DecideParams is a decision gesture. Via says where it came from: gestures
-// from the sidebar or a command ("sidebar", "command") on a plan or question
-// re-present its surface instead of answering; only the surface itself
-// ("surface") answers those.
+// DecideParams is a decision gesture. Via says where it came from (see
+// approval.ViaSurface …): gestures from elsewhere than the surface itself
+// on a plan, question or form re-present its surface instead of answering;
+// the CLI's hints may refuse a gesture (see approval.Refusal).
 type DecideParams struct {
 	ID  string `json:"id"`
 	Via string `json:"via"`
@@ -151,8 +146,9 @@ type DecideParams struct {
 type Decided struct {
 	// Decided is true when the request was answered by this gesture.
 	Decided bool `json:"decided"`
-	// Reason says why not: no longer pending, or the request needs its own
-	// surface (which was presented).
+	// Reason says why not: no longer pending, the request needs its own
+	// surface (which was presented), claude's hints forbid this answer.
+	// The request then stays pending.
 	Reason string `json:"reason,omitempty"`
 	// Warning is worth telling the user although it was decided (a rule
 	// for a tool the plugin does not know).
@@ -166,71 +162,136 @@ func rulesWarning(d approval.Decision) string {
 	return ""
 }
 
+// ownSurface lists the surfaces whose requests only they answer.
+var ownSurface = map[approval.Surface]bool{approval.SurfacePlan: true, approval.SurfaceQuestion: true, approval.SurfaceElicit: true}
+
 // Decide applies a user's decision.
 func (a *App) Decide(p DecideParams) (Decided, error) {
 	r, ok := a.reg.Get(p.ID)
 	if !ok {
 		return Decided{Reason: ErrNotPending.Error()}, nil
 	}
-	switch r.Route.Surface {
-	case approval.SurfacePlan, approval.SurfaceQuestion:
-		if p.Via != "surface" {
-			_ = a.Present(p.ID)
-			return Decided{Reason: fmt.Sprintf("a %s needs its own answer: its surface is open", r.Route.Surface)}, nil
+	if p.Via == "" {
+		p.Via = approval.ViaCommand
+	}
+	if ownSurface[r.Route.Surface] && p.Via != approval.ViaSurface {
+		_ = a.Present(p.ID)
+		return Decided{Reason: fmt.Sprintf("a %s needs its own answer: its surface is open", surfaceName(r.Route.Surface))}, nil
+	}
+	if r.Elicit != nil {
+		if p.Behavior != approval.Deny {
+			return Decided{Reason: "a form is answered with its fields: its surface is open"}, nil
 		}
+		if err := a.answerElicit(p.ID, claude.ElicitationResult{Action: "decline"}, "declined"); err != nil {
+			return Decided{Reason: err.Error()}, nil
+		}
+		return Decided{Decided: true}, nil
+	}
+	if why := approval.Refusal(r, p.Decision, p.Via); why != "" {
+		if p.Via == approval.ViaSidebar && approval.HintsOf(r.Perm).Deliberate {
+			_ = a.Present(p.ID)
+		}
+		return Decided{Reason: why}, nil
 	}
 	outcome := map[string]string{approval.Allow: "allowed", approval.AllowSession: "allowed for session",
 		approval.AllowTool: "allowed for session (the whole tool)", approval.Deny: "denied"}[p.Behavior]
 	if len(p.Rules) > 0 {
 		outcome += " with a rule: " + strings.Join(p.Rules, ", ")
-		if err := a.saveRules(r, p.Decision); err != nil {
-			return Decided{}, err
-		}
+	}
+	// Check everything that can be wrong before anything is kept.
+	if _, err := p.Decision.Result(r); err != nil {
+		return Decided{}, err
+	}
+	if err := a.keepRules(r, p.Decision); err != nil {
+		return Decided{}, err
 	}
 	decided, err := a.decide(p.ID, p.Decision, outcome)
 	if errors.Is(err, ErrNotPending) {
 		return Decided{Reason: err.Error()}, nil
 	}
+	var nq notQueued
+	if errors.As(err, &nq) {
+		return Decided{Reason: err.Error()}, nil
+	}
 	if err != nil {
 		return Decided{}, err
 	}
-	a.rememberSessionChoice(r, p.Behavior)
 	return Decided{Decided: decided, Warning: rulesWarning(p.Decision)}, nil
 }
 
-// decide answers a request exactly once: only the caller that finishes it
-// in the registry writes the answer.
+func surfaceName(s approval.Surface) string {
+	if s == approval.SurfaceElicit {
+		return "form"
+	}
+	return string(s)
+}
+
+// notQueued is an answer that could not be queued for claude: the request
+// stays pending (nothing is lost) and the user may answer again.
+type notQueued struct{ err error }
+
+func (e notQueued) Error() string { return e.err.Error() }
+func (e notQueued) Unwrap() error { return e.err }
+
+// decide answers a request exactly once: the answer is queued for claude
+// while the request is still in the registry, and only once it is queued
+// does the request leave (the UI hears of it in the same step, before
+// claude can read the answer and ask the next thing). An answer that
+// cannot be queued leaves the request pending.
 func (a *App) decide(id string, d approval.Decision, outcome string) (bool, error) {
 	r, ok := a.reg.Get(id)
 	if !ok {
 		return false, ErrNotPending
 	}
+	if r.Elicit != nil {
+		action := "decline"
+		if d.Behavior != approval.Deny {
+			return false, errors.New("an elicitation is answered with its form")
+		}
+		if outcome == "neovim exiting" {
+			action = "cancel"
+		}
+		return true, a.answerElicit(id, claude.ElicitationResult{Action: action}, outcome)
+	}
 	res, err := d.Result(r)
 	if err != nil {
 		return false, err
 	}
-	// The UI hears of the decision before claude does: claude's next request
-	// may follow the answer at once, and its surface must not meet this one's.
-	r, ok = a.finish(id, outcome)
-	if !ok {
-		return false, ErrNotPending
-	}
-	s, ok := a.sessions.Get(r.Session)
-	if !ok {
-		return false, fmt.Errorf("session %d is gone", r.Session)
-	}
-	var err2 error
-	if d.Tell != "" && res.Behavior == "allow" {
-		err2 = s.Proc.RespondAndTell(r.Perm.RequestID, res, d.Tell)
-	} else {
-		err2 = s.Proc.Respond(r.Perm.RequestID, res)
-	}
-	if err := err2; err != nil {
-		a.log.Warn("answer not delivered", "id", id, "err", err)
-		return false, fmt.Errorf("the answer to %s could not be delivered: %w", sanitize.Line(r.Perm.ToolName), err)
+	err = a.finishWith(id, outcome, func(s *session.Session, p approval.Pending) error {
+		if d.Tell != "" && res.Behavior == "allow" {
+			return s.Proc.RespondAndTell(p.Perm.RequestID, res, d.Tell)
+		}
+		return s.Proc.Respond(p.Perm.RequestID, res)
+	})
+	if err != nil {
+		return false, err
 	}
 	a.log.Info("answered", "id", id, "behavior", res.Behavior, "tool", r.Perm.ToolName, "input_bytes", len(res.UpdatedInput), "told_bytes", len(d.Tell))
 	return true, nil
+}
+
+// finishWith queues an answer with write and, once it is queued, takes the
+// request out of the registry (see decide).
+func (a *App) finishWith(id, outcome string, write func(*session.Session, approval.Pending) error) error {
+	r, ok := a.reg.Get(id)
+	if !ok {
+		return ErrNotPending
+	}
+	s, ok := a.sessions.Get(r.Session)
+	if !ok {
+		return fmt.Errorf("session %d is gone", r.Session)
+	}
+	p, pending, err := a.reg.FinishIf(id, func(p approval.Pending) error { return write(s, p) },
+		func(p approval.Pending) { a.ui.Send(ui.EvRequestRemoved, removed(p, outcome)) })
+	switch {
+	case !pending:
+		return ErrNotPending
+	case err != nil:
+		a.log.Warn("answer not queued", "id", id, "err", err)
+		return notQueued{fmt.Errorf("the answer to %s could not be sent (%v); the request is still pending: answer it again", sanitize.Line(r.Perm.ToolName), err)}
+	}
+	a.cleanup(p)
+	return nil
 }
 
 // withdraw removes a request without answering it (claude cancelled it).

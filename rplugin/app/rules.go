@@ -10,121 +10,156 @@ import (
 	"strings"
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/approval"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rules"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/ui"
 )
 
-// denyRule is a deny rule the user added from this editor. claude ignores
-// rules carried by a deny answer, so the plugin keeps session rules itself,
-// and writes file rules itself; it also enforces the file rules it wrote
-// until claude has reloaded the file (about a second).
-type denyRule struct {
-	rule        rules.Rule
-	destination string
-	session     int    // session scope: the session
-	cwd         string // local and project scope: the folder
+// claudeHome is where claude keeps its state for the environment it runs
+// with (the env option over the host's own): the one lookup of claude's
+// config folder for settings, trust, the session store and health.
+func (a *App) claudeHome() claude.Home {
+	env := a.options().Env
+	return claude.HomeFor(func(k string) string {
+		if v, ok := env[k]; ok {
+			return v
+		}
+		return os.Getenv(k)
+	})
 }
 
-// applies reports whether the rule holds for a request of session s.
-func (d denyRule) applies(s *session.Session) bool {
-	switch d.destination {
-	case "session":
-		return d.session == s.ID
-	case "localSettings", "projectSettings":
-		return d.cwd == s.Cwd
+// sessionRules returns the rules the user added for session sid (created
+// empty). Callers hold a.mu.
+func (a *App) sessionRulesLocked(sid int) *rules.Session {
+	r, ok := a.flags[sid]
+	if !ok {
+		r = &rules.Session{}
+		a.flags[sid] = r
 	}
-	return true // userSettings: everywhere
+	return r
 }
 
-// sessionRule is a rule this editor added for one session (they are not in
-// any file, and get_settings does not list them).
-type sessionRule struct {
-	Rule     string `json:"rule"`
-	Behavior string `json:"behavior"`
-}
-
-// home is the home folder claude runs with (its user settings live there).
-func (a *App) home() string {
-	if h := a.options().Env["HOME"]; h != "" {
-		return h
-	}
-	h, _ := os.UserHomeDir()
-	return h
-}
-
-// denied returns the deny rule that refuses this request, if any.
-func (a *App) denied(s *session.Session, tool string, input json.RawMessage) (denyRule, bool) {
+// applyFlags hands session s's rules to claude (apply_flag_settings, the
+// whole lists), queued before whatever is written after it: an answer that
+// follows is read by claude with the rules in place. claude also reads its
+// settings files again on an apply (checked on 2.1.328: a deny rule written
+// to settings.local.json a moment before refused the next request, which
+// was otherwise asked), so an apply also makes a file rule just written
+// hold at once. claude's reply is awaited in the background.
+func (a *App) applyFlags(s *session.Session) error {
 	a.mu.Lock()
-	defer a.mu.Unlock()
-	for _, d := range a.denies {
-		if d.applies(s) && d.rule.Matches(tool, input, s.Cwd) {
-			return d, true
+	settings := a.sessionRulesLocked(s.ID).Settings()
+	a.mu.Unlock()
+	ch, err := s.Proc.Begin("apply_flag_settings", map[string]any{"settings": settings})
+	if err != nil {
+		return fmt.Errorf("session %d: the session's rules could not be sent to claude: %w", s.ID, err)
+	}
+	a.log.Info("session rules sent", "session", s.ID, "settings", settings)
+	a.wg.Add(1)
+	go func() {
+		defer a.wg.Done()
+		r := <-ch
+		if r.Err != nil {
+			a.log.Warn("apply_flag_settings", "session", s.ID, "err", r.Err)
+			if s.State() != session.StateExited && !s.Stopping() {
+				a.notify("error", fmt.Sprintf("session %d: claude did not take the session's rules: %v", s.ID, r.Err))
+			}
+		}
+	}()
+	return nil
+}
+
+// applyAll re-sends every live session's rules, so that each claude reads
+// its settings files again (a file rule was added or removed).
+func (a *App) applyAll() {
+	for _, s := range a.sessions.All() {
+		if s.State() == session.StateExited || s.Stopping() {
+			continue
+		}
+		if err := a.applyFlags(s); err != nil {
+			a.log.Warn("re-apply session rules", "session", s.ID, "err", err)
 		}
 	}
-	return denyRule{}, false
 }
 
-// saveRules keeps the rules of an "Always…" decision before it is answered:
-// deny rules are written to their settings file (or kept for the session),
-// rules are remembered for the session. An error leaves everything as it
-// was and nothing is answered.
-func (a *App) saveRules(p approval.Pending, d approval.Decision) error {
+// keepRules keeps what a decision allows or denies for longer than this
+// once, before the answer is sent: rules for the session join the
+// session's own rules (given to claude with apply_flag_settings); deny
+// rules for a settings file are written to it (claude ignores rules on a
+// deny answer); allow rules for a settings file travel with the answer
+// (claude writes them where it reads them). Nothing is kept when an error
+// is returned, and nothing is answered then.
+func (a *App) keepRules(p approval.Pending, d approval.Decision) error {
 	rs, _, err := d.ParsedRules()
-	if err != nil || len(rs) == 0 {
+	if err != nil {
 		return err
+	}
+	var add []string
+	behavior := "allow"
+	switch {
+	case len(rs) > 0 && d.Destination == "session":
+		for _, r := range rs {
+			add = append(add, r.String())
+		}
+		if d.Behavior == approval.Deny {
+			behavior = "deny"
+		}
+	case d.Behavior == approval.AllowSession:
+		c, ok := rules.SessionChoice(p.Perm.ToolName, p.Perm.Input, p.Perm.Suggestions)
+		if !ok {
+			return errors.New("there is no rule to allow this request for the session with")
+		}
+		add = c.Rules // none for a mode: the mode goes with the answer
+	case d.Behavior == approval.AllowTool:
+		add = rules.ToolChoice(p.Perm.ToolName).Rules
 	}
 	s, ok := a.sessions.Get(p.Session)
 	if !ok {
 		return fmt.Errorf("session %d is gone", p.Session)
 	}
-	if d.Behavior == approval.Deny && d.Destination != "session" {
-		path := rules.PathOf(d.Destination, s.Cwd, a.home())
+	fileDeny := len(rs) > 0 && d.Behavior == approval.Deny && d.Destination != "session"
+	if fileDeny {
+		path := rules.PathOf(d.Destination, s.Cwd, a.claudeHome().Dir)
 		for _, r := range rs {
 			if err := rules.Add(path, "deny", r.String()); err != nil {
 				return fmt.Errorf("the deny rule was not saved: %w", err)
 			}
 		}
 	}
+	if len(add) == 0 {
+		if fileDeny {
+			a.applyAll()
+		}
+		return nil
+	}
 	a.mu.Lock()
-	defer a.mu.Unlock()
-	for _, r := range rs {
-		if d.Behavior == approval.Deny {
-			a.denies = append(a.denies, denyRule{rule: r, destination: d.Destination, session: s.ID, cwd: s.Cwd})
+	own := a.sessionRulesLocked(s.ID)
+	var added []string
+	for _, r := range add {
+		if own.Add(behavior, r) {
+			added = append(added, r)
 		}
-		if d.Destination == "session" {
-			a.sessionRules[s.ID] = append(a.sessionRules[s.ID], sessionRule{Rule: r.String(), Behavior: d.Behavior})
+	}
+	a.mu.Unlock()
+	if err := a.applyFlags(s); err != nil {
+		a.mu.Lock()
+		for _, r := range added {
+			own.Remove(behavior, r)
 		}
+		a.mu.Unlock()
+		return err
 	}
 	return nil
-}
-
-// rememberSessionChoice records what "Allow for session" allowed.
-func (a *App) rememberSessionChoice(p approval.Pending, behavior string) {
-	var c rules.Choice
-	switch behavior {
-	case approval.AllowSession:
-		c = rules.SessionChoice(p.Perm.ToolName, p.Perm.Suggestions)
-	case approval.AllowTool:
-		c = rules.ToolChoice(p.Perm.ToolName)
-	default:
-		return
-	}
-	rule := c.Rule
-	if c.Mode != "" {
-		rule = "mode " + c.Mode
-	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.sessionRules[p.Session] = append(a.sessionRules[p.Session], sessionRule{Rule: rule, Behavior: "allow"})
 }
 
 // RuleEntry is one rule in effect for a session's folder.
 type RuleEntry struct {
 	Rule     string `json:"rule"`
 	Behavior string `json:"behavior"` // allow, deny, ask
-	Source   string `json:"source"`   // session, localSettings, projectSettings, userSettings
+	Source   string `json:"source"`   // session, localSettings, projectSettings, userSettings, flagSettings
 	Path     string `json:"path,omitempty"`
+	Session  int    `json:"session,omitempty"` // the session of a session rule
 }
 
 // RulesView is what :ClaudeNova rules shows.
@@ -178,16 +213,23 @@ func (a *App) sessionRuleEntries(sid int) []RuleEntry {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	var out []RuleEntry
-	for _, r := range a.sessionRules[sid] {
-		out = append(out, RuleEntry{Rule: r.Rule, Behavior: r.Behavior, Source: "session"})
+	own := a.sessionRulesLocked(sid)
+	for _, b := range []struct {
+		name string
+		list []string
+	}{{"allow", own.Allow}, {"deny", own.Deny}} {
+		for _, r := range b.list {
+			out = append(out, RuleEntry{Rule: r, Behavior: b.name, Source: "session", Session: sid})
+		}
 	}
 	return out
 }
 
 // fileRules reads the settings files of a folder.
 func (a *App) fileRules(cwd string) RulesView {
-	v := RulesView{Cwd: cwd, Untrusted: !trusted(a.home(), cwd)}
-	for _, src := range rules.Sources(cwd, a.home()) {
+	home := a.claudeHome()
+	v := RulesView{Cwd: cwd, Untrusted: !trusted(home, cwd)}
+	for _, src := range rules.Sources(cwd, home.Dir) {
 		fs := FileState{Source: src.Name, Path: src.Path}
 		if _, err := os.Stat(src.Path); err == nil {
 			fs.Exists = true
@@ -241,10 +283,11 @@ func (a *App) claudeRules(ctx context.Context, s *session.Session) {
 		a.log.Warn("get_settings answer", "err", err)
 		return
 	}
-	v := RulesView{Session: s.ID, Cwd: s.Cwd, ByClaude: true, Untrusted: !trusted(a.home(), s.Cwd)}
+	home := a.claudeHome()
+	v := RulesView{Session: s.ID, Cwd: s.Cwd, ByClaude: true, Untrusted: !trusted(home, s.Cwd)}
 	v.Rules = a.sessionRuleEntries(s.ID)
 	paths := map[string]string{}
-	for _, src := range rules.Sources(s.Cwd, a.home()) {
+	for _, src := range rules.Sources(s.Cwd, home.Dir) {
 		paths[src.Name] = src.Path
 		fs := FileState{Source: src.Name, Path: src.Path}
 		if _, err := os.Stat(src.Path); err == nil {
@@ -257,9 +300,15 @@ func (a *App) claudeRules(ctx context.Context, s *session.Session) {
 		}
 		v.Files = append(v.Files, fs)
 	}
+	a.mu.Lock()
+	own := *a.sessionRulesLocked(s.ID)
+	a.mu.Unlock()
 	for _, src := range gs.Sources {
 		for _, b := range rules.Behaviors {
 			for _, r := range listOf(src.Settings.Permissions, b) {
+				if src.Source == "flagSettings" && own.Has(b, r) {
+					continue // the session's own rules, listed above
+				}
 				v.Rules = append(v.Rules, RuleEntry{Rule: r, Behavior: b, Source: src.Source, Path: paths[src.Source]})
 			}
 		}
@@ -267,27 +316,53 @@ func (a *App) claudeRules(ctx context.Context, s *session.Session) {
 	a.ui.Send(ui.EvRules, v)
 }
 
-// RemoveRule takes a file-backed rule out of its settings file.
+// RemoveRule takes a rule back: a session rule out of the session's own
+// rules (claude gets the lists without it at once), a file rule out of its
+// settings file (and every claude reads its settings again at once).
 func (a *App) RemoveRule(e RuleEntry) error {
-	if e.Source == "session" || e.Path == "" {
-		return errors.New("a session rule ends with its session; only rules in a settings file can be removed")
+	if e.Source == "session" {
+		s, err := a.session(e.Session)
+		if err != nil {
+			return err
+		}
+		if s.State() == session.StateExited {
+			return fmt.Errorf("session %d has exited: its rules ended with it", s.ID)
+		}
+		a.mu.Lock()
+		own := a.sessionRulesLocked(s.ID)
+		removed := own.Remove(e.Behavior, e.Rule)
+		a.mu.Unlock()
+		if !removed {
+			return fmt.Errorf("session %d has no %s rule %s", s.ID, e.Behavior, e.Rule)
+		}
+		if err := a.applyFlags(s); err != nil {
+			a.mu.Lock()
+			own.Add(e.Behavior, e.Rule)
+			a.mu.Unlock()
+			return err
+		}
+		return nil
 	}
 	known := false
 	for _, c := range []string{"userSettings", "projectSettings", "localSettings"} {
 		known = known || c == e.Source
 	}
-	if !known {
+	if !known || e.Path == "" {
 		return fmt.Errorf("rules from %s cannot be removed here", e.Source)
 	}
-	return rules.Remove(e.Path, e.Behavior, e.Rule)
+	if err := rules.Remove(e.Path, e.Behavior, e.Rule); err != nil {
+		return err
+	}
+	a.applyAll()
+	return nil
 }
 
 // trusted reports whether claude's trust dialog was accepted for cwd (in
-// ~/.claude.json): until it is, claude ignores the project's shared allow
-// rules.
-func trusted(home, cwd string) bool {
-	b, err := os.ReadFile(filepath.Join(home, ".claude.json"))
-	if err != nil || len(b) > 16<<20 {
+// claude's global config): until it is, claude ignores the project's shared
+// allow rules.
+func trusted(home claude.Home, cwd string) bool {
+	b, err := readRegular(home.Global, 16<<20)
+	if err != nil {
 		return false
 	}
 	var cfg struct {
@@ -299,4 +374,17 @@ func trusted(home, cwd string) bool {
 		return false
 	}
 	return cfg.Projects[cwd].Trusted
+}
+
+// readRegular reads a small regular file (never a FIFO, which would hang
+// the caller), at most max bytes.
+func readRegular(path string, max int64) ([]byte, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() || fi.Size() > max {
+		return nil, fmt.Errorf("%s is not a small regular file", path)
+	}
+	return os.ReadFile(path)
 }

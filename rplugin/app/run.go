@@ -97,8 +97,12 @@ func (a *App) handle(s *session.Session, m claude.Message) {
 			a.notify("error", fmt.Sprintf("session %d: claude says: %s", s.ID, msg))
 		}
 	case "control_request":
-		if m.Subtype == "can_use_tool" {
+		switch m.Subtype {
+		case "can_use_tool":
 			a.permission(s, m)
+			return
+		case "elicitation":
+			a.elicitation(s, m)
 			return
 		}
 		a.log.Warn("unsupported control request", "session", s.ID, "subtype", m.Subtype)
@@ -202,18 +206,19 @@ func (a *App) system(s *session.Session, m claude.Message) {
 
 func resultError(m claude.Message) string {
 	var r struct {
-		Subtype string   `json:"subtype"`
-		IsError bool     `json:"is_error"`
-		Result  string   `json:"result"`
-		Errors  []string `json:"errors"`
+		Subtype string            `json:"subtype"`
+		IsError bool              `json:"is_error"`
+		Result  claude.LazyString `json:"result"` // the reply's text on success: not read
+		Errors  []string          `json:"errors"`
 	}
 	if json.Unmarshal(m.Raw, &r) != nil || (!r.IsError && (r.Subtype == "" || r.Subtype == "success")) {
 		return ""
 	}
-	if r.Subtype == "error_during_execution" && r.Result == "" && len(r.Errors) == 0 {
+	result := r.Result.String()
+	if r.Subtype == "error_during_execution" && result == "" && len(r.Errors) == 0 {
 		return "" // an interrupted turn: already noted in the transcript
 	}
-	msg := r.Result
+	msg := result
 	if msg == "" {
 		msg = strings.Join(r.Errors, "; ")
 	}

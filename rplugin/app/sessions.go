@@ -16,17 +16,8 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/ui"
 )
 
-// configDir is the folder claude keeps its sessions in, for the environment
-// claude runs with (the env option over the host's).
-func (a *App) configDir() string {
-	env := a.options().Env
-	return store.ConfigDir(func(k string) string {
-		if v, ok := env[k]; ok {
-			return v
-		}
-		return os.Getenv(k)
-	})
-}
+// configDir is the folder claude keeps its sessions in (see claudeHome).
+func (a *App) configDir() string { return a.claudeHome().Dir }
 
 // Rename gives a session a name. A running claude is asked to rename the
 // session (rename_session: its own store and pickers show it too); an
@@ -90,7 +81,7 @@ func (a *App) Forget(id int) (int, error) {
 		}
 		n++
 		a.mu.Lock()
-		delete(a.sessionRules, sid)
+		delete(a.flags, sid)
 		a.mu.Unlock()
 		_ = os.Remove(spillFile(a.options().Storage, sid))
 		a.ui.Send(ui.EvSessionRemoved, map[string]any{"session": sid})
@@ -210,14 +201,9 @@ func (a *App) history(s *session.Session, claudeID string) {
 		}
 		a.ui.Send(ui.EvSession, s.Info())
 	}
-	entries, err := store.History(path)
-	if err != nil {
-		a.note(s, fmt.Sprintf("Resumed session %s: its earlier conversation could not be read (%v).", claudeID, err))
-		return
-	}
 	tr := s.Transcript
 	ops := tr.BeginHistory(claudeID)
-	for _, e := range entries {
+	err = store.History(path, func(e store.Entry) error {
 		switch {
 		case e.Prompt != "":
 			mark := ""
@@ -242,6 +228,10 @@ func (a *App) history(s *session.Session, claudeID string) {
 			a.transcript(s, ops)
 			ops = nil
 		}
+		return nil
+	})
+	if err != nil {
+		ops = append(ops, tr.Note(fmt.Sprintf("The rest of the earlier conversation could not be read (%v).", err))...)
 	}
 	ops = append(ops, tr.EndHistory()...)
 	a.transcript(s, ops)

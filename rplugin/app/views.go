@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/approval"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/diff"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/proposal"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rules"
@@ -53,11 +56,58 @@ type RequestView struct {
 	// Hunks of a proposal, for review hunk by hunk (nil when there are
 	// more than proposal.MaxHunks: the change is reviewed as a whole).
 	Hunks []proposal.Hunk `json:"hunks,omitempty"`
+	// How claude asks that it be answered (its can_use_tool hints).
+	Hints approval.Hints `json:"hints"`
 	// What "Allow for session" allows (the CLI's suggestion, for this
-	// session), what "every call" allows, and the rule "Always…" offers.
+	// session), what "every call" allows, and the rule "Always…" offers;
+	// each "" when it is not offered (claude's hints, or nothing to offer).
 	SessionChoice string `json:"session_choice"`
 	ToolChoice    string `json:"tool_choice"`
 	Suggested     string `json:"suggested_rule"`
+	SuggestedWhat string `json:"suggested_what,omitempty"` // what Suggested covers, in words
+	// ServerRule is the rule for every tool of an MCP tool's server
+	// (mcp__<server>), offered by "Always…" with ServerChoice's words.
+	ServerRule   string `json:"server_rule,omitempty"`
+	ServerChoice string `json:"server_choice,omitempty"`
+	// Scopes are where "Always…" can save a rule, with their files.
+	Scopes []Scope `json:"scopes,omitempty"`
+	// Cell says what a NotebookEdit does to which cell; Original is the
+	// cell's source before (the proposal's original side).
+	Cell     string `json:"cell,omitempty"`
+	Original string `json:"original,omitempty"`
+	// Form is an MCP server's form (an elicitation).
+	Form *Form `json:"form,omitempty"`
+}
+
+// Scope is one place a rule can be saved.
+type Scope struct {
+	Name  string `json:"name"`  // session, localSettings, projectSettings, userSettings
+	Label string `json:"label"` // in words
+	Path  string `json:"path,omitempty"`
+}
+
+// scopes are the places a rule can be saved for a session in cwd.
+func (a *App) scopes(cwd string) []Scope {
+	home, _ := os.UserHomeDir()
+	if h := a.options().Env["HOME"]; h != "" {
+		home = h
+	}
+	show := func(p string) string {
+		if rel, err := filepath.Rel(cwd, p); err == nil && !strings.HasPrefix(rel, "..") {
+			return rel
+		}
+		if rel, err := filepath.Rel(home, p); home != "" && err == nil && !strings.HasPrefix(rel, "..") {
+			return "~/" + rel
+		}
+		return p
+	}
+	out := []Scope{{Name: "session", Label: "this session"}}
+	for _, s := range []struct{ name, label string }{
+		{"localSettings", "this project, just me"}, {"projectSettings", "this project, shared"}, {"userSettings", "all my projects"},
+	} {
+		out = append(out, Scope{Name: s.name, Label: s.label, Path: sanitize.Line(show(rules.PathOf(s.name, cwd, a.claudeHome().Dir)))})
+	}
+	return out
 }
 
 func (a *App) view(r approval.Pending) RequestView {
@@ -78,25 +128,67 @@ func (a *App) view(r approval.Pending) RequestView {
 	}
 	// Claude writing its own plan file is part of planning.
 	v.PlanMode = planning && v.FileChange && !strings.Contains(r.Target, ".claude/plans/")
-	v.Title = v.Tool + " · " + name
-	if v.Agent = a.agent(r.Session, pr.AgentID); v.Agent != nil {
-		v.Title = v.Tool + " · " + agentLabel(v.Agent) + " · " + name
+	shown := v.Tool
+	if pr.DisplayName != "" && pr.DisplayName != pr.ToolName {
+		shown = sanitize.Line(pr.DisplayName)
 	}
-	v.SessionChoice = sanitize.Line(rules.SessionChoice(pr.ToolName, pr.Suggestions).Label)
-	v.ToolChoice = sanitize.Line(rules.ToolChoice(pr.ToolName).Label)
-	v.Suggested = sanitize.Line(rules.Suggested(pr.ToolName, pr.Suggestions))
+	v.Title = shown + " · " + name
+	if v.Agent = a.agent(r.Session, pr.AgentID); v.Agent != nil {
+		v.Title = shown + " · " + agentLabel(v.Agent) + " · " + name
+	}
+	if r.Elicit != nil {
+		f := formOf(*r.Elicit)
+		v.Form, v.Tool = &f, "MCP form"
+		v.Title = "MCP server " + f.Server + " asks · " + name
+		if t := r.Elicit.Title; t != "" {
+			v.Title = sanitize.Line(t) + " · " + name
+		}
+		v.Fields = []Field{{"MCP server", f.Server}, {"Message", f.Message}}
+		if f.URL != "" {
+			v.Fields = append(v.Fields, Field{"URL", f.URL})
+		}
+		if d := r.Elicit.Description; d != "" {
+			v.Fields = append(v.Fields, Field{"Description", sanitize.Text(d)})
+		}
+		return v
+	}
+	v.Hints = approval.HintsOf(pr)
+	if !v.Hints.NoRules {
+		if c, ok := rules.SessionChoice(pr.ToolName, pr.Input, pr.Suggestions); ok {
+			v.SessionChoice = sanitize.Line(c.Label)
+		}
+		v.ToolChoice = sanitize.Line(rules.ToolChoice(pr.ToolName).Label)
+		rule, what := rules.Suggested(pr.ToolName, pr.Input, pr.Suggestions)
+		v.Suggested, v.SuggestedWhat = sanitize.Line(rule), what
+		mcpName := ""
+		if pr.MCPServer != nil {
+			mcpName = pr.MCPServer.Name
+		}
+		if sr := rules.ServerRule(rules.Server(pr.ToolName, mcpName)); sr != "" {
+			v.ServerRule = sanitize.Line(sr)
+			v.ServerChoice = "every tool of MCP server " + sanitize.Line(rules.Server(pr.ToolName, mcpName))
+		}
+		v.Scopes = a.scopes(cwd)
+	}
 	if c := r.Change; c != nil {
 		v.Path, v.Exists = c.Path, c.Exists
+		if c.Cell != nil {
+			v.Cell = sanitize.Line(c.Cell.Label())
+			v.Original = string(c.Original)
+		}
 	}
-	v.Fields = fields(pr.ToolName, pr.Input, cwd)
+	v.Fields = fields(pr, r.Change, cwd)
 	if pr.Title != "" {
 		v.Fields = append([]Field{{"Title", sanitize.Text(pr.Title)}}, v.Fields...)
 	}
-	if pr.Description != "" && pr.ToolName != "Bash" {
+	if pr.Description != "" && pr.ToolName != "Bash" && pr.Description != filepath.Base(r.Target) {
 		v.Fields = append(v.Fields, Field{"Description", sanitize.Text(pr.Description)})
 	}
 	if pr.DecisionReason != "" {
 		v.Fields = append(v.Fields, Field{"Reason", sanitize.Text(pr.DecisionReason)})
+	}
+	if pr.MatchedAskRule != nil {
+		v.Fields = append(v.Fields, Field{"Asked by your rule", sanitize.Line(pr.MatchedAskRule.String() + " (" + pr.MatchedAskRule.Source + ")")})
 	}
 	if pr.BlockedPath != "" {
 		v.Fields = append(v.Fields, Field{"Blocked path", sanitize.Line(pr.BlockedPath)})
@@ -138,22 +230,13 @@ func (a *App) review(r approval.Pending) []string {
 }
 
 // fields renders a tool input for a person.
-func fields(tool string, input json.RawMessage, cwd string) []Field {
+func fields(pr claude.PermissionRequest, c *proposal.Change, cwd string) []Field {
+	tool, input := pr.ToolName, pr.Input
 	var in map[string]any
 	if json.Unmarshal(input, &in) != nil {
 		return []Field{{"Input", sanitize.Text(string(input))}}
 	}
-	str := func(k string) string {
-		switch v := in[k].(type) {
-		case string:
-			return v
-		case nil:
-			return ""
-		default:
-			b, _ := json.Marshal(v)
-			return string(b)
-		}
-	}
+	str := func(k string) string { return valueText(in[k]) }
 	var fs []Field
 	add := func(label, key string) {
 		if s := str(key); s != "" {
@@ -166,15 +249,41 @@ func fields(tool string, input json.RawMessage, cwd string) []Field {
 		add("Description", "description")
 		add("Timeout (ms)", "timeout")
 		add("In background", "run_in_background")
+	case tool == "NotebookEdit":
+		fs = append(fs, Field{"Notebook", sanitize.Line(session.RelPath(str("notebook_path"), cwd))})
+		if c != nil && c.Cell != nil {
+			fs = append(fs, Field{"Cell", sanitize.Line(c.Cell.Label())})
+			if c.Cell.Mode == "delete" {
+				fs = append(fs, Field{"Cell source", sanitize.Text(string(c.Original))})
+			}
+		} else {
+			add("Cell", "cell_id")
+			add("Edit mode", "edit_mode")
+		}
 	case approval.IsFileChange(tool):
 		fs = append(fs, Field{"File", sanitize.Line(session.RelPath(str("file_path"), cwd))})
 	case strings.HasPrefix(tool, "mcp__"):
-		parts := strings.SplitN(strings.TrimPrefix(tool, "mcp__"), "__", 2)
-		fs = append(fs, Field{"MCP server", sanitize.Line(parts[0])})
-		if len(parts) == 2 {
-			fs = append(fs, Field{"Tool", sanitize.Line(parts[1])})
+		known, source := "", ""
+		if pr.MCPServer != nil {
+			known, source = pr.MCPServer.Name, pr.MCPServer.Source
 		}
-		fs = append(fs, Field{"Arguments", prettyJSON(input)})
+		server := rules.Server(tool, known)
+		label := sanitize.Line(server)
+		if source != "" {
+			label += " (" + sanitize.Line(source) + ")"
+		}
+		fs = append(fs, Field{"MCP server", label})
+		if name, ok := strings.CutPrefix(tool, "mcp__"+server+"__"); ok {
+			fs = append(fs, Field{"Tool", sanitize.Line(name)})
+		} else {
+			fs = append(fs, Field{"Tool", sanitize.Line(tool)})
+		}
+		if len(in) == 0 {
+			fs = append(fs, Field{"Arguments", "(none)"})
+		}
+		for _, k := range sortedKeys(in) {
+			fs = append(fs, Field{sanitize.Line(k), sanitize.Text(valueText(in[k]))})
+		}
 	case tool == "Read" || tool == "Grep" || tool == "Glob" || tool == "WebFetch" || tool == "WebSearch" || tool == "LS":
 		for _, k := range sortedKeys(in) {
 			fs = append(fs, Field{k, sanitize.Text(str(k))})
@@ -183,6 +292,23 @@ func fields(tool string, input json.RawMessage, cwd string) []Field {
 		fs = append(fs, Field{"Input", prettyJSON(input)})
 	}
 	return fs
+}
+
+// valueText is a JSON value as a person reads it: a string as it is,
+// anything else as (indented) JSON.
+func valueText(v any) string {
+	switch t := v.(type) {
+	case string:
+		return t
+	case nil:
+		return ""
+	case map[string]any, []any:
+		b, _ := json.MarshalIndent(t, "", "  ")
+		return string(b)
+	default:
+		b, _ := json.Marshal(t)
+		return string(b)
+	}
 }
 
 func sortedKeys(m map[string]any) []string {

@@ -17,6 +17,11 @@ const (
 	Deny         = "deny"
 )
 
+// Rules "for this session" (AllowSession, AllowTool, Rules with
+// Destination "session") are not carried by the answer: the app hands them
+// to claude with apply_flag_settings before it answers, so that they can be
+// listed and taken back. Result answers a plain allow for those.
+
 // DefaultDenyMessage is sent when the user denies without a message.
 const DefaultDenyMessage = "The user denied this tool use in claude-nova.nvim."
 
@@ -72,9 +77,14 @@ func (d Decision) Result(r Pending) (claude.PermissionResult, error) {
 	if err != nil {
 		return claude.PermissionResult{}, err
 	}
+	if r.Elicit != nil {
+		return claude.PermissionResult{}, errors.New("an elicitation is answered with its form, not allow or deny")
+	}
 	switch d.Behavior {
 	case Allow:
 		switch {
+		case len(rs) > 0 && d.Destination == "session":
+			return claude.Allow(input), nil
 		case len(rs) > 0:
 			var entries []any
 			for _, r := range rs {
@@ -87,9 +97,16 @@ func (d Decision) Result(r Pending) (claude.PermissionResult, error) {
 		}
 		return claude.Allow(input), nil
 	case AllowSession:
-		return claude.Allow(input, rules.SessionChoice(r.Perm.ToolName, r.Perm.Suggestions).Updates...), nil
+		c, ok := rules.SessionChoice(r.Perm.ToolName, r.Perm.Input, r.Perm.Suggestions)
+		if !ok {
+			return claude.PermissionResult{}, errors.New("there is no rule to allow this request for the session with")
+		}
+		if c.Mode != "" {
+			return claude.Allow(input, claude.SetMode(c.Mode)), nil
+		}
+		return claude.Allow(input), nil
 	case AllowTool:
-		return claude.Allow(input, rules.ToolChoice(r.Perm.ToolName).Updates...), nil
+		return claude.Allow(input), nil
 	case Deny:
 		msg := d.Message
 		if msg == "" {

@@ -50,6 +50,9 @@ type Pending struct {
 	// conflict blocks the last rebase wrote; while any remain, a save
 	// applies nothing.
 	Conflicts []int
+	// Elicit is set for an elicitation (an MCP server of the user's asks
+	// the user for input): Perm then only names it for display.
+	Elicit *claude.ElicitationRequest
 
 	state State
 }
@@ -157,6 +160,29 @@ func (g *Registry) Finish(id string, tell func(Pending)) (Pending, bool) {
 		tell(*p)
 	}
 	return *p, true
+}
+
+// FinishIf calls answer under the lock while the request is still
+// pending, and removes it only when answer succeeds (then tell is called,
+// also under the lock). An answer that could not be queued leaves the
+// request pending: it is never lost. It reports whether the request was
+// pending; err is answer's error.
+func (g *Registry) FinishIf(id string, answer func(Pending) error, tell func(Pending)) (p Pending, pending bool, err error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	it, ok := g.items[id]
+	if !ok {
+		return Pending{}, false, nil
+	}
+	if err := answer(*it); err != nil {
+		return *it, true, err
+	}
+	delete(g.items, id)
+	it.state = Finished
+	if tell != nil {
+		tell(*it)
+	}
+	return *it, true, nil
 }
 
 // FinishSession removes every pending request of a session, oldest first,

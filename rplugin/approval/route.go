@@ -4,8 +4,11 @@
 package approval
 
 import (
+	"errors"
+
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/proposal"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/rules"
 )
 
 // Surface is the UI that presents a request.
@@ -18,6 +21,7 @@ const (
 	SurfaceQuestion Surface = "question" // AskUserQuestion
 	SurfacePlan     Surface = "plan"     // ExitPlanMode
 	SurfaceDeny     Surface = "deny"     // answered at once: we have no UI for it
+	SurfaceElicit   Surface = "elicit"   // an MCP server's form (elicitation)
 )
 
 // ReviewEdits says how file changes are reviewed ("proposal" or "panel").
@@ -54,16 +58,31 @@ func Present(pr claude.PermissionRequest, review ReviewEdits, stage func() error
 		}
 		if stage != nil {
 			if err := stage(); err != nil {
+				var tp *ToPanel
+				if errors.As(err, &tp) {
+					return Route{Surface: SurfacePanel, Reason: tp.Reason}
+				}
 				return Route{Surface: SurfacePanel, Reason: "cannot stage a proposal: " + err.Error()}
 			}
 		}
 		return Route{Surface: SurfaceProposal}
-	case pr.RequiresUserInteraction:
+	case pr.RequiresUserInteraction && !rules.Known(pr.ToolName):
+		// A tool whose approval card is its own interactive UI, which this
+		// client does not have. For the tools it knows, the flag means the
+		// ask must be answered by a person, deliberately (see Hints): the
+		// panel does that.
 		return Route{Surface: SurfaceDeny, Reason: NeedsOwnUIMessage(pr.ToolName)}
 	default:
 		return Route{Surface: SurfacePanel}
 	}
 }
+
+// ToPanel, returned by the stage function of Present, sends a file change
+// to the panel with Reason as it is: a change that is better reviewed there
+// (a notebook cell deletion), not one that failed to stage.
+type ToPanel struct{ Reason string }
+
+func (e *ToPanel) Error() string { return e.Reason }
 
 // NeedsOwnUIMessage is the deny message for an interactive tool we cannot show.
 func NeedsOwnUIMessage(tool string) string {

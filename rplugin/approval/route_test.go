@@ -3,6 +3,7 @@ package approval
 import (
 	"encoding/json"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 
@@ -30,6 +31,10 @@ func TestPresent(t *testing.T) {
 		{"edit unreconstructable", "Edit", false, ReviewProposal, fail, SurfacePanel, "cannot stage a proposal: old_string not found in a.txt"},
 		{"edit in panel mode", "Edit", false, ReviewPanel, fail, SurfacePanel, ""},
 		{"interactive tool we lack", "SomeWizard", true, ReviewProposal, ok, SurfaceDeny, NeedsOwnUIMessage("SomeWizard")},
+		{"a person must answer a known tool", "Bash", true, ReviewProposal, ok, SurfacePanel, ""},
+		{"a person must answer an MCP tool", "mcp__x__y", true, ReviewProposal, ok, SurfacePanel, ""},
+		{"notebook", "NotebookEdit", false, ReviewProposal, ok, SurfaceProposal, ""},
+		{"to the panel as it is", "NotebookEdit", false, ReviewProposal, func() error { return &ToPanel{Reason: "delete cell c2"} }, SurfacePanel, "delete cell c2"},
 		{"bash", "Bash", false, ReviewProposal, ok, SurfacePanel, ""},
 		{"mcp", "mcp__github__create_issue", false, ReviewProposal, ok, SurfacePanel, ""},
 		{"webfetch", "WebFetch", false, ReviewProposal, ok, SurfacePanel, ""},
@@ -58,7 +63,11 @@ func TestDecisionResult(t *testing.T) {
 		want string
 	}{
 		{"allow echoes input", Decision{Behavior: Allow}, `{"behavior":"allow","updatedInput":{"command":"ls"}}`},
-		{"allow session", Decision{Behavior: AllowSession}, `{"behavior":"allow","updatedInput":{"command":"ls"},"updatedPermissions":[{"behavior":"allow","destination":"session","rules":[{"toolName":"Bash"}],"type":"addRules"}]}`},
+		// Session rules go to claude with apply_flag_settings, not in the answer.
+		{"allow session", Decision{Behavior: AllowSession}, `{"behavior":"allow","updatedInput":{"command":"ls"}}`},
+		{"allow tool", Decision{Behavior: AllowTool}, `{"behavior":"allow","updatedInput":{"command":"ls"}}`},
+		{"always, for the session", Decision{Behavior: Allow, Rules: []string{"Bash(ls:*)"}, Destination: "session"}, `{"behavior":"allow","updatedInput":{"command":"ls"}}`},
+		{"always, to a file", Decision{Behavior: Allow, Rules: []string{"Bash(ls:*)"}, Destination: "localSettings"}, `{"behavior":"allow","updatedInput":{"command":"ls"},"updatedPermissions":[{"behavior":"allow","destination":"localSettings","rules":[{"ruleContent":"ls:*","toolName":"Bash"}],"type":"addRules"}]}`},
 		{"deny default", Decision{Behavior: Deny}, `{"behavior":"deny","message":"` + DefaultDenyMessage + `"}`},
 		{"deny message", Decision{Behavior: Deny, Message: "no"}, `{"behavior":"deny","message":"no"}`},
 		{"plan mode", Decision{Behavior: Allow, Mode: "acceptEdits", UpdatedInput: json.RawMessage(`{}`)}, `{"behavior":"allow","updatedInput":{},"updatedPermissions":[{"destination":"session","mode":"acceptEdits","type":"setMode"}]}`},
@@ -74,6 +83,11 @@ func TestDecisionResult(t *testing.T) {
 				t.Errorf("got  %s\nwant %s", b, tt.want)
 			}
 		})
+	}
+	edit := Pending{Perm: claude.PermissionRequest{ToolName: "Edit", Input: json.RawMessage(`{}`),
+		Suggestions: json.RawMessage(`[{"type":"setMode","mode":"acceptEdits","destination":"session"}]`)}}
+	if res, _ := (Decision{Behavior: AllowSession}).Result(edit); len(res.UpdatedPermissions) != 1 {
+		t.Errorf("accept edits for the session: %+v", res)
 	}
 	if _, err := (Decision{Behavior: "maybe"}).Result(r); err == nil {
 		t.Error("unknown behavior accepted")
@@ -151,5 +165,105 @@ func TestRegistryRebaseChecksRevision(t *testing.T) {
 	}
 	if p, _ := g.Get("1:r"); p.Rev != 1 || len(p.Conflicts) != 1 {
 		t.Fatalf("after rebase %+v", p)
+	}
+}
+
+func yes() *bool { b := true; return &b }
+func no() *bool  { b := false; return &b }
+
+// The CLI's hints, obeyed wherever a request can be answered: what is
+// refused stays pending, and the reason says why.
+func TestRefusal(t *testing.T) {
+	rmHome := claude.PermissionRequest{ToolName: "Bash", Input: json.RawMessage(`{"command":"rm -rf ~ --x"}`),
+		Suggestions: json.RawMessage(`[]`), DecisionReason: "Dangerous rm operation on critical path: /home/u",
+		DecisionReasonType: "safetyCheck", ClassifierApprovable: no(), SuppressAlwaysAllowRule: true}
+	plain := claude.PermissionRequest{ToolName: "Bash", Input: json.RawMessage(`{"command":"touch a"}`)}
+	askRule := plain
+	askRule.MatchedAskRule = &claude.AskRule{Source: "localSettings", ToolName: "Bash", RuleContent: "touch:*"}
+	stray := plain
+	stray.DefaultToNo = true
+	person := claude.PermissionRequest{ToolName: "Bash", Input: json.RawMessage(`{"command":"x"}`), RequiresUserInteraction: true, DecisionReasonType: "classifier"}
+	approvable := plain
+	approvable.DecisionReasonType, approvable.ClassifierApprovable = "safetyCheck", yes()
+	noSuggestion := claude.PermissionRequest{ToolName: "mcp__gh__create_issue", Input: json.RawMessage(`{"title":"x"}`)}
+	rule := func(b string) Decision {
+		return Decision{Behavior: b, Rules: []string{"Bash(rm:*)"}, Destination: "localSettings"}
+	}
+	tests := []struct {
+		name string
+		pr   claude.PermissionRequest
+		d    Decision
+		via  string
+		want string // "" or a part of the refusal
+	}{
+		{"safety check: once", rmHome, Decision{Behavior: Allow}, ViaSurface, ""},
+		{"safety check: once from the API", rmHome, Decision{Behavior: Allow}, ViaCommand, ""},
+		{"safety check: deny", rmHome, Decision{Behavior: Deny}, ViaSidebar, ""},
+		{"safety check: no allow rule", rmHome, rule(Allow), ViaCommand, "no lasting rule"},
+		{"safety check: no deny rule", rmHome, rule(Deny), ViaCommand, "no lasting rule"},
+		{"safety check: no session rule", rmHome, Decision{Behavior: Allow, Rules: []string{"Bash"}, Destination: "session"}, ViaSurface, "no lasting rule"},
+		{"safety check: no allow for the session", rmHome, Decision{Behavior: AllowSession}, ViaSurface, "not be allowed for the session"},
+		{"safety check: no whole tool", rmHome, Decision{Behavior: AllowTool}, ViaCommand, "not be allowed for the session"},
+		{"safety check: not in a batch", rmHome, Decision{Behavior: Allow}, ViaBatch, "needs your own answer (a safety check only you can approve"},
+		{"safety check: never automatic", rmHome, Decision{Behavior: Allow}, ViaAuto, "needs your own answer"},
+		{"safety check: a batch may deny", rmHome, Decision{Behavior: Deny}, ViaBatch, ""},
+		{"approvable check in a batch", approvable, Decision{Behavior: Allow}, ViaBatch, ""},
+		{"ask rule: not in a batch", askRule, Decision{Behavior: Allow}, ViaBatch, "your ask rule Bash(touch:*) in localSettings"},
+		{"ask rule: once", askRule, Decision{Behavior: Allow}, ViaSidebar, ""},
+		{"ask rule: a rule may be made", askRule, rule(Allow), ViaSurface, ""},
+		{"default to no: no one key", stray, Decision{Behavior: Allow}, ViaSidebar, "single key"},
+		{"default to no: no session key", stray, Decision{Behavior: AllowSession}, ViaSidebar, "single key"},
+		{"default to no: its panel", stray, Decision{Behavior: Allow}, ViaSurface, ""},
+		{"default to no: not in a batch", stray, Decision{Behavior: Allow}, ViaBatch, "needs your own answer"},
+		{"default to no: deny by key", stray, Decision{Behavior: Deny}, ViaSidebar, ""},
+		{"a person: no rule", person, rule(Allow), ViaSurface, "no lasting rule"},
+		{"a person: not by a key", person, Decision{Behavior: Allow}, ViaSidebar, "single key"},
+		{"a person: its panel", person, Decision{Behavior: Allow}, ViaSurface, ""},
+		{"plain: batch", plain, Decision{Behavior: Allow}, ViaBatch, ""},
+		{"plain: exact session rule", plain, Decision{Behavior: AllowSession}, ViaSidebar, ""},
+		{"plain: whole tool", plain, Decision{Behavior: AllowTool}, ViaSurface, ""},
+		{"no suggestion: nothing for the session", noSuggestion, Decision{Behavior: AllowSession}, ViaSurface, "nothing to allow for the session"},
+		{"no suggestion: the whole tool, labelled", noSuggestion, Decision{Behavior: AllowTool}, ViaSurface, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := Refusal(Pending{Perm: tt.pr}, tt.d, tt.via)
+			if (tt.want == "") != (got == "") || !strings.Contains(got, tt.want) {
+				t.Errorf("Refusal = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestHintsOf(t *testing.T) {
+	h := HintsOf(claude.PermissionRequest{ToolName: "Bash", ClassifierApprovable: no(), SuppressAlwaysAllowRule: true, DecisionReasonType: "safetyCheck"})
+	if !h.NoRules || h.Deliberate || !h.HumanOnly || h.Why != "a safety check only you can approve" {
+		t.Errorf("safety check: %+v", h)
+	}
+	h = HintsOf(claude.PermissionRequest{ToolName: "Bash", MatchedAskRule: &claude.AskRule{Source: "userSettings", ToolName: "Bash", RuleContent: "git push\x1b[31m:*"}})
+	if h.NoRules || !h.HumanOnly || strings.ContainsRune(h.Why, 0x1b) {
+		t.Errorf("ask rule: %+v", h)
+	}
+	if h := HintsOf(claude.PermissionRequest{ToolName: "Bash"}); h != (Hints{}) {
+		t.Errorf("no hints: %+v", h)
+	}
+}
+
+// FinishIf removes a request only when its answer was queued: an answer
+// that cannot be queued leaves it pending, and nobody is told it left.
+func TestFinishIfKeepsWhatCouldNotBeAnswered(t *testing.T) {
+	g := NewRegistry()
+	g.Register(&Pending{ID: "1:a", Session: 1}, nil)
+	told := 0
+	_, pending, err := g.FinishIf("1:a", func(Pending) error { return errors.New("queue full") }, func(Pending) { told++ })
+	if !pending || err == nil || told != 0 || g.Count(0) != 1 {
+		t.Fatalf("a failed answer finished the request: %v %v %d %d", pending, err, told, g.Count(0))
+	}
+	_, pending, err = g.FinishIf("1:a", func(Pending) error { return nil }, func(Pending) { told++ })
+	if !pending || err != nil || told != 1 || g.Count(0) != 0 {
+		t.Fatalf("answer: %v %v %d", pending, err, told)
+	}
+	if _, pending, _ := g.FinishIf("1:a", func(Pending) error { t.Fatal("answered twice"); return nil }, nil); pending {
+		t.Fatal("finished twice")
 	}
 }

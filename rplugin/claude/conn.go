@@ -22,8 +22,14 @@ type Conn interface {
 	RespondAndTell(requestID string, result PermissionResult, note string) error
 	// RespondError queues an error answer to a control request.
 	RespondError(requestID, message string) error
+	// RespondControl answers one of claude's other control requests
+	// (an elicitation) with a success and body.
+	RespondControl(requestID string, body any) error
 	// Control sends a control request and waits for its response body.
 	Control(ctx context.Context, subtype string, fields map[string]any) (json.RawMessage, error)
+	// Begin queues a control request in order with every other line and
+	// returns at once; its one Reply arrives on the channel.
+	Begin(subtype string, fields map[string]any) (<-chan Reply, error)
 	// Messages delivers decoded stdout lines in order; closed after exit.
 	Messages() <-chan Message
 	// Done is closed when the process has exited and its output was read.

@@ -66,7 +66,10 @@ func ParseLine(line []byte) (Message, error) {
 	return m, nil
 }
 
-// PermissionRequest is the body of a can_use_tool control request.
+// PermissionRequest is the body of a can_use_tool control request. Besides
+// the tool call it carries the CLI's hints on how the ask may be answered
+// (see the comments of SDKControlPermissionRequest in the SDK's sdk.d.ts):
+// the host obeys them, it does not second-guess them.
 type PermissionRequest struct {
 	RequestID               string          `json:"-"`
 	ToolName                string          `json:"tool_name"`
@@ -80,6 +83,42 @@ type PermissionRequest struct {
 	Title                   string          `json:"title,omitempty"`
 	RequiresUserInteraction bool            `json:"requires_user_interaction,omitempty"`
 	AgentID                 string          `json:"agent_id,omitempty"`
+	// DecisionReasonType says why the ask escalated ("safetyCheck",
+	// "workingDir", "rule", "classifier", …).
+	DecisionReasonType string `json:"decision_reason_type,omitempty"`
+	// ClassifierApprovable is set when a safety check is involved; false
+	// means at least one check needs a person's approval.
+	ClassifierApprovable *bool `json:"classifier_approvable,omitempty"`
+	// SuppressAlwaysAllowRule: offer no persistent "don't ask again".
+	SuppressAlwaysAllowRule bool `json:"suppress_always_allow_rule,omitempty"`
+	// DefaultToNo: not approvable by a single stray keystroke.
+	DefaultToNo bool `json:"default_to_no,omitempty"`
+	// MatchedAskRule is the user's ask rule that forced this prompt.
+	MatchedAskRule *AskRule `json:"matched_ask_rule,omitempty"`
+	// MCPServer is the MCP server of an mcp__ tool, and where it was
+	// configured.
+	MCPServer *MCPServer `json:"mcp_server,omitempty"`
+}
+
+// AskRule is the user's ask rule a request matched.
+type AskRule struct {
+	Source      string `json:"source"`
+	ToolName    string `json:"tool_name"`
+	RuleContent string `json:"rule_content,omitempty"`
+}
+
+// String is the rule as written in settings: Tool or Tool(content).
+func (r AskRule) String() string {
+	if r.RuleContent == "" {
+		return r.ToolName
+	}
+	return r.ToolName + "(" + r.RuleContent + ")"
+}
+
+// MCPServer is the provenance of an MCP tool.
+type MCPServer struct {
+	Name   string `json:"name"`
+	Source string `json:"source"`
 }
 
 // DecodePermissionRequest extracts a can_use_tool request from a control_request message.
@@ -93,7 +132,8 @@ func DecodePermissionRequest(m Message) (PermissionRequest, error) {
 	}
 	var pr PermissionRequest
 	if err := json.Unmarshal(env.Request, &pr); err != nil {
-		// decision_reason is sometimes an object on newer CLIs; retry leniently.
+		// A field of an unexpected type (decision_reason as an object on
+		// some CLIs): decode field by field, keeping what can be read.
 		var loose map[string]json.RawMessage
 		if err2 := json.Unmarshal(env.Request, &loose); err2 != nil {
 			return PermissionRequest{}, fmt.Errorf("decode can_use_tool body: %w", err)
@@ -121,15 +161,83 @@ func lenientPermission(m map[string]json.RawMessage) PermissionRequest {
 		}
 		return ""
 	}
-	var rui bool
-	_ = json.Unmarshal(m["requires_user_interaction"], &rui)
-	return PermissionRequest{
+	flag := func(k string) bool {
+		var b bool
+		_ = json.Unmarshal(m[k], &b)
+		return b
+	}
+	pr := PermissionRequest{
 		ToolName: str("tool_name"), DisplayName: str("display_name"), Input: m["input"],
 		ToolUseID: str("tool_use_id"), Suggestions: m["permission_suggestions"],
 		BlockedPath: str("blocked_path"), DecisionReason: str("decision_reason"),
-		Description: str("description"), Title: str("title"), RequiresUserInteraction: rui,
-		AgentID: str("agent_id"),
+		Description: str("description"), Title: str("title"), RequiresUserInteraction: flag("requires_user_interaction"),
+		AgentID: str("agent_id"), DecisionReasonType: str("decision_reason_type"),
+		SuppressAlwaysAllowRule: flag("suppress_always_allow_rule"), DefaultToNo: flag("default_to_no"),
 	}
+	var b bool
+	if raw, ok := m["classifier_approvable"]; ok && json.Unmarshal(raw, &b) == nil {
+		pr.ClassifierApprovable = &b
+	}
+	var ask AskRule
+	if raw, ok := m["matched_ask_rule"]; ok && string(raw) != "null" {
+		if json.Unmarshal(raw, &ask) != nil || ask.ToolName == "" {
+			// Unreadable, but present: it still forces a human prompt.
+			ask = AskRule{ToolName: "(unreadable)"}
+		}
+		pr.MatchedAskRule = &ask
+	}
+	var srv MCPServer
+	if raw, ok := m["mcp_server"]; ok && json.Unmarshal(raw, &srv) == nil && srv.Name != "" {
+		pr.MCPServer = &srv
+	}
+	return pr
+}
+
+// ElicitationRequest is the body of an elicitation control request: an MCP
+// server of the user's asks the user for input (a form, or a URL to open).
+type ElicitationRequest struct {
+	RequestID       string          `json:"-"`
+	Server          string          `json:"mcp_server_name"`
+	Message         string          `json:"message"`
+	Mode            string          `json:"mode,omitempty"` // "form" (default) or "url"
+	URL             string          `json:"url,omitempty"`
+	ElicitationID   string          `json:"elicitation_id,omitempty"`
+	RequestedSchema json.RawMessage `json:"requested_schema,omitempty"`
+	PropertyOrder   []string        `json:"property_order,omitempty"`
+	Title           string          `json:"title,omitempty"`
+	DisplayName     string          `json:"display_name,omitempty"`
+	Description     string          `json:"description,omitempty"`
+}
+
+// DecodeElicitationRequest extracts an elicitation request from a
+// control_request message.
+func DecodeElicitationRequest(m Message) (ElicitationRequest, error) {
+	var env struct {
+		RequestID string             `json:"request_id"`
+		Request   ElicitationRequest `json:"request"`
+	}
+	if err := json.Unmarshal(m.Raw, &env); err != nil {
+		return ElicitationRequest{}, fmt.Errorf("decode elicitation: %w", err)
+	}
+	er := env.Request
+	er.RequestID = env.RequestID
+	if er.RequestID == "" {
+		return er, errors.New("elicitation without request_id")
+	}
+	if er.Mode == "" {
+		er.Mode = "form"
+	}
+	if er.Mode != "form" && er.Mode != "url" {
+		return er, fmt.Errorf("elicitation mode %q is neither form nor url", er.Mode)
+	}
+	return er, nil
+}
+
+// ElicitationResult is the answer to an elicitation (the MCP ElicitResult):
+// action "accept" (with the form's content), "decline" or "cancel".
+type ElicitationResult struct {
+	Action  string         `json:"action"`
+	Content map[string]any `json:"content,omitempty"`
 }
 
 // PermissionResult is our answer to a can_use_tool request.
@@ -162,4 +270,29 @@ func SessionRule(tool string) any {
 // SetMode is the updatedPermissions entry that switches the permission mode.
 func SetMode(mode string) any {
 	return map[string]any{"type": "setMode", "mode": mode, "destination": "session"}
+}
+
+// LazyString is a JSON string value decoded only when asked for: a large
+// text nobody reads (a streamed reply's final copy, a turn's result) is not
+// copied. It refers to the message it was decoded from (json.Unmarshal
+// hands an UnmarshalJSON the input itself), so it is valid as long as that
+// message's Raw, which is never changed.
+type LazyString struct{ raw []byte }
+
+// UnmarshalJSON keeps the encoded value.
+func (l *LazyString) UnmarshalJSON(b []byte) error {
+	l.raw = b
+	return nil
+}
+
+// Len is the size of the encoded value (about the text's).
+func (l LazyString) Len() int { return len(l.raw) }
+
+// String decodes the value ("" for null or anything but a string).
+func (l LazyString) String() string {
+	var s string
+	if len(l.raw) > 0 && l.raw[0] == '"' {
+		_ = json.Unmarshal(l.raw, &s)
+	}
+	return s
 }

@@ -171,3 +171,60 @@ func TestEncodeAnswer(t *testing.T) {
 		}
 	}
 }
+
+// The hints of can_use_tool, as 2.1.328 sends them for rm -rf ~ (recorded),
+// and read field by field when one has an unexpected type.
+func TestDecodePermissionHints(t *testing.T) {
+	line := `{"type":"control_request","request_id":"45ee","request":{"subtype":"can_use_tool","tool_name":"Bash","display_name":"Bash","input":{"command":"rm -rf ~ --x","description":"x"},"description":"x","permission_suggestions":[],"decision_reason":"Dangerous rm operation on critical path: /tmp/ph8_aipkjm","decision_reason_type":"safetyCheck","classifier_approvable":false,"tool_use_id":"toolu_s0","suppress_always_allow_rule":true}}`
+	m, _ := ParseLine([]byte(line))
+	pr, err := DecodePermissionRequest(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !pr.SuppressAlwaysAllowRule || pr.ClassifierApprovable == nil || *pr.ClassifierApprovable || pr.DecisionReasonType != "safetyCheck" || pr.DefaultToNo || pr.MatchedAskRule != nil {
+		t.Fatalf("hints %+v", pr)
+	}
+	loose := `{"type":"control_request","request_id":"r","request":{"subtype":"can_use_tool","tool_name":"mcp__gh__x","input":{},"decision_reason":{"odd":1},"default_to_no":true,"classifier_approvable":true,"matched_ask_rule":{"source":"userSettings","tool_name":"mcp__gh","rule_content":""},"mcp_server":{"name":"gh","source":"user"}}}`
+	m, _ = ParseLine([]byte(loose))
+	pr, err = DecodePermissionRequest(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !pr.DefaultToNo || pr.ClassifierApprovable == nil || !*pr.ClassifierApprovable || pr.MatchedAskRule == nil || pr.MatchedAskRule.String() != "mcp__gh" ||
+		pr.MCPServer == nil || pr.MCPServer.Name != "gh" || pr.DecisionReason != `{"odd":1}` {
+		t.Fatalf("lenient %+v", pr)
+	}
+	// An ask rule that cannot be read still forces a person's answer.
+	odd := `{"type":"control_request","request_id":"r","request":{"subtype":"can_use_tool","tool_name":"Bash","input":{},"decision_reason":1,"matched_ask_rule":"Bash"}}`
+	m, _ = ParseLine([]byte(odd))
+	if pr, _ = DecodePermissionRequest(m); pr.MatchedAskRule == nil {
+		t.Fatal("an unreadable ask rule was dropped")
+	}
+}
+
+func TestDecodeElicitation(t *testing.T) {
+	tests := []struct {
+		line, mode, err string
+	}{
+		{`{"type":"control_request","request_id":"e1","request":{"subtype":"elicitation","mcp_server_name":"s","message":"m","requested_schema":{"type":"object"}}}`, "form", ""},
+		{`{"type":"control_request","request_id":"e2","request":{"subtype":"elicitation","mcp_server_name":"s","message":"m","mode":"url","url":"https://x"}}`, "url", ""},
+		{`{"type":"control_request","request_id":"e3","request":{"subtype":"elicitation","mode":"telepathy"}}`, "", "neither form nor url"},
+		{`{"type":"control_request","request":{"subtype":"elicitation"}}`, "", "without request_id"},
+	}
+	for _, tt := range tests {
+		m, err := ParseLine([]byte(tt.line))
+		if err != nil {
+			t.Fatal(err)
+		}
+		er, err := DecodeElicitationRequest(m)
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("%s: err %v", tt.line, err)
+			}
+			continue
+		}
+		if err != nil || er.Mode != tt.mode || er.Server != "s" {
+			t.Errorf("%s: %+v %v", tt.line, er, err)
+		}
+	}
+}

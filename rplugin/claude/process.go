@@ -116,7 +116,7 @@ type Process struct {
 	initResp json.RawMessage // valid after initDone
 	initErr  error           // valid after initDone
 
-	msgs *queue.Queue[Message]
+	msgs *queue.Bounded[Message]
 
 	cmu    sync.Mutex
 	calls  map[string]chan Message
@@ -162,7 +162,7 @@ func Start(cfg Config, log *slog.Logger) (*Process, error) {
 	cmd.Stdout = outW
 	p := &Process{
 		argv: argv, cmd: cmd, stdin: stdin, log: log,
-		msgs: queue.New[Message](), calls: map[string]chan Message{},
+		msgs: queue.NewBounded(MaxQueuedBytes, func(m Message) int { return len(m.Raw) }), calls: map[string]chan Message{},
 		stderr: &tail{max: 4096, log: log}, done: make(chan struct{}),
 		out: make(chan outLine, writeQueueLen), initDone: make(chan struct{}),
 	}
@@ -266,10 +266,26 @@ func (p *Process) ExitErr() error { return p.exitErr }
 // StderrTail returns the last few KiB claude wrote to stderr.
 func (p *Process) StderrTail() string { return p.stderr.String() }
 
+// MaxQueuedBytes bounds the lines read from claude that wait for the
+// session to handle them. Past it the reader waits (claude's stdout pipe
+// then holds it back): memory stays bounded while the host works through a
+// burst from several sessions. The session's consumer never waits on
+// Neovim (the UI queue drops and resyncs), so the reader only waits for
+// work the host is doing.
+const MaxQueuedBytes = 1 << 20
+
 func (p *Process) read(r io.Reader) {
 	br := bufio.NewReaderSize(r, 64<<10)
+	var scratch []byte
 	for {
-		line, tooLong, err := readLine(br, MaxLineBytes)
+		line, tooLong, err := readLine(br, MaxLineBytes, scratch[:0])
+		// Queued lines are exact copies (dispatch); a large scratch buffer
+		// is not kept for the next, small, line.
+		if cap(line) <= 1<<20 {
+			scratch = line
+		} else {
+			scratch = nil
+		}
 		if tooLong > 0 {
 			p.log.Warn("skipped over-long line from claude", "bytes", tooLong)
 		} else if len(line) > 0 {
@@ -284,10 +300,10 @@ func (p *Process) read(r io.Reader) {
 	}
 }
 
-// readLine returns the next line without its newline. A line longer than max
-// is consumed and reported by its length in tooLong instead.
-func readLine(br *bufio.Reader, max int) (line []byte, tooLong int, err error) {
-	var buf []byte
+// readLine returns the next line without its newline, in buf's storage
+// when it fits. A line longer than max is consumed and reported by its
+// length in tooLong instead.
+func readLine(br *bufio.Reader, max int, buf []byte) (line []byte, tooLong int, err error) {
 	n := 0
 	for {
 		chunk, err := br.ReadSlice('\n')
@@ -322,6 +338,9 @@ func (p *Process) dispatch(line []byte) {
 	if len(strings.TrimSpace(string(line[:min(len(line), 64)]))) == 0 {
 		return
 	}
+	// A copy of exactly its size: the read buffer is used again, and a
+	// queued line holds no spare capacity.
+	line = bytes.Clone(line)
 	m, err := ParseLine(line)
 	if err != nil {
 		p.log.Warn("skipped malformed line from claude", "err", err, "bytes", len(line), "head", preview(line))
@@ -567,6 +586,49 @@ func (p *Process) Control(ctx context.Context, subtype string, fields map[string
 	case <-p.done:
 		return nil, fmt.Errorf("%s: claude exited before answering", subtype)
 	}
+}
+
+// Reply is the outcome of a control request started with Begin.
+type Reply struct {
+	Body json.RawMessage
+	Err  error
+}
+
+// Begin queues a control request, in order with every other line to
+// claude, and returns at once: the channel delivers its one Reply (an error
+// when claude exits first). A line queued after Begin returns is read by
+// claude after the request.
+func (p *Process) Begin(subtype string, fields map[string]any) (<-chan Reply, error) {
+	ch, err := p.startControl(subtype, fields)
+	if err != nil {
+		return nil, err
+	}
+	out := make(chan Reply, 1)
+	go func() {
+		select {
+		case m, ok := <-ch:
+			if !ok {
+				out <- Reply{Err: fmt.Errorf("%s: claude exited before answering", subtype)}
+				return
+			}
+			body, err := controlResult(subtype, m)
+			out <- Reply{Body: body, Err: err}
+		case <-p.done:
+			out <- Reply{Err: fmt.Errorf("%s: claude exited before answering", subtype)}
+		}
+	}()
+	return out, nil
+}
+
+// RespondControl answers one of claude's control requests (other than
+// can_use_tool) with a success and body.
+func (p *Process) RespondControl(requestID string, body any) error {
+	return p.Send(map[string]any{
+		"type": "control_response",
+		"response": map[string]any{
+			"subtype": "success", "request_id": requestID, "response": body,
+		},
+	})
 }
 
 // Respond queues the answer to a can_use_tool request.

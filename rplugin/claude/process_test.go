@@ -139,11 +139,11 @@ func TestProcessSurvivesHostileLines(t *testing.T) {
 func TestReadLineCap(t *testing.T) {
 	in := strings.Repeat("x", 100) + "\n" + "ok\n"
 	br := bufio.NewReaderSize(strings.NewReader(in), 16)
-	line, tooLong, err := readLine(br, 50)
+	line, tooLong, err := readLine(br, 50, nil)
 	if line != nil || tooLong != 101 || err != nil {
 		t.Fatalf("over-long: %q %d %v", line, tooLong, err)
 	}
-	line, tooLong, _ = readLine(br, 50)
+	line, tooLong, _ = readLine(br, 50, nil)
 	if string(line) != "ok" || tooLong != 0 {
 		t.Fatalf("next line %q %d", line, tooLong)
 	}

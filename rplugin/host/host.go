@@ -204,6 +204,7 @@ var methods = map[string]handler{
 	"present":        with(func(a *app.App, p idArg) (any, error) { return nil, a.Present(p.ID) }),
 	"decide":         with(func(a *app.App, p app.DecideParams) (any, error) { return a.Decide(p) }),
 	"answer":         with(func(a *app.App, p answerArg) (any, error) { return nil, a.Answer(p.ID, p.Answers) }),
+	"elicit":         with(func(a *app.App, p app.ElicitParams) (any, error) { return nil, a.Elicit(p) }),
 	"plan":           with(func(a *app.App, p app.PlanParams) (any, error) { return nil, a.PlanDecide(p) }),
 	"proposal_saved": with(func(a *app.App, p app.SaveParams) (any, error) { return a.ProposalSaved(p) }),
 	"proposal_wiped": with(func(a *app.App, p app.SaveParams) (any, error) { return nil, a.ProposalWiped(p) }),

@@ -111,7 +111,8 @@ func TestMethodTableWiring(t *testing.T) {
 			m, _ := r.Result.(map[string]any)
 			return r.OK && m["session"] == float64(1)
 		}},
-		{"remove_rule", `{"rule":"Bash","behavior":"allow","source":"session"}`, func(r reply) bool { return !r.OK && strings.Contains(r.Error, "session rule") }},
+		{"remove_rule", `{"rule":"Bash","behavior":"allow","source":"session","session":1}`, func(r reply) bool { return !r.OK && strings.Contains(r.Error, "has no allow rule Bash") }},
+		{"elicit", `{"id":"1:nope","action":"decline"}`, func(r reply) bool { return !r.OK && strings.Contains(r.Error, "no longer pending") }},
 		{"rename", `{"session":1,"name":"fix the login test"}`, func(r reply) bool {
 			m, _ := r.Result.(map[string]any)
 			return r.OK && strings.Contains(fmt.Sprint(m["message"]), "fix the login test")

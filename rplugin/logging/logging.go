@@ -1,5 +1,7 @@
 // Package logging writes the host's log file. The RPC stream owns stdout, so
-// nothing is ever printed there; every value is scrubbed of secrets first.
+// nothing is ever printed there. Every message and value is scrubbed of the
+// secret forms Redact knows before it is written (a fuzz target checks
+// each form); an attribute whose name looks secret is redacted whole.
 package logging
 
 import (
@@ -38,19 +40,53 @@ func New(w io.Writer, level slog.Level) *slog.Logger {
 	return slog.New(&redactor{next: slog.NewTextHandler(w, &slog.HandlerOptions{Level: level})})
 }
 
+// secretName is a name whose value is a secret: an API key, a token, a
+// password, credentials, a cookie, an authorization.
+const secretName = `[A-Za-z0-9_.-]*(?i:api[_-]?key|key|token|secret|passw(?:or)?d|pass|pwd|auth\w*|credentials?|cookie)[A-Za-z0-9_.-]*`
+
 var (
-	secretToken = regexp.MustCompile(`sk-ant-[A-Za-z0-9_\-]{4,}|(?i)bearer\s+[A-Za-z0-9._\-]{8,}`)
-	secretPair  = regexp.MustCompile(`(?i)\b([A-Z0-9_]*(API_?KEY|TOKEN|SECRET|PASSWORD|AUTH)[A-Z0-9_]*)(\s*[=:]\s*|"\s*:\s*")([^\s",}]+)`)
-	secretFlag  = regexp.MustCompile(`(?i)(--[a-z-]*(api-key|token|secret|password)[a-z-]*[= ])(\S+)`)
+	// Anthropic keys and bearer tokens wherever they appear.
+	secretToken = regexp.MustCompile(`sk-ant-[A-Za-z0-9_\-]{4,}|(?i)\bbearer\s+[A-Za-z0-9._~+/=\-]{8,}`)
+	// Headers: Authorization: token …, x-api-key: …, Cookie: … (the scheme
+	// word, if any, is kept).
+	secretHeader = regexp.MustCompile(`(?i)\b((?:proxy-)?authorization|x-api-key|api-key|x-auth-token|x-goog-api-key|cookie|set-cookie)(\s*[:=]\s*|"\s*:\s*"|'\s*:\s*')(?:(bearer|basic|token|digest|negotiate)\s+)?([^\s"',}]+)`)
+	// Credentials in a URL: scheme://user:pass@host and scheme://token@host.
+	secretURL = regexp.MustCompile(`(?i)\b([a-z][a-z0-9+.\-]*://)[^/\s@"'<>]+@`)
+	// NAME="quoted value" and NAME='…' whose name looks secret (spaces
+	// inside the quotes included), also as JSON "name": "value".
+	secretQuoted = regexp.MustCompile(`\b(` + secretName + `)(["']?\s*[=:]\s*)("[^"]*"|'[^']*')`)
+	// NAME=value, "name":"value" whose name looks secret.
+	secretPair = regexp.MustCompile(`\b(` + secretName + `)(\s*[=:]\s*|"\s*:\s*"|'\s*:\s*')([^\s"',}\[\]]+)`)
+	// --api-key value, --token=value, …
+	secretFlag = regexp.MustCompile(`(?i)(--[a-z-]*(?:api-key|token|secret|password|passwd|auth|credentials?)[a-z-]*[= ])([^\s"']+)`)
+	secretKey  = regexp.MustCompile(`^` + secretName + `$`)
 )
 
-// Redact hides secrets in s: Anthropic keys, bearer tokens, KEY=value pairs
-// whose name looks secret, and --api-key style flags.
+// Redact hides secrets in s: Anthropic keys, bearer tokens, authorization
+// and API key headers (Authorization: token …, x-api-key: …), credentials
+// in URLs (https://user:pass@host), NAME=value and NAME="value" pairs whose
+// name looks secret, and --api-key style flags. What it cannot recognise
+// as a secret it leaves: a secret in plain prose is not found.
 func Redact(s string) string {
 	s = secretToken.ReplaceAllString(s, "[redacted]")
-	s = secretPair.ReplaceAllString(s, "$1$3[redacted]")
+	s = secretHeader.ReplaceAllStringFunc(s, func(m string) string {
+		g := secretHeader.FindStringSubmatch(m)
+		scheme := ""
+		if g[3] != "" {
+			scheme = g[3] + " "
+		}
+		return g[1] + g[2] + scheme + "[redacted]"
+	})
+	s = secretURL.ReplaceAllString(s, "$1[redacted]@")
+	s = secretQuoted.ReplaceAllStringFunc(s, func(m string) string {
+		g := secretQuoted.FindStringSubmatch(m)
+		q := g[3][:1]
+		return g[1] + g[2] + q + "[redacted]" + q
+	})
+	s = secretPair.ReplaceAllString(s, "$1$2[redacted]")
 	s = secretFlag.ReplaceAllString(s, "$1[redacted]")
-	return s
+	// "Authorization: token [redacted]" was also a NAME: value pair.
+	return strings.ReplaceAll(s, "[redacted] [redacted]", "[redacted]")
 }
 
 type redactor struct{ next slog.Handler }
@@ -80,6 +116,9 @@ func (r *redactor) WithGroup(name string) slog.Handler {
 
 func redactAttr(a slog.Attr) slog.Attr {
 	v := a.Value.Resolve()
+	if secretKey.MatchString(a.Key) && v.Kind() != slog.KindGroup {
+		return slog.String(a.Key, "[redacted]")
+	}
 	switch v.Kind() {
 	case slog.KindString:
 		return slog.String(a.Key, Redact(v.String()))

@@ -57,6 +57,9 @@ func Amend(c Change, in json.RawMessage, saved []byte) (json.RawMessage, error) 
 	if !IsFileChange(c.Tool) {
 		return nil, failf("%s is not a file change", cleanDisplay(c.Tool))
 	}
+	if c.Cell != nil {
+		return amendNotebook(c, in, saved)
+	}
 	name := displayName(c.Path)
 	if len(saved) > MaxFileSize {
 		return nil, failf("the saved %s is too large (the limit is 64 MiB)", name)

@@ -80,6 +80,9 @@ type Change struct {
 	// content can only reach the file through a Write Claude makes after
 	// reading the file again.
 	Reread bool
+	// Cell is set for a NotebookEdit: Original and Proposed are then the
+	// cell's source, not the file (see Cell).
+	Cell *Cell
 }
 
 // ClaudeProposed is the file as Claude proposed it.
@@ -102,10 +105,11 @@ func failf(format string, args ...any) error {
 }
 
 // IsFileChange reports whether tool is one whose request Reconstruct
-// handles: Write, Edit, Update (an alias of Edit) and MultiEdit.
+// handles: Write, Edit, Update (an alias of Edit), MultiEdit and
+// NotebookEdit (a cell of a notebook).
 func IsFileChange(tool string) bool {
 	switch tool {
-	case "Write", "Edit", "Update", "MultiEdit":
+	case "Write", "Edit", "Update", "MultiEdit", "NotebookEdit":
 		return true
 	}
 	return false
@@ -117,6 +121,9 @@ func IsFileChange(tool string) bool {
 func Reconstruct(tool string, input json.RawMessage, cwd string, read func(string) ([]byte, error)) (Change, error) {
 	if !IsFileChange(tool) {
 		return Change{}, failf("%s is not a file change", cleanDisplay(tool))
+	}
+	if tool == "NotebookEdit" {
+		return reconstructNotebook(input, cwd, read)
 	}
 	in, err := parseInput(tool, input)
 	if err != nil {
@@ -169,6 +176,9 @@ func Stale(c Change, read func(string) ([]byte, error)) (changed bool, err error
 	}
 	if !c.Exists {
 		return true, nil
+	}
+	if c.Cell != nil {
+		return !bytes.Equal(data, c.Cell.Notebook), nil
 	}
 	return !bytes.Equal(data, c.Original), nil
 }

@@ -337,7 +337,7 @@ func TestReconstruct(t *testing.T) {
 }
 
 func TestIsFileChange(t *testing.T) {
-	for tool, want := range map[string]bool{"Write": true, "Edit": true, "Update": true, "MultiEdit": true, "Bash": false, "NotebookEdit": false, "edit": false, "": false} {
+	for tool, want := range map[string]bool{"Write": true, "Edit": true, "Update": true, "MultiEdit": true, "Bash": false, "NotebookEdit": true, "edit": false, "": false} {
 		if got := IsFileChange(tool); got != want {
 			t.Errorf("IsFileChange(%q) = %v", tool, got)
 		}

@@ -78,3 +78,112 @@ func (q *Queue[T]) pump() {
 		q.out <- v
 	}
 }
+
+// Bounded is a FIFO that holds at most limit bytes of items (size tells
+// an item's bytes): Push waits while it is full, so a producer that reads
+// faster than its consumer works (claude's stdout reader) is held back
+// instead of holding everything in memory. One item larger than limit is
+// let through when the queue is empty. Its consumer must never wait on
+// its producer.
+type Bounded[T any] struct {
+	mu     sync.Mutex
+	room   *sync.Cond
+	items  []T
+	bytes  int
+	limit  int
+	size   func(T) int
+	wake   chan struct{}
+	out    chan T
+	closed bool
+	held   int // pushers waiting for room
+}
+
+// NewBounded starts a bounded queue whose items are delivered on Out.
+func NewBounded[T any](limit int, size func(T) int) *Bounded[T] {
+	q := &Bounded[T]{limit: limit, size: size, wake: make(chan struct{}, 1), out: make(chan T)}
+	q.room = sync.NewCond(&q.mu)
+	go q.pump()
+	return q
+}
+
+// Push appends v, waiting while the queue is full; pushing after Close
+// drops v.
+func (q *Bounded[T]) Push(v T) {
+	n := q.size(v)
+	q.mu.Lock()
+	// Empty means nothing counted: the item the pump hands over counts
+	// until the consumer has it.
+	for !q.closed && q.bytes > 0 && q.bytes+n > q.limit {
+		q.held++
+		q.room.Wait()
+		q.held--
+	}
+	if q.closed {
+		q.mu.Unlock()
+		return
+	}
+	q.items = append(q.items, v)
+	q.bytes += n
+	q.mu.Unlock()
+	select {
+	case q.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Close stops accepting items (a waiting Push returns); Out is closed once
+// the queued items are delivered.
+func (q *Bounded[T]) Close() {
+	q.mu.Lock()
+	q.closed = true
+	q.room.Broadcast()
+	q.mu.Unlock()
+	select {
+	case q.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Out is the channel items are delivered on.
+func (q *Bounded[T]) Out() <-chan T { return q.out }
+
+// Held reports how many Push calls wait for room.
+func (q *Bounded[T]) Held() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.held
+}
+
+// Bytes reports the size of the items waiting to be delivered.
+func (q *Bounded[T]) Bytes() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.bytes
+}
+
+func (q *Bounded[T]) pump() {
+	defer close(q.out)
+	for {
+		q.mu.Lock()
+		if len(q.items) == 0 {
+			closed := q.closed
+			q.mu.Unlock()
+			if closed {
+				return
+			}
+			<-q.wake
+			continue
+		}
+		v := q.items[0]
+		var zero T
+		q.items[0] = zero
+		q.items = q.items[1:]
+		q.mu.Unlock()
+		q.out <- v
+		// Counted until handed over: the consumer holds it now.
+		q.mu.Lock()
+		q.bytes -= q.size(v)
+		q.room.Broadcast()
+		q.mu.Unlock()
+	}
+}

@@ -1,23 +1,17 @@
 // Package rules handles Claude Code permission rules: their syntax
-// ("Tool" or "Tool(content)"), which requests they match, the rule the CLI
-// suggests for a request, and the settings files that hold them.
+// ("Tool" or "Tool(content)"), the ways a request may be allowed for longer
+// than once (the CLI's suggestion, the whole tool, an MCP server), a
+// session's own rules, and the settings files that hold the others.
 //
-// Matching follows what claude 2.1.328 does (checked by driving it): for
-// Bash, "Bash(touch:*)" and "Bash(touch *)" match the command touch with any
-// arguments (and bare touch), "Bash(touch*)" any command starting with
-// touch, "Bash(touch)" exactly touch; a bare "Bash" matches every command.
-// For other tools the content is compared with the request's main argument
-// (a path, URL or pattern), with * and ** globs and the "domain:" form of
-// WebFetch. The plugin only matches rules to enforce the deny rules it added
-// itself; the CLI enforces everything else.
+// The plugin never matches a rule against a request: claude does. Rules of
+// a session are handed to claude with apply_flag_settings (see Session),
+// rules of a settings file are written to the file; claude's own matcher
+// enforces both (checked on 2.1.328: a deny Bash(rm:*) given that way
+// refuses ls && rm -rf y, FOO=1 rm y, (rm y) and echo $(rm y)).
 package rules
 
 import (
-	"encoding/json"
 	"fmt"
-	"net/url"
-	"path"
-	"path/filepath"
 	"regexp"
 	"strings"
 )
@@ -86,126 +80,4 @@ func Parse(s string) (Rule, error) {
 		return Rule{}, fmt.Errorf("the rule %q has empty parentheses (write just %s for the whole tool)", s, name)
 	}
 	return Rule{Tool: name, Content: content}, nil
-}
-
-// Matches reports whether r covers a request of tool with input (cwd
-// resolves relative paths).
-func (r Rule) Matches(tool string, input json.RawMessage, cwd string) bool {
-	if r.Tool != tool {
-		return false
-	}
-	if r.Content == "" {
-		return true
-	}
-	var in map[string]any
-	_ = json.Unmarshal(input, &in)
-	str := func(k string) string { s, _ := in[k].(string); return s }
-	switch tool {
-	case "Bash":
-		return bashMatch(r.Content, str("command"))
-	case "WebFetch":
-		if d, ok := strings.CutPrefix(r.Content, "domain:"); ok {
-			u, err := url.Parse(str("url"))
-			return err == nil && (u.Hostname() == d || strings.HasSuffix(u.Hostname(), "."+d))
-		}
-		return glob(r.Content, str("url"))
-	case "Read", "Edit", "Write", "MultiEdit", "NotebookEdit", "LS", "Glob", "Grep":
-		p := str("file_path")
-		if p == "" {
-			p = str("notebook_path")
-		}
-		if p == "" {
-			p = str("path")
-		}
-		pat := r.Content
-		switch {
-		case strings.HasPrefix(pat, "//"):
-			pat = pat[1:] // //abs/path is the absolute /abs/path
-		case strings.HasPrefix(pat, "~/"):
-			return false // the CLI's home, which need not be ours
-		case !strings.HasPrefix(pat, "/"):
-			pat = filepath.Join(cwd, pat)
-		}
-		if p != "" && !filepath.IsAbs(p) {
-			p = filepath.Join(cwd, p)
-		}
-		return glob(pat, filepath.Clean(p))
-	}
-	for _, k := range []string{"command", "file_path", "url", "pattern", "query", "path"} {
-		if v := str(k); v != "" {
-			return glob(r.Content, v)
-		}
-	}
-	return false
-}
-
-// bashMatch is the CLI's rule matching for one command: "x:*" and "x *"
-// are word prefixes, "x*" a plain prefix, anything else exact. Compound
-// commands (&&, ;, |) match only when every part does.
-func bashMatch(content, command string) bool {
-	command = strings.TrimSpace(command)
-	if command == "" {
-		return false
-	}
-	parts := splitCompound(command)
-	for _, p := range parts {
-		if !bashMatchOne(content, p) {
-			return false
-		}
-	}
-	return true
-}
-
-func bashMatchOne(content, cmd string) bool {
-	switch {
-	case strings.HasSuffix(content, ":*"):
-		prefix := strings.TrimSuffix(content, ":*")
-		return cmd == prefix || strings.HasPrefix(cmd, prefix+" ")
-	case strings.HasSuffix(content, " *"):
-		prefix := strings.TrimSuffix(content, " *")
-		return cmd == prefix || strings.HasPrefix(cmd, prefix+" ")
-	case strings.HasSuffix(content, "*"):
-		return strings.HasPrefix(cmd, strings.TrimSuffix(content, "*"))
-	}
-	return cmd == content
-}
-
-var compound = regexp.MustCompile(`\s*(?:&&|\|\||;|\|)\s*`)
-
-func splitCompound(cmd string) []string {
-	var out []string
-	for _, p := range compound.Split(cmd, -1) {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-// glob matches s against a pattern where * is any run within a path
-// segment and ** any run of segments.
-func glob(pattern, s string) bool {
-	if !strings.Contains(pattern, "*") {
-		return pattern == s
-	}
-	if strings.Contains(pattern, "**") {
-		var re strings.Builder
-		re.WriteString("^")
-		for i, part := range strings.Split(pattern, "**") {
-			if i > 0 {
-				re.WriteString(".*")
-			}
-			for j, seg := range strings.Split(part, "*") {
-				if j > 0 {
-					re.WriteString("[^/]*")
-				}
-				re.WriteString(regexp.QuoteMeta(seg))
-			}
-		}
-		re.WriteString("$")
-		ok, _ := regexp.MatchString(re.String(), s)
-		return ok
-	}
-	ok, _ := path.Match(pattern, s)
-	return ok
 }

@@ -17,19 +17,20 @@ type Source struct {
 	Path string `json:"path"`
 }
 
-// Sources are the settings files of a session in folder cwd for a user
-// whose home is home, in the order claude merges them.
-func Sources(cwd, home string) []Source {
+// Sources are the settings files of a session in folder cwd, in the order
+// claude merges them; configDir is claude's config folder (claude.Home.Dir:
+// $CLAUDE_CONFIG_DIR, else ~/.claude), where the user's settings live.
+func Sources(cwd, configDir string) []Source {
 	return []Source{
-		{"userSettings", filepath.Join(home, ".claude", "settings.json")},
+		{"userSettings", filepath.Join(configDir, "settings.json")},
 		{"projectSettings", filepath.Join(cwd, ".claude", "settings.json")},
 		{"localSettings", filepath.Join(cwd, ".claude", "settings.local.json")},
 	}
 }
 
 // PathOf is the settings file of destination d, "" for session.
-func PathOf(d, cwd, home string) string {
-	for _, s := range Sources(cwd, home) {
+func PathOf(d, cwd, configDir string) string {
+	for _, s := range Sources(cwd, configDir) {
 		if s.Name == d {
 			return s.Path
 		}
@@ -95,7 +96,7 @@ func readSmall(path string) ([]byte, error) {
 // Add appends rule to the behavior list of a settings file (creating the
 // file, and its folder, if needed); a rule already there is not added again.
 func Add(path, behavior, rule string) error {
-	return edit(path, behavior, true, func(list []string) []string {
+	return edit(path, behavior, true, nil, func(list []string) []string {
 		for _, r := range list {
 			if r == rule {
 				return list
@@ -109,7 +110,7 @@ func Add(path, behavior, rule string) error {
 // error if the file does not hold it.
 func Remove(path, behavior, rule string) error {
 	found := false
-	err := edit(path, behavior, false, func(list []string) []string {
+	err := edit(path, behavior, false, nil, func(list []string) []string {
 		out := list[:0:0]
 		for _, r := range list {
 			if r == rule {
@@ -126,22 +127,40 @@ func Remove(path, behavior, rule string) error {
 	return err
 }
 
+// ErrChanged is returned when a settings file changed on disk while it
+// was being edited: nothing was written.
+var ErrChanged = errors.New("it changed on disk while the rule was being saved; nothing was written: try again")
+
 // edit rewrites one permission list of a settings file: every other key,
-// in the file or in "permissions", keeps its value and its place. A file
-// that cannot be read or parsed is never rewritten. The write is atomic.
-func edit(path, behavior string, create bool, fn func([]string) []string) error {
+// in the file or in "permissions", keeps its value and its place, and the
+// file keeps its indentation. A file that cannot be read or parsed is never
+// rewritten. A symlink (a settings file kept with the user's dotfiles) is
+// written through: its target gets the new content and the link stays.
+// The write is atomic (a temporary file renamed over the target), and the
+// target is read again just before the rename: if it changed meanwhile
+// (the user, or claude, saved it), nothing is written.
+//
+// meanwhile, when not nil, runs between the read and the check (tests: a
+// save by someone else).
+func edit(path, behavior string, create bool, meanwhile func(), fn func([]string) []string) error {
 	if behavior != "allow" && behavior != "deny" && behavior != "ask" {
 		return fmt.Errorf("unknown rule behavior %q", behavior)
 	}
-	b, err := readSmall(path)
+	target, err := resolve(path)
+	if err != nil {
+		return fmt.Errorf("%s cannot be read: %w", path, err)
+	}
+	orig, err := readSmall(target)
 	mode := fs.FileMode(0o644)
+	exists := true
+	b := orig
 	switch {
 	case errors.Is(err, fs.ErrNotExist) && create:
-		b = []byte("{}")
+		exists, b = false, []byte("{}")
 	case err != nil:
 		return fmt.Errorf("%s cannot be read: %w", path, err)
 	default:
-		if fi, err := os.Stat(path); err == nil {
+		if fi, err := os.Stat(target); err == nil {
 			mode = fi.Mode().Perm()
 		}
 		if len(bytes.TrimSpace(b)) == 0 {
@@ -172,14 +191,15 @@ func edit(path, behavior string, create bool, fn func([]string) []string) error 
 	perms.set(behavior, lb)
 	top.set("permissions", perms.encode())
 	var out bytes.Buffer
-	if err := json.Indent(&out, top.encode(), "", "  "); err != nil {
+	if err := json.Indent(&out, top.encode(), "", indentOf(orig)); err != nil {
 		return fmt.Errorf("encode %s: %w", path, err)
 	}
 	out.WriteByte('\n')
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	dir := filepath.Dir(target)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".claude-nova-settings-*")
+	tmp, err := os.CreateTemp(dir, ".claude-nova-settings-*")
 	if err != nil {
 		return err
 	}
@@ -195,7 +215,63 @@ func edit(path, behavior string, create bool, fn func([]string) []string) error 
 	if err := tmp.Close(); err != nil {
 		return err
 	}
-	return os.Rename(tmp.Name(), path)
+	if meanwhile != nil {
+		meanwhile()
+	}
+	now, err := readSmall(target)
+	switch {
+	case !exists && !errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%s: %w", path, ErrChanged)
+	case exists && (err != nil || !bytes.Equal(now, orig)):
+		return fmt.Errorf("%s: %w", path, ErrChanged)
+	}
+	return os.Rename(tmp.Name(), target)
+}
+
+// maxLinks bounds how many symlinks resolve follows.
+const maxLinks = 40
+
+// resolve follows path's symlinks to the file to write: the path itself
+// when it is not a link, the link's target (which may not exist yet)
+// otherwise.
+func resolve(path string) (string, error) {
+	p := path
+	for i := 0; i < maxLinks; i++ {
+		fi, err := os.Lstat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			return p, nil
+		}
+		if err != nil {
+			return "", err
+		}
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			return p, nil
+		}
+		to, err := os.Readlink(p)
+		if err != nil {
+			return "", err
+		}
+		if !filepath.IsAbs(to) {
+			to = filepath.Join(filepath.Dir(p), to)
+		}
+		p = filepath.Clean(to)
+	}
+	return "", fmt.Errorf("too many symbolic links")
+}
+
+// indentOf is the indentation unit of a JSON text: the leading white space
+// of its first indented line; two spaces for a new or compact file.
+func indentOf(b []byte) string {
+	for _, line := range bytes.Split(b, []byte("\n"))[1:] {
+		n := 0
+		for n < len(line) && (line[n] == ' ' || line[n] == '\t') {
+			n++
+		}
+		if n > 0 && n < len(line) {
+			return string(line[:n])
+		}
+	}
+	return "  "
 }
 
 // object is a JSON object that keeps its members' order and bytes.

@@ -34,10 +34,11 @@ type Transcript struct {
 	keep     int      // lines kept in memory when spilling
 	spillErr error
 
-	seq     int    // version: ops made so far
-	speaker string // who wrote the last block: "you", "claude", ""
-	last    string // the kind of the last block: "text", "tool", "note", …
-	history bool   // replaying a resumed session's earlier conversation
+	cost    float64 // the session's cost at the last turn's end (claude's running total)
+	seq     int     // version: ops made so far
+	speaker string  // who wrote the last block: "you", "claude", ""
+	last    string  // the kind of the last block: "text", "tool", "note", …
+	history bool    // replaying a resumed session's earlier conversation
 
 	tools  map[string]*toolCall // tool_use_id -> its lines
 	order  []string             // tool ids, oldest first (bounded)
@@ -81,18 +82,19 @@ type toolCall struct {
 
 // draft is a text or thinking block being streamed.
 type draft struct {
-	message string // API message id
-	index   int    // content block index
-	kind    string // "text" or "thinking"
-	start   int    // first line
-	lines   []string
+	message string  // API message id
+	index   int     // content block index
+	kind    string  // "text" or "thinking"
+	start   int     // first line
+	done    int     // lines finished (the partial one follows them)
 	partial string  // text after the last newline
+	spilled bool    // some of its lines went to the spill file
 	st      hlState // highlight state after lines
 	words   int     // thinking: words so far
 	began   time.Time
 }
 
-func (d *draft) count() int { return len(d.lines) + 1 }
+func (d *draft) count() int { return d.done + 1 }
 
 // maxTools bounds the tool calls whose lines are remembered (for "the whole
 // result" and outcomes arriving late).
@@ -215,9 +217,17 @@ func (t *Transcript) trim() {
 		return
 	}
 	n := len(t.lines) - t.keep
-	// Never spill a draft being streamed: it still changes; nor the block
-	// of an agent at work (its lines go beneath its call), unless it is huge.
+	// Never spill a draft being streamed, which still changes, unless it
+	// is large: then its finished lines go (its last line stays), and the
+	// finished block keeps the draft instead of replacing it (keepDraft).
+	// Nor the block of an agent at work (its lines go beneath its call),
+	// unless it is huge.
 	for _, d := range t.drafts {
+		if d.done > t.keep/4 {
+			d.spilled = true
+			n = min(n, d.start+d.done-t.base)
+			continue
+		}
 		n = min(n, d.start-t.base)
 	}
 	for _, tc := range t.tools {
@@ -498,7 +508,7 @@ func (t *Transcript) draftFor(msgID string, index int, kind string) (*draft, []O
 // last line replace the draft's old last line.
 func (t *Transcript) grow(d *draft, text string) []Op {
 	text = sanitize.Text(text)
-	lastIdx := d.start + len(d.lines)
+	lastIdx := d.start + d.done
 	parts := strings.Split(d.partial+text, "\n")
 	done := parts[:len(parts)-1]
 	d.partial = parts[len(parts)-1]
@@ -508,7 +518,7 @@ func (t *Transcript) grow(d *draft, text string) []Op {
 	st = d.st
 	highlight(done, &st)
 	d.st = st
-	d.lines = append(d.lines, done...)
+	d.done += len(done)
 	return op
 }
 
@@ -525,6 +535,44 @@ func (t *Transcript) finishDraft(kind string, msgID string, lines []string) ([]O
 	return nil, false
 }
 
+// keepDraft ends the draft of a finished block as it was streamed, when
+// the block is large (size: its encoded text) or part of the draft went to
+// the spill file: its text is the block's (the deltas add up to it), so it
+// is not decoded and written again. It reports whether it did.
+func (t *Transcript) keepDraft(kind string, msgID string, size int) bool {
+	for i := len(t.drafts) - 1; i >= 0; i-- {
+		d := t.drafts[i]
+		if d.kind != kind || (d.message != msgID && d.message != "" && msgID != "") {
+			continue
+		}
+		if size <= keptBlock && !d.spilled {
+			return false
+		}
+		t.drafts = append(t.drafts[:i], t.drafts[i+1:]...)
+		return true
+	}
+	return false
+}
+
+// keptBlock is the size above which a finished text block that was
+// streamed keeps its draft instead of being written again.
+const keptBlock = 64 << 10
+
+// assistantBlock is a content block of an assistant line whose text is
+// decoded only when it is shown anew (see keepDraft).
+type assistantBlock struct {
+	Type     string            `json:"type"`
+	Text     claude.LazyString `json:"text"`
+	Thinking claude.LazyString `json:"thinking"`
+	ID       string            `json:"id"`
+	Name     string            `json:"name"`
+	Input    json.RawMessage   `json:"input"`
+}
+
+func (b assistantBlock) decoded() contentBlock {
+	return contentBlock{Type: b.Type, Text: b.Text.String(), Thinking: b.Thinking.String(), ID: b.ID, Name: b.Name, Input: b.Input}
+}
+
 // ---- whole messages ----
 
 func (t *Transcript) assistant(m claude.Message) []Op {
@@ -535,19 +583,29 @@ func (t *Transcript) assistant(m claude.Message) []Op {
 		TaskDescription string  `json:"task_description"`
 		ThinkingMS      float64 `json:"thinking_duration_ms"`
 		Message         struct {
-			ID      string         `json:"id"`
-			Content []contentBlock `json:"content"`
+			ID      string           `json:"id"`
+			Content []assistantBlock `json:"content"`
 		} `json:"message"`
 	}
 	if json.Unmarshal(m.Raw, &msg) != nil {
 		return nil
 	}
 	if parent := t.parentOf(msg.ParentToolUseID); parent != "" {
-		return t.nestedAssistant(parent, msg.AgentID, msg.SubagentType, msg.TaskDescription, msg.Message.Content)
+		// A subagent's messages are not streamed: their text is shown whole.
+		blocks := make([]contentBlock, len(msg.Message.Content))
+		for i, b := range msg.Message.Content {
+			blocks[i] = b.decoded()
+		}
+		return t.nestedAssistant(parent, msg.AgentID, msg.SubagentType, msg.TaskDescription, blocks)
 	}
 	t.replied()
 	var ops []Op
-	for _, b := range msg.Message.Content {
+	for _, lb := range msg.Message.Content {
+		// A text draft holds the text (a thinking draft only counts words).
+		if lb.Type == "text" && t.keepDraft("text", msg.Message.ID, lb.Text.Len()) {
+			continue // streamed whole already
+		}
+		b := lb.decoded()
 		switch b.Type {
 		case "text":
 			if strings.TrimSpace(b.Text) == "" {
@@ -779,15 +837,25 @@ var toolErrorTags = strings.NewReplacer("<tool_use_error>", "", "</tool_use_erro
 
 func (t *Transcript) resultDetails(b contentBlock, tc *toolCall) []string {
 	text := strings.TrimSpace(toolErrorTags.Replace(resultText(b.Content)))
+	var out []string
+	// An image (a Read of a PNG) is one line shown beneath the call; gf
+	// opens it.
+	for i, img := range resultImages(b.Content) {
+		line := nest(tc.depth) + detailOpen + imageLine(img)
+		if path := t.saveImage(b.ToolUseID, i+1, img); path != "" && tc.full == "" {
+			tc.full = path
+			line += " (gf opens it)"
+		}
+		out = append(out, line)
+	}
 	if text == "" {
-		return nil
+		return out
 	}
 	prefix := nest(tc.depth) + detailFolded
 	if b.IsError || tc.name == "AskUserQuestion" {
 		prefix = nest(tc.depth) + detailOpen
 	}
 	lines := sanitize.Lines(text)
-	var out []string
 	for i, l := range lines {
 		if i == previewLines && len(lines) > previewLines+1 {
 			more := fmt.Sprintf("%s… %d more lines", prefix, len(lines)-previewLines)
@@ -807,13 +875,7 @@ func (t *Transcript) saveFull(id, text string) string {
 	if t.spill == "" {
 		return ""
 	}
-	safe := strings.Map(func(r rune) rune {
-		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' {
-			return r
-		}
-		return -1
-	}, id)
-	path := filepath.Join(filepath.Dir(t.spill), strings.TrimSuffix(filepath.Base(t.spill), ".md")+"-"+safe+".txt")
+	path := filepath.Join(filepath.Dir(t.spill), strings.TrimSuffix(filepath.Base(t.spill), ".md")+"-"+safeName(id)+".txt")
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return ""
 	}
@@ -821,6 +883,16 @@ func (t *Transcript) saveFull(id, text string) string {
 		return ""
 	}
 	return path
+}
+
+// safeName keeps the letters, digits, _ and - of an id (a file name part).
+func safeName(id string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' {
+			return r
+		}
+		return -1
+	}, id)
 }
 
 // ToolAt returns the file holding the whole result of the tool call whose
@@ -864,12 +936,12 @@ func (t *Transcript) Result(m claude.Message, interrupted bool) []Op {
 
 func (t *Transcript) result(m claude.Message, interrupted bool) []Op {
 	var r struct {
-		Subtype    string   `json:"subtype"`
-		IsError    bool     `json:"is_error"`
-		DurationMS float64  `json:"duration_ms"`
-		Cost       float64  `json:"total_cost_usd"`
-		Result     string   `json:"result"`
-		Errors     []string `json:"errors"`
+		Subtype    string            `json:"subtype"`
+		IsError    bool              `json:"is_error"`
+		DurationMS float64           `json:"duration_ms"`
+		Cost       float64           `json:"total_cost_usd"`
+		Result     claude.LazyString `json:"result"` // the reply's text again: read on an error only
+		Errors     []string          `json:"errors"`
 		Usage      struct {
 			In    int `json:"input_tokens"`
 			Out   int `json:"output_tokens"`
@@ -896,10 +968,17 @@ func (t *Transcript) result(m claude.Message, interrupted bool) []Op {
 	if tokens := r.Usage.In + r.Usage.Out + r.Usage.Cache; tokens > 0 {
 		line += fmt.Sprintf(" · %s tokens", thousands(tokens))
 	}
-	line += fmt.Sprintf(" · $%.4f*", r.Cost)
+	// total_cost_usd is the session's running total: the turn's own cost
+	// is what it grew by (the tokens are the turn's already).
+	turn := r.Cost - t.cost
+	if turn < 0 {
+		turn = r.Cost // a new claude process counts from 0
+	}
+	t.cost = r.Cost
+	line += fmt.Sprintf(" · $%.4f*", turn)
 	ops := t.add("", line)
 	if status != "done" && status != "interrupted" {
-		msg := r.Result
+		msg := r.Result.String()
 		if msg == "" && len(r.Errors) > 0 {
 			msg = strings.Join(r.Errors, "; ")
 		}

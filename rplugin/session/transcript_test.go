@@ -251,3 +251,57 @@ func TestBlocksAreSeparated(t *testing.T) {
 		t.Fatalf("transcript:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+// A long streamed reply is bounded in memory while it streams (its
+// finished lines go to the spill file), and its final message keeps the
+// draft: nothing is written again, and the whole transcript is exact.
+func TestLongStreamSpillsWhileItStreams(t *testing.T) {
+	for _, n := range []int{50, 5000} { // a short reply is re-rendered, a long one kept
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			tr := NewTranscript("/p")
+			tr.Spill(filepath.Join(t.TempDir(), "s.md"), 400)
+			var buf []string
+			apply := func(ops []Op) { buf = replay(t, buf, ops) }
+			apply(tr.Prompt("go"))
+			ev := func(e string) { apply(tr.Apply(msg(t, `{"type":"stream_event","api_message_id":"m1","event":`+e+`}`))) }
+			ev(`{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`)
+			var text strings.Builder
+			peak := 0
+			for i := 0; i < n; i++ {
+				chunk := fmt.Sprintf("line %05d of the reply\n", i)
+				text.WriteString(chunk)
+				b, _ := json.Marshal(chunk)
+				ev(`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":` + string(b) + `}}`)
+				peak = max(peak, len(tr.Lines()))
+			}
+			if peak > 600 {
+				t.Fatalf("%d lines in memory while streaming", peak)
+			}
+			full, _ := json.Marshal(text.String())
+			final := tr.Apply(msg(t, `{"type":"assistant","message":{"id":"m1","content":[{"type":"text","text":`+string(full)+`}]}}`))
+			if n > 1000 && len(final) != 0 {
+				t.Fatalf("the long final message wrote %d ops", len(final))
+			}
+			apply(final)
+			apply(tr.Apply(msg(t, `{"type":"result","subtype":"success","duration_ms":1,"total_cost_usd":0.001}`)))
+			sn := tr.Snapshot()
+			var head []string
+			if sn.First > 0 {
+				b, err := os.ReadFile(sn.File)
+				if err != nil {
+					t.Fatal(err)
+				}
+				head = strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+			}
+			whole := strings.Join(append(head, sn.Lines...), "\n")
+			for i := 0; i < n; i++ {
+				if !strings.Contains(whole, fmt.Sprintf("line %05d of the reply\n", i)) {
+					t.Fatalf("line %d is missing from the transcript", i)
+				}
+			}
+			if got := strings.Join(buf, "\n"); got != whole {
+				t.Fatalf("the front end's copy differs from the host's (%d vs %d lines)", len(buf), len(strings.Split(whole, "\n")))
+			}
+		})
+	}
+}

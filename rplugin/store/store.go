@@ -1,5 +1,6 @@
 // Package store reads claude's own session store: one JSON-lines file per
-// session, $CLAUDE_CONFIG_DIR (or $HOME/.claude) /projects/<key>/<id>.jsonl,
+// session, <config>/projects/<key>/<id>.jsonl (config is claude.Home.Dir:
+// $CLAUDE_CONFIG_DIR, or ~/.claude),
 // where key is the folder's real path with every character that is not a
 // letter or digit replaced by '-'. The format is claude's, not ours (checked
 // on 2.1.328): lines we do not know are skipped, a torn last line (claude is
@@ -19,22 +20,10 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 	"unicode/utf16"
 )
-
-// ConfigDir is the folder claude keeps its state in, for an environment
-// looked up with env (claude's: the user's env option over the host's).
-func ConfigDir(env func(string) string) string {
-	if d := env("CLAUDE_CONFIG_DIR"); d != "" {
-		return d
-	}
-	home := env("HOME")
-	if home == "" {
-		home, _ = os.UserHomeDir()
-	}
-	return filepath.Join(home, ".claude")
-}
 
 // maxKey is where claude cuts a long key (and appends a hash).
 const maxKey = 200
@@ -135,7 +124,8 @@ func List(dir string) ([]Summary, error) {
 	var out []Summary
 	for _, e := range entries {
 		name := e.Name()
-		if e.IsDir() || !strings.HasSuffix(name, ".jsonl") || !ValidID(strings.TrimSuffix(name, ".jsonl")) {
+		if e.IsDir() || !strings.HasSuffix(name, ".jsonl") || !ValidID(strings.TrimSuffix(name, ".jsonl")) ||
+			(!e.Type().IsRegular() && e.Type()&os.ModeSymlink == 0) {
 			continue
 		}
 		s, err := Summarize(filepath.Join(dir, name))
@@ -148,17 +138,36 @@ func List(dir string) ([]Summary, error) {
 	return out, nil
 }
 
+// openRegular opens a store file for reading, and only a regular file: a
+// FIFO or device named like a session (which would block the reader
+// forever, or never end) is refused, and opening never waits for one.
+func openRegular(path string) (*os.File, os.FileInfo, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() {
+		f.Close()
+		return nil, nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	return f, st, nil
+}
+
 // Summarize reads the head and tail of one session file.
 func Summarize(path string) (Summary, error) {
-	f, err := os.Open(path)
+	f, st, err := openRegular(path)
 	if err != nil {
 		return Summary{}, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return Summary{}, err
-	}
 	s := Summary{ID: strings.TrimSuffix(filepath.Base(path), ".jsonl"), Updated: st.ModTime().Unix()}
 	head := make([]byte, min(st.Size(), window))
 	if _, err := io.ReadFull(f, head); err != nil {
@@ -181,7 +190,7 @@ func Summarize(path string) (Summary, error) {
 	}
 	sc.fill(&s)
 	if sc.custom == "" {
-		if b, err := os.ReadFile(filepath.Join(filepath.Dir(path), s.ID, "custom-title.json")); err == nil {
+		if b, err := readSmall(filepath.Join(filepath.Dir(path), s.ID, "custom-title.json")); err == nil {
 			var ct struct {
 				CustomTitle string `json:"customTitle"`
 			}
@@ -375,53 +384,103 @@ type Entry struct {
 // caches can be large; they are skipped).
 const maxLine = 16 << 20
 
-// History reads the conversation of a session file, with the work of its
-// subagents (claude keeps each in <id>/subagents/agent-<agent>.jsonl, the
-// call that started it in a .meta.json beside it) right after the call
-// that started each.
-func History(path string) ([]Entry, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("read session history: %w", err)
-	}
-	defer f.Close()
-	es, err := ReadHistory(f)
-	if err != nil {
-		return es, err
-	}
+// MaxHistory is how much of a session file History reads: the
+// conversation of a larger file is read from its last MaxHistory bytes
+// (the most recent part; nothing is held whole in memory either way). A
+// subagent's file is read the same way.
+const MaxHistory = 64 << 20
+
+// History streams the conversation of a session file to fn, in file
+// order, with the work of its subagents (claude keeps each in
+// <id>/subagents/agent-<agent>.jsonl, the call that started it in a
+// .meta.json beside it) right after the call that started each. An error
+// from fn stops it. Of a file larger than MaxHistory only the end is read,
+// and the first entry is a note that says so; a subagent's file that
+// cannot be read is left out.
+func History(path string, fn func(Entry) error) error {
 	subs := subagents(filepath.Join(strings.TrimSuffix(path, ".jsonl"), "subagents"))
-	if len(subs) == 0 {
-		return es, nil
-	}
-	var out []Entry
 	seen := map[string]bool{}
-	var emit func(es []Entry)
-	emit = func(es []Entry) {
-		for _, e := range es {
-			out = append(out, e)
-			if e.Type != "assistant" {
+	var emit func(e Entry) error
+	emit = func(e Entry) error {
+		if err := fn(e); err != nil {
+			return err
+		}
+		if e.Type != "assistant" || len(subs) == 0 {
+			return nil
+		}
+		for _, id := range toolUseIDs(e.Message) {
+			file, ok := subs[id]
+			if !ok || seen[id] {
 				continue
 			}
-			for _, id := range toolUseIDs(e.Message) {
-				if sub, ok := subs[id]; ok && !seen[id] {
-					seen[id] = true
-					emit(sub)
+			seen[id] = true
+			err := readFile(file, true, func(se Entry) error {
+				if se.Message != nil {
+					se.Parent = id
 				}
+				return emit(se)
+			})
+			var fe fnError
+			if errors.As(err, &fe) {
+				return fe.err
 			}
 		}
+		return nil
 	}
-	emit(es)
-	return out, nil
+	err := readFile(path, false, emit)
+	var fe fnError
+	if errors.As(err, &fe) {
+		return fe.err
+	}
+	return err
 }
 
-// subagents reads the conversations of a session's subagents, by the
-// tool_use_id of the call that started each. What cannot be read is left
-// out.
-func subagents(dir string) map[string][]Entry {
+// fnError carries an error of the caller's fn through the readers (to tell
+// it from an error reading the store).
+type fnError struct{ err error }
+
+func (e fnError) Error() string { return e.err.Error() }
+
+// readFile streams the conversation of one store file (see History);
+// sidechain reads a subagent's, whose lines are all marked isSidechain.
+func readFile(path string, sidechain bool, fn func(Entry) error) error {
+	f, st, err := openRegular(path)
+	if err != nil {
+		return fmt.Errorf("read session history: %w", err)
+	}
+	defer f.Close()
+	var r io.Reader = f
+	if st.Size() > MaxHistory {
+		skipped := st.Size() - MaxHistory
+		if _, err := f.Seek(skipped, io.SeekStart); err != nil {
+			return fmt.Errorf("read session history: %w", err)
+		}
+		note := fmt.Sprintf("The earlier conversation is long: its first %d MiB are not shown.", (skipped+(1<<20)-1)>>20)
+		if err := fn(Entry{Note: note}); err != nil {
+			return fnError{err}
+		}
+		br := bufio.NewReaderSize(f, 64<<10)
+		// The first line is most likely cut: skip to the next one.
+		_, err := br.ReadSlice('\n')
+		for errors.Is(err, bufio.ErrBufferFull) {
+			_, err = br.ReadSlice('\n')
+		}
+		if err != nil {
+			return nil
+		}
+		r = br
+	}
+	return readEntries(io.LimitReader(r, MaxHistory), sidechain, fn)
+}
+
+// subagents finds the conversations of a session's subagents: their files
+// by the tool_use_id of the call that started each. What cannot be read is
+// left out.
+func subagents(dir string) map[string]string {
 	metas, _ := filepath.Glob(filepath.Join(dir, "agent-*.meta.json"))
-	out := map[string][]Entry{}
+	out := map[string]string{}
 	for _, m := range metas {
-		b, err := os.ReadFile(m)
+		b, err := readSmall(m)
 		if err != nil {
 			continue
 		}
@@ -431,18 +490,7 @@ func subagents(dir string) map[string][]Entry {
 		if json.Unmarshal(b, &meta) != nil || meta.ToolUseID == "" {
 			continue
 		}
-		f, err := os.Open(strings.TrimSuffix(m, ".meta.json") + ".jsonl")
-		if err != nil {
-			continue
-		}
-		es, _ := readHistory(f, true)
-		f.Close()
-		for i := range es {
-			if es[i].Message != nil {
-				es[i].Parent = meta.ToolUseID
-			}
-		}
-		out[meta.ToolUseID] = es
+		out[meta.ToolUseID] = strings.TrimSuffix(m, ".meta.json") + ".jsonl"
 	}
 	return out
 }
@@ -470,28 +518,49 @@ func toolUseIDs(raw json.RawMessage) []string {
 	return ids
 }
 
-// ReadHistory reads a conversation from r.
-func ReadHistory(r io.Reader) ([]Entry, error) { return readHistory(r, false) }
+// ReadHistory streams a conversation from r to fn.
+func ReadHistory(r io.Reader, fn func(Entry) error) error {
+	err := readEntries(r, false, fn)
+	var fe fnError
+	if errors.As(err, &fe) {
+		return fe.err
+	}
+	return err
+}
 
-// readHistory reads a conversation; sidechain reads a subagent's (whose
-// lines are all marked isSidechain).
-func readHistory(r io.Reader, sidechain bool) ([]Entry, error) {
+// readEntries streams the entries of r to fn; an error of fn comes back as
+// an fnError.
+func readEntries(r io.Reader, sidechain bool, fn func(Entry) error) error {
 	br := bufio.NewReaderSize(r, 64<<10)
-	var out []Entry
 	for {
 		raw, err := readLine(br)
 		if len(raw) > 0 {
 			if e, ok := entryOf(raw, sidechain); ok {
-				out = append(out, e)
+				if ferr := fn(e); ferr != nil {
+					return fnError{ferr}
+				}
 			}
 		}
 		if err == io.EOF {
-			return out, nil
+			return nil
 		}
 		if err != nil {
-			return out, fmt.Errorf("read session history: %w", err)
+			return fmt.Errorf("read session history: %w", err)
 		}
 	}
+}
+
+// readSmall reads a small regular file (a title beside the session).
+func readSmall(path string) ([]byte, error) {
+	f, st, err := openRegular(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if st.Size() > 1<<20 {
+		return nil, fmt.Errorf("%s is too large", path)
+	}
+	return io.ReadAll(io.LimitReader(f, 1<<20))
 }
 
 // readLine returns one line; a line longer than maxLine is returned empty.
@@ -581,7 +650,10 @@ func entryOf(raw []byte, sidechain bool) (Entry, bool) {
 // line and its agent-name twin). Only for a session no claude is running:
 // a live one is renamed with claude's rename_session.
 func AppendTitle(path, id, title string) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
+		return fmt.Errorf("rename in claude's session store: %s is not a regular file", path)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return fmt.Errorf("rename in claude's session store: %w", err)
 	}

@@ -2,9 +2,12 @@ package store
 
 import (
 	"bytes"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -116,7 +119,7 @@ func TestHistory(t *testing.T) {
 		{"interrupt.jsonl", []string{"prompt:SEQ", "assistant", "user", "assistant", "user", "assistant", "prompt:SLOW 5000", "note:Interrupted.", "prompt:after interrupt", "assistant"}},
 		{"compact.jsonl", []string{"prompt:first prompt", "assistant", "prompt:/rename My Nice Title", "note:Session renamed to: My Nice Title", "prompt:/nosuchcmd foo", "assistant", "note:The conversation was compacted here.", "prompt:/compact", "note:Compacted", "prompt:after compact", "assistant", "prompt:/recap"}},
 	} {
-		es, err := History(filepath.Join("testdata", tc.file))
+		es, err := history(filepath.Join("testdata", tc.file))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -149,7 +152,7 @@ func TestHistoryLongAndTornLines(t *testing.T) {
 	b.WriteString(`{"type":"api-request-blob","blob":"` + strings.Repeat("y", maxLine+10) + `"}` + "\n")
 	b.WriteString(`{"type":"user","message":{"role":"user","content":"two"}}` + "\n")
 	b.WriteString(`{"type":"user","message":{"role":"us`)
-	es, err := ReadHistory(&b)
+	es, err := readAll(&b)
 	if err != nil || len(es) != 2 || es[0].Prompt != "one" || es[1].Prompt != "two" {
 		t.Fatalf("%+v %v", es, err)
 	}
@@ -157,7 +160,7 @@ func TestHistoryLongAndTornLines(t *testing.T) {
 
 // A prompt keeps its uuid (the checkpoint id of its turn) and time.
 func TestHistoryPromptUUID(t *testing.T) {
-	es, err := ReadHistory(strings.NewReader(`{"type":"user","uuid":"2e8f0c1a-0000-4000-8000-000000000001","timestamp":"2026-11-30T20:38:50.464Z","message":{"role":"user","content":"one"}}` + "\n"))
+	es, err := readAll(strings.NewReader(`{"type":"user","uuid":"2e8f0c1a-0000-4000-8000-000000000001","timestamp":"2026-11-30T20:38:50.464Z","message":{"role":"user","content":"one"}}` + "\n"))
 	if err != nil || len(es) != 1 || es[0].UUID != "2e8f0c1a-0000-4000-8000-000000000001" || es[0].Time.Unix() != 1796071130 {
 		t.Fatalf("%+v %v", es, err)
 	}
@@ -188,7 +191,7 @@ func FuzzReadHistory(f *testing.F) {
 	}
 	f.Add([]byte(`{"type":"user","message":{"content":[{"type":"text","text":"<command-name>/x</command-name><command-args>"}]}}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		es, _ := ReadHistory(bytes.NewReader(b))
+		es, _ := readAll(bytes.NewReader(b))
 		for _, e := range es {
 			if e.Message != nil && e.Type != "assistant" && e.Type != "user" {
 				t.Fatalf("message of type %q", e.Type)
@@ -208,7 +211,7 @@ func FuzzReadHistory(f *testing.F) {
 // after the call that started it, each message naming that call; depth 2
 // too. The notification that started claude's own turn is an entry.
 func TestHistoryWithSubagents(t *testing.T) {
-	es, err := History(filepath.Join("testdata", "agents", "29efbea0-9d66-4713-bc7e-bda34cca77d6.jsonl"))
+	es, err := history(filepath.Join("testdata", "agents", "29efbea0-9d66-4713-bc7e-bda34cca77d6.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -245,5 +248,78 @@ func TestHistoryWithSubagents(t *testing.T) {
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("history:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func history(path string) ([]Entry, error) {
+	var es []Entry
+	err := History(path, func(e Entry) error { es = append(es, e); return nil })
+	return es, err
+}
+
+func readAll(r io.Reader) ([]Entry, error) {
+	var es []Entry
+	err := ReadHistory(r, func(e Entry) error { es = append(es, e); return nil })
+	return es, err
+}
+
+// A FIFO (or anything but a regular file) named like a session is refused
+// at once, never opened for a read that would block: the picker lists the
+// other sessions, a resume of it says so.
+func TestNonRegularFilesRefused(t *testing.T) {
+	dir := t.TempDir()
+	copyFixture(t, dir, "basic.jsonl", "aaaaaaaa-0000-0000-0000-000000000001")
+	fifo := filepath.Join(dir, "bbbbbbbb-0000-0000-0000-000000000002.jsonl")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "cccccccc-0000-0000-0000-000000000003.jsonl"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	list, err := List(dir)
+	if err != nil || len(list) != 1 || list[0].ID != "aaaaaaaa-0000-0000-0000-000000000001" {
+		t.Fatalf("List = %+v, %v", list, err)
+	}
+	if _, err := Summarize(fifo); err == nil {
+		t.Fatal("Summarize read a FIFO")
+	}
+	if _, err := history(fifo); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Fatalf("History of a FIFO: %v", err)
+	}
+	if err := AppendTitle(fifo, "x", "y"); err == nil {
+		t.Fatal("AppendTitle wrote to a FIFO")
+	}
+}
+
+// History streams: an error from the callback stops it; a file over the
+// cap is read from its end, after a note saying so.
+func TestHistoryStreamsWithACap(t *testing.T) {
+	stop := errors.New("enough")
+	n := 0
+	err := History(filepath.Join("testdata", "renamed.jsonl"), func(Entry) error { n++; return stop })
+	if !errors.Is(err, stop) || n != 1 {
+		t.Fatalf("stopped after %d entries: %v", n, err)
+	}
+	p := filepath.Join(t.TempDir(), "big.jsonl")
+	f, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := func(text string) string {
+		return `{"type":"user","message":{"role":"user","content":"` + text + `"}}` + "\n"
+	}
+	f.WriteString(line("the very first prompt"))
+	pad := `{"type":"queue-operation","content":"` + strings.Repeat("x", 1<<20) + `"}` + "\n"
+	for written := int64(0); written <= MaxHistory; written += int64(len(pad)) {
+		f.WriteString(pad)
+	}
+	f.WriteString(line("the last prompt"))
+	f.Close()
+	es, err := history(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(es) != 2 || !strings.Contains(es[0].Note, "MiB are not shown") || es[1].Prompt != "the last prompt" {
+		t.Fatalf("entries %+v", es)
 	}
 }

@@ -5,8 +5,11 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+	"math"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -214,6 +217,54 @@ func TestImagesInPrompts(t *testing.T) {
 		e.Lua(&queued, "return require('claudenova.context').queue")
 		if len(queued) != 1 || !strings.HasPrefix(queued[0], e.Storage) {
 			t.Fatalf("queue %v", queued)
+		}
+	})
+}
+
+// A Read of a PNG shows the image as one line under the Read call.
+func TestImageInAToolResult(t *testing.T) {
+	eachNvim(t, func(t *testing.T, v nvimVersion) {
+		e := NewEnv(t, v, Options{})
+		p := filepath.Join(e.Project, "red.png")
+		redPNG(t, p)
+		sid := e.newSession(Seq(Step("Read", map[string]any{"file_path": p})))
+		e.WaitToolResult("toolu_s0")
+		e.Eventually(30*time.Second, "image line", func() bool {
+			tr := e.Transcript(sid)
+			i := strings.Index(tr, "▸ Read red.png")
+			return i >= 0 && strings.Contains(tr[i:], "image · png 8×8 · ")
+		})
+	})
+}
+
+// Each turn's footer shows that turn's cost: claude reports the session's
+// running total.
+func TestFooterCostIsTheTurns(t *testing.T) {
+	eachNvim(t, func(t *testing.T, v nvimVersion) {
+		e := NewEnv(t, v, Options{})
+		sid := e.startIdle("")
+		e.sendLua(sid, "STREAM 200")
+		e.Eventually(60*time.Second, "first reply", func() bool { return strings.Count(e.Transcript(sid), "*done ·") == 2 })
+		e.sendLua(sid, "short")
+		e.Eventually(60*time.Second, "second reply", func() bool { return strings.Count(e.Transcript(sid), "*done ·") == 3 })
+		re := regexp.MustCompile(`\*done · [^*]*\$([0-9.]+)\*`)
+		var costs []float64
+		for _, m := range re.FindAllStringSubmatch(e.Transcript(sid), -1) {
+			c, _ := strconv.ParseFloat(m[1], 64)
+			costs = append(costs, c)
+		}
+		var u struct {
+			Session struct {
+				Total float64 `msgpack:"total_cost_usd"`
+			} `msgpack:"session"`
+		}
+		e.Lua(&u, "return require('claudenova').usage(...)", sid)
+		sum := 0.0
+		for _, c := range costs {
+			sum += c
+		}
+		if len(costs) != 3 || math.Abs(sum-u.Session.Total) > 0.0003 || costs[1] <= costs[2] {
+			t.Fatalf("footers %v (sum %.4f), session total %.4f", costs, sum, u.Session.Total)
 		}
 	})
 }

@@ -649,7 +649,9 @@ func TestTourScript(t *testing.T) {
 	notif := txt("<system-reminder>\n[SYSTEM NOTIFICATION - NOT USER INPUT]\n<task-notification>\n<task-id>b1</task-id>\n" +
 		"<status>completed</status>\n<summary>Background command \"count\" completed (exit code 0)</summary>\n</task-notification>\n</system-reminder>")
 	first := []map[string]any{user(txt(tour)), asst(txt("Step 1: a command"), toolUse("toolu_s0")), user(toolRes("toolu_s0", "ok", false))}
-	with := func(more ...map[string]any) []map[string]any { return append(append([]map[string]any{}, first...), more...) }
+	with := func(more ...map[string]any) []map[string]any {
+		return append(append([]map[string]any{}, first...), more...)
+	}
 	for _, tc := range []struct {
 		name   string
 		msgs   []map[string]any

@@ -1,26 +1,52 @@
 -- "Always…": a small form to allow or deny a request from now on. The rule
--- is the CLI's own suggestion, editable on the first line (e.g. change
--- Bash(npm test *) to Bash(npm run test:*)); <Tab> switches allow / deny;
--- 1-4 (or j/k then <CR>) pick where it is saved. <CR> confirms and answers
--- the request; q or <Esc> cancels (nothing is answered).
+-- is the CLI's own suggestion (or one for exactly this request), editable on
+-- the first line (e.g. change Bash(npm test *) to Bash(npm run test:*));
+-- <S-Tab> switches to the wider rules, each labelled with what it covers
+-- (every call of the tool; every tool of an MCP server); <Tab> switches
+-- allow / deny; 1-4 (or j/k then <CR>) pick where it is saved. <CR>
+-- confirms and answers the request; q or <Esc> cancels (nothing is
+-- answered). It never opens for a request claude asks no lasting rule for
+-- (claudenova.ui's always() checks its hints).
 local notify = require("claudenova.ui.notify")
 
 local M = {}
 
+-- Used when the request does not name its scopes (older hosts).
 local SCOPES = {
   { name = "session", label = "this session" },
-  { name = "localSettings", label = "this project, just me   .claude/settings.local.json" },
-  { name = "projectSettings", label = "this project, shared   .claude/settings.json" },
-  { name = "userSettings", label = "all my projects         ~/.claude/settings.json" },
+  { name = "localSettings", label = "this project, just me", path = ".claude/settings.local.json" },
+  { name = "projectSettings", label = "this project, shared", path = ".claude/settings.json" },
+  { name = "userSettings", label = "all my projects", path = "~/.claude/settings.json" },
 }
 M.scopes = SCOPES
 
 local ns = vim.api.nvim_create_namespace("claudenova_always")
 
+--- The rules the form offers for r, narrowest first: { rule, what }.
+function M.presets(r)
+  local out, seen = {}, {}
+  local function add(rule, what)
+    if rule and rule ~= "" and not seen[rule] then
+      seen[rule] = true
+      table.insert(out, { rule = rule, what = what })
+    end
+  end
+  add(r.suggested_rule, r.suggested_what or "claude's suggestion")
+  add(r.tool, ("every %s call"):format(r.tool))
+  add(r.server_rule, r.server_choice)
+  return out
+end
+
+-- The form's layout: line 1 the rule, 2 what it covers, 3 allow/deny,
+-- 4 "Where:", then one line a scope, a blank line, the key hints.
+local FIRST_SCOPE = 5
+
 --- Open the form for request r. on_confirm(behavior, rule, destination)
 --- is called when the user confirms.
 function M.open(r, on_confirm)
-  local st = { behavior = "allow", scope = 2 }
+  local scopes = (r.scopes and #r.scopes > 0) and r.scopes or SCOPES
+  local presets = M.presets(r)
+  local st = { behavior = "allow", scope = math.min(2, #scopes), preset = 1 }
   local buf = vim.api.nvim_create_buf(false, true)
   vim.bo[buf].bufhidden = "wipe"
   vim.bo[buf].filetype = "claudenova-always"
@@ -28,43 +54,61 @@ function M.open(r, on_confirm)
   vim.b[buf].claudenova_surface = "always"
   local what = r.target ~= "" and (r.tool .. " " .. r.target) or r.tool
 
-  local function fixed()
-    local lines = {
-      ("Do:     %s   (<Tab> switches)"):format(st.behavior == "allow" and "[allow]  deny " or " allow  [deny]"),
-      "Where:",
-    }
-    for i, s in ipairs(SCOPES) do
-      table.insert(lines, ("  %s %d %s"):format(i == st.scope and "(•)" or "( )", i, s.label))
-    end
-    table.insert(lines, "")
-    table.insert(lines, "<CR> confirm · <Tab> allow/deny · 1-4 where · edit the rule on line 1 · q cancel")
-    return lines
-  end
-
   local function rule_line()
     local l = vim.api.nvim_buf_get_lines(buf, 0, 1, false)[1] or ""
     return vim.trim((l:gsub("^Rule:%s*", "")))
   end
 
+  -- What the rule on line 1 covers: its preset's words, or "your own rule".
+  local function covers(rule)
+    for _, p in ipairs(presets) do
+      if p.rule == rule then
+        return p.what
+      end
+    end
+    return "your own rule"
+  end
+
+  local function fixed(rule)
+    local nxt = presets[st.preset % #presets + 1]
+    local lines = {
+      ("What:   %s%s"):format(covers(rule), (#presets > 1 and nxt) and ("   (<S-Tab>: " .. nxt.what .. ")") or ""),
+      ("Do:     %s   (<Tab> switches)"):format(st.behavior == "allow" and "[allow]  deny " or " allow  [deny]"),
+      "Where:",
+    }
+    for i, s in ipairs(scopes) do
+      local label = s.label
+      if s.path and s.path ~= "" then
+        label = ("%-22s %s"):format(label, s.path)
+      end
+      table.insert(lines, ("  %s %d %s"):format(i == st.scope and "(•)" or "( )", i, label))
+    end
+    table.insert(lines, "")
+    table.insert(lines, ("<CR> confirm · <Tab> allow/deny · <S-Tab> rule · 1-%d where · edit the rule on line 1 · q cancel"):format(#scopes))
+    return lines
+  end
+
   local function render(rule)
-    local lines = { "Rule:   " .. (rule or rule_line()) }
-    vim.list_extend(lines, fixed())
+    rule = rule or rule_line()
+    local lines = { "Rule:   " .. rule }
+    vim.list_extend(lines, fixed(rule))
     vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
     vim.api.nvim_buf_clear_namespace(buf, ns, 0, -1)
-    vim.api.nvim_buf_set_extmark(buf, ns, 0, 0, { end_col = 7, hl_group = "ClaudeNovaLabel" })
-    vim.api.nvim_buf_set_extmark(buf, ns, 1, 0, { end_col = 3, hl_group = "ClaudeNovaLabel" })
-    vim.api.nvim_buf_set_extmark(buf, ns, 2, 0, { end_col = 6, hl_group = "ClaudeNovaLabel" })
+    for i, n in ipairs({ 7, 7, 3, 6 }) do
+      vim.api.nvim_buf_set_extmark(buf, ns, i - 1, 0, { end_col = n, hl_group = "ClaudeNovaLabel" })
+    end
     vim.api.nvim_buf_set_extmark(buf, ns, #lines - 1, 0, { end_col = #lines[#lines], hl_group = "ClaudeNovaKey" })
   end
 
-  render(r.suggested_rule ~= "" and r.suggested_rule or r.tool)
-  local width = math.min(math.max(72, #("Rule:   " .. (r.suggested_rule or "")) + 4), vim.o.columns - 4)
+  render(presets[1] and presets[1].rule or r.tool)
+  local width = math.min(math.max(76, #("Rule:   " .. (r.suggested_rule or "")) + 4), vim.o.columns - 4)
+  local height = FIRST_SCOPE + #scopes + 1
   local win = vim.api.nvim_open_win(buf, true, {
     relative = "editor",
-    row = math.floor((vim.o.lines - 10) / 2),
+    row = math.floor((vim.o.lines - height) / 2),
     col = math.floor((vim.o.columns - width) / 2),
     width = width,
-    height = 10,
+    height = height,
     style = "minimal",
     border = "rounded",
     title = (" Always… %s "):format(what):sub(1, width - 4),
@@ -96,20 +140,27 @@ function M.open(r, on_confirm)
     st.behavior = st.behavior == "allow" and "deny" or "allow"
     render()
   end, "Switch allow / deny")
-  for i = 1, #SCOPES do
+  map("<S-Tab>", function()
+    if #presets == 0 then
+      return
+    end
+    st.preset = st.preset % #presets + 1
+    render(presets[st.preset].rule)
+  end, "Switch to the next rule: the suggestion, the whole tool, the MCP server")
+  for i = 1, #scopes do
     map(tostring(i), function()
       st.scope = i
       render()
-    end, "Save it to: " .. SCOPES[i].label)
+    end, "Save it to: " .. scopes[i].label)
   end
   map("<CR>", function()
     -- <CR> on a scope line picks that scope.
     local row = vim.api.nvim_win_get_cursor(0)[1]
-    if row >= 4 and row < 4 + #SCOPES then
-      st.scope = row - 3
+    if row >= FIRST_SCOPE and row < FIRST_SCOPE + #scopes then
+      st.scope = row - FIRST_SCOPE + 1
     end
     local rule = rule_line()
-    local ok, why = pcall(on_confirm, st.behavior, rule, SCOPES[st.scope].name)
+    local ok, why = pcall(on_confirm, st.behavior, rule, scopes[st.scope].name)
     if not ok then
       notify.error(why) -- the form stays open: fix the rule, confirm again
       return

@@ -18,7 +18,7 @@ local function cfg()
   return require("claudenova.config").get()
 end
 
-local SURFACES = { "panel", "proposal", "question", "plan" }
+local SURFACES = { "panel", "proposal", "question", "plan", "elicit" }
 
 local function surface_module(surface)
   return ({
@@ -26,8 +26,15 @@ local function surface_module(surface)
     proposal = "claudenova.ui.proposal",
     question = "claudenova.ui.question",
     plan = "claudenova.ui.plan",
+    elicit = "claudenova.ui.elicit",
   })[surface]
 end
+
+-- Surfaces that answer their request themselves (sidebar keys and commands
+-- open them instead), and those that open as pickers (never inside a call
+-- from Go).
+local OWN = { plan = true, question = true, elicit = true }
+local PICKER = { question = true, elicit = true }
 
 local function fire(pattern, data)
   vim.api.nvim_exec_autocmds("User", { pattern = pattern, data = data, modeline = false })
@@ -63,12 +70,18 @@ local function announce(r, waiting)
     how = ":w applies, :q rejects"
   elseif r.surface == "question" then
     how = "answer in the picker"
+  elseif r.surface == "elicit" then
+    how = "fill in the form or decline it"
   elseif r.surface == "plan" then
     local k = cfg().keymaps.plan
     how = ("%s accept edits, %s approve, %s keep planning"):format(key(k.accept_edits), key(k.approve), key(k.keep_planning))
   else
     local k = cfg().keymaps.panel
     how = ("%s allows, %s denies"):format(key(k.allow), key(k.deny))
+    if r.hints and r.hints.deliberate then
+      -- No one-key approve: the panel opens on Deny.
+      how = ("%s denies, %s twice allows"):format(key(k.deny), key(k.allow))
+    end
   end
   -- What to do comes first, then what and whose it is: a narrow screen
   -- cuts the end.
@@ -140,7 +153,7 @@ local function show(r, asked)
   end
   local tell = not r.announced and not asked
   r.announced = true
-  if tell and r.surface == "question" then
+  if tell and PICKER[r.surface] then
     announce(r, scheduler.busy() ~= nil)
     tell = false
   end
@@ -171,7 +184,7 @@ function handlers.present(r)
     r.announced = known.announced
   end
   state.requests[r.id] = r
-  if r.surface == "question" then
+  if PICKER[r.surface] then
     -- Pickers may block (inputlist): never inside Go's call.
     vim.schedule(function()
       if state.requests[r.id] then
@@ -292,10 +305,14 @@ local function decided_here(id)
   end
 end
 
---- Decide a request. Returns true when it was answered, else false and why.
---- Plans and questions re-present instead (Go enforces it too); on a
---- proposal, allow applies the buffer as :w would, with the user's edits.
---- opts.rules and opts.destination: "Always…" (a rule from now on).
+--- Decide a request. Returns true when it was answered, else false and why
+--- (the request stays pending). Plans, questions and forms re-present
+--- instead (Go enforces it too); so does a request claude asks to be
+--- approved deliberately, from a sidebar key. Claude's hints may refuse the
+--- answer (no lasting rule, no session-wide allow, not by a batch): Go
+--- says why. On a proposal, allow applies the buffer as :w would, with the
+--- user's edits. opts.rules and opts.destination: "Always…" (a rule from
+--- now on). via: surface, sidebar, command or batch.
 ---@return boolean, string|nil
 function M.decide(id, behavior, message, via, opts)
   opts = opts or {}
@@ -304,13 +321,13 @@ function M.decide(id, behavior, message, via, opts)
     return false, "that request is no longer pending"
   end
   via = via or "surface"
-  if via ~= "surface" and (r.surface == "plan" or r.surface == "question") then
+  if via ~= "surface" and OWN[r.surface] then
     M.present(id)
-    return false, ("a %s needs its own answer: its surface is open"):format(r.surface)
+    return false, ("a %s needs its own answer: its surface is open"):format(r.surface == "elicit" and "form" or r.surface)
   end
   local res
   if r.surface == "proposal" and behavior ~= "deny" then
-    res = require("claudenova.ui.proposal").apply(r, behavior, opts)
+    res = require("claudenova.ui.proposal").apply(r, behavior, opts, via)
   else
     res = host().request("decide", {
       id = id, behavior = behavior, message = message, via = via,
@@ -335,9 +352,13 @@ function M.always(id)
     notify.info("that request is no longer pending")
     return
   end
-  if r.surface == "plan" or r.surface == "question" then
-    notify.info(("a %s needs its own answer, not a rule"):format(r.surface))
+  if OWN[r.surface] then
+    notify.info(("a %s needs its own answer, not a rule"):format(r.surface == "elicit" and "form" or r.surface))
     M.present(id)
+    return
+  end
+  if (r.hints or {}).no_rules then
+    notify.info(("claude asks that no lasting rule be made for this request (%s): allow or deny it once"):format(r.hints.why or ""))
     return
   end
   require("claudenova.ui.always").open(r, function(behavior, rule, destination)
@@ -351,23 +372,43 @@ function M.always(id)
   end)
 end
 
---- Decide several requests (a selection of sidebar rows). Plans and
---- questions are skipped: each needs its own answer.
+--- Decide several requests (a selection of sidebar rows). Plans,
+--- questions and forms are skipped (each needs its own answer), and so is
+--- every request claude asks a person to answer (a safety check, the
+--- user's own ask rule, a deliberate approval): a batch never allows
+--- those. The message says what was skipped and why.
 function M.decide_many(ids, behavior, message)
-  local done, skipped, gone = 0, 0, 0
+  local done, skipped, own, gone, refused, why_own = 0, 0, 0, 0, {}, nil
+  local allow = behavior ~= "deny"
   for _, id in ipairs(ids) do
     local r = state.requests[id]
+    local h = r and r.hints or {}
     if not r then
       gone = gone + 1
-    elseif r.surface == "plan" or r.surface == "question" then
+    elseif OWN[r.surface] then
       skipped = skipped + 1
-    elseif M.decide(id, behavior, message, "sidebar") then
-      done = done + 1
+    elseif allow and (h.human_only or h.deliberate) then
+      own = own + 1
+      why_own = why_own or h.why
+    else
+      local ok, why = M.decide(id, behavior, message, "batch")
+      if ok then
+        done = done + 1
+      elseif why then
+        table.insert(refused, why)
+      end
     end
   end
   local msg = ("%s %d request%s"):format(verbs[behavior] or behavior, done, done == 1 and "" or "s")
+  if own > 0 then
+    msg = msg .. ("; %d skipped: %s, answer %s in its own panel"):format(own,
+      why_own and why_own ~= "" and why_own or "claude asks for your own answer", own == 1 and "it" or "each")
+  end
   if skipped > 0 then
-    msg = msg .. ("; %d plan or question row%s skipped: they need their own answer"):format(skipped, skipped == 1 and "" or "s")
+    msg = msg .. ("; %d plan, question or form row%s skipped: they need their own answer"):format(skipped, skipped == 1 and "" or "s")
+  end
+  if #refused > 0 then
+    msg = msg .. ("; %d not answered: %s"):format(#refused, refused[1])
   end
   if gone > 0 then
     msg = msg .. ("; %d no longer pending"):format(gone)
@@ -378,7 +419,7 @@ end
 --- Ask for an optional deny message, then deny.
 function M.deny_with_message(id, via)
   local r = state.requests[id]
-  if r and via ~= "surface" and (r.surface == "plan" or r.surface == "question") then
+  if r and via ~= "surface" and OWN[r.surface] then
     M.present(id)
     return
   end
@@ -400,7 +441,7 @@ function M.present(id)
     notify.info("that request is no longer pending")
     return
   end
-  if r.surface == "question" then
+  if PICKER[r.surface] then
     -- A picker must not start inside the command that asked for it.
     vim.schedule(function()
       if state.requests[id] then

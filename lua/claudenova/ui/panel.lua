@@ -15,8 +15,39 @@ local function ui()
   return require("claudenova.ui")
 end
 
+--- The choices of request r, in order: what claude's hints allow (no
+--- session-wide allow, whole tool or Always… when claude asks for no
+--- lasting rule; no session choice when there is nothing to allow with).
+local function choices(r, keys, review)
+  local h = r.hints or {}
+  local twice = h.deliberate and function(k) return k .. " " .. k end or function(k) return k end
+  local out = {}
+  local function item(name, text, allow)
+    local k = keys[name] or "-"
+    if allow and keys[name] then
+      k = twice(k)
+    end
+    table.insert(out, { name = name, text = ("[%s] %s"):format(k, text) })
+  end
+  item("allow", "Allow once", true)
+  if r.session_choice and r.session_choice ~= "" then
+    item("allow_session", "Allow " .. r.session_choice, true)
+  end
+  if r.tool_choice and r.tool_choice ~= "" and r.tool_choice ~= r.session_choice then
+    item("allow_tool", "Allow " .. r.tool_choice, true)
+  end
+  if not h.no_rules then
+    item("always", "Always…")
+  end
+  item("review", review and "Hide review" or "Review")
+  item("deny", "Deny")
+  item("close", "Close")
+  return out
+end
+
 -- The panel's lines for a window width cells wide (the key hint wraps
--- between choices; other long lines wrap in the window).
+-- between choices; other long lines wrap in the window), their highlights,
+-- and which choice each line of a one-choice-a-line layout holds.
 local function render(r, review, width)
   local keys = cfg().keymaps.panel
   local lines, hls = {}, {}
@@ -45,32 +76,35 @@ local function render(r, review, width)
     add(("Changes: +%d -%d"):format(r.added, r.removed))
   end
   add("")
-  -- Each choice says exactly what it allows. The key hint wraps to the
-  -- screen instead of being cut.
-  local items = {
-    ("[%s] Allow once"):format(keys.allow or "-"),
-    ("[%s] Allow %s"):format(keys.allow_session or "-", r.session_choice or "for this session"),
-  }
-  if r.tool_choice and r.tool_choice ~= r.session_choice then
-    table.insert(items, ("[%s] Allow %s"):format(keys.allow_tool or "-", r.tool_choice))
+  -- The choices claude's hints allow, each saying exactly what it allows
+  -- (see choices()). The key hint wraps to the screen instead of being cut.
+  local rows = {}
+  local h = r.hints or {}
+  if h.why and h.why ~= "" then
+    add("Claude's hint: " .. h.why, "ClaudeNovaReason")
   end
-  vim.list_extend(items, {
-    ("[%s] Always…"):format(keys.always or "-"),
-    ("[%s] %s"):format(keys.review or "-", review and "Hide review" or "Review"),
-    ("[%s] Deny"):format(keys.deny or "-"),
-    ("[%s] Close"):format(keys.close or "-"),
-  })
-  local room = math.max(20, width)
-  local line = ""
-  for _, it in ipairs(items) do
-    if line ~= "" and vim.fn.strdisplaywidth(line .. "   " .. it) > room then
-      add(line, "ClaudeNovaKey")
-      line = it
-    else
-      line = line == "" and it or (line .. "   " .. it)
+  local items = choices(r, keys, review)
+  if h.deliberate then
+    -- Not approvable by a stray key: one choice a line, the cursor on Deny;
+    -- allow takes its key twice, or <CR> on its line.
+    add("Approve deliberately: press a key twice, or move to its line and press <CR>.", "ClaudeNovaReason")
+    for _, it in ipairs(items) do
+      add(it.text, "ClaudeNovaKey")
+      rows[#lines] = it.name
     end
+  else
+    local room = math.max(20, width)
+    local line = ""
+    for _, it in ipairs(items) do
+      if line ~= "" and vim.fn.strdisplaywidth(line .. "   " .. it.text) > room then
+        add(line, "ClaudeNovaKey")
+        line = it.text
+      else
+        line = line == "" and it.text or (line .. "   " .. it.text)
+      end
+    end
+    add(line, "ClaudeNovaKey")
   end
-  add(line, "ClaudeNovaKey")
   if review then
     add("")
     for _, l in ipairs(r.review or {}) do
@@ -85,7 +119,7 @@ local function render(r, review, width)
       add(l, hl)
     end
   end
-  return lines, hls
+  return lines, hls, rows
 end
 
 function M.close()
@@ -96,33 +130,84 @@ function M.close()
   end
 end
 
-local function set_keymaps(buf, r)
+-- rows: the panel's line -> choice map (filled again on every relayout).
+local function set_keymaps(buf, r, rows)
   local keys = cfg().keymaps.panel
-  local act = require("claudenova.errors").guard
+  local scheduler = require("claudenova.ui.scheduler")
+  -- Errors reach the user on one line; deciding keys do nothing while the
+  -- grace period of a panel that opened on its own lasts.
+  local function act(fn, deciding)
+    return require("claudenova.errors").guard(deciding and scheduler.guard(buf, fn) or fn)
+  end
+  local notify = require("claudenova.ui.notify")
+  local h = r.hints or {}
   local function decide(behavior)
     return function()
       local ok, why = ui().decide(r.id, behavior, nil, "surface")
       if not ok and why then
-        require("claudenova.ui.notify").info(why)
+        notify.info(why)
+      end
+    end
+  end
+  local offered = {}
+  for _, it in ipairs(choices(r, keys, false)) do
+    offered[it.name] = true
+  end
+  local function not_offered(what)
+    return function()
+      if h.no_rules then
+        notify.info(("%s is not offered: claude asks that no lasting rule be made (%s)"):format(what, h.why or ""))
+      else
+        notify.info(("%s is not offered: claude suggested no rule for this request (Always… makes one)"):format(what))
       end
     end
   end
   local maps = {
     allow = { decide("allow"), "Allow once" },
-    allow_session = { decide("allow_session"), "Allow " .. (r.session_choice or "for the session") },
-    allow_tool = { decide("allow_tool"), "Allow " .. (r.tool_choice or "every call of this tool this session") },
+    allow_session = { decide("allow_session"), "Allow " .. ((r.session_choice or "") ~= "" and r.session_choice or "for the session") },
+    allow_tool = { decide("allow_tool"), "Allow " .. ((r.tool_choice or "") ~= "" and r.tool_choice or "every call of this tool this session") },
     always = { function() ui().always(r.id) end, "Always…: allow or deny from now on, with a rule" },
     review = { function() M.open(r, { review = not (M.current and M.current.review), focus = true }) end, "Toggle the full review" },
     deny = { function() ui().deny_with_message(r.id, "surface") end, "Deny with an optional message" },
     close = { M.close, "Hide the panel (the request stays pending)" },
   }
-  local scheduler = require("claudenova.ui.scheduler")
+  local allows = { allow = true, allow_session = true, allow_tool = true }
+  -- default_to_no: an allow key arms its choice, the same key again takes
+  -- it; any other choice disarms.
+  local armed
   for name, m in pairs(maps) do
-    if keys[name] then
-      -- Deciding keys do nothing while the grace period lasts.
-      local fn = name == "close" and m[1] or scheduler.guard(buf, m[1])
-      vim.keymap.set("n", keys[name], act(fn), { buffer = buf, nowait = true, desc = "claude-nova panel: " .. m[2] })
+    local fn = m[1]
+    if not offered[name] then
+      fn = not_offered(({ allow_session = "Allow for the session", allow_tool = "Allow the whole tool", always = "Always…" })[name] or name)
+    elseif h.deliberate and allows[name] then
+      local take = fn
+      fn = function()
+        if armed == name then
+          armed = nil
+          return take()
+        end
+        armed = name
+        notify.info(("press %s again to %s (claude asks for a deliberate answer)"):format(keys[name], m[2]:lower()))
+      end
+    elseif h.deliberate then
+      local take = fn
+      fn = function()
+        armed = nil
+        return take()
+      end
     end
+    if keys[name] then
+      vim.keymap.set("n", keys[name], act(fn, name ~= "close"), { buffer = buf, nowait = true, desc = "claude-nova panel: " .. m[2] })
+    end
+  end
+  if h.deliberate then
+    vim.keymap.set("n", "<CR>", act(function()
+      local name = rows[vim.api.nvim_win_get_cursor(0)[1]]
+      if name and offered[name] then
+        armed = nil
+        maps[name][1]()
+      end
+    end, true), { buffer = buf, nowait = true, desc = "claude-nova panel: Take the choice on this line" })
   end
   vim.keymap.set("n", "<Esc>", M.close, { buffer = buf, nowait = true, desc = "claude-nova panel: Hide the panel" })
   require("claudenova.keys").map(buf, "panel")
@@ -174,9 +259,10 @@ local function geometry(buf, win)
   return cfg_
 end
 
--- Fill buf with r's lines for a window width cells wide.
-local function fill(buf, r, review, width)
-  local lines, hls = render(r, review, width)
+-- Fill buf with r's lines for a window width cells wide; rows (the line ->
+-- choice map the keymaps read) is filled again in place.
+local function fill(buf, r, review, width, rows)
+  local lines, hls, now = render(r, review, width)
   vim.bo[buf].modifiable = true
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
   vim.bo[buf].modifiable = false
@@ -186,6 +272,25 @@ local function fill(buf, r, review, width)
     local e = h[3] < 0 and len or math.min(h[3], len)
     if h[2] < e then
       vim.api.nvim_buf_set_extmark(buf, ns, h[1], h[2], { end_col = e, hl_group = h[4] })
+    end
+  end
+  for k in pairs(rows) do
+    rows[k] = nil
+  end
+  for k, v in pairs(now) do
+    rows[k] = v
+  end
+end
+
+-- Put the cursor on Deny when claude asks for a deliberate answer
+-- (default_to_no: it opens on its decline option).
+local function on_deny(win, r, rows)
+  if (r.hints or {}).deliberate then
+    for lnum, name in pairs(rows) do
+      if name == "deny" then
+        pcall(vim.api.nvim_win_set_cursor, win, { lnum, 0 })
+        vim.wo[win].cursorline = true
+      end
     end
   end
 end
@@ -198,10 +303,11 @@ function M.relayout()
     return
   end
   local r = require("claudenova.ui.state").requests[cur.id] or cur.r
-  fill(cur.buf, r, cur.review, math.max(20, vim.o.columns - 6))
+  fill(cur.buf, r, cur.review, math.max(20, vim.o.columns - 6), cur.rows)
   local c = geometry(cur.buf, cur.win)
-  fill(cur.buf, r, cur.review, c.width - 1)
+  fill(cur.buf, r, cur.review, c.width - 1, cur.rows)
   vim.api.nvim_win_set_config(cur.win, geometry(cur.buf, cur.win))
+  on_deny(cur.win, r, cur.rows)
 end
 
 --- Show request r and focus it (claudenova.ui.scheduler decides when a
@@ -218,9 +324,10 @@ function M.open(r, opts)
   if opts.grace then
     require("claudenova.ui.scheduler").start_grace(buf, M.relayout)
   end
+  local rows = {}
   -- The key hint wraps to the widest the screen allows, then the panel
   -- takes the width its lines need.
-  fill(buf, r, opts.review, math.max(20, vim.o.columns - 6))
+  fill(buf, r, opts.review, math.max(20, vim.o.columns - 6), rows)
   local c = geometry(buf, nil)
   c.style, c.border = "minimal", "rounded"
   local win = vim.api.nvim_open_win(buf, true, c)
@@ -229,10 +336,11 @@ function M.open(r, opts)
   vim.wo[win].breakindent = true
   vim.wo[win].breakindentopt = "shift:4"
   vim.wo[win].cursorline = false
-  fill(buf, r, opts.review, c.width - 1)
+  fill(buf, r, opts.review, c.width - 1, rows)
   vim.api.nvim_win_set_config(win, geometry(buf, win))
-  set_keymaps(buf, r)
-  M.current = { id = r.id, win = win, buf = buf, review = opts.review, r = r }
+  set_keymaps(buf, r, rows)
+  on_deny(win, r, rows)
+  M.current = { id = r.id, win = win, buf = buf, review = opts.review, r = r, rows = rows }
   vim.api.nvim_create_autocmd("WinLeave", {
     buffer = buf,
     desc = "claude-nova: leaving the panel hides it",

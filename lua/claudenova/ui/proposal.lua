@@ -34,6 +34,9 @@ local function winbar_parts(r, p, width)
   local agent = state.agent_label(r)
   -- A subagent's proposal names it first: a narrow window drops the rest.
   local head = ("Proposal · %s%s %s"):format(agent and (agent .. " › ") or "", r.tool, rel)
+  if r.cell and r.cell ~= "" then
+    head = head .. " · " .. r.cell
+  end
   if p and p.hunk_review then
     local t = hunks.tally(p)
     head = head .. (" · %d hunk%s"):format(t.hunks, t.hunks == 1 and "" or "s")
@@ -92,13 +95,16 @@ end
 
 local WINBAR = "%!v:lua.require'claudenova.ui.text'.winbar('proposal')"
 
--- Fill the original side with the real file as it is on disk.
+-- Fill the original side with the real file as it is on disk (for a
+-- notebook cell: the cell's source before the edit, as Go read it).
 local function load_original(buf, r)
   -- Not readonly while we fill it: no W10 "Changing a readonly file".
   vim.bo[buf].readonly = false
   vim.bo[buf].modifiable = true
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, {})
-  if r.exists and vim.fn.filereadable(r.path) == 1 then
+  if r.cell and r.cell ~= "" then
+    vim.api.nvim_buf_set_lines(buf, 0, -1, false, vim.split(r.original or "", "\n", { plain = true }))
+  elseif r.exists and vim.fn.filereadable(r.path) == 1 then
     vim.api.nvim_buf_call(buf, function()
       -- ++edit: detect fileformat and encoding like :edit, so the diff
       -- compares like with like (CRLF files included).
@@ -121,7 +127,7 @@ local function original_buf(r)
   vim.b[buf].claudenova_request = r.id
   vim.b[buf].claudenova_surface = "proposal"
   load_original(buf, r)
-  local ft = vim.filetype.match({ filename = r.path })
+  local ft = vim.filetype.match({ filename = (r.cell and r.cell ~= "") and r.staged or r.path })
   if ft then
     vim.bo[buf].filetype = ft
   end
@@ -206,7 +212,11 @@ local function restore(p)
     vim.cmd("leftabove vsplit")
     local owin = vim.api.nvim_get_current_win()
     vim.api.nvim_win_set_buf(owin, p.orig)
-    vim.wo[owin].winbar = "%#ClaudeNovaWinbar#Original · " .. ((p.r.exists and p.r.target or "(new file)"):gsub("%%", "%%%%"))
+    local what = p.r.exists and p.r.target or "(new file)"
+    if p.r.cell and p.r.cell ~= "" then
+      what = (p.r.original and p.r.original ~= "" or not p.r.cell:match("^a new")) and (p.r.cell .. " of " .. p.r.target) or ("(" .. p.r.cell .. ")")
+    end
+    vim.wo[owin].winbar = "%#ClaudeNovaWinbar#Original · " .. what:gsub("%%", "%%%%")
     vim.cmd("diffthis")
     vim.api.nvim_set_current_win(pwin)
   end
@@ -242,7 +252,7 @@ function M.open(r, opts)
   vim.b[buf].claudenova_proposal = r.id
   vim.b[buf].claudenova_request = r.id
   vim.b[buf].claudenova_surface = "proposal"
-  local ft = vim.filetype.match({ filename = r.path, buf = buf })
+  local ft = vim.filetype.match({ filename = (r.cell and r.cell ~= "") and r.staged or r.path, buf = buf })
   if ft then
     vim.bo[buf].filetype = ft
   end
@@ -316,7 +326,7 @@ end
 --- Apply a proposal now, as :w would (a command or the Lua API asked):
 --- the buffer, with the user's edits, is written and applied. Returns the
 --- host's answer ({decided, reason}).
-function M.apply(r, behavior, opts)
+function M.apply(r, behavior, opts, via)
   opts = opts or {}
   local p = M.open_[r.id]
   local review = vim.NIL
@@ -332,7 +342,7 @@ function M.apply(r, behavior, opts)
     review = hunks.review(p)
   end
   return host().request("proposal_saved", {
-    id = r.id, behavior = behavior, review = review, rules = opts.rules, destination = opts.destination,
+    id = r.id, behavior = behavior, review = review, rules = opts.rules, destination = opts.destination, via = via,
   })
 end
 
@@ -398,6 +408,9 @@ function M.rebase(data)
     return
   end
   p.r.exists = data.exists
+  if data.original then
+    p.r.original = data.original
+  end
   if vim.api.nvim_buf_is_valid(p.orig) then
     load_original(p.orig, p.r)
   end

@@ -1,8 +1,10 @@
 -- :ClaudeNova rules: the permission rules in effect for the current
 -- session's folder, by source (this session's rules added here, the
--- project's local and shared settings, the user's). The file rules are
--- first read from the files, then replaced by what claude itself reports
--- (get_settings) when a session runs. dd removes a file rule from its file.
+-- project's local and shared settings, the user's, and those claude was
+-- started with). The file rules are first read from the files, then
+-- replaced by what claude itself reports (get_settings) when a session
+-- runs. dd takes a rule back: a session rule from the session (claude
+-- gets the list without it at once), a file rule out of its file.
 local notify = require("claudenova.ui.notify")
 
 local M = {}
@@ -23,12 +25,13 @@ local function host()
 end
 
 local TITLES = {
-  session = "This session (added here; they end with the session)",
+  session = "This session (added here; claude enforces them until the session ends)",
   localSettings = "This project, just me",
   projectSettings = "This project, shared",
   userSettings = "All my projects",
+  flagSettings = "Given to claude when it started (--settings; read-only here)",
 }
-local ORDER = { "session", "localSettings", "projectSettings", "userSettings" }
+local ORDER = { "session", "localSettings", "projectSettings", "userSettings", "flagSettings" }
 
 local function render()
   local v, buf = M.view, M.buf
@@ -45,14 +48,18 @@ local function render()
   end
   add(("Rules for %s%s · %s"):format(v.cwd, v.session ~= 0 and (" (session %d)"):format(v.session) or "",
     v.by_claude and "as claude reads them" or "read from the files"), "ClaudeNovaTitle")
-  add(("%s remove a file rule · %s refresh · %s close · %s keys · running sessions pick up file changes within about a second"):format(
+  add(("%s remove a rule · %s refresh · %s close · %s keys · running sessions take changes made here at once"):format(
     keys.remove or "-", keys.refresh or "-", keys.close or "-", cfg().keymaps.help or "-"), "ClaudeNovaKey")
   local files = {}
   for _, f in ipairs(v.files or {}) do
     files[f.source] = f
   end
+  local has = {}
+  for _, e in ipairs(v.rules or {}) do
+    has[e.source] = true
+  end
   for _, src in ipairs(ORDER) do
-    if src ~= "session" or v.session ~= 0 then
+    if (src ~= "session" or v.session ~= 0) and (src ~= "flagSettings" or has[src]) then
       add("")
       local f = files[src]
       local head = TITLES[src]
@@ -131,9 +138,13 @@ local function set_keymaps(buf)
         return
       end
       host().request("remove_rule", e)
-      notify.info(("removed %s rule %s from %s"):format(e.behavior, e.rule, vim.fn.fnamemodify(e.path, ":~:.")))
+      if e.source == "session" then
+        notify.info(("removed session rule %s %s: claude no longer enforces it"):format(e.behavior, e.rule))
+      else
+        notify.info(("removed %s rule %s from %s"):format(e.behavior, e.rule, vim.fn.fnamemodify(e.path or "", ":~:.")))
+      end
       refresh()
-    end), { buffer = buf, nowait = true, desc = "claude-nova: Remove the rule under the cursor from its settings file" })
+    end), { buffer = buf, nowait = true, desc = "claude-nova: Take back the rule under the cursor (from the session, or its settings file)" })
   end
   if keys.refresh then
     vim.keymap.set("n", keys.refresh, guard(refresh), { buffer = buf, nowait = true, desc = "claude-nova: Read the rules again" })

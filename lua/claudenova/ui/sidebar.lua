@@ -256,7 +256,7 @@ local function set_keymaps(buf)
     },
     clear = { guard(clear), "Clear an exited session (elsewhere: every exited one)" },
     allow = { decide("allow"), "Allow the request" },
-    allow_session = { decide("allow_session"), "Allow this tool for the session" },
+    allow_session = { decide("allow_session"), "Allow for the session what the CLI suggests (or exactly this request)" },
     review = {
       with_row(function(id)
         local r = state.requests[id]

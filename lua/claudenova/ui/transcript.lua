@@ -155,6 +155,15 @@ local function open_full(id)
     end
     error(path, 0)
   end
+  if require("claudenova.images").kind(path) then
+    -- An image of a tool result: the system's viewer shows it.
+    local _, err = vim.ui.open(path)
+    if err then
+      error("claude-nova: could not open " .. path .. ": " .. err, 0)
+    end
+    require("claudenova.ui.notify").info("opened the image: " .. vim.fn.fnamemodify(path, ":~"))
+    return
+  end
   vim.cmd("split " .. vim.fn.fnameescape(path))
   vim.bo.readonly = true
   vim.bo.modifiable = false

@@ -44,6 +44,15 @@ type Conn struct {
 	exited  bool
 	exitErr error
 	nextID  int
+	backed  bool // writes fail as if claude stopped reading (SetBackedUp)
+}
+
+// SetBackedUp makes every write fail with claude.ErrBackedUp (a claude
+// that stopped reading its input) until it is called with false.
+func (c *Conn) SetBackedUp(on bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.backed = on
 }
 
 var _ claude.Conn = (*Conn)(nil)
@@ -58,6 +67,9 @@ func (c *Conn) record(w Written) error {
 	defer c.mu.Unlock()
 	if c.exited {
 		return claude.ErrExited
+	}
+	if c.backed {
+		return claude.ErrBackedUp
 	}
 	// Round-trip through JSON, as the real process would.
 	b, err := json.Marshal(w.Value)
@@ -140,8 +152,30 @@ func (c *Conn) RespondError(requestID, message string) error {
 	}})
 }
 
+// RespondControl records a success answer to one of claude's control
+// requests.
+func (c *Conn) RespondControl(requestID string, body any) error {
+	return c.record(Written{Type: "control_response", RequestID: requestID, Subtype: "success", Value: map[string]any{
+		"type": "control_response", "response": map[string]any{"subtype": "success", "request_id": requestID, "response": body},
+	}})
+}
+
 // Control records the request and answers it with OnControl.
 func (c *Conn) Control(ctx context.Context, subtype string, fields map[string]any) (json.RawMessage, error) {
+	ch, err := c.Begin(subtype, fields)
+	if err != nil {
+		return nil, err
+	}
+	select {
+	case r := <-ch:
+		return r.Body, r.Err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// Begin records the request at once and answers it with OnControl.
+func (c *Conn) Begin(subtype string, fields map[string]any) (<-chan claude.Reply, error) {
 	c.mu.Lock()
 	c.nextID++
 	id := fmt.Sprintf("test-%d", c.nextID)
@@ -155,26 +189,25 @@ func (c *Conn) Control(ctx context.Context, subtype string, fields map[string]an
 	}}); err != nil {
 		return nil, err
 	}
+	out := make(chan claude.Reply, 1)
 	if c.OnControl == nil {
-		return json.RawMessage(`{}`), nil
+		out <- claude.Reply{Body: json.RawMessage(`{}`)}
+		return out, nil
 	}
-	type res struct {
-		b   json.RawMessage
-		err error
-	}
-	ch := make(chan res, 1)
 	go func() {
-		b, err := c.OnControl(subtype, fields)
-		ch <- res{b, err}
+		ch := make(chan claude.Reply, 1)
+		go func() {
+			b, err := c.OnControl(subtype, fields)
+			ch <- claude.Reply{Body: b, Err: err}
+		}()
+		select {
+		case r := <-ch:
+			out <- r
+		case <-c.done:
+			out <- claude.Reply{Err: fmt.Errorf("%s: claude exited before answering", subtype)}
+		}
 	}()
-	select {
-	case r := <-ch:
-		return r.b, r.err
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	case <-c.done:
-		return nil, fmt.Errorf("%s: claude exited before answering", subtype)
-	}
+	return out, nil
 }
 
 // Messages delivers what Push queued.

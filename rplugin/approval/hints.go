@@ -1,0 +1,112 @@
+package approval
+
+import (
+	"strings"
+
+	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/rules"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
+)
+
+// Where a decision comes from: the request's own surface (a panel, a
+// proposal, a form), a key on its sidebar row, a command or the Lua API, a
+// batch over several rows, or the plugin itself (no person involved).
+const (
+	ViaSurface = "surface"
+	ViaSidebar = "sidebar"
+	ViaCommand = "command"
+	ViaBatch   = "batch"
+	ViaAuto    = "auto"
+)
+
+// Hints say how a request may be answered, as the CLI asks in its
+// can_use_tool hints (see SDKControlPermissionRequest in the SDK's
+// sdk.d.ts). The plugin obeys them wherever a request can be answered.
+type Hints struct {
+	// NoRules: no lasting rule and no session-wide allow
+	// (suppress_always_allow_rule; and requires_user_interaction, which no
+	// stored grant may answer).
+	NoRules bool `json:"no_rules"`
+	// Deliberate: not approvable by a single keystroke (default_to_no,
+	// requires_user_interaction): the panel opens on Deny.
+	Deliberate bool `json:"deliberate"`
+	// HumanOnly: never answered by a batch or by the plugin itself
+	// (classifier_approvable false: a safety check needs a person;
+	// matched_ask_rule: the user's own ask rule; requires_user_interaction).
+	HumanOnly bool `json:"human_only"`
+	// Why is the CLI's reason for the above, in words ("" when none).
+	Why string `json:"why,omitempty"`
+}
+
+// HintsOf reads the hints of a request.
+func HintsOf(pr claude.PermissionRequest) Hints {
+	var h Hints
+	var why []string
+	if pr.ClassifierApprovable != nil && !*pr.ClassifierApprovable {
+		h.HumanOnly = true
+		why = append(why, "a safety check only you can approve")
+	} else if pr.DecisionReasonType == "safetyCheck" {
+		why = append(why, "a safety check")
+	}
+	if r := pr.MatchedAskRule; r != nil {
+		h.HumanOnly = true
+		src := ""
+		if r.Source != "" {
+			src = " in " + r.Source
+		}
+		why = append(why, "your ask rule "+r.String()+src)
+	}
+	if pr.SuppressAlwaysAllowRule {
+		h.NoRules = true
+		if len(why) == 0 {
+			why = append(why, "claude offers no lasting rule for it")
+		}
+	}
+	if pr.DefaultToNo {
+		h.Deliberate = true
+		why = append(why, "claude asks for a deliberate answer")
+	}
+	if pr.RequiresUserInteraction {
+		h.NoRules, h.Deliberate, h.HumanOnly = true, true, true
+		if pr.DecisionReasonType == "classifier" {
+			why = append(why, "claude's classifier handed it to you")
+		} else {
+			why = append(why, "claude asks that you answer it yourself")
+		}
+	}
+	h.Why = sanitize.Line(strings.Join(why, "; "))
+	return h
+}
+
+// allows reports whether a behavior allows the request.
+func allows(behavior string) bool {
+	return behavior == Allow || behavior == AllowSession || behavior == AllowTool
+}
+
+// Refusal says why a decision may not answer request r coming from via ("" when it
+// may). Nothing is answered and the request stays pending when it is not.
+func Refusal(r Pending, d Decision, via string) string {
+	if r.Elicit != nil {
+		return ""
+	}
+	h := HintsOf(r.Perm)
+	because := ""
+	if h.Why != "" {
+		because = " (" + h.Why + ")"
+	}
+	switch {
+	case len(d.Rules) > 0 && h.NoRules:
+		return "claude asks that no lasting rule be made for this request" + because + ": allow or deny it once"
+	case (d.Behavior == AllowSession || d.Behavior == AllowTool) && h.NoRules:
+		return "claude asks that this request not be allowed for the session" + because + ": allow or deny it once"
+	case (via == ViaBatch || via == ViaAuto) && allows(d.Behavior) && (h.HumanOnly || h.Deliberate):
+		return "it needs your own answer" + because
+	case via == ViaSidebar && allows(d.Behavior) && h.Deliberate:
+		return "claude asks that this not be approved by a single key" + because + ": its panel opens on Deny"
+	case d.Behavior == AllowSession:
+		if _, ok := rules.SessionChoice(r.Perm.ToolName, r.Perm.Input, r.Perm.Suggestions); !ok {
+			return "claude suggested no rule for this request, so there is nothing to allow for the session: allow it once, or make a rule with Always…"
+		}
+	}
+	return ""
+}
