@@ -115,7 +115,7 @@ func TestArrivalNeverTakesKeystrokes(t *testing.T) {
 				if m, _ := e.Mode(); m != c.mode {
 					t.Fatalf("mode changed to %q by the arrival", m)
 				}
-				if !e.NoteContaining("waits until you pause") {
+				if !e.NoteContaining("opens when you pause") {
 					t.Errorf("the user was not told the request waits: %v", e.Notes())
 				}
 				var status string

@@ -321,12 +321,12 @@ func TestWaitingNoticeInInsertMode(t *testing.T) {
 			t.Fatal("the panel did not wait")
 		}
 		screen := strings.Join(e.screenText(), "\n")
-		if !strings.Contains(screen, "waits until you pause") {
+		if !strings.Contains(screen, "opens when you pause") {
 			t.Fatalf("the waiting notice is not on screen in insert mode:\n%s", screen)
 		}
 		n := 0
 		for _, note := range e.Notes() {
-			if strings.Contains(note, "waits until you pause") {
+			if strings.Contains(note, "opens when you pause") {
 				n++
 			}
 		}
@@ -335,7 +335,7 @@ func TestWaitingNoticeInInsertMode(t *testing.T) {
 		}
 		e.Input("<Esc>")
 		e.Eventually(10*time.Second, "the panel after a pause", func() bool { return e.PanelID() == p.ID })
-		if screen := strings.Join(e.screenText(), "\n"); strings.Contains(screen, "waits until you pause") {
+		if screen := strings.Join(e.screenText(), "\n"); strings.Contains(screen, "opens when you pause") {
 			t.Fatalf("the notice stays after the panel opened:\n%s", screen)
 		}
 	})
@@ -350,13 +350,13 @@ func TestDecidedAnnouncementLeavesTheMessageLine(t *testing.T) {
 		p := e.WaitPending(1)[0]
 		e.Eventually(10*time.Second, "panel", func() bool { return e.PanelID() == p.ID })
 		last := func() string { s := e.screenText(); return s[len(s)-1] }
-		if !strings.Contains(last(), "a allows, d denies") {
+		if !strings.Contains(last(), "a allow, d deny") {
 			t.Fatalf("the message line: %q", last())
 		}
 		e.WaitGraceOver()
 		e.Input("a")
 		e.WaitToolResult("toolu_s0")
-		e.Eventually(5*time.Second, "the announcement gone", func() bool { return !strings.Contains(last(), "a allows, d denies") })
+		e.Eventually(5*time.Second, "the announcement gone", func() bool { return !strings.Contains(last(), "a allow, d deny") })
 	})
 }
 

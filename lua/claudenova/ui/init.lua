@@ -51,8 +51,9 @@ local function announce(r, waiting)
     what = agent .. " › " .. what -- who asks comes first: a long target is cut
   end
   if waiting then
-    -- What matters first: it waits. The rest may be cut to fit the line.
-    local msg = ("%s waits until you pause: :ClaudeNova focus opens it now (%s)"):format(what, state.session_label(r))
+    -- What to do first (it opens by itself once you pause), then what it
+    -- is: a narrow screen cuts the end.
+    local msg = ("opens when you pause (:ClaudeNova focus: now): %s (%s)"):format(what, state.session_label(r))
     if notify.covered() then
       -- -- INSERT -- covers the message line: say it above the status line
       -- until the surface opens (:messages has it too).
@@ -75,9 +76,13 @@ local function announce(r, waiting)
   elseif r.surface == "plan" then
     local k = cfg().keymaps.plan
     how = ("%s accept edits, %s approve, %s keep planning"):format(key(k.accept_edits), key(k.approve), key(k.keep_planning))
+    if vim.fn.strdisplaywidth("claude-nova: " .. how) > notify.room() then
+      -- Never an instruction cut in half: the plan's winbar has its keys.
+      how = "plan: its winbar has the keys"
+    end
   else
     local k = cfg().keymaps.panel
-    how = ("%s allows, %s denies"):format(key(k.allow), key(k.deny))
+    how = ("%s allow, %s deny"):format(key(k.allow), key(k.deny)) -- short: a float leaves ~30 cells at 60 columns
     if r.hints and r.hints.deliberate then
       -- No one-key approve: the panel opens on Deny.
       how = ("%s denies, %s twice allows"):format(key(k.deny), key(k.allow))

@@ -37,6 +37,11 @@ local function room()
   return math.max(20, math.min(space, vim.o.columns - 1) - 1)
 end
 
+--- The cells a message may take now (see room()).
+function M.room()
+  return room()
+end
+
 --- msg on one line, cut with … to fit width cells.
 function M.fit(msg, width)
   msg = tostring(msg):gsub("%s*\n%s*", " · "):gsub("%c", " ")
@@ -142,7 +147,7 @@ local function message_area()
 end
 
 --- Take the message shown under tag off the message line when it is still
---- what the line shows (a decided request's "a allows, d denies: …" would
+--- what the line shows (a decided request's "a allow, d deny: …" would
 --- otherwise stay there, stale); any other message is left alone.
 function M.clear(tag)
   M.unpin(tag)
