@@ -53,7 +53,7 @@ local function announce(r, waiting)
   if waiting then
     -- What to do first (it opens by itself once you pause), then what it
     -- is: a narrow screen cuts the end.
-    local msg = ("opens when you pause (:ClaudeNova focus: now): %s (%s)"):format(what, state.session_label(r))
+    local msg = ("opens when you pause: %s (%s; :ClaudeNova focus opens it now)"):format(what, state.session_label(r))
     if notify.covered() then
       -- -- INSERT -- covers the message line: say it above the status line
       -- until the surface opens (:messages has it too).
@@ -553,9 +553,10 @@ end
 function M.started_for_prompt(id, old)
   local s = old and state.sessions[old]
   if s and s.state == "exited" then
-    notify.info(("%s has exited: this prompt started %s (:ClaudeNova resume continues the old one)"):format(state.label(old), state.label(id)))
+    -- What happened first: a narrow screen cuts the end.
+    notify.info(("new session %s: %s had exited (:ClaudeNova resume continues it)"):format(state.label(id), state.label(old)))
   else
-    notify.info(("no session ran: this prompt started %s"):format(state.label(id)))
+    notify.info(("new session %s: no session ran"):format(state.label(id)))
   end
   M.open_transcript(id)
 end

@@ -283,7 +283,7 @@ function M.open(r, opts)
         -- In place of Neovim's "<storage path> written", which names the
         -- staged file: what the :w did.
         vim.schedule(function()
-          notify.info(("%s saved: it goes to Claude as you saved it"):format(r.target ~= "" and r.target or r.path))
+          notify.info(("%s: sent as you saved it"):format(r.target ~= "" and r.target or r.path))
         end)
       end
     end,
