@@ -349,8 +349,10 @@ function M.open(r, opts)
         if not (M.current and M.current.buf == buf) then
           return
         end
-        -- g?: its key list opens over it, and closing the list comes back.
-        if vim.b[vim.api.nvim_get_current_buf()].claudenova_surface == "help" then
+        -- g?: its key list opens over it, and closing the list comes back
+        -- (maybe before this runs).
+        local cur = vim.api.nvim_get_current_buf()
+        if cur == buf or vim.b[cur].claudenova_surface == "help" then
           return
         end
         M.close()

@@ -69,14 +69,15 @@ local function winbar_parts(r, p, width)
     -- It just took the window: why keys do nothing yet comes first.
     parts = { "keys wait a moment", what, state.session_label(r) }
   end
+  if keys_help() then
+    -- Where every other key is listed: short, so it stays on the bar.
+    table.insert(parts, 3, keys_help() .. " keys")
+  end
   if p and p.hunk_review and (keys.reject_hunk or keys.restore_hunk or keys.note) then
     table.insert(parts, ("%s reject hunk · %s restore · %s note"):format(key(keys.reject_hunk), key(keys.restore_hunk), key(keys.note)))
   end
   if keys.allow or keys.deny then
     table.insert(parts, ("%s apply / %s reject"):format(key(keys.allow), key(keys.deny)))
-  end
-  if keys_help() then
-    table.insert(parts, keys_help() .. " keys")
   end
   return parts
 end
