@@ -4,7 +4,9 @@
 #   $CACHE/bin/nvim-0.10   Neovim 0.10.4 (Debian trixie build)
 #   $CACHE/bin/nvim-0.12   Neovim 0.12.x (Debian sid build)
 #   $CACHE/bin/claude      Claude Code CLI (npm @anthropic-ai/claude-code)
-#   $CACHE/env             sourceable: exports NVIM_010, NVIM_012, CLAUDE_BIN
+#   $CACHE/gopls/gopls     gopls (go install golang.org/x/tools/gopls), a real
+#                          language server for the editor-tools tests
+#   $CACHE/env             sourceable: exports NVIM_010, NVIM_012, CLAUDE_BIN, GOPLS
 #
 # CACHE=${CLAUDENOVA_TESTBED:-${XDG_CACHE_HOME:-$HOME/.cache}/claudenova-testbed}
 #
@@ -29,6 +31,7 @@ NVIM010_SUITE=trixie
 NVIM010_WANT='0.10.4'   # Debian version must start with this
 NVIM012_SUITE=sid
 NVIM012_WANT='0.12.'    # whatever 0.12 sid currently has
+GOPLS_VERSION=v0.23.0   # v0.24 needs a newer Go than the test machines have
 
 CACHE=${CLAUDENOVA_TESTBED:-${XDG_CACHE_HOME:-$HOME/.cache}/claudenova-testbed}
 
@@ -450,6 +453,37 @@ EOF
   log "claude $CLAUDE_CODE_VERSION ready ($out)"
 }
 
+# ---------------------------------------------------------------- gopls
+
+# A real language server: `go install` builds it from the Go module proxy
+# (about a minute on 2 cores) into a folder of its own, so other tools in
+# the cache are never touched.
+install_gopls() {
+  local dir=$CACHE/gopls bin=$CACHE/gopls/gopls
+  local key="recipe=$RECIPE gopls=$GOPLS_VERSION dir=$dir"
+  if stamp_ok gopls "$key" "$bin"; then
+    log "gopls $(stamp_version gopls) ready (cached)"
+    return 0
+  fi
+  command -v go >/dev/null || die "go not found (needed to build gopls)"
+  log "gopls: go install golang.org/x/tools/gopls@$GOPLS_VERSION"
+  rm -f "$STAMPS/gopls"
+  local new=$CACHE/gopls.new
+  rm -rf "$new" && mkdir -p "$new"
+  if ! GOBIN=$new go install "golang.org/x/tools/gopls@$GOPLS_VERSION" >"$CACHE/gopls-install.log" 2>&1; then
+    sed 's/^/  /' "$CACHE/gopls-install.log" >&2
+    rm -rf "$new"
+    die "go install gopls@$GOPLS_VERSION failed (log: $CACHE/gopls-install.log)"
+  fi
+  local out
+  out=$(timeout 60 "$new/gopls" version 2>&1) || die "gopls version failed: $out"
+  [[ $out == *"$GOPLS_VERSION"* ]] || die "gopls version says '$out', expected $GOPLS_VERSION"
+  rm -rf "$dir"
+  mv "$new" "$dir"
+  stamp_write gopls "$key" "$GOPLS_VERSION"
+  log "gopls $GOPLS_VERSION ready"
+}
+
 # ---------------------------------------------------------------- env file
 
 write_env() {
@@ -459,6 +493,7 @@ write_env() {
     printf 'export NVIM_010=%q\n' "$BIN/nvim-0.10"
     printf 'export NVIM_012=%q\n' "$BIN/nvim-0.12"
     printf 'export CLAUDE_BIN=%q\n' "$BIN/claude"
+    printf 'export GOPLS=%q\n' "$CACHE/gopls/gopls"
   )
   if [[ ! -f $f ]] || [[ $(<"$f") != "$content" ]]; then
     printf '%s\n' "$content" >"$f.tmp"
@@ -472,5 +507,6 @@ platform
 install_nvim 0.10 "$NVIM010_SUITE" "$NVIM010_WANT"
 install_nvim 0.12 "$NVIM012_SUITE" "$NVIM012_WANT"
 install_claude
+install_gopls
 write_env
 log "ready: source $CACHE/env"

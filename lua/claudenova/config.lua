@@ -9,6 +9,11 @@ end
 local modes = { "default", "acceptEdits", "plan", "auto", "bypassPermissions", "dontAsk" }
 M.modes = modes
 
+-- The editor's tools for Claude (the host's rplugin/editortools has the same
+-- list; a test checks they agree).
+local EDITOR_TOOLS = { "open_buffers", "buffer_text", "selection", "diagnostics", "lsp_definition", "lsp_references", "lsp_hover", "document_symbols", "workspace_symbols" }
+M.editor_tools = EDITOR_TOOLS
+
 --- Schema: each key has a type (or enum), a default and a description.
 M.schema = {
   cmd = { type = "string", default = "claude", desc = "Command that runs Claude Code, split like a shell would (no shell is used), e.g. \"npx @anthropic-ai/claude-code\"." },
@@ -75,6 +80,42 @@ M.schema = {
     desc = "What :ClaudeNova send and add put in a prompt.",
     fields = {
       diagnostics = { type = "boolean", default = false, desc = "Append the diagnostics (vim.diagnostic) of the sent lines to a selection sent with :'<,'>ClaudeNova send." },
+    },
+  },
+  editor_tools = {
+    desc = "The editor as Claude's tool: an MCP server \"nvim\" the host serves itself (no process, no port) that lets Claude read the live editor: listed buffers, a buffer's text with unsaved changes, the visual selection, diagnostics, and your language servers (definition, references, hover, symbols). Claude calls them as mcp__nvim__<tool>; each call is a line in the transcript. Applies to sessions started afterwards.",
+    fields = {
+      enabled = { type = "boolean", default = true, desc = "Offer the editor's tools to Claude." },
+      ask = { type = "boolean", default = false, desc = "Ask before each call, like any other tool. By default these read-only tools run without a prompt (your own editor's state); an ask rule of yours for one of them is obeyed either way." },
+      tools = {
+        type = "list",
+        default = EDITOR_TOOLS,
+        default_doc = vim.inspect(EDITOR_TOOLS),
+        check = function(v)
+          for _, n in ipairs(v) do
+            if not vim.tbl_contains(EDITOR_TOOLS, n) then
+              return ("names an unknown tool %q (known: %s)"):format(n, table.concat(EDITOR_TOOLS, ", "))
+            end
+          end
+        end,
+        desc = "The tools offered (a subset of the default list).",
+      },
+    },
+  },
+  feedback = {
+    desc = "What Claude is told about its own changes.",
+    fields = {
+      diagnostics = { type = "boolean", default = true, desc = "After a change Claude made reaches the disk (an applied proposal, an accepted edit, a rewind), reload the file (load it if needed), wait for its language servers and tell Claude the new errors and warnings it introduced, with the tool's result (before its next request). The transcript shows what was sent." },
+      diagnostics_wait = {
+        type = "number",
+        default = 2000,
+        check = function(v)
+          if v < 0 or v > 60000 then
+            return "must be between 0 and 60000 (milliseconds)"
+          end
+        end,
+        desc = "How long to wait for a changed file's diagnostics, in milliseconds (the wait ends sooner once its language servers went quiet; a buffer that was not loaded gets a little longer for its server to attach).",
+      },
     },
   },
   questions = {
@@ -323,6 +364,8 @@ function M.host_options()
     model = c.model,
     transcript_lines = c.transcript.memory_lines,
     checkpoints = c.checkpoints,
+    editor_tools = { enabled = c.editor_tools.enabled, ask = c.editor_tools.ask, tools = c.editor_tools.tools },
+    feedback = { diagnostics = c.feedback.diagnostics, diagnostics_wait = c.feedback.diagnostics_wait },
   }
 end
 

@@ -107,6 +107,54 @@ function M.check()
     h.error("storage is not writable: " .. dir)
   end
   h.info("log: " .. host.log_path())
+  M.editor_tools(cfg)
+end
+
+--- The file buffer the user was in before :checkhealth opened its own.
+local function user_buf()
+  local best
+  for _, info in ipairs(vim.fn.getbufinfo({ buflisted = 1 })) do
+    local b = info.bufnr
+    if vim.bo[b].buftype == "" and info.name ~= "" and vim.bo[b].filetype ~= "checkhealth" then
+      if not best or info.lastused > best.lastused then
+        best = info
+      end
+    end
+  end
+  return best and best.bufnr
+end
+
+--- The editor's tools for Claude and the language servers that serve them.
+function M.editor_tools(cfg)
+  local h = vim.health
+  h.start("claude-nova: editor tools (MCP server \"nvim\")")
+  local et = cfg.editor_tools
+  if not et.enabled then
+    h.info("editor_tools.enabled = false: Claude is not offered the editor's tools")
+  elseif #et.tools == 0 then
+    h.warn("editor_tools.tools is empty: Claude is offered no editor tool")
+  else
+    h.ok(("offered to Claude as mcp__nvim__<tool>: %s (%s)"):format(table.concat(et.tools, ", "),
+      et.ask and "each call asks first (editor_tools.ask)" or "read-only, answered without a prompt"))
+  end
+  if cfg.feedback.diagnostics then
+    h.ok(("feedback.diagnostics: after each change Claude makes, it is told the new errors and warnings (waiting up to %d ms)"):format(cfg.feedback.diagnostics_wait))
+  else
+    h.info("feedback.diagnostics = false: Claude is not told what its changes broke")
+  end
+  local b = user_buf()
+  if not b then
+    h.info("no file buffer open: open one to see which language servers serve it")
+    return
+  end
+  local name = vim.fn.fnamemodify(vim.api.nvim_buf_get_name(b), ":~:.")
+  local servers = require("claudenova.tools").servers(b)
+  if #servers == 0 then
+    h.info(("%s: no language server attached (the lsp_* and symbol tools will say so; diagnostics still come from vim.diagnostic)"):format(name))
+  end
+  for _, s in ipairs(servers) do
+    h.ok(("%s: %s serves %s"):format(name, s.name, #s.serves > 0 and table.concat(s.serves, ", ") or "none of the tools' methods"))
+  end
 end
 
 return M

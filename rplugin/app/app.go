@@ -43,6 +43,10 @@ type Options struct {
 	TranscriptLines int `json:"transcript_lines"`
 	// Checkpoints runs claude with file checkpointing (rewind); nil: on.
 	Checkpoints *bool `json:"checkpoints"`
+	// EditorTools and Feedback: the editor's MCP server and the
+	// diagnostics of Claude's changes (editortools.go).
+	EditorTools EditorToolsOptions `json:"editor_tools"`
+	Feedback    FeedbackOptions    `json:"feedback"`
 }
 
 // defaultTranscriptLines is TranscriptLines when unset.
@@ -65,6 +69,8 @@ type App struct {
 	opts    Options
 	workers map[int]*queue.Queue[func()] // per session: gestures that take time, in order
 	flags   map[int]*rules.Session       // per session: the rules the user added for it (rules.go)
+
+	ed editorState // the editor's tools (editortools.go)
 
 	stageMu sync.Mutex // staging vs. the stale sweep (see permission)
 	spawner *claude.Spawner
@@ -111,6 +117,9 @@ func (a *App) Configure(o Options) error {
 		return fmt.Errorf("option 'storage' must be an absolute path, got %q", o.Storage)
 	}
 	o.Storage = filepath.Clean(o.Storage)
+	if err := checkEditorOptions(o); err != nil {
+		return err
+	}
 	if o.TranscriptLines <= 0 {
 		o.TranscriptLines = defaultTranscriptLines
 	}
@@ -195,6 +204,7 @@ func (a *App) NewSession(p NewParams) (session.Info, error) {
 	cfg := claude.Config{
 		Command: o.Cmd, Args: o.Args, Dir: p.Cwd, Env: env,
 		PermissionMode: p.Mode, Model: model, Resume: p.Resume,
+		Initialize: initializeFields(o),
 	}
 	var base rules.Permissions
 	if argv, err := claude.Argv(cfg); err == nil {
@@ -216,6 +226,7 @@ func (a *App) NewSession(p NewParams) (session.Info, error) {
 	if err != nil {
 		return session.Info{}, err
 	}
+	a.serveTools(s, o) // before its messages are read
 	a.stageMu.Lock()
 	a.cleanStale(o.Storage)
 	a.stageMu.Unlock()
@@ -505,6 +516,7 @@ func (a *App) InBackground(requestID string, fn func() error) {
 // Shutdown answers every pending request with deny (Neovim is quitting) and
 // stops every session. It returns when all claude processes are gone.
 func (a *App) Shutdown() {
+	a.stopEditorCalls()
 	for _, r := range a.reg.List() {
 		_, _ = a.decide(r.ID, approval.Decision{Behavior: approval.Deny,
 			Message: "Neovim is exiting; the user could not answer this request."}, "neovim exiting")

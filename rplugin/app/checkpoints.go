@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/claude-nova/claude-nova.nvim/rplugin/approval"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/checkpoint"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/feedback"
@@ -262,7 +263,7 @@ func (a *App) Rewind(p Later) error {
 		}
 		rel := make([]string, len(files))
 		for i, f := range files {
-			rel[i] = session.RelPath(f, s.Cwd)
+			rel[i] = approval.RelPath(f, s.Cwd)
 		}
 		what := "nothing differed"
 		if len(rel) > 0 {
@@ -271,6 +272,7 @@ func (a *App) Rewind(p Later) error {
 		a.transcript(s, s.Transcript.Note(fmt.Sprintf("Rewound to before prompt %d (%q): %s. Changes made by commands (Bash) were not restored.", t.N, sanitize.FirstLine(t.Prompt, 50), what)))
 		if len(files) > 0 {
 			a.tell(s, feedback.Rewound(t.Prompt, rel, r.SkippedLinks))
+			a.diagnoseRewound(s, files)
 		}
 		a.log.Info("rewound", "session", s.ID, "turn", t.N, "files", len(files), "skipped", r.SkippedLinks)
 		return map[string]any{"files": files, "skipped": r.SkippedLinks}, nil
@@ -340,7 +342,7 @@ func (a *App) Changes(p ChangesParams) (ChangesView, error) {
 }
 
 func fileChange(s *session.Session, turn, path string) FileChange {
-	fc := FileChange{Path: path, Rel: session.RelPath(path, s.Cwd), Hunks: []checkpoint.Hunk{}}
+	fc := FileChange{Path: path, Rel: approval.RelPath(path, s.Cwd), Hunks: []checkpoint.Hunk{}}
 	b, err := s.Turns.Before(turn, path)
 	if err != nil {
 		fc.Error = err.Error()

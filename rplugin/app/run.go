@@ -104,6 +104,12 @@ func (a *App) handle(s *session.Session, m claude.Message) {
 		case "elicitation":
 			a.elicitation(s, m)
 			return
+		case "mcp_message":
+			a.mcpMessage(s, m)
+			return
+		case "hook_callback":
+			a.hookCallback(s, m)
+			return
 		}
 		a.log.Warn("unsupported control request", "session", s.ID, "subtype", m.Subtype)
 		if err := s.Proc.RespondError(m.RequestID, "claude-nova.nvim does not support control request "+m.Subtype); err != nil {

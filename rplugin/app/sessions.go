@@ -194,7 +194,9 @@ func (a *App) history(s *session.Session, claudeID string) {
 		a.note(s, "Resumed session "+claudeID+": its earlier conversation is not in claude's session store here.")
 		return
 	}
-	if sum, err := store.Summarize(path); err == nil {
+	sum, err := store.Summarize(path)
+	a.log.Debug("resumed session summary", "session", s.ID, "title", sum.Title != "", "first_prompt", sum.FirstPrompt != "", "err", err)
+	if err == nil {
 		s.SetTitle(sum.Title)
 		if sum.FirstPrompt != "" {
 			s.Prompted(sum.FirstPrompt)

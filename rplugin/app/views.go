@@ -15,7 +15,6 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/proposal"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rules"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
-	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
 )
 
 // reviewCap bounds the diff shown by the panel's Review.
@@ -250,7 +249,7 @@ func fields(pr claude.PermissionRequest, c *proposal.Change, cwd string) []Field
 		add("Timeout (ms)", "timeout")
 		add("In background", "run_in_background")
 	case tool == "NotebookEdit":
-		fs = append(fs, Field{"Notebook", sanitize.Line(session.RelPath(str("notebook_path"), cwd))})
+		fs = append(fs, Field{"Notebook", sanitize.Line(approval.RelPath(str("notebook_path"), cwd))})
 		if c != nil && c.Cell != nil {
 			fs = append(fs, Field{"Cell", sanitize.Line(c.Cell.Label())})
 			if c.Cell.Mode == "delete" {
@@ -261,7 +260,7 @@ func fields(pr claude.PermissionRequest, c *proposal.Change, cwd string) []Field
 			add("Edit mode", "edit_mode")
 		}
 	case approval.IsFileChange(tool):
-		fs = append(fs, Field{"File", sanitize.Line(session.RelPath(str("file_path"), cwd))})
+		fs = append(fs, Field{"File", sanitize.Line(approval.RelPath(str("file_path"), cwd))})
 	case strings.HasPrefix(tool, "mcp__"):
 		known, source := "", ""
 		if pr.MCPServer != nil {

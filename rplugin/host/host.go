@@ -12,6 +12,7 @@ import (
 	"github.com/neovim/go-client/nvim/plugin"
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/app"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/editortools"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/ui"
 )
 
@@ -25,11 +26,16 @@ const Name = "claudenova"
 type Host struct {
 	App    *app.App
 	outbox *ui.Outbox
+	tools  *editortools.Bridge
 	log    *slog.Logger
 }
 
 // applyLua is the single entry point of the Lua front end for UI events.
 const applyLua = "require('claudenova.ui').apply(...)"
+
+// toolsLua runs one editor tool call (token, tool, args JSON, wait ms): it
+// returns the reply, or "" when it comes later as a tool_reply notification.
+const toolsLua = "return require('claudenova.tools').call(...)"
 
 // Register declares the manifest's functions on p. With p.Nvim nil (manifest
 // generation) only the declarations matter.
@@ -41,6 +47,12 @@ func Register(p *plugin.Plugin, log *slog.Logger) *Host {
 			return v.ExecLua(applyLua, nil, batch)
 		}, log)
 		h.App = app.New(h.outbox, log)
+		h.tools = editortools.NewBridge(func(token, tool, args string, wait int) (string, error) {
+			var out string
+			err := v.ExecLua(toolsLua, &out, token, tool, args, wait)
+			return out, err
+		})
+		h.App.UseEditor(h.tools)
 	}
 	p.HandleFunction(&plugin.FunctionOptions{Name: "ClaudeNovaRequest"}, h.request)
 	p.HandleFunction(&plugin.FunctionOptions{Name: "ClaudeNovaNotify"}, h.notify)
@@ -183,6 +195,13 @@ type logArg struct {
 	Msg   string `json:"msg"`
 }
 
+type toolReplyArg struct {
+	Token  string          `json:"token"`
+	OK     bool            `json:"ok"`
+	Result json.RawMessage `json:"result"`
+	Error  string          `json:"error"`
+}
+
 type answerArg struct {
 	ID      string               `json:"id"`
 	Answers []app.QuestionAnswer `json:"answers"`
@@ -230,6 +249,18 @@ var methods = map[string]handler{
 	"steer":          with(func(a *app.App, p app.SteerParams) (any, error) { return a.Steer(p) }),
 	"undo_hunk":      with(func(a *app.App, p app.UndoParams) (any, error) { return a.UndoHunk(p) }),
 	"shutdown":       plain(func(a *app.App) (any, error) { a.Shutdown(); return nil, nil }),
+	// tool_reply: the editor's later answer to a tool call (a language
+	// server's), matched by its token.
+	"tool_reply": func(h *Host, payload []byte) (any, error) {
+		p, err := decode[toolReplyArg](payload)
+		if err != nil {
+			return nil, err
+		}
+		if h.tools != nil {
+			h.tools.Resolve(p.Token, p.OK, p.Result, p.Error)
+		}
+		return nil, nil
+	},
 	// log: a message the front end showed cut to one line, kept whole here.
 	"log": func(h *Host, payload []byte) (any, error) {
 		p, err := decode[logArg](payload)

@@ -1,6 +1,7 @@
 package host
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -9,12 +10,14 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/neovim/go-client/nvim/plugin"
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/app"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude/claudetest"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/editortools"
 )
 
 type sink struct{}
@@ -106,6 +109,8 @@ func TestMethodTableWiring(t *testing.T) {
 		{"proposal_saved", `{"id":"1:none"}`, func(r reply) bool { return r.OK }},
 		{"proposal_wiped", `{"id":"1:none"}`, func(r reply) bool { return r.OK }},
 		{"log", `{"level":"info","msg":"hello"}`, func(r reply) bool { return r.OK }},
+		{"tool_reply", `{"token":"none","ok":true,"result":{}}`, func(r reply) bool { return r.OK }},
+		{"tool_reply", `{"token":1}`, func(r reply) bool { return !r.OK && strings.Contains(r.Error, "bad arguments") }},
 		{"tool_output", `{"session":1,"line":0}`, func(r reply) bool { return !r.OK && strings.Contains(r.Error, "no cut tool result") }},
 		{"rules", `{"session":1}`, func(r reply) bool {
 			m, _ := r.Result.(map[string]any)
@@ -174,6 +179,32 @@ func TestMethodTableWiring(t *testing.T) {
 		t.Errorf("prompts written %v", users)
 	}
 	_ = os.Remove(dir)
+}
+
+// A tool call whose answer comes later (a language server's) gets it from
+// the tool_reply notification, matched by its token.
+func TestToolReplyReachesTheWaitingCall(t *testing.T) {
+	h, _ := testHost(t)
+	tokens := make(chan string, 1)
+	h.tools = editortools.NewBridge(func(token, tool, args string, wait int) (string, error) {
+		tokens <- token
+		return "", nil // pending
+	})
+	got := make(chan string, 1)
+	go func() {
+		out, err := h.tools.Call(context.Background(), "lsp_hover", map[string]any{"path": "/a.go"})
+		got <- fmt.Sprintf("%s %v", out, err)
+	}()
+	token := <-tokens
+	h.notify([]string{"tool_reply", `{"token":"` + token + `","ok":true,"result":{"hover":["func f()"]}}`})
+	select {
+	case s := <-got:
+		if s != `{"hover":["func f()"]} <nil>` {
+			t.Fatalf("call returned %s", s)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the call never got its reply")
+	}
 }
 
 func TestManifestDeclaresTheEntryPoints(t *testing.T) {

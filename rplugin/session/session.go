@@ -5,7 +5,6 @@ package session
 import (
 	"path/filepath"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -123,21 +122,10 @@ func (s *Session) Prompted(prompt string) {
 }
 
 // shortName is the first non-blank line of text, trimmed and bounded.
+// shortName is the first line of text that says something, safe to show,
+// at most maxName runes.
 func shortName(text string) string {
-	text = sanitize.Line(firstLine(text))
-	if r := []rune(text); len(r) > maxName {
-		text = strings.TrimSpace(string(r[:maxName-1])) + "…"
-	}
-	return text
-}
-
-func firstLine(text string) string {
-	for _, l := range strings.Split(text, "\n") {
-		if l = strings.TrimSpace(l); l != "" {
-			return l
-		}
-	}
-	return ""
+	return sanitize.Line(sanitize.FirstLine(sanitize.Text(text), maxName))
 }
 
 // Context is how full the session's context window is (get_context_usage).

@@ -305,3 +305,31 @@ func TestLongStreamSpillsWhileItStreams(t *testing.T) {
 		})
 	}
 }
+
+// The editor's own tools read as what they did: "▸ nvim diagnostics a.lua ·
+// 2 errors ✓", the position in the target, no input JSON beneath; other MCP
+// tools are named by server and tool, their input shown.
+func TestEditorToolLines(t *testing.T) {
+	tr := NewTranscript("/p")
+	var ops []Op
+	ops = append(ops, tr.Apply(msg(t, `{"type":"assistant","message":{"content":[
+		{"type":"tool_use","id":"t1","name":"mcp__nvim__diagnostics","input":{"path":"/p/a.lua"}},
+		{"type":"tool_use","id":"t2","name":"mcp__nvim__lsp_definition","input":{"path":"b.go","line":4,"column":9}},
+		{"type":"tool_use","id":"t3","name":"mcp__github__create_issue","input":{"title":"x"}}]}}`))...)
+	tr.ToolHeadline("t1", "2 errors\x1b[31m")
+	tr.ToolHeadline("nope", "ignored")
+	ops = append(ops, tr.Apply(msg(t, `{"type":"user","message":{"content":[
+		{"type":"tool_result","tool_use_id":"t1","content":[{"type":"text","text":"a.lua: 2 errors"}]},
+		{"type":"tool_result","tool_use_id":"t2","content":[{"type":"text","text":"a.go:4:6"}]},
+		{"type":"tool_result","tool_use_id":"t3","content":"ok"}]}}`))...)
+	got := strings.Join(replay(t, nil, ops), "\n")
+	for _, want := range []string{
+		"▸ nvim diagnostics a.lua · 2 errors ✓ 0.0 s\n  │ a.lua: 2 errors\n",
+		"▸ nvim lsp_definition b.go:4:9 ✓ 0.0 s\n  │ a.go:4:6\n",
+		"▸ github create_issue ✓ 0.0 s\n  │ {\n  │   \"title\": \"x\"\n  │ }\n  │ ok",
+	} {
+		if !strings.Contains(got, want) {
+			t.Fatalf("transcript lacks %q:\n%s", want, got)
+		}
+	}
+}

@@ -235,7 +235,10 @@ func TestCommandsActOnTheRequestInView(t *testing.T) {
 		if len(left) != 1 || left[0].Session != s1 || e.ReadFile("one.txt") != "first\n" {
 			t.Fatalf("session 1's request was touched: %+v", left)
 		}
-		// In a plain buffer with two pending, the user picks.
+		// In a plain buffer with two pending, the user picks. (A prompt sent
+		// before the turn ends joins it, and the scripted model reads only
+		// prompts of their own.)
+		e.WaitIdle(s2)
 		e.sendLua(s2, Seq(bash("echo x > x.txt", "x")))
 		e.WaitPending(2)
 		// Out of the surfaces, the panel opens; the user hides it.

@@ -23,16 +23,26 @@ function M.buf_of(path)
   return nil
 end
 
+--- What identifies the file's content on disk now (nil: not on disk).
+local function stamp(path)
+  local st = vim.uv.fs_stat(path)
+  return st and ("%d.%d:%d"):format(st.mtime.sec, st.mtime.nsec, st.size) or nil
+end
+
 --- Read buf's file again (it has no unsaved edits), keeping the cursor and
---- view of every window that shows it.
+--- view of every window that shows it, and whether it is listed (:edit
+--- lists it; the editor tools load files unlisted).
 function M.reload(buf)
   local views = {}
   for _, w in ipairs(vim.fn.win_findbuf(buf)) do
     views[w] = vim.api.nvim_win_call(w, vim.fn.winsaveview)
   end
+  local listed = vim.bo[buf].buflisted
   vim.api.nvim_buf_call(buf, function()
     vim.cmd("silent! keepjumps edit!")
   end)
+  vim.bo[buf].buflisted = listed
+  vim.b[buf].claudenova_disk_stamp = stamp(vim.api.nvim_buf_get_name(buf))
   for w, v in pairs(views) do
     if vim.api.nvim_win_is_valid(w) then
       pcall(vim.api.nvim_win_call, w, function() vim.fn.winrestview(v) end)
@@ -78,7 +88,13 @@ function M.written(path)
     return
   end
   if not vim.bo[buf].modified then
-    M.reload(buf)
+    -- Reloaded for this very write already (the diagnostics after a change
+    -- do it first): a second reload would make its language servers start
+    -- over and clear its diagnostics meanwhile.
+    local now = stamp(path)
+    if not (now and now == vim.b[buf].claudenova_disk_stamp) then
+      M.reload(buf)
+    end
     return
   end
   protect(buf)

@@ -496,7 +496,7 @@ function M.withdraw_queued(session)
   end
   local ok, why = require("claudenova").cancel_queued(q.id)
   if ok then
-    notify.info(("withdrawn: %s"):format((q.text:match("^[^\n]*"))))
+    notify.info(("withdrawn: %s"):format(require("claudenova.ui.text").first_line(q.text, 60)))
   else
     notify.info(("not withdrawn: %s"):format(why))
   end

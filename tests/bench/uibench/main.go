@@ -5,7 +5,10 @@
 //     the sidebar row rendered and the surface (panel or proposal) visible,
 //     p50/p99, for a Bash panel and proposals of 1k- and 10k-line files;
 //   - no UI stall: 8 sessions streaming assistant text at full speed while a
-//     second client measures RPC round-trips to Neovim, plus the host's peak RSS.
+//     second client measures RPC round-trips to Neovim, plus the host's peak RSS;
+//   - editor tools: Claude's diagnostics call (mcp_message tools/call) on a
+//     10k-line buffer with 1,000 diagnostics, while a second client measures
+//     RPC round-trips to Neovim.
 //
 // Run it through `make bench`. Timestamps are wall-clock on both sides (the
 // fake claude's log, Neovim's gettimeofday), on the same machine.
@@ -32,7 +35,7 @@ func main() {
 	nvimBin := flag.String("nvim", os.Getenv("NVIM_012"), "nvim binary")
 	fake := flag.String("fakeclaude", "", "fake claude binary")
 	n := flag.Int("n", 100, "requests per latency scenario")
-	only := flag.String("only", "", "run one part: latency, gesture, backpressure, realpressure, scroll, firsttext, stall")
+	only := flag.String("only", "", "run one part: latency, gesture, backpressure, realpressure, scroll, firsttext, editortools, stall")
 	flag.Parse()
 	if *nvimBin == "" || *fake == "" {
 		fmt.Fprintln(os.Stderr, "uibench: -nvim and -fakeclaude are required")
@@ -134,6 +137,25 @@ func main() {
 		ok = ok && met
 		fmt.Printf("  steps n=%d p50 %.2f ms p99 %.2f ms (one frame, 16 ms: %s); Neovim RSS %.0f MB with the buffer, host RSS %.0f MB\n",
 			len(steps), ms(pct(steps, 50)), ms(p99), verdict(met), float64(nvimRSS)/1e6, float64(hostRSS)/1e6)
+		if *only != "" {
+			if !ok {
+				os.Exit(1)
+			}
+			return
+		}
+	}
+	if *only == "" || *only == "editortools" {
+		fmt.Println("editor tools: mcp__nvim__diagnostics on a 10k-line buffer with 1,000 diagnostics (claude writes tools/call → claude reads the answer)")
+		lat, rts, err := b.editorTools(200)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "uibench: editor tools: %v\n", err)
+			os.Exit(1)
+		}
+		p99, worst := pct(lat, 99), pct(rts, 100)
+		met := p99 <= 20*time.Millisecond && worst <= 16*time.Millisecond
+		ok = ok && met
+		fmt.Printf("  answer n=%d p50 %.2f ms p99 %.2f ms (target p99 ≤ 20 ms: %s); RPC round-trips to Neovim meanwhile n=%d p50 %.2f ms p99 %.2f ms max %.2f ms (target max ≤ 16 ms: %s)\n",
+			len(lat), ms(pct(lat, 50)), ms(p99), verdict(p99 <= 20*time.Millisecond), len(rts), ms(pct(rts, 50)), ms(pct(rts, 99)), ms(worst), verdict(worst <= 16*time.Millisecond))
 		if *only != "" {
 			if !ok {
 				os.Exit(1)
@@ -396,6 +418,12 @@ func (b *bench) latency(lines, n int) ([]time.Duration, error) {
 // eachSent calls fn with every line the fake claude logged as written, and
 // when it wrote it.
 func eachSent(log string, fn func(at time.Time, line []byte) error) error {
+	return eachLogged(log, "sent", fn)
+}
+
+// eachLogged calls fn with every entry of kind t ("sent", "recv", "answer")
+// of the fake claude's log, and when it was logged.
+func eachLogged(log, t string, fn func(at time.Time, line []byte) error) error {
 	f, err := os.Open(log)
 	if err != nil {
 		return err
@@ -408,7 +436,7 @@ func eachSent(log string, fn func(at time.Time, line []byte) error) error {
 			T  string `json:"t"`
 			TS string `json:"ts"`
 		}
-		if json.Unmarshal(sc.Bytes(), &ev) != nil || ev.T != "sent" {
+		if json.Unmarshal(sc.Bytes(), &ev) != nil || ev.T != t {
 			continue
 		}
 		at, err := time.Parse("2006-01-02T15:04:05.999999Z", ev.TS)
@@ -578,6 +606,170 @@ func (b *bench) stall(sessions int, script func() ([]string, int), shown bool, f
 	var maxApply float64
 	_ = probe.ExecLua(`return (_G.uibench or {}).max or 0`, &maxApply)
 	return rts, peak, sessions * lines, time.Duration(maxApply), nil
+}
+
+// editorTools times n diagnostics calls of the editor's MCP server on a
+// 10k-line buffer holding 1,000 diagnostics: from the fake claude writing
+// the mcp_message to it reading the answer, one call at a time, while a
+// second client times trivial RPC round-trips to Neovim.
+func (b *bench) editorTools(n int) ([]time.Duration, []time.Duration, error) {
+	in, err := b.start(nil, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer in.close()
+	var sb strings.Builder
+	for i := 0; i < 10000; i++ {
+		fmt.Fprintf(&sb, "local value_%d = compute(%d) -- a line of the benchmark file\n", i, i)
+	}
+	path := filepath.Join(in.project, "big.lua")
+	if err := os.WriteFile(path, []byte(sb.String()), 0o644); err != nil {
+		return nil, nil, err
+	}
+	if err := in.v.Command("edit " + path); err != nil {
+		return nil, nil, err
+	}
+	if err := in.v.ExecLua(`local ns = vim.api.nvim_create_namespace("uibench")
+		local ds = {}
+		for i = 0, 999 do
+			ds[#ds + 1] = { lnum = i * 10, col = 6, end_col = 14, severity = (i % 4) + 1, source = "bench",
+				code = "B" .. i, message = "diagnostic number " .. i .. " about value_" .. (i * 10) }
+		end
+		vim.diagnostic.set(ns, 0, ds)`, nil); err != nil {
+		return nil, nil, err
+	}
+	args, _ := json.Marshal(map[string]any{"path": path})
+	var steps []string
+	for i := 0; i < n; i++ {
+		steps = append(steps, fmt.Sprintf(`{"unknown_control":"mcp_message","request_id":"diag-%04d","wait":true,"request":{"server_name":"nvim","message":{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"diagnostics","arguments":%s}}}}`, i, i+10, args))
+		steps = append(steps, `{"sleep_ms":5}`)
+	}
+	if err := os.WriteFile(in.script, []byte(strings.Join(steps, "\n")+"\n"), 0o644); err != nil {
+		return nil, nil, err
+	}
+	var probe *nvim.Nvim
+	for i := 0; i < 250; i++ {
+		if probe, err = nvim.Dial(in.sock); err == nil {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("second client: %w", err)
+	}
+	defer probe.Close()
+	// How long Neovim itself works on each call (the time it cannot serve
+	// anyone else).
+	if err := in.v.ExecLua(`local tools = require('claudenova.tools'); local orig = tools.call
+		_G.uibench = { n = 0, total = 0, max = 0 }
+		tools.call = function(...)
+			local t0 = vim.uv.hrtime(); local r = orig(...); local d = vim.uv.hrtime() - t0
+			local s = _G.uibench; s.n = s.n + 1; s.total = s.total + d; s.max = math.max(s.max, d)
+			return r
+		end`, nil); err != nil {
+		return nil, nil, err
+	}
+	var base []time.Duration
+	for i := 0; i < 300; i++ {
+		t0 := time.Now()
+		var x int
+		if err := probe.Eval("1", &x); err != nil {
+			return nil, nil, err
+		}
+		base = append(base, time.Since(t0))
+		time.Sleep(2 * time.Millisecond)
+	}
+	fmt.Printf("  idle baseline round-trips n=%d p50 %.2f ms p99 %.2f ms max %.2f ms\n", len(base), ms(pct(base, 50)), ms(pct(base, 99)), ms(pct(base, 100)))
+	if err := in.v.ExecLua("require('claudenova').new({ prompt = 'go' })", nil); err != nil {
+		return nil, nil, err
+	}
+	var rts []time.Duration
+	deadline := time.Now().Add(120 * time.Second)
+	for done := false; !done; {
+		if time.Now().After(deadline) {
+			return nil, nil, fmt.Errorf("the %d calls did not finish in time", n)
+		}
+		for i := 0; i < 50; i++ {
+			t0 := time.Now()
+			var x int
+			if err := probe.Eval("1", &x); err != nil {
+				return nil, nil, err
+			}
+			rts = append(rts, time.Since(t0))
+			time.Sleep(2 * time.Millisecond)
+		}
+		got, err := answerTimes(in.log)
+		if err != nil {
+			return nil, nil, err
+		}
+		done = len(got) >= n
+	}
+	sent := map[string]time.Time{}
+	if err := eachSent(in.log, func(at time.Time, line []byte) error {
+		var ev struct {
+			Type      string `json:"type"`
+			RequestID string `json:"request_id"`
+		}
+		if json.Unmarshal(line, &ev) == nil && ev.Type == "control_request" && strings.HasPrefix(ev.RequestID, "diag-") {
+			sent[ev.RequestID] = at
+		}
+		return nil
+	}); err != nil {
+		return nil, nil, err
+	}
+	answered, err := answerTimes(in.log)
+	if err != nil {
+		return nil, nil, err
+	}
+	var lat []time.Duration
+	for id, at := range answered {
+		if st, ok := sent[id]; ok {
+			lat = append(lat, at.Sub(st))
+		}
+	}
+	if len(lat) != n {
+		return nil, nil, fmt.Errorf("%d of %d calls answered", len(lat), n)
+	}
+	if bad, err := answersWithout(in.log, "diagnostic number 0 about"); err != nil || bad > 0 {
+		return nil, nil, fmt.Errorf("%d answers do not list the diagnostics (%v)", bad, err)
+	}
+	var st string
+	_ = probe.ExecLua(`local s = _G.uibench; return string.format("%d calls, %.2f ms each on average, at most %.2f ms", s.n, s.total / math.max(s.n, 1) / 1e6, s.max / 1e6)`, &st)
+	fmt.Println("  Neovim's own work per call:", st)
+	return lat, rts, nil
+}
+
+// answerTimes reads when the fake claude got each answer to a diag- call.
+func answerTimes(log string) (map[string]time.Time, error) {
+	out := map[string]time.Time{}
+	err := eachLogged(log, "answer", func(at time.Time, line []byte) error {
+		var ev struct {
+			RequestID string `json:"request_id"`
+		}
+		if json.Unmarshal(line, &ev) == nil && strings.HasPrefix(ev.RequestID, "diag-") {
+			out[ev.RequestID] = at
+		}
+		return nil
+	})
+	return out, err
+}
+
+// answersWithout counts the answers to diag- calls whose text lacks want.
+func answersWithout(log, want string) (int, error) {
+	bad := 0
+	err := eachLogged(log, "recv", func(_ time.Time, line []byte) error {
+		var ev struct {
+			Type      string `json:"type"`
+			RequestID string `json:"request_id"`
+			Line      string `json:"line"`
+		}
+		if json.Unmarshal(line, &ev) == nil && ev.Type == "control_response" && strings.HasPrefix(ev.RequestID, "diag-") &&
+			!strings.Contains(ev.Line, want) {
+			bad++
+		}
+		return nil
+	})
+	return bad, err
 }
 
 // scroll fills one transcript with `lines` lines, shows it in a UI of

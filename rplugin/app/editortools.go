@@ -1,0 +1,334 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/claude-nova/claude-nova.nvim/rplugin/approval"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/editortools"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/mcp"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
+)
+
+// EditorToolsOptions are the option editor_tools: the MCP server "nvim"
+// that lets Claude read the editor.
+type EditorToolsOptions struct {
+	Enabled *bool    `json:"enabled"` // nil: on
+	Ask     bool     `json:"ask"`     // ask the user before each call
+	Tools   []string `json:"tools"`   // nil: all
+}
+
+func (o EditorToolsOptions) enabled() bool { return o.Enabled == nil || *o.Enabled }
+
+// FeedbackOptions are the option feedback: what Claude is told about its
+// own changes.
+type FeedbackOptions struct {
+	Diagnostics     *bool `json:"diagnostics"`      // nil: on
+	DiagnosticsWait int   `json:"diagnostics_wait"` // ms; 0: editortools.DefaultWait
+}
+
+func (o FeedbackOptions) diagnostics() bool { return o.Diagnostics == nil || *o.Diagnostics }
+
+func (o FeedbackOptions) wait() time.Duration {
+	if o.DiagnosticsWait <= 0 {
+		return editortools.DefaultWait
+	}
+	return time.Duration(o.DiagnosticsWait) * time.Millisecond
+}
+
+func checkEditorOptions(o Options) error {
+	if bad := editortools.Unknown(o.EditorTools.Tools); len(bad) > 0 {
+		return fmt.Errorf("option 'editor_tools.tools' names unknown tools: %s (known: %s)",
+			strings.Join(bad, ", "), strings.Join(editortools.Names(), ", "))
+	}
+	if o.Feedback.DiagnosticsWait < 0 || o.Feedback.DiagnosticsWait > 60000 {
+		return fmt.Errorf("option 'feedback.diagnostics_wait' must be between 0 and 60000 ms, got %d", o.Feedback.DiagnosticsWait)
+	}
+	return nil
+}
+
+// toolCallTimeout bounds one tool call (a language server that is still
+// loading its workspace may take a while).
+const toolCallTimeout = 15 * time.Second
+
+// changeSlack is how much longer than feedback.diagnostics_wait a report
+// after a change may take (a server attaching to a buffer we loaded).
+const changeSlack = 3 * time.Second
+
+// diagHook is our PostToolUse hook's callback id.
+const diagHook = "claudenova_diagnostics"
+
+// editorState is the editor side of the app: the bridge to Neovim and the
+// MCP server of each session.
+type editorState struct {
+	mu      sync.Mutex
+	editor  editortools.Editor
+	servers map[int]*mcp.Server
+	tools   map[int]map[string]bool // per session: the tools it was offered
+	quit    context.Context         // cancelled at shutdown: no wait for the editor outlives it
+	stop    context.CancelFunc
+}
+
+func (e *editorState) quitting() context.Context {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.quit == nil {
+		e.quit, e.stop = context.WithCancel(context.Background())
+	}
+	return e.quit
+}
+
+// stopEditorCalls ends every wait for the editor (Neovim is quitting: it
+// will not answer, and Shutdown must not wait for the waits).
+func (a *App) stopEditorCalls() {
+	a.ed.quitting()
+	a.ed.stop()
+}
+
+// editorWait bounds a wait for the editor by d and by the shutdown.
+func (a *App) editorWait(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithTimeout(ctx, d)
+	stop := context.AfterFunc(a.ed.quitting(), cancel)
+	return ctx, func() { stop(); cancel() }
+}
+
+// UseEditor connects the editor tools to Neovim (the host's bridge).
+func (a *App) UseEditor(ed editortools.Editor) {
+	a.ed.mu.Lock()
+	defer a.ed.mu.Unlock()
+	a.ed.editor = ed
+}
+
+func (a *App) editor() editortools.Editor {
+	a.ed.mu.Lock()
+	defer a.ed.mu.Unlock()
+	return a.ed.editor
+}
+
+func serverInfo() mcp.Info {
+	return mcp.Info{Name: editortools.Server, Version: "claude-nova", Instructions: editortools.Instructions}
+}
+
+// initializeFields are what a new claude is told in initialize: the
+// editor's MCP server (with its handshake, so the CLI needs no round trip
+// for it) and the hook that reports the diagnostics of Claude's changes.
+func initializeFields(o Options) map[string]any {
+	fields := map[string]any{}
+	if tools := offered(o); len(tools) > 0 {
+		fields["sdkMcpServers"] = []string{editortools.Server}
+		manifest := mcp.New(serverInfo(), tools, nil, 0, nil).Manifest()
+		fields["sdkMcpServerManifests"] = map[string]any{editortools.Server: manifest}
+	}
+	if o.Feedback.diagnostics() {
+		fields["hooks"] = map[string]any{"PostToolUse": []any{map[string]any{
+			"matcher": "Write|Edit|MultiEdit|NotebookEdit", "hookCallbackIds": []string{diagHook},
+			// seconds; we answer within the wait plus the time a server
+			// takes to attach to a buffer we load
+			"timeout": 60,
+		}}}
+	}
+	if len(fields) == 0 {
+		return nil
+	}
+	return fields
+}
+
+func offered(o Options) []mcp.Tool {
+	if !o.EditorTools.enabled() {
+		return nil
+	}
+	return editortools.Tools(o.EditorTools.Tools)
+}
+
+// serveTools gives session s its MCP server, with the tools its claude was
+// offered in initialize.
+func (a *App) serveTools(s *session.Session, o Options) {
+	tools := offered(o)
+	if len(tools) == 0 {
+		return
+	}
+	names := map[string]bool{}
+	for _, t := range tools {
+		names[t.Name] = true
+	}
+	srv := mcp.New(serverInfo(), tools, func(ctx context.Context, c mcp.Call) mcp.Result {
+		ctx, cancel := a.editorWait(ctx, toolCallTimeout)
+		defer cancel()
+		return a.runTool(ctx, s, c)
+	}, toolCallTimeout, a.log.With("session", s.ID))
+	a.ed.mu.Lock()
+	defer a.ed.mu.Unlock()
+	if a.ed.servers == nil {
+		a.ed.servers, a.ed.tools = map[int]*mcp.Server{}, map[int]map[string]bool{}
+	}
+	a.ed.servers[s.ID] = srv
+	a.ed.tools[s.ID] = names
+}
+
+func (a *App) server(sid int) *mcp.Server {
+	a.ed.mu.Lock()
+	defer a.ed.mu.Unlock()
+	return a.ed.servers[sid]
+}
+
+// offeredTo reports whether session sid's claude was offered tool.
+func (a *App) offeredTo(sid int, tool string) bool {
+	a.ed.mu.Lock()
+	defer a.ed.mu.Unlock()
+	return a.ed.tools[sid][tool]
+}
+
+// mcpMessage answers an mcp_message control request. It never waits: a
+// tool call runs on a goroutine of its own and answers when it is done.
+func (a *App) mcpMessage(s *session.Session, m claude.Message) {
+	env, err := mcp.DecodeEnvelope(m.Raw)
+	if err != nil {
+		a.log.Warn("malformed mcp_message", "session", s.ID, "err", err)
+		_ = s.Proc.RespondError(m.RequestID, "claude-nova.nvim could not read this MCP message: "+err.Error())
+		return
+	}
+	srv := a.server(s.ID)
+	if env.ServerName != editortools.Server || srv == nil {
+		_ = s.Proc.RespondError(m.RequestID, fmt.Sprintf("claude-nova.nvim serves no MCP server %q", env.ServerName))
+		return
+	}
+	srv.Serve(env.Message, func(resp json.RawMessage) {
+		if err := s.Proc.RespondControl(m.RequestID, map[string]json.RawMessage{"mcp_response": resp}); err != nil {
+			a.log.Warn("answer mcp_message", "session", s.ID, "err", err)
+		}
+	})
+}
+
+// runTool runs one of the editor's tools for Claude; the transcript line of
+// the call says what it found.
+func (a *App) runTool(ctx context.Context, s *session.Session, c mcp.Call) mcp.Result {
+	start := time.Now()
+	o := editortools.Run(ctx, a.editor(), s.Cwd, c.Name, c.Arguments)
+	if c.ToolUseID != "" {
+		s.Transcript.ToolHeadline(c.ToolUseID, o.Headline)
+	}
+	a.log.Info("editor tool", "session", s.ID, "tool", c.Name, "headline", o.Headline, "error", o.Result.IsError,
+		"ms", time.Since(start).Milliseconds())
+	return o.Result
+}
+
+// editorToolAllowed answers a can_use_tool for one of the editor's own
+// read-only tools at once, unless the user wants to be asked (option
+// editor_tools.ask; an ask rule or a hook of theirs, or any hint of claude's
+// that asks for a person's answer). It reports whether it answered. Deny
+// rules are claude's to enforce: a denied call never asks.
+func (a *App) editorToolAllowed(s *session.Session, pr claude.PermissionRequest) bool {
+	tool := editortools.ToolName(pr.ToolName)
+	if tool == "" || !a.offeredTo(s.ID, tool) || a.options().EditorTools.Ask {
+		return false
+	}
+	if srv := pr.MCPServer; srv == nil || srv.Source != "sdk" || srv.Name != editortools.Server {
+		return false // not our server: trust the source, not the name
+	}
+	switch pr.DecisionReasonType {
+	case "rule", "hook", "safetyCheck":
+		return false // a rule, a hook or a safety check of the user's asked
+	}
+	if approval.Refusal(approval.Pending{Perm: pr}, approval.Decision{Behavior: approval.Allow}, approval.ViaAuto) != "" {
+		return false
+	}
+	if err := s.Proc.Respond(pr.RequestID, claude.Allow(pr.Input)); err != nil {
+		a.log.Warn("answer editor tool", "session", s.ID, "err", err)
+		return false
+	}
+	a.log.Info("answered", "session", s.ID, "tool", pr.ToolName, "behavior", "allow", "by", "editor tool, read-only")
+	return true
+}
+
+// hookCallback answers claude's hook_callback requests. Ours runs after a
+// Write or Edit reached the disk: the answer waits (bounded) for the file's
+// diagnostics and carries the new errors and warnings to Claude with the
+// tool's result, before its next request.
+func (a *App) hookCallback(s *session.Session, m claude.Message) {
+	var req struct {
+		Request struct {
+			CallbackID string `json:"callback_id"`
+			Input      struct {
+				Event     string `json:"hook_event_name"`
+				ToolName  string `json:"tool_name"`
+				ToolInput struct {
+					FilePath     string `json:"file_path"`
+					NotebookPath string `json:"notebook_path"`
+				} `json:"tool_input"`
+			} `json:"input"`
+		} `json:"request"`
+	}
+	_ = json.Unmarshal(m.Raw, &req)
+	in := req.Request.Input
+	path := in.ToolInput.FilePath
+	if path == "" {
+		path = in.ToolInput.NotebookPath
+	}
+	o := a.options()
+	if req.Request.CallbackID != diagHook || in.Event != "PostToolUse" || path == "" || !o.Feedback.diagnostics() {
+		_ = s.Proc.RespondControl(m.RequestID, map[string]any{})
+		return
+	}
+	path = editortools.Abs(path, s.Cwd)
+	a.background(func(ctx context.Context) {
+		// claude's turn waits for this answer: bounded by the wait, plus
+		// the attach of a server to a buffer we load, plus a busy editor.
+		ctx, cancel := a.editorWait(ctx, o.Feedback.wait()+changeSlack)
+		defer cancel()
+		answer := map[string]any{}
+		rep, err := editortools.AfterChange(ctx, a.editor(), path, s.Cwd, o.Feedback.wait())
+		note := rep.Message(editortools.ByClaude)
+		switch {
+		case err != nil:
+			a.log.Info("diagnostics after a change", "session", s.ID, "path", path, "err", err)
+		case note != "":
+			answer["hookSpecificOutput"] = map[string]any{"hookEventName": "PostToolUse", "additionalContext": note}
+			a.transcript(s, s.Transcript.ToldBy("The editor told Claude", note))
+			a.log.Info("diagnostics after a change", "session", s.ID, "path", path, "new", len(rep.New), "timed_out", rep.TimedOut)
+		default:
+			a.log.Debug("diagnostics after a change: nothing new", "session", s.ID, "path", path, "skipped", rep.Skipped, "timed_out", rep.TimedOut)
+		}
+		if err := s.Proc.RespondControl(m.RequestID, answer); err != nil {
+			a.log.Warn("answer hook_callback", "session", s.ID, "err", err)
+		}
+	})
+}
+
+// diagnoseRewound tells Claude the new errors and warnings of files a
+// rewind restored (with its next prompt, or at once while a turn runs).
+func (a *App) diagnoseRewound(s *session.Session, files []string) {
+	o := a.options()
+	if !o.Feedback.diagnostics() || len(files) == 0 || a.editor() == nil {
+		return
+	}
+	a.background(func(ctx context.Context) {
+		ctx, cancel := a.editorWait(ctx, o.Feedback.wait()+changeSlack)
+		defer cancel()
+		// All files at once: each waits for its own servers.
+		notes := make([]string, len(files))
+		var wg sync.WaitGroup
+		for i, f := range files {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				rep, err := editortools.AfterChange(ctx, a.editor(), editortools.Abs(f, s.Cwd), s.Cwd, o.Feedback.wait())
+				if err != nil {
+					a.log.Info("diagnostics after a rewind", "session", s.ID, "path", f, "err", err)
+					return
+				}
+				notes[i] = rep.Message(editortools.ByRewind)
+			}()
+		}
+		wg.Wait()
+		notes = slices.DeleteFunc(notes, func(n string) bool { return n == "" })
+		if len(notes) > 0 {
+			a.tell(s, strings.Join(notes, "\n"))
+		}
+	})
+}
