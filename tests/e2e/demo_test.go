@@ -97,8 +97,9 @@ func TestDemoReadmeNamesEveryStep(t *testing.T) {
 // make demo's Neovim through the whole tour as a person takes it: a hunk
 // put back with a note, a new file, a command, two questions, a subagent's
 // command and a background one, a plan sent back (it comes again, revised,
-// and nothing is edited) then approved, the planned edit; then a prompt of
-// the user's own gets the help reply, not the tour again.
+// and nothing is edited) then approved, the planned edit, the editor's
+// diagnostics as Claude's tool; then a prompt of the user's own gets the
+// help reply, not the tour again.
 func TestDemoTourThenAFreePrompt(t *testing.T) {
 	eachNvim(t, func(t *testing.T, v nvimVersion) {
 		e, _ := demoEnv(t, v)
@@ -201,9 +202,15 @@ func TestDemoTourThenAFreePrompt(t *testing.T) {
 			return strings.Contains(e.Transcript(sid), `Noted: Background command "count to five" completed`)
 		})
 		e.WaitIdle(sid)
+		// 9: the editor's diagnostics of greet.py (the demo's linter), read
+		// without a prompt: the farewell the plan added has no docstring.
+		if !e.toolResultContaining("a function without a docstring") {
+			t.Errorf("the editor tool did not report the demo linter's diagnostic: %+v", e.Model.ToolResults())
+		}
 		// Step by step, the transcript says what each step shows.
 		tr := e.Transcript(sid)
-		for _, want := range []string{"Step 1/8 · An edit is a proposal", "Step 5/8 · A subagent", "Step 8/8 · The planned edit"} {
+		for _, want := range []string{"Step 1/9 · An edit is a proposal", "Step 5/9 · A subagent", "Step 8/9 · The planned edit",
+			"Step 9/9 · The editor as my tool", "nvim diagnostics greet.py"} {
 			if !strings.Contains(tr, want) {
 				t.Errorf("the transcript lacks %q", want)
 			}
@@ -224,7 +231,7 @@ func TestDemoTourThenAFreePrompt(t *testing.T) {
 		if got := e.Pending(); len(got) != 0 {
 			t.Fatalf("pending after the free prompt: %+v", got)
 		}
-		if tr := e.Transcript(sid); strings.Count(tr, "Step 1/8") != 1 || !strings.Contains(tr, `SEQ [["Bash"`) {
+		if tr := e.Transcript(sid); strings.Count(tr, "Step 1/9") != 1 || !strings.Contains(tr, `SEQ [["Bash"`) {
 			t.Fatalf("the help reply, or a replay:\n%s", tail(tr, 30))
 		}
 	})

@@ -221,7 +221,9 @@ func TestSendAfterExitAnnouncesTheNewSession(t *testing.T) {
 		if cur == old {
 			t.Fatal("no new session")
 		}
-		e.Eventually(10*time.Second, "told", func() bool { return e.NoteContaining("new session " + itoa(cur) + " · ") && e.NoteContaining("had exited") })
+		e.Eventually(10*time.Second, "told", func() bool {
+			return e.NoteContaining("new session "+itoa(cur)+" · ") && e.NoteContaining("had exited")
+		})
 		var shown int
 		e.Lua(&shown, `for _, w in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
 				local s = vim.b[vim.api.nvim_win_get_buf(w)].claudenova_session
