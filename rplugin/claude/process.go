@@ -27,7 +27,7 @@ type Process struct {
 	initResp json.RawMessage // valid after initDone
 	initErr  error           // valid after initDone
 
-	msgs *queue.Bounded[Message]
+	msgs *queue.Queue[Message]
 
 	cmu    sync.Mutex
 	calls  map[string]chan Message
