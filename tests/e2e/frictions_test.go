@@ -59,6 +59,7 @@ func TestHelpKeyOnEverySurface(t *testing.T) {
 		want(e.helpFloat("proposal"), "proposal", ":w", ":q!", `\r`, "Put the original's lines back")
 		focusBuf(e, buf)
 		e.Cmd("write")
+		e.WaitToolResult("toolu_s2")
 		// The task's output.
 		var tk Task
 		e.allowAll("the background task", func() bool {

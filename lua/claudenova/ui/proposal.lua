@@ -338,6 +338,11 @@ function M.apply(r, behavior, opts, via)
     end)
     p.saving = false
     if not ok then
+      if vim.fn.filereadable(r.staged) == 0 then
+        -- Its :w was answered a moment ago: the host took the staged file
+        -- away before this side heard that the request went.
+        return { decided = false, reason = "that request is no longer pending" }
+      end
       error(err, 0)
     end
     review = hunks.review(p)
