@@ -49,6 +49,9 @@ type RequestView struct {
 	Review      []string        `json:"review"`          // full input and, for file changes, the diff
 	Input       json.RawMessage `json:"input,omitempty"` // questions and plans need the structure
 	Plan        string          `json:"plan,omitempty"`
+	// PlanMode: a file change asked while the session plans, before any
+	// plan was approved (claude asks it because of the mode).
+	PlanMode bool `json:"plan_mode,omitempty"`
 	// Hunks of a proposal, for review hunk by hunk (nil when there are
 	// more than proposal.MaxHunks: the change is reviewed as a whole).
 	Hunks []proposal.Hunk `json:"hunks,omitempty"`
@@ -110,9 +113,11 @@ func (a *App) view(r approval.Pending) RequestView {
 	pr := r.Perm
 	name := fmt.Sprintf("session %d", r.Session)
 	cwd := ""
+	planning := false
 	if s, ok := a.sessions.Get(r.Session); ok {
 		cwd = s.Cwd
 		name = fmt.Sprintf("%d · %s", r.Session, s.Name())
+		planning = s.Mode() == "plan"
 	}
 	v := RequestView{
 		ID: r.ID, Session: r.Session, SessionName: name, Tool: sanitize.Line(pr.ToolName),
@@ -120,6 +125,8 @@ func (a *App) view(r approval.Pending) RequestView {
 		Arrived: r.Arrived.UnixMilli(), Added: r.Added, Removed: r.Removed,
 		FileChange: approval.IsFileChange(pr.ToolName), Staged: r.Staged,
 	}
+	// Claude writing its own plan file is part of planning.
+	v.PlanMode = planning && v.FileChange && !strings.Contains(r.Target, ".claude/plans/")
 	shown := v.Tool
 	if pr.DisplayName != "" && pr.DisplayName != pr.ToolName {
 		shown = sanitize.Line(pr.DisplayName)

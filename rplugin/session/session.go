@@ -15,9 +15,10 @@ import (
 
 // States a session can be in.
 const (
-	StateStarting = "starting"
-	StateRunning  = "running" // a turn is in progress
-	StateWaiting  = "waiting" // a turn waits for the user's decision
+	StateStarting = "starting" // claude has not answered initialize yet
+	StateReady    = "ready"    // claude is up; no prompt was sent yet
+	StateRunning  = "running"  // a turn is in progress
+	StateWaiting  = "waiting"  // a turn waits for the user's decision
 	StateIdle     = "idle"
 	StateExited   = "exited"
 )
@@ -216,6 +217,19 @@ func (s *Session) Update(state, mode, claudeID, model string) {
 	if model != "" {
 		s.model = model
 	}
+}
+
+// MarkReady records that claude answered initialize: a session that has
+// not been sent a prompt is ready (it reported "starting" until its first
+// prompt before). It reports whether the state changed.
+func (s *Session) MarkReady() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.state != StateStarting {
+		return false
+	}
+	s.state = StateReady
+	return true
 }
 
 // SetEffort records the effort level the user chose.

@@ -262,16 +262,21 @@ func (t *Transcript) toolResults(m claude.Message, parent string) []Op {
 			if !strings.HasPrefix(b.Text, "[Request interrupted") {
 				continue // a subagent's prompt: its call shows it
 			}
+			// The CLI's own mark of an interrupt the user asked for
+			// ("[Request interrupted by user…]"): the one line that says so.
 			if ac, ok := t.tools[parent]; ok && parent != "" {
-				_, o := t.insertIn(ac, []string{nest(ac.depth+1) + notePrefix + sanitize.Line(b.Text)})
+				_, o := t.insertIn(ac, []string{nest(ac.depth+1) + notePrefix + InterruptedNote})
 				ops = append(ops, o...)
 				continue
 			}
-			ops = append(ops, t.note(sanitize.Line(b.Text))...)
+			ops = append(ops, t.note(InterruptedNote)...)
 		}
 	}
 	return ops
 }
+
+// InterruptedNote is the transcript's one line for an interrupted turn.
+const InterruptedNote = "Interrupted by you."
 
 // parentOf is the call a message belongs to ("" for Claude's own).
 func (t *Transcript) parentOf(p *string) string {

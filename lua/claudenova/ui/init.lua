@@ -51,13 +51,23 @@ local function announce(r, waiting)
     what = agent .. " › " .. what -- who asks comes first: a long target is cut
   end
   if waiting then
-    -- What matters first: it waits. The rest may be cut to fit the line.
-    notify.info(("%s waits until you pause: :ClaudeNova focus opens it now (%s)"):format(what, state.session_label(r)))
+    -- What to do first (it opens by itself once you pause), then what it
+    -- is: a narrow screen cuts the end.
+    local msg = ("opens when you pause: %s (%s; :ClaudeNova focus opens it now)"):format(what, state.session_label(r))
+    if notify.covered() then
+      -- -- INSERT -- covers the message line: say it above the status line
+      -- until the surface opens (:messages has it too).
+      notify.pin(r.id, msg)
+    end
+    notify.tagged(msg, r.id)
     return
   end
   local key = require("claudenova.ui.text").key
   local how
-  if r.surface == "proposal" then
+  if r.surface == "proposal" and r.plan_mode then
+    -- Asked while planning: no plan was approved yet.
+    how = "plan mode, no plan approved: :w applies anyway, :q rejects"
+  elseif r.surface == "proposal" then
     how = ":w applies, :q rejects"
   elseif r.surface == "question" then
     how = "answer in the picker"
@@ -66,9 +76,13 @@ local function announce(r, waiting)
   elseif r.surface == "plan" then
     local k = cfg().keymaps.plan
     how = ("%s accept edits, %s approve, %s keep planning"):format(key(k.accept_edits), key(k.approve), key(k.keep_planning))
+    if vim.fn.strdisplaywidth("claude-nova: " .. how) > notify.room() then
+      -- Never an instruction cut in half: the plan's winbar has its keys.
+      how = "plan: its winbar has the keys"
+    end
   else
     local k = cfg().keymaps.panel
-    how = ("%s allows, %s denies"):format(key(k.allow), key(k.deny))
+    how = ("%s allow, %s deny"):format(key(k.allow), key(k.deny)) -- short: a float leaves ~30 cells at 60 columns
     if r.hints and r.hints.deliberate then
       -- No one-key approve: the panel opens on Deny.
       how = ("%s denies, %s twice allows"):format(key(k.deny), key(k.allow))
@@ -76,7 +90,7 @@ local function announce(r, waiting)
   end
   -- What to do comes first, then what and whose it is: a narrow screen
   -- cuts the end.
-  notify.info(("%s: %s (%s)"):format(how, what, state.session_label(r)))
+  notify.tagged(("%s: %s (%s)"):format(how, what, state.session_label(r)), r.id)
 end
 
 local verbs = { allow = "allowed", allow_session = "allowed for the session", allow_tool = "allowed for the session (the whole tool)", deny = "denied" }
@@ -119,6 +133,8 @@ local function drop(id, outcome)
   local r = state.requests[id] or state.gone[id]
   state.requests[id] = nil
   scheduler.forget(id)
+  -- Its announcement leaves the message line with it (when still shown).
+  notify.clear(id)
   for _, mod in ipairs(SURFACES) do
     pcall(require("claudenova.ui." .. mod).withdraw, id, outcome)
   end
@@ -149,6 +165,7 @@ local function show(r, asked)
   local queued = false
   local opened = scheduler.show(r.id, function(how)
     local cur = state.requests[r.id]
+    notify.unpin(r.id)
     if cur then
       require(mod).open(cur, how)
       if queued and r.surface ~= "question" then
@@ -288,6 +305,7 @@ local function decided_here(id)
     state.gone[id] = r
     state.requests[id] = nil
     scheduler.forget(id)
+    notify.clear(id)
     require("claudenova.ui.sidebar").render()
   end
 end
@@ -511,13 +529,46 @@ function M.open_transcript(id, opts)
   require("claudenova.ui.transcript").open(id, opts)
 end
 
+--- Open the prompt input of a session (the current one by default). For a
+--- session that has exited it is the input of a new session (opts.instead_of
+--- names the old one: sending says so).
 function M.prompt(session, opts)
-  require("claudenova.ui.prompt").open(session or state.current, opts)
+  local want = session or state.current
+  local to = M.sendable(want)
+  opts = opts or {}
+  if not to and want then
+    opts.instead_of = want
+  end
+  require("claudenova.ui.prompt").open(to, opts)
 end
 
 --- The session in view (see ui.target.session).
 function M.session_in_view()
   return require("claudenova.ui.target").session()
+end
+
+--- A prompt started session id (none ran, or the one it was written for,
+--- old, had exited): say so, and show its transcript where the old one was
+--- shown.
+function M.started_for_prompt(id, old)
+  local s = old and state.sessions[old]
+  if s and s.state == "exited" then
+    -- What happened first: a narrow screen cuts the end.
+    notify.info(("new session %s: %s had exited (:ClaudeNova resume continues it)"):format(state.label(id), state.label(old)))
+  else
+    notify.info(("new session %s: no session ran"):format(state.label(id)))
+  end
+  M.open_transcript(id)
+end
+
+--- The session a prompt goes to: sid, unless it has exited (then nil: the
+--- prompt starts a new session, which says so).
+function M.sendable(sid)
+  local s = sid and state.sessions[sid]
+  if s and s.state == "exited" then
+    return nil
+  end
+  return sid
 end
 
 --- One line per session for pickers: "2 · fix the login test · running · acceptEdits".
