@@ -11,9 +11,6 @@ require("claudenova.highlights").setup() -- also without setup(): first use of a
 local M = {}
 M.state = state
 
-local function host()
-  return require("claudenova.host")
-end
 
 local inbox = require("claudenova.ui.inbox")
 local gestures = require("claudenova.ui.gestures")
