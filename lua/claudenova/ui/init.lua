@@ -5,12 +5,10 @@
 -- claudenova.ui.target.
 local state = require("claudenova.ui.state")
 local notify = require("claudenova.ui.notify")
-local scheduler = require("claudenova.ui.scheduler")
 require("claudenova.highlights").setup() -- also without setup(): first use of any surface
 
 local M = {}
 M.state = state
-
 
 local inbox = require("claudenova.ui.inbox")
 local gestures = require("claudenova.ui.gestures")
