@@ -1,7 +1,8 @@
 -- make docs: regenerate the generated sections of doc/claudenova.txt from
 -- the code that defines them: "Commands" from lua/claudenova/commands.lua,
--- "Configuration" from the schema in lua/claudenova/config.lua, "Highlights"
--- from lua/claudenova/highlights.lua.
+-- "Configuration" from the schema in lua/claudenova/config.lua (and its keys
+-- of every surface from lua/claudenova/keys.lua, the table g? shows),
+-- "Highlights" from lua/claudenova/highlights.lua.
 --   nvim --headless -u NONE -l scripts/gendocs.lua [--check]
 -- With --check nothing is written; it exits 1 when the file is stale.
 local root = vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":p:h:h")
@@ -73,6 +74,13 @@ local function config_section()
   local config = require("claudenova.config")
   local lines = { heading("9. Configuration", "*claudenova-config*"), "" }
   vim.list_extend(lines, wrap(config.doc_intro, "", WIDTH))
+  table.insert(lines, "")
+  -- Every surface's keys, from the table g? shows (lua/claudenova/keys.lua).
+  table.insert(lines, heading("Keys of every surface", "*claudenova-keys*"))
+  vim.list_extend(lines, wrap("g? in any of them lists the same, with the keys you set. Change them with the keymaps options below.", "", WIDTH))
+  table.insert(lines, "")
+  vim.list_extend(lines, require("claudenova.keys").doc(wrap, WIDTH))
+  table.insert(lines, heading("Options", "*claudenova-options*"))
   table.insert(lines, "")
   local function walk(schema, prefix)
     local keys = vim.tbl_keys(schema)

@@ -54,15 +54,15 @@ M.subcommands = {
         if sel then
           lines = require("claudenova.context").selection(sel.buf, sel.from, sel.to)
         end
-        ui().prompt(ui().session_in_view(), { context = lines })
+        ui().prompt(ui().sendable(ui().session_in_view()), { context = lines })
         return
       end
-      nova().send(raw, { selection = sel, session = ui().session_in_view() })
+      nova().send(raw, { selection = sel, session = ui().sendable(ui().session_in_view()) })
     end,
   },
   prompt = {
     desc = "Open the prompt input of the session in view (else the current one); a draft closed unsent comes back.",
-    run = function() ui().prompt(ui().session_in_view()) end,
+    run = function() ui().prompt(ui().sendable(ui().session_in_view())) end,
   },
   focus = {
     desc = "Open the surface that waits for you to pause (the oldest, or the one of the sidebar row under the cursor) now.",

@@ -125,22 +125,22 @@ M.schema = {
     },
   },
   keymaps = {
-    desc = "Buffer-local keymaps. Set a key to false to disable it.",
+    desc = "Buffer-local keymaps. Set a key to false to disable it. g? in any surface lists its keys (|claudenova-keys|).",
     fields = {
+      help = { type = "key", default = "g?", desc = "In every claude-nova surface (sidebar, panel, proposal, plan, transcript, prompt input, rules, changes, task output, usage): show its keys." },
       sidebar = {
-        desc = "Keys in the sidebar.",
+        desc = "Keys in the sidebar. On a visual selection of rows, allow, allow_session and deny decide every selected request (plans, questions and forms are skipped, and a batch never allows what claude asks you to answer yourself: a safety check, your own ask rule).",
         fields = {
           present = { type = "key", default = "<CR>", desc = "On a request: open its surface again. On a task: open its output. On a session: fold or unfold its requests and tasks." },
           fold = { type = "key", default = "za", desc = "Fold or unfold the requests of the session under the cursor." },
           transcript = { type = "key", default = "o", desc = "Open the transcript of the session under the cursor (or of the request's session)." },
           clear = { type = "key", default = "x", desc = "Clear the exited session under the cursor from the list; elsewhere, every exited session." },
-          help = { type = "key", default = "g?", desc = "Show every sidebar key." },
           allow = { type = "key", default = "a", desc = "Allow the request (where claude asks for a deliberate answer, its panel opens instead)." },
           allow_session = { type = "key", default = "s", desc = "Allow for the session what the CLI suggests for it, or exactly this request (the panel shows the rule)." },
           review = { type = "key", default = "r", desc = "Review the full request." },
-          deny = { type = "key", default = "d", desc = "Deny, with an optional message for Claude. On a visual selection of rows, allow, allow_session and deny decide every selected request (plans, questions and forms are skipped, and a batch never allows what claude asks you to answer yourself: a safety check, your own ask rule)." },
+          deny = { type = "key", default = "d", desc = "Deny, with an optional message for Claude." },
           always = { type = "key", default = "A", desc = "Always…: allow or deny from now on, with a rule you can edit and a scope." },
-          stop_task = { type = "key", default = "X", desc = "Stop the background task under the cursor (<CR> on a task opens its output)." },
+          stop = { type = "key", default = "X", desc = "Stop what is under the cursor: a background task, or a session (it asks first while a turn runs; its pending requests are withdrawn)." },
           close = { type = "key", default = "q", desc = "Close the sidebar." },
         },
       },
@@ -192,8 +192,8 @@ M.schema = {
       transcript = {
         desc = "Keys in a transcript buffer.",
         fields = {
-          prompt = { type = "key", default = "i", desc = "Open the prompt input." },
-          prompt_alt = { type = "key", default = "<CR>", desc = "On a tool call: open or close its details. Elsewhere: open the prompt input." },
+          prompt = { type = "key", default = "i", desc = "Open the prompt input (:ClaudeNova prompt does too; nothing else does)." },
+          details = { type = "key", default = "<CR>", desc = "On a tool call or a subagent's Task line: open or close its details (elsewhere it only says that i writes a prompt)." },
           interrupt = { type = "key", default = "<C-c>", desc = "Interrupt the current turn." },
           withdraw = { type = "key", default = "<localleader>w", desc = "Withdraw the last prompt claude has not taken yet (sent while a turn ran; marked queued)." },
           open_full = { type = "key", default = "gf", desc = "Open the whole result of the tool call under the cursor (the transcript shows its first lines); on a subagent's or background command's call, the output of its task." },
@@ -213,7 +213,7 @@ M.schema = {
           send = { type = "key", default = "<C-s>", desc = "Send the prompt (also :w); while a turn runs it is queued until claude takes it." },
           steer = { type = "key", default = "<C-CR>", desc = "Interrupt the running turn and send the prompt at once." },
           withdraw = { type = "key", default = "<localleader>w", desc = "Withdraw the session's last queued prompt (normal mode)." },
-          close = { type = "key", default = "q", desc = "Close the input (normal mode)." },
+          close = { type = "key", default = "q", desc = "Close the input (normal mode): what you wrote and the queued files are kept as a draft (:ClaudeNova prompt opens it again)." },
         },
       },
     },

@@ -18,6 +18,7 @@ M.groups = {
   ClaudeNovaLabel = { link = "Label", desc = "Field labels in the panel" },
   ClaudeNovaReason = { link = "WarningMsg", desc = "Why a request is shown where it is" },
   ClaudeNovaWinbar = { link = "WinBar", desc = "Proposal and plan winbars" },
+  ClaudeNovaWaiting = { link = "WarningMsg", desc = "The line that says a surface waits while you type in insert mode (the mode message covers the message line)" },
   ClaudeNovaNote = { link = "DiagnosticVirtualTextInfo", desc = "Your notes for Claude on a proposal's hunks" },
   ClaudeNovaHeading = { link = "Title", desc = "Transcript: ## You / ## Claude" },
   ClaudeNovaMdHeading = { link = "@markup.heading", desc = "Transcript: headings in Claude's text" },

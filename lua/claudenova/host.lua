@@ -206,8 +206,8 @@ end
 ---@param method string
 ---@param args table|nil
 function M.request(method, args)
-  local ui = package.loaded["claudenova.ui"]
-  if ui and ui.in_apply then
+  local inbox = package.loaded["claudenova.ui.inbox"]
+  if inbox and inbox.in_apply then
     -- Inside a UI event we are answering a call from the host: a nested
     -- synchronous call back would break Neovim's call ordering.
     error("claude-nova: internal error: synchronous host call (" .. method .. ") from inside a UI event", 2)

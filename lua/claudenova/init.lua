@@ -42,8 +42,15 @@ function M.send(prompt, opts)
   end
   local context = require("claudenova.context")
   local text = context.build(prompt or "", opts, context.cwd(opts.session))
+  local ui = require("claudenova.ui")
+  local before = vim.deepcopy(ui.state.sessions)
+  local prev = ui.state.current
   local info = host().request("send", { prompt = text, session = opts.session or 0, cwd = vim.fn.getcwd() })
-  require("claudenova.ui").session_started(info)
+  ui.session_started(info)
+  if not before[info.id] then
+    -- No session ran (the current one exited): this prompt started one.
+    ui.started_for_prompt(info.id, prev and before[prev] and prev)
+  end
   return info
 end
 

@@ -362,10 +362,10 @@ func (a *App) Interrupt(id int) (Outcome, error) {
 	s.MarkInterrupted()
 	a.background(func(ctx context.Context) {
 		if _, err := s.Proc.Control(ctx, "interrupt", nil); err != nil {
-			a.notify("error", fmt.Sprintf("interrupt of session %d failed: %v", s.ID, err))
-			return
+			a.notify("error", fmt.Sprintf("interrupt of session %d failed; claude says: %v", s.ID, err))
 		}
-		a.note(s, "Interrupted by you.")
+		// The transcript notes it once, where claude marks it (its
+		// "[Request interrupted by user]"), not here as well.
 	})
 	return Outcome{Done: true, Message: fmt.Sprintf("interrupt sent to session %d", s.ID)}, nil
 }

@@ -583,11 +583,18 @@ func TestInterrupt(t *testing.T) {
 	}
 	<-g.seen // Interrupt returned while claude had not answered yet
 	close(g.release)
+	// Claude marks the interrupt in the conversation: the one line that
+	// says so in the transcript.
+	c.PushJSON(map[string]any{"type": "user", "message": map[string]any{"role": "user",
+		"content": []any{map[string]any{"type": "text", "text": "[Request interrupted by user]"}}}})
 	// 2.1.328 ends an interrupted turn with a diagnostic in errors.
 	c.PushJSON(map[string]any{"type": "result", "subtype": "error_during_execution", "is_error": true,
 		"errors": []string{"[ede_diagnostic] result_type=user last_content_type=n/a stop_reason=tool_use"}})
 	m.rec.wait(t, "idle again", func([]ui.Event) bool { return mustSession(t, m.app, info.ID).State() == session.StateIdle })
 	m.rec.wait(t, "noted", func([]ui.Event) bool { return strings.Contains(m.rec.transcriptText(info.ID), "Interrupted by you.") })
+	if tr := m.rec.transcriptText(info.ID); strings.Count(tr, "nterrupted by") != 1 {
+		t.Fatalf("the interrupt is not noted exactly once:\n%s", tr)
+	}
 	for _, n := range m.rec.notes() {
 		t.Errorf("notification for an interrupt the user asked for: %s", n)
 	}
@@ -1156,4 +1163,26 @@ func TestWriteRebaseAsksClaudeToWriteAgain(t *testing.T) {
 	// It allowed one Write: the same bytes again are asked.
 	c.Ask("w4", "Write", map[string]any{"file_path": path, "content": merged}, nil)
 	m.waitPending(1)
+}
+
+// A session claude has answered initialize for is ready until its first
+// prompt (claude reports nothing else before one), then runs; a plan-mode
+// session's file change says it comes before any approved plan.
+func TestReadyUntilTheFirstPrompt(t *testing.T) {
+	m := newMem(t)
+	info, c := m.session("")
+	m.rec.wait(t, "ready", func([]ui.Event) bool { return mustSession(t, m.app, info.ID).State() == session.StateReady })
+	if _, err := m.app.Send(SendParams{Session: info.ID, Prompt: "go"}); err != nil {
+		t.Fatal(err)
+	}
+	if st := mustSession(t, m.app, info.ID).State(); st != session.StateRunning {
+		t.Fatalf("state %q after a prompt", st)
+	}
+	c.PushJSON(map[string]any{"type": "system", "subtype": "status", "permissionMode": "plan"})
+	m.rec.wait(t, "plan mode", func([]ui.Event) bool { return mustSession(t, m.app, info.ID).Mode() == "plan" })
+	p := m.write("p.txt", "one\n")
+	c.Ask("w1", "Write", map[string]any{"file_path": p, "content": "two\n"}, nil)
+	if v := m.waitPending(1)[0]; !v.PlanMode {
+		t.Fatalf("a Write while planning is not marked: %+v", v)
+	}
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/claude-nova/claude-nova.nvim/rplugin/approval"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/checkpoint"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/feedback"
@@ -262,7 +263,7 @@ func (a *App) Rewind(p Later) error {
 		}
 		rel := make([]string, len(files))
 		for i, f := range files {
-			rel[i] = session.RelPath(f, s.Cwd)
+			rel[i] = approval.RelPath(f, s.Cwd)
 		}
 		what := "nothing differed"
 		if len(rel) > 0 {
@@ -341,7 +342,7 @@ func (a *App) Changes(p ChangesParams) (ChangesView, error) {
 }
 
 func fileChange(s *session.Session, turn, path string) FileChange {
-	fc := FileChange{Path: path, Rel: session.RelPath(path, s.Cwd), Hunks: []checkpoint.Hunk{}}
+	fc := FileChange{Path: path, Rel: approval.RelPath(path, s.Cwd), Hunks: []checkpoint.Hunk{}}
 	b, err := s.Turns.Before(turn, path)
 	if err != nil {
 		fc.Error = err.Error()

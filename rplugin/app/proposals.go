@@ -333,15 +333,15 @@ func (a *App) toolsFinished(s *session.Session, m claude.Message, wrote string) 
 	}
 }
 
-// ProposalWiped denies a proposal whose buffer the user closed; their notes
-// on it, if any, go with the deny.
+// ProposalWiped denies a proposal the user rejected: its deny key, or its
+// buffer closed unsaved. Their notes on it, if any, go with the deny.
 func (a *App) ProposalWiped(sp SaveParams) error {
 	id := sp.ID
 	p, ok := a.reg.Get(id)
 	if !ok {
 		return nil
 	}
-	msg := "The user rejected this change: they closed the proposed file without saving it. The file was not changed."
+	msg := fmt.Sprintf("The user rejected this change to %s; the file was not changed.", p.Target)
 	if len(sp.Review.Notes) > 0 {
 		msg = feedback.Rejection(changeLabel(p), sp.Review)
 		if s, ok := a.sessions.Get(p.Session); ok {

@@ -22,6 +22,7 @@ import (
 var ErrNotPending = errors.New("that request is no longer pending")
 
 // permission registers a can_use_tool request, then surfaces it. The steps:
+// refuse what cannot be shown here (a tool with its own interactive UI),
 // reconstruct (file changes), route, stage (proposals), register (the UI
 // gets its row), present (the UI opens its surface). Rules are claude's to
 // enforce (settings files, and the session's own rules given with
@@ -55,13 +56,22 @@ func (a *App) permission(s *session.Session, m claude.Message) {
 			a.log.Warn("answer the approved rewrite", "session", s.ID, "err", err)
 			return
 		}
-		a.note(s, "Allowed Write "+session.ToolTarget(pr.ToolName, pr.Input, s.Cwd)+" without asking: exactly the content you approved.")
+		a.note(s, "Allowed Write "+approval.Target(pr.ToolName, pr.Input, s.Cwd)+" without asking: exactly the content you approved.")
 		return
 	}
 	o := a.options()
+	if r := approval.RouteOf(pr, approval.ReviewEdits(o.ReviewEdits), nil); r.Surface == approval.SurfaceDeny {
+		// Refused before anything is staged or shown: it never becomes a
+		// pending request (no row, no announcement), and is answered once.
+		if err := s.Proc.Respond(pr.RequestID, claude.Deny(r.Reason)); err != nil {
+			a.log.Warn("answer a request for a tool without a UI here", "session", s.ID, "err", err)
+		}
+		a.note(s, "Denied "+sanitize.Line(pr.ToolName)+": it needs an interactive UI this client does not have.")
+		return
+	}
 	p := &approval.Pending{
 		ID: id, Session: s.ID, Perm: pr, Arrived: time.Now(),
-		Target: session.ToolTarget(pr.ToolName, pr.Input, s.Cwd),
+		Target: approval.Target(pr.ToolName, pr.Input, s.Cwd),
 	}
 	var reconErr error
 	if approval.IsFileChange(pr.ToolName) {
@@ -76,7 +86,7 @@ func (a *App) permission(s *session.Session, m claude.Message) {
 	// Staging and the stale-proposal sweep must not interleave: a folder
 	// being staged is not in the registry yet, so the sweep would take it.
 	a.stageMu.Lock()
-	p.Route = approval.Present(pr, approval.ReviewEdits(o.ReviewEdits), func() error {
+	p.Route = approval.RouteOf(pr, approval.ReviewEdits(o.ReviewEdits), func() error {
 		if reconErr != nil {
 			return reconErr
 		}
@@ -102,13 +112,6 @@ func (a *App) permission(s *session.Session, m claude.Message) {
 	}
 	s.Update(session.StateWaiting, "", "", "")
 	a.ui.Send(ui.EvSession, s.Info())
-	if p.Route.Surface == approval.SurfaceDeny {
-		if _, err := a.decide(id, approval.Decision{Behavior: approval.Deny, Message: p.Route.Reason}, "denied: no UI for this tool"); err != nil {
-			a.notify("error", err.Error())
-		}
-		a.note(s, "Denied "+sanitize.Line(pr.ToolName)+": it needs an interactive UI this client does not have.")
-		return
-	}
 	a.reg.Present(id, func(approval.Pending) { a.ui.Send(ui.EvPresent, view) })
 }
 

@@ -18,6 +18,8 @@ import (
 // its messages wait meanwhile), then its first prompt, if any.
 func (a *App) run(s *session.Session, resumed, prompt string) {
 	defer a.wg.Done()
+	a.wg.Add(1)
+	go a.whenInitialized(s)
 	if resumed != "" {
 		a.history(s, resumed)
 		if strings.TrimSpace(prompt) != "" {
@@ -34,6 +36,33 @@ func (a *App) run(s *session.Session, resumed, prompt string) {
 		a.handle(s, m)
 	}
 	a.exited(s, sawInit)
+}
+
+// initialized is what a claude.Conn that knows when claude answered
+// initialize offers (claude.Process does).
+type initialized interface {
+	Initialized() <-chan struct{}
+}
+
+// whenInitialized marks the session ready once claude answered initialize:
+// claude reports nothing else until the first prompt (system/init comes
+// with the first turn), so without it a session never sent a prompt, or a
+// resumed one, would read "starting" for as long as it lives.
+func (a *App) whenInitialized(s *session.Session) {
+	defer a.wg.Done()
+	if c, ok := s.Proc.(initialized); ok {
+		select {
+		case <-c.Initialized():
+		case <-s.Proc.Done():
+			return
+		}
+	}
+	if _, err := s.Proc.InitResponse(); err != nil {
+		return // it answered with an error, or exited: its exit says so
+	}
+	if s.MarkReady() {
+		a.ui.Send(ui.EvSession, s.Info())
+	}
 }
 
 func (a *App) handle(s *session.Session, m claude.Message) {
@@ -64,7 +93,8 @@ func (a *App) handle(s *session.Session, m claude.Message) {
 		a.ui.Send(ui.EvSession, s.Info())
 		a.background(func(ctx context.Context) { a.contextUsage(ctx, s) })
 		if msg := resultError(m); msg != "" && !interrupted {
-			a.notify("error", fmt.Sprintf("session %d: %s", s.ID, msg))
+			// The CLI's words (a refusal, an API error), marked as such.
+			a.notify("error", fmt.Sprintf("session %d: claude says: %s", s.ID, msg))
 		}
 	case "control_request":
 		switch m.Subtype {
@@ -152,7 +182,7 @@ func (a *App) system(s *session.Session, m claude.Message) {
 	case "init":
 		st := ""
 		switch s.State() {
-		case session.StateStarting:
+		case session.StateStarting, session.StateReady:
 			st = session.StateIdle
 		case session.StateIdle:
 			// A turn without a prompt: claude starts one when a task ends.

@@ -15,7 +15,6 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/proposal"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rules"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
-	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
 )
 
 // reviewCap bounds the diff shown by the panel's Review.
@@ -50,6 +49,9 @@ type RequestView struct {
 	Review      []string        `json:"review"`          // full input and, for file changes, the diff
 	Input       json.RawMessage `json:"input,omitempty"` // questions and plans need the structure
 	Plan        string          `json:"plan,omitempty"`
+	// PlanMode: a file change asked while the session plans, before any
+	// plan was approved (claude asks it because of the mode).
+	PlanMode bool `json:"plan_mode,omitempty"`
 	// Hunks of a proposal, for review hunk by hunk (nil when there are
 	// more than proposal.MaxHunks: the change is reviewed as a whole).
 	Hunks []proposal.Hunk `json:"hunks,omitempty"`
@@ -111,9 +113,11 @@ func (a *App) view(r approval.Pending) RequestView {
 	pr := r.Perm
 	name := fmt.Sprintf("session %d", r.Session)
 	cwd := ""
+	planning := false
 	if s, ok := a.sessions.Get(r.Session); ok {
 		cwd = s.Cwd
 		name = fmt.Sprintf("%d · %s", r.Session, s.Name())
+		planning = s.Mode() == "plan"
 	}
 	v := RequestView{
 		ID: r.ID, Session: r.Session, SessionName: name, Tool: sanitize.Line(pr.ToolName),
@@ -121,6 +125,8 @@ func (a *App) view(r approval.Pending) RequestView {
 		Arrived: r.Arrived.UnixMilli(), Added: r.Added, Removed: r.Removed,
 		FileChange: approval.IsFileChange(pr.ToolName), Staged: r.Staged,
 	}
+	// Claude writing its own plan file is part of planning.
+	v.PlanMode = planning && v.FileChange && !strings.Contains(r.Target, ".claude/plans/")
 	shown := v.Tool
 	if pr.DisplayName != "" && pr.DisplayName != pr.ToolName {
 		shown = sanitize.Line(pr.DisplayName)
@@ -243,7 +249,7 @@ func fields(pr claude.PermissionRequest, c *proposal.Change, cwd string) []Field
 		add("Timeout (ms)", "timeout")
 		add("In background", "run_in_background")
 	case tool == "NotebookEdit":
-		fs = append(fs, Field{"Notebook", sanitize.Line(session.RelPath(str("notebook_path"), cwd))})
+		fs = append(fs, Field{"Notebook", sanitize.Line(approval.RelPath(str("notebook_path"), cwd))})
 		if c != nil && c.Cell != nil {
 			fs = append(fs, Field{"Cell", sanitize.Line(c.Cell.Label())})
 			if c.Cell.Mode == "delete" {
@@ -254,7 +260,7 @@ func fields(pr claude.PermissionRequest, c *proposal.Change, cwd string) []Field
 			add("Edit mode", "edit_mode")
 		}
 	case approval.IsFileChange(tool):
-		fs = append(fs, Field{"File", sanitize.Line(session.RelPath(str("file_path"), cwd))})
+		fs = append(fs, Field{"File", sanitize.Line(approval.RelPath(str("file_path"), cwd))})
 	case strings.HasPrefix(tool, "mcp__"):
 		known, source := "", ""
 		if pr.MCPServer != nil {

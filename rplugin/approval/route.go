@@ -43,10 +43,12 @@ type Route struct {
 // reconstruct; the proposal package, which reconstructs them, owns the list.
 func IsFileChange(tool string) bool { return proposal.IsFileChange(tool) }
 
-// Present routes a request (DESIGN.md §3). stage is called only for file
-// changes under ReviewProposal; an error from it sends the request to the
-// panel with the error as the reason.
-func Present(pr claude.PermissionRequest, review ReviewEdits, stage func() error) Route {
+// RouteOf routes a request to its surface (DESIGN.md §3). stage, when
+// given, is called only for file changes under ReviewProposal; an error from
+// it sends the request to the panel with the error as the reason. (To
+// present a request is to open the surface it was routed to: see
+// Registry.Present.)
+func RouteOf(pr claude.PermissionRequest, review ReviewEdits, stage func() error) Route {
 	switch {
 	case pr.ToolName == "AskUserQuestion":
 		return Route{Surface: SurfaceQuestion}
@@ -77,7 +79,7 @@ func Present(pr claude.PermissionRequest, review ReviewEdits, stage func() error
 	}
 }
 
-// ToPanel, returned by the stage function of Present, sends a file change
+// ToPanel, returned by the stage function of RouteOf, sends a file change
 // to the panel with Reason as it is: a change that is better reviewed there
 // (a notebook cell deletion), not one that failed to stage.
 type ToPanel struct{ Reason string }

@@ -10,7 +10,7 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
 )
 
-func TestPresent(t *testing.T) {
+func TestRouteOf(t *testing.T) {
 	ok := func() error { return nil }
 	fail := func() error { return errors.New("old_string not found in a.txt") }
 	tests := []struct {
@@ -44,7 +44,7 @@ func TestPresent(t *testing.T) {
 			staged := false
 			stage := func() error { staged = true; return tt.stage() }
 			pr := claude.PermissionRequest{ToolName: tt.tool, RequiresUserInteraction: tt.rui, Input: json.RawMessage(`{}`)}
-			got := Present(pr, tt.review, stage)
+			got := RouteOf(pr, tt.review, stage)
 			if got.Surface != tt.want || got.Reason != tt.wantWhy {
 				t.Errorf("Present = %+v, want %s %q", got, tt.want, tt.wantWhy)
 			}

@@ -1,10 +1,10 @@
 package checkpoint
 
 import (
-	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
+
+	"github.com/claude-nova/claude-nova.nvim/rplugin/atomicfile"
 )
 
 // Restore writes content to path atomically (a temporary file renamed over
@@ -23,18 +23,8 @@ func Restore(path, content string, remove bool) error {
 	if remove {
 		return os.Remove(path)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".claude-nova-restore-*")
-	if err != nil {
-		return fmt.Errorf("restore %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name())
-	_, werr := tmp.WriteString(content)
-	cerr := tmp.Chmod(fi.Mode().Perm())
-	if err := errors.Join(werr, cerr, tmp.Close()); err != nil {
-		return fmt.Errorf("restore %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("restore %s: %w", path, err)
+	if err := atomicfile.Write(path, []byte(content), atomicfile.Options{Perm: fi.Mode().Perm(), Prefix: ".claude-nova-restore-"}); err != nil {
+		return fmt.Errorf("restore: %w", err)
 	}
 	return nil
 }

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/claude-nova/claude-nova.nvim/rplugin/approval"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/feedback"
-	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
 )
 
 // AfterChangeTool is the Neovim side's entry for AfterChange (not an MCP
@@ -57,7 +57,7 @@ func (r Report) Message(cause string) string {
 	if len(r.New) == 0 {
 		return ""
 	}
-	return changeNote(cause, session.RelPath(r.Path, r.Cwd), r.New, r.Baseline, r.Clients, r.Cwd)
+	return changeNote(cause, approval.RelPath(r.Path, r.Cwd), r.New, r.Baseline, r.Clients, r.Cwd)
 }
 
 // AfterChange reloads (or loads) path in the editor after Claude changed it

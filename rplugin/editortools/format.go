@@ -6,8 +6,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/claude-nova/claude-nova.nvim/rplugin/approval"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/mcp"
-	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
 )
 
 // MaxDiagnostics bounds the diagnostics one answer lists (the most severe
@@ -68,7 +69,7 @@ func severity(n int) string {
 	return "note"
 }
 
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+func oneLine(s string) string { return sanitize.Collapse(s) }
 
 func plural(n int, one string) string {
 	if n == 1 {
@@ -112,7 +113,7 @@ func serious(ds []Diag) int {
 // line is one diagnostic for the model: "a.lua:3:7: error: msg [source code]".
 func (d Diag) line(cwd string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s:%d:%d: %s: %s", session.RelPath(d.Path, cwd), d.Line, d.Col, severity(d.Severity), oneLine(d.Message))
+	fmt.Fprintf(&b, "%s:%d:%d: %s: %s", approval.RelPath(d.Path, cwd), d.Line, d.Col, severity(d.Severity), oneLine(d.Message))
 	tag := strings.TrimSpace(strings.TrimSpace(d.Source) + " " + strings.TrimSpace(d.Code))
 	if tag != "" {
 		fmt.Fprintf(&b, " [%s]", oneLine(tag))
@@ -221,7 +222,7 @@ type lspResult struct {
 
 // describe turns the editor's answer into text for the model.
 func describe(tool string, a args, out json.RawMessage, cwd string) (Outcome, error) {
-	rel := func(p string) string { return session.RelPath(p, cwd) }
+	rel := func(p string) string { return approval.RelPath(p, cwd) }
 	switch tool {
 	case OpenBuffers:
 		var r struct {
@@ -372,7 +373,7 @@ func selection(r selectionResult, rel func(string) string) Outcome {
 func diagnostics(open bool, loaded int, items []Diag, a args, cwd string) Outcome {
 	scope := "All loaded buffers"
 	if a.Path != "" {
-		scope = session.RelPath(a.Path, cwd)
+		scope = approval.RelPath(a.Path, cwd)
 		if !open {
 			return Outcome{Result: mcp.Text(fmt.Sprintf("%s is not open in the editor and was not loaded, so the editor has no diagnostics for it.", scope)),
 				Headline: "not open"}

@@ -122,9 +122,7 @@ func Rejection(path string, r Review) string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
-}
+func oneLine(s string) string { return sanitize.Collapse(s) }
 
 // Rewound is what Claude is told after the user restored files to their
 // state before an earlier prompt (the CLI's rewind_files changes the files

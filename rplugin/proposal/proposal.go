@@ -52,6 +52,8 @@ import (
 	"strings"
 	"syscall"
 	"unicode/utf8"
+
+	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
 )
 
 // MaxFileSize is the largest file, original or proposed, that is
@@ -608,10 +610,11 @@ func displayName(path string) string {
 	return cleanDisplay(path)
 }
 
-// cleanDisplay removes terminal escapes, control and bidi characters and
-// invalid UTF-8 from s, and caps it at 200 bytes.
+// cleanDisplay is s as a message shows it (sanitize.Line: escapes removed,
+// control, bidi and zero-width characters shown as marks), at most 200
+// bytes.
 func cleanDisplay(s string) string {
-	s = dropUnsafe(stripEscapes(s), false)
+	s = sanitize.Line(s)
 	if len(s) > 200 {
 		s = truncUTF8(s, 200) + "…"
 	}

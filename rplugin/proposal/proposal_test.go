@@ -284,7 +284,7 @@ func TestReconstruct(t *testing.T) {
 		{name: "replace_all not bool", tool: "Edit", input: obj{"file_path": p, "old_string": "a", "new_string": "b", "replace_all": "yes"}, fs: one(p, "a"), wantErr: "replace_all is not a boolean"},
 		{name: "not an object", tool: "Edit", input: []int{1}, fs: none(), wantErr: "not a JSON object"},
 		{name: "not a file change", tool: "Bash", input: obj{"command": "ls"}, fs: none(), wantErr: "Bash is not a file change"},
-		{name: "hostile name is cleaned in reasons", tool: "Edit", input: obj{"file_path": "/x/\x1b[31mevil\x07.txt", "old_string": "a", "new_string": "b"}, fs: none(), wantErr: "evil.txt does not exist"},
+		{name: "hostile name is shown safely in reasons (escapes gone, controls marked)", tool: "Edit", input: obj{"file_path": "/x/\x1b[31mevil\x07.txt", "old_string": "a", "new_string": "b"}, fs: none(), wantErr: "evil^G.txt does not exist"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -12,8 +12,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"unicode"
 	"unicode/utf8"
+
+	"github.com/claude-nova/claude-nova.nvim/rplugin/atomicfile"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
 )
 
 const (
@@ -263,23 +265,7 @@ func writeFileAtomic(dir, name string, content []byte) error {
 	if !fi.IsDir() {
 		return fmt.Errorf("proposal: %s is not a directory", dir)
 	}
-	tmp, err := os.CreateTemp(dir, reservedPrefix+"stage-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // no-op after the rename
-	if _, err := tmp.Write(content); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), filepath.Join(dir, name))
+	return atomicfile.Write(filepath.Join(dir, name), content, atomicfile.Options{Perm: 0o600, Prefix: reservedPrefix + "stage-"})
 }
 
 type marker struct {
@@ -335,7 +321,7 @@ func dirID(requestID string) string {
 // stageName turns the base name of path into a safe file name that keeps
 // the extension.
 func stageName(path string) string {
-	name := dropUnsafe(stripEscapes(filepath.Base(path)), true)
+	name := dropUnsafe(filepath.Base(path), true)
 	if len(name) > maxNameBytes {
 		ext := filepath.Ext(name)
 		if len(ext) > maxExtBytes || len(ext) == len(name) {
@@ -352,86 +338,20 @@ func stageName(path string) string {
 	return name
 }
 
-// stripEscapes removes terminal escape sequences (CSI, OSC, DCS, APC, PM,
-// and two-character ESC sequences, in their 7-bit and 8-bit forms) and
-// invalid UTF-8 from s.
-func stripEscapes(s string) string {
-	s = strings.ToValidUTF8(s, "")
-	if !strings.ContainsAny(s, "\x1b\u009b\u009d\u0090\u009e\u009f") {
+// dropUnsafe is s without escapes, control, bidi and zero-width characters
+// and invalid UTF-8 (sanitize.Strip); for a file name also without path
+// separators and the characters Windows forbids.
+func dropUnsafe(s string, fileName bool) string {
+	s = sanitize.Strip(s)
+	if !fileName {
 		return s
 	}
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		var next byte
-		if i+1 < len(s) {
-			next = s[i+1]
-		}
-		switch {
-		case r == 0x1b && next == '[':
-			i = skipCSI(s, i+2)
-		case r == 0x9b:
-			i = skipCSI(s, i+n)
-		case r == 0x1b && (next == ']' || next == 'P' || next == '_' || next == '^' || next == 'X'):
-			i = skipString(s, i+2)
-		case r == 0x9d || r == 0x90 || r == 0x9e || r == 0x9f:
-			i = skipString(s, i+n)
-		case r == 0x1b && next >= 0x20 && next < 0x7f:
-			i += 2
-		default:
-			if r != 0x1b {
-				b.WriteString(s[i : i+n])
-			}
-			i += n
-		}
-	}
-	return strings.ToValidUTF8(b.String(), "")
-}
-
-// skipCSI skips the parameter, intermediate and final bytes of a CSI.
-func skipCSI(s string, i int) int {
-	for i < len(s) && s[i] >= 0x20 && s[i] <= 0x3f {
-		i++
-	}
-	if i < len(s) && s[i] >= 0x40 && s[i] <= 0x7e {
-		i++
-	}
-	return i
-}
-
-// skipString skips a control string up to and including its terminator
-// (BEL, ESC \ or ST); an unterminated one runs to the end.
-func skipString(s string, i int) int {
-	for i < len(s) {
-		switch {
-		case s[i] == 0x07:
-			return i + 1
-		case s[i] == 0x1b && i+1 < len(s) && s[i+1] == '\\':
-			return i + 2
-		case strings.HasPrefix(s[i:], "\u009c"):
-			return i + len("\u009c")
-		}
-		i++
-	}
-	return i
-}
-
-// dropUnsafe removes control characters, bidi controls and invalid UTF-8;
-// for a file name also path separators and the characters Windows forbids.
-func dropUnsafe(s string, fileName bool) string {
 	return strings.Map(func(r rune) rune {
-		switch {
-		case r == utf8.RuneError, unicode.IsControl(r), isBidi(r):
-			return -1
-		case fileName && strings.ContainsRune(`/\:*?"<>|`, r):
+		if strings.ContainsRune(`/\:*?"<>|`, r) {
 			return -1
 		}
 		return r
-	}, strings.ToValidUTF8(s, ""))
-}
-
-func isBidi(r rune) bool {
-	return r == 0x061C || r == 0x200E || r == 0x200F || r >= 0x202A && r <= 0x202E || r >= 0x2066 && r <= 0x2069
+	}, s)
 }
 
 // truncUTF8 cuts s to at most n bytes without splitting a character.

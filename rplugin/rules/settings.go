@@ -9,6 +9,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/claude-nova/claude-nova.nvim/rplugin/atomicfile"
 )
 
 // Source is one settings file claude reads, with its name in the protocol.
@@ -199,33 +201,21 @@ func edit(path, behavior string, create bool, meanwhile func(), fn func([]string
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(dir, ".claude-nova-settings-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(out.Bytes()); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(mode); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if meanwhile != nil {
-		meanwhile()
-	}
-	now, err := readSmall(target)
-	switch {
-	case !exists && !errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("%s: %w", path, ErrChanged)
-	case exists && (err != nil || !bytes.Equal(now, orig)):
-		return fmt.Errorf("%s: %w", path, ErrChanged)
-	}
-	return os.Rename(tmp.Name(), target)
+	return atomicfile.Write(target, out.Bytes(), atomicfile.Options{Perm: mode, Prefix: ".claude-nova-settings-", Check: func() error {
+		if meanwhile != nil {
+			meanwhile()
+		}
+		// Read again just before the rename: never write over a change made
+		// meanwhile.
+		now, err := readSmall(target)
+		switch {
+		case !exists && !errors.Is(err, fs.ErrNotExist):
+			return fmt.Errorf("%s: %w", path, ErrChanged)
+		case exists && (err != nil || !bytes.Equal(now, orig)):
+			return fmt.Errorf("%s: %w", path, ErrChanged)
+		}
+		return nil
+	}})
 }
 
 // maxLinks bounds how many symlinks resolve follows.

@@ -15,8 +15,11 @@ func TestText(t *testing.T) {
 		{"cursor move", "a\x1b[2J\x1b[Hb", "ab"},
 		{"crlf", "a\r\nb\r\n", "a\nb\n"},
 		{"lone cr", "a\rb", "a\nb"},
-		{"controls", "a\x00b\x07c\x08d\x7f", "abcd"},
-		{"c1", "a\u0085b\u009bc", "abc"},
+		{"controls shown", "a\x00b\x07c\x08d\x7f", "a^@b^Gc^Hd^?"},
+		{"c1 shown, 8-bit csi removed", "a\u0085b\u009b31mc", "a<85>bc"},
+		{"8-bit osc removed", "a\u009d0;title\u009cb", "ab"},
+		{"bidi shown", "rm -rf x\u202e txt.exe", "rm -rf x<202e> txt.exe"},
+		{"zero width shown", "a\u200bb\ufeff", "a<200b>b<feff>"},
 		{"invalid utf8", "a\xffb", "a\uFFFDb"},
 		{"tab kept", "a\tb", "a\tb"},
 		{"line separator", "a\u2028b", "a\nb"},
@@ -30,6 +33,21 @@ func TestText(t *testing.T) {
 				t.Errorf("Text(%q) = %q, want %q", tt.in, got, tt.want)
 			}
 		})
+	}
+}
+
+func TestStrip(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"\x1b[31mname\x1b[0m.txt", "name.txt"},
+		{"a\x00b\x07\u202e\u200bc", "abc"},
+		{"a\xffb", "ab"},
+		{"\u009b2Jx", "x"},
+		{"a\nb\t.txt\r", "ab.txt"},
+	}
+	for _, tt := range tests {
+		if got := Strip(tt.in); got != tt.want {
+			t.Errorf("Strip(%q) = %q, want %q", tt.in, got, tt.want)
+		}
 	}
 }
 
@@ -55,8 +73,11 @@ func FuzzText(f *testing.F) {
 		if !utf8.ValidString(out) {
 			t.Fatalf("invalid utf8 out of %q", s)
 		}
-		if strings.ContainsAny(out, "\x1b\r\x00\x07") {
+		if strings.ContainsAny(out, "\x1b\r\x00\x07\u202e\u200b\u009b") {
 			t.Fatalf("control left in %q -> %q", s, out)
+		}
+		if st := Strip(s); strings.ContainsAny(st, "\x1b\r\x00\x07\u202e\u200b\u009b") || !utf8.ValidString(st) {
+			t.Fatalf("Strip left a control in %q -> %q", s, st)
 		}
 	})
 }

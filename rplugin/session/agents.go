@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/claude-nova/claude-nova.nvim/rplugin/approval"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
 )
@@ -204,7 +205,7 @@ func (t *Transcript) newCall(b contentBlock, d int) *toolCall {
 		}
 	} else {
 		tc.summary = nest(d) + toolPrefix + sanitize.Line(toolName(b.Name))
-		if target := ToolTarget(b.Name, b.Input, t.cwd); target != "" {
+		if target := approval.Target(b.Name, b.Input, t.cwd); target != "" {
 			tc.summary += " " + target
 		}
 		details = inputDetails(b.Name, b.Input)

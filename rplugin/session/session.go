@@ -5,7 +5,6 @@ package session
 import (
 	"path/filepath"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -16,9 +15,10 @@ import (
 
 // States a session can be in.
 const (
-	StateStarting = "starting"
-	StateRunning  = "running" // a turn is in progress
-	StateWaiting  = "waiting" // a turn waits for the user's decision
+	StateStarting = "starting" // claude has not answered initialize yet
+	StateReady    = "ready"    // claude is up; no prompt was sent yet
+	StateRunning  = "running"  // a turn is in progress
+	StateWaiting  = "waiting"  // a turn waits for the user's decision
 	StateIdle     = "idle"
 	StateExited   = "exited"
 )
@@ -122,21 +122,10 @@ func (s *Session) Prompted(prompt string) {
 }
 
 // shortName is the first non-blank line of text, trimmed and bounded.
+// shortName is the first line of text that says something, safe to show,
+// at most maxName runes.
 func shortName(text string) string {
-	text = sanitize.Line(firstLine(text))
-	if r := []rune(text); len(r) > maxName {
-		text = strings.TrimSpace(string(r[:maxName-1])) + "…"
-	}
-	return text
-}
-
-func firstLine(text string) string {
-	for _, l := range strings.Split(text, "\n") {
-		if l = strings.TrimSpace(l); l != "" {
-			return l
-		}
-	}
-	return ""
+	return sanitize.Line(sanitize.FirstLine(sanitize.Text(text), maxName))
 }
 
 // Context is how full the session's context window is (get_context_usage).
@@ -228,6 +217,19 @@ func (s *Session) Update(state, mode, claudeID, model string) {
 	if model != "" {
 		s.model = model
 	}
+}
+
+// MarkReady records that claude answered initialize: a session that has
+// not been sent a prompt is ready (it reported "starting" until its first
+// prompt before). It reports whether the state changed.
+func (s *Session) MarkReady() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.state != StateStarting {
+		return false
+	}
+	s.state = StateReady
+	return true
 }
 
 // SetEffort records the effort level the user chose.

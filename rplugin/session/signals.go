@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/claude-nova/claude-nova.nvim/rplugin/approval"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
 )
@@ -121,9 +122,9 @@ func (t *Transcript) signal(m claude.Message) []Op {
 		if !blocked {
 			return nil
 		}
-		why := firstLine(sanitize.Text(s.Stderr))
+		why := sanitize.FirstLine(sanitize.Text(s.Stderr), 300)
 		if why == "" {
-			why = firstLine(sanitize.Text(s.Output))
+			why = sanitize.FirstLine(sanitize.Text(s.Output), 300)
 		}
 		text := fmt.Sprintf("hook %s (%s) blocked it", sanitize.Line(s.HookName), sanitize.Line(s.HookEvent))
 		if why != "" {
@@ -271,7 +272,7 @@ var filePathRE = regexp.MustCompile(`"(?:file_path|notebook_path)"\s*:\s*("(?:[^
 func (d *inputDraft) what(cwd string) string {
 	if m := filePathRE.FindSubmatch(d.head); m != nil {
 		if p, err := strconv.Unquote(string(m[1])); err == nil && p != "" {
-			return sanitize.Truncate(sanitize.Line(RelPath(p, cwd)), 80)
+			return sanitize.Truncate(sanitize.Line(approval.RelPath(p, cwd)), 80)
 		}
 	}
 	return d.name + " input"

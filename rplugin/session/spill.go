@@ -1,6 +1,7 @@
 package session
 
 import (
+	"bufio"
 	"errors"
 	"os"
 	"path/filepath"
@@ -36,4 +37,70 @@ func CleanSpills(dir string) (removed int, err error) {
 func alive(pid int) bool {
 	err := syscall.Kill(pid, 0)
 	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+// Spill makes the transcript keep about keep lines in memory and append
+// older ones to path; whole tool results that were cut go next to it.
+func (t *Transcript) Spill(path string, keep int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.spill, t.keep = path, max(keep, 100)
+}
+
+// trim moves the oldest lines to the spill file once a quarter more than
+// keep are in memory. Callers hold mu.
+func (t *Transcript) trim() {
+	if t.spill == "" || t.spillErr != nil || len(t.lines) <= t.keep+t.keep/4 {
+		return
+	}
+	n := len(t.lines) - t.keep
+	// Never spill a draft being streamed, which still changes, unless it
+	// is large: then its finished lines go (its last line stays), and the
+	// finished block keeps the draft instead of replacing it (keepDraft).
+	// Nor the block of an agent at work (its lines go beneath its call),
+	// unless it is huge.
+	for _, d := range t.drafts {
+		if d.done > t.keep/4 {
+			d.spilled = true
+			n = min(n, d.start+d.done-t.base)
+			continue
+		}
+		n = min(n, d.start-t.base)
+	}
+	for _, tc := range t.tools {
+		if tc.live && tc.depth == 0 && tc.details < t.keep/2 {
+			n = min(n, tc.line-t.base)
+		}
+	}
+	if n <= 0 {
+		return
+	}
+	if err := appendFile(t.spill, t.lines[:n]); err != nil {
+		t.spillErr = err // keep everything in memory from now on
+		return
+	}
+	rest := make([]string, len(t.lines)-n, t.keep+t.keep/4+1)
+	copy(rest, t.lines[n:])
+	t.lines = rest
+	t.base += n
+}
+
+func appendFile(path string, lines []string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(f)
+	for _, l := range lines {
+		w.WriteString(l)
+		w.WriteByte('\n')
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }

@@ -23,6 +23,8 @@ import (
 	"syscall"
 	"time"
 	"unicode/utf16"
+
+	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
 )
 
 // maxKey is where claude cuts a long key (and appends a hash).
@@ -345,16 +347,7 @@ func textOf(raw json.RawMessage) (string, bool) {
 // maxName bounds a title or prompt in a summary.
 const maxName = 120
 
-func oneLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = strings.TrimSpace(s[:i]) + " …"
-	}
-	if r := []rune(s); len(r) > maxName {
-		s = string(r[:maxName-1]) + "…"
-	}
-	return s
-}
+func oneLine(s string) string { return sanitize.FirstLine(s, maxName) }
 
 // Entry is one step of a stored conversation, in file order.
 type Entry struct {

@@ -3,6 +3,8 @@
 local root = assert(os.getenv("CLAUDENOVA_DEMO_ROOT"))
 vim.opt.rtp:prepend(root)
 vim.o.swapfile = false
+vim.o.linebreak = true -- README.demo.md is one line per paragraph: it wraps at words at any width
+vim.o.breakindent = true
 vim.g.maplocalleader = ","
 
 require("claudenova").setup({
@@ -16,16 +18,35 @@ require("claudenova").setup({
   },
 })
 
-local plan_prompt = vim.json.encode({
-  { "Read", { file_path = vim.fn.getcwd() .. "/greet.py" } },
-  { "ExitPlanMode", { plan = "# Plan\n\n1. Add a `farewell(name)` function next to `greet`.\n2. Keep the style of `greet`.\n\nEdit this plan before approving: Claude is told to follow your version." } },
-  { "Edit", { file_path = vim.fn.getcwd() .. "/greet.py", old_string = "def greet", new_string = "def farewell(name):\n    return \"bye \" + name\n\n\ndef greet" } },
+-- A tiny linter for the demo's Python, so that the tour's editor-tool step
+-- (mcp__nvim__diagnostics) has diagnostics to read without a language server.
+local lint_ns = vim.api.nvim_create_namespace("claudenova_demo_lint")
+local function lint(buf)
+  local diags = {}
+  local lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+  for i, l in ipairs(lines) do
+    if l:match("^%s*def ") and not (lines[i + 1] or ""):match('^%s*"""') then
+      table.insert(diags, { lnum = i - 1, col = 0, severity = vim.diagnostic.severity.WARN, source = "demo-lint",
+        message = "a function without a docstring" })
+    end
+    local at = l:find('" %+ ', 1) or l:find("' %+ ", 1)
+    if at then
+      table.insert(diags, { lnum = i - 1, col = at, severity = vim.diagnostic.severity.HINT, source = "demo-lint",
+        message = "an f-string reads better than +" })
+    end
+  end
+  vim.diagnostic.set(lint_ns, buf, diags)
+end
+vim.api.nvim_create_autocmd({ "BufReadPost", "BufWritePost", "TextChanged", "InsertLeave" }, {
+  pattern = "*.py",
+  desc = "claude-nova demo: a small Python linter (diagnostics for the editor tools)",
+  callback = function(ev) lint(ev.buf) end,
 })
 
-vim.api.nvim_create_user_command("DemoPlan", function()
-  vim.cmd("ClaudeNova new --plan SEQ " .. plan_prompt)
-  vim.cmd("ClaudeNova rename add a farewell function")
-end, { desc = "claude-nova demo: a session in plan mode that proposes a plan" })
+vim.api.nvim_create_user_command("DemoTour", function()
+  vim.cmd("ClaudeNova new DEMO")
+  vim.cmd("ClaudeNova rename the tour again")
+end, { desc = "claude-nova demo: the guided tour again, in a new session" })
 
 vim.api.nvim_create_autocmd("VimEnter", {
   once = true,
@@ -33,7 +54,7 @@ vim.api.nvim_create_autocmd("VimEnter", {
     vim.cmd("edit README.demo.md")
     vim.cmd("ClaudeNova")          -- the sidebar
     vim.cmd("wincmd p")
-    vim.cmd("ClaudeNova new DEMO") -- Edit, Write, Bash, questions
-    vim.cmd("ClaudeNova rename tidy up greet.py")
+    vim.cmd("ClaudeNova new DEMO") -- the guided tour (scripts/demo/script.json)
+    vim.cmd("ClaudeNova rename the tour")
   end,
 })

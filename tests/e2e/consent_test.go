@@ -116,7 +116,7 @@ func TestArrivalNeverTakesKeystrokes(t *testing.T) {
 				if m, _ := e.Mode(); m != c.mode {
 					t.Fatalf("mode changed to %q by the arrival", m)
 				}
-				if !e.NoteContaining("waits until you pause") {
+				if !e.NoteContaining("opens when you pause") {
 					t.Errorf("the user was not told the request waits: %v", e.Notes())
 				}
 				var status string
@@ -353,13 +353,13 @@ func TestErrorsHaveNoRPCPlumbing(t *testing.T) {
 		var apiErr string
 		e.Lua(&apiErr, "local ok, err = pcall(require('claudenova').set_mode, 'bogus'); return tostring(err)")
 		clean(apiErr, "unknown permission mode")
-		// A key: <C-s> in the prompt input of a session that has exited.
-		e.Cmd("ClaudeNova stop")
-		e.Eventually(10*time.Second, "exited", func() bool { st, _ := e.SessionState(sid); return st == "exited" })
-		e.Lua(nil, "require('claudenova.ui').prompt(...)", sid)
-		e.Input("hello<C-s>")
-		e.Eventually(5*time.Second, "key error", func() bool { return strings.Contains(last(), "has exited") })
-		clean(last(), "session 1 has exited")
+		// A key: gf in the transcript off a tool call (a prompt to a session
+		// that has exited is no error any more: it starts a new session).
+		e.Lua(nil, "require('claudenova.ui').open_transcript(..., { focus = true })", sid)
+		e.Lua(nil, "vim.api.nvim_win_set_cursor(0, {1, 0})")
+		e.Input("gf")
+		e.Eventually(5*time.Second, "key error", func() bool { return strings.Contains(last(), "no cut tool result") })
+		clean(last(), "no cut tool result on this line")
 		// A bad cmd.
 		e.Lua(nil, "require('claudenova').setup({ cmd = '/nonexistent/claude', storage = ... })", e.Storage)
 		e.Input("<Esc>")

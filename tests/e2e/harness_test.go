@@ -107,6 +107,11 @@ type Options struct {
 	ModelOpts fakemodel.Options
 	NvimEnv   []string // extra environment for Neovim ("K=V")
 	Pack      string   // install the plugin with vim.pack from this git source (0.12)
+	// Init replaces the test init (make demo's: scripts/demo/init.lua);
+	// tests/e2e/observe.lua is loaded after it, before VimEnter.
+	Init string
+	// Files are written into the project before Neovim starts.
+	Files map[string]string
 }
 
 func randomID() string {
@@ -132,6 +137,9 @@ func NewEnv(t *testing.T, v nvimVersion, o Options) *Env {
 		"DISABLE_AUTOUPDATER":                      "1",
 		"ANTHROPIC_API_KEY":                        "test",
 		"CLAUDENOVA_TEST_MARKER":                   e.Marker,
+	}
+	for rel, content := range o.Files {
+		e.WriteFile(rel, content)
 	}
 	if !o.NoModel {
 		e.Model = fakemodel.New(o.ModelOpts)
@@ -186,9 +194,14 @@ func NewEnv(t *testing.T, v nvimVersion, o Options) *Env {
 		}
 		env = append(kept, kv)
 	}
+	args := []string{"--embed", "--headless", "-n", "-i", "NONE", "-u", filepath.Join(root, "tests", "e2e", "init.lua")}
+	if o.Init != "" {
+		args = []string{"--embed", "--headless", "-n", "-i", "NONE", "-u", o.Init,
+			"-c", "luafile " + filepath.Join(root, "tests", "e2e", "observe.lua")}
+	}
 	nv, err := nvim.NewChildProcess(
 		nvim.ChildProcessCommand(v.bin),
-		nvim.ChildProcessArgs("--embed", "--headless", "-n", "-i", "NONE", "-u", filepath.Join(root, "tests", "e2e", "init.lua")),
+		nvim.ChildProcessArgs(args...),
 		nvim.ChildProcessEnv(env),
 		nvim.ChildProcessDir(e.Project),
 		nvim.ChildProcessServe(true),

@@ -13,66 +13,10 @@ vim.opt.shadafile = "NONE"
 vim.o.columns = 160
 vim.o.lines = 50
 
-_G.claudenova_test = { notes = {} }
-local real_notify = vim.notify
-vim.notify = function(msg, level, opts)
-  table.insert(_G.claudenova_test.notes, { msg = tostring(msg), level = level or vim.log.levels.INFO })
-  if _G.claudenova_test.echo then
-    -- Tests of what a person sees (hit-enter prompts) use the real one.
-    real_notify(msg, level, opts)
-  end
-end
+-- What tests observe (notifications, request events, a scripted picker).
+dofile(root .. "/tests/e2e/observe.lua")
 
 local opts = os.getenv("CLAUDENOVA_TEST_OPTS")
 if opts and opts ~= "" then
   require("claudenova").setup(vim.json.decode(opts))
-end
-
--- Record request events with what was on screen at that moment.
-_G.claudenova_test.events = {}
-vim.api.nvim_create_autocmd("User", {
-  pattern = { "ClaudeNovaRequestAdded", "ClaudeNovaRequestDecided" },
-  callback = function(ev)
-    local panel = package.loaded["claudenova.ui.panel"]
-    table.insert(_G.claudenova_test.events, {
-      kind = ev.match,
-      id = ev.data.id,
-      outcome = ev.data.outcome,
-      panel_open = (panel and panel.current and panel.current.id == ev.data.id) and true or false,
-      in_state = require("claudenova.ui.state").requests[ev.data.id] ~= nil,
-    })
-  end,
-})
-
--- A scripted picker: tests queue the labels to choose ("CANCEL" cancels) and
--- the texts to type; prompts are recorded. It stands in for the user's picker
--- plugin, which is exactly what vim.ui.select lets take over.
-function _G.claudenova_test.stub_ui()
-  local t = _G.claudenova_test
-  t.selects, t.inputs, t.prompts = {}, {}, {}
-  vim.ui.select = function(items, opts, cb)
-    table.insert(t.prompts, opts.prompt or "")
-    local want = table.remove(t.selects, 1)
-    if want == nil then
-      t.waiting_select = { items = items, opts = opts, cb = cb }
-      return
-    end
-    t.waiting_select = nil
-    if want == "CANCEL" then
-      return cb(nil, nil)
-    end
-    local fmt = opts.format_item or tostring
-    for i, it in ipairs(items) do
-      if fmt(it):find(want, 1, true) then
-        return cb(it, i)
-      end
-    end
-    error("stub select: no item matches " .. want)
-  end
-  vim.ui.input = function(opts, cb)
-    table.insert(t.prompts, opts.prompt or "")
-    local v = table.remove(t.inputs, 1)
-    if v == "CANCEL" then v = nil end
-    cb(v)
-  end
 end

@@ -634,3 +634,93 @@ func TestCloseOnContextDone(t *testing.T) {
 	}
 	srv.Close() // idempotent
 }
+
+// The tour's features: what Claude says with a step and when done, the
+// reply to a plain prompt, a task notification's turn, a plan sent back.
+func TestTourScript(t *testing.T) {
+	tour := `SEQ [["Bash",{"command":"ls"},"Step 1: a command"],` +
+		`["ExitPlanMode",{"plan":"# Plan"},"Step 2: a plan"],` +
+		`["Edit",{"file_path":"/x","old_string":"a","new_string":"b"}],` +
+		`["say",{"text":"That was the tour."}]]`
+	plan := func(id string) map[string]any {
+		return map[string]any{"type": "tool_use", "id": id, "name": "ExitPlanMode", "input": map[string]any{}}
+	}
+	const keep = "The user wants you to keep planning and not exit plan mode yet. Their feedback: smaller steps"
+	notif := txt("<system-reminder>\n[SYSTEM NOTIFICATION - NOT USER INPUT]\n<task-notification>\n<task-id>b1</task-id>\n" +
+		"<status>completed</status>\n<summary>Background command \"count\" completed (exit code 0)</summary>\n</task-notification>\n</system-reminder>")
+	first := []map[string]any{user(txt(tour)), asst(txt("Step 1: a command"), toolUse("toolu_s0")), user(toolRes("toolu_s0", "ok", false))}
+	with := func(more ...map[string]any) []map[string]any {
+		return append(append([]map[string]any{}, first...), more...)
+	}
+	for _, tc := range []struct {
+		name   string
+		msgs   []map[string]any
+		plain  string
+		say    string // the text block before the call ("" none)
+		tool   string
+		text   string // a text reply
+		inPlan string // the plan input holds this
+	}{
+		{name: "a step says what it shows", msgs: []map[string]any{user(txt(tour))}, say: "Step 1: a command", tool: "Bash"},
+		{name: "the plan", msgs: first, say: "Step 2: a plan", tool: "ExitPlanMode"},
+		{name: "a plan sent back comes again, revised", msgs: with(asst(plan("toolu_s1")), user(toolRes("toolu_s1", keep, true))),
+			say: "I revised the plan after your feedback (1). Approve it, or send it back again.", tool: "ExitPlanMode", inPlan: "- smaller steps"},
+		{name: "an approved plan goes on", msgs: with(asst(plan("toolu_s1")), user(toolRes("toolu_s1", "User has approved", false))), tool: "Edit"},
+		{name: "a plan refused otherwise goes on", msgs: with(asst(plan("toolu_s1")), user(toolRes("toolu_s1", "not in plan mode", true))), tool: "Edit"},
+		{name: "the closing words", msgs: with(asst(plan("toolu_s1")), user(toolRes("toolu_s1", "ok", false)),
+			asst(toolUse("toolu_s2")), user(toolRes("toolu_s2", "ok", false))), text: "That was the tour."},
+		{name: "a task's notification turn", msgs: with(asst(plan("toolu_s1")), user(toolRes("toolu_s1", "ok", false)),
+			asst(toolUse("toolu_s2")), user(toolRes("toolu_s2", "ok", false)), asst(txt("That was the tour.")), user(notif)),
+			text: `Noted: Background command "count" completed (exit code 0).`},
+		{name: "a plain prompt gets the plain reply, not the tour", msgs: []map[string]any{user(txt("what now?"))}, plain: "Try SEQ.", text: "Try SEQ."},
+		{name: "a plain prompt after the tour", msgs: with(asst(txt("x")), user(txt("hello"))), plain: "Try SEQ.", text: "Try SEQ."},
+		{name: "a notification after a plain prompt", msgs: []map[string]any{user(txt("hi")), asst(txt("Try SEQ.")), user(notif)}, plain: "Try SEQ.",
+			text: `Noted: Background command "count" completed (exit code 0).`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := decide(mkReq(t, nil, tc.msgs...), scriptConfig{PlainReply: tc.plain})
+			bs := p.Reply.Blocks
+			if tc.text != "" {
+				if len(bs) != 1 || bs[0].fullText() != tc.text {
+					t.Fatalf("reply %+v, want %q", bs, tc.text)
+				}
+				return
+			}
+			if tc.say != "" {
+				if len(bs) != 2 || bs[0].Type != "text" || bs[0].Text != tc.say {
+					t.Fatalf("reply %+v, want the text %q first", bs, tc.say)
+				}
+				bs = bs[1:]
+			}
+			if len(bs) != 1 || bs[0].Name != tc.tool {
+				t.Fatalf("reply %+v, want %s", p.Reply.Blocks, tc.tool)
+			}
+			if tc.inPlan != "" && !strings.Contains(string(bs[0].Input), tc.inPlan) {
+				t.Errorf("plan input %s lacks %q", bs[0].Input, tc.inPlan)
+			}
+		})
+	}
+	for _, bad := range []string{`[["say",{"text":"x"}],["Read",{}]]`, `[["say",{}]]`, `[["Read",{},3]]`, `[["Read",{},"a","b"]]`} {
+		if _, err := ParseScript([]byte(bad)); err == nil {
+			t.Errorf("ParseScript(%s) succeeded", bad)
+		}
+	}
+	steps, err := ParseScript([]byte(`[["Read",{"file_path":"/a"},"look"],["say",{"text":"done"}]]`))
+	if err != nil || len(steps) != 2 || steps[0].Say != "look" {
+		t.Fatalf("steps %+v, %v", steps, err)
+	}
+	if b, _ := json.Marshal(steps); string(b) != `[["Read",{"file_path":"/a"},"look"],["say",{"text":"done"}]]` {
+		t.Errorf("marshal = %s", b)
+	}
+}
+
+// A task that ends while a script runs is mentioned with the next step.
+func TestTaskEndedMidScript(t *testing.T) {
+	seq := `SEQ [["Bash",{"command":"a"}],["Bash",{"command":"b"},"Now b."]]`
+	sys := map[string]any{"role": "system", "content": []any{txt("[SYSTEM NOTIFICATION - NOT USER INPUT]\n<task-notification>\n<summary>Agent \"x\" completed</summary>\n</task-notification>")}}
+	p := decide(mkReq(t, nil, user(txt(seq)), asst(toolUse("toolu_s0")), user(toolRes("toolu_s0", "ok", false)), sys), scriptConfig{})
+	bs := p.Reply.Blocks
+	if len(bs) != 2 || bs[0].Text != "Noted: Agent \"x\" completed.\n\nNow b." || bs[1].Name != "Bash" {
+		t.Fatalf("reply %+v", bs)
+	}
+}

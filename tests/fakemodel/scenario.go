@@ -11,8 +11,13 @@ import (
 	"time"
 )
 
-// Step is one scripted tool call. In JSON it is the two-element array
-// [toolName, inputObject], the same shape as the elements of a SEQ prompt.
+// Step is one scripted tool call. In JSON it is the array [toolName,
+// inputObject] or [toolName, inputObject, "text"], the same shape as the
+// elements of a SEQ prompt; the text is what Claude says before the call
+// (a guided tour explains each step with it).
+//
+// The step ["say", {"text": "…"}], only as the last of a script, is what
+// Claude says when the script is done (instead of "all done").
 //
 // String values of Input may contain the placeholder {{cwd}}; it is replaced
 // by claude's working directory as announced in the request's system prompt
@@ -20,30 +25,38 @@ import (
 type Step struct {
 	Tool  string
 	Input json.RawMessage
+	Say   string
 }
+
+// SayTool names the closing step of a script: its input's text is the
+// reply once every tool call is done.
+const SayTool = "say"
 
 // NewStep builds a Step, encoding input (a struct or map) as JSON.
 func NewStep(tool string, input any) Step {
 	return Step{Tool: tool, Input: mustJSON(input)}
 }
 
-// MarshalJSON encodes the step as [tool, input].
+// MarshalJSON encodes the step as [tool, input] (or [tool, input, say]).
 func (s Step) MarshalJSON() ([]byte, error) {
 	in := s.Input
 	if len(in) == 0 {
 		in = json.RawMessage(`{}`)
 	}
+	if s.Say != "" {
+		return json.Marshal([]any{s.Tool, in, s.Say})
+	}
 	return json.Marshal([]any{s.Tool, in})
 }
 
-// UnmarshalJSON decodes [tool, input].
+// UnmarshalJSON decodes [tool, input] or [tool, input, say].
 func (s *Step) UnmarshalJSON(b []byte) error {
 	var pair []json.RawMessage
 	if err := json.Unmarshal(b, &pair); err != nil {
 		return fmt.Errorf("step must be [toolName, inputObject]: %w", err)
 	}
-	if len(pair) != 2 {
-		return fmt.Errorf("step must be [toolName, inputObject], got %d elements", len(pair))
+	if len(pair) != 2 && len(pair) != 3 {
+		return fmt.Errorf("step must be [toolName, inputObject] or [toolName, inputObject, \"text\"], got %d elements", len(pair))
 	}
 	if err := json.Unmarshal(pair[0], &s.Tool); err != nil || s.Tool == "" {
 		return fmt.Errorf("step tool name must be a non-empty string: %s", pair[0])
@@ -53,16 +66,49 @@ func (s *Step) UnmarshalJSON(b []byte) error {
 		return fmt.Errorf("step input for %s must be a JSON object: %s", s.Tool, pair[1])
 	}
 	s.Input = append(json.RawMessage(nil), in...)
+	s.Say = ""
+	if len(pair) == 3 {
+		if err := json.Unmarshal(pair[2], &s.Say); err != nil {
+			return fmt.Errorf("step text for %s must be a string: %s", s.Tool, pair[2])
+		}
+	}
 	return nil
 }
 
-// ParseScript parses a script: a JSON array of [toolName, inputObject].
+// ParseScript parses a script: a JSON array of steps (see Step).
 func ParseScript(b []byte) ([]Step, error) {
 	var steps []Step
 	if err := json.Unmarshal(b, &steps); err != nil {
 		return nil, err
 	}
+	for i, st := range steps {
+		if st.Tool != SayTool {
+			continue
+		}
+		if i != len(steps)-1 {
+			return nil, fmt.Errorf("step %d: [\"say\", {\"text\": …}] can only be the last step (what Claude says when done)", i+1)
+		}
+		var in struct {
+			Text string `json:"text"`
+		}
+		if json.Unmarshal(st.Input, &in) != nil || in.Text == "" {
+			return nil, fmt.Errorf("step %d: say needs {\"text\": \"…\"}", i+1)
+		}
+	}
 	return steps, nil
+}
+
+// callSteps are the steps that call a tool (a closing say is not one) and
+// the closing text ("" when the script has none).
+func callSteps(steps []Step) ([]Step, string) {
+	if n := len(steps); n > 0 && steps[n-1].Tool == SayTool {
+		var in struct {
+			Text string `json:"text"`
+		}
+		_ = json.Unmarshal(steps[n-1].Input, &in)
+		return steps[:n-1], in.Text
+	}
+	return steps, ""
 }
 
 // DemoScript is the default DEMO script: Read then Edit a.txt in claude's
@@ -294,6 +340,7 @@ type scriptConfig struct {
 	DefaultScript []Step
 	AlwaysScript  bool
 	FallbackCwd   string
+	PlainReply    string // the reply to a plain prompt ("": "You said: …")
 }
 
 // streamChunk is the ~40 character delta used by STREAM n (always 40 bytes).
@@ -386,18 +433,93 @@ func decide(r *request, cfg scriptConfig) plan {
 	case cfg.AlwaysScript:
 		return scriptStep(r, idx, cfg.DefaultScript, cfg)
 	}
+	if sum, ok := r.notification(); ok {
+		return plan{Kind: "text", Reply: TextReply(noted(sum)), Note: "task notification"}
+	}
+	if cfg.PlainReply != "" {
+		return plan{Kind: "text", Reply: TextReply(cfg.PlainReply), Note: "plain reply"}
+	}
 	return plan{Kind: "text", Reply: TextReply("You said: " + text)}
 }
+
+// noted is the reply to a turn claude starts when a background task ends.
+func noted(summary string) string {
+	if summary == "" {
+		return "Noted: a background task ended."
+	}
+	return "Noted: " + strings.TrimSuffix(summary, ".") + "."
+}
+
+var summaryRE = regexp.MustCompile(`(?s)<summary>(.*?)</summary>`)
+
+// notification reports whether r is a turn claude started by itself for a
+// background task that ended (its last message is the CLI's task
+// notification, no tool result, no prompt of the user's), with the task's
+// summary.
+func (r *request) notification() (string, bool) {
+	sum, found, alone := r.taskEnded()
+	return sum, found && alone
+}
+
+// taskEnded finds the CLI's notifications of background tasks that ended
+// in the messages since Claude's last: found, with their summaries; alone
+// when those messages are nothing else (a turn claude started for them).
+// Mid-turn the CLI adds one as a message of its own (role "system") after
+// the tool results.
+func (r *request) taskEnded() (summary string, found, alone bool) {
+	alone = true
+	var sums []string
+	for i := len(r.Messages) - 1; i >= 0; i-- {
+		m := r.Messages[i]
+		if m.Role == "assistant" {
+			break
+		}
+		for _, b := range m.blocks() {
+			switch b.Type {
+			case "tool_result":
+				alone = false
+			case "text":
+				if !strings.Contains(b.Text, "<task-notification>") {
+					if m.Role == "user" && userText(b.Text) != "" {
+						alone = false
+					}
+					continue
+				}
+				found = true
+				for _, mm := range summaryRE.FindAllStringSubmatch(b.Text, -1) {
+					sums = append([]string{strings.TrimSpace(mm[1])}, sums...)
+				}
+			}
+		}
+	}
+	return strings.Join(sums, "; "), found, found && alone
+}
+
+// maxReplans bounds how often a rejected plan is proposed again.
+const maxReplans = 5
 
 // scriptStep answers step k of steps, k = number of tool_results after the
 // prompt message. The tool_use id is toolu_s<n>, n = number of tool_results
 // in the whole conversation (equal to k in the first turn, unique later).
+//
+// A plan the user sends back (ExitPlanMode answered "keep planning") is
+// proposed again, revised with their feedback, as long as steps follow it:
+// Claude keeps planning instead of going on as if it had been approved.
 func scriptStep(r *request, idx int, steps []Step, cfg scriptConfig) plan {
-	k := len(r.toolResults(idx + 1))
+	steps, closing := callSteps(steps)
+	k, feedback := r.position(idx, steps)
 	if k >= len(steps) {
 		done := "all done"
+		if closing != "" {
+			done = closing
+		}
 		if r.subagent() {
 			done = "subagent done"
+		}
+		if sum, found, alone := r.taskEnded(); found && alone {
+			done = noted(sum)
+		} else if found {
+			done = noted(sum) + "\n\n" + done
 		}
 		return plan{Kind: "text", Reply: TextReply(done), Note: fmt.Sprintf("script done (%d steps)", len(steps))}
 	}
@@ -406,6 +528,14 @@ func scriptStep(r *request, idx int, steps []Step, cfg scriptConfig) plan {
 	in := st.Input
 	if len(in) == 0 {
 		in = json.RawMessage(`{}`)
+	}
+	say := st.Say
+	if st.Tool == "ExitPlanMode" && len(feedback) > 0 {
+		in, say = revisedPlan(in, feedback)
+	}
+	if sum, found, _ := r.taskEnded(); found {
+		// A task ended while the script runs: Claude mentions it.
+		say = strings.TrimSpace(noted(sum) + "\n\n" + say)
 	}
 	if bytes.Contains(in, []byte("{{cwd}}")) {
 		cwd := r.cwd()
@@ -421,8 +551,72 @@ func scriptStep(r *request, idx int, steps []Step, cfg scriptConfig) plan {
 		// the main conversation's (the real API's never do).
 		id = fmt.Sprintf("toolu_a%08x_%d", crc32.ChecksumIEEE([]byte(r.firstUserText())), n)
 	}
-	return plan{Kind: "tool", Reply: ToolUseReply(id, st.Tool, in),
-		Note: fmt.Sprintf("step %d/%d %s %s", k+1, len(steps), st.Tool, id)}
+	reply := ToolUseReply(id, st.Tool, in)
+	if say != "" {
+		reply.Blocks = append([]Block{{Type: "text", Text: say}}, reply.Blocks...)
+	}
+	return plan{Kind: "tool", Reply: reply, Note: fmt.Sprintf("step %d/%d %s %s", k+1, len(steps), st.Tool, id)}
+}
+
+// position is the step the script is at after the prompt at idx: one per
+// tool result, except a plan sent back to keep planning while steps follow
+// it (that step comes again; feedback holds what the user said each time).
+func (r *request) position(idx int, steps []Step) (k int, feedback []string) {
+	names := r.toolNames()
+	for _, res := range r.toolResults(idx + 1) {
+		if k < len(steps)-1 && steps[k].Tool == "ExitPlanMode" && names[res.ToolUseID] == "ExitPlanMode" &&
+			res.IsError && len(feedback) < maxReplans {
+			text := contentText(res.Content)
+			if strings.Contains(strings.ToLower(text), "keep planning") {
+				fb := text
+				if _, after, ok := strings.Cut(text, "Their feedback:"); ok {
+					fb = after
+				}
+				feedback = append(feedback, strings.TrimSpace(fb))
+				continue
+			}
+		}
+		k++
+	}
+	return k, feedback
+}
+
+// toolNames maps the tool_use ids of the conversation to their tools.
+func (r *request) toolNames() map[string]string {
+	out := map[string]string{}
+	for _, m := range r.Messages {
+		if m.Role != "assistant" {
+			continue
+		}
+		for _, b := range m.blocks() {
+			if b.Type == "tool_use" {
+				out[b.ID] = b.Name
+			}
+		}
+	}
+	return out
+}
+
+// revisedPlan is a plan proposed again after the user's feedback: their
+// words are in it, and Claude says so.
+func revisedPlan(in json.RawMessage, feedback []string) (json.RawMessage, string) {
+	var m map[string]any
+	if json.Unmarshal(in, &m) != nil || m == nil {
+		m = map[string]any{}
+	}
+	plan, _ := m["plan"].(string)
+	var b strings.Builder
+	b.WriteString(strings.TrimRight(plan, "\n"))
+	b.WriteString("\n\n## Revised after your feedback\n\n")
+	for _, f := range feedback {
+		if f == "" {
+			f = "(no words: keep planning)"
+		}
+		fmt.Fprintf(&b, "- %s\n", f)
+	}
+	m["plan"] = b.String()
+	out, _ := json.Marshal(m)
+	return out, fmt.Sprintf("I revised the plan after your feedback (%d). Approve it, or send it back again.", len(feedback))
 }
 
 // subagent reports whether r comes from a subagent (the CLI marks its

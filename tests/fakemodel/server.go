@@ -14,8 +14,13 @@
 //   - "SLOW ms": waits ms (or until the client goes away), then "slow done".
 //   - "OVERLOAD n text": 529 overloaded to the first n requests of this
 //     prompt (the one state the server keeps), then "recovered: text".
-//   - anything else: "You said: <text>" (or the default script when
-//     Options.AlwaysScript is set).
+//   - a turn claude starts when a background task ends: "Noted: <summary>".
+//   - anything else: "You said: <text>" (Options.PlainReply when set, the
+//     default script when Options.AlwaysScript is set).
+//
+// A script step may carry what Claude says before its call, and a script may
+// end with what Claude says when done (see Step). A plan sent back to keep
+// planning is proposed again, revised, while steps follow it.
 //
 // The prompt is the latest user text in the conversation, with the
 // <system-reminder> blocks and other text the CLI injects removed.
@@ -47,6 +52,10 @@ type Options struct {
 	DefaultScript []Step
 	// AlwaysScript makes plain prompts run DefaultScript instead of "You said".
 	AlwaysScript bool
+	// PlainReply, when set, is the reply to a plain prompt instead of
+	// "You said: …" (make demo: what the scripted model can do, and how
+	// to script it).
+	PlainReply string
 	// Logger receives one line per request; nil discards.
 	Logger *log.Logger
 	// ChunkSize is the maximum size of a text/input_json delta; default 40.
@@ -350,7 +359,8 @@ func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request) {
 		apiError(w, http.StatusBadRequest, "fakemodel: bad JSON: "+err.Error())
 		return
 	}
-	p := decide(&req, scriptConfig{DefaultScript: s.opts.DefaultScript, AlwaysScript: s.opts.AlwaysScript, FallbackCwd: s.cwd})
+	p := decide(&req, scriptConfig{DefaultScript: s.opts.DefaultScript, AlwaysScript: s.opts.AlwaysScript, FallbackCwd: s.cwd,
+		PlainReply: s.opts.PlainReply})
 	if p.Kind == "overload" {
 		if s.overloaded(p.Key, p.Overload) {
 			s.record(RequestInfo{Method: r.Method, Path: r.URL.Path, Kind: "overloaded", Note: p.Note}, nil)

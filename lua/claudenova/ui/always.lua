@@ -114,7 +114,15 @@ function M.open(r, on_confirm)
     title = (" Always… %s "):format(what):sub(1, width - 4),
     title_pos = "center",
   })
-  vim.wo[win].wrap = false
+  -- A narrow screen wraps the hint and the paths instead of cutting them.
+  vim.wo[win].wrap = true
+  vim.wo[win].linebreak = true
+  local ok, th = pcall(vim.api.nvim_win_text_height, win, {})
+  if ok and th and th.all and th.all > height then
+    height = math.min(th.all, vim.o.lines - 4)
+    vim.api.nvim_win_set_config(win, { relative = "editor", height = height,
+      row = math.max(0, math.floor((vim.o.lines - height) / 2)), col = math.floor((vim.o.columns - width) / 2) })
+  end
   vim.api.nvim_win_set_cursor(win, { 1, 8 })
 
   local function close()

@@ -60,7 +60,7 @@ function M.tally(v)
   return { hunks = #v.file.hunks, undone = v.undone, kept = kept }
 end
 
-local function winbar_parts(v)
+local function winbar_parts(v, width)
   local keys = cfg().keymaps.changes
   local key = require("claudenova.ui.text").key
   local t = M.tally(v)
@@ -71,7 +71,15 @@ local function winbar_parts(v)
   if t.kept > 0 then
     head = head .. (" · %d kept"):format(t.kept)
   end
-  return { head, ("%s undo hunk · %s keep"):format(key(keys.undo_hunk), key(keys.keep_hunk)), ("%s close · ]c next"):format(key(keys.close)) }
+  local how = ("%s undo hunk · %s keep"):format(key(keys.undo_hunk), key(keys.keep_hunk))
+  local parts = { head, how, ("%s close · ]c next"):format(key(keys.close)) }
+  if width and width < vim.fn.strdisplaywidth(head) + 3 + vim.fn.strdisplaywidth(how) then
+    parts = { how, head, parts[3] } -- narrow: what to do first
+  end
+  if cfg().keymaps.help then
+    table.insert(parts, key(cfg().keymaps.help) .. " keys")
+  end
+  return parts
 end
 
 --- The winbar of the changes window being drawn, fitted to its width.
@@ -81,7 +89,7 @@ function M.winbar_of()
   if not v then
     return ""
   end
-  return "%#ClaudeNovaWinbar#" .. require("claudenova.ui.text").fit(winbar_parts(v), vim.api.nvim_win_get_width(win))
+  return "%#ClaudeNovaWinbar#" .. require("claudenova.ui.text").fit(winbar_parts(v, vim.api.nvim_win_get_width(win)), vim.api.nvim_win_get_width(win))
 end
 
 local ns = vim.api.nvim_create_namespace("claudenova_changes")
@@ -248,6 +256,7 @@ function M.open_file(view, f)
         vim.keymap.set("n", m[1], m[2], { buffer = b, desc = "claude-nova: " .. m[3] })
       end
     end
+    require("claudenova.keys").map(b, "changes")
   end
   vim.api.nvim_create_autocmd("BufWipeout", {
     buffer = v.now,
@@ -258,7 +267,7 @@ function M.open_file(view, f)
   })
   render(v)
   local key = require("claudenova.ui.text").key
-  notify.info(("changes of %s: %s undo a hunk, %s keep it, %s close"):format(f.rel, key(keys.undo_hunk), key(keys.keep_hunk), key(keys.close)))
+  notify.info(("%s undo a hunk, %s keep it, %s close: changes of %s"):format(key(keys.undo_hunk), key(keys.keep_hunk), key(keys.close), f.rel))
   if #f.hunks > 0 then
     vim.api.nvim_win_set_cursor(0, { math.max(1, math.min(f.hunks[1].b, vim.api.nvim_buf_line_count(v.now))), 0 })
   end

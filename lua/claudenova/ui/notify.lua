@@ -37,6 +37,11 @@ local function room()
   return math.max(20, math.min(space, vim.o.columns - 1) - 1)
 end
 
+--- The cells a message may take now (see room()).
+function M.room()
+  return room()
+end
+
 --- msg on one line, cut with … to fit width cells.
 function M.fit(msg, width)
   msg = tostring(msg):gsub("%s*\n%s*", " · "):gsub("%c", " ")
@@ -111,6 +116,101 @@ end
 
 function M.info(msg)
   M.notify(msg, vim.log.levels.INFO)
+end
+
+-- The last message shown with a tag (an announcement of a request), so
+-- that it can be taken off the message line when the request goes.
+local shown = nil ---@type {tag: string, line: string}|nil
+
+--- Show msg like info(), remembering it under tag (see clear()).
+function M.tagged(msg, tag)
+  M.info(msg)
+  msg = tostring(msg)
+  if not vim.startswith(msg, PREFIX) then
+    msg = PREFIX .. msg
+  end
+  shown = { tag = tag, line = M.fit(msg) }
+end
+
+-- The text of the message area's rows, as drawn.
+local function message_area()
+  local rows = {}
+  local first = vim.o.lines - math.max(1, vim.o.cmdheight) + 1
+  for r = first, vim.o.lines do
+    local cells = {}
+    for c = 1, vim.o.columns do
+      table.insert(cells, vim.fn.screenstring(r, c))
+    end
+    table.insert(rows, table.concat(cells))
+  end
+  return table.concat(rows, "\n")
+end
+
+--- Take the message shown under tag off the message line when it is still
+--- what the line shows (a decided request's "a allow, d deny: …" would
+--- otherwise stay there, stale); any other message is left alone.
+function M.clear(tag)
+  M.unpin(tag)
+  if not shown or shown.tag ~= tag then
+    return
+  end
+  local line = shown.line
+  shown = nil
+  vim.schedule(function()
+    local ok, area = pcall(message_area)
+    -- The start of the line, wide enough to be ours (the ruler may share it).
+    local head = require("claudenova.ui.text").cut(line, math.min(#line, 30))
+    head = head:gsub("…$", "")
+    if ok and vim.startswith(vim.trim(area), vim.trim(head)) and vim.api.nvim_get_mode().mode ~= "c" then
+      vim.api.nvim_echo({ { "" } }, false, {})
+    end
+  end)
+end
+
+-- A line pinned above the status line while the mode message (-- INSERT --)
+-- covers the message line: a message there would never be seen.
+local pins = {} ---@type table<string, {win: integer, buf: integer}>
+
+--- Whether the message line is covered while in this mode (insert, replace,
+--- select, a terminal: 'showmode' draws there).
+function M.covered()
+  local m = vim.api.nvim_get_mode().mode
+  return vim.o.showmode and (m:sub(1, 1) == "i" or m:sub(1, 1) == "R" or m:sub(1, 1) == "s" or m:sub(1, 1) == "S"
+    or m == "\19" or m:sub(1, 1) == "t")
+end
+
+--- Pin msg (cut to the screen) in a small float right above the status
+--- line until unpin(tag): seen while typing in insert mode.
+function M.pin(tag, msg)
+  M.unpin(tag)
+  msg = tostring(msg)
+  if not vim.startswith(msg, PREFIX) then
+    msg = PREFIX .. msg
+  end
+  local line = require("claudenova.ui.text").cut(msg:gsub("%s*\n%s*", " · "), math.max(10, vim.o.columns - 2))
+  local width = vim.fn.strdisplaywidth(line)
+  local buf = vim.api.nvim_create_buf(false, true)
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, { line })
+  vim.bo[buf].bufhidden = "wipe"
+  local row = math.max(0, vim.o.lines - vim.o.cmdheight - 2 - (vim.o.laststatus > 0 and 1 or 0))
+  local ok, win = pcall(vim.api.nvim_open_win, buf, false, {
+    relative = "editor", row = row, col = math.max(0, vim.o.columns - width - 1), width = width, height = 1,
+    style = "minimal", focusable = false, zindex = 250, noautocmd = true,
+  })
+  if not ok then
+    return
+  end
+  vim.wo[win].winhighlight = "Normal:ClaudeNovaWaiting"
+  pins[tag] = { win = win, buf = buf }
+end
+
+--- Take a pinned line away.
+function M.unpin(tag)
+  local p = pins[tag]
+  pins[tag] = nil
+  if p and vim.api.nvim_win_is_valid(p.win) then
+    pcall(vim.api.nvim_win_close, p.win, true)
+  end
 end
 
 function M.warn(msg)

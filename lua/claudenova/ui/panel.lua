@@ -210,6 +210,7 @@ local function set_keymaps(buf, r, rows)
     end, true), { buffer = buf, nowait = true, desc = "claude-nova panel: Take the choice on this line" })
   end
   vim.keymap.set("n", "<Esc>", M.close, { buffer = buf, nowait = true, desc = "claude-nova panel: Hide the panel" })
+  require("claudenova.keys").map(buf, "panel")
 end
 
 local function title(buf)
@@ -342,13 +343,19 @@ function M.open(r, opts)
   M.current = { id = r.id, win = win, buf = buf, review = opts.review, r = r, rows = rows }
   vim.api.nvim_create_autocmd("WinLeave", {
     buffer = buf,
-    once = true,
     desc = "claude-nova: leaving the panel hides it",
     callback = function()
       vim.schedule(function()
-        if M.current and M.current.buf == buf then
-          M.close()
+        if not (M.current and M.current.buf == buf) then
+          return
         end
+        -- g?: its key list opens over it, and closing the list comes back
+        -- (maybe before this runs).
+        local cur = vim.api.nvim_get_current_buf()
+        if cur == buf or vim.b[cur].claudenova_surface == "help" then
+          return
+        end
+        M.close()
       end)
     end,
   })

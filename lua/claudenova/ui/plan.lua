@@ -13,7 +13,8 @@ function M.winbar_of()
   if not p then
     return ""
   end
-  local keys = require("claudenova.config").get().keymaps.plan
+  local keymaps = require("claudenova.config").get().keymaps
+  local keys = keymaps.plan
   local text = require("claudenova.ui.text")
   local key = text.key
   if require("claudenova.ui.scheduler").in_grace(buf) then
@@ -25,6 +26,7 @@ function M.winbar_of()
     ("%s approve"):format(key(keys.approve)),
     ("%s keep planning"):format(key(keys.keep_planning)),
     require("claudenova.ui.state").request_label(p.r),
+    keymaps.help and (key(keymaps.help) .. " keys") or nil,
   }, vim.api.nvim_win_get_width(win))
 end
 
@@ -57,6 +59,7 @@ end
 
 local function set_keymaps(buf, r)
   local keys = cfg().keymaps.plan
+  require("claudenova.keys").map(buf, "plan")
   local scheduler = require("claudenova.ui.scheduler")
   local maps = {
     accept_edits = { function() decide(r, buf, { approve = true, mode = "acceptEdits" }) end, "Approve the plan and accept edits" },

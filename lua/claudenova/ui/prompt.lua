@@ -125,13 +125,24 @@ function M.open(session, opts)
       return
     end
     local ok, err
-    if steer == true then
-      ok, err = pcall(require("claudenova").steer, text, session)
+    -- The input of a new session (none in view, or the one it was opened
+    -- for exited, maybe meanwhile) starts one, and says so.
+    local ui = require("claudenova.ui")
+    local to = ui.sendable(session)
+    if not to then
+      ok, err = pcall(function()
+        return require("claudenova").new({ prompt = context().build(text, {}, cwd) })
+      end)
+      if ok then
+        ui.started_for_prompt(err.id, opts.instead_of or session)
+      end
+    elseif steer == true then
+      ok, err = pcall(require("claudenova").steer, text, to)
       if ok then
         require("claudenova.ui.notify").info(err.message)
       end
     else
-      ok, err = pcall(require("claudenova").send, text, session)
+      ok, err = pcall(require("claudenova").send, text, to)
     end
     if not ok then
       -- Nothing is lost: the input stays open with the text.
@@ -163,6 +174,7 @@ function M.open(session, opts)
       vim.api.nvim_win_close(win, true)
     end, { buffer = buf, desc = "claude-nova: Close the prompt" })
   end
+  require("claudenova.keys").map(buf, "prompt")
   vim.api.nvim_create_autocmd("BufWriteCmd", {
     buffer = buf,
     desc = "claude-nova: :w sends the prompt",

@@ -18,6 +18,11 @@ end
 
 local hunks = require("claudenova.ui.hunks")
 
+local function keys_help()
+  local lhs = cfg().keymaps.help
+  return lhs and require("claudenova.ui.text").key(lhs) or nil
+end
+
 -- The winbar's parts, most important first: what the proposal is, whose
 -- it is, how to apply or reject it, the hunk keys. A narrow window leads
 -- with how to apply or reject it.
@@ -43,13 +48,30 @@ local function winbar_parts(r, p, width)
     end
   end
   local what = (agent and (agent .. " › ") or "") .. r.tool .. " " .. rel
-  local parts = { head, state.session_label(r), ":w apply · :q reject" }
-  if width and width < 50 then
-    parts = { ":w apply · :q reject", what, state.session_label(r) }
+  -- Once changed (a hunk rejected or restored, your edits), :q stops on
+  -- E37: name what rejects it then.
+  local how = ":w apply · :q reject"
+  if p and vim.api.nvim_buf_is_valid(p.buf) and vim.bo[p.buf].modified then
+    how = ":w apply · :q! reject" -- the deny key follows in the bar
+  end
+  if r.plan_mode then
+    how = "plan mode, no plan approved · " .. how
+  end
+  -- How to apply or reject it comes before whose it is: a long session
+  -- name never pushes it off the bar.
+  local parts = { head, how, state.session_label(r) }
+  local sw = vim.fn.strdisplaywidth
+  if width and width < sw(head) + 3 + sw(how) then
+    -- Too narrow for both: how to apply or reject it first.
+    parts = { how, what, state.session_label(r) }
   end
   if p and require("claudenova.ui.scheduler").in_grace(p.buf) then
     -- It just took the window: why keys do nothing yet comes first.
     parts = { "keys wait a moment", what, state.session_label(r) }
+  end
+  if keys_help() then
+    -- Where every other key is listed: short, so it stays on the bar.
+    table.insert(parts, 3, keys_help() .. " keys")
   end
   if p and p.hunk_review and (keys.reject_hunk or keys.restore_hunk or keys.note) then
     table.insert(parts, ("%s reject hunk · %s restore · %s note"):format(key(keys.reject_hunk), key(keys.restore_hunk), key(keys.note)))
@@ -115,6 +137,7 @@ end
 
 local function set_keymaps(buf, r, p)
   local keys = cfg().keymaps.proposal
+  require("claudenova.keys").map(buf, "proposal")
   local scheduler = require("claudenova.ui.scheduler")
   -- Errors reach the user on one line; deciding keys wait out the grace
   -- period of a proposal that took the window on its own.
@@ -258,6 +281,11 @@ function M.open(r, opts)
     callback = function()
       if not p.saving then
         host().notify("proposal_saved", { id = r.id, review = hunks.review(p) })
+        -- In place of Neovim's "<storage path> written", which names the
+        -- staged file: what the :w did.
+        vim.schedule(function()
+          notify.info(("%s: sent as you saved it"):format(r.target ~= "" and r.target or r.path))
+        end)
       end
     end,
   })
@@ -310,6 +338,11 @@ function M.apply(r, behavior, opts, via)
     end)
     p.saving = false
     if not ok then
+      if vim.fn.filereadable(r.staged) == 0 then
+        -- Its :w was answered a moment ago: the host took the staged file
+        -- away before this side heard that the request went.
+        return { decided = false, reason = "that request is no longer pending" }
+      end
       error(err, 0)
     end
     review = hunks.review(p)

@@ -10,13 +10,7 @@ end
 
 local notify = require("claudenova.ui.notify")
 
-local function first_line(text, max)
-  local l = vim.trim((text or ""):match("^%s*([^\n]*)") or "")
-  if vim.fn.strchars(l) > max then
-    l = vim.fn.strcharpart(l, 0, max - 1) .. "…"
-  end
-  return l
-end
+local first_line = require("claudenova.ui.text").first_line
 
 --- One picker line: "3 · 14:02 · fix the login test · 2 files +1 −3".
 function M.line(cp)

@@ -48,8 +48,8 @@ local function render()
   end
   add(("Rules for %s%s · %s"):format(v.cwd, v.session ~= 0 and (" (session %d)"):format(v.session) or "",
     v.by_claude and "as claude reads them" or "read from the files"), "ClaudeNovaTitle")
-  add(("%s remove a rule · %s refresh · %s close · running sessions take changes made here at once"):format(
-    keys.remove or "-", keys.refresh or "-", keys.close or "-"), "ClaudeNovaKey")
+  add(("%s remove a rule · %s refresh · %s close · %s keys · running sessions take changes made here at once"):format(
+    keys.remove or "-", keys.refresh or "-", keys.close or "-", cfg().keymaps.help or "-"), "ClaudeNovaKey")
   local files = {}
   for _, f in ipairs(v.files or {}) do
     files[f.source] = f
@@ -128,6 +128,7 @@ end
 
 local function set_keymaps(buf)
   local keys = cfg().keymaps.rules
+  require("claudenova.keys").map(buf, "rules")
   local guard = require("claudenova.errors").guard
   if keys.remove then
     vim.keymap.set("n", keys.remove, guard(function()

@@ -61,15 +61,6 @@ function M.in_grace(buf)
   return in_grace(buf or vim.api.nvim_get_current_buf())
 end
 
---- How long the grace period of buf still lasts, in ms (0 when over).
-function M.grace_left(buf)
-  local untl = M.grace[buf or vim.api.nvim_get_current_buf()]
-  if not untl then
-    return 0
-  end
-  return math.max(0, untl - uv.now())
-end
-
 vim.on_key(function()
   M.last_key = uv.now()
   if can_drop and next(M.grace) then

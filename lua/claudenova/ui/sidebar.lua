@@ -171,52 +171,44 @@ function M.task_under_cursor()
   return l and M.task_rows[l]
 end
 
--- Every key, in the order the hint and g? list them: {name, short label, description}.
-local KEYS = {
-  { "present", "open", "Open the request's surface, or a task's output; on a session: fold or unfold it" },
-  { "allow", "allow", "Allow the request" },
-  { "allow_session", "session", "Allow for the session what the CLI suggests" },
-  { "review", "review", "Review the full request" },
-  { "deny", "deny", "Deny (optional message for Claude)" },
-  { "always", "always", "Always…: a rule from now on" },
-  { "fold", "fold", "Fold or unfold the session's requests" },
-  { "transcript", "transcript", "Open the session's transcript" },
-  { "clear", "clear", "Clear an exited session (elsewhere: every exited one)" },
-  { "stop_task", "stop", "Stop the background task" },
-  { "help", "keys", "Show every key" },
-  { "close", "close", "Close the sidebar" },
+-- The short labels of the key hint at the top (g? lists every key with
+-- its description: claudenova.keys).
+local HINT = {
+  { "present", "open" }, { "allow", "allow" }, { "allow_session", "session" }, { "review", "review" },
+  { "deny", "deny" }, { "stop", "stop" },
 }
 
 --- g?: every key of the sidebar in a float (q or <Esc> closes it).
 function M.help()
-  local keys = cfg().keymaps.sidebar
-  local lines = {}
-  for _, k in ipairs(KEYS) do
-    if keys[k[1]] then
-      table.insert(lines, ("%-8s %s"):format(text.key(keys[k[1]]), k[3]))
+  require("claudenova.keys").help("sidebar")
+end
+
+-- Stop the session sid: at once when no turn runs, after a yes when one
+-- does (its work and pending requests would go).
+local function stop_session(sid)
+  local s = state.sessions[sid]
+  if not s or s.state == "exited" then
+    notify().info(("%s has already exited (%s clears it)"):format(state.label(sid), text.key(cfg().keymaps.sidebar.clear or "x")))
+    return
+  end
+  local function stop()
+    local out = require("claudenova").stop(sid)
+    notify().info(out.message)
+  end
+  local busy = s.state == "running" or s.state == "waiting"
+  if not busy then
+    return stop()
+  end
+  local n = #state.for_session(sid)
+  local what = n > 0 and (" and withdraw its %d pending request%s"):format(n, n == 1 and "" or "s") or ""
+  vim.ui.select({ "Stop it", "Keep it running" }, {
+    prompt = ("%s is %s: stop it%s?"):format(state.label(sid), s.state, what),
+    kind = "claudenova.confirm",
+  }, function(choice)
+    if choice == "Stop it" then
+      guard(stop)()
     end
-  end
-  table.insert(lines, "")
-  table.insert(lines, "Visual mode: allow, session and deny decide every selected row.")
-  local width = 0
-  for _, l in ipairs(lines) do
-    width = math.max(width, vim.fn.strdisplaywidth(l))
-  end
-  width = math.min(width, vim.o.columns - 4)
-  local buf = vim.api.nvim_create_buf(false, true)
-  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
-  vim.bo[buf].modifiable = false
-  vim.bo[buf].bufhidden = "wipe"
-  local w = vim.api.nvim_open_win(buf, true, {
-    relative = "editor", style = "minimal", border = "rounded",
-    row = math.max(0, math.floor((vim.o.lines - #lines) / 2) - 1), col = math.floor((vim.o.columns - width) / 2),
-    width = width, height = math.min(#lines, vim.o.lines - 4),
-    title = " claude-nova: sidebar keys ", title_pos = "center",
-  })
-  vim.wo[w].wrap = true
-  for _, lhs in ipairs({ "q", "<Esc>", "g?" }) do
-    vim.keymap.set("n", lhs, function() pcall(vim.api.nvim_win_close, w, true) end, { buffer = buf, nowait = true, desc = "claude-nova: Close the key list" })
-  end
+  end)
 end
 
 local verbs_desc = { allow = "Allow", allow_session = "Allow for the session", deny = "Deny" }
@@ -263,7 +255,6 @@ local function set_keymaps(buf)
       "Open the session's transcript",
     },
     clear = { guard(clear), "Clear an exited session (elsewhere: every exited one)" },
-    help = { M.help, "Show every sidebar key" },
     allow = { decide("allow"), "Allow the request" },
     allow_session = { decide("allow_session"), "Allow for the session what the CLI suggests (or exactly this request)" },
     review = {
@@ -280,20 +271,26 @@ local function set_keymaps(buf)
     deny = { with_row(function(id) ui().deny_with_message(id, "sidebar") end), "Deny (optional message for Claude)" },
     always = { with_row(function(id) ui().always(id) end), "Always…: allow or deny from now on, with a rule" },
     close = { function() M.close() end, "Close the sidebar" },
-    stop_task = {
+    stop = {
       guard(function()
         local t = M.task_under_cursor()
-        if not t then
-          notify().info("no task on this line")
+        if t then
+          if t.status ~= "running" then
+            notify().info(("the task has already %s"):format(t.status))
+            return
+          end
+          require("claudenova.ui.tasks").stop(t.id)
           return
         end
-        if t.status ~= "running" then
-          notify().info(("the task has already %s"):format(t.status))
+        local l = cursor_line()
+        local sid = l and M.session_rows[l]
+        if not sid then
+          notify().info("no task or session on this line (X on a session's row stops it)")
           return
         end
-        require("claudenova.ui.tasks").stop(t.id)
+        stop_session(sid)
       end),
-      "Stop the background task under the cursor",
+      "Stop the task or session under the cursor",
     },
   }
   for name, act in pairs(actions) do
@@ -302,6 +299,7 @@ local function set_keymaps(buf)
       vim.keymap.set("n", lhs, act[1], { buffer = buf, nowait = true, desc = "claude-nova: " .. act[2] })
     end
   end
+  require("claudenova.keys").map(buf, "sidebar")
   -- Batch: the same keys on a visual selection of rows.
   for name, behavior in pairs({ allow = "allow", allow_session = "allow_session", deny = "deny" }) do
     local lhs = keys[name]
@@ -432,6 +430,7 @@ local function state_hl(s)
     waiting = "ClaudeNovaStateWaiting",
     running = "ClaudeNovaStateRunning",
     starting = "ClaudeNovaStateRunning",
+    ready = "ClaudeNovaStateIdle",
     idle = "ClaudeNovaStateIdle",
   })[s] or "ClaudeNovaStateExited"
 end
@@ -440,15 +439,17 @@ end
 local function hint_lines(width)
   local keys = cfg().keymaps.sidebar
   local items = {}
-  for _, k in ipairs({ "present", "allow", "allow_session", "review", "deny", "help", "close" }) do
-    local lhs = keys[k]
+  for _, d in ipairs(HINT) do
+    local lhs = keys[d[1]]
     if lhs then
-      for _, d in ipairs(KEYS) do
-        if d[1] == k then
-          table.insert(items, text.key(lhs) .. " " .. d[2])
-        end
-      end
+      table.insert(items, text.key(lhs) .. " " .. d[2])
     end
+  end
+  if cfg().keymaps.help then
+    table.insert(items, text.key(cfg().keymaps.help) .. " keys")
+  end
+  if keys.close then
+    table.insert(items, text.key(keys.close) .. " close")
   end
   local lines, cur = {}, ""
   for _, item in ipairs(items) do

@@ -21,7 +21,11 @@ end
 
 local timers = {} ---@type table<string, uv.uv_timer_t>
 local inflight = {} ---@type table<string, boolean>
-local final = {} ---@type table<string, boolean> the output after the task ended has been read
+-- How often the output was read after the task ended: twice, the second
+-- a moment later (claude says a task ended before its last lines are in
+-- the output it reports: "tick 5" and "[exited with code 0]" were missing).
+local final = {} ---@type table<string, integer>
+local FINAL_READS = 2
 
 local function stop_timer(id)
   local t = timers[id]
@@ -65,10 +69,10 @@ local function fetch(id)
   end
   local t = state.task(id)
   if t and t.status ~= "running" then
-    if final[id] then
+    if (final[id] or 0) >= FINAL_READS then
       return
     end
-    final[id] = true
+    final[id] = (final[id] or 0) + 1
   end
   inflight[id] = true
   local ok, err = pcall(host().later, "task_output", { id = id }, function(fine, res)
@@ -94,7 +98,7 @@ local function follow(id)
   timers[id] = timer
   timer:start(FOLLOW_MS, FOLLOW_MS, vim.schedule_wrap(function()
     local t = state.task(id)
-    if not visible(M.bufs[id]) or not t or (t.status ~= "running" and final[id]) then
+    if not visible(M.bufs[id]) or not t or (t.status ~= "running" and (final[id] or 0) >= FINAL_READS) then
       stop_timer(id)
       if t and t.status ~= "running" and visible(M.bufs[id]) then
         fetch(id)
@@ -122,6 +126,9 @@ function M.winbar_of()
   if keys.close then
     table.insert(parts, key(keys.close) .. " close")
   end
+  if cfg().keymaps.help then
+    table.insert(parts, key(cfg().keymaps.help) .. " keys")
+  end
   return "%#ClaudeNovaWinbar#" .. require("claudenova.ui.text").fit(parts, vim.api.nvim_win_get_width(win))
 end
 
@@ -133,7 +140,7 @@ function M.changed()
         vim.wo[w].winbar = "%!v:lua.require'claudenova.ui.text'.winbar('tasks')"
       end
       local t = state.task(id)
-      if t and t.status ~= "running" and not final[id] then
+      if t and t.status ~= "running" and (final[id] or 0) == 0 then
         vim.schedule(function() fetch(id) end)
       end
     end
@@ -156,6 +163,7 @@ local function ensure_buf(id)
   vim.b[buf].claudenova_task = id
   local keys = cfg().keymaps.task_output
   local guard = require("claudenova.errors").guard
+  require("claudenova.keys").map(buf, "task_output")
   if keys.stop then
     vim.keymap.set("n", keys.stop, guard(function() M.stop(id) end), { buffer = buf, nowait = true, desc = "claude-nova: Stop this task" })
   end

@@ -51,6 +51,18 @@ function M.cut(s, width)
   return out .. "…"
 end
 
+--- The first line of s that is not blank, trimmed and cut with … to width
+--- cells: how a prompt is named in a picker or a message.
+function M.first_line(s, width)
+  for line in tostring(s or ""):gmatch("[^\n]+") do
+    line = vim.trim(line)
+    if line ~= "" then
+      return M.cut(line, width)
+    end
+  end
+  return ""
+end
+
 --- A bar of parts joined by " · " that fits width cells: the first part
 --- always (cut with … when it alone is too wide), then each next part that
 --- still fits, in order (a narrow window drops hints, never cuts one in

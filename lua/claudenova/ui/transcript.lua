@@ -109,9 +109,10 @@ function M.session_changed(id)
   end
 end
 
--- <CR> on a tool line (or its details) opens or closes them; elsewhere it
--- opens the prompt input.
-local function toggle_or_prompt(id)
+-- <CR> on a tool line (or its details) opens or closes them. Elsewhere it
+-- only says how to write a prompt: an Enter pressed to dismiss a message
+-- must not open the input and take the keys typed next.
+local function toggle_details(id)
   local lnum = vim.api.nvim_win_get_cursor(0)[1]
   local line = vim.api.nvim_get_current_line()
   local target
@@ -126,7 +127,10 @@ local function toggle_or_prompt(id)
     target = lnum
   end
   if not target then
-    require("claudenova.ui.prompt").open(id)
+    local key = require("claudenova.ui.text").key
+    local keys = cfg().keymaps.transcript
+    require("claudenova.ui.notify").info(("%s writes a prompt (%s here opens a tool call's details)"):format(
+      keys.prompt and key(keys.prompt) or ":ClaudeNova prompt", key(keys.details)))
     return
   end
   if vim.fn.foldclosed(target) ~= -1 then
@@ -170,15 +174,16 @@ local function set_keymaps(buf, id)
   local keys = cfg().keymaps.transcript
   local guard = require("claudenova.errors").guard
   local function prompt()
-    require("claudenova.ui.prompt").open(id)
+    require("claudenova.ui").prompt(id) -- a new session's, when this one exited
   end
   if keys.prompt then
     vim.keymap.set("n", keys.prompt, prompt, { buffer = buf, desc = "claude-nova: Write a prompt" })
   end
-  if keys.prompt_alt then
-    vim.keymap.set("n", keys.prompt_alt, guard(function() toggle_or_prompt(id) end),
-      { buffer = buf, desc = "claude-nova: Open or close a tool call's details, else write a prompt" })
+  if keys.details then
+    vim.keymap.set("n", keys.details, guard(function() toggle_details(id) end),
+      { buffer = buf, desc = "claude-nova: Open or close a tool call's details" })
   end
+  require("claudenova.keys").map(buf, "transcript")
   if keys.open_full then
     vim.keymap.set("n", keys.open_full, guard(function() open_full(id) end),
       { buffer = buf, desc = "claude-nova: Open the whole result of the tool call under the cursor" })

@@ -73,6 +73,7 @@ local function show(lines)
     vim.keymap.set("n", lhs, function() pcall(vim.api.nvim_win_close, win, true) end,
       { buffer = buf, nowait = true, desc = "claude-nova: Close the usage" })
   end
+  require("claudenova.keys").map(buf, "usage")
   return buf, win
 end
 

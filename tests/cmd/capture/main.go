@@ -74,6 +74,8 @@ func run() error {
 	keepHome := flag.String("home", "", "claude's HOME (kept; default: a temporary folder)")
 	dump := flag.String("dump", "", "write every model request body to this folder")
 	deny := flag.String("deny", "", "deny tools whose name matches this regexp")
+	var extra list
+	flag.Var(&extra, "arg", "an extra claude argument (repeat), e.g. -arg=--permission-mode -arg=plan")
 	var on triggers
 	flag.Var(&on, "on", "REGEX=>JSON: send JSON (a control_request) when a line read matches")
 	flag.Parse()
@@ -103,6 +105,7 @@ func run() error {
 	defer os.RemoveAll(cwd)
 	cmd := exec.CommandContext(ctx, *bin, "-p", "--input-format", "stream-json", "--output-format", "stream-json",
 		"--verbose", "--permission-prompt-tool", "stdio", "--include-partial-messages")
+	cmd.Args = append(cmd.Args, extra...)
 	cmd.Dir = cwd
 	cmd.Env = append(os.Environ(), "ANTHROPIC_BASE_URL="+srv.URL(), "ANTHROPIC_API_KEY=test",
 		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "HOME="+home)

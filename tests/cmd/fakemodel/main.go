@@ -1,7 +1,7 @@
 // Command fakemodel runs the fake Anthropic API server of package
 // tests/fakemodel so that the real Claude Code CLI can run without an account:
 //
-//	fakemodel [-addr 127.0.0.1:0] [-demo] [-script steps.json] [-dump dir] [-quiet]
+//	fakemodel [-addr 127.0.0.1:0] [-demo] [-script steps.json] [-reply reply.md] [-dump dir] [-quiet]
 //
 // It prints "listening http://127.0.0.1:PORT" on stdout once ready, logs to
 // stderr and exits on SIGINT/SIGTERM. Point claude at it with
@@ -21,6 +21,7 @@ import (
 	"log"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/claude-nova/claude-nova.nvim/tests/fakemodel"
@@ -43,6 +44,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	demo := fs.Bool("demo", false, "answer every plain prompt with the default script (the prompt DEMO always does)")
 	script := fs.String("script", "", `JSON file with the default script, e.g. [["Read",{"file_path":"{{cwd}}/a.txt"}]] `+
 		`({{cwd}} is claude's working directory; default: Read + Edit "hello" in {{cwd}}/a.txt)`)
+	reply := fs.String("reply", "", "file with the reply to a plain prompt (instead of \"You said: …\"; make demo: how to script the model)")
 	dump := fs.String("dump", "", "directory to write every /v1/messages request body to")
 	quiet := fs.Bool("quiet", false, "do not log requests")
 	if err := fs.Parse(args); err != nil {
@@ -53,6 +55,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	opts := fakemodel.Options{Addr: *addr, AlwaysScript: *demo, Logger: logger, DumpDir: *dump}
 	if *quiet {
 		opts.Logger = nil
+	}
+	if *reply != "" {
+		b, err := os.ReadFile(*reply)
+		if err != nil {
+			return err
+		}
+		opts.PlainReply = strings.TrimSpace(string(b))
 	}
 	if *script != "" {
 		b, err := os.ReadFile(*script)

@@ -79,3 +79,46 @@ func TestRunBadScript(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// -reply: a plain prompt gets the reply (make demo's help), never the
+// script; DEMO still runs the script.
+func TestRunReply(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "s.json")
+	os.WriteFile(script, []byte(`[["Read",{"file_path":"/tmp/x"},"a look first"],["say",{"text":"tour over"}]]`), 0o644)
+	reply := filepath.Join(dir, "reply.md")
+	os.WriteFile(reply, []byte("Script me: SEQ [...]\n"), 0o644)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"-script", script, "-reply", reply, "-quiet"}, pw, io.Discard)
+		pw.Close()
+	}()
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := strings.TrimPrefix(strings.TrimSpace(line), "listening ")
+	go io.Copy(io.Discard, pr)
+	ask := func(prompt string) []map[string]any {
+		body := `{"model":"m","stream":false,"tools":[{"name":"Read"}],"messages":[{"role":"user","content":"` + prompt + `"}]}`
+		resp, err := http.Post(url+"/v1/messages", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var m struct{ Content []map[string]any }
+		json.NewDecoder(resp.Body).Decode(&m)
+		return m.Content
+	}
+	if c := ask("what can you do?"); len(c) != 1 || c[0]["text"] != "Script me: SEQ [...]" {
+		t.Errorf("plain prompt: %v", c)
+	}
+	if c := ask("DEMO"); len(c) != 2 || c[0]["text"] != "a look first" || c[1]["name"] != "Read" {
+		t.Errorf("DEMO: %v", c)
+	}
+	cancel()
+	<-done
+}

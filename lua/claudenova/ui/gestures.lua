@@ -1,0 +1,235 @@
+-- The gesture API: what a key, a command or the Lua API does with a
+-- request (decide, always, deny with a message, present it again, decide
+-- many), with the target in view resolved by ui.target.
+local state = require("claudenova.ui.state")
+local notify = require("claudenova.ui.notify")
+local scheduler = require("claudenova.ui.scheduler")
+
+local function host()
+  return require("claudenova.host")
+end
+
+local inbox = require("claudenova.ui.inbox")
+
+local M = {}
+
+local verbs = { allow = "allowed", allow_session = "allowed for the session", allow_tool = "allowed for the session (the whole tool)", deny = "denied" }
+
+--- The request was answered by a gesture here: it leaves pending() at once,
+--- before Go's event confirms it.
+local function decided_here(id)
+  local r = state.requests[id]
+  if r then
+    state.gone[id] = r
+    state.requests[id] = nil
+    scheduler.forget(id)
+    notify.clear(id)
+    require("claudenova.ui.sidebar").render()
+  end
+end
+
+--- Decide a request. Returns true when it was answered, else false and why
+--- (the request stays pending). Plans, questions and forms re-present
+--- instead (Go enforces it too); so does a request claude asks to be
+--- approved deliberately, from a sidebar key. Claude's hints may refuse the
+--- answer (no lasting rule, no session-wide allow, not by a batch): Go
+--- says why. On a proposal, allow applies the buffer as :w would, with the
+--- user's edits. opts.rules and opts.destination: "Always…" (a rule from
+--- now on). via: surface, sidebar, command or batch.
+---@return boolean, string|nil
+function M.decide(id, behavior, message, via, opts)
+  opts = opts or {}
+  local r = state.requests[id]
+  if not r then
+    return false, "that request is no longer pending"
+  end
+  via = via or "surface"
+  if via ~= "surface" and inbox.OWN[r.surface] then
+    M.present(id)
+    return false, ("a %s needs its own answer: its surface is open"):format(r.surface == "elicit" and "form" or r.surface)
+  end
+  local res
+  if r.surface == "proposal" and behavior ~= "deny" then
+    res = require("claudenova.ui.proposal").apply(r, behavior, opts, via)
+  else
+    res = host().request("decide", {
+      id = id, behavior = behavior, message = message, via = via,
+      rules = opts.rules, destination = opts.destination,
+    })
+  end
+  res = res or {}
+  if res.warning then
+    notify.warn(res.warning)
+  end
+  if res.decided then
+    decided_here(id)
+    return true
+  end
+  return false, res.reason or "not decided"
+end
+
+--- "Always…" for a request: the form, then the decision with its rule.
+function M.always(id)
+  local r = state.requests[id]
+  if not r then
+    notify.info("that request is no longer pending")
+    return
+  end
+  if inbox.OWN[r.surface] then
+    notify.info(("a %s needs its own answer, not a rule"):format(r.surface == "elicit" and "form" or r.surface))
+    M.present(id)
+    return
+  end
+  if (r.hints or {}).no_rules then
+    notify.info(("claude asks that no lasting rule be made for this request (%s): allow or deny it once"):format(r.hints.why or ""))
+    return
+  end
+  require("claudenova.ui.always").open(r, function(behavior, rule, destination)
+    local ok, why = M.decide(id, behavior, nil, "command", { rules = { rule }, destination = destination })
+    if ok then
+      notify.info(("%s %s, and from now on: %s (%s)"):format(behavior == "allow" and "allowed" or "denied",
+        r.target ~= "" and (r.tool .. " " .. r.target) or r.tool, rule, destination))
+    elseif why then
+      notify.info(why)
+    end
+  end)
+end
+
+--- Decide several requests (a selection of sidebar rows). Plans,
+--- questions and forms are skipped (each needs its own answer), and so is
+--- every request claude asks a person to answer (a safety check, the
+--- user's own ask rule, a deliberate approval): a batch never allows
+--- those. The message says what was skipped and why.
+function M.decide_many(ids, behavior, message)
+  local done, skipped, own, gone, refused, why_own = 0, 0, 0, 0, {}, nil
+  local allow = behavior ~= "deny"
+  for _, id in ipairs(ids) do
+    local r = state.requests[id]
+    local h = r and r.hints or {}
+    if not r then
+      gone = gone + 1
+    elseif inbox.OWN[r.surface] then
+      skipped = skipped + 1
+    elseif allow and (h.human_only or h.deliberate) then
+      own = own + 1
+      why_own = why_own or h.why
+    else
+      local ok, why = M.decide(id, behavior, message, "batch")
+      if ok then
+        done = done + 1
+      elseif why then
+        table.insert(refused, why)
+      end
+    end
+  end
+  local msg = ("%s %d request%s"):format(verbs[behavior] or behavior, done, done == 1 and "" or "s")
+  if own > 0 then
+    msg = msg .. ("; %d skipped: %s, answer %s in its own panel"):format(own,
+      why_own and why_own ~= "" and why_own or "claude asks for your own answer", own == 1 and "it" or "each")
+  end
+  if skipped > 0 then
+    msg = msg .. ("; %d plan, question or form row%s skipped: they need their own answer"):format(skipped, skipped == 1 and "" or "s")
+  end
+  if #refused > 0 then
+    msg = msg .. ("; %d not answered: %s"):format(#refused, refused[1])
+  end
+  if gone > 0 then
+    msg = msg .. ("; %d no longer pending"):format(gone)
+  end
+  notify.info(msg)
+end
+
+--- Ask for an optional deny message, then deny.
+function M.deny_with_message(id, via)
+  local r = state.requests[id]
+  if r and via ~= "surface" and inbox.OWN[r.surface] then
+    M.present(id)
+    return
+  end
+  vim.ui.input({ prompt = "Deny — message for Claude (optional): " }, function(msg)
+    if msg == nil then
+      return -- cancelled: nothing is answered
+    end
+    local ok, why = M.decide(id, "deny", msg ~= "" and msg or nil, via)
+    if not ok and why then
+      notify.warn(why)
+    end
+  end)
+end
+
+--- Open a request's surface because the user asked: at once, whole.
+function M.present(id)
+  local r = state.requests[id]
+  if not r then
+    notify.info("that request is no longer pending")
+    return
+  end
+  if inbox.PICKER[r.surface] then
+    -- A picker must not start inside the command that asked for it.
+    vim.schedule(function()
+      if state.requests[id] then
+        inbox.show(state.requests[id], true)
+      end
+    end)
+  else
+    inbox.show(r, true)
+  end
+end
+
+--- Run a decision on the request the user means (see ui.target).
+function M.decide_target(behavior, message)
+  require("claudenova.ui.target").resolve(function(id)
+    local r = state.requests[id]
+    local ok, why = M.decide(id, behavior, message, "command")
+    if ok then
+      notify.info(("%s %s%s"):format(verbs[behavior] or behavior, r.tool, r.target ~= "" and (" " .. r.target) or ""))
+    elseif why then
+      notify.info(why)
+    end
+  end, behavior == "deny" and "deny" or "allow")
+end
+
+function M.always_target()
+  require("claudenova.ui.target").resolve(M.always, "make a rule for")
+end
+
+function M.review_target()
+  require("claudenova.ui.target").resolve(function(id)
+    local r = state.requests[id]
+    if r.surface == "panel" then
+      require("claudenova.ui.panel").open(r, { review = true, focus = true })
+    else
+      M.present(id)
+    end
+  end, "review")
+end
+
+--- Withdraw the last queued prompt of a session (claude has not taken it).
+function M.withdraw_queued(session)
+  local list = require("claudenova").queued(session)
+  local q = list[#list]
+  if not q then
+    notify.info("no queued prompt: claude has taken every prompt")
+    return
+  end
+  local ok, why = require("claudenova").cancel_queued(q.id)
+  if ok then
+    notify.info(("withdrawn: %s"):format(require("claudenova.ui.text").first_line(q.text, 60)))
+  else
+    notify.info(("not withdrawn: %s"):format(why))
+  end
+end
+
+--- Open a waiting surface now (the user asked: no grace period): the
+--- request of the sidebar row under the cursor, else the oldest waiting.
+function M.focus_waiting()
+  local here = require("claudenova.ui.sidebar").id_under_cursor()
+  if here and scheduler.is_waiting(here) then
+    return scheduler.open_now(here)
+  end
+  if not scheduler.open_now() then
+    notify.info("no surface waits; <CR> on a row in :ClaudeNova opens a request")
+  end
+end
+
+return M

@@ -1,0 +1,298 @@
+-- The event inbox: the Go host calls apply with a batch of events (a
+-- session changed, a request arrived, is to be shown, was decided or
+-- withdrawn, transcript lines, notes); each handler updates the front end's
+-- copy (ui.state) and the surfaces. Nothing here calls the host
+-- synchronously (it is answering a call from the host: see in_apply).
+local state = require("claudenova.ui.state")
+local notify = require("claudenova.ui.notify")
+local scheduler = require("claudenova.ui.scheduler")
+
+local function host()
+  return require("claudenova.host")
+end
+
+local function cfg()
+  return require("claudenova.config").get()
+end
+
+local M = {}
+
+M.SURFACES = { "panel", "proposal", "question", "plan", "elicit" }
+
+local function surface_module(surface)
+  return ({
+    panel = "claudenova.ui.panel",
+    proposal = "claudenova.ui.proposal",
+    question = "claudenova.ui.question",
+    plan = "claudenova.ui.plan",
+    elicit = "claudenova.ui.elicit",
+  })[surface]
+end
+
+-- Surfaces that answer their request themselves (sidebar keys and commands
+-- open them instead), and those that open as pickers (never inside a call
+-- from Go).
+M.OWN = { plan = true, question = true, elicit = true }
+M.PICKER = { question = true, elicit = true }
+
+local function fire(pattern, data)
+  vim.api.nvim_exec_autocmds("User", { pattern = pattern, data = data, modeline = false })
+end
+
+--- The one-line notification for a request that arrived.
+local function announce(r, waiting)
+  if not cfg().notify then
+    return
+  end
+  local what = r.target ~= "" and (r.tool .. " " .. r.target) or r.tool
+  local agent = state.agent_label(r)
+  if agent then
+    what = agent .. " › " .. what -- who asks comes first: a long target is cut
+  end
+  if waiting then
+    -- What to do first (it opens by itself once you pause), then what it
+    -- is: a narrow screen cuts the end.
+    local msg = ("opens when you pause: %s (%s; :ClaudeNova focus opens it now)"):format(what, state.session_label(r))
+    if notify.covered() then
+      -- -- INSERT -- covers the message line: say it above the status line
+      -- until the surface opens (:messages has it too).
+      notify.pin(r.id, msg)
+    end
+    notify.tagged(msg, r.id)
+    return
+  end
+  local key = require("claudenova.ui.text").key
+  local how
+  if r.surface == "proposal" and r.plan_mode then
+    -- Asked while planning: no plan was approved yet.
+    how = "plan mode, no plan approved: :w applies anyway, :q rejects"
+  elseif r.surface == "proposal" then
+    how = ":w applies, :q rejects"
+  elseif r.surface == "question" then
+    how = "answer in the picker"
+  elseif r.surface == "elicit" then
+    how = "fill in the form or decline it"
+  elseif r.surface == "plan" then
+    local k = cfg().keymaps.plan
+    how = ("%s accept edits, %s approve, %s keep planning"):format(key(k.accept_edits), key(k.approve), key(k.keep_planning))
+    if vim.fn.strdisplaywidth("claude-nova: " .. how) > notify.room() then
+      -- Never an instruction cut in half: the plan's winbar has its keys.
+      how = "plan: its winbar has the keys"
+    end
+  else
+    local k = cfg().keymaps.panel
+    how = ("%s allow, %s deny"):format(key(k.allow), key(k.deny)) -- short: a float leaves ~30 cells at 60 columns
+    if r.hints and r.hints.deliberate then
+      -- No one-key approve: the panel opens on Deny.
+      how = ("%s denies, %s twice allows"):format(key(k.deny), key(k.allow))
+    end
+  end
+  -- What to do comes first, then what and whose it is: a narrow screen
+  -- cuts the end.
+  notify.tagged(("%s: %s (%s)"):format(how, what, state.session_label(r)), r.id)
+end
+
+
+local handlers = {}
+
+function handlers.session(info)
+  state.sessions[info.id] = info
+  local tr = require("claudenova.ui.transcript")
+  tr.ensure(info.id)
+  tr.session_changed(info.id)
+end
+
+function handlers.session_removed(data)
+  state.sessions[data.session] = nil
+  if state.current == data.session then
+    state.current = nil
+  end
+  require("claudenova.ui.transcript").forget(data.session)
+end
+
+function handlers.transcript(data)
+  require("claudenova.ui.transcript").apply(data.session, data.ops)
+end
+
+function handlers.transcript_resync(data)
+  require("claudenova.ui.transcript").resync(data.session)
+end
+
+function handlers.request_added(r)
+  if state.gone[r.id] then
+    return
+  end
+  state.requests[r.id] = r
+  fire("ClaudeNovaRequestAdded", r)
+end
+
+--- Remove every trace of a request on this side.
+local function drop(id, outcome)
+  local r = state.requests[id] or state.gone[id]
+  state.requests[id] = nil
+  scheduler.forget(id)
+  -- Its announcement leaves the message line with it (when still shown).
+  notify.clear(id)
+  for _, mod in ipairs(M.SURFACES) do
+    pcall(require("claudenova.ui." .. mod).withdraw, id, outcome)
+  end
+  return r
+end
+
+function handlers.request_removed(data)
+  local r = drop(data.id, data.outcome)
+  state.gone[data.id] = nil
+  fire("ClaudeNovaRequestDecided", { id = data.id, session = data.session, outcome = data.outcome, request = r })
+end
+
+--- Open the surface of r, now or when the editor is idle. The arrival is
+--- announced once, measured against the screen it will be read on: after
+--- the surface opened (a float moves the ruler into the command line), but
+--- before a picker, which takes the screen until answered.
+function M.show(r, asked)
+  local mod = surface_module(r.surface)
+  if not mod then
+    return
+  end
+  local tell = not r.announced and not asked
+  r.announced = true
+  if tell and M.PICKER[r.surface] then
+    announce(r, scheduler.busy() ~= nil)
+    tell = false
+  end
+  local queued = false
+  local opened = scheduler.show(r.id, function(how)
+    local cur = state.requests[r.id]
+    notify.unpin(r.id)
+    if cur then
+      require(mod).open(cur, how)
+      if queued and r.surface ~= "question" then
+        -- It waited: "waits until you pause" is stale now; say what to do.
+        announce(cur, false)
+      end
+    end
+  end, asked)
+  queued = not opened
+  if tell then
+    announce(r, not opened)
+  end
+end
+
+function handlers.present(r)
+  if state.gone[r.id] then
+    return -- decided here already
+  end
+  local known = state.requests[r.id]
+  if known then
+    r.announced = known.announced
+  end
+  state.requests[r.id] = r
+  if M.PICKER[r.surface] then
+    -- Pickers may block (inputlist): never inside Go's call.
+    vim.schedule(function()
+      if state.requests[r.id] then
+        M.show(state.requests[r.id], false)
+      end
+    end)
+  else
+    M.show(r, false)
+  end
+end
+
+function handlers.notify(data)
+  local level = ({ error = vim.log.levels.ERROR, warn = vim.log.levels.WARN })[data.level] or vim.log.levels.INFO
+  notify.notify(data.msg, level)
+end
+
+function handlers.proposal_rebase(data)
+  local r = state.requests[data.id]
+  if r then
+    r.exists = data.exists
+  end
+  require("claudenova.ui.proposal").rebase(data)
+end
+
+function handlers.tasks(data)
+  state.tasks[data.session] = data.tasks or {}
+  local tasks = package.loaded["claudenova.ui.tasks"]
+  if tasks then
+    tasks.changed()
+  end
+end
+
+function handlers.rules(view)
+  require("claudenova.ui.rules").update(view)
+end
+
+function handlers.reply(data)
+  require("claudenova.host").resolve(data)
+end
+
+function handlers.file_written(data)
+  require("claudenova.ui.disk").written(data.path)
+end
+
+--- Called by the Go host with a JSON batch of events.
+function M.apply(batch)
+  M.in_apply = true
+  local ok, err = pcall(M._apply, batch)
+  M.in_apply = false
+  if not ok then
+    notify.error(err)
+  end
+end
+
+function M._apply(batch)
+  local events = vim.json.decode(batch, { luanil = { object = true, array = true } })
+  local sidebar_dirty = false
+  for _, ev in ipairs(events) do
+    local h = handlers[ev.event]
+    if h then
+      local ok, err = pcall(h, ev.data)
+      if not ok then
+        notify.error(ev.event .. ": " .. require("claudenova.errors").message(err):gsub("^claude%-nova: ", ""))
+      end
+      -- Transcript text does not change the sidebar: skip the redraw.
+      sidebar_dirty = sidebar_dirty or (ev.event ~= "transcript" and ev.event ~= "transcript_resync")
+    end
+  end
+  if sidebar_dirty then
+    require("claudenova.ui.sidebar").render()
+  end
+end
+
+--- The host died: everything it owned is gone (sessions, transcripts,
+--- requests). The next command starts a fresh host that numbers its sessions
+--- from 1 again, so nothing of the old one may linger here.
+function M.host_lost(code)
+  local n = 0
+  for id in pairs(state.requests) do
+    n = n + 1
+    drop(id, "lost")
+  end
+  scheduler.reset()
+  if package.loaded["claudenova.ui.tasks"] then
+    require("claudenova.ui.tasks").host_lost()
+  end
+  require("claudenova.host").fail_waiting("the host stopped before claude answered")
+  require("claudenova.ui.transcript").host_lost()
+  state.reset()
+  require("claudenova.ui.sidebar").render()
+  notify.error(
+    ("the host stopped unexpectedly (exit %d); %d pending request(s) were lost. The next :ClaudeNova command starts a fresh host; see :ClaudeNova log"):format(code, n)
+  )
+end
+
+function M.session_started(info)
+  if info and info.id then
+    -- The host sends an event for every change of a session before the
+    -- call returns: one already applied here is at least as new as info
+    -- (a resumed session's name from its history can beat the reply).
+    state.sessions[info.id] = state.sessions[info.id] or info
+    state.current = info.id
+    require("claudenova.ui.transcript").ensure(info.id)
+    require("claudenova.ui.sidebar").render()
+  end
+end
+
+return M

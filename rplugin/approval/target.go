@@ -1,0 +1,64 @@
+package approval
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
+)
+
+// Target is a short, sanitized description of what a tool call touches:
+// a path relative to cwd, a command, a pattern.
+func Target(tool string, input json.RawMessage, cwd string) string {
+	var in map[string]any
+	_ = json.Unmarshal(input, &in)
+	str := func(k string) string {
+		s, _ := in[k].(string)
+		return s
+	}
+	var target string
+	switch {
+	case str("file_path") != "":
+		target = RelPath(str("file_path"), cwd)
+	case str("notebook_path") != "":
+		target = RelPath(str("notebook_path"), cwd)
+	case str("command") != "":
+		target = "`" + sanitize.Truncate(sanitize.Line(str("command")), 80) + "`"
+		return target
+	case str("pattern") != "":
+		target = str("pattern")
+	case str("url") != "":
+		target = str("url")
+	case str("query") != "":
+		target = str("query")
+	case str("path") != "":
+		target = RelPath(str("path"), cwd)
+		if line, ok := in["line"].(float64); ok && line >= 1 {
+			target += fmt.Sprintf(":%d", int(line))
+			if col, ok := in["column"].(float64); ok && col >= 1 {
+				target += fmt.Sprintf(":%d", int(col))
+			}
+		}
+	case tool == "AskUserQuestion":
+		if qs, ok := in["questions"].([]any); ok && len(qs) > 0 {
+			if q, ok := qs[0].(map[string]any); ok {
+				target, _ = q["question"].(string)
+			}
+		}
+	case tool == "ExitPlanMode":
+		target = "plan ready for review"
+	}
+	return sanitize.Truncate(sanitize.Line(target), 80)
+}
+
+// RelPath shows p relative to cwd when it is inside it.
+func RelPath(p, cwd string) string {
+	if cwd != "" && filepath.IsAbs(p) {
+		if rel, err := filepath.Rel(cwd, p); err == nil && !strings.HasPrefix(rel, "..") {
+			return rel
+		}
+	}
+	return p
+}

@@ -1,0 +1,235 @@
+package session
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
+)
+
+// heading starts a block by who; a blank line separates blocks of
+// different kinds and consecutive text blocks (so text after a list never
+// runs into its last item); tool lines stay packed. Callers hold mu.
+func (t *Transcript) heading(who, title, kind string) []Op {
+	return t.headingMarked(who, title, "", kind)
+}
+
+// headingMarked is heading with a mark after the title (and after
+// "earlier" in history): "You · earlier · checkpoint 2 · 14:02".
+func (t *Transcript) headingMarked(who, title, mark, kind string) []Op {
+	var ops []Op
+	if t.history {
+		title += " · earlier"
+	}
+	if mark != "" {
+		title += " · " + mark
+	}
+	if t.speaker != who {
+		t.speaker = who
+		if t.count() == 0 {
+			ops = append(ops, t.add("## "+title, "")...)
+		} else {
+			ops = append(ops, t.add("", "## "+title, "")...)
+		}
+	} else if t.last != "" && (t.last != kind || kind != "tool") {
+		ops = append(ops, t.add("")...)
+	}
+	t.last = kind
+	return ops
+}
+
+// Prompt records a prompt the user sent.
+func (t *Transcript) Prompt(text string) []Op { return t.PromptMarked(text, "") }
+
+// PromptMarked records a prompt with a mark after "You" in its heading
+// (its checkpoint: "checkpoint 3 · 14:02").
+func (t *Transcript) PromptMarked(text, mark string) []Op {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.speaker = ""
+	t.inTurn = true
+	ops := t.headingMarked("you", "You", sanitize.Line(mark), "text")
+	return append(ops, t.add(sanitize.Lines(text)...)...)
+}
+
+// Note records an informational or error line (already plain text).
+func (t *Transcript) Note(text string) []Op {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.note(sanitize.Lines(text)...)
+}
+
+func (t *Transcript) note(lines ...string) []Op {
+	t.speaker, t.last = "", "note"
+	out := make([]string, 0, len(lines)+1)
+	if t.count() > 0 {
+		out = append(out, "")
+	}
+	for _, l := range lines {
+		out = append(out, notePrefix+l)
+	}
+	return t.add(out...)
+}
+
+// Told records a message the plugin wrote to Claude for the user (what the
+// user changed in a proposal, their notes): its first line shows, the rest
+// (the diff) is folded beneath it.
+func (t *Transcript) Told(text string) []Op { return t.ToldBy("Your note to Claude", text) }
+
+// ToldBy is Told with who the message is from ("The editor told Claude").
+func (t *Transcript) ToldBy(label, text string) []Op {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	lines := sanitize.Lines(strings.TrimPrefix(text, "[claude-nova] "))
+	out := []string{"**" + sanitize.Line(label) + ":** " + lines[0]}
+	for _, l := range lines[1:] {
+		out = append(out, detailFolded+l)
+	}
+	t.speaker, t.last = "", "note"
+	if t.count() > 0 {
+		out = append([]string{""}, out...)
+	}
+	return t.add(out...)
+}
+
+func (t *Transcript) assistant(m claude.Message) []Op {
+	var msg struct {
+		ParentToolUseID *string `json:"parent_tool_use_id"`
+		AgentID         string  `json:"agent_id"`
+		SubagentType    string  `json:"subagent_type"`
+		TaskDescription string  `json:"task_description"`
+		ThinkingMS      float64 `json:"thinking_duration_ms"`
+		Message         struct {
+			ID      string           `json:"id"`
+			Content []assistantBlock `json:"content"`
+		} `json:"message"`
+	}
+	if json.Unmarshal(m.Raw, &msg) != nil {
+		return nil
+	}
+	if parent := t.parentOf(msg.ParentToolUseID); parent != "" {
+		// A subagent's messages are not streamed: their text is shown whole.
+		blocks := make([]contentBlock, len(msg.Message.Content))
+		for i, b := range msg.Message.Content {
+			blocks[i] = b.decoded()
+		}
+		return t.nestedAssistant(parent, msg.AgentID, msg.SubagentType, msg.TaskDescription, blocks)
+	}
+	t.replied()
+	var ops []Op
+	for _, lb := range msg.Message.Content {
+		// A text draft holds the text (a thinking draft only counts words).
+		if lb.Type == "text" && t.keepDraft("text", msg.Message.ID, lb.Text.Len()) {
+			continue // streamed whole already
+		}
+		b := lb.decoded()
+		switch b.Type {
+		case "text":
+			if strings.TrimSpace(b.Text) == "" {
+				continue
+			}
+			t.lastText = b.Text
+			ops = append(ops, t.block("text", msg.Message.ID, sanitize.Lines(b.Text))...)
+		case "thinking":
+			head := notePrefix + "_thought"
+			if msg.ThinkingMS > 0 {
+				head += fmt.Sprintf(" for %.1f s", msg.ThinkingMS/1000)
+			}
+			head += "_"
+			lines := []string{head}
+			for _, l := range sanitize.Lines(b.Thinking) {
+				lines = append(lines, detailFolded+l)
+			}
+			ops = append(ops, t.block("thinking", msg.Message.ID, lines)...)
+		case "tool_use":
+			ops = append(ops, t.toolUse(b)...)
+		}
+	}
+	return ops
+}
+
+// block shows a finished text or thinking block of Claude's message id: in
+// place of its streamed draft when there is one, else as new lines.
+func (t *Transcript) block(kind, id string, lines []string) []Op {
+	if fin, ok := t.finishDraft(kind, id, lines); ok {
+		return fin
+	}
+	return append(t.claudeHeading(kind), t.add(lines...)...)
+}
+
+// Result records the end of a turn. interrupted says the user asked for
+// it: the turn is then shown as interrupted, without the CLI's diagnostics.
+func (t *Transcript) Result(m claude.Message, interrupted bool) []Op {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.result(m, interrupted)
+}
+
+func (t *Transcript) result(m claude.Message, interrupted bool) []Op {
+	var r struct {
+		Subtype    string            `json:"subtype"`
+		IsError    bool              `json:"is_error"`
+		DurationMS float64           `json:"duration_ms"`
+		Cost       float64           `json:"total_cost_usd"`
+		Result     claude.LazyString `json:"result"` // the reply's text again: read on an error only
+		Errors     []string          `json:"errors"`
+		Usage      struct {
+			In    int `json:"input_tokens"`
+			Out   int `json:"output_tokens"`
+			Cache int `json:"cache_read_input_tokens"`
+		} `json:"usage"`
+	}
+	if json.Unmarshal(m.Raw, &r) != nil {
+		return nil
+	}
+	t.drafts = nil // whatever was not finished stays as it was written
+	t.speaker, t.last = "", "footer"
+	t.endTurn()
+	status := "done"
+	switch {
+	case interrupted && r.Subtype != "" && r.Subtype != "success":
+		status = "interrupted"
+	case r.IsError || (r.Subtype != "" && r.Subtype != "success"):
+		status = "error"
+		if r.Subtype != "" && r.Subtype != "success" {
+			status = sanitize.Line(r.Subtype)
+		}
+	}
+	line := fmt.Sprintf("*%s · %.1f s", status, r.DurationMS/1000)
+	if tokens := r.Usage.In + r.Usage.Out + r.Usage.Cache; tokens > 0 {
+		line += fmt.Sprintf(" · %s tokens", thousands(tokens))
+	}
+	// total_cost_usd is the session's running total: the turn's own cost
+	// is what it grew by (the tokens are the turn's already).
+	turn := r.Cost - t.cost
+	if turn < 0 {
+		turn = r.Cost // a new claude process counts from 0
+	}
+	t.cost = r.Cost
+	line += fmt.Sprintf(" · $%.4f*", turn)
+	ops := t.add("", line)
+	if status != "done" && status != "interrupted" {
+		msg := r.Result.String()
+		if msg == "" && len(r.Errors) > 0 {
+			msg = strings.Join(r.Errors, "; ")
+		}
+		if msg != "" {
+			ops = append(ops, t.note(append([]string{"**Error:**"}, sanitize.Lines(msg)...)...)...)
+		}
+	}
+	return ops
+}
+
+func thousands(n int) string {
+	s := fmt.Sprint(n)
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}

@@ -1,0 +1,380 @@
+package session
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
+)
+
+// toolCall is one tool call's place in the transcript.
+type toolCall struct {
+	line    int    // its summary line
+	details int    // lines folded beneath it (a nested call's included)
+	summary string // the line without outcome (nest prefix included)
+	name    string
+	started time.Time
+	full    string // file with the whole result, when it was cut
+
+	// Agents and tasks (agents.go).
+	depth      int        // 0: Claude's own call; n: inside n agents
+	parent     *toolCall  // the agent call it is nested in
+	inputs     int        // lines of its input beneath it
+	inputLines []string   // those lines, until written
+	label      string     // how a heading names the task it started
+	agent      bool       // a Task or Agent call: its agent's work goes beneath it
+	typ, desc  string     // its agent's type and description
+	task       *taskState // the task it started, as last reported
+	live       bool       // its task runs in the background
+	done       bool       // its task ended
+
+	// headline sums up the result ("2 errors"), for tools the host answers
+	headline string
+}
+
+// maxTools bounds the tool calls whose lines are remembered (for "the whole
+// result" and outcomes arriving late).
+const maxTools = 2000
+
+// previewLines is how many lines of a tool's result the transcript shows;
+// the rest is one "… N more lines" line and a file the user can open.
+const previewLines = 20
+
+// Plan returns the plan for the ExitPlanMode call toolUseID: the plan in its
+// tool_use input (claude strips it from the permission request), else the
+// plan file the session last wrote, else the last assistant text.
+func (t *Transcript) Plan(toolUseID string, read func(string) ([]byte, error)) string {
+	t.mu.Lock()
+	plan, path, last := t.plans[toolUseID], t.planPath, t.lastText
+	t.mu.Unlock()
+	if plan != "" {
+		return plan
+	}
+	if path != "" {
+		if b, err := read(path); err == nil {
+			return string(b)
+		}
+	}
+	return last
+}
+
+func (t *Transcript) toolUse(b contentBlock) []Op {
+	ops := t.claudeHeading("tool")
+	tc := t.newCall(b, 0)
+	if p := planFile(b.Name, b.Input); p != "" {
+		t.planPath = p
+	}
+	details := tc.inputLines
+	tc.inputLines = nil
+	if b.Name == "ExitPlanMode" {
+		var in struct {
+			Plan string `json:"plan"`
+		}
+		details = nil
+		if json.Unmarshal(b.Input, &in) == nil && in.Plan != "" {
+			t.plans[b.ID] = in.Plan
+			for _, l := range sanitize.Lines(in.Plan) {
+				details = append(details, detailFolded+l)
+			}
+		}
+		tc.details, tc.inputs = len(details), len(details)
+	}
+	// A long input shown while it was written: the call takes its line.
+	at, n := t.count(), 0
+	if d := t.takeInput(b.ID); d != nil && d.start >= t.base {
+		at, n = d.start, 1
+	}
+	tc.line = at
+	ops = append(ops, t.put(at, n, append([]string{tc.summary + " …"}, details...), nil)...)
+	t.remember(b.ID, tc) // after put: lines it inserts do not move it
+	return ops
+}
+
+// toolName is how a tool is named for a person: an MCP tool
+// (mcp__server__tool) by its server and name ("nvim diagnostics").
+func toolName(name string) string {
+	if rest, ok := strings.CutPrefix(name, "mcp__"); ok {
+		if server, tool, ok := strings.Cut(rest, "__"); ok && server != "" && tool != "" {
+			return server + " " + tool
+		}
+	}
+	return name
+}
+
+// ToolHeadline sums up the result of tool call id in its line ("▸ nvim
+// diagnostics a.lua · 2 errors ✓"): for tools the host answers itself, which
+// know what they found before claude reports the result (the line shows it
+// with the outcome).
+func (t *Transcript) ToolHeadline(id, headline string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if tc, ok := t.tools[id]; ok {
+		tc.headline = sanitize.Truncate(sanitize.Line(headline), 60)
+	}
+}
+
+func (t *Transcript) remember(id string, tc *toolCall) {
+	t.tools[id] = tc
+	t.order = append(t.order, id)
+	if len(t.order) > maxTools {
+		delete(t.tools, t.order[0])
+		t.order = t.order[1:]
+	}
+}
+
+// inputDetails is a tool call's input for a person, folded under its line.
+func inputDetails(tool string, input json.RawMessage) []string {
+	var in map[string]any
+	_ = json.Unmarshal(input, &in)
+	str := func(k string) string { s, _ := in[k].(string); return s }
+	var out []string
+	add := func(prefix, v string) {
+		for i, l := range sanitize.Lines(v) {
+			if i == 0 {
+				out = append(out, detailFolded+prefix+l)
+			} else {
+				out = append(out, detailFolded+strings.Repeat(" ", len(prefix))+l)
+			}
+			if len(out) >= previewLines {
+				out = append(out, detailFolded+"…")
+				return
+			}
+		}
+	}
+	switch tool {
+	case "Bash":
+		if d := str("description"); d != "" {
+			add("# ", d)
+		}
+		add("$ ", str("command"))
+	case "Edit", "Update", "MultiEdit", "Write", "Read", "NotebookEdit":
+		return nil // the target says it; the diff is in the proposal
+	case "AskUserQuestion":
+		if qs, ok := in["questions"].([]any); ok {
+			for _, q := range qs {
+				if m, ok := q.(map[string]any); ok {
+					s, _ := m["question"].(string)
+					add("? ", s)
+				}
+			}
+		}
+	default:
+		if strings.HasPrefix(tool, "mcp__nvim__") {
+			return nil // the editor's own tools: the target says it all
+		}
+		b, _ := json.MarshalIndent(in, "", "  ")
+		if len(in) > 0 {
+			add("", string(b))
+		}
+	}
+	return out
+}
+
+func planFile(tool string, input json.RawMessage) string {
+	if tool != "Write" && tool != "Edit" {
+		return ""
+	}
+	var in struct {
+		FilePath string `json:"file_path"`
+	}
+	if json.Unmarshal(input, &in) != nil || in.FilePath == "" {
+		return ""
+	}
+	sep := string(filepath.Separator)
+	if strings.Contains(in.FilePath, sep+".claude"+sep+"plans"+sep) && strings.HasSuffix(in.FilePath, ".md") {
+		return in.FilePath
+	}
+	return ""
+}
+
+// toolResults marks each finished call ✓ or ✗ with its time, and puts its
+// result beneath it: folded, or shown when it failed (and a question's
+// answers); cut after previewLines, the whole kept in a file.
+func (t *Transcript) toolResults(m claude.Message, parent string) []Op {
+	var msg struct {
+		ParentToolUseID *string `json:"parent_tool_use_id"`
+		Message         struct {
+			Content json.RawMessage `json:"content"`
+		} `json:"message"`
+		Launched      launched `json:"tool_use_result"`
+		StoreLaunched launched `json:"toolUseResult"`
+	}
+	if json.Unmarshal(m.Raw, &msg) != nil {
+		// tool_use_result is not always an object (a string on errors).
+		msg.Launched, msg.StoreLaunched = launched{}, launched{}
+		var lean struct {
+			ParentToolUseID *string `json:"parent_tool_use_id"`
+			Message         struct {
+				Content json.RawMessage `json:"content"`
+			} `json:"message"`
+		}
+		if json.Unmarshal(m.Raw, &lean) != nil {
+			return nil
+		}
+		msg.ParentToolUseID, msg.Message.Content = lean.ParentToolUseID, lean.Message.Content
+	}
+	var blocks []contentBlock
+	if json.Unmarshal(msg.Message.Content, &blocks) != nil {
+		return nil // plain string content: the echo of our own prompt
+	}
+	if msg.Launched == (launched{}) {
+		msg.Launched = msg.StoreLaunched
+	}
+	if parent == "" {
+		parent = t.parentOf(msg.ParentToolUseID)
+	}
+	var ops []Op
+	for _, b := range blocks {
+		switch b.Type {
+		case "tool_result":
+			tc, ok := t.tools[b.ToolUseID]
+			if !ok {
+				continue
+			}
+			if o, ok := t.taskResult(b, tc, msg.Launched); ok {
+				ops = append(ops, o...)
+				continue
+			}
+			outcome := "✓"
+			if b.IsError {
+				outcome = "✗"
+			}
+			line := tc.summary
+			if tc.headline != "" {
+				line += " · " + tc.headline
+			}
+			line += " " + outcome
+			if !t.history {
+				line += fmt.Sprintf(" %.1f s", time.Since(tc.started).Seconds())
+			}
+			ops = append(ops, t.put(tc.line, 1, []string{line}, nil)...)
+			if res := t.resultDetails(b, tc); len(res) > 0 {
+				// Long gone from memory: at the end instead.
+				_, o := t.insertIn(tc, res)
+				ops = append(ops, o...)
+			}
+		case "text":
+			if !strings.HasPrefix(b.Text, "[Request interrupted") {
+				continue // a subagent's prompt: its call shows it
+			}
+			// The CLI's own mark of an interrupt the user asked for
+			// ("[Request interrupted by user…]"): the one line that says so.
+			if ac, ok := t.tools[parent]; ok && parent != "" {
+				_, o := t.insertIn(ac, []string{nest(ac.depth+1) + notePrefix + InterruptedNote})
+				ops = append(ops, o...)
+				continue
+			}
+			ops = append(ops, t.note(InterruptedNote)...)
+		}
+	}
+	return ops
+}
+
+// InterruptedNote is the transcript's one line for an interrupted turn.
+const InterruptedNote = "Interrupted by you."
+
+// parentOf is the call a message belongs to ("" for Claude's own).
+func (t *Transcript) parentOf(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}
+
+var toolErrorTags = strings.NewReplacer("<tool_use_error>", "", "</tool_use_error>", "")
+
+func (t *Transcript) resultDetails(b contentBlock, tc *toolCall) []string {
+	text := strings.TrimSpace(toolErrorTags.Replace(resultText(b.Content)))
+	var out []string
+	// An image (a Read of a PNG) is one line shown beneath the call; gf
+	// opens it.
+	for i, img := range resultImages(b.Content) {
+		line := nest(tc.depth) + detailOpen + imageLine(img)
+		if path := t.saveImage(b.ToolUseID, i+1, img); path != "" && tc.full == "" {
+			tc.full = path
+			line += " (gf opens it)"
+		}
+		out = append(out, line)
+	}
+	if text == "" {
+		return out
+	}
+	prefix := nest(tc.depth) + detailFolded
+	if b.IsError || tc.name == "AskUserQuestion" {
+		prefix = nest(tc.depth) + detailOpen
+	}
+	lines := sanitize.Lines(text)
+	for i, l := range lines {
+		if i == previewLines && len(lines) > previewLines+1 {
+			more := fmt.Sprintf("%s… %d more lines", prefix, len(lines)-previewLines)
+			if path := t.saveFull(b.ToolUseID, text); path != "" {
+				tc.full = path
+				more += " (gf opens the whole result)"
+			}
+			return append(out, more)
+		}
+		out = append(out, prefix+l)
+	}
+	return out
+}
+
+// saveFull keeps a whole tool result next to the spill file.
+func (t *Transcript) saveFull(id, text string) string {
+	if t.spill == "" {
+		return ""
+	}
+	path := filepath.Join(filepath.Dir(t.spill), strings.TrimSuffix(filepath.Base(t.spill), ".md")+"-"+safeName(id)+".txt")
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return ""
+	}
+	if err := os.WriteFile(path, []byte(text+"\n"), 0o600); err != nil {
+		return ""
+	}
+	return path
+}
+
+// safeName keeps the letters, digits, _ and - of an id (a file name part).
+func safeName(id string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' {
+			return r
+		}
+		return -1
+	}, id)
+}
+
+// ToolAt returns the file holding the whole result of the tool call whose
+// lines include line (0-based), when its result was cut.
+func (t *Transcript) ToolAt(line int) (string, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, tc := range t.tools {
+		if line >= tc.line && line <= tc.line+tc.details && tc.full != "" {
+			return tc.full, true
+		}
+	}
+	return "", false
+}
+
+func resultText(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var parts []struct {
+		Text string `json:"text"`
+	}
+	if json.Unmarshal(raw, &parts) == nil {
+		var out []string
+		for _, p := range parts {
+			out = append(out, p.Text)
+		}
+		return strings.Join(out, "\n")
+	}
+	return ""
+}
