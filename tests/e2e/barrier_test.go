@@ -81,19 +81,19 @@ func (e *Env) realAnswerBarrier(session int) {
 	e.WaitIdle(session)                // a turn of its own: a prompt sent during a turn is merged into it
 	e.sendLua(session, Seq(bash(cmd, "barrier")))
 	id := e.waitPendingMatch("the sentinel request", func(p Pending) bool { return strings.Contains(p.Target, cmd) })
+	// The model has every earlier tool result now (claude sent them with
+	// the request the sentinel's tool call answered): the next one is the
+	// sentinel's.
+	before := len(e.Model.ToolResults())
 	e.rejectLikeAWipe(id)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	err := e.Model.Wait(ctx, func(s *fakemodel.Server) bool {
-		for _, r := range s.ToolResults() {
-			if r.IsError && strings.Contains(r.Content, "closed the proposed file without saving it") {
-				return true
-			}
-		}
-		return false
-	})
+	err := e.Model.Wait(ctx, func(s *fakemodel.Server) bool { return len(s.ToolResults()) > before })
 	if err != nil {
 		e.t.Fatalf("the sentinel's tool result never reached the model: %v", err)
+	}
+	if r := e.Model.ToolResults()[before]; !r.IsError {
+		e.t.Fatalf("the sentinel was not denied: %+v", r)
 	}
 	e.Eventually(10*time.Second, "the sentinel's answer logged", func() bool { return e.answeredInLog(id) })
 }
