@@ -168,6 +168,32 @@ func (e *Env) rulesLines() string {
 	return strings.Join(lines, "\n")
 }
 
+// ddOnRule types dd on the row of rule (from source, "" for any) in the
+// rules view. Claude's own view of the rules arrives when it will and
+// redraws the rows, so the cursor is put on the row and the keys typed in
+// one step.
+func (e *Env) ddOnRule(rule string, source ...string) {
+	e.t.Helper()
+	var found bool
+	src := ""
+	if len(source) > 0 {
+		src = source[0]
+	}
+	e.Lua(&found, `local rule, src = ...
+		local rv = require('claudenova.ui.rules')
+		for lnum, r in pairs(rv.rows) do
+			if r.rule == rule and (src == '' or r.source == src) then
+				vim.api.nvim_win_set_cursor(0, {lnum, 0})
+				vim.api.nvim_feedkeys('dd', 'mx', false)
+				return true
+			end
+		end
+		return false`, rule, src)
+	if !found {
+		e.t.Fatalf("no row for %s in the rules view:\n%s", rule, e.rulesLines())
+	}
+}
+
 func TestRulesView(t *testing.T) {
 	eachNvim(t, func(t *testing.T, v nvimVersion) {
 		e := NewEnv(t, v, Options{})
@@ -183,9 +209,7 @@ func TestRulesView(t *testing.T) {
 			}
 		}
 		// dd removes a local rule from its file, other keys kept.
-		e.Lua(nil, `local sb = require('claudenova.ui.rules')
-			for lnum, r in pairs(sb.rows) do if r.rule == 'Bash(touch:*)' then vim.api.nvim_win_set_cursor(0, {lnum, 0}) end end`)
-		e.Input("dd")
+		e.ddOnRule("Bash(touch:*)")
 		e.Eventually(5*time.Second, "rule removed", func() bool {
 			s := read(t, local)
 			return !strings.Contains(s, "touch") && strings.Contains(s, `"KEEP": "x"`) && strings.Contains(s, "Bash(rm:*)")
@@ -206,10 +230,7 @@ func TestRulesView(t *testing.T) {
 			t.Fatal(err)
 		}
 		// The user's way: dd on the row the view still shows.
-		e.Lua(nil, `local rv = require('claudenova.ui.rules')
-			for lnum, r in pairs(rv.rows) do if r.rule == 'Bash(rm:*)' then vim.api.nvim_win_set_cursor(0, {lnum, 0}) end end`)
-		e.Input("dd")
-		e.KeysDone()
+		e.ddOnRule("Bash(rm:*)")
 		e.messageShown("is not valid settings JSON") // told, in the whole message
 		e.messageShown("it was left as it is")
 		if e.NoteContaining("removed deny rule Bash(rm:*)") {
