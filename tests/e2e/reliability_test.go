@@ -79,18 +79,18 @@ func waitGone(pid int, d time.Duration) bool {
 // gone, it reads nothing more.
 func TestExactlyOneAnswer(t *testing.T) {
 	t.Parallel()
-	// One request, then (on demand) the sentinel; on says what the fake
-	// waits for before its fault ("" for none).
-	script := func(ask map[string]any, fault string) func(string) []string {
+	// One request (tool, with input; a file_path is made the project's),
+	// then the fault, when the test asks (a prompt), and the sentinels.
+	script := func(tool string, input map[string]any, fault string) func(string) []string {
 		return func(project string) []string {
-			a := map[string]any{"request_id": "req-one-00000001"}
-			for k, v := range ask {
-				a[k] = v
+			in := map[string]any{} // each Neovim version's env has its own project
+			for k, v := range input {
+				in[k] = v
 			}
-			if in, ok := a["input"].(map[string]any); ok && in["file_path"] != nil {
+			if in["file_path"] != nil {
 				in["file_path"] = filepath.Join(project, "w.txt")
 			}
-			b, _ := json.Marshal(map[string]any{"ask_nowait": a})
+			b, _ := json.Marshal(map[string]any{"ask_nowait": map[string]any{"request_id": "req-one-00000001", "tool_name": tool, "input": in}})
 			steps := []string{string(b)}
 			switch fault {
 			case "crash":
@@ -101,8 +101,8 @@ func TestExactlyOneAnswer(t *testing.T) {
 			return append(steps, sentinelSteps()...)
 		}
 	}
-	bashAsk := script(map[string]any{"tool_name": "Bash", "input": map[string]any{"command": "make", "description": "build"}}, "")
-	writeAsk := script(map[string]any{"tool_name": "Write", "input": map[string]any{"file_path": "w.txt", "content": "x\n"}}, "")
+	bashAsk := script("Bash", map[string]any{"command": "make", "description": "build"}, "")
+	writeAsk := script("Write", map[string]any{"file_path": "w.txt", "content": "x\n"}, "")
 	type tc struct {
 		name     string
 		script   func(string) []string
@@ -169,11 +169,11 @@ func TestExactlyOneAnswer(t *testing.T) {
 				e.t.Error("rows not marked lost")
 			}
 		}, 0, "", "", true, false},
-		{"claude crashes", script(map[string]any{"tool_name": "Bash", "input": map[string]any{"command": "make"}}, "crash"), func(e *Env, b barrier) {
+		{"claude crashes", script("Bash", map[string]any{"command": "make"}, "crash"), func(e *Env, b barrier) {
 			send(e, b, "cn-crash-now")
 			e.Eventually(10*time.Second, "row withdrawn", func() bool { return len(e.Pending()) == 0 && e.NoteContaining("exited unexpectedly") })
 		}, 0, "", "", true, false},
-		{"control_cancel_request", script(map[string]any{"tool_name": "Bash", "input": map[string]any{"command": "make"}}, "cancel"), func(e *Env, b barrier) {
+		{"control_cancel_request", script("Bash", map[string]any{"command": "make"}, "cancel"), func(e *Env, b barrier) {
 			send(e, b, "cn-cancel-now")
 			e.Eventually(10*time.Second, "row withdrawn", func() bool { return len(e.Pending()) == 0 })
 		}, 0, "", "", false, false},
