@@ -224,13 +224,25 @@ func TestRulesView(t *testing.T) {
 		if len(rs) != 1 || rs[0].Rule != "Bash(rm:*)" || rs[0].Behavior != "deny" || rs[0].Source != "localSettings" {
 			t.Fatalf("rules() = %+v", rs)
 		}
-		// A malformed file is never rewritten, and the user is told.
+		// A malformed file is never rewritten, and the user is told. The
+		// file goes bad under the view and the user types dd on the row it
+		// still shows: in one step, for claude's own view (it comes when it
+		// will) would drop the row once claude read the bad file.
 		bad := `{"permissions": {"deny": ["Bash(rm:*)",]}}`
-		if err := os.WriteFile(local, []byte(bad), 0o644); err != nil {
-			t.Fatal(err)
+		var typed bool
+		e.Lua(&typed, `local path, bad = ...
+			local f = assert(io.open(path, 'w')); f:write(bad); f:close()
+			for lnum, r in pairs(require('claudenova.ui.rules').rows) do
+				if r.rule == 'Bash(rm:*)' then
+					vim.api.nvim_win_set_cursor(0, {lnum, 0})
+					vim.api.nvim_feedkeys('dd', 'mx', false)
+					return true
+				end
+			end
+			return false`, local, bad)
+		if !typed {
+			t.Fatalf("no row for Bash(rm:*) in the rules view:\n%s", e.rulesLines())
 		}
-		// The user's way: dd on the row the view still shows.
-		e.ddOnRule("Bash(rm:*)")
 		e.messageShown("is not valid settings JSON") // told, in the whole message
 		e.messageShown("it was left as it is")
 		if e.NoteContaining("removed deny rule Bash(rm:*)") {
