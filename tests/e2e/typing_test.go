@@ -93,7 +93,7 @@ func TestNormalModeTypingNeverAnswers(t *testing.T) {
 			t.Fatalf("mode %q after <Esc>", m)
 		}
 		// Quiet now: the panel opens by itself.
-		e.Eventually(3*time.Second, "panel after quiet", func() bool { return e.PanelID() == p.ID })
+		e.Eventually(10*time.Second, "panel after quiet", func() bool { return e.PanelID() == p.ID })
 		if got := e.bufLines(userBuf); !strings.HasPrefix(got, "hel") || !strings.Contains(got, "XYZ") || strings.Count(got, "\n") != 0 {
 			t.Fatalf("the user's buffer was changed by something else: %q", got)
 		}
