@@ -39,10 +39,12 @@ vet:
 	@$(GO) mod tidy -diff >/dev/null || { echo "go.mod/go.sum are not tidy: run go mod tidy"; $(GO) mod tidy -diff; exit 1; }
 	$(GO) vet ./...
 
-# Every test: unit tests with the race detector, then the end-to-end suite
-# (real nvim 0.10 and 0.12, real claude CLI, fake model server).
+# Every test, with the race detector: the end-to-end suite (real nvim 0.10
+# and 0.12, real claude CLI, fake model server; its tests run in parallel,
+# three simulated users per core) is listed first so that it starts first,
+# and the unit tests run beside it instead of before it.
 test: testbed build vet
-	. "$(TESTBED)/env" && CLAUDENOVA_REQUIRE_E2E=1 $(GO) test -race -count=1 -timeout 20m ./...
+	. "$(TESTBED)/env" && CLAUDENOVA_REQUIRE_E2E=1 $(GO) test -race -count=1 -timeout 20m ./tests/e2e/ $$($(GO) list ./... | grep -v /tests/e2e)
 
 unit: build
 	$(GO) test -race -count=1 $$($(GO) list ./... | grep -v /tests/e2e)

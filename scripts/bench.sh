@@ -24,6 +24,16 @@ for v in NVIM_012 NVIM_010; do
   go run "$root/tests/bench/uibench" -root "$root" -nvim "${!v}" -fakeclaude "$work/fakeclaude" || echo "(a UI target was missed, see above)"
 done
 
+if command -v tmux >/dev/null; then
+  for v in NVIM_012 NVIM_010; do
+    echo
+    echo "== terminal on $v: the streaming transcript drawn by a real TUI (tmux, nvim --remote-ui)"
+    go run "$root/tests/bench/termbench" -root "$root" -nvim "${!v}" -fakeclaude "$work/fakeclaude" || echo "(a terminal target was missed, see above)"
+  done
+else
+  echo "== terminal: skipped (tmux is not installed: it gives the real terminal a TUI draws in)"
+fi
+
 echo
 echo "== startup: cost of loading the plugin (nvim --startuptime, 20 runs each)"
 for v in NVIM_010 NVIM_012; do

@@ -149,19 +149,76 @@ func TestReadLineCap(t *testing.T) {
 	}
 }
 
+// Stop ends claude and what claude started: the fake starts a child in its
+// process group, and both ignore SIGTERM, so only a SIGKILL to the group
+// ends the child (killing claude alone would leave it to init).
 func TestStopKillsProcessGroup(t *testing.T) {
-	p, _ := startFake(t, `{"config":{"ignore_sigterm":true}}`+"\n"+`{"start":"immediate"}`+"\n"+`{"hang":true}`+"\n")
+	logPath := filepath.Join(t.TempDir(), "fake.log")
+	p, _ := startFake(t, `{"config":{"ignore_sigterm":true}}`+"\n"+`{"start":"immediate"}`+"\n"+
+		`{"spawn_child":true}`+"\n"+`{"hang":true}`+"\n", "FAKECLAUDE_LOG="+logPath)
 	pid := p.Pid()
-	time.Sleep(200 * time.Millisecond)
+	// Barrier: "hang" is logged after the child started, and the fake
+	// ignores SIGTERM from its start (config is applied before any step).
+	var child int
+	waitFor(t, "the fake's child and its hang", func() bool {
+		hung := false
+		for _, e := range testkit.ReadLog(logPath) {
+			switch e["ev"] {
+			case "child":
+				child = int(e["pid"].(float64))
+			case "hang":
+				hung = true
+			}
+		}
+		return hung && child > 0
+	})
+	t.Cleanup(func() { // should the test fail: the child is ours, and only it
+		if pg, _ := syscall.Getpgid(child); pg == pid && alive(child) {
+			_ = syscall.Kill(child, syscall.SIGKILL)
+		}
+	})
+	if pgid, err := syscall.Getpgid(child); err != nil || pgid != pid {
+		t.Fatalf("the child %d is in group %d (%v), want claude's %d", child, pgid, err, pid)
+	}
 	done := make(chan struct{})
 	go func() { p.Stop(200 * time.Millisecond); close(done) }()
 	select {
 	case <-done:
-	case <-time.After(10 * time.Second):
+	case <-time.After(30 * time.Second):
 		t.Fatal("Stop did not return")
 	}
-	if err := syscall.Kill(pid, 0); err == nil {
-		t.Fatalf("process %d still alive", pid)
+	if alive(pid) {
+		t.Fatalf("claude %d still alive", pid)
+	}
+	// The child was SIGKILLed with its group; it is gone once init has
+	// reaped it (a zombie until then).
+	waitFor(t, "claude's child gone", func() bool { return !alive(child) })
+}
+
+// alive reports whether pid is a live process (not gone, not a zombie).
+func alive(pid int) bool {
+	if syscall.Kill(pid, 0) != nil {
+		return false
+	}
+	st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	s := string(st)
+	i := strings.LastIndexByte(s, ')')
+	return !(i > 0 && i+2 < len(s) && s[i+2] == 'Z')
+}
+
+// waitFor polls cond until it holds (or fails the test after a generous
+// while: it waits for something that must happen, it does not time it).
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 

@@ -114,9 +114,14 @@ func (l *lines) SessionID() int { return l.Session }
 // transcript updates past the limit become one resync; requests are kept.
 func TestOutboxBoundsTranscriptsNeverRequests(t *testing.T) {
 	release := make(chan struct{})
+	taken := make(chan struct{}, 1)
 	var mu sync.Mutex
 	var names []string
 	o := NewOutbox(func(batch string) error {
+		select {
+		case taken <- struct{}{}:
+		default:
+		}
 		<-release
 		var evs []Event
 		_ = json.Unmarshal([]byte(batch), &evs)
@@ -128,7 +133,7 @@ func TestOutboxBoundsTranscriptsNeverRequests(t *testing.T) {
 		return nil
 	}, slog.New(slog.DiscardHandler))
 	o.Send(EvNotify, "blocks the outbox") // taken at once; exec waits for release
-	time.Sleep(50 * time.Millisecond)
+	<-taken
 	for i := 0; i < 500; i++ {
 		o.Send(EvTranscript, &lines{Session: 1, N: 100})
 		o.Send(EvTranscript, &lines{Session: 2, N: 1})

@@ -192,8 +192,9 @@ func TestInterruptWithdrawsPending(t *testing.T) {
 		if !strings.HasPrefix(outcome, "withdrawn") {
 			t.Errorf("outcome %q, want withdrawn", outcome)
 		}
-		time.Sleep(300 * time.Millisecond)
-		if strings.Contains(e.LogText(), `msg=answered id=`+`"`+p.ID) || strings.Contains(e.LogText(), "msg=answered id="+p.ID) {
+		// Barrier: a later request's answer reached claude and the log.
+		e.realAnswerBarrier(p.Session)
+		if e.answeredInLog(p.ID) {
 			t.Error("a withdrawn request was answered")
 		}
 		if _, err := os.Stat(filepath.Join(e.Project, "never.txt")); err == nil {

@@ -60,6 +60,7 @@ func (e *Env) curBufName() string {
 // every mode the surface waits, every key lands where the user typed it,
 // nothing is answered; back in normal mode the surface opens.
 func TestArrivalNeverTakesKeystrokes(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name   string
 		before func(e *Env)        // put the user halfway through something
@@ -290,14 +291,13 @@ func findSession(ps []Pending, sid int) Pending {
 func TestDecideAndPendingAgree(t *testing.T) {
 	eachNvim(t, func(t *testing.T, v nvimVersion) {
 		e, log := faultEnv(t, v, func(string) []string {
-			return []string{
+			return append([]string{
 				`{"ask_nowait":{"tool_name":"Bash","request_id":"req-a","input":{"command":"echo a"}}}`,
 				`{"ask_nowait":{"tool_name":"Bash","request_id":"req-b","input":{"command":"echo b"}}}`,
 				`{"ask_nowait":{"tool_name":"Bash","request_id":"req-c","input":{"command":"echo c"}}}`,
-				`{"expect_answers":3}`,
-			}
+			}, sentinelSteps()...)
 		})
-		e.newSession("go")
+		sid := e.newSession("go")
 		e.WaitPending(3)
 		var res struct {
 			OK      bool     `msgpack:"ok"`
@@ -317,9 +317,8 @@ func TestDecideAndPendingAgree(t *testing.T) {
 		if !res.OK || len(res.Left) != 2 || res.Again || res.Why != "that request is no longer pending" || !res.ListOK || res.Pending != 0 {
 			t.Fatalf("%+v", res)
 		}
-		e.Eventually(10*time.Second, "three answers", func() bool { return len(fakeAnswers(log)) == 3 })
-		time.Sleep(300 * time.Millisecond)
-		as := fakeAnswers(log)
+		e.fakeAnswerBarrier(sid, log) // no fourth answer on its way
+		as := userAnswers(log)
 		if len(as) != 3 || as[0].RequestID != "req-a" || as[0].Behavior != "allow" || as[1].RequestID != "req-b" || as[2].RequestID != "req-c" || as[2].Behavior != "deny" {
 			t.Fatalf("answers %+v", as)
 		}
@@ -420,16 +419,16 @@ func TestNoHitEnterAtSixtyColumns(t *testing.T) {
 		path := e.WriteFile("a-file-with-a-rather-long-name-for-the-notification.txt", "one\ntwo\n")
 		e.newSession(readThenEdit(path, "two", "TWO"))
 		p, buf := e.WaitProposal()
-		notBlocked := func(what string) {
+		// Barrier for each: the whole message is in :messages (a cut one
+		// gets there once the editor is idle), then noPromptWaits.
+		notBlocked := func(what, whole string) {
 			t.Helper()
-			time.Sleep(200 * time.Millisecond)
-			if _, blocking := e.Mode(); blocking {
-				t.Fatalf("hit-enter prompt after %s", what)
-			}
+			e.messageShown(whole)
+			e.noPromptWaits(what)
 		}
-		notBlocked("the request notification")
+		notBlocked("the request notification", "rather-long-name-for-the-notification.txt (1 · SEQ")
 		e.LuaAsync("vim.cmd('ClaudeNova mode bogus-mode-with-a-long-name-that-does-not-exist')")
-		notBlocked("a host error")
+		notBlocked("a host error", "does-not-exist\" (one of default")
 		// A conflict: the file changes where the user edited.
 		if err := os.WriteFile(path, []byte("one\nTWO from elsewhere\n"), 0o644); err != nil {
 			t.Fatal(err)
@@ -438,7 +437,7 @@ func TestNoHitEnterAtSixtyColumns(t *testing.T) {
 		focusBuf(e, buf)
 		e.LuaAsync("vim.cmd('write')")
 		e.Eventually(10*time.Second, "conflict told", func() bool { return e.NoteContaining("nothing applied") || e.NoteContaining("conflict") })
-		notBlocked("a conflict message")
+		notBlocked("a conflict message", ":w writes it as it is, :q rejects")
 		_ = p
 	})
 }
@@ -508,14 +507,11 @@ func TestNoHitEnterAfterAPick(t *testing.T) {
 		e.LuaAsync(`vim.ui.select({ "greet.py · 1 hunk", "notes/todo.md · 1 hunk · new file" }, { prompt = "Files changed by prompt 1:" }, function(f)
 			require("claudenova.ui.notify").info("changes of " .. tostring(f) .. ": ,u undo a hunk, ,k keep it, q close")
 		end)`)
-		time.Sleep(200 * time.Millisecond)
+		// The list is up: Neovim waits for the pick (0.10: a prompt, mode
+		// "rm"; 0.12: the command line, mode "c").
+		e.Eventually(10*time.Second, "the list waiting for a pick", func() bool { m, _ := e.Mode(); return m != "n" })
 		e.Input("2<CR>")
-		time.Sleep(300 * time.Millisecond)
-		if _, blocking := e.Mode(); blocking {
-			t.Fatal("hit-enter prompt after a pick and a message")
-		}
-		if !e.NoteContaining("changes of notes/todo.md") {
-			t.Fatalf("notes: %q", e.Notes())
-		}
+		e.messageShown("changes of notes/todo.md · 1 hunk · new file: ,u undo a hunk, ,k keep it, q close")
+		e.noPromptWaits("a pick and a message")
 	})
 }

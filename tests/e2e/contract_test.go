@@ -179,9 +179,7 @@ func TestSessionDenyRuleByClaudesMatcher(t *testing.T) {
 		// dd in :ClaudeNova rules takes it back: the next rm is asked.
 		e.Cmd("ClaudeNova rules")
 		e.Eventually(10*time.Second, "the session rule listed", func() bool { return strings.Contains(e.rulesLines(), "deny   Bash(rm:*)") })
-		e.Lua(nil, `local rv = require('claudenova.ui.rules')
-			for lnum, r in pairs(rv.rows) do if r.rule == 'Bash(rm:*)' and r.source == 'session' then vim.api.nvim_win_set_cursor(0, {lnum, 0}) end end`)
-		e.Input("dd")
+		e.ddOnRule("Bash(rm:*)", "session")
 		e.Eventually(10*time.Second, "removed", func() bool { return e.NoteContaining("removed session rule deny Bash(rm:*)") })
 		e.Cmd("close")
 		e.sendLua(sid, Seq(bash("rm y", "y")))

@@ -105,14 +105,22 @@ func TestInterruptAndResume(t *testing.T) {
 		if claudeID == "" {
 			t.Fatal("no claude session id")
 		}
-		e.Cmd("ClaudeNova send SLOW 20000")
+		e.Cmd("ClaudeNova send SLOW 60000")
 		e.Eventually(30*time.Second, "turn running", func() bool {
 			st, _ := e.SessionState(id)
 			return st == "running"
 		})
-		time.Sleep(500 * time.Millisecond) // the request reached the model
+		// The SLOW request reached the model (it would answer a minute later).
+		e.Eventually(30*time.Second, "the slow request at the model", func() bool {
+			for _, r := range e.Model.RequestLog() {
+				if r.Kind == "slow" {
+					return true
+				}
+			}
+			return false
+		})
 		e.Cmd("ClaudeNova interrupt")
-		e.Eventually(15*time.Second, "turn ended by interrupt", func() bool {
+		e.Eventually(45*time.Second, "turn ended by interrupt", func() bool {
 			st, _ := e.SessionState(id)
 			return st == "idle" && strings.Contains(e.Transcript(id), "Interrupted")
 		})

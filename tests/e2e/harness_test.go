@@ -8,6 +8,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -67,9 +68,14 @@ func claudeBin(t *testing.T) string {
 	return b
 }
 
-// eachNvim runs fn once per Neovim version, as parallel subtests.
+// eachNvim runs fn once per Neovim version, as parallel subtests of a
+// test that is itself parallel: every simulated user has a Neovim, a host,
+// a claude and a model server of their own, so tests do not share state
+// (see TestMain for how many run at once).
 func eachNvim(t *testing.T, fn func(t *testing.T, v nvimVersion)) {
-	for _, v := range versions(t) {
+	vs := versions(t)
+	t.Parallel()
+	for _, v := range vs {
 		t.Run(v.name, func(t *testing.T) {
 			t.Parallel()
 			fn(t, v)
@@ -87,6 +93,8 @@ type Env struct {
 	Storage string
 	Marker  string // env marker inherited by every process we start
 	Model   *fakemodel.Server
+
+	sentinels int // answer barriers so far (barrier_test.go)
 }
 
 // Options for an Env.
@@ -208,10 +216,10 @@ func NewEnv(t *testing.T, v nvimVersion, o Options) *Env {
 		go func() { _ = nv.Close(); close(done) }()
 		select {
 		case <-done:
-		case <-time.After(10 * time.Second):
+		case <-time.After(60 * time.Second):
 			t.Errorf("nvim did not exit")
 		}
-		e.assertNoOrphans(5 * time.Second)
+		e.assertNoOrphans(30 * time.Second)
 		if t.Failed() {
 			e.dumpLog()
 		}
@@ -464,7 +472,26 @@ func (e *Env) LogText() string {
 // fakeClaudePath is built once by TestMain.
 var fakeClaudePath string
 
-func TestMain(m *testing.M) { testkit.MainWithFakeClaude(m, &fakeClaudePath) }
+// envsPerCore is how many simulated users run at once per core when
+// -parallel is not given: an env spends most of its time waiting (for
+// claude's turns, for a person's pauses and the surfaces' quiet periods),
+// so a core keeps more than one busy.
+const envsPerCore = 3
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	if !flagGiven("test.parallel") {
+		_ = flag.Set("test.parallel", strconv.Itoa(envsPerCore*runtime.NumCPU()))
+	}
+	testkit.MainWithFakeClaude(m, &fakeClaudePath)
+}
+
+// flagGiven reports whether the flag was set on the command line.
+func flagGiven(name string) bool {
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	return given
+}
 
 // ErrorNotes returns the notifications shown at level ERROR.
 func (e *Env) ErrorNotes() []string {

@@ -227,7 +227,9 @@ func TestSpawnIsLiteralAndSecretsStayOutOfTheLog(t *testing.T) {
 			}
 		}
 		e.Cmd("ClaudeNova stop")
-		time.Sleep(200 * time.Millisecond)
+		// Barrier: claude's exit is logged after its stderr is read to the
+		// end (the process is waited for once its stderr is copied).
+		e.Eventually(30*time.Second, "claude's exit logged", func() bool { return strings.Contains(e.LogText(), `msg="claude exited"`) })
 		l := e.LogText()
 		if l == "" {
 			t.Fatal("empty host log")

@@ -103,6 +103,7 @@ func TestProposalWriteNewFileInNewFolder(t *testing.T) {
 }
 
 func TestProposalRejectedByClosing(t *testing.T) {
+	t.Parallel()
 	for _, how := range []string{"q", "bwipeout", "bdelete"} {
 		t.Run(how, func(t *testing.T) {
 			eachNvim(t, func(t *testing.T, v nvimVersion) {
@@ -159,6 +160,7 @@ func TestTwoProposalsSameBasename(t *testing.T) {
 }
 
 func TestProposalByteExact(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, content, old, new string
 		line                    int
@@ -326,6 +328,7 @@ func readThenEdit(path, old, new string) string {
 // A :w that finds the file changed on disk applies nothing and rebases the
 // proposal; the next :w makes the file exactly the buffer (real CLI).
 func TestRebaseEndToEnd(t *testing.T) {
+	t.Parallel()
 	const orig = "a\nb\nc\nd\ne\nf\ng\n"
 	cases := []struct {
 		name      string

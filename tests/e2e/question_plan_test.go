@@ -74,7 +74,9 @@ func TestQuestionCancelKeepsRow(t *testing.T) {
 		e.newSession(Seq(Step("AskUserQuestion", map[string]any{"questions": []any{question("Pick one", "P", false, "x", "y")}})))
 		p := e.WaitPending(1)[0]
 		e.Eventually(10*time.Second, "pending note", func() bool { return e.NoteContaining("left pending") })
-		time.Sleep(200 * time.Millisecond)
+		// Not answered: the barrier is the end of the test, where claude's
+		// tool result is the pick made later (claude takes the first answer
+		// it reads, so an answer from the cancel would be the result).
 		if got := e.Pending(); len(got) != 1 || got[0].Surface != "question" {
 			t.Fatalf("row gone after cancelling: %+v", got)
 		}
@@ -125,7 +127,9 @@ func TestPlanApproveAcceptEdits(t *testing.T) {
 		var buf int
 		e.Eventually(10*time.Second, "plan buffer", func() bool { buf = e.PlanBuf(p.ID); return buf != 0 })
 		e.WaitGraceOver()
-		time.Sleep(200 * time.Millisecond)
+		// Not answered: the barrier is the plan's tool result below, which
+		// holds the user's later edit (claude takes the first answer it
+		// reads: a bare allow from the sidebar would be the result).
 		if len(e.Pending()) != 1 {
 			t.Fatal("sidebar allow answered the plan")
 		}

@@ -43,17 +43,6 @@ func (e *Env) waitPanel() Pending {
 	return p
 }
 
-func (e *Env) noRequestFor(d time.Duration) {
-	e.t.Helper()
-	deadline := time.Now().Add(d)
-	for time.Now().Before(deadline) {
-		if len(e.Pending()) != 0 {
-			e.t.Fatalf("asked: %+v", e.Pending())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
 func TestAlwaysAllowLocalRule(t *testing.T) {
 	eachNvim(t, func(t *testing.T, v nvimVersion) {
 		e := NewEnv(t, v, Options{})
@@ -179,6 +168,32 @@ func (e *Env) rulesLines() string {
 	return strings.Join(lines, "\n")
 }
 
+// ddOnRule types dd on the row of rule (from source, "" for any) in the
+// rules view. Claude's own view of the rules arrives when it will and
+// redraws the rows, so the cursor is put on the row and the keys typed in
+// one step.
+func (e *Env) ddOnRule(rule string, source ...string) {
+	e.t.Helper()
+	var found bool
+	src := ""
+	if len(source) > 0 {
+		src = source[0]
+	}
+	e.Lua(&found, `local rule, src = ...
+		local rv = require('claudenova.ui.rules')
+		for lnum, r in pairs(rv.rows) do
+			if r.rule == rule and (src == '' or r.source == src) then
+				vim.api.nvim_win_set_cursor(0, {lnum, 0})
+				vim.api.nvim_feedkeys('dd', 'mx', false)
+				return true
+			end
+		end
+		return false`, rule, src)
+	if !found {
+		e.t.Fatalf("no row for %s in the rules view:\n%s", rule, e.rulesLines())
+	}
+}
+
 func TestRulesView(t *testing.T) {
 	eachNvim(t, func(t *testing.T, v nvimVersion) {
 		e := NewEnv(t, v, Options{})
@@ -194,9 +209,7 @@ func TestRulesView(t *testing.T) {
 			}
 		}
 		// dd removes a local rule from its file, other keys kept.
-		e.Lua(nil, `local sb = require('claudenova.ui.rules')
-			for lnum, r in pairs(sb.rows) do if r.rule == 'Bash(touch:*)' then vim.api.nvim_win_set_cursor(0, {lnum, 0}) end end`)
-		e.Input("dd")
+		e.ddOnRule("Bash(touch:*)")
 		e.Eventually(5*time.Second, "rule removed", func() bool {
 			s := read(t, local)
 			return !strings.Contains(s, "touch") && strings.Contains(s, `"KEEP": "x"`) && strings.Contains(s, "Bash(rm:*)")
@@ -211,16 +224,29 @@ func TestRulesView(t *testing.T) {
 		if len(rs) != 1 || rs[0].Rule != "Bash(rm:*)" || rs[0].Behavior != "deny" || rs[0].Source != "localSettings" {
 			t.Fatalf("rules() = %+v", rs)
 		}
-		// A malformed file is never rewritten, and the user is told.
+		// A malformed file is never rewritten, and the user is told. The
+		// file goes bad under the view and the user types dd on the row it
+		// still shows: in one step, for claude's own view (it comes when it
+		// will) would drop the row once claude read the bad file.
 		bad := `{"permissions": {"deny": ["Bash(rm:*)",]}}`
-		if err := os.WriteFile(local, []byte(bad), 0o644); err != nil {
-			t.Fatal(err)
+		var typed bool
+		e.Lua(&typed, `local path, bad = ...
+			local f = assert(io.open(path, 'w')); f:write(bad); f:close()
+			for lnum, r in pairs(require('claudenova.ui.rules').rows) do
+				if r.rule == 'Bash(rm:*)' then
+					vim.api.nvim_win_set_cursor(0, {lnum, 0})
+					vim.api.nvim_feedkeys('dd', 'mx', false)
+					return true
+				end
+			end
+			return false`, local, bad)
+		if !typed {
+			t.Fatalf("no row for Bash(rm:*) in the rules view:\n%s", e.rulesLines())
 		}
-		var errMsg string
-		e.Lua(&errMsg, `local ok, err = pcall(require('claudenova.host').request, 'remove_rule', { rule = 'Bash(rm:*)', behavior = 'deny', source = 'localSettings', path = ... })
-			return tostring(err)`, local)
-		if !strings.Contains(errMsg, "left as it is") {
-			t.Fatalf("error %q", errMsg)
+		e.messageShown("is not valid settings JSON") // told, in the whole message
+		e.messageShown("it was left as it is")
+		if e.NoteContaining("removed deny rule Bash(rm:*)") {
+			t.Fatalf("told the rule was removed: %v", e.Notes())
 		}
 		if read(t, local) != bad {
 			t.Fatal("the malformed file was rewritten")
@@ -235,15 +261,14 @@ func TestRulesView(t *testing.T) {
 func TestBatchDenyInTheSidebar(t *testing.T) {
 	eachNvim(t, func(t *testing.T, v nvimVersion) {
 		e, log := faultEnv(t, v, func(string) []string {
-			return []string{
+			return append([]string{
 				`{"ask_nowait":{"tool_name":"Bash","request_id":"req-a","input":{"command":"echo a"}}}`,
 				`{"ask_nowait":{"tool_name":"AskUserQuestion","request_id":"req-q","requires_user_interaction":true,"input":{"questions":[{"question":"Which?","header":"W","multiSelect":false,"options":[{"label":"x"},{"label":"y"}]}]}}}`,
 				`{"ask_nowait":{"tool_name":"Bash","request_id":"req-b","input":{"command":"echo b"}}}`,
-				`{"expect_answers":3}`,
-			}
+			}, sentinelSteps()...)
 		})
 		e.ScriptUI([]string{"CANCEL"}, []string{""})
-		e.newSession("go")
+		sid := e.newSession("go")
 		e.WaitPending(3)
 		e.WaitGraceOver()
 		// Typed as a person does: the sidebar opens, the rows are selected
@@ -255,8 +280,8 @@ func TestBatchDenyInTheSidebar(t *testing.T) {
 		e.Lua(&last, `local m = 0; for lnum in pairs(require('claudenova.ui.sidebar').rows) do m = math.max(m, lnum) end return m`)
 		e.Lua(nil, "vim.api.nvim_win_set_cursor(0, { ..., 0 })", first)
 		e.Type("V", itoa(last-first)+"j", "d")
-		e.Eventually(10*time.Second, "two answers", func() bool { return len(fakeAnswers(log)) == 2 })
-		time.Sleep(300 * time.Millisecond)
+		e.Eventually(10*time.Second, "two answers", func() bool { return len(fakeAnswers(log)) >= 2 })
+		e.fakeAnswerBarrier(sid, log) // nothing more on its way for the question
 		if answersFor(log, "req-a") != 1 || answersFor(log, "req-b") != 1 || answersFor(log, "req-q") != 0 {
 			t.Fatalf("answers %+v", fakeAnswers(log))
 		}

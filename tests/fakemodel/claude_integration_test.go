@@ -389,8 +389,8 @@ func TestClaudeLaterTurnsAndInterrupt(t *testing.T) {
 		"request": map[string]any{"subtype": "interrupt"}})
 	res = p.until(ctx, "result after interrupt", isResult)
 	t.Logf("interrupt -> result in %v: %.300s (requests before SLOW: %d)", time.Since(t0), res.Raw, n)
-	if time.Since(t0) > 20*time.Second {
-		t.Errorf("interrupt took %v", time.Since(t0))
+	if strings.Contains(res.Raw, "slow done") {
+		t.Errorf("the 60 s reply completed: the interrupt did not end the turn: %.300s", res.Raw)
 	}
 
 	// /compact sends a compaction request (with tools); the session goes on.

@@ -251,11 +251,6 @@ func (s *Server) WaitToolResult(ctx context.Context, toolUseID string) (ToolResu
 	return tr, nil
 }
 
-// WaitRequests waits until at least n /v1/messages requests were received.
-func (s *Server) WaitRequests(ctx context.Context, n int) error {
-	return s.Wait(ctx, func(s *Server) bool { return s.Requests() >= n })
-}
-
 func (s *Server) logf(format string, args ...any) {
 	if s.opts.Logger != nil {
 		s.opts.Logger.Printf(format, args...)

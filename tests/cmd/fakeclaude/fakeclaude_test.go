@@ -104,7 +104,7 @@ func TestFakeClaude(t *testing.T) {
 					req["permission_suggestions"] == nil || req.str("description") != "list" {
 					t.Fatalf("can_use_tool: %v", cr.short())
 				}
-				f.quiet(200 * time.Millisecond) // blocked until answered
+				f.stillWaiting("ask", nil) // blocked until answered
 				f.answer(id, map[string]any{"behavior": "allow", "updatedInput": map[string]any{"command": "ls -l"}})
 				u := f.expect("user", "")
 				tr := u.content()
@@ -325,7 +325,8 @@ func TestFakeClaude(t *testing.T) {
 				if tr := f.expect("user", "").content(); tr.str("content") != "contents of b" {
 					t.Fatalf("r-2 result: %v", tr.short())
 				}
-				f.quiet(150 * time.Millisecond)
+				// One answer of two: expect_answers still waits.
+				f.stillWaiting("expect_answers", func(e msg) bool { return e.str("t") == "answer" && e.str("request_id") == "r-2" })
 				f.answer("r-1", map[string]any{"behavior": "allow"})
 				f.expect("user", "")
 				f.expect("result", "success")
@@ -349,7 +350,7 @@ func TestFakeClaude(t *testing.T) {
 				if cr.str("request_id") != "u-1" || cr.obj("request")["payload"] != float64(1) {
 					t.Fatalf("control_request: %v", cr.short())
 				}
-				f.quiet(150 * time.Millisecond)
+				f.stillWaiting("unknown_control", nil)
 				f.send(map[string]any{"type": "control_response", "response": map[string]any{
 					"subtype": "error", "request_id": "u-1", "error": "unsupported"}})
 				f.expect("assistant", "")
@@ -366,7 +367,7 @@ func TestFakeClaude(t *testing.T) {
 {"stream_text":{"n":500,"chunk":"ab"}}`,
 			run: func(t *testing.T, f *fake) {
 				f.sendRaw("not json at all")
-				f.quiet(100 * time.Millisecond)
+				f.stillWaiting("wait_stdin_line_matching", func(e msg) bool { return e.str("t") == "recv" && strings.Contains(e.str("line"), "not json at all") })
 				f.sendRaw(`{"type":"keep_alive","note":"magic-token"}`)
 				for i := range 500 {
 					m := f.expect("stream_event", "")
@@ -386,11 +387,8 @@ func TestFakeClaude(t *testing.T) {
 				f.expect("assistant", "")
 				f.waitLog(func(e msg) bool { return e.str("t") == "event" && e.str("ev") == "hang" })
 				_ = f.stdin.Close()
-				select {
-				case <-f.done:
-					t.Fatal("exited although hung")
-				case <-time.After(300 * time.Millisecond):
-				}
+				// Barrier: the fake read the EOF and ignored it.
+				f.waitLog(func(e msg) bool { return e.str("t") == "event" && e.str("ev") == "hung_read" && e["eof"] == true })
 				_ = f.cmd.Process.Kill()
 				if ws := f.exit(); !ws.Signaled() {
 					t.Fatalf("want killed, got %v", ws)

@@ -216,15 +216,33 @@ func (f *fake) expect(typ, subtype string) msg {
 	return m
 }
 
-// quiet asserts no stdout line arrives within d.
-func (f *fake) quiet(d time.Duration) {
+// stillWaiting waits until the fake logs that its step op is waiting, in
+// an entry after the first one after matches (after nil: any). The fake
+// logs "waiting" each time it looks at its condition and finds it false,
+// so this proves the step still waits once that entry (an answer, a line
+// read) happened: a barrier, not a pause.
+func (f *fake) stillWaiting(op string, after func(msg) bool) {
 	f.t.Helper()
-	select {
-	case b, ok := <-f.lines:
-		if ok {
-			f.t.Fatalf("unexpected stdout line: %.300s", b)
+	for {
+		seen := after == nil
+		b, _ := os.ReadFile(f.logPath) // not there yet: nothing logged
+		for _, l := range bytes.Split(b, []byte("\n")) {
+			var e msg
+			if json.Unmarshal(l, &e) != nil {
+				continue
+			}
+			switch {
+			case !seen:
+				seen = after(e)
+			case e.str("t") == "event" && e.str("ev") == "waiting" && e.str("op") == op:
+				return
+			}
 		}
-	case <-time.After(d):
+		select {
+		case <-f.ctx.Done():
+			f.t.Fatalf("timed out waiting for the fake's %s to be waiting", op)
+		case <-time.After(10 * time.Millisecond):
+		}
 	}
 }
 

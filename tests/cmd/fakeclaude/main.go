@@ -88,6 +88,9 @@ type server struct {
 }
 
 func main() {
+	if os.Getenv(childVar) == "1" {
+		runChild()
+	}
 	log, err := openLogger(os.Getenv("FAKECLAUDE_LOG"))
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "fakeclaude: %v\n", err)
@@ -208,6 +211,8 @@ func (s *server) readLoop() {
 	for {
 		b, err := r.ReadBytes('\n')
 		if s.hung.Load() {
+			// Logged so a test can tell the read was ignored (EOF too).
+			s.log.event("hung_read", kv{"eof", err == io.EOF})
 			blockForever()
 		}
 		if len(b) > 0 {

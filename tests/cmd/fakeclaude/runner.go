@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"os/exec"
+	"os/signal"
 	"strings"
 	"syscall"
 	"time"
@@ -46,6 +48,19 @@ func (s *server) waitUntil(pred func() bool, timeout time.Duration, gen int64, a
 			return waitTimeout
 		}
 	}
+}
+
+// waitStep is waitUntil for a script step: every time pred is found false
+// the fake logs "waiting" (op, line), so a test can prove the step still
+// waits after something happened (a later log entry) instead of sleeping.
+func (s *server) waitStep(st *step, pred func() bool, gen int64) waitResult {
+	return s.waitUntil(func() bool {
+		if pred() {
+			return true
+		}
+		s.log.event("waiting", kv{"op", st.op}, kv{"line", st.line})
+		return false
+	}, st.timeout, gen, true)
 }
 
 // beginTurnLocked marks a turn as running and returns its generation.
@@ -202,7 +217,7 @@ func (s *server) exec(st *step, gen int64) int64 {
 		s.execAsk(st, gen)
 	case "expect_answers":
 		n := int(st.n)
-		r := s.waitUntil(func() bool { return s.answersTotal >= n }, st.timeout, gen, true)
+		r := s.waitStep(st, func() bool { return s.answersTotal >= n }, gen)
 		if r == waitTimeout {
 			s.log.event("timeout", kv{"op", st.op}, kv{"line", st.line})
 		}
@@ -235,6 +250,8 @@ func (s *server) exec(st *step, gen int64) int64 {
 		s.log.event("crash")
 		_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
 		blockForever()
+	case "spawn_child":
+		s.spawnChild()
 	case "hang":
 		s.log.event("hang")
 		s.hung.Store(true)
@@ -250,14 +267,14 @@ func (s *server) exec(st *step, gen int64) int64 {
 			s.out.json(O{{"type", "control_request"}, {"request_id", rid}, {"request", req}})
 		})
 		if ok && st.wait {
-			r := s.waitUntil(func() bool { return s.sentCtl[rid].answers > 0 }, st.timeout, gen, true)
+			r := s.waitStep(st, func() bool { return s.sentCtl[rid].answers > 0 }, gen)
 			if r == waitTimeout {
 				s.log.event("timeout", kv{"op", st.op}, kv{"line", st.line}, kv{"request_id", rid})
 			}
 		}
 	case "wait_stdin_line_matching":
 		next := -1
-		r := s.waitUntil(func() bool {
+		r := s.waitStep(st, func() bool {
 			if next < s.lineCursor {
 				next = s.lineCursor
 			}
@@ -268,7 +285,7 @@ func (s *server) exec(st *step, gen int64) int64 {
 				}
 			}
 			return false
-		}, st.timeout, gen, true)
+		}, gen)
 		if r == waitTimeout {
 			s.log.event("timeout", kv{"op", st.op}, kv{"line", st.line})
 		}
@@ -331,7 +348,7 @@ func (s *server) execAsk(st *step, gen int64) {
 	if !ok || st.op == "ask_nowait" {
 		return
 	}
-	r := s.waitUntil(func() bool { return a.state != askPending }, st.timeout, gen, true)
+	r := s.waitStep(st, func() bool { return a.state != askPending }, gen)
 	if r == waitTimeout {
 		s.log.event("timeout", kv{"op", st.op}, kv{"line", st.line}, kv{"request_id", a.reqID})
 	}
@@ -406,4 +423,30 @@ func (s *server) execStream(st *step, gen int64) {
 			s.out.json(s.assistantLocked([]any{O{{"type", "text"}, {"text", s.lastText}}}))
 		})
 	}
+}
+
+// childVar marks the fake's own child (spawn_child): a process that
+// ignores SIGTERM and SIGHUP and waits to be killed.
+const childVar = "FAKECLAUDE_CHILD"
+
+// spawnChild starts a child of the fake in the fake's process group (as a
+// tool claude runs would be) with no stdio, and logs its pid ("child").
+func (s *server) spawnChild() {
+	exe, err := os.Executable()
+	if err == nil {
+		cmd := exec.Command(exe)
+		cmd.Env = append(os.Environ(), childVar+"=1")
+		if err = cmd.Start(); err == nil {
+			s.log.event("child", kv{"pid", cmd.Process.Pid})
+			go func() { _ = cmd.Wait() }()
+			return
+		}
+	}
+	s.log.event("child_error", kv{"err", err.Error()})
+}
+
+// runChild is the whole life of a spawn_child process.
+func runChild() {
+	signal.Ignore(syscall.SIGTERM, syscall.SIGHUP)
+	blockForever()
 }

@@ -97,6 +97,7 @@ var ops = map[string][]string{
 	"exit":                     nil,
 	"crash":                    nil,
 	"hang":                     nil,
+	"spawn_child":              nil,
 	"unknown_control":          {"request", "request_id", "wait", "timeout_ms"},
 	"wait_stdin_line_matching": {"timeout_ms"},
 	"stderr":                   nil,
@@ -244,7 +245,7 @@ func parseStep(t []byte, sc *script) (*step, error) {
 		if st.str == "" {
 			return nil, fmt.Errorf("%s: empty string", st.op)
 		}
-	case "crash", "hang", "on_user":
+	case "crash", "hang", "on_user", "spawn_child":
 		var b bool
 		if err := strict(st.arg, &b); err != nil {
 			return nil, err
