@@ -34,6 +34,7 @@ M.schema = {
   },
   log_level = { enum = { "debug", "info", "warn", "error", "off" }, default = "info", desc = "Host log level; the log is stdpath('log')/claudenova.log." },
   notify = { type = "boolean", default = true, desc = "Announce each new request with vim.notify." },
+  tabline = { type = "boolean", default = true, desc = "While 'tabline' is empty (Neovim's own tab line), draw the same tab line with claude-nova's windows named as a person reads them (\"Proposal · greet.py\", \"Transcript · 1 · the tour\") instead of a storage path. Your own 'tabline' is never touched." },
   checkpoints = { type = "boolean", default = true, desc = "Run claude with file checkpoints, so :ClaudeNova rewind can restore the files Claude changed (Write, Edit) to their state before any of your prompts. Applies to sessions started afterwards." },
   surfaces = {
     desc = "When a request's surface (panel, proposal, plan, question) may take the cursor on its own.",

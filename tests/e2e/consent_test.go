@@ -32,7 +32,9 @@ func (e *Env) WaitGraceOver() {
 	e.Eventually(5*time.Second, "grace period over", func() bool {
 		var n int
 		e.Lua(&n, `local s = require('claudenova.ui.scheduler'); local n = 0
-			for b in pairs(s.grace) do if s.in_grace(b) then n = n + 1 end end return n`)
+			for b in pairs(s.grace) do if s.in_grace(b) then n = n + 1 end end
+			if s.grace_all > vim.uv.now() then n = n + 1 end
+			return n`)
 		return n == 0
 	})
 }

@@ -44,6 +44,7 @@ func TestQuestionFloatPicker(t *testing.T) {
 			e.Lua(&cfg, "return vim.api.nvim_win_get_config(0)")
 			return cfg["relative"] == "editor"
 		})
+		e.WaitGraceOver() // it took the screen on its own: the first keys are dropped
 		e.Input("2") // the second item: B
 		r := e.WaitToolResult("toolu_s0")
 		if r.IsError || !strings.Contains(r.Content, `"Which lib?"="B"`) {

@@ -160,6 +160,60 @@ func TestGracePeriodDropsTheFirstKey(t *testing.T) {
 	})
 }
 
+// A question's picker cannot guard its own keys (the built-in one waits for
+// a number in inputlist()): on 0.11+ every key typed the instant it takes
+// the screen is dropped; on 0.10, which cannot drop keys, it opens only after
+// a grace period without a key, and a key typed then puts it back in the
+// queue. Either way only a choice made once it could be read answers it.
+func TestPickerGraceKeepsTheFirstKeys(t *testing.T) {
+	const graceMS = 1500 // wide, so that the first keys surely fall in it
+	eachNvim(t, func(t *testing.T, v nvimVersion) {
+		e := NewEnv(t, v, Options{Setup: map[string]any{"surfaces": map[string]any{"grace_ms": graceMS}}})
+		e.newSession(Seq(Step("AskUserQuestion", map[string]any{"questions": []any{question("Which lib?", "Lib", false, "A", "B")}})))
+		p := e.WaitPending(1)[0]
+		// The built-in picker: inputlist() on 0.10 (the editor blocks), a
+		// command-line prompt on 0.12.
+		picker := func() bool { m, blocking := e.Mode(); return blocking || m == "c" }
+		moves := 0
+		if v.name == "nvim-0.10" {
+			// The pre-open grace has begun: the user moves along a line of
+			// their own, a key every 80 ms, across its end. The picker must
+			// not take any of those keys: it opens once they stop.
+			e.Eventually(20*time.Second, "the picker's grace before it opens", func() bool {
+				var pre bool
+				e.Lua(&pre, "return require('claudenova.ui.scheduler').preopen[...] == true", p.ID)
+				return pre
+			})
+			e.Lua(nil, `vim.cmd('enew'); vim.api.nvim_buf_set_lines(0, 0, -1, false, { string.rep('x', 200) })
+				vim.api.nvim_win_set_cursor(0, { 1, 0 })`)
+			moves = 2 * graceMS / int(keyPause/time.Millisecond)
+			for i := 0; i < moves; i++ {
+				e.Type("l")
+			}
+			e.Eventually(20*time.Second, "the picker, after a quiet grace", picker)
+		} else {
+			e.Eventually(20*time.Second, "the picker", picker)
+			e.Input("2<CR>") // at once: dropped
+			time.Sleep(graceMS*time.Millisecond + 300*time.Millisecond) // the user reads it
+			if !picker() {
+				t.Fatalf("the picker went away: the keys typed the instant it opened reached it")
+			}
+		}
+		e.Input("1<CR>")
+		r := e.WaitToolResult("toolu_s0")
+		if r.IsError || !strings.Contains(r.Content, `"Which lib?"="A"`) {
+			t.Fatalf("tool result %+v: want the choice made once it could be read (A)", r)
+		}
+		if moves > 0 {
+			var col int
+			e.Lua(&col, "return vim.api.nvim_win_get_cursor(0)[2]")
+			if col != moves {
+				t.Fatalf("the cursor moved %d of the %d l typed: the picker took the others", col, moves)
+			}
+		}
+	})
+}
+
 // screenText is what the screen shows, row by row (an attached UI).
 func (e *Env) screenText() []string {
 	var rows []string

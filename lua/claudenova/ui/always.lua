@@ -111,9 +111,12 @@ function M.open(r, on_confirm)
     height = height,
     style = "minimal",
     border = "rounded",
-    title = (" Always… %s "):format(what):sub(1, width - 4),
+    title = require("claudenova.ui.text").cut((" Always… %s "):format(what), width - 4),
     title_pos = "center",
   })
+  -- The request's announcement ("a allow, d deny: …") is not this form's
+  -- keys: off the message line.
+  require("claudenova.ui.notify").clear(r.id)
   -- A narrow screen wraps the hint and the paths instead of cutting them.
   vim.wo[win].wrap = true
   vim.wo[win].linebreak = true

@@ -32,11 +32,12 @@ local function set_lines(buf, text)
   vim.bo[buf].modified = false
 end
 
-local function scratch(name, text, ft)
+local function scratch(name, label, text, ft)
   local buf = vim.api.nvim_create_buf(false, true)
   vim.bo[buf].bufhidden = "wipe"
   vim.bo[buf].swapfile = false
   pcall(vim.api.nvim_buf_set_name, buf, name)
+  require("claudenova.ui.labels").set(buf, label)
   set_lines(buf, text)
   if ft then
     vim.bo[buf].filetype = ft
@@ -230,8 +231,8 @@ function M.open_file(view, f)
   local placeholder = vim.api.nvim_get_current_buf()
   local v = {
     session = view.session, turn = view.turn, n = view.n, file = f, undone = 0, kept = {}, tab = tab,
-    before = scratch(base .. "before/" .. f.rel, f.before, ft),
-    now = scratch(base .. "now/" .. f.rel, f.now, ft),
+    before = scratch(base .. "before/" .. f.rel, ("Before prompt %d · %s"):format(view.n, f.rel), f.before, ft),
+    now = scratch(base .. "now/" .. f.rel, ("Changes of prompt %d · %s"):format(view.n, f.rel), f.now, ft),
   }
   vim.api.nvim_win_set_buf(0, v.now)
   if vim.api.nvim_buf_is_valid(placeholder) and placeholder ~= v.now then

@@ -9,6 +9,11 @@ local notify = require("claudenova.ui.notify")
 
 local M = {}
 
+-- vim.ui.select, with the picker's grace ended once it is answered.
+local function select(items, opts, cb)
+  vim.ui.select(items, opts, require("claudenova.ui.scheduler").picked(cb))
+end
+
 M.active = nil ---@type string|nil id of the form being asked
 
 local function host()
@@ -60,7 +65,7 @@ local function ask(f, i, n, cb)
     if not f.required then
       table.insert(items, SKIP)
     end
-    vim.ui.select(items, { prompt = prompt, kind = "claudenova.elicit" }, function(it)
+    select(items, { prompt = prompt, kind = "claudenova.elicit" }, function(it)
       if it == nil then
         return cb(nil)
       end
@@ -76,7 +81,7 @@ local function ask(f, i, n, cb)
     if not f.required then
       table.insert(items, { value = "", text = SKIP })
     end
-    vim.ui.select(items, { prompt = prompt, kind = "claudenova.elicit", format_item = function(it) return it.text end }, function(it)
+    select(items, { prompt = prompt, kind = "claudenova.elicit", format_item = function(it) return it.text end }, function(it)
       if it == nil then
         return cb(nil)
       end
@@ -93,7 +98,7 @@ local function ask(f, i, n, cb)
         table.insert(items, { value = v, text = (chosen[v] and "[x] " or "[ ] ") .. ((f.labels and f.labels[k]) or v) })
       end
       table.insert(items, { done = true, text = "Done" })
-      vim.ui.select(items, { prompt = prompt .. " (choose several, then Done)", kind = "claudenova.elicit", format_item = function(it) return it.text end }, function(it)
+      select(items, { prompt = prompt .. " (choose several, then Done)", kind = "claudenova.elicit", format_item = function(it) return it.text end }, function(it)
         if it == nil then
           return cb(nil)
         end
@@ -181,7 +186,7 @@ function M.open(r)
       { action = "cancel", text = "Cancel" },
     }
   end
-  vim.ui.select(items, { prompt = ("%s asks: %s"):format(who, msg), kind = "claudenova.elicit", format_item = function(it) return it.text end }, function(it)
+  select(items, { prompt = ("%s asks: %s"):format(who, msg), kind = "claudenova.elicit", format_item = function(it) return it.text end }, function(it)
     if M.active ~= r.id then
       return
     end

@@ -171,7 +171,7 @@ function M.show(r, asked)
         announce(cur, false)
       end
     end
-  end, asked)
+  end, asked, M.PICKER[r.surface])
   queued = not opened
   if tell then
     announce(r, not opened)

@@ -75,6 +75,9 @@ function M.open(session, opts)
   end
   local buf = vim.api.nvim_create_buf(false, true)
   vim.api.nvim_buf_set_name(buf, ("claudenova://prompt/%s/%d"):format(session or "new", buf))
+  require("claudenova.ui.labels").set(buf, function()
+    return "Prompt · " .. (session and require("claudenova.ui.state").label(session) or "a new session")
+  end)
   vim.bo[buf].buftype = "acwrite"
   vim.bo[buf].bufhidden = "wipe"
   vim.bo[buf].filetype = "markdown"

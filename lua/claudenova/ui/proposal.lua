@@ -260,14 +260,12 @@ function M.open(r, opts)
 
   local group = vim.api.nvim_create_augroup("ClaudeNovaProposal_" .. buf, { clear = true })
   local p = { buf = buf, orig = original_buf(r), tab = layout == "tab" and vim.api.nvim_get_current_tabpage() or nil, group = group, r = r, saving = false }
-  -- The staged file's path is storage's, not the user's: the window's
-  -- status line names what it is instead (the default layout otherwise).
-  local status = ("%%<Proposal · %s%%m%%r%%=%%-14.(%%l,%%c%%V%%) %%P"):format(((r.target ~= "" and r.target or r.path):gsub("%%", "%%%%")))
+  -- The staged file's path is storage's, not the user's: the status line
+  -- and the tab line name what it is instead.
+  require("claudenova.ui.labels").set(buf, "Proposal · " .. (r.target ~= "" and r.target or r.path))
   p.on_change = function()
     for _, w in ipairs(vim.fn.win_findbuf(p.buf)) do
       vim.wo[w].winbar = WINBAR
-      -- :setlocal: only while the proposal is the window's buffer.
-      vim.api.nvim_set_option_value("statusline", status, { scope = "local", win = w })
     end
   end
   M.open_[r.id] = p

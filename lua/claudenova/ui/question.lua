@@ -25,6 +25,7 @@ local function left_pending(r)
 end
 
 local function select(items, opts, cb)
+  cb = require("claudenova.ui.scheduler").picked(cb)
   if cfg().questions.ui == "float" then
     require("claudenova.ui.picker").select(items, opts, cb)
   else

@@ -166,6 +166,7 @@ function M.open(session)
   if not (M.buf and vim.api.nvim_buf_is_valid(M.buf)) then
     M.buf = vim.api.nvim_create_buf(false, true)
     pcall(vim.api.nvim_buf_set_name, M.buf, NAME)
+    require("claudenova.ui.labels").set(M.buf, "Claude Nova rules")
     vim.bo[M.buf].filetype = "claudenova-rules"
     vim.bo[M.buf].bufhidden = "wipe"
     vim.bo[M.buf].modifiable = false

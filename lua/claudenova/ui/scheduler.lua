@@ -16,11 +16,16 @@
 -- A surface that took focus on its own then has a grace period
 -- (surfaces.grace_ms): its deciding keys do nothing until it ends, and keys
 -- typed meanwhile in it are dropped (Neovim 0.11+ drops every key; 0.10
--- keeps the surface unmodifiable and not writable). A surface the user asks
--- for (<CR> on a row, review, a command) opens at once, with no grace.
+-- keeps the surface unmodifiable and not writable). A picker (a question, a
+-- form) cannot guard its own keys: the built-in one waits for a number in
+-- inputlist(), a picker plugin types keys into its prompt. Its grace is the
+-- editor's: every key is dropped while it lasts (0.11+); on 0.10, which
+-- cannot drop keys, it opens only after another grace period without a key.
+-- A surface the user asks for (<CR> on a row, review, a command) opens at
+-- once, with no grace.
 local M = {}
 
----@type {id: string, open: fun(opts: table)}[]
+---@type {id: string, open: fun(opts: table), picker: boolean?}[]
 M.waiting = {}
 
 local group = vim.api.nvim_create_augroup("ClaudeNovaScheduler", { clear = true })
@@ -37,6 +42,13 @@ M.last_key = 0
 
 -- Buffers in their grace period: buf -> uv.now() when it ends.
 M.grace = {} ---@type table<integer, integer>
+
+-- The end (uv.now() ms) of a picker's grace period: until then every key is
+-- dropped, wherever it goes.
+M.grace_all = 0
+
+-- Pickers spending their grace before they open (0.10): id -> true.
+M.preopen = {}
 
 -- Neovim 0.11 lets an on_key callback drop the key by returning "".
 local can_drop = vim.fn.has("nvim-0.11") == 1
@@ -63,6 +75,9 @@ end
 
 vim.on_key(function()
   M.last_key = uv.now()
+  if can_drop and M.last_key < M.grace_all then
+    return "" -- a picker just took the screen
+  end
   if can_drop and next(M.grace) then
     local ok, buf = pcall(vim.api.nvim_get_current_buf)
     if ok and in_grace(buf) then
@@ -178,6 +193,15 @@ function M.start_grace(buf, redraw)
   end, ms)
 end
 
+--- Wrap a picker's callback: once it is answered or cancelled, its grace
+--- (every key dropped) is over, whatever time is left.
+function M.picked(cb)
+  return function(...)
+    M.grace_all = 0
+    return cb(...)
+  end
+end
+
 --- Wrap a deciding key's action: during the grace period it does nothing.
 function M.guard(buf, fn)
   return function(...)
@@ -186,6 +210,35 @@ function M.guard(buf, fn)
     end
     return fn(...)
   end
+end
+
+-- Open a surface that takes the window on its own (item: a waiting entry).
+local function open_on_its_own(item)
+  if not item.picker then
+    return item.open({ focus = true, grace = true })
+  end
+  local ms = cfg().grace_ms
+  if ms <= 0 then
+    return item.open({ focus = true, grace = false })
+  end
+  if can_drop then
+    M.grace_all = uv.now() + ms
+    return item.open({ focus = true, grace = true })
+  end
+  -- 0.10: the grace is spent before it opens; a key typed meanwhile puts it
+  -- back in the queue.
+  local since = uv.now()
+  M.preopen[item.id] = true
+  vim.defer_fn(function()
+    M.preopen[item.id] = nil
+    if M.last_key >= since or M.busy() then
+      table.insert(M.waiting, item)
+      arm()
+      wake_after_quiet()
+      return
+    end
+    item.open({ focus = true, grace = true })
+  end, ms)
 end
 
 --- Open the oldest waiting surface if the editor is idle. One at a time:
@@ -206,7 +259,7 @@ flush = function()
   if #M.waiting == 0 then
     disarm()
   end
-  local ok, err = pcall(item.open, { focus = true, grace = true })
+  local ok, err = pcall(open_on_its_own, item)
   if not ok then
     require("claudenova.ui.notify").error(err)
   end
@@ -217,18 +270,20 @@ end
 ---@param id string request id
 ---@param open fun(opts: {focus: boolean, grace: boolean})
 ---@param asked boolean|nil the user asked for this surface
-function M.show(id, open, asked)
+---@param picker boolean|nil it is a picker (it cannot guard its own keys)
+function M.show(id, open, asked, picker)
   M.forget(id)
   if asked then
     open({ focus = true, grace = false })
     return true
   end
+  local item = { id = id, open = open, picker = picker }
   local why = M.busy()
   if not why then
-    open({ focus = true, grace = true })
+    open_on_its_own(item)
     return true
   end
-  table.insert(M.waiting, { id = id, open = open })
+  table.insert(M.waiting, item)
   arm()
   if why == "typing" then
     wake_after_quiet()

@@ -378,6 +378,7 @@ local function ensure_buf()
   end
   local buf = vim.api.nvim_create_buf(false, true)
   vim.api.nvim_buf_set_name(buf, NAME)
+  require("claudenova.ui.labels").set(buf, "Claude Nova")
   vim.bo[buf].filetype = "claudenova-sidebar"
   vim.bo[buf].bufhidden = "hide"
   vim.bo[buf].undolevels = -1

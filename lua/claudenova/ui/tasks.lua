@@ -154,6 +154,10 @@ local function ensure_buf(id)
   end
   buf = vim.api.nvim_create_buf(false, true)
   pcall(vim.api.nvim_buf_set_name, buf, "claudenova://task/" .. id)
+  require("claudenova.ui.labels").set(buf, function()
+    local t = state.task(id)
+    return "Task · " .. ((t and t.description and t.description ~= "") and t.description or id)
+  end)
   vim.bo[buf].buftype = "nofile"
   vim.bo[buf].bufhidden = "hide"
   vim.bo[buf].swapfile = false

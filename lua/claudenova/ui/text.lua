@@ -112,6 +112,7 @@ end
 --- statusline ("Plan · 1 · tidy up greet.py"); a name taken already gets
 --- " (2)", " (3)", ….
 function M.name_buf(buf, name)
+  require("claudenova.ui.labels").set(buf, name)
   -- A slash would make it a path: a division slash reads the same.
   name = name:gsub("/", "∕")
   local taken = {}

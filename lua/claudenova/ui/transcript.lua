@@ -343,6 +343,7 @@ function M.host_lost()
     if vim.api.nvim_buf_is_valid(buf) then
       local epoch = require("claudenova.host").epoch
       pcall(vim.api.nvim_buf_set_name, buf, ("claudenova://ended/%d/session/%d"):format(epoch, id))
+      require("claudenova.ui.labels").set(buf, ("Transcript · session %d (ended)"):format(id))
       vim.bo[buf].modifiable = true
       vim.api.nvim_buf_set_lines(buf, -1, -1, false, { "", "> The host stopped: this session is gone." })
       vim.bo[buf].modifiable = false
@@ -361,6 +362,9 @@ function M.ensure(id)
   end
   buf = vim.api.nvim_create_buf(false, true)
   vim.api.nvim_buf_set_name(buf, "claudenova://session/" .. id)
+  require("claudenova.ui.labels").set(buf, function()
+    return "Transcript · " .. require("claudenova.ui.state").label(id)
+  end)
   vim.bo[buf].buftype = "nofile"
   vim.bo[buf].bufhidden = "hide"
   vim.bo[buf].swapfile = false

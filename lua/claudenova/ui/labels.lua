@@ -1,0 +1,147 @@
+-- What a person reads for a claude-nova window in the tab line and the
+-- status line: "Proposal · greet.py", "Transcript · 1 · the tour", instead
+-- of the buffer's name (a staged file's storage path, claudenova://…).
+--
+-- The buffer names stay what they are (a proposal is a real file that :w
+-- writes; the others are claudenova:// names autocmds can match). Each
+-- surface gives its buffer a label here; the window's local status line
+-- shows it, and so does the tab line while it is Neovim's default: then
+-- ours draws the same tabs, with the labels.
+local M = {}
+
+-- buf → label, a string or a function returning one (read when drawn, so
+-- a session's new name shows at once).
+local labels = {}
+
+M.STATUSLINE = "%<%{v:lua.require'claudenova.ui.labels'.status()} %h%m%r%=%-14.(%l,%c%V%) %P"
+local TABLINE = "%!v:lua.require'claudenova.ui.labels'.tabline()"
+
+--- The label of buf, or nil when it has none.
+function M.get(buf)
+  local l = labels[buf]
+  if type(l) == "function" then
+    local ok, s = pcall(l)
+    l = ok and s or nil
+  end
+  return l
+end
+
+-- How Neovim's own tab line names a buffer: relative to the working
+-- directory or home, each folder shortened to a letter.
+local function default_name(buf)
+  local bt = vim.bo[buf].buftype
+  if bt == "quickfix" then
+    local info = vim.fn.getwininfo(vim.fn.bufwinid(buf))[1]
+    return (info and info.loclist == 1) and "[Location List]" or "[Quickfix List]"
+  end
+  local name = vim.fn.bufname(buf)
+  if name == "" then
+    return (bt == "nofile" or bt == "nowrite") and "[Scratch]" or (bt == "prompt" and "[Prompt]" or "[No Name]")
+  end
+  return vim.fn.pathshorten(vim.fn.fnamemodify(name, ":~:."))
+end
+
+--- The name a person reads for buf: its label, else what Neovim shows.
+function M.of(buf)
+  return M.get(buf) or default_name(buf)
+end
+
+-- The status line of each window that shows a labelled buffer. :setlocal:
+-- only while the buffer is the window's.
+local function set_status(buf)
+  for _, w in ipairs(vim.fn.win_findbuf(buf)) do
+    if vim.api.nvim_win_get_config(w).relative == "" then
+      vim.api.nvim_set_option_value("statusline", M.STATUSLINE, { scope = "local", win = w })
+    end
+  end
+end
+
+local function install_tabline()
+  if require("claudenova.config").get().tabline and vim.go.tabline == "" then
+    vim.go.tabline = TABLINE
+  end
+end
+
+--- Give buf a label (a string, or a function returning one).
+function M.set(buf, label)
+  local first = labels[buf] == nil
+  labels[buf] = label
+  if first then
+    local group = vim.api.nvim_create_augroup("ClaudeNovaLabel_" .. buf, { clear = true })
+    vim.api.nvim_create_autocmd("BufWinEnter", {
+      group = group,
+      buffer = buf,
+      desc = "claude-nova: the window's status line names what it shows",
+      callback = function(ev) set_status(ev.buf) end,
+    })
+    vim.api.nvim_create_autocmd({ "BufWipeout", "BufDelete" }, {
+      group = group,
+      buffer = buf,
+      once = true,
+      desc = "claude-nova: forget the label",
+      callback = function(ev)
+        labels[ev.buf] = nil
+        pcall(vim.api.nvim_del_augroup_by_id, group)
+      end,
+    })
+  end
+  set_status(buf)
+  install_tabline()
+end
+
+--- The status line's text of the window being drawn.
+function M.status()
+  local win = vim.g.statusline_winid
+  local buf = (win and vim.api.nvim_win_is_valid(win)) and vim.api.nvim_win_get_buf(win) or vim.api.nvim_get_current_buf()
+  return M.of(buf)
+end
+
+-- Cut s to w cells, keeping its end (where a file's name is).
+local function keep_tail(s, w)
+  if vim.fn.strdisplaywidth(s) <= w then
+    return s
+  end
+  local chars = vim.fn.strchars(s)
+  for i = 1, chars do
+    local t = vim.fn.strcharpart(s, i)
+    if vim.fn.strdisplaywidth(t) <= w then
+      return t
+    end
+  end
+  return ""
+end
+
+--- The tab line: Neovim's default one (window count, "+" when modified, the
+--- name, a close "X"), with each tab named by its window's label.
+function M.tabline()
+  local tabs = vim.api.nvim_list_tabpages()
+  local cur = vim.api.nvim_get_current_tabpage()
+  local width = math.max(6, math.floor((vim.o.columns - 1 + #tabs / 2) / #tabs))
+  local out = {}
+  for i, tab in ipairs(tabs) do
+    local hl = tab == cur and "%#TabLineSel#" or "%#TabLine#"
+    local n, modified = 0, false
+    for _, w in ipairs(vim.api.nvim_tabpage_list_wins(tab)) do
+      if vim.api.nvim_win_get_config(w).relative == "" then
+        n = n + 1
+        modified = modified or vim.bo[vim.api.nvim_win_get_buf(w)].modified
+      end
+    end
+    local prefix = (n > 1 and tostring(n) or "") .. (modified and "+" or "")
+    local name = M.of(vim.api.nvim_win_get_buf(vim.api.nvim_tabpage_get_win(tab)))
+    local room = width - 2 - (prefix ~= "" and #prefix + 1 or 0)
+    name = keep_tail(name, math.max(room, 1)):gsub("%%", "%%%%")
+    out[#out + 1] = ("%%%dT%s "):format(i, hl)
+    if prefix ~= "" then
+      out[#out + 1] = prefix .. " "
+    end
+    out[#out + 1] = name .. " "
+  end
+  out[#out + 1] = "%#TabLineFill#%T"
+  if #tabs > 1 then
+    out[#out + 1] = "%=%#TabLine#%999XX"
+  end
+  return table.concat(out)
+end
+
+return M
