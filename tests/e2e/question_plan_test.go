@@ -45,7 +45,7 @@ func TestQuestionFloatPicker(t *testing.T) {
 			return cfg["relative"] == "editor"
 		})
 		e.WaitGraceOver() // it took the screen on its own: the first keys are dropped
-		e.Input("2") // the second item: B
+		e.Input("2")      // the second item: B
 		r := e.WaitToolResult("toolu_s0")
 		if r.IsError || !strings.Contains(r.Content, `"Which lib?"="B"`) {
 			t.Fatalf("tool result %+v", r)

@@ -193,7 +193,7 @@ func TestPickerGraceKeepsTheFirstKeys(t *testing.T) {
 			e.Eventually(20*time.Second, "the picker, after a quiet grace", picker)
 		} else {
 			e.Eventually(20*time.Second, "the picker", picker)
-			e.Input("2<CR>") // at once: dropped
+			e.Input("2<CR>")                                            // at once: dropped
 			time.Sleep(graceMS*time.Millisecond + 300*time.Millisecond) // the user reads it
 			if !picker() {
 				t.Fatalf("the picker went away: the keys typed the instant it opened reached it")
