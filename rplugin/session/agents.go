@@ -107,7 +107,7 @@ func (t *Transcript) agentCall(parent, agentID, subagentType, description string
 		return tc, nil
 	}
 	summary := agentSummary("Agent", agentInput{Description: description, SubagentType: subagentType})
-	tc := &toolCall{summary: summary, name: "Agent", agent: true, label: sanitize.Line(description), started: time.Now()}
+	tc := &toolCall{summary: summary, name: "Agent", agent: true, label: sanitize.Line(description), started: t.now()}
 	t.speaker, t.last = "", "tool"
 	lines := []string{summary + " …"}
 	if t.count() > 0 {
@@ -182,7 +182,7 @@ func (t *Transcript) nestedToolUse(ac *toolCall, b contentBlock) []Op {
 // newCall is the toolCall of a tool_use block at depth d, with the lines
 // of its input (inputLines) still to be written beneath it.
 func (t *Transcript) newCall(b contentBlock, d int) *toolCall {
-	tc := &toolCall{name: b.Name, depth: d, started: time.Now(), label: sanitize.Line(b.Name)}
+	tc := &toolCall{name: b.Name, depth: d, started: t.now(), label: sanitize.Line(b.Name)}
 	if b.Name == "Bash" || b.Name == "Monitor" {
 		tc.label = callLabel(b.Name, b.Input) // may start a task
 	}
@@ -256,7 +256,7 @@ func (t *Transcript) taskResult(b contentBlock, tc *toolCall, l launched) ([]Op,
 		if !tc.live {
 			line = tc.summary + " ✓"
 			if !t.history {
-				line += fmt.Sprintf(" %.1f s", time.Since(tc.started).Seconds())
+				line += fmt.Sprintf(" %.1f s", t.now().Sub(tc.started).Seconds())
 			}
 		} else if t.history {
 			line = tc.summary + " · in the background"
@@ -304,7 +304,7 @@ func (t *Transcript) TaskChanged(task Task) []Op {
 		tc.typ = task.SubagentType
 		tc.summary += " · " + task.SubagentType
 	}
-	st := taskState{status: task.Status, duration: task.Duration(time.Now()), lastTool: task.LastTool}
+	st := taskState{status: task.Status, duration: task.Duration(t.now()), lastTool: task.LastTool}
 	if tc.task != nil && *tc.task == st {
 		return nil
 	}

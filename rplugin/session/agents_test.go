@@ -92,7 +92,7 @@ func index(lines []string, prefix string) int {
 // never as Claude's own; its launch result's metadata is one status line;
 // the turn claude starts when it ends says so.
 func TestSubagentNestedUnderItsTask(t *testing.T) {
-	tr, ts := NewTranscript("/home/dev/project"), NewTasks(1)
+	tr, ts := newTestTranscript("/home/dev/project"), NewTasks(1)
 	buf := fixture(t, "agents-task.jsonl", tr, ts)
 	text := strings.Join(buf, "\n")
 	if !contiguous(buf,
@@ -155,7 +155,7 @@ func TestSubagentNestedUnderItsTask(t *testing.T) {
 
 // A subagent's own subagent nests one level deeper.
 func TestSubagentOfASubagent(t *testing.T) {
-	tr, ts := NewTranscript("/home/dev/project"), NewTasks(1)
+	tr, ts := newTestTranscript("/home/dev/project"), NewTasks(1)
 	buf := fixture(t, "agents-depth2.jsonl", tr, ts)
 	if !contiguous(buf,
 		"  │ ▸ Agent deeper one · general-purpose ✓",
@@ -186,7 +186,7 @@ func TestSubagentOfASubagent(t *testing.T) {
 
 // While a task runs its line says so, with the time and its last tool.
 func TestTaskLineWhileRunning(t *testing.T) {
-	tr := NewTranscript("/p")
+	tr := newTestTranscript("/p")
 	var buf []string
 	buf = replay(t, buf, tr.Prompt("go"))
 	buf = replay(t, buf, tr.Apply(msg(t, `{"type":"assistant","message":{"id":"m1","content":[{"type":"tool_use","id":"t1","name":"Task","input":{"description":"probe sub","prompt":"look"}}]},"parent_tool_use_id":null}`)))
@@ -218,7 +218,7 @@ func TestTaskLineWhileRunning(t *testing.T) {
 // A background shell: a task of type shell; its line runs until it ends;
 // the turn its end starts names it. A stopped one starts no turn.
 func TestBackgroundShell(t *testing.T) {
-	tr, ts := NewTranscript("/home/dev/project"), NewTasks(1)
+	tr, ts := newTestTranscript("/home/dev/project"), NewTasks(1)
 	buf := fixture(t, "tasks-shell.jsonl", tr, ts)
 	tasks := ts.List()
 	if len(tasks) != 1 || tasks[0].Type != "shell" || tasks[0].Description != "count slowly" || tasks[0].Status != TaskCompleted || tasks[0].ToolUseID != "toolu_s0" {
@@ -228,7 +228,7 @@ func TestBackgroundShell(t *testing.T) {
 		index(buf, "## Claude · after count slowly finished") < 0 || strings.Contains(strings.Join(buf, "\n"), "Output is being written") {
 		t.Fatalf("shell:\n%s", strings.Join(buf, "\n"))
 	}
-	tr, ts = NewTranscript("/home/dev/project"), NewTasks(1)
+	tr, ts = newTestTranscript("/home/dev/project"), NewTasks(1)
 	buf = fixture(t, "tasks-stop.jsonl", tr, ts)
 	if tasks := ts.List(); len(tasks) != 1 || tasks[0].Status != TaskStopped || ts.Active() != 0 {
 		t.Fatalf("tasks %+v", tasks)
@@ -240,7 +240,7 @@ func TestBackgroundShell(t *testing.T) {
 
 // api_retry: one note, its attempt updated in place, before the reply.
 func TestRetryNoteUpdatedInPlace(t *testing.T) {
-	tr, ts := NewTranscript("/home/dev/project"), NewTasks(1)
+	tr, ts := newTestTranscript("/home/dev/project"), NewTasks(1)
 	buf := fixture(t, "api-retry.jsonl", tr, ts)
 	text := strings.Join(buf, "\n")
 	retry := index(buf, "> retrying · attempt 2/10 · overloaded · in ")
@@ -254,7 +254,7 @@ func TestRetryNoteUpdatedInPlace(t *testing.T) {
 
 // Compaction: one note, from "compacting…" to what it did.
 func TestCompactionNote(t *testing.T) {
-	tr, ts := NewTranscript("/home/dev/project"), NewTasks(1)
+	tr, ts := newTestTranscript("/home/dev/project"), NewTasks(1)
 	buf := fixture(t, "compact.jsonl", tr, ts)
 	text := strings.Join(buf, "\n")
 	if index(buf, "> compacted the conversation · 13 → 2,561 tokens") < 0 || strings.Contains(text, "compacting") {
@@ -264,7 +264,7 @@ func TestCompactionNote(t *testing.T) {
 
 // Calls claude's own rules refused say so beneath them.
 func TestPermissionDenied(t *testing.T) {
-	tr, ts := NewTranscript("/home/dev/project"), NewTasks(1)
+	tr, ts := newTestTranscript("/home/dev/project"), NewTasks(1)
 	buf := fixture(t, "denied.jsonl", tr, ts)
 	if !contiguous(buf, "  │ ▸ Bash `rm -f x` ✗", "  │   │ # remove x", "  │   │ $ rm -f x", "  │   ┃ refused by your permission rules") ||
 		!contiguous(buf, "▸ Bash `rm -f y` ✗", "  │ # remove y", "  │ $ rm -f y", "  ┃ refused by your permission rules") {
@@ -282,7 +282,7 @@ func TestWritingLongInput(t *testing.T) {
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	tr := NewTranscript("/home/dev/project")
+	tr := newTestTranscript("/home/dev/project")
 	var buf []string
 	buf = replay(t, buf, tr.Prompt("go"))
 	sawWriting, sawActivity := false, false
@@ -317,7 +317,7 @@ func TestWritingLongInput(t *testing.T) {
 // A resumed session's history: the notification that started claude's own
 // turn heads it; the Task line ends then.
 func TestNotifiedInHistory(t *testing.T) {
-	tr := NewTranscript("/p")
+	tr := newTestTranscript("/p")
 	var buf []string
 	buf = replay(t, buf, tr.BeginHistory("abc"))
 	buf = replay(t, buf, tr.Prompt("go"))
@@ -362,7 +362,7 @@ func agentLoad(t testing.TB, tr *Transcript, n int, ops func([]Op)) {
 // (its lines go beneath its call) until it is huge, then spills like the
 // rest and its lines go to the end; the buffer always matches the host.
 func TestAgentBlockAndSpill(t *testing.T) {
-	tr := NewTranscript("/p")
+	tr := newTestTranscript("/p")
 	file := filepath.Join(t.TempDir(), "s.md")
 	tr.Spill(file, 200)
 	var buf []string
@@ -387,7 +387,7 @@ func TestAgentBlockAndSpill(t *testing.T) {
 
 func BenchmarkAgentNested(b *testing.B) {
 	for i := 0; i < b.N; i++ {
-		tr := NewTranscript("/p")
+		tr := newTestTranscript("/p")
 		tr.Spill(filepath.Join(b.TempDir(), "s.md"), 20000)
 		agentLoad(b, tr, 1000, func([]Op) {})
 	}
@@ -396,7 +396,7 @@ func BenchmarkAgentNested(b *testing.B) {
 // Signals the fake model cannot make the CLI send (shapes from the SDK's
 // types): one note each; a rate limit only when it is not all well.
 func TestOtherSignals(t *testing.T) {
-	tr := NewTranscript("/p")
+	tr := newTestTranscript("/p")
 	var buf []string
 	buf = replay(t, buf, tr.Prompt("go"))
 	for _, l := range []string{

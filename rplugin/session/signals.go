@@ -301,7 +301,7 @@ func (t *Transcript) growInput(msgID string, index int, partial string) []Op {
 	t.setActivity(text)
 	if d.shown == nil {
 		ops := t.claudeHeading("tool")
-		d.shown = &draft{message: msgID, index: index, kind: "input", start: t.count(), began: time.Now()}
+		d.shown = &draft{message: msgID, index: index, kind: "input", start: t.count(), began: t.now()}
 		ops = append(ops, t.put(d.shown.start, 0, []string{notePrefix + text}, nil)...)
 		t.drafts = append(t.drafts, d.shown)
 		return ops

@@ -88,7 +88,7 @@ func thinkingLine(d *draft) string {
 func (t *Transcript) startDraft(msgID string, index int, kind string) []Op {
 	t.setActivity("")
 	ops := t.claudeHeading(kind)
-	d := &draft{message: msgID, index: index, kind: kind, start: t.count(), began: time.Now()}
+	d := &draft{message: msgID, index: index, kind: kind, start: t.count(), began: t.now()}
 	first := ""
 	if kind == "thinking" {
 		first = thinkingLine(d)

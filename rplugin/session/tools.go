@@ -250,7 +250,7 @@ func (t *Transcript) toolResults(m claude.Message, parent string) []Op {
 			}
 			line += " " + outcome
 			if !t.history {
-				line += fmt.Sprintf(" %.1f s", time.Since(tc.started).Seconds())
+				line += fmt.Sprintf(" %.1f s", t.now().Sub(tc.started).Seconds())
 			}
 			ops = append(ops, t.put(tc.line, 1, []string{line}, nil)...)
 			if res := t.resultDetails(b, tc); len(res) > 0 {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
 )
@@ -49,12 +50,14 @@ type Transcript struct {
 	planPath string            // last plan file written under ~/.claude/plans/
 	lastText string            // last assistant text (plan fallback)
 	plans    map[string]string // tool_use_id -> plan text of an ExitPlanMode call
+
+	now func() time.Time // the clock of tool and draft durations (tests fix it)
 }
 
 // NewTranscript returns an empty transcript for a session in cwd.
 func NewTranscript(cwd string) *Transcript {
 	return &Transcript{cwd: cwd, tools: map[string]*toolCall{}, plans: map[string]string{},
-		agentCalls: map[string]string{}, anchors: map[string]*int{}}
+		agentCalls: map[string]string{}, anchors: map[string]*int{}, now: time.Now}
 }
 
 // Snapshot is the whole transcript: lines [0, First) are in File, the rest

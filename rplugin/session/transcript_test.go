@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
 )
@@ -34,7 +35,7 @@ func replay(t *testing.T, buf []string, ops []Op) []string {
 }
 
 func TestTranscriptFlow(t *testing.T) {
-	tr := NewTranscript("/p")
+	tr := newTestTranscript("/p")
 	var ops []Op
 	ops = append(ops, tr.Prompt("hello\x1b[31m")...)
 	ops = append(ops, tr.Apply(msg(t, `{"type":"assistant","message":{"content":[{"type":"text","text":"hi there"},{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"ls -la","description":"list"}}]}}`))...)
@@ -53,7 +54,7 @@ func TestTranscriptFlow(t *testing.T) {
 // A streamed reply shows as it is written; the finished block replaces the
 // draft in place, once, with nothing left of it.
 func TestStreamingDraft(t *testing.T) {
-	tr := NewTranscript("/p")
+	tr := newTestTranscript("/p")
 	ev := func(e string) []Op {
 		return tr.Apply(msg(t, `{"type":"stream_event","api_message_id":"m1","event":`+e+`}`))
 	}
@@ -117,7 +118,7 @@ func TestHighlight(t *testing.T) {
 
 // A long tool result shows its first lines; the whole is kept for gf.
 func TestLongToolResultIsCut(t *testing.T) {
-	tr := NewTranscript("/p")
+	tr := newTestTranscript("/p")
 	tr.Spill(filepath.Join(t.TempDir(), "s.md"), 1000)
 	tr.Apply(msg(t, `{"type":"assistant","message":{"content":[{"type":"tool_use","id":"r1","name":"Read","input":{"file_path":"/p/big.txt"}}]}}`))
 	var b strings.Builder
@@ -140,7 +141,7 @@ func TestLongToolResultIsCut(t *testing.T) {
 }
 
 func TestPlanSources(t *testing.T) {
-	tr := NewTranscript("/p")
+	tr := newTestTranscript("/p")
 	tr.Apply(msg(t, `{"type":"assistant","message":{"content":[{"type":"tool_use","id":"p1","name":"ExitPlanMode","input":{"plan":"1. do it"}}]}}`))
 	if got := tr.Plan("p1", nil); got != "1. do it" {
 		t.Fatalf("plan %q", got)
@@ -157,7 +158,7 @@ var errNope = &json.SyntaxError{}
 // A long block becomes ops of at most maxOpLines lines, numbered one after
 // the other; Split and Coalesce keep what the ops do.
 func TestOpsSplitAndCoalesce(t *testing.T) {
-	tr := NewTranscript("/p")
+	tr := newTestTranscript("/p")
 	lines := make([]string, 700)
 	for i := range lines {
 		lines[i] = fmt.Sprint("l", i)
@@ -210,7 +211,7 @@ func TestOpsSplitAndCoalesce(t *testing.T) {
 // A long transcript keeps a bounded tail in memory; the rest is on disk,
 // and a snapshot rebuilds the whole text.
 func TestTranscriptSpills(t *testing.T) {
-	tr := NewTranscript("/p")
+	tr := newTestTranscript("/p")
 	file := filepath.Join(t.TempDir(), "t", "s.md")
 	tr.Spill(file, 100)
 	var want []string
@@ -240,7 +241,7 @@ func TestTranscriptSpills(t *testing.T) {
 // Text after a list never runs into its last item (a blank line between
 // text blocks), while consecutive tool lines stay packed.
 func TestBlocksAreSeparated(t *testing.T) {
-	tr := NewTranscript("/p")
+	tr := newTestTranscript("/p")
 	tr.Prompt("go")
 	tr.Apply(msg(t, `{"type":"assistant","message":{"id":"a","content":[{"type":"text","text":"Steps:\n- one\n- two"}]}}`))
 	tr.Apply(msg(t, `{"type":"assistant","message":{"id":"b","content":[{"type":"text","text":"Then done."}]}}`))
@@ -258,7 +259,7 @@ func TestBlocksAreSeparated(t *testing.T) {
 func TestLongStreamSpillsWhileItStreams(t *testing.T) {
 	for _, n := range []int{50, 5000} { // a short reply is re-rendered, a long one kept
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
-			tr := NewTranscript("/p")
+			tr := newTestTranscript("/p")
 			tr.Spill(filepath.Join(t.TempDir(), "s.md"), 400)
 			var buf []string
 			apply := func(ops []Op) { buf = replay(t, buf, ops) }
@@ -310,7 +311,7 @@ func TestLongStreamSpillsWhileItStreams(t *testing.T) {
 // 2 errors ✓", the position in the target, no input JSON beneath; other MCP
 // tools are named by server and tool, their input shown.
 func TestEditorToolLines(t *testing.T) {
-	tr := NewTranscript("/p")
+	tr := newTestTranscript("/p")
 	var ops []Op
 	ops = append(ops, tr.Apply(msg(t, `{"type":"assistant","message":{"content":[
 		{"type":"tool_use","id":"t1","name":"mcp__nvim__diagnostics","input":{"path":"/p/a.lua"}},
@@ -332,4 +333,13 @@ func TestEditorToolLines(t *testing.T) {
 			t.Fatalf("transcript lacks %q:\n%s", want, got)
 		}
 	}
+}
+
+// newTestTranscript is a transcript whose clock stands still: every tool
+// and draft takes 0.0 s, however loaded the machine running the test is.
+func newTestTranscript(cwd string) *Transcript {
+	tr := NewTranscript(cwd)
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	tr.now = func() time.Time { return at }
+	return tr
 }
