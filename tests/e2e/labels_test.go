@@ -55,10 +55,14 @@ func TestWindowsAreNamedForPeople(t *testing.T) {
 			t.Errorf("status lines %v: want the proposal's and the original's named", status)
 		}
 
-		// The transcript, in the first tab, and the sidebar.
+		// The transcript, in the first tab, and the sidebar, opened from
+		// an autocommand of the user's (in which no BufWinEnter fires, as
+		// make demo's VimEnter).
 		e.Cmd("tabfirst")
-		e.Cmd("ClaudeNova transcript")
-		e.Cmd("ClaudeNova")
+		e.Lua(nil, `vim.api.nvim_create_autocmd('User', { pattern = 'LabelsTest', once = true, callback = function()
+				vim.cmd('ClaudeNova transcript'); vim.cmd('ClaudeNova')
+			end })
+			vim.api.nvim_exec_autocmds('User', { pattern = 'LabelsTest' })`)
 		tabline, status = e.drawn()
 		if !strings.Contains(tabline, "Proposal · greet.py") || strings.Contains(tabline, "claudenova:") || strings.Contains(tabline, "c//") {
 			t.Errorf("tab line %q: want named tabs", tabline)

@@ -235,12 +235,14 @@ function M.open_file(view, f)
     now = scratch(base .. "now/" .. f.rel, ("Changes of prompt %d · %s"):format(view.n, f.rel), f.now, ft),
   }
   vim.api.nvim_win_set_buf(0, v.now)
+  require("claudenova.ui.labels").apply(vim.api.nvim_get_current_win())
   if vim.api.nvim_buf_is_valid(placeholder) and placeholder ~= v.now then
     pcall(vim.api.nvim_buf_delete, placeholder, { force = true })
   end
   vim.cmd("diffthis")
   vim.cmd("leftabove vsplit")
   vim.api.nvim_win_set_buf(0, v.before)
+  require("claudenova.ui.labels").apply(vim.api.nvim_get_current_win())
   vim.wo.winbar = "%#ClaudeNovaWinbar#Before prompt " .. view.n .. " · " .. (f.existed and f.rel or "(did not exist)"):gsub("%%", "%%%%")
   vim.cmd("diffthis")
   vim.cmd("wincmd l")

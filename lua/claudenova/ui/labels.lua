@@ -50,15 +50,23 @@ end
 -- only while the buffer is the window's.
 local function set_status(buf)
   for _, w in ipairs(vim.fn.win_findbuf(buf)) do
-    if vim.api.nvim_win_get_config(w).relative == "" then
-      vim.api.nvim_set_option_value("statusline", M.STATUSLINE, { scope = "local", win = w })
-    end
+    M.apply(w)
   end
 end
 
 local function install_tabline()
   if require("claudenova.config").get().tabline and vim.go.tabline == "" then
     vim.go.tabline = TABLINE
+  end
+end
+
+--- Give win the status line of its buffer's label (when it has one). The
+--- surfaces call it where they put their buffer in a window: BufWinEnter
+--- does not fire there when they run inside another autocommand.
+function M.apply(win)
+  if vim.api.nvim_win_is_valid(win) and labels[vim.api.nvim_win_get_buf(win)] ~= nil
+    and vim.api.nvim_win_get_config(win).relative == "" then
+    vim.api.nvim_set_option_value("statusline", M.STATUSLINE, { scope = "local", win = win })
   end
 end
 

@@ -213,6 +213,7 @@ local function restore(p)
     vim.cmd("leftabove vsplit")
     local owin = vim.api.nvim_get_current_win()
     vim.api.nvim_win_set_buf(owin, p.orig)
+    require("claudenova.ui.labels").apply(owin)
     local what = p.r.exists and p.r.target or "(new file)"
     if p.r.cell and p.r.cell ~= "" then
       what = (p.r.original and p.r.original ~= "" or not p.r.cell:match("^a new")) and (p.r.cell .. " of " .. p.r.target) or ("(" .. p.r.cell .. ")")

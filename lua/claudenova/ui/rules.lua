@@ -180,6 +180,7 @@ function M.open(session)
   else
     vim.cmd("botright split")
     vim.api.nvim_win_set_buf(0, M.buf)
+    require("claudenova.ui.labels").apply(vim.api.nvim_get_current_win())
   end
   return M.buf
 end

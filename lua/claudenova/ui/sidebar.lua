@@ -638,6 +638,7 @@ function M.open()
   vim.cmd((c.position == "left" and "topleft" or "botright") .. " vertical " .. M.width() .. "split")
   local w = vim.api.nvim_get_current_win()
   vim.api.nvim_win_set_buf(w, buf)
+  require("claudenova.ui.labels").apply(w)
   vim.wo[w].winfixwidth = true
   vim.wo[w].number = false
   vim.wo[w].relativenumber = false

@@ -216,6 +216,7 @@ function M.open(id)
   end
   vim.cmd("botright 12split")
   vim.api.nvim_win_set_buf(0, buf)
+  require("claudenova.ui.labels").apply(vim.api.nvim_get_current_win())
   vim.wo.wrap = false
   vim.wo.number = false
   vim.wo.relativenumber = false

@@ -502,6 +502,7 @@ function M.open(id, opts)
   end
   vim.api.nvim_win_set_buf(win, buf)
   setup_window(win, id)
+  require("claudenova.ui.labels").apply(win)
   vim.api.nvim_win_set_cursor(win, { vim.api.nvim_buf_line_count(buf), 0 })
   if opts.focus or from == win then
     vim.api.nvim_set_current_win(win)
