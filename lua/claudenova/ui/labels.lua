@@ -13,7 +13,9 @@ local M = {}
 -- a session's new name shows at once).
 local labels = {}
 
-M.STATUSLINE = "%<%{v:lua.require'claudenova.ui.labels'.status()} %h%m%r%=%-14.(%l,%c%V%) %P"
+-- The label, [+] when modified (not [-]: most surfaces are never modifiable),
+-- [RO], and a narrow ruler (the sidebar is narrow).
+M.STATUSLINE = "%<%{v:lua.require'claudenova.ui.labels'.status()}%= %l,%c%V %P"
 local TABLINE = "%!v:lua.require'claudenova.ui.labels'.tabline()"
 
 --- The label of buf, or nil when it has none.
@@ -97,11 +99,11 @@ function M.set(buf, label)
   install_tabline()
 end
 
---- The status line's text of the window being drawn.
+--- The status line's text of the window being drawn: its label and flags.
 function M.status()
   local win = vim.g.statusline_winid
   local buf = (win and vim.api.nvim_win_is_valid(win)) and vim.api.nvim_win_get_buf(win) or vim.api.nvim_get_current_buf()
-  return M.of(buf)
+  return M.of(buf) .. (vim.bo[buf].modified and " [+]" or "") .. (vim.bo[buf].readonly and " [RO]" or "")
 end
 
 -- Cut s to w cells, keeping its end (where a file's name is).
