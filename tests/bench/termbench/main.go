@@ -26,10 +26,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"syscall"
 	"time"
 
+	"github.com/claude-nova/claude-nova.nvim/tests/bench/benchstat"
 	"github.com/neovim/go-client/nvim"
 )
 
@@ -72,16 +72,16 @@ func main() {
 		}
 		if i == 0 {
 			fmt.Printf("  idle, before streaming        ticks=%-5d p50 %5.2f ms  p99 %5.2f ms  max %5.2f ms\n",
-				len(r.idle), ms(pct(r.idle, 50)), ms(pct(r.idle, 99)), ms(pct(r.idle, 100)))
+				len(r.idle), benchstat.MS(benchstat.Pct(r.idle, 50)), benchstat.MS(benchstat.Pct(r.idle, 99)), benchstat.MS(benchstat.Pct(r.idle, 100)))
 		}
-		p99 := pct(r.lag, 99)
+		p99 := benchstat.Pct(r.lag, 99)
 		p99s[i] = p99
 		met := p99 <= target
 		ok = ok && met
 		fmt.Printf("  %s ticks=%-5d p50 %5.2f ms  p99 %5.2f ms  max %5.2f ms  (target p99 ≤ %v, a frame: %s); %d lines in the newest transcript\n",
-			what, len(r.lag), ms(pct(r.lag, 50)), ms(p99), ms(pct(r.lag, 100)), target, verdict(met), r.lines)
+			what, len(r.lag), benchstat.MS(benchstat.Pct(r.lag, 50)), benchstat.MS(p99), benchstat.MS(benchstat.Pct(r.lag, 100)), target, benchstat.Verdict(met), r.lines)
 	}
-	fmt.Printf("  drawing the transcript costs %+.2f ms at p99\n", ms(p99s[1]-p99s[0]))
+	fmt.Printf("  drawing the transcript costs %+.2f ms at p99\n", benchstat.MS(p99s[1]-p99s[0]))
 	if !ok {
 		os.Exit(1)
 	}
@@ -297,24 +297,4 @@ func waitFor(d time.Duration, what string, cond func() (bool, error)) error {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-}
-
-func verdict(ok bool) string {
-	if ok {
-		return "met"
-	}
-	return "MISSED"
-}
-
-func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-
-func pct(ds []time.Duration, p int) time.Duration {
-	if len(ds) == 0 {
-		return 0
-	}
-	s := append([]time.Duration(nil), ds...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	i := (len(s)*p + 99) / 100
-	i = min(max(i, 1), len(s))
-	return s[i-1]
 }

@@ -21,12 +21,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/claude-nova/claude-nova.nvim/tests/bench/benchstat"
 	"github.com/neovim/go-client/nvim"
 )
 
@@ -61,10 +61,10 @@ func main() {
 			fmt.Fprintf(os.Stderr, "uibench: %s: %v\n", sc.name, err)
 			os.Exit(1)
 		}
-		p50, p99 := pct(lat, 50), pct(lat, 99)
+		p50, p99 := benchstat.Pct(lat, 50), benchstat.Pct(lat, 99)
 		met := p99 <= sc.target
 		ok = ok && met
-		fmt.Printf("  %-20s n=%-4d p50 %6.1f ms  p99 %6.1f ms  (target p99 ≤ %v: %s)\n", sc.name, len(lat), ms(p50), ms(p99), sc.target, verdict(met))
+		fmt.Printf("  %-20s n=%-4d p50 %6.1f ms  p99 %6.1f ms  (target p99 ≤ %v: %s)\n", sc.name, len(lat), benchstat.MS(p50), benchstat.MS(p99), sc.target, benchstat.Verdict(met))
 	}
 	if *only == "latency" {
 		if !ok {
@@ -80,13 +80,13 @@ func main() {
 				fmt.Fprintf(os.Stderr, "uibench: gesture: %v\n", err)
 				os.Exit(1)
 			}
-			p99 := pct(rt, 99)
+			p99 := benchstat.Pct(rt, 99)
 			met := p99 <= 50*time.Millisecond
 			ok = ok && met
 			if os.Getenv("UIBENCH_DEBUG") != "" {
 				fmt.Println(rt)
 			}
-			fmt.Printf("  decide() round trip n=%d p50 %.2f ms p99 %.2f ms (target ≤ 50 ms: %s)\n", len(rt), ms(pct(rt, 50)), ms(p99), verdict(met))
+			fmt.Printf("  decide() round trip n=%d p50 %.2f ms p99 %.2f ms (target ≤ 50 ms: %s)\n", len(rt), benchstat.MS(benchstat.Pct(rt, 50)), benchstat.MS(p99), benchstat.Verdict(met))
 		}
 		if *only != "gesture" {
 			fmt.Println("back-pressure: 8 sessions × 200k transcript lines while Neovim sits in input() for 10 s")
@@ -98,7 +98,7 @@ func main() {
 			met := rss <= 100e6 && exact
 			ok = ok && met
 			fmt.Printf("  host peak RSS %.1f MB (target ≤ 100 MB: %s); %d transcript resyncs; transcripts complete afterwards: %v\n",
-				float64(rss)/1e6, verdict(rss <= 100e6), resyncs, exact)
+				float64(rss)/1e6, benchstat.Verdict(rss <= 100e6), resyncs, exact)
 		}
 		if *only != "" {
 			if !ok {
@@ -117,7 +117,7 @@ func main() {
 		met := rss <= 100e6 && whole
 		ok = ok && met
 		fmt.Printf("  host peak RSS (VmHWM) %.1f MB (target ≤ 100 MB: %s); transcripts whole afterwards: %v\n",
-			float64(rss)/1e6, verdict(rss <= 100e6), whole)
+			float64(rss)/1e6, benchstat.Verdict(rss <= 100e6), whole)
 		if *only != "" {
 			if !ok {
 				os.Exit(1)
@@ -132,11 +132,11 @@ func main() {
 			fmt.Fprintf(os.Stderr, "uibench: scroll: %v\n", err)
 			os.Exit(1)
 		}
-		p99 := pct(steps, 99)
+		p99 := benchstat.Pct(steps, 99)
 		met := p99 <= 16*time.Millisecond
 		ok = ok && met
 		fmt.Printf("  steps n=%d p50 %.2f ms p99 %.2f ms (one frame, 16 ms: %s); Neovim RSS %.0f MB with the buffer, host RSS %.0f MB\n",
-			len(steps), ms(pct(steps, 50)), ms(p99), verdict(met), float64(nvimRSS)/1e6, float64(hostRSS)/1e6)
+			len(steps), benchstat.MS(benchstat.Pct(steps, 50)), benchstat.MS(p99), benchstat.Verdict(met), float64(nvimRSS)/1e6, float64(hostRSS)/1e6)
 		if *only != "" {
 			if !ok {
 				os.Exit(1)
@@ -151,11 +151,11 @@ func main() {
 			fmt.Fprintf(os.Stderr, "uibench: editor tools: %v\n", err)
 			os.Exit(1)
 		}
-		p99, worst := pct(lat, 99), pct(rts, 100)
+		p99, worst := benchstat.Pct(lat, 99), benchstat.Pct(rts, 100)
 		met := p99 <= 20*time.Millisecond && worst <= 16*time.Millisecond
 		ok = ok && met
 		fmt.Printf("  answer n=%d p50 %.2f ms p99 %.2f ms (target p99 ≤ 20 ms: %s); RPC round-trips to Neovim meanwhile n=%d p50 %.2f ms p99 %.2f ms max %.2f ms (target max ≤ 16 ms: %s)\n",
-			len(lat), ms(pct(lat, 50)), ms(p99), verdict(p99 <= 20*time.Millisecond), len(rts), ms(pct(rts, 50)), ms(pct(rts, 99)), ms(worst), verdict(worst <= 16*time.Millisecond))
+			len(lat), benchstat.MS(benchstat.Pct(lat, 50)), benchstat.MS(p99), benchstat.Verdict(p99 <= 20*time.Millisecond), len(rts), benchstat.MS(benchstat.Pct(rts, 50)), benchstat.MS(benchstat.Pct(rts, 99)), benchstat.MS(worst), benchstat.Verdict(worst <= 16*time.Millisecond))
 		if *only != "" {
 			if !ok {
 				os.Exit(1)
@@ -171,10 +171,10 @@ func main() {
 				fmt.Fprintf(os.Stderr, "uibench: first text: %v\n", err)
 				os.Exit(1)
 			}
-			p99 := pct(lat, 99)
+			p99 := benchstat.Pct(lat, 99)
 			met := p99 <= 50*time.Millisecond
 			ok = ok && met
-			fmt.Printf("  transcript.filetype=%-10s n=%d p50 %.1f ms p99 %.1f ms (target p99 ≤ 50 ms: %s)\n", ft, len(lat), ms(pct(lat, 50)), ms(p99), verdict(met))
+			fmt.Printf("  transcript.filetype=%-10s n=%d p50 %.1f ms p99 %.1f ms (target p99 ≤ 50 ms: %s)\n", ft, len(lat), benchstat.MS(benchstat.Pct(lat, 50)), benchstat.MS(p99), benchstat.Verdict(met))
 		}
 		if *only != "" {
 			if !ok {
@@ -195,13 +195,13 @@ func main() {
 			fmt.Fprintf(os.Stderr, "uibench: stall: %v\n", err)
 			os.Exit(1)
 		}
-		p99 := pct(rt, 99)
+		p99 := benchstat.Pct(rt, 99)
 		what := "sidebar only                     "
 		if c.shown {
 			what = fmt.Sprintf("one transcript shown (%-10s)", c.ft)
 		}
 		fmt.Printf("  %s round-trips n=%d p50 %.2f ms p99 %.2f ms (target p99 ≤ 16 ms: %s); max apply %.1f ms; %d lines; host peak RSS %.1f MB (≤ 100 MB: %s)\n",
-			what, len(rt), ms(pct(rt, 50)), ms(p99), verdict(p99 <= 16*time.Millisecond), ms(maxApply), msgs, float64(rss)/1e6, verdict(rss <= 100e6))
+			what, len(rt), benchstat.MS(benchstat.Pct(rt, 50)), benchstat.MS(p99), benchstat.Verdict(p99 <= 16*time.Millisecond), benchstat.MS(maxApply), msgs, float64(rss)/1e6, benchstat.Verdict(rss <= 100e6))
 		if c.ft == "claudenova" {
 			ok = ok && p99 <= 16*time.Millisecond && rss <= 100e6
 		}
@@ -214,42 +214,17 @@ func main() {
 			fmt.Fprintf(os.Stderr, "uibench: flood: %v\n", err)
 			os.Exit(1)
 		}
-		p99 := pct(rt, 99)
+		p99 := benchstat.Pct(rt, 99)
 		met := p99 <= 50*time.Millisecond && maxApply <= 16*time.Millisecond
 		if ft == "claudenova" {
 			ok = ok && met
 		}
 		fmt.Printf("  filetype=%-10s round-trips n=%d p50 %.2f ms p99 %.2f ms (target ≤ 50 ms), max apply %.1f ms (target ≤ 16 ms): %s; %d messages; host peak RSS %.1f MB\n",
-			ft, len(rt), ms(pct(rt, 50)), ms(p99), ms(maxApply), verdict(met), msgs, float64(rss)/1e6)
+			ft, len(rt), benchstat.MS(benchstat.Pct(rt, 50)), benchstat.MS(p99), benchstat.MS(maxApply), benchstat.Verdict(met), msgs, float64(rss)/1e6)
 	}
 	if !ok {
 		os.Exit(1)
 	}
-}
-
-func verdict(ok bool) string {
-	if ok {
-		return "met"
-	}
-	return "MISSED"
-}
-
-func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-
-func pct(ds []time.Duration, p int) time.Duration {
-	if len(ds) == 0 {
-		return 0
-	}
-	s := append([]time.Duration(nil), ds...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	i := (len(s)*p + 99) / 100
-	if i > len(s) {
-		i = len(s)
-	}
-	if i < 1 {
-		i = 1
-	}
-	return s[i-1]
 }
 
 type bench struct{ root, nvim, fake string }
@@ -531,7 +506,7 @@ func (b *bench) stall(sessions int, script func() ([]string, int), shown bool, f
 		base = append(base, time.Since(t0))
 		time.Sleep(2 * time.Millisecond)
 	}
-	fmt.Printf("  idle baseline n=%d p50 %.2f ms p99 %.2f ms\n", len(base), ms(pct(base, 50)), ms(pct(base, 99)))
+	fmt.Printf("  idle baseline n=%d p50 %.2f ms p99 %.2f ms\n", len(base), benchstat.MS(benchstat.Pct(base, 50)), benchstat.MS(benchstat.Pct(base, 99)))
 	var hostPid int
 	// Started through the Lua API: `:ClaudeNova new` would also open each
 	// transcript in a split, and nobody watches eight at once.
@@ -679,7 +654,7 @@ func (b *bench) editorTools(n int) ([]time.Duration, []time.Duration, error) {
 		base = append(base, time.Since(t0))
 		time.Sleep(2 * time.Millisecond)
 	}
-	fmt.Printf("  idle baseline round-trips n=%d p50 %.2f ms p99 %.2f ms max %.2f ms\n", len(base), ms(pct(base, 50)), ms(pct(base, 99)), ms(pct(base, 100)))
+	fmt.Printf("  idle baseline round-trips n=%d p50 %.2f ms p99 %.2f ms max %.2f ms\n", len(base), benchstat.MS(benchstat.Pct(base, 50)), benchstat.MS(benchstat.Pct(base, 99)), benchstat.MS(benchstat.Pct(base, 100)))
 	if err := in.v.ExecLua("require('claudenova').new({ prompt = 'go' })", nil); err != nil {
 		return nil, nil, err
 	}
