@@ -230,6 +230,9 @@ local function open_on_its_own(item)
   local since = uv.now()
   M.preopen[item.id] = true
   vim.defer_fn(function()
+    if not M.preopen[item.id] then
+      return -- forgotten meanwhile: decided, withdrawn or opened by the user
+    end
     M.preopen[item.id] = nil
     if M.last_key >= since or M.busy() then
       table.insert(M.waiting, item)
@@ -319,6 +322,7 @@ end
 
 --- Drop a waiting surface (its request was decided or withdrawn).
 function M.forget(id)
+  M.preopen[id] = nil -- a picker spending its grace (0.10) opens no more
   for i = #M.waiting, 1, -1 do
     if M.waiting[i].id == id then
       table.remove(M.waiting, i)
@@ -333,6 +337,8 @@ end
 function M.reset()
   M.waiting = {}
   M.grace = {}
+  M.grace_all = 0
+  M.preopen = {}
   disarm()
 end
 
