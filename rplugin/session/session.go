@@ -39,7 +39,10 @@ type Session struct {
 	// checkpoints): its prompts can be rewound.
 	Checkpoints bool
 
-	mu          sync.Mutex
+	mu sync.Mutex
+	// info numbers the snapshots Info takes, so that the front end keeps the
+	// newest when two goroutines send theirs in the other order.
+	info        uint64
 	state       string
 	mode        string
 	claudeID    string
@@ -162,6 +165,9 @@ type Info struct {
 	// Activity is what claude is doing that the conversation does not
 	// show ("retrying 2/10", "compacting", "writing greet.py · 12 kB").
 	Activity string `json:"activity,omitempty"`
+	// Version orders the snapshots of one session: a snapshot taken before
+	// another may reach the front end after it, and is then dropped.
+	Version uint64 `json:"version"`
 }
 
 // New makes a session around a started process.
@@ -180,8 +186,10 @@ func New(id int, cwd, mode string, proc claude.Conn) *Session {
 func (s *Session) Info() Info {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.info++
 	info := Info{
-		ID: s.ID, Name: s.name(), Folder: filepath.Base(s.Cwd), Cwd: s.Cwd, State: s.state, Mode: s.mode,
+		Version: s.info,
+		ID:      s.ID, Name: s.name(), Folder: filepath.Base(s.Cwd), Cwd: s.Cwd, State: s.state, Mode: s.mode,
 		ClaudeID: s.claudeID, Model: s.model, Effort: s.effort, Error: s.errMsg,
 	}
 	if s.context.Max > 0 {

@@ -96,6 +96,10 @@ end
 local handlers = {}
 
 function handlers.session(info)
+  local known = state.sessions[info.id]
+  if known and info.version and known.version and info.version < known.version then
+    return -- taken before the one shown, sent after it
+  end
   state.sessions[info.id] = info
   local tr = require("claudenova.ui.transcript")
   tr.ensure(info.id)
