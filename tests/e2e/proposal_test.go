@@ -137,12 +137,21 @@ func TestTwoProposalsSameBasename(t *testing.T) {
 		p1 := filepath.Join(e.Project, "one", "same.txt")
 		p2 := filepath.Join(e.Project, "two", "same.txt")
 		e.newSession(Seq(Step("Write", map[string]any{"file_path": p1, "content": "first\n"})))
-		e.WaitPending(1)
+		first := e.WaitPending(1)[0]
 		e.newSession(Seq(Step("Write", map[string]any{"file_path": p2, "content": "second\n"})))
 		ps := e.WaitPending(2)
+		second := ps[0]
+		if second.ID == first.ID {
+			second = ps[1]
+		}
 		var b1, b2 int
 		e.Eventually(10*time.Second, "both proposals open", func() bool {
-			b1, b2 = e.ProposalBuf(ps[0].ID), e.ProposalBuf(ps[1].ID)
+			// One that arrives while the cursor is in the other waits
+			// (the scheduler's rule): open it as the user would.
+			if e.waiting(second.ID) {
+				e.Cmd("ClaudeNova focus")
+			}
+			b1, b2 = e.ProposalBuf(first.ID), e.ProposalBuf(second.ID)
 			return b1 != 0 && b2 != 0
 		})
 		var n1, n2 string
