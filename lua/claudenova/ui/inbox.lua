@@ -95,12 +95,22 @@ end
 
 local handlers = {}
 
-function handlers.session(info)
+-- Keep info unless a newer snapshot of its session is here already (the
+-- host sends them from several goroutines: one taken earlier may come
+-- later). Returns whether info was kept.
+local function keep_session(info)
   local known = state.sessions[info.id]
-  if known and info.version and known.version and info.version < known.version then
-    return -- taken before the one shown, sent after it
+  if known and (info.version or 0) < (known.version or 0) then
+    return false
   end
   state.sessions[info.id] = info
+  return true
+end
+
+function handlers.session(info)
+  if not keep_session(info) then
+    return -- taken before the one shown, sent after it
+  end
   local tr = require("claudenova.ui.transcript")
   tr.ensure(info.id)
   tr.session_changed(info.id)
@@ -289,10 +299,9 @@ end
 
 function M.session_started(info)
   if info and info.id then
-    -- The host sends an event for every change of a session before the
-    -- call returns: one already applied here is at least as new as info
-    -- (a resumed session's name from its history can beat the reply).
-    state.sessions[info.id] = state.sessions[info.id] or info
+    -- An event applied here already may be newer than the reply (a resumed
+    -- session's name from its history can beat it): the newer one stays.
+    keep_session(info)
     state.current = info.id
     require("claudenova.ui.transcript").ensure(info.id)
     require("claudenova.ui.sidebar").render()

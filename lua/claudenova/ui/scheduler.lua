@@ -214,12 +214,9 @@ end
 
 -- Open a surface that takes the window on its own (item: a waiting entry).
 local function open_on_its_own(item)
-  if not item.picker then
-    return item.open({ focus = true, grace = true })
-  end
   local ms = cfg().grace_ms
-  if ms <= 0 then
-    return item.open({ focus = true, grace = false })
+  if not item.picker or ms <= 0 then
+    return item.open({ focus = true, grace = true })
   end
   if can_drop then
     M.grace_all = uv.now() + ms
