@@ -274,11 +274,13 @@ func TestResumeFromPickerWithHistory(t *testing.T) {
 				t.Fatalf("history lacks %q:\n%s", want, tr)
 			}
 		}
+		// The name comes in a session event; the history above may have come
+		// first, in the transcript snapshot the front end fetched.
 		var name string
-		e.Lua(&name, "return require('claudenova.ui.state').sessions[...].name", b)
-		if name != "first turn here" {
-			t.Fatalf("resumed session named %q", name)
-		}
+		e.Eventually(10*time.Second, "the resumed session named by its first prompt", func() bool {
+			e.Lua(&name, "return require('claudenova.ui.state').sessions[...].name", b)
+			return name == "first turn here"
+		})
 		e.Cmd("ClaudeNova send third turn")
 		e.Eventually(30*time.Second, "third answer", func() bool { return strings.Contains(e.Transcript(b), "You said: third turn") })
 		var again string
