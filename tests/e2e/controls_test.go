@@ -51,9 +51,7 @@ func TestModelAndEffort(t *testing.T) {
 		if !used {
 			t.Fatalf("the next request did not use the model: %+v", log[before:])
 		}
-		if !strings.Contains(e.Transcript(sid), "Model: claude-haiku-9") {
-			t.Error("the switch is not in the transcript")
-		}
+		e.Eventually(10*time.Second, "the switch in the transcript", func() bool { return strings.Contains(e.Transcript(sid), "Model: claude-haiku-9") })
 		var levels []string
 		e.Lua(&levels, "return vim.fn.getcompletion('ClaudeNova effort ', 'cmdline')")
 		if !strings.Contains(strings.Join(levels, " "), "high") {
@@ -109,9 +107,9 @@ func TestQueuedPromptCanBeWithdrawn(t *testing.T) {
 		if len(queued) != 1 || queued[0]["text"] != "never to be read" {
 			t.Fatalf("queued() = %v", queued)
 		}
-		if !strings.Contains(e.Transcript(sid), "· queued") {
-			t.Fatalf("the transcript does not mark it queued:\n%s", e.Transcript(sid))
-		}
+		// The mark comes with the transcript's events (the outbox's own
+		// goroutine), which may follow queued()'s reply.
+		e.Eventually(10*time.Second, "the transcript marks it queued", func() bool { return strings.Contains(e.Transcript(sid), "· queued") })
 		var res struct {
 			OK  bool   `msgpack:"ok"`
 			Why string `msgpack:"why"`
