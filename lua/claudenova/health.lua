@@ -108,6 +108,40 @@ function M.check()
   end
   h.info("log: " .. host.log_path())
   M.editor_tools(cfg)
+  M.boundary()
+end
+
+--- What the editor's tools may give Claude unasked: each session's folders.
+function M.boundary()
+  local h = vim.health
+  h.start("claude-nova: the editor tools' boundary")
+  h.info("A tool's answer that would carry text from outside a session's folders is not given unasked: it is a request in the sidebar (allow once, for the session, or deny). claude's own Read rules are obeyed.")
+  local host = require("claudenova.host")
+  if not host.running() then
+    h.info("no session runs: a session's folders are its working directory, its --add-dir folders and claude's permissions.additionalDirectories")
+    return
+  end
+  local ok, list = pcall(host.request, "boundaries", {})
+  if not ok then
+    h.warn(tostring(list))
+    return
+  end
+  if #(list or {}) == 0 then
+    h.info("no session runs")
+  end
+  for _, b in ipairs(list or {}) do
+    local who = ("session %d · %s"):format(b.session, b.name or "")
+    h.ok(("%s: counted as inside: %s"):format(who, table.concat(b.folders or {}, ", ")))
+    if #(b.granted or {}) > 0 then
+      h.info(("%s: you allowed for this session: %s"):format(who, table.concat(b.granted, ", ")))
+    end
+    if #(b.allow or {}) > 0 then
+      h.info(("%s: Read allow rules obeyed: %s"):format(who, table.concat(b.allow, ", ")))
+    end
+    if #(b.deny or {}) > 0 then
+      h.info(("%s: Read deny rules obeyed: %s"):format(who, table.concat(b.deny, ", ")))
+    end
+  end
 end
 
 --- The file buffer the user was in before :checkhealth opened its own.

@@ -20,14 +20,6 @@ local function norm(p)
   return vim.fs.normalize(p)
 end
 
-local function inside(root, path)
-  if not root or root == "" then
-    return false
-  end
-  root = norm(root):gsub("/$", "")
-  return path == root or path:sub(1, #root + 1) == root .. "/"
-end
-
 local function real(p)
   return vim.uv.fs_realpath(p) or p
 end
@@ -132,11 +124,12 @@ local function diags_of(b, set)
 end
 
 --- Load path into a buffer (unlisted: the user's buffer list stays as it
---- was) so that its language servers attach. Only inside the session's
---- folder: a file elsewhere is read only when the user opened it.
+--- was) so that its language servers attach. Only where the host says so
+--- (a.may_load: inside the session's boundary, which the host keeps): a
+--- file elsewhere is read only when the user opened it.
 local function load(a)
-  if not inside(a.root, a.path) then
-    return nil, ("%s is outside the session's folder and not open in the editor"):format(a.path)
+  if not a.may_load then
+    return nil, ("%s is outside the session's folders and not open in the editor"):format(a.path)
   end
   if vim.fn.filereadable(a.path) == 0 then
     return nil, ("no such file: %s"):format(a.path)
@@ -427,7 +420,7 @@ function H.diagnostics(a, done, ctx)
     if loaded(b) then
       return done({ open = true, diagnostics = diags_of(b) })
     end
-    if not inside(a.root, a.path) or vim.fn.filereadable(a.path) == 0 then
+    if not a.may_load or vim.fn.filereadable(a.path) == 0 then
       return done({ open = false })
     end
     local nb = load(a)

@@ -521,6 +521,7 @@ func (a *App) Shutdown() {
 		_, _ = a.decide(r.ID, approval.Decision{Behavior: approval.Deny,
 			Message: "Neovim is exiting; the user could not answer this request."}, "neovim exiting")
 	}
+	a.waitToolCalls(2 * time.Second) // their answers (a denied ask) go out before claude stops
 	var wg sync.WaitGroup
 	for _, s := range a.sessions.All() {
 		if s.State() == session.StateExited {

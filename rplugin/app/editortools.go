@@ -71,6 +71,7 @@ type editorState struct {
 	editor  editortools.Editor
 	servers map[int]*mcp.Server
 	tools   map[int]map[string]bool // per session: the tools it was offered
+	bounds  boundaryState           // the sessions' boundaries (boundary.go)
 	quit    context.Context         // cancelled at shutdown: no wait for the editor outlives it
 	stop    context.CancelFunc
 }
@@ -97,6 +98,19 @@ func (a *App) editorWait(ctx context.Context, d time.Duration) (context.Context,
 	stop := context.AfterFunc(a.ed.quitting(), cancel)
 	return ctx, func() { stop(); cancel() }
 }
+
+// untilQuit ends ctx at the shutdown (a tool call that waits for the
+// user's answer has no other bound).
+func (a *App) untilQuit(ctx context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(ctx)
+	stop := context.AfterFunc(a.ed.quitting(), cancel)
+	return ctx, func() { stop(); cancel() }
+}
+
+// controlKey carries the id of the mcp_message control request a tool call
+// came in (an ask outside the session's folders is keyed by it, so that
+// claude's control_cancel_request withdraws it).
+type controlKey struct{}
 
 // UseEditor connects the editor tools to Neovim (the host's bridge).
 func (a *App) UseEditor(ed editortools.Editor) {
@@ -157,11 +171,13 @@ func (a *App) serveTools(s *session.Session, o Options) {
 	for _, t := range tools {
 		names[t.Name] = true
 	}
+	// No timeout for the whole call: the editor's part is bounded by
+	// toolCallTimeout, the user's answer to an ask by nothing but a cancel.
 	srv := mcp.New(serverInfo(), tools, func(ctx context.Context, c mcp.Call) mcp.Result {
-		ctx, cancel := a.editorWait(ctx, toolCallTimeout)
+		ctx, cancel := a.untilQuit(ctx)
 		defer cancel()
 		return a.runTool(ctx, s, c)
-	}, toolCallTimeout, a.log.With("session", s.ID))
+	}, 0, a.log.With("session", s.ID))
 	a.ed.mu.Lock()
 	defer a.ed.mu.Unlock()
 	if a.ed.servers == nil {
@@ -169,6 +185,28 @@ func (a *App) serveTools(s *session.Session, o Options) {
 	}
 	a.ed.servers[s.ID] = srv
 	a.ed.tools[s.ID] = names
+}
+
+// waitToolCalls waits, at most d, for every running editor tool call to
+// answer (at the shutdown: each has been cancelled or denied).
+func (a *App) waitToolCalls(d time.Duration) {
+	a.ed.mu.Lock()
+	servers := make([]*mcp.Server, 0, len(a.ed.servers))
+	for _, s := range a.ed.servers {
+		servers = append(servers, s)
+	}
+	a.ed.mu.Unlock()
+	done := make(chan struct{})
+	go func() {
+		for _, s := range servers {
+			s.Wait()
+		}
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(d):
+	}
 }
 
 func (a *App) server(sid int) *mcp.Server {
@@ -198,7 +236,8 @@ func (a *App) mcpMessage(s *session.Session, m claude.Message) {
 		_ = s.Proc.RespondError(m.RequestID, fmt.Sprintf("claude-nova.nvim serves no MCP server %q", env.ServerName))
 		return
 	}
-	srv.Serve(env.Message, func(resp json.RawMessage) {
+	ctx := context.WithValue(context.Background(), controlKey{}, m.RequestID)
+	srv.ServeContext(ctx, env.Message, func(resp json.RawMessage) {
 		if err := s.Proc.RespondControl(m.RequestID, map[string]json.RawMessage{"mcp_response": resp}); err != nil {
 			a.log.Warn("answer mcp_message", "session", s.ID, "err", err)
 		}
@@ -209,7 +248,8 @@ func (a *App) mcpMessage(s *session.Session, m claude.Message) {
 // the call says what it found.
 func (a *App) runTool(ctx context.Context, s *session.Session, c mcp.Call) mcp.Result {
 	start := time.Now()
-	o := editortools.Run(ctx, a.editor(), s.Cwd, c.Name, c.Arguments)
+	control, _ := ctx.Value(controlKey{}).(string)
+	o := editortools.Run(ctx, a.editor(), a.toolSession(ctx, s, control, c.Arguments), c.Name, c.Arguments)
 	if c.ToolUseID != "" {
 		s.Transcript.ToolHeadline(c.ToolUseID, o.Headline)
 	}
@@ -282,7 +322,7 @@ func (a *App) hookCallback(s *session.Session, m claude.Message) {
 		ctx, cancel := a.editorWait(ctx, o.Feedback.wait()+changeSlack)
 		defer cancel()
 		answer := map[string]any{}
-		rep, err := editortools.AfterChange(ctx, a.editor(), path, s.Cwd, o.Feedback.wait())
+		rep, err := editortools.AfterChange(ctx, a.editor(), path, a.toolSession(ctx, s, "", nil), o.Feedback.wait())
 		note := rep.Message(editortools.ByClaude)
 		switch {
 		case err != nil:
@@ -317,7 +357,7 @@ func (a *App) diagnoseRewound(s *session.Session, files []string) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				rep, err := editortools.AfterChange(ctx, a.editor(), editortools.Abs(f, s.Cwd), s.Cwd, o.Feedback.wait())
+				rep, err := editortools.AfterChange(ctx, a.editor(), editortools.Abs(f, s.Cwd), a.toolSession(ctx, s, "", nil), o.Feedback.wait())
 				if err != nil {
 					a.log.Info("diagnostics after a rewind", "session", s.ID, "path", f, "err", err)
 					return

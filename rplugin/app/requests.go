@@ -11,6 +11,7 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/approval"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/diff"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/editortools"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/proposal"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
@@ -184,6 +185,15 @@ func (a *App) Decide(p DecideParams) (Decided, error) {
 		_ = a.Present(p.ID)
 		return Decided{Reason: fmt.Sprintf("a %s needs its own answer: its surface is open", surfaceName(r.Route.Surface))}, nil
 	}
+	if r.Outside != nil {
+		if why := approval.Refusal(r, p.Decision, p.Via); why != "" {
+			return Decided{Reason: why}, nil
+		}
+		if err := a.answerOutside(p.ID, p.Decision); err != nil {
+			return Decided{Reason: err.Error()}, nil
+		}
+		return Decided{Decided: true}, nil
+	}
 	if r.Elicit != nil {
 		if p.Behavior != approval.Deny {
 			return Decided{Reason: "a form is answered with its fields: its surface is open"}, nil
@@ -248,6 +258,9 @@ func (a *App) decide(id string, d approval.Decision, outcome string) (bool, erro
 	r, ok := a.reg.Get(id)
 	if !ok {
 		return false, ErrNotPending
+	}
+	if r.Outside != nil {
+		return true, a.answerOutside(id, d)
 	}
 	if r.Elicit != nil {
 		action := "decline"
@@ -331,6 +344,11 @@ func (a *App) finish(id, outcome string) (approval.Pending, bool) {
 }
 
 func (a *App) cleanup(p approval.Pending) {
+	if p.Outside != nil {
+		// Withdrawn (claude cancelled, the session ended): the waiting
+		// call learns it; after a decision this is a no-op.
+		a.deliverOutside(p.ID, editortools.Answer{How: "withdrawn"})
+	}
 	if p.Staged != "" {
 		if err := proposal.Unstage(a.options().Storage, p.Staged); err != nil {
 			a.log.Warn("unstage", "path", p.Staged, "err", err)

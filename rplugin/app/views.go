@@ -12,6 +12,7 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/approval"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/diff"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/editortools"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/proposal"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rules"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
@@ -76,6 +77,11 @@ type RequestView struct {
 	Original string `json:"original,omitempty"`
 	// Form is an MCP server's form (an elicitation).
 	Form *Form `json:"form,omitempty"`
+	// NoAlways says why "Always…" is not offered ("" when it is).
+	NoAlways string `json:"no_always,omitempty"`
+	// Outside is set for an editor tool's read outside the session's
+	// folders: the path it would read.
+	Outside string `json:"outside,omitempty"`
 }
 
 // Scope is one place a rule can be saved.
@@ -134,6 +140,9 @@ func (a *App) view(r approval.Pending) RequestView {
 	v.Title = shown + " · " + name
 	if v.Agent = a.agent(r.Session, pr.AgentID); v.Agent != nil {
 		v.Title = shown + " · " + agentLabel(v.Agent) + " · " + name
+	}
+	if o := r.Outside; o != nil {
+		return a.outsideView(v, o)
 	}
 	if r.Elicit != nil {
 		f := formOf(*r.Elicit)
@@ -207,6 +216,29 @@ func (a *App) view(r approval.Pending) RequestView {
 		if r.Change != nil {
 			v.Hunks, _ = proposal.Hunks(*r.Change)
 		}
+	}
+	return v
+}
+
+// outsideView is the panel of an editor tool's read outside the session's
+// folders: what Claude wants, why it asks, and exactly what it would get.
+func (a *App) outsideView(v RequestView, o *approval.Outside) RequestView {
+	v.Tool = sanitize.Line(editortools.ModelName(o.Tool))
+	v.Title = "Claude wants to read outside the project · " + v.SessionName
+	v.Outside = o.Shown
+	v.Reason = "Claude wants " + o.What + ". It is outside this session's folders, so the editor asks before it answers."
+	v.Fields = []Field{
+		{"Tool", v.Tool},
+		{"Path", o.Shown},
+		{"Inside (the session's folders)", strings.Join(o.Inside, ", ")},
+	}
+	v.Hints = approval.Hints{HumanOnly: true} // never allowed by a batch (see approval.Refusal)
+	v.SessionChoice = o.Shown + " for this session"
+	v.ToolChoice = "everything in " + o.FolderShown + "/ for this session"
+	v.NoAlways = approval.OutsideNoRule
+	v.Review = append([]string{"What Claude would receive:", ""}, sanitize.Lines(o.Preview)...)
+	if len(v.Review) > reviewCap {
+		v.Review = append(v.Review[:reviewCap], fmt.Sprintf("(%d more lines)", len(v.Review)-reviewCap))
 	}
 	return v
 }

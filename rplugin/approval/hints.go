@@ -89,6 +89,9 @@ func Refusal(r Pending, d Decision, via string) string {
 	if r.Elicit != nil {
 		return ""
 	}
+	if r.Outside != nil {
+		return outsideRefusal(d, via)
+	}
 	h := HintsOf(r.Perm)
 	because := ""
 	if h.Why != "" {
@@ -107,6 +110,24 @@ func Refusal(r Pending, d Decision, via string) string {
 		if _, ok := rules.SessionChoice(r.Perm.ToolName, r.Perm.Input, r.Perm.Suggestions); !ok {
 			return "claude suggested no rule for this request, so there is nothing to allow for the session: allow it once, or make a rule with Always…"
 		}
+	}
+	return ""
+}
+
+// OutsideNoRule is why "Always…" is not offered for a read outside the
+// session's folders.
+const OutsideNoRule = "a read outside the session's folders is allowed once or for this session here; " +
+	"to allow it for good, add a Read rule (Read(~/notes/**)) to your settings"
+
+// outsideRefusal says why a decision may not answer an editor tool's read
+// outside the session's folders: no lasting rule, and never allowed by a
+// batch or by the plugin itself (only the user lets text leave).
+func outsideRefusal(d Decision, via string) string {
+	switch {
+	case len(d.Rules) > 0:
+		return OutsideNoRule
+	case (via == ViaBatch || via == ViaAuto) && allows(d.Behavior):
+		return "it needs your own answer (a read outside the session's folders)"
 	}
 	return ""
 }

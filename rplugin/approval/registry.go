@@ -53,8 +53,25 @@ type Pending struct {
 	// Elicit is set for an elicitation (an MCP server of the user's asks
 	// the user for input): Perm then only names it for display.
 	Elicit *claude.ElicitationRequest
+	// Outside is set when one of the editor's own tools wants something
+	// from outside the session's folders: the host asks before its tool
+	// answers (claude is not asked, and gets the tool's result, not an
+	// answer). Perm then only names the tool and its arguments.
+	Outside *Outside
 
 	state State
+}
+
+// Outside is what an editor tool wants from outside the session's folders.
+type Outside struct {
+	Tool        string // the editor tool (buffer_text, …)
+	Path        string // the real path
+	Shown       string // the path as a person reads it ("~/notes/todo.txt")
+	Folder      string // the folder "allow the folder" lets through (real)
+	FolderShown string
+	What        string   // "the text of ~/notes/todo.txt (open in your editor)"
+	Preview     string   // exactly what Claude would receive
+	Inside      []string // the session's folders, as a person reads them
 }
 
 // State reports where the request is in its life (as of the copy).

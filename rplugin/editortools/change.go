@@ -63,13 +63,23 @@ func (r Report) Message(cause string) string {
 // AfterChange reloads (or loads) path in the editor after Claude changed it
 // on disk, waits up to wait for its language servers to report, and says
 // which errors and warnings are new. It takes at most wait plus a little
-// (the attach of a server to a freshly loaded buffer), bounded by ctx.
-func AfterChange(ctx context.Context, ed Editor, path, cwd string, wait time.Duration) (Report, error) {
+// (the attach of a server to a freshly loaded buffer), bounded by ctx. Only
+// a file inside the session's boundary is looked at, and only diagnostics
+// of files inside are reported.
+func AfterChange(ctx context.Context, ed Editor, path string, sess Session, wait time.Duration) (Report, error) {
+	cwd := sess.Cwd
 	rep := Report{Path: path, Cwd: cwd}
 	if ed == nil {
 		return rep, nil
 	}
-	out, err := ed.Call(ctx, AfterChangeTool, map[string]any{"root": cwd, "path": path, "wait": int(wait / time.Millisecond)})
+	sc := newScope(sess)
+	if c := sc.check(path); !c.Place.Open() {
+		rep.Skipped = "the file is outside the session's folders"
+		return rep, nil
+	} else {
+		path = c.Real
+	}
+	out, err := ed.Call(ctx, AfterChangeTool, map[string]any{"root": cwd, "path": path, "wait": int(wait / time.Millisecond), "may_load": true})
 	if err != nil {
 		return rep, err
 	}
@@ -82,6 +92,13 @@ func AfterChange(ctx context.Context, ed Editor, path, cwd string, wait time.Dur
 		return rep, nil
 	}
 	rep.New, rep.Baseline = NewDiagnostics(r.Before.diags(), r.After.diags()), r.Baseline
+	kept := rep.New[:0]
+	for _, d := range rep.New {
+		if sc.open(d.Path) {
+			kept = append(kept, d)
+		}
+	}
+	rep.New = kept
 	return rep, nil
 }
 
@@ -156,7 +173,7 @@ func changeNote(cause, name string, ds []Diag, baseline bool, clients []string, 
 		shown = shown[:MaxNew]
 	}
 	for _, d := range shown {
-		fmt.Fprintf(&b, "- %s\n", d.line(cwd))
+		fmt.Fprintf(&b, "- %s\n", d.line(func(p string) string { return approval.RelPath(p, cwd) }))
 	}
 	if len(ds) > len(shown) {
 		fmt.Fprintf(&b, "(%d more left out: call mcp__%s__diagnostics for the whole list.)\n", len(ds)-len(shown), Server)

@@ -49,20 +49,20 @@ func TestParseArgs(t *testing.T) {
 		{OpenBuffers, `{}`, args{Root: cwd}, ""},
 		{OpenBuffers, ``, args{Root: cwd}, ""},
 		{OpenBuffers, `{"x":1}`, args{}, `unknown argument "x"`},
-		{BufferText, `{"path":"a.lua"}`, args{Root: cwd, Path: "/p/a.lua", StartLine: 1, Max: MaxTextLines}, ""},
-		{BufferText, `{"path":"/abs/../b.txt","start_line":3,"end_line":9}`, args{Root: cwd, Path: "/b.txt", StartLine: 3, EndLine: 9, Max: MaxTextLines}, ""},
+		{BufferText, `{"path":"a.lua"}`, args{Root: cwd, Path: "a.lua", Shown: "a.lua", StartLine: 1, Max: MaxTextLines}, ""},
+		{BufferText, `{"path":"/abs/../b.txt","start_line":3,"end_line":9}`, args{Root: cwd, Path: "/abs/../b.txt", Shown: "/abs/../b.txt", StartLine: 3, EndLine: 9, Max: MaxTextLines}, ""},
 		{BufferText, `{"path":"a","start_line":5,"end_line":2}`, args{}, "end_line 2 is before start_line 5"},
 		{BufferText, `{}`, args{}, `"path" is required`},
 		{BufferText, `{"path":"  "}`, args{}, `"path" must not be empty`},
 		{BufferText, `{"path":3}`, args{}, `"path" must be a string`},
 		{Diagnostics, `{}`, args{Root: cwd}, ""},
 		{Diagnostics, `{"path":null}`, args{Root: cwd}, ""},
-		{LSPDefinition, `{"path":"b.go","line":4,"column":9}`, args{Root: cwd, Path: "/p/b.go", Line: 4, Column: 9}, ""},
+		{LSPDefinition, `{"path":"b.go","line":4,"column":9}`, args{Root: cwd, Path: "b.go", Shown: "b.go", Line: 4, Column: 9}, ""},
 		{LSPHover, `{"path":"b.go","line":0,"column":9}`, args{}, `"line" must be a whole number ≥ 1`},
 		{LSPHover, `{"path":"b.go","line":1.5,"column":9}`, args{}, `"line" must be a whole number`},
 		{LSPHover, `{"path":"b.go","line":"3","column":9}`, args{}, `"line" must be a whole number`},
 		{LSPReferences, `{"path":"b.go","line":3}`, args{}, `"column" is required`},
-		{DocumentSymbols, `{"path":"b.go"}`, args{Root: cwd, Path: "/p/b.go"}, ""},
+		{DocumentSymbols, `{"path":"b.go"}`, args{Root: cwd, Path: "b.go", Shown: "b.go"}, ""},
 		{WorkspaceSymbols, `{"query":""}`, args{Root: cwd}, ""},
 		{WorkspaceSymbols, `{}`, args{}, `"query" is required`},
 		{"rm", `{}`, args{}, "unknown tool"},
@@ -103,7 +103,7 @@ func TestRunDescribes(t *testing.T) {
 		wants          []string
 	}{
 		{OpenBuffers, `{}`, "2 buffers, 1 modified", []string{"- a.lua (lua, 3 lines): modified (unsaved changes", "the current buffer, cursor on line 3",
-			"- /elsewhere/n.txt (no filetype, not loaded): hidden"}},
+			"- /elsewhere/n.txt: outside the project: reading asks the user"}},
 		{BufferText, `{"path":"a.lua","start_line":2,"end_line":3}`, "2 lines", []string{"a.lua as the editor has it, lines 2-3 of 10 (the same as the file on disk):",
 			"     2\ttwo\n     3\tthree", "(7 more lines: ask again with start_line 4.)"}},
 		{Selection, `{}`, "a.lua:2", []string{"from line 2 column 3 to line 2 column 5:", "     2\to x"}},
@@ -115,7 +115,7 @@ func TestRunDescribes(t *testing.T) {
 		{DocumentSymbols, `{"path":"a.go"}`, "2 symbols", []string{"2 symbols in a.go (gopls):\nStruct T  a.go:3:6  struct{...}\n  Field F  a.go:4:2"}},
 		{WorkspaceSymbols, `{"query":"x"}`, "no server", []string{"None of the language servers running in the editor (lua_ls) serves workspace/symbol"}},
 	} {
-		o := Run(context.Background(), ed, cwd, tc.tool, json.RawMessage(tc.in))
+		o := Run(context.Background(), ed, Session{Cwd: cwd}, tc.tool, json.RawMessage(tc.in))
 		text := o.Result.Content[0].Text
 		if o.Result.IsError || o.Headline != tc.head {
 			t.Errorf("%s: error %v, headline %q, want %q:\n%s", tc.tool, o.Result.IsError, o.Headline, tc.head, text)
@@ -126,7 +126,7 @@ func TestRunDescribes(t *testing.T) {
 			}
 		}
 	}
-	if got := ed.got[LSPDefinition]; got.Path != "/p/b.go" || got.Root != cwd {
+	if got := ed.got[LSPDefinition]; got.Path != "/p/b.go" || got.Root != cwd || !got.MayLoad {
 		t.Errorf("the editor got %+v", got)
 	}
 }
@@ -148,9 +148,9 @@ func TestRunFailures(t *testing.T) {
 	} {
 		var o Outcome
 		if tc.ed == nil {
-			o = Run(context.Background(), nil, "/p", tc.tool, json.RawMessage(tc.in))
+			o = Run(context.Background(), nil, Session{Cwd: "/p"}, tc.tool, json.RawMessage(tc.in))
 		} else {
-			o = Run(context.Background(), tc.ed, "/p", tc.tool, json.RawMessage(tc.in))
+			o = Run(context.Background(), tc.ed, Session{Cwd: "/p"}, tc.tool, json.RawMessage(tc.in))
 		}
 		if !o.Result.IsError || !strings.Contains(o.Result.Content[0].Text, tc.want) || o.Headline != "failed" {
 			t.Errorf("%s: %+v", tc.name, o)
@@ -173,7 +173,7 @@ func TestNoServerAndNotOpen(t *testing.T) {
 		{Diagnostics, `{"path":"/else/x.go"}`, "not open", "/else/x.go is not open in the editor"},
 		{Selection, `{}`, "a.lua:7 (cursor)", "No visual selection in a.lua; the cursor is on line 7:\n     7\tx = 1"},
 	} {
-		o := Run(context.Background(), ed, "/p", tc.tool, json.RawMessage(tc.in))
+		o := Run(context.Background(), ed, Session{Cwd: "/p"}, tc.tool, json.RawMessage(tc.in))
 		if o.Result.IsError || o.Headline != tc.head || !strings.Contains(o.Result.Content[0].Text, tc.want) {
 			t.Errorf("%s: %+v", tc.tool, o)
 		}
@@ -190,7 +190,7 @@ func TestDiagnosticsAreCapped(t *testing.T) {
 		items = append(items, map[string]any{"file": 0, "line": i + 1, "col": 1, "severity": sev, "message": "m"})
 	}
 	b, _ := json.Marshal(map[string]any{"open": true, "diagnostics": map[string]any{"paths": []string{"/p/a.go"}, "items": items}})
-	o := Run(context.Background(), &fakeEditor{results: map[string]string{Diagnostics: string(b)}}, "/p", Diagnostics, json.RawMessage(`{"path":"a.go"}`))
+	o := Run(context.Background(), &fakeEditor{results: map[string]string{Diagnostics: string(b)}}, Session{Cwd: "/p"}, Diagnostics, json.RawMessage(`{"path":"a.go"}`))
 	text := o.Result.Content[0].Text
 	if o.Headline != fmt.Sprintf("%d errors", (MaxDiagnostics+100+9)/10) || !strings.Contains(text, "(100 less severe diagnostics were left out.)") {
 		t.Fatalf("%s\n%s", o.Headline, text[len(text)-200:])
@@ -231,7 +231,7 @@ func TestAfterChange(t *testing.T) {
 		"before":{"paths":["/p/b.go"],"items":[{"file":0,"line":2,"col":1,"severity":1,"source":"compiler","message":"old"}]},
 		"after":{"paths":["/p/b.go"],"items":[{"file":0,"line":3,"col":1,"severity":1,"source":"compiler","message":"old"},
 			{"file":0,"line":4,"col":9,"severity":1,"source":"compiler","code":"UndeclaredName","message":"undefined: Helperx"}]}}`}}
-	rep, err := AfterChange(context.Background(), ed, "/p/b.go", "/p", time.Second)
+	rep, err := AfterChange(context.Background(), ed, "/p/b.go", Session{Cwd: "/p"}, time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -244,16 +244,16 @@ func TestAfterChange(t *testing.T) {
 		t.Fatal(rep.Message(ByRewind))
 	}
 	ed.results[AfterChangeTool] = `{"baseline":false,"clients":[],"after":{"paths":["/p/c.go"],"items":[{"file":0,"line":1,"col":1,"severity":2,"message":"w"}]}}`
-	rep, _ = AfterChange(context.Background(), ed, "/p/c.go", "/p", time.Second)
+	rep, _ = AfterChange(context.Background(), ed, "/p/c.go", Session{Cwd: "/p"}, time.Second)
 	if got := rep.Message(ByClaude); !strings.Contains(got, "After your change to c.go, the editor reports 1 warning (the file was not open in the editor before") {
 		t.Fatal(got)
 	}
 	ed.results[AfterChangeTool] = `{"skipped":"the buffer has unsaved changes"}`
-	rep, _ = AfterChange(context.Background(), ed, "/p/c.go", "/p", time.Second)
+	rep, _ = AfterChange(context.Background(), ed, "/p/c.go", Session{Cwd: "/p"}, time.Second)
 	if rep.Message(ByClaude) != "" || rep.Skipped == "" {
 		t.Fatalf("%+v", rep)
 	}
-	if rep, err := AfterChange(context.Background(), nil, "/p/c.go", "/p", time.Second); err != nil || rep.Message(ByClaude) != "" {
+	if rep, err := AfterChange(context.Background(), nil, "/p/c.go", Session{Cwd: "/p"}, time.Second); err != nil || rep.Message(ByClaude) != "" {
 		t.Fatalf("no editor: %+v %v", rep, err)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/claude-nova/claude-nova.nvim/rplugin/approval"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/mcp"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
 )
@@ -111,9 +110,9 @@ func serious(ds []Diag) int {
 }
 
 // line is one diagnostic for the model: "a.lua:3:7: error: msg [source code]".
-func (d Diag) line(cwd string) string {
+func (d Diag) line(show func(string) string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s:%d:%d: %s: %s", approval.RelPath(d.Path, cwd), d.Line, d.Col, severity(d.Severity), oneLine(d.Message))
+	fmt.Fprintf(&b, "%s:%d:%d: %s: %s", show(d.Path), d.Line, d.Col, severity(d.Severity), oneLine(d.Message))
 	tag := strings.TrimSpace(strings.TrimSpace(d.Source) + " " + strings.TrimSpace(d.Code))
 	if tag != "" {
 		fmt.Fprintf(&b, " [%s]", oneLine(tag))
@@ -220,47 +219,86 @@ type lspResult struct {
 	Symbols   []symbol   `json:"symbols"`
 }
 
-// describe turns the editor's answer into text for the model.
-func describe(tool string, a args, out json.RawMessage, cwd string) (Outcome, error) {
-	rel := func(p string) string { return approval.RelPath(p, cwd) }
+// describe turns the editor's answer into text for the model. When the
+// answer would carry text from outside the session's folders, it also
+// returns the question to ask the user before it is given.
+func describe(tool string, a args, out json.RawMessage, sc *scope) (Outcome, *Question, error) {
 	switch tool {
 	case OpenBuffers:
 		var r struct {
 			Buffers []bufferInfo `json:"buffers"`
 		}
 		if err := json.Unmarshal(out, &r); err != nil {
-			return Outcome{}, err
+			return Outcome{}, nil, err
 		}
-		return openBuffers(r.Buffers, rel), nil
+		return openBuffers(r.Buffers, sc), nil, nil
 	case BufferText:
 		var r textResult
 		if err := json.Unmarshal(out, &r); err != nil {
-			return Outcome{}, err
+			return Outcome{}, nil, err
 		}
-		return bufferText(r, rel(a.Path)), nil
+		o := bufferText(r, a.Shown)
+		if !r.Open {
+			return o, nil, nil
+		}
+		for _, p := range []string{a.Path, r.Path} {
+			if !sc.open(p) {
+				what := "the text of " + sc.show(p) + " (open in your editor"
+				if r.Modified {
+					what += ", with unsaved changes"
+				}
+				return o, &Question{Path: sc.check(p).Real, Shown: sc.show(p), What: what + ")"}, nil
+			}
+		}
+		return o, nil, nil
 	case Selection:
 		var r selectionResult
 		if err := json.Unmarshal(out, &r); err != nil {
-			return Outcome{}, err
+			return Outcome{}, nil, err
 		}
-		return selection(r, rel), nil
+		o := selection(r, sc.show)
+		if !sc.open(r.Path) {
+			where := fmt.Sprintf("line %d", r.FromLine)
+			if r.ToLine != r.FromLine {
+				where = fmt.Sprintf("lines %d-%d", r.FromLine, r.ToLine)
+			}
+			what := "your selection in " + sc.show(r.Path) + " (" + where + ")"
+			if r.Kind == "cursor" {
+				what = "the line under your cursor in " + sc.show(r.Path) + " (" + where + ")"
+			}
+			return o, &Question{Path: sc.check(r.Path).Real, Shown: sc.show(r.Path), What: what}, nil
+		}
+		return o, nil, nil
 	case Diagnostics:
 		var r diagResult
 		if err := json.Unmarshal(out, &r); err != nil {
-			return Outcome{}, err
+			return Outcome{}, nil, err
 		}
-		return diagnostics(r.Open, r.Loaded, r.Diagnostics.diags(), a, cwd), nil
+		o := diagnostics(r.Open, r.Loaded, r.Diagnostics.diags(), a, sc)
+		if a.Path != "" && r.Open && !sc.open(a.Path) {
+			return o, &Question{Path: a.Path, Shown: sc.show(a.Path), What: "the diagnostics of " + sc.show(a.Path)}, nil
+		}
+		return o, nil, nil
 	case LSPDefinition, LSPReferences, LSPHover, DocumentSymbols, WorkspaceSymbols:
 		var r lspResult
 		if err := json.Unmarshal(out, &r); err != nil {
-			return Outcome{}, err
+			return Outcome{}, nil, err
 		}
-		return lsp(tool, r, a, rel), nil
+		o := lsp(tool, r, a, sc)
+		if (tool == LSPHover || tool == DocumentSymbols) && len(r.Supported) > 0 && !sc.open(a.Path) {
+			what := "the symbols of " + sc.show(a.Path) + " (from your language server)"
+			if tool == LSPHover {
+				what = fmt.Sprintf("the hover text at %s:%d:%d (from your language server)", sc.show(a.Path), a.Line, a.Column)
+			}
+			return o, &Question{Path: a.Path, Shown: sc.show(a.Path), What: what}, nil
+		}
+		return o, nil, nil
 	}
-	return Outcome{}, fmt.Errorf("unknown tool %q", tool)
+	return Outcome{}, nil, fmt.Errorf("unknown tool %q", tool)
 }
 
-func openBuffers(bs []bufferInfo, rel func(string) string) Outcome {
+func openBuffers(bs []bufferInfo, sc *scope) Outcome {
+	rel := sc.show
 	if len(bs) == 0 {
 		return Outcome{Result: mcp.Text("No file buffers are open in the editor."), Headline: "none"}
 	}
@@ -268,6 +306,10 @@ func openBuffers(bs []bufferInfo, rel func(string) string) Outcome {
 	modified := 0
 	fmt.Fprintf(&b, "%s open in the editor:\n", plural(len(bs), "buffer"))
 	for _, x := range bs {
+		if !sc.open(x.Path) {
+			fmt.Fprintf(&b, "- %s: outside the project: reading asks the user\n", rel(x.Path))
+			continue
+		}
 		var facts []string
 		if x.Modified {
 			modified++
@@ -370,20 +412,37 @@ func selection(r selectionResult, rel func(string) string) Outcome {
 	return Outcome{Result: mcp.Text(strings.TrimRight(b.String(), "\n")), Headline: head}
 }
 
-func diagnostics(open bool, loaded int, items []Diag, a args, cwd string) Outcome {
+func diagnostics(open bool, loaded int, items []Diag, a args, sc *scope) Outcome {
 	scope := "All loaded buffers"
+	note := ""
 	if a.Path != "" {
-		scope = approval.RelPath(a.Path, cwd)
+		scope = sc.show(a.Path)
 		if !open {
 			return Outcome{Result: mcp.Text(fmt.Sprintf("%s is not open in the editor and was not loaded, so the editor has no diagnostics for it.", scope)),
 				Headline: "not open"}
 		}
+	}
+	if a.Path == "" {
+		// Every loaded buffer: only those inside the boundary are told.
+		kept, left, files := items[:0:0], 0, map[string]bool{}
+		for _, d := range items {
+			if sc.open(d.Path) {
+				kept = append(kept, d)
+			} else {
+				left++
+				files[d.Path] = true
+			}
+		}
+		items, note = kept, outsideNote(left, files, "diagnostic")
 	}
 	total := counts(items)
 	if len(items) == 0 {
 		msg := fmt.Sprintf("No diagnostics in %s.", scope)
 		if a.Path == "" {
 			msg = fmt.Sprintf("No diagnostics in the %s loaded in the editor.", plural(loaded, "buffer"))
+			if note != "" {
+				msg = "No diagnostics in the buffers inside the project. " + note
+			}
 		}
 		return Outcome{Result: mcp.Text(msg), Headline: "none"}
 	}
@@ -395,11 +454,14 @@ func diagnostics(open bool, loaded int, items []Diag, a args, cwd string) Outcom
 	}
 	b.WriteByte('\n')
 	for _, d := range kept {
-		b.WriteString(d.line(cwd))
+		b.WriteString(d.line(sc.show))
 		b.WriteByte('\n')
 	}
 	if cut > 0 {
 		fmt.Fprintf(&b, "(%d less severe diagnostics were left out.)\n", cut)
+	}
+	if note != "" {
+		b.WriteString(note + "\n")
 	}
 	return Outcome{Result: mcp.Text(strings.TrimRight(b.String(), "\n")), Headline: total}
 }
@@ -409,7 +471,8 @@ var methods = map[string]string{
 	DocumentSymbols: "textDocument/documentSymbol", WorkspaceSymbols: "workspace/symbol",
 }
 
-func lsp(tool string, r lspResult, a args, rel func(string) string) Outcome {
+func lsp(tool string, r lspResult, a args, sc *scope) Outcome {
+	rel := sc.show
 	method := methods[tool]
 	at := ""
 	if a.Path != "" {
@@ -456,8 +519,18 @@ func lsp(tool string, r lspResult, a args, rel func(string) string) Outcome {
 			fmt.Fprintf(&b, "%s to the symbol at %s (%s):\n", plural(len(r.Locations), "reference"), at, servers)
 			head = plural(len(r.Locations), "reference")
 		}
+		outside := 0
 		for _, l := range locs {
+			if !sc.open(l.Path) {
+				// Where, never what: the line's text is from outside.
+				fmt.Fprintf(&b, "%s:%d:%d (outside the project: its text is not shown)\n", rel(l.Path), l.Line, l.Col)
+				outside++
+				continue
+			}
 			fmt.Fprintf(&b, "%s:%d:%d: %s\n", rel(l.Path), l.Line, l.Col, strings.TrimSpace(l.Text))
+		}
+		if outside > 0 {
+			head += fmt.Sprintf(" (%d outside)", outside)
 		}
 		if cut > 0 {
 			fmt.Fprintf(&b, "(%d more left out.)\n", cut)
@@ -473,6 +546,20 @@ func lsp(tool string, r lspResult, a args, rel func(string) string) Outcome {
 		}
 	case DocumentSymbols, WorkspaceSymbols:
 		syms := r.Symbols
+		note := ""
+		if tool == WorkspaceSymbols {
+			kept, left, files := syms[:0:0], 0, map[string]bool{}
+			for _, s := range syms {
+				if sc.open(s.Path) {
+					kept = append(kept, s)
+				} else {
+					left++
+					files[s.Path] = true
+				}
+			}
+			syms, note = kept, outsideNote(left, files, "symbol")
+			r.Symbols = kept
+		}
 		cut := 0
 		if len(syms) > MaxLocations {
 			cut = len(syms) - MaxLocations
@@ -496,6 +583,9 @@ func lsp(tool string, r lspResult, a args, rel func(string) string) Outcome {
 		}
 		if cut > 0 {
 			fmt.Fprintf(&b, "(%d more left out.)\n", cut)
+		}
+		if note != "" {
+			b.WriteString(note + "\n")
 		}
 		head = plural(len(r.Symbols), "symbol")
 	}

@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 
+	"github.com/claude-nova/claude-nova.nvim/rplugin/boundary"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/mcp"
 )
 
@@ -26,17 +28,72 @@ func failed(msg string) Outcome {
 	return Outcome{Result: mcp.Failure(msg), Headline: "failed"}
 }
 
-// Run calls tool with the model's arguments for a session in cwd (paths
-// are relative to it) and describes what the editor said.
-func Run(ctx context.Context, ed Editor, cwd, tool string, raw json.RawMessage) Outcome {
+// Session is what a call needs to know of the session that makes it.
+type Session struct {
+	Cwd  string // relative paths are taken against it
+	Home string // paths under it read "~/…"
+	// Gate keeps the session's boundary (nil: only Cwd is inside, and
+	// nothing outside it is given).
+	Gate Gate
+	// Timeout bounds the editor's answer (0: only ctx); the wait for the
+	// user's answer to an outside read is bounded by ctx alone.
+	Timeout time.Duration
+}
+
+// Gate is the session's boundary as the tools see it: where a path stands,
+// and the user's answer when Claude wants something from outside.
+type Gate interface {
+	Check(name string) boundary.Check
+	Ask(ctx context.Context, q Question) Answer
+}
+
+// Question is what Claude wants from outside the session's folders.
+type Question struct {
+	Tool    string // the tool (buffer_text, …)
+	Path    string // the real path
+	Shown   string // the path as a person reads it
+	What    string // "the text of ~/notes/todo.txt (open in your editor)"
+	Preview string // exactly what Claude would receive
+}
+
+// Answer is the user's answer to a Question.
+type Answer struct {
+	Allowed bool
+	Message string // the user's words for Claude, on a deny
+	How     string // for the transcript: "allowed once", "denied by you", …
+}
+
+// Run calls tool with the model's arguments for a session and describes
+// what the editor said. Nothing from outside the session's folders reaches
+// the answer unless the gate lets it through (see package boundary).
+func Run(ctx context.Context, ed Editor, sess Session, tool string, raw json.RawMessage) Outcome {
 	if ed == nil {
 		return failed("the editor tools are not connected to Neovim")
 	}
-	a, err := parseArgs(tool, raw, cwd)
+	a, err := parseArgs(tool, raw, sess.Cwd)
 	if err != nil {
 		return failed(err.Error())
 	}
-	out, err := ed.Call(ctx, tool, a)
+	sc := newScope(sess)
+	if a.Path != "" {
+		c := sc.check(a.Path)
+		switch {
+		case c.NotFile:
+			return failed(fmt.Sprintf("%s: %q is not a file path", tool, a.Shown))
+		case c.Real == "":
+			return failed(fmt.Sprintf("%s: %s cannot be resolved (a loop of symbolic links?)", tool, a.Shown))
+		case c.Place == boundary.Refused:
+			return refused(tool, sc.show(c.Real), c.Why)
+		}
+		a.Path, a.MayLoad = c.Real, c.Place.Open()
+	}
+	callCtx := ctx
+	if sess.Timeout > 0 {
+		var cancel context.CancelFunc
+		callCtx, cancel = context.WithTimeout(ctx, sess.Timeout)
+		defer cancel()
+	}
+	out, err := ed.Call(callCtx, tool, a)
 	if err != nil {
 		var te *ToolError
 		if errors.As(err, &te) {
@@ -44,19 +101,58 @@ func Run(ctx context.Context, ed Editor, cwd, tool string, raw json.RawMessage) 
 		}
 		return failed(fmt.Sprintf("%s failed: %v", tool, err))
 	}
-	o, err := describe(tool, a, out, cwd)
+	o, q, err := describe(tool, a, out, sc)
 	if err != nil {
 		return failed(fmt.Sprintf("%s: the editor's answer could not be read: %v", tool, err))
 	}
+	if q == nil {
+		return o
+	}
+	if c := sc.check(q.Path); c.Place == boundary.Refused {
+		return refused(tool, q.Shown, c.Why)
+	}
+	q.Tool, q.Preview = tool, o.Result.Content[0].Text
+	ans := sc.ask(ctx, *q)
+	if !ans.Allowed {
+		return deniedOutside(*q, ans)
+	}
+	o.Headline += " · " + ans.How
 	return o
+}
+
+// refused is the answer when one of the user's Read deny rules covers path.
+func refused(tool, shown, rule string) Outcome {
+	return Outcome{
+		Result:   mcp.Failure(fmt.Sprintf("%s: reading %s is denied by the user's settings (rule %s); nothing was read.", tool, shown, rule)),
+		Headline: "refused by your rule " + rule,
+	}
+}
+
+// deniedOutside is the answer when the user did not let Claude have what it
+// asked for from outside the session's folders.
+func deniedOutside(q Question, ans Answer) Outcome {
+	msg := fmt.Sprintf("The user did not allow %s: %s is outside this session's folders, and reading it needs the user's consent. Nothing was read.", q.What, q.Shown)
+	if m := strings.TrimSpace(ans.Message); m != "" {
+		msg += " The user says: " + m
+	}
+	how := ans.How
+	if how == "" {
+		how = "denied"
+	}
+	return Outcome{Result: mcp.Failure(msg), Headline: "outside the project · " + how}
 }
 
 // args are what the Neovim side gets: the model's arguments, checked, with
 // the path made absolute, plus the session's folder (a file outside it is
 // read only when it is open in the editor already).
 type args struct {
-	Root      string `json:"root"`
+	Root string `json:"root"`
+	// Path is the real path (resolved by the boundary); Shown is how the
+	// model named it (for the model's answer); MayLoad lets the editor
+	// load the file when it is not open (only inside the boundary).
 	Path      string `json:"path,omitempty"`
+	Shown     string `json:"-"`
+	MayLoad   bool   `json:"may_load,omitempty"`
 	StartLine int    `json:"start_line,omitempty"`
 	EndLine   int    `json:"end_line,omitempty"`
 	Line      int    `json:"line,omitempty"`
@@ -169,9 +265,7 @@ func parseArgs(tool string, raw json.RawMessage, cwd string) (args, error) {
 			return a, fmt.Errorf("%s: unknown argument %q", tool, k)
 		}
 	}
-	if a.Path != "" {
-		a.Path = Abs(a.Path, cwd)
-	}
+	a.Shown = a.Path // resolved by Run, through the boundary
 	return a, nil
 }
 

@@ -188,7 +188,8 @@ type Server struct {
 }
 
 // New returns a server offering tools, answered by handle, each call
-// bounded by timeout.
+// bounded by timeout (0: by nothing but a cancel; the handler bounds its
+// own waits).
 func New(info Info, tools []Tool, handle Handler, timeout time.Duration, log *slog.Logger) *Server {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -264,6 +265,12 @@ var emptyResult = encode(response{Result: struct{}{}})
 // tool call runs on its own goroutine, so the caller (claude's reader) never
 // waits for a tool.
 func (s *Server) Serve(raw []byte, reply func(json.RawMessage)) {
+	s.ServeContext(context.Background(), raw, reply)
+}
+
+// ServeContext is Serve with a parent context for a tool call (its values
+// reach the handler; its end cancels the call).
+func (s *Server) ServeContext(parent context.Context, raw []byte, reply func(json.RawMessage)) {
 	m, err := Decode(raw)
 	if err != nil {
 		code := CodeInvalidRequest
@@ -300,13 +307,13 @@ func (s *Server) Serve(raw []byte, reply func(json.RawMessage)) {
 	case "tools/list":
 		reply(encode(response{ID: m.ID, Result: map[string]any{"tools": s.tools}}))
 	case "tools/call":
-		s.call(m, reply)
+		s.call(parent, m, reply)
 	default:
 		reply(errorReply(m.ID, CodeMethodNotFound, "method not found: "+m.Method))
 	}
 }
 
-func (s *Server) call(m Message, reply func(json.RawMessage)) {
+func (s *Server) call(parent context.Context, m Message, reply func(json.RawMessage)) {
 	var p struct {
 		Name      string          `json:"name"`
 		Arguments json.RawMessage `json:"arguments"`
@@ -330,7 +337,13 @@ func (s *Server) call(m Message, reply func(json.RawMessage)) {
 		reply(errorReply(m.ID, CodeInvalidParams, "tools/call: arguments must be an object"))
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), s.timeout)
+	var ctx context.Context
+	var cancel context.CancelFunc
+	if s.timeout > 0 {
+		ctx, cancel = context.WithTimeout(parent, s.timeout)
+	} else {
+		ctx, cancel = context.WithCancel(parent)
+	}
 	key := string(m.ID)
 	s.mu.Lock()
 	s.running[key] = cancel

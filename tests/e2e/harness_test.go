@@ -110,8 +110,11 @@ type Options struct {
 	// Init replaces the test init (make demo's: scripts/demo/init.lua);
 	// tests/e2e/observe.lua is loaded after it, before VimEnter.
 	Init string
-	// Files are written into the project before Neovim starts.
-	Files map[string]string
+	// Files are written into the project before Neovim starts; HomeFiles
+	// into the home folder. "{{home}}" and "{{project}}" in Setup's values
+	// are the two folders.
+	Files     map[string]string
+	HomeFiles map[string]string
 }
 
 func randomID() string {
@@ -141,6 +144,15 @@ func NewEnv(t *testing.T, v nvimVersion, o Options) *Env {
 	for rel, content := range o.Files {
 		e.WriteFile(rel, content)
 	}
+	for rel, content := range o.HomeFiles {
+		p := filepath.Join(e.Home, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if !o.NoModel {
 		e.Model = fakemodel.New(o.ModelOpts)
 		if _, err := e.Model.Start(context.Background()); err != nil {
@@ -166,6 +178,7 @@ func NewEnv(t *testing.T, v nvimVersion, o Options) *Env {
 		setup[k] = val
 	}
 	optsJSON, _ := json.Marshal(setup)
+	optsJSON = []byte(strings.NewReplacer("{{home}}", e.Home, "{{project}}", e.Project).Replace(string(optsJSON)))
 	if o.NoSetup {
 		optsJSON = nil
 	}

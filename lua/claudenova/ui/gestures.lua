@@ -80,6 +80,10 @@ function M.always(id)
     M.present(id)
     return
   end
+  if r.no_always then
+    notify.info(r.no_always)
+    return
+  end
   if (r.hints or {}).no_rules then
     notify.info(("claude asks that no lasting rule be made for this request (%s): allow or deny it once"):format(r.hints.why or ""))
     return

@@ -36,7 +36,7 @@ local function choices(r, keys, review)
   if r.tool_choice and r.tool_choice ~= "" and r.tool_choice ~= r.session_choice then
     item("allow_tool", "Allow " .. r.tool_choice, true)
   end
-  if not h.no_rules then
+  if not h.no_rules and not r.no_always then
     item("always", "Always…")
   end
   item("review", review and "Hide review" or "Review")
@@ -155,7 +155,9 @@ local function set_keymaps(buf, r, rows)
   end
   local function not_offered(what)
     return function()
-      if h.no_rules then
+      if r.no_always and what == "Always…" then
+        notify.info(r.no_always)
+      elseif h.no_rules then
         notify.info(("%s is not offered: claude asks that no lasting rule be made (%s)"):format(what, h.why or ""))
       else
         notify.info(("%s is not offered: claude suggested no rule for this request (Always… makes one)"):format(what))
