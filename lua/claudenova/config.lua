@@ -185,7 +185,7 @@ M.schema = {
       rules = {
         desc = "Keys in the rules buffer (:ClaudeNova rules).",
         fields = {
-          remove = { type = "key", default = "dd", desc = "Remove the rule under the cursor from its settings file." },
+          remove = { type = "key", default = "dd", desc = "Take back the rule under the cursor: a session rule ends at once, a rule from a settings file is removed from that file." },
           refresh = { type = "key", default = "R", desc = "Read the rules again." },
           close = { type = "key", default = "q", desc = "Close the rules buffer." },
         },

@@ -147,9 +147,13 @@ end
 --- The file buffer the user was in before :checkhealth opened its own.
 local function user_buf()
   local best
+  local log = vim.fs.normalize(require("claudenova.host").log_path())
   for _, info in ipairs(vim.fn.getbufinfo({ buflisted = 1 })) do
     local b = info.bufnr
-    if vim.bo[b].buftype == "" and info.name ~= "" and vim.bo[b].filetype ~= "checkhealth" then
+    -- A file of the user's: not the plugin's own log (:ClaudeNova log), not a
+    -- claude-nova surface.
+    if vim.bo[b].buftype == "" and info.name ~= "" and vim.bo[b].filetype ~= "checkhealth"
+      and vim.fs.normalize(info.name) ~= log and not vim.b[b].claudenova_surface then
       if not best or info.lastused > best.lastused then
         best = info
       end

@@ -26,6 +26,7 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/queue"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rules"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/ui"
 )
@@ -70,7 +71,8 @@ type App struct {
 	workers map[int]*queue.Queue[func()] // per session: gestures that take time, in order
 	flags   map[int]*rules.Session       // per session: the rules the user added for it (rules.go)
 
-	ed editorState // the editor's tools (editortools.go)
+	ed   editorState // the editor's tools (editortools.go)
+	comp completer   // the prompt input's completion (complete.go)
 
 	stageMu sync.Mutex // staging vs. the stale sweep (see permission)
 	spawner *claude.Spawner
@@ -326,11 +328,13 @@ func (a *App) send(s *session.Session, prompt string) error {
 	}
 	if busy {
 		// Claude holds it until the running turn can take it: it can
-		// still be withdrawn (CancelQueued).
+		// still be withdrawn (CancelQueued). The mark leaves its line
+		// when claude takes it (promptTaken).
 		s.Queue(id, prompt)
-		mark = strings.TrimPrefix(mark+" · queued", " · ")
+		a.transcript(s, s.Transcript.PromptQueued(id, prompt, mark))
+	} else {
+		a.transcript(s, s.Transcript.PromptMarked(prompt, mark))
 	}
-	a.transcript(s, s.Transcript.PromptMarked(prompt, mark))
 	s.Prompted(prompt)
 	s.BeginTurn()
 	s.Update(session.StateRunning, "", "", "")
@@ -425,14 +429,53 @@ func (a *App) Stop(id int) (Outcome, error) {
 	if s.State() == session.StateExited {
 		return Outcome{Message: fmt.Sprintf("session %d has already exited", s.ID)}, nil
 	}
-	s.MarkStopping()
+	// Nothing of the turn runs after the user's stop: the session reads as
+	// stopped at once, its requests leave without an answer (an answer, or
+	// claude's stdin closing, would let the turn go on), the prompts claude
+	// had not taken are dropped, and claude is interrupted, then its process
+	// group ended.
+	inTurn := s.InTurn() || s.State() == session.StateRunning || s.State() == session.StateWaiting
+	dropped := s.StopNow()
 	a.withdrawSession(s.ID, "session stopped")
+	a.ui.Send(ui.EvSession, s.Info())
+	msg := fmt.Sprintf("stopped session %d", s.ID)
+	for _, q := range dropped {
+		a.transcript(s, s.Transcript.Unqueue(q.ID, "dropped"))
+	}
+	if n := len(dropped); n > 0 {
+		msg += fmt.Sprintf("; %s claude had not read yet dropped", plural(n, "queued prompt"))
+		a.note(s, fmt.Sprintf("Dropped %s claude had not read yet: %s", plural(n, "queued prompt"), queuedList(dropped)))
+	}
 	a.wg.Add(1)
 	go func() {
 		defer a.wg.Done()
-		s.Proc.Stop(3 * time.Second)
+		if inTurn {
+			ctx, cancel := context.WithTimeout(context.Background(), stopInterrupt)
+			_, _ = s.Proc.Control(ctx, "interrupt", nil)
+			cancel()
+		}
+		s.Proc.Kill(time.Second)
 	}()
-	return Outcome{Done: true, Message: fmt.Sprintf("stopping session %d", s.ID)}, nil
+	return Outcome{Done: true, Message: msg}, nil
+}
+
+// stopInterrupt bounds the wait for claude's answer to the interrupt a stop
+// sends before it ends the process.
+const stopInterrupt = 500 * time.Millisecond
+
+func plural(n int, one string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %ss", n, one)
+}
+
+func queuedList(qs []session.Queued) string {
+	parts := make([]string, 0, len(qs))
+	for _, q := range qs {
+		parts = append(parts, "“"+sanitize.Truncate(sanitize.Line(q.Text), 60)+"”")
+	}
+	return strings.Join(parts, ", ")
 }
 
 // Select makes a session current.

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -90,19 +91,25 @@ func (r *recorder) notes() []string {
 	return out
 }
 
-// transcriptText joins every transcript line sent for session id.
+// transcriptText is session id's transcript as the front end has it after
+// every update sent (each op replaces Count lines at Index).
 func (r *recorder) transcriptText(id int) string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	var b strings.Builder
+	var lines []string
 	for _, e := range r.events {
 		if u, ok := e.Data.(*session.Update); ok && e.Name == ui.EvTranscript && u.Session == id {
 			for _, op := range u.Ops {
-				b.WriteString(strings.Join(op.Lines, "\n") + "\n")
+				at := min(max(op.Index, 0), len(lines))
+				end := min(at+op.Count, len(lines))
+				lines = slices.Replace(lines, at, end, op.Lines...)
 			}
 		}
 	}
-	return b.String()
+	if len(lines) == 0 {
+		return ""
+	}
+	return strings.Join(lines, "\n") + "\n"
 }
 
 // mem is an App whose sessions run on in-memory claudes.

@@ -234,8 +234,10 @@ func (a *App) CancelQueued(p Later) error {
 		_ = json.Unmarshal(raw, &res)
 		s.Dequeue(p.ID)
 		if !res.Cancelled {
+			a.transcript(s, s.Transcript.Unqueue(p.ID, ""))
 			return map[string]any{"cancelled": false, "why": "already taken: claude read it before it could be withdrawn"}, nil
 		}
+		a.transcript(s, s.Transcript.Unqueue(p.ID, "withdrawn"))
 		s.Turns.Drop(p.ID)
 		a.note(s, "Withdrawn before Claude read it: "+sanitize.FirstLine(promptOf(p.ID, s), 60))
 		return map[string]any{"cancelled": true}, nil

@@ -70,6 +70,7 @@ func (a *App) handle(s *session.Session, m claude.Message) {
 	case "system":
 		a.system(s, m)
 	case "assistant", "stream_event":
+		a.turnByItself(s, m)
 		a.seeAgent(s, m)
 		a.transcript(s, s.Transcript.Apply(m))
 		a.activity(s)
@@ -117,6 +118,8 @@ func (a *App) handle(s *session.Session, m claude.Message) {
 		}
 	case "control_cancel_request":
 		a.withdraw(s.ID, m.RequestID, "cancelled by claude")
+	case "command_lifecycle":
+		a.commandLifecycle(s, m)
 	case "control_response":
 		a.log.Debug("uncorrelated control response", "session", s.ID, "id", m.RequestID)
 	default:
@@ -138,14 +141,52 @@ func (a *App) replayed(s *session.Session, m claude.Message) bool {
 	if json.Unmarshal(m.Raw, &echo) != nil || !echo.IsReplay {
 		return false
 	}
-	if s.Dequeue(echo.UUID) {
-		a.log.Debug("queued prompt taken", "session", s.ID, "uuid", echo.UUID)
-	}
+	a.promptTaken(s, echo.UUID)
 	if s.State() == session.StateIdle {
+		s.BeginTurn()
 		s.Update(session.StateRunning, "", "", "")
 		a.ui.Send(ui.EvSession, s.Info())
 	}
 	return true
+}
+
+// promptTaken records that claude took prompt uuid: it is no longer
+// queued, and its line in the transcript says so.
+func (a *App) promptTaken(s *session.Session, uuid string) {
+	if uuid == "" || !s.Dequeue(uuid) {
+		return
+	}
+	a.log.Debug("queued prompt taken", "session", s.ID, "uuid", uuid)
+	a.transcript(s, s.Transcript.Unqueue(uuid, ""))
+}
+
+// commandLifecycle is claude's word on a prompt of ours (command_uuid is
+// the uuid we gave it): "started" when it takes it.
+func (a *App) commandLifecycle(s *session.Session, m claude.Message) {
+	var c struct {
+		UUID  string `json:"command_uuid"`
+		State string `json:"state"`
+	}
+	if json.Unmarshal(m.Raw, &c) != nil {
+		return
+	}
+	if c.State == "started" || c.State == "completed" {
+		a.promptTaken(s, c.UUID)
+	}
+}
+
+// turnByItself starts a turn when claude's main agent speaks while the
+// session is idle: a turn claude started by itself (a task ended). Nothing
+// else makes an idle session run: not a system/init (claude sends one
+// after a model switch too), not a subagent's message (it works between
+// turns, and its tasks show that).
+func (a *App) turnByItself(s *session.Session, m claude.Message) {
+	if s.State() != session.StateIdle || bytes.Contains(m.Raw, []byte(`"parent_tool_use_id":"`)) || bytes.Contains(m.Raw, []byte(`"agent_id":"`)) {
+		return
+	}
+	s.BeginTurn()
+	s.Update(session.StateRunning, "", "", "")
+	a.ui.Send(ui.EvSession, s.Info())
 }
 
 // contextUsage asks claude how full the context is (shown in the
@@ -180,14 +221,13 @@ func (a *App) system(s *session.Session, m claude.Message) {
 	}
 	switch m.Subtype {
 	case "init":
+		// Not a turn by itself: claude sends one with each turn, and after
+		// a model switch while idle too (turnByItself starts the turns
+		// claude starts on its own).
 		st := ""
 		switch s.State() {
 		case session.StateStarting, session.StateReady:
 			st = session.StateIdle
-		case session.StateIdle:
-			// A turn without a prompt: claude starts one when a task ends.
-			st = session.StateRunning
-			s.BeginTurn()
 		}
 		s.Update(st, sys.PermissionMode, sys.SessionID, sys.Model)
 	case "session_title_changed":
@@ -256,9 +296,12 @@ func (a *App) exited(s *session.Session, sawInit bool) {
 	}
 	s.Exited(errMsg)
 	a.tasksEnded(s)
-	if errMsg != "" {
+	switch {
+	case errMsg != "":
 		a.note(s, "**Session ended:** "+errMsg)
-	} else {
+	case s.Stopping():
+		a.note(s, "Session stopped.")
+	default:
 		a.note(s, "Session ended.")
 	}
 	a.ui.Send(ui.EvSession, s.Info())

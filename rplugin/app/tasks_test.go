@@ -247,7 +247,18 @@ func TestTurnsBetweenTasks(t *testing.T) {
 	if st := s.State(); st != session.StateIdle {
 		t.Fatalf("state %s after a request between turns", st)
 	}
+	// An init while idle is not a turn (claude sends one after a model
+	// switch too); a subagent's message is not one either.
 	c.PushJSON(map[string]any{"type": "system", "subtype": "init", "session_id": "s1", "permissionMode": "default"})
+	c.PushJSON(map[string]any{"type": "assistant", "parent_tool_use_id": "toolu_task", "agent_id": "a1",
+		"message": map[string]any{"id": "m0", "content": []any{map[string]any{"type": "text", "text": "agent at work"}}}})
+	m.rec.wait(t, "the agent's text", func([]ui.Event) bool { return strings.Contains(m.rec.transcriptText(info.ID), "agent at work") })
+	if st := s.State(); st != session.StateIdle {
+		t.Fatalf("state %s after an init and an agent's message between turns", st)
+	}
+	// Claude's own words while idle: a turn it started by itself.
+	c.PushJSON(map[string]any{"type": "assistant", "parent_tool_use_id": nil,
+		"message": map[string]any{"id": "m1", "content": []any{map[string]any{"type": "text", "text": "the task is done"}}}})
 	m.rec.wait(t, "running", func([]ui.Event) bool { return s.State() == session.StateRunning })
 	c.PushJSON(map[string]any{"type": "result", "subtype": "success"})
 	m.rec.wait(t, "idle again", func([]ui.Event) bool { return s.State() == session.StateIdle })

@@ -77,6 +77,9 @@ type RequestView struct {
 	Original string `json:"original,omitempty"`
 	// Form is an MCP server's form (an elicitation).
 	Form *Form `json:"form,omitempty"`
+	// Said is what Claude said right before the call, in the same message
+	// ("" when nothing): why it asks, in its words.
+	Said string `json:"said,omitempty"`
 	// NoAlways says why "Always…" is not offered ("" when it is).
 	NoAlways string `json:"no_always,omitempty"`
 	// Outside is set for an editor tool's read outside the session's
@@ -120,16 +123,20 @@ func (a *App) view(r approval.Pending) RequestView {
 	name := fmt.Sprintf("session %d", r.Session)
 	cwd := ""
 	planning := false
+	said := ""
 	if s, ok := a.sessions.Get(r.Session); ok {
 		cwd = s.Cwd
 		name = fmt.Sprintf("%d · %s", r.Session, s.Name())
 		planning = s.Mode() == "plan"
+		if r.Perm.ToolUseID != "" {
+			said = sanitize.Text(s.Transcript.Said(r.Perm.ToolUseID))
+		}
 	}
 	v := RequestView{
 		ID: r.ID, Session: r.Session, SessionName: name, Tool: sanitize.Line(pr.ToolName),
 		Target: r.Target, Surface: string(r.Route.Surface), Reason: sanitize.Text(r.Route.Reason),
 		Arrived: r.Arrived.UnixMilli(), Added: r.Added, Removed: r.Removed,
-		FileChange: approval.IsFileChange(pr.ToolName), Staged: r.Staged,
+		FileChange: approval.IsFileChange(pr.ToolName), Staged: r.Staged, Said: said,
 	}
 	// Claude writing its own plan file is part of planning.
 	v.PlanMode = planning && v.FileChange && !strings.Contains(r.Target, ".claude/plans/")
@@ -199,7 +206,9 @@ func (a *App) view(r approval.Pending) RequestView {
 		v.Fields = append(v.Fields, Field{"Asked by your rule", sanitize.Line(pr.MatchedAskRule.String() + " (" + pr.MatchedAskRule.Source + ")")})
 	}
 	if pr.BlockedPath != "" {
-		v.Fields = append(v.Fields, Field{"Blocked path", sanitize.Line(pr.BlockedPath)})
+		// The path claude's check is about (a command writes it, a read is
+		// outside the folder): not a forbidden one.
+		v.Fields = append(v.Fields, Field{"Path it touches", sanitize.Line(approval.RelPath(pr.BlockedPath, cwd))})
 	}
 	if v.Agent != nil {
 		v.Fields = append([]Field{{"Agent", agentLabel(v.Agent)}}, v.Fields...)

@@ -45,6 +45,10 @@ type Conn interface {
 	// Stop ends the process (queued lines are written first) and returns
 	// once it is gone.
 	Stop(grace time.Duration)
+	// Kill ends the process group at once (SIGTERM, SIGKILL after grace),
+	// without closing stdin first (which would let claude go on with its
+	// turn), and returns once it is gone.
+	Kill(grace time.Duration)
 }
 
 var _ Conn = (*Process)(nil)

@@ -207,6 +207,20 @@ func (p *Process) Done() <-chan struct{} { return p.done }
 // ExitErr is the process's exit error; valid after Done.
 func (p *Process) ExitErr() error { return p.exitErr }
 
+// Kill ends claude's process group now: SIGTERM, then SIGKILL after grace.
+// Nothing more is written to it.
+func (p *Process) Kill(grace time.Duration) {
+	p.closing.Store(true)
+	_ = syscall.Kill(-p.Pid(), syscall.SIGTERM)
+	select {
+	case <-p.done:
+		return
+	case <-time.After(grace):
+	}
+	_ = syscall.Kill(-p.Pid(), syscall.SIGKILL)
+	<-p.done
+}
+
 // Stop ends claude: every queued line is written, stdin is closed, then it
 // waits up to grace, terminates and finally kills the process group. It
 // returns once the process is gone.

@@ -248,6 +248,7 @@ var methods = map[string]handler{
 	"cancel_queued":  with(func(a *app.App, p app.Later) (any, error) { return nil, a.CancelQueued(p) }),
 	"steer":          with(func(a *app.App, p app.SteerParams) (any, error) { return a.Steer(p) }),
 	"undo_hunk":      with(func(a *app.App, p app.UndoParams) (any, error) { return a.UndoHunk(p) }),
+	"complete":       with(func(a *app.App, p app.CompleteParams) (any, error) { return nil, a.Complete(p) }),
 	"boundaries":     plain(func(a *app.App) (any, error) { return a.Boundaries(), nil }),
 	"shutdown":       plain(func(a *app.App) (any, error) { a.Shutdown(); return nil, nil }),
 	// tool_reply: the editor's later answer to a tool call (a language

@@ -142,6 +142,12 @@ func TestMethodTableWiring(t *testing.T) {
 		{"cancel_queued", `{"id":"nope","token":"t6"}`, func(r reply) bool { return !r.OK && strings.Contains(r.Error, "not queued") }},
 		{"steer", `{"session":1,"prompt":" "}`, func(r reply) bool { return !r.OK && strings.Contains(r.Error, "empty prompt") }},
 		{"forget", `{"session":1}`, func(r reply) bool { return !r.OK && strings.Contains(r.Error, "stop it first") }},
+		{"complete", `{"session":1,"kind":"/","query":"co","token":1}`, func(r reply) bool { return r.OK }},
+		{"complete", `{"session":1,"kind":"#","query":"x","token":2}`, func(r reply) bool { return !r.OK && strings.Contains(r.Error, "kind must be @ or /") }},
+		{"boundaries", ``, func(r reply) bool {
+			l, _ := r.Result.([]any)
+			return r.OK && len(l) == 1
+		}},
 		{"stop", `{"session":1}`, func(r reply) bool { return r.OK }},
 		{"shutdown", ``, func(r reply) bool { return r.OK }},
 	}

@@ -54,6 +54,49 @@ func (t *Transcript) PromptMarked(text, mark string) []Op {
 	return append(ops, t.add(sanitize.Lines(text)...)...)
 }
 
+// QueuedMark ends the heading of a prompt claude has not taken yet.
+const QueuedMark = "queued"
+
+// PromptQueued records a prompt sent while a turn runs: its heading is
+// marked queued until Unqueue(id).
+func (t *Transcript) PromptQueued(id, text, mark string) []Op {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.speaker = ""
+	t.inTurn = true
+	at := t.count()
+	if at > 0 {
+		at++ // a blank line before the heading
+	}
+	full := strings.TrimPrefix(mark+" · "+QueuedMark, " · ")
+	ops := t.headingMarked("you", "You", sanitize.Line(full), "text")
+	line := at
+	t.queued[id] = &line
+	t.queuedHead[id] = "## You · " + sanitize.Line(mark)
+	if mark == "" {
+		t.queuedHead[id] = "## You"
+	}
+	return append(ops, t.add(sanitize.Lines(text)...)...)
+}
+
+// Unqueue takes the queued mark off the heading of prompt id (claude took
+// it); mark, when not "", takes its place ("withdrawn").
+func (t *Transcript) Unqueue(id, mark string) []Op {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	at, ok := t.queued[id]
+	head := t.queuedHead[id]
+	delete(t.queued, id)
+	delete(t.queuedHead, id)
+	if !ok || *at < t.base || *at >= t.count() {
+		return nil
+	}
+	if mark != "" {
+		head += " · " + sanitize.Line(mark)
+	}
+	return t.put(*at, 1, []string{head}, nil)
+}
+
 // Note records an informational or error line (already plain text).
 func (t *Transcript) Note(text string) []Op {
 	t.mu.Lock()
@@ -74,9 +117,9 @@ func (t *Transcript) note(lines ...string) []Op {
 }
 
 // Told records a message the plugin wrote to Claude for the user (what the
-// user changed in a proposal, their notes): its first line shows, the rest
-// (the diff) is folded beneath it.
-func (t *Transcript) Told(text string) []Op { return t.ToldBy("Your note to Claude", text) }
+// user changed in a proposal, their notes): its first line shows after
+// "Told Claude:", the rest (the diff) is folded beneath it.
+func (t *Transcript) Told(text string) []Op { return t.ToldBy("Told Claude", text) }
 
 // ToldBy is Told with who the message is from ("The editor told Claude").
 func (t *Transcript) ToldBy(label, text string) []Op {
@@ -94,6 +137,47 @@ func (t *Transcript) ToldBy(label, text string) []Op {
 	return t.add(out...)
 }
 
+// maxSaid bounds the tool calls whose preamble is kept.
+const maxSaid = 256
+
+// rememberSaid keeps what Claude said before each tool call of a message
+// (the CLI may send a message's blocks as several messages with one id).
+// Callers hold mu.
+func (t *Transcript) rememberSaid(msgID string, blocks []assistantBlock) {
+	if msgID != t.saidMsg {
+		t.saidMsg, t.saidText = msgID, ""
+	}
+	for _, b := range blocks {
+		switch b.Type {
+		case "text":
+			if txt := strings.TrimSpace(b.Text.String()); txt != "" {
+				t.saidText = strings.TrimSpace(t.saidText + "\n\n" + txt)
+			}
+		case "tool_use":
+			if b.ID == "" {
+				continue
+			}
+			if t.saidText != "" {
+				t.said[b.ID] = t.saidText
+				t.saidOrder = append(t.saidOrder, b.ID)
+				if len(t.saidOrder) > maxSaid {
+					delete(t.said, t.saidOrder[0])
+					t.saidOrder = t.saidOrder[1:]
+				}
+			}
+			t.saidText = ""
+		}
+	}
+}
+
+// Said is what Claude said right before tool call id, in the same message
+// ("" when nothing): a request shows it as its reason.
+func (t *Transcript) Said(id string) string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.said[id]
+}
+
 func (t *Transcript) assistant(m claude.Message) []Op {
 	var msg struct {
 		ParentToolUseID *string `json:"parent_tool_use_id"`
@@ -109,6 +193,7 @@ func (t *Transcript) assistant(m claude.Message) []Op {
 	if json.Unmarshal(m.Raw, &msg) != nil {
 		return nil
 	}
+	t.rememberSaid(msg.Message.ID, msg.Message.Content)
 	if parent := t.parentOf(msg.ParentToolUseID); parent != "" {
 		// A subagent's messages are not streamed: their text is shown whole.
 		blocks := make([]contentBlock, len(msg.Message.Content))

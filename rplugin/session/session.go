@@ -406,6 +406,20 @@ func (s *Session) ClaudeID() string {
 	return s.claudeID
 }
 
+// StopNow records the user's stop: the session reads as exited at once
+// (nothing it does from now on changes that), and the prompts claude had not
+// taken yet are dropped and returned.
+func (s *Session) StopNow() []Queued {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.stopping = true
+	s.state = StateExited
+	s.turn = false
+	dropped := s.queued
+	s.queued = nil
+	return dropped
+}
+
 // MarkStopping records that the user asked to stop, so the exit is expected.
 func (s *Session) MarkStopping() {
 	s.mu.Lock()

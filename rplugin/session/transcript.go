@@ -43,6 +43,12 @@ type Transcript struct {
 	inTurn     bool              // a turn is running (prompted, or started by claude)
 	why        []string          // tasks that ended, for the heading of claude's next own turn
 	anchors    map[string]*int   // signal -> the line of its note, updated in place
+	said       map[string]string // tool_use id -> what Claude said before the call
+	saidOrder  []string
+	saidMsg    string // the message whose text is in saidText
+	saidText   string
+	queued     map[string]*int   // queued prompt id -> the line of its heading
+	queuedHead map[string]string // queued prompt id -> its heading without the mark
 	input      *inputDraft       // a tool input being streamed
 	activity   string            // what claude is doing now, for the winbar
 	changed    bool              // activity changed since Activity was read
@@ -57,7 +63,8 @@ type Transcript struct {
 // NewTranscript returns an empty transcript for a session in cwd.
 func NewTranscript(cwd string) *Transcript {
 	return &Transcript{cwd: cwd, tools: map[string]*toolCall{}, plans: map[string]string{},
-		agentCalls: map[string]string{}, anchors: map[string]*int{}, now: time.Now}
+		agentCalls: map[string]string{}, anchors: map[string]*int{},
+		queued: map[string]*int{}, queuedHead: map[string]string{}, said: map[string]string{}, now: time.Now}
 }
 
 // Snapshot is the whole transcript: lines [0, First) are in File, the rest
@@ -131,6 +138,11 @@ func (t *Transcript) put(index, n int, lines []string, st *hlState) []Op {
 			}
 		}
 		for _, a := range t.anchors {
+			if *a >= index+n {
+				*a += shift
+			}
+		}
+		for _, a := range t.queued {
 			if *a >= index+n {
 				*a += shift
 			}

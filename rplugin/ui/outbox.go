@@ -27,6 +27,7 @@ const (
 	EvRules            = "rules"           // RulesView: the rules in effect, as claude reports them
 	EvReply            = "reply"           // {token, ok, result, error}: the answer to a call that waited on claude
 	EvTasks            = "tasks"           // {session, tasks}: a session's background tasks
+	EvCompletion       = "completion"      // Completion: the prompt input's choices for what was typed
 )
 
 // Event is one message to the Lua front end.

@@ -43,18 +43,51 @@ vim.api.nvim_create_autocmd({ "BufReadPost", "BufWritePost", "TextChanged", "Ins
   callback = function(ev) lint(ev.buf) end,
 })
 
-vim.api.nvim_create_user_command("DemoTour", function()
-  vim.cmd("ClaudeNova new DEMO")
-  vim.cmd("ClaudeNova rename the tour again")
-end, { desc = "claude-nova demo: the guided tour again, in a new session" })
+local guide = dofile(root .. "/scripts/demo/guide.lua")
+
+-- The demo's files as the tour expects them: greet.py as shipped, and
+-- nothing a tour made (a second tour starts from the same place).
+local function reset_files()
+  local src = root .. "/scripts/demo/greet.py"
+  vim.fn.writefile(vim.fn.readfile(src, "b"), "greet.py", "b")
+  for _, f in ipairs({ "listing.txt", "count.txt" }) do
+    os.remove(f)
+  end
+  vim.fn.delete("notes", "rf")
+  -- Buffers of those files follow the disk (claude-nova reloads them).
+  vim.cmd("silent! checktime")
+end
+
+local tours = 0
+local function tour()
+  tours = tours + 1
+  if tours > 1 then
+    reset_files()
+  end
+  vim.cmd("ClaudeNova new DEMO") -- the tour (scripts/demo/script.json), its transcript below
+  local sid = require("claudenova.ui.state").current
+  require("claudenova").rename(tours == 1 and "the tour" or ("the tour, again (" .. tours .. ")"), sid)
+  guide.text = { "The tour is starting: its first step comes in a moment." }
+  guide.follow(sid)
+  guide.draw()
+end
+
+vim.api.nvim_create_user_command("DemoTour", tour,
+  { desc = "claude-nova demo: the guided tour (again, from the shipped greet.py), in a session of its own" })
 
 vim.api.nvim_create_autocmd("VimEnter", {
   once = true,
   callback = function()
     vim.cmd("edit README.demo.md")
-    vim.cmd("ClaudeNova")          -- the sidebar
+    vim.keymap.set("n", "<CR>", function()
+      if tours == 0 then
+        tour()
+      else
+        vim.api.nvim_feedkeys(vim.keycode("<CR>"), "n", false)
+      end
+    end, { buffer = 0, desc = "claude-nova demo: start the guided tour" })
+    vim.cmd("ClaudeNova") -- the sidebar
     vim.cmd("wincmd p")
-    vim.cmd("ClaudeNova new DEMO") -- the guided tour (scripts/demo/script.json)
-    vim.cmd("ClaudeNova rename the tour")
+    guide.setup()
   end,
 })

@@ -104,6 +104,9 @@ func TestDemoTourThenAFreePrompt(t *testing.T) {
 	eachNvim(t, func(t *testing.T, v nvimVersion) {
 		e, _ := demoEnv(t, v)
 		e.ScriptUI([]string{"pytest", "[ ] lint", "[ ] tests", "Done"}, []string{"keep world: a test prints it", "also test farewell"})
+		// The guide welcomes; the tour starts when the user says so (<CR>).
+		e.Eventually(10*time.Second, "the guide", func() bool { return strings.Contains(e.guideText(), "Press <CR>") })
+		e.Input("<CR>")
 		var sid int
 		e.Eventually(30*time.Second, "the tour's session", func() bool {
 			e.Lua(&sid, "return require('claudenova.ui.state').current or 0")
@@ -150,7 +153,7 @@ func TestDemoTourThenAFreePrompt(t *testing.T) {
 		if r := e.WaitToolResult("toolu_s4"); r.IsError || !strings.Contains(r.Content, "lint, tests") {
 			t.Fatalf("the questions: %+v", r)
 		}
-		// 5, 6: the subagent's command and the background one, in either order.
+		// 5, 6: the subagent's command, then the background one.
 		e.Eventually(60*time.Second, "both commands allowed", func() bool {
 			for _, r := range e.Pending() {
 				if r.Surface == "panel" {
@@ -199,7 +202,7 @@ func TestDemoTourThenAFreePrompt(t *testing.T) {
 		e.Eventually(60*time.Second, "the planned edit", func() bool { return strings.Contains(e.ReadFile("greet.py"), "def farewell(name):") })
 		e.Eventually(60*time.Second, "the closing words", func() bool { return strings.Contains(e.Transcript(sid), "That was the tour.") })
 		e.Eventually(60*time.Second, "the background task's end noted", func() bool {
-			return strings.Contains(e.Transcript(sid), `Noted: Background command "count to five" completed`)
+			return strings.Contains(e.Transcript(sid), `Noted: Background command "count to thirty" completed`)
 		})
 		e.WaitIdle(sid)
 		// 9: the editor's diagnostics of greet.py (the demo's linter), read
@@ -237,6 +240,17 @@ func TestDemoTourThenAFreePrompt(t *testing.T) {
 	})
 }
 
+// guideText is what make demo's tour guide shows in the current tab.
+func (e *Env) guideText() string {
+	var lines []string
+	e.Lua(&lines, `for _, w in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
+			local b = vim.api.nvim_win_get_buf(w)
+			if vim.b[b].claudenova_surface == 'guide' then return vim.api.nvim_buf_get_lines(b, 0, -1, false) end
+		end
+		return {}`)
+	return strings.Join(lines, " ")
+}
+
 func (e *Env) fileExists(rel string) bool {
 	_, err := os.Stat(filepath.Join(e.Project, rel))
 	return err == nil
@@ -261,4 +275,50 @@ func (e *Env) toolRequests() int {
 		}
 	}
 	return n
+}
+
+// :DemoTour runs the tour again from the greet.py the demo shipped (the
+// first tour changed it), in a session named for itself: the other
+// session keeps its name, and the new tour's first step is a proposal, not
+// an edit that no longer fits.
+func TestDemoTourAgain(t *testing.T) {
+	eachNvim(t, func(t *testing.T, v nvimVersion) {
+		e, _ := demoEnv(t, v)
+		e.Eventually(10*time.Second, "the guide", func() bool { return strings.Contains(e.guideText(), "Press <CR>") })
+		e.Input("<CR>")
+		_, buf := e.WaitProposal()
+		focusBuf(e, buf)
+		e.Cmd("write")
+		e.WaitToolResult("toolu_s1")
+		e.Eventually(10*time.Second, "greet.py changed", func() bool { return strings.Contains(e.ReadFile("greet.py"), "def greet(name: str)") })
+		var first int
+		e.Lua(&first, "return require('claudenova.ui.state').current")
+		e.Cmd("DemoTour")
+		var second int
+		e.Lua(&second, "return require('claudenova.ui.state').current")
+		if second == first {
+			t.Fatal("no new session")
+		}
+		if got := e.ReadFile("greet.py"); got != demoFile(t, "greet.py") {
+			t.Fatalf("greet.py not reset:\n%s", got)
+		}
+		label := func(id int) string {
+			var l string
+			e.Lua(&l, "return require('claudenova.ui.state').label(...)", id)
+			return l
+		}
+		e.Eventually(10*time.Second, "the new tour named", func() bool { return strings.Contains(label(second), "the tour, again") })
+		if l := label(first); !strings.Contains(l, "the tour") || strings.Contains(l, "again") {
+			t.Fatalf("the first tour is now %q", l)
+		}
+		// The second tour's first step: greet.py's proposal again.
+		e.Eventually(60*time.Second, "the second tour's proposal", func() bool {
+			for _, p := range e.Pending() {
+				if p.Session == second && p.Surface == "proposal" && p.Target == "greet.py" {
+					return true
+				}
+			}
+			return false
+		})
+	})
 }

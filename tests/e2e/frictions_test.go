@@ -92,7 +92,7 @@ func TestHelpKeyOnEverySurface(t *testing.T) {
 		})
 		want(e.helpFloat("changes"), "changes", `\u`, "Undo the hunk")
 		e.Cmd("ClaudeNova rules")
-		want(e.helpFloat("rules"), "rules", "dd", "Remove the rule")
+		want(e.helpFloat("rules"), "rules", "dd", "Take back the rule")
 		e.Input("q")
 		e.Cmd("ClaudeNova usage")
 		e.Eventually(20*time.Second, "usage float", func() bool {

@@ -152,6 +152,8 @@ func TestChangesUndoHunk(t *testing.T) {
 		if w := winbar(); !strings.Contains(w, "2 hunks · 1 undone · 1 kept") {
 			t.Fatalf("winbar %q", w)
 		}
+		// Keeping says what it did (and that nothing changes on disk).
+		e.Eventually(5*time.Second, "told", func() bool { return e.NoteContaining("kept hunk 1 of f.txt (1 of 2 kept); nothing changes on disk") })
 		if e.ReadFile("f.txt") != "l1\nL2\nl3\nl4\nl5\nl6\nl7\nl8\nL9\n" {
 			t.Fatal("keep changed the file")
 		}

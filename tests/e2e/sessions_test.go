@@ -102,52 +102,98 @@ func TestAddUnsavedBuffer(t *testing.T) {
 	})
 }
 
-// @ completes the session folder's files, / claude's slash commands; both
-// open by themselves when typed at the start of a word.
+// typeText types s as a person does: one key at a time, keyPause apart.
+func (e *Env) typeText(s string) {
+	e.t.Helper()
+	for _, r := range s {
+		k := string(r)
+		if r == '<' {
+			k = "<lt>"
+		}
+		e.Input(k)
+		time.Sleep(keyPause)
+	}
+}
+
+// promptLine is the prompt input's current line.
+func (e *Env) promptLine() string {
+	var l string
+	e.Lua(&l, "return vim.api.nvim_get_current_line()")
+	return l
+}
+
+// menu is what the completion menu offers ("" items when it is closed).
+func (e *Env) menu() []string {
+	var words []string
+	e.Lua(&words, `if vim.fn.pumvisible() == 0 then return {} end
+		local out = {}
+		for _, it in ipairs(vim.fn.complete_info({ 'items' }).items) do table.insert(out, it.word) end
+		return out`)
+	return words
+}
+
+// The prompt input never writes for you: with each Neovim's default
+// 'completeopt', @ at the start of a word opens a menu of the folder's files
+// (ranked by a fuzzy match in the host) and / at the start of the prompt one
+// of claude's commands, while the line stays exactly what was typed; a /
+// inside a sentence opens nothing; <C-n><C-y> takes a choice. The user's own
+// 'completeopt' is untouched.
 func TestPromptCompletion(t *testing.T) {
 	eachNvim(t, func(t *testing.T, v nvimVersion) {
 		e := NewEnv(t, v, Options{})
 		e.WriteFile("src/app.lua", appLua)
 		e.WriteFile("src/other.txt", "x\n")
-		e.newSession("")
-		// new without a prompt opened the input.
-		var surface string
-		e.Lua(&surface, "return vim.b.claudenova_surface or ''")
-		if surface != "prompt" {
-			t.Fatalf("current buffer is %q, not the prompt input", surface)
+		e.WriteFile("README.md", "x\n")
+		var before string
+		e.Lua(&before, "return vim.o.completeopt")
+		id := e.startIdle("")
+		e.Lua(nil, "require('claudenova.ui').prompt(...)", id)
+		e.WaitMode("i")
+		e.typeText("explain @")
+		e.Eventually(10*time.Second, "the file menu", func() bool { return len(e.menu()) >= 3 })
+		if l := e.promptLine(); l != "explain @" {
+			t.Fatalf("the line is %q after typing %q", l, "explain @")
 		}
-		complete := func(line string) []string {
-			var words []string
-			e.Lua(&words, `local line = ...
-				vim.api.nvim_set_current_line(line)
-				vim.api.nvim_win_set_cursor(0, { vim.fn.line('.'), #line })
-				local ctx = require('claudenova.context')
-				local start = ctx.omnifunc(1, '')
-				if start < 0 then return {} end
-				local out = {}
-				for _, it in ipairs(ctx.omnifunc(0, line:sub(start + 1))) do table.insert(out, it.word) end
-				return out`, line)
-			return words
+		e.typeText("sapp")
+		e.Eventually(10*time.Second, "the narrowed menu", func() bool { m := e.menu(); return len(m) > 0 && m[0] == "src/app.lua" })
+		if l := e.promptLine(); l != "explain @sapp" {
+			t.Fatalf("the line is %q", l)
 		}
-		if w := complete("see @src/a"); len(w) != 1 || w[0] != "src/app.lua" {
-			t.Fatalf("@src/a completes to %q", w)
+		e.Input("<C-n><C-y>")
+		e.Eventually(5*time.Second, "the choice taken", func() bool { return e.promptLine() == "explain @src/app.lua" })
+		// A / inside a sentence is text.
+		e.typeText(" see /etc/hosts")
+		if l := e.promptLine(); l != "explain @src/app.lua see /etc/hosts" {
+			t.Fatalf("the line is %q", l)
 		}
-		e.Eventually(20*time.Second, "slash commands", func() bool {
-			w := complete("/comp")
-			return len(w) > 0 && w[0] == "compact"
-		})
-		if w := complete("a/b"); len(w) != 0 {
-			t.Fatalf("a / inside a word completed: %q", w)
+		if m := e.menu(); len(m) != 0 {
+			t.Fatalf("a / inside a sentence opened %q", m)
 		}
-		// Typed: completion opens by itself.
-		e.Lua(nil, "vim.api.nvim_buf_set_lines(0, 0, -1, false, { '' })")
-		e.Input("<Esc>Sfix @src/a")
-		e.Eventually(5*time.Second, "omni completion opened", func() bool {
-			var mode string
-			e.Lua(&mode, "return vim.fn.complete_info({ 'mode' }).mode")
-			return mode == "omni"
-		})
+		// / at the start of the prompt: claude's commands, nothing inserted.
 		e.Input("<Esc>")
+		e.Lua(nil, "vim.api.nvim_buf_set_lines(0, 0, -1, false, { '' })")
+		e.Input("i")
+		e.WaitMode("i")
+		e.typeText("/co")
+		e.Eventually(10*time.Second, "the command menu", func() bool {
+			for _, w := range e.menu() {
+				if w == "compact" {
+					return true
+				}
+			}
+			return false
+		})
+		if l := e.promptLine(); l != "/co" {
+			t.Fatalf("the line is %q after typing /co", l)
+		}
+		// Out of the input, the user's own option is as it was.
+		e.Input("<Esc>q")
+		e.Eventually(5*time.Second, "the input closed", func() bool { return !strings.HasPrefix(e.curBufName(), "claudenova://prompt/") })
+		var after string
+		e.Lua(&after, "return vim.go.completeopt .. '|' .. vim.o.completeopt")
+		if after != before+"|"+before {
+			t.Fatalf("the user's completeopt changed: %q -> %q", before, after)
+		}
 	})
 }
 
@@ -371,5 +417,56 @@ func TestSidebarTree(t *testing.T) {
 			e.Lua(&running, "return require('claudenova.ui.sidebar').timer_running()")
 			return !running
 		})
+	})
+}
+
+// i in a transcript opens the prompt input; after <C-s> the cursor is back
+// in that transcript, in normal mode (not in the user's file beside it).
+func TestSendReturnsToTheTranscript(t *testing.T) {
+	eachNvim(t, func(t *testing.T, v nvimVersion) {
+		e := NewEnv(t, v, Options{})
+		e.WriteFile("notes.md", "mine\n")
+		// make demo's layout: the user's file, the sidebar, the transcript.
+		e.Cmd("edit notes.md")
+		e.Cmd("ClaudeNova")
+		e.Cmd("wincmd p")
+		id := e.newSession("hi")
+		e.WaitIdle(id)
+		e.Lua(nil, "require('claudenova.ui').open_transcript(..., { focus = true })", id)
+		var trWin int
+		e.Lua(&trWin, "return vim.api.nvim_get_current_win()")
+		e.Input("i")
+		e.WaitMode("i")
+		e.typeText("second prompt")
+		// Meanwhile the layout changes under the input: the transcript's
+		// window is closed and the transcript shown again in a new one.
+		e.Lua(nil, `local tr = ...
+			vim.api.nvim_win_close(tr, true)
+			local b = require('claudenova.ui.transcript').bufs[select(2, ...)]
+			vim.cmd('botright split')
+			vim.api.nvim_win_set_buf(0, b)
+			vim.cmd('wincmd p')`, trWin, id)
+		e.Lua(&trWin, "return vim.fn.win_findbuf(require('claudenova.ui.transcript').bufs[...])[1]", id)
+		// And the window Neovim goes back to from the input is the user's
+		// file now (its "previous window"), as it was in make demo.
+		e.Lua(nil, `vim.api.nvim_set_current_win(vim.fn.win_getid(1))
+			for _, w in ipairs(vim.api.nvim_list_wins()) do
+				if vim.b[vim.api.nvim_win_get_buf(w)].claudenova_surface == 'prompt' then vim.api.nvim_set_current_win(w) end
+			end`)
+		e.Input("<C-s>")
+		e.Eventually(10*time.Second, "sent", func() bool { return strings.Contains(e.Transcript(id), "second prompt") })
+		e.Eventually(5*time.Second, "back in the transcript", func() bool {
+			var w int
+			e.Lua(&w, "return vim.api.nvim_get_current_win()")
+			return w == trWin
+		})
+		if m, _ := e.Mode(); m != "n" {
+			t.Fatalf("mode %q after sending", m)
+		}
+		e.Input("i")
+		e.WaitMode("i")
+		if !strings.HasPrefix(e.curBufName(), "claudenova://prompt/") {
+			t.Fatalf("i typed into %s", e.curBufName())
+		}
 	})
 }

@@ -203,6 +203,8 @@ function M.keep(v)
   end
   v.kept[key_of(h)] = true
   render(v)
+  local t = M.tally(v)
+  notify.info(("kept hunk %d of %s (%d of %d kept); nothing changes on disk"):format(i, v.file.rel, t.kept, t.hunks))
   next_hunk(v, lnum)
 end
 

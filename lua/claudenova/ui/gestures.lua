@@ -188,7 +188,7 @@ function M.decide_target(behavior, message)
     if ok then
       notify.info(("%s %s%s"):format(verbs[behavior] or behavior, r.tool, r.target ~= "" and (" " .. r.target) or ""))
     elseif why then
-      notify.info(why)
+      notify.tagged(why, id) -- leaves the message line with the request
     end
   end, behavior == "deny" and "deny" or "allow")
 end

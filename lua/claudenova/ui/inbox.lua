@@ -242,6 +242,10 @@ function handlers.reply(data)
   require("claudenova.host").resolve(data)
 end
 
+function handlers.completion(data)
+  require("claudenova.ui.complete").completed(data)
+end
+
 function handlers.file_written(data)
   require("claudenova.ui.disk").written(data.path)
 end

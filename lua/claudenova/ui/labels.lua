@@ -138,7 +138,22 @@ function M.tabline()
       end
     end
     local prefix = (n > 1 and tostring(n) or "") .. (modified and "+" or "")
-    local name = M.of(vim.api.nvim_win_get_buf(vim.api.nvim_tabpage_get_win(tab)))
+    -- A tab is named by its window, not by a float over it (a key list,
+    -- a panel): the window the cursor came from.
+    local tw = vim.api.nvim_tabpage_get_win(tab)
+    if vim.api.nvim_win_get_config(tw).relative ~= "" then
+      local back = tab == cur and vim.fn.win_getid(vim.fn.winnr("#")) or 0
+      if back == 0 or vim.api.nvim_win_get_config(back).relative ~= "" then
+        for _, w in ipairs(vim.api.nvim_tabpage_list_wins(tab)) do
+          if vim.api.nvim_win_get_config(w).relative == "" then
+            back = w
+            break
+          end
+        end
+      end
+      tw = back ~= 0 and back or tw
+    end
+    local name = M.of(vim.api.nvim_win_get_buf(tw))
     local room = width - 2 - (prefix ~= "" and #prefix + 1 or 0)
     name = keep_tail(name, math.max(room, 1)):gsub("%%", "%%%%")
     out[#out + 1] = ("%%%dT%s "):format(i, hl)

@@ -59,6 +59,13 @@ local function render(r, review, width)
   end
   add(r.title, "ClaudeNovaTitle")
   add("")
+  if r.said and r.said ~= "" then
+    -- Why it asks, in Claude's words (what it said right before the call).
+    for i, l in ipairs(text.lines(r.said)) do
+      add((i == 1 and "Claude: " or "        ") .. l, "ClaudeNovaNote")
+    end
+    add("")
+  end
   if r.reason and r.reason ~= "" then
     for _, l in ipairs(text.lines(r.reason)) do
       add(l, "ClaudeNovaReason")

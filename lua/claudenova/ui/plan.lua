@@ -127,7 +127,8 @@ function M.open(r, opts)
     end,
   })
   set_keymaps(buf, r)
-  M.open_[r.id] = { buf = buf, tab = vim.api.nvim_get_current_tabpage(), r = r, text = text }
+  local hwin, hbuf = require("claudenova.ui.header").open(vim.api.nvim_get_current_win(), r.said)
+  M.open_[r.id] = { buf = buf, tab = vim.api.nvim_get_current_tabpage(), r = r, text = text, header = hwin, header_buf = hbuf }
   if opts.grace then
     require("claudenova.ui.scheduler").start_grace(buf, function() vim.cmd("redrawstatus!") end)
   end
@@ -145,7 +146,7 @@ function M.withdraw(id)
     local only_ours = true
     for _, w in ipairs(vim.api.nvim_tabpage_list_wins(p.tab)) do
       local b = vim.api.nvim_win_get_buf(w)
-      if b ~= p.buf and vim.bo[b].filetype ~= "claudenova-sidebar" then
+      if b ~= p.buf and b ~= p.header_buf and vim.bo[b].filetype ~= "claudenova-sidebar" then
         only_ours = false
       end
     end
@@ -153,6 +154,7 @@ function M.withdraw(id)
       pcall(vim.cmd, vim.api.nvim_tabpage_get_number(p.tab) .. "tabclose!")
     end
   end
+  require("claudenova.ui.header").close(p.header)
   if vim.api.nvim_buf_is_valid(p.buf) then
     pcall(vim.api.nvim_buf_delete, p.buf, { force = true })
   end

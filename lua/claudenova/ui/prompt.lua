@@ -2,8 +2,9 @@
 -- is what is sent: queued file references (:ClaudeNova add) and a sent
 -- selection are lines of the prompt (delete a line to drop it); a reference
 -- to a buffer with unsaved changes is marked, its editor text goes with it.
--- @ completes the session folder's files, / claude's slash commands
--- (omnifunc: <C-x><C-o>, or by itself after @ or / at the start of a word).
+-- @ at the start of a word completes the session folder's files, / at the
+-- start of the prompt claude's slash commands (claudenova.ui.complete: by
+-- itself as you type, or <C-x><C-o>); nothing is inserted you did not pick.
 local M = {}
 
 local ns = vim.api.nvim_create_namespace("claudenova_prompt")
@@ -57,6 +58,10 @@ end
 --- queued references follow them.
 function M.open(session, opts)
   opts = opts or {}
+  -- Where the input was opened from: the cursor goes back there, in the
+  -- mode it was in, when the input closes (sent or not).
+  local origin, origin_mode = vim.api.nvim_get_current_win(), vim.api.nvim_get_mode().mode
+  local origin_buf = vim.api.nvim_get_current_buf()
   local cwd = context().cwd(session)
   local extra = vim.list_extend(vim.deepcopy(opts.context or {}), context().take(cwd))
   local key = draft_key(session)
@@ -81,7 +86,7 @@ function M.open(session, opts)
   vim.bo[buf].buftype = "acwrite"
   vim.bo[buf].bufhidden = "wipe"
   vim.bo[buf].filetype = "markdown"
-  vim.bo[buf].omnifunc = "v:lua.require'claudenova.context'.omnifunc"
+  vim.bo[buf].omnifunc = "v:lua.require'claudenova.ui.complete'.omnifunc"
   vim.b[buf].claudenova_surface = "prompt"
   vim.b[buf].claudenova_prompt_session = session
   local lines
@@ -116,6 +121,55 @@ function M.open(session, opts)
   })
   vim.wo[win].wrap = true
   vim.wo[win].linebreak = true
+  -- Back to where the input was opened, in the mode it was in: at once when
+  -- the input closes itself (sent, or its close key), after the fact when
+  -- it was closed some other way (:q).
+  local returned = false
+  local function go_back()
+    if returned then
+      return
+    end
+    returned = true
+    if not vim.api.nvim_win_is_valid(origin) or vim.api.nvim_win_get_buf(origin) ~= origin_buf then
+      -- Its window went (a layout change): the one showing its buffer.
+      origin = nil
+      for _, w in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
+        if vim.api.nvim_win_get_buf(w) == origin_buf then
+          origin = w
+        end
+      end
+      if not origin then
+        return
+      end
+    end
+    vim.api.nvim_set_current_win(origin)
+    if origin_mode:sub(1, 1) == "i" then
+      vim.cmd("startinsert")
+    elseif vim.api.nvim_get_mode().mode:sub(1, 1) == "i" then
+      vim.cmd("stopinsert")
+    end
+  end
+  local function close_input()
+    if vim.api.nvim_win_is_valid(win) then
+      vim.api.nvim_win_close(win, true)
+    end
+    go_back()
+  end
+  vim.api.nvim_create_autocmd("WinClosed", {
+    pattern = tostring(win),
+    once = true,
+    desc = "claude-nova: back to where the prompt input was opened",
+    callback = function()
+      vim.schedule(function()
+        -- Closed by something else: unless the user went on elsewhere.
+        local cur = vim.api.nvim_get_current_win()
+        if not returned and vim.api.nvim_win_get_config(cur).relative == "" and not vim.b[vim.api.nvim_win_get_buf(cur)].claudenova_surface then
+          go_back()
+        end
+        returned = true
+      end)
+    end,
+  })
   mark_unsaved(buf, cwd)
   local sent = false
   local function send(steer)
@@ -155,9 +209,7 @@ function M.open(session, opts)
     sent = true
     vim.bo[buf].modified = false
     vim.cmd("stopinsert")
-    if vim.api.nvim_win_is_valid(win) then
-      vim.api.nvim_win_close(win, true)
-    end
+    close_input()
   end
   local keys = cfg().keymaps.prompt
   if keys.send then
@@ -173,9 +225,7 @@ function M.open(session, opts)
     end, { buffer = buf, desc = "claude-nova: Withdraw the session's last queued prompt" })
   end
   if keys.close then
-    vim.keymap.set("n", keys.close, function()
-      vim.api.nvim_win_close(win, true)
-    end, { buffer = buf, desc = "claude-nova: Close the prompt" })
+    vim.keymap.set("n", keys.close, close_input, { buffer = buf, desc = "claude-nova: Close the prompt" })
   end
   require("claudenova.keys").map(buf, "prompt")
   vim.api.nvim_create_autocmd("BufWriteCmd", {
@@ -199,10 +249,12 @@ function M.open(session, opts)
       end
     end,
   })
-  vim.api.nvim_create_autocmd("InsertCharPre", {
+  local complete = require("claudenova.ui.complete")
+  complete.setup_buffer(buf)
+  vim.api.nvim_create_autocmd({ "TextChangedI", "TextChangedP" }, {
     buffer = buf,
     desc = "claude-nova: complete @files and /commands as they are typed",
-    callback = function() context().autotrigger() end,
+    callback = function() complete.request(buf, session, cwd) end,
   })
   vim.api.nvim_create_autocmd({ "TextChanged", "TextChangedI" }, {
     buffer = buf,

@@ -209,6 +209,10 @@ local function restore(p)
   if not vim.api.nvim_buf_is_valid(p.orig) then
     p.orig = original_buf(p.r)
   end
+  if not (p.header and vim.api.nvim_win_is_valid(p.header)) and p.r.said and p.r.said ~= "" then
+    -- What Claude said before it asked, above both sides.
+    p.header, p.header_buf = require("claudenova.ui.header").open(pwin, p.r.said)
+  end
   if not win_of(p.orig, tab) then
     vim.cmd("leftabove vsplit")
     local owin = vim.api.nvim_get_current_win()
@@ -219,17 +223,39 @@ local function restore(p)
       what = (p.r.original and p.r.original ~= "" or not p.r.cell:match("^a new")) and (p.r.cell .. " of " .. p.r.target) or ("(" .. p.r.cell .. ")")
     end
     vim.wo[owin].winbar = "%#ClaudeNovaWinbar#Original · " .. what:gsub("%%", "%%%%")
+    -- Both sides keep a sign column: a diagnostic on one side never shifts it.
+    vim.wo[owin].signcolumn = "yes:1"
     vim.cmd("diffthis")
     vim.api.nvim_set_current_win(pwin)
   end
+  vim.wo[pwin].signcolumn = "yes:1"
   vim.cmd("diffthis")
   return true
+end
+
+-- After the screen changes size, each proposal's two sides share its width
+-- again (Neovim gives the change to one window).
+local function refit()
+  for _, p in pairs(M.open_) do
+    local pwin = win_of(p.buf)
+    if pwin then
+      pcall(vim.api.nvim_win_call, pwin, function() vim.cmd("wincmd =") end)
+    end
+  end
 end
 
 --- Open the proposal of request r (or give it its layout back).
 --- opts.grace: it opened on its own; its keys wait a moment.
 function M.open(r, opts)
   opts = opts or {}
+  if not M.layout_group then
+    M.layout_group = vim.api.nvim_create_augroup("ClaudeNovaProposalLayout", { clear = true })
+    vim.api.nvim_create_autocmd("VimResized", {
+      group = M.layout_group,
+      desc = "claude-nova: a proposal's sides share the screen again",
+      callback = refit,
+    })
+  end
   local existing = M.open_[r.id]
   if existing and vim.api.nvim_buf_is_valid(existing.buf) and restore(existing) then
     return
@@ -358,7 +384,7 @@ function M.tidy(p)
     local only_ours = true
     for _, w in ipairs(vim.api.nvim_tabpage_list_wins(p.tab)) do
       local b = vim.api.nvim_win_get_buf(w)
-      if b ~= p.buf and b ~= p.orig and vim.bo[b].filetype ~= "claudenova-sidebar" then
+      if b ~= p.buf and b ~= p.orig and b ~= p.header_buf and vim.bo[b].filetype ~= "claudenova-sidebar" then
         only_ours = false
       end
     end
@@ -366,6 +392,7 @@ function M.tidy(p)
       pcall(vim.cmd, vim.api.nvim_tabpage_get_number(p.tab) .. "tabclose!")
     end
   end
+  require("claudenova.ui.header").close(p.header)
   for _, b in ipairs({ p.buf, p.orig }) do
     if vim.api.nvim_buf_is_valid(b) then
       pcall(vim.api.nvim_buf_delete, b, { force = true })

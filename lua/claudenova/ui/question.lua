@@ -43,9 +43,20 @@ end
 
 --- Ask question q; cb(answer) with {selected = {...}, other = "..."} or nil
 --- when cancelled, or "decline".
+-- A prompt typed into (vim.ui.input) leaves its line on the screen: the
+-- next picker starts on a fresh one.
+local function fresh_line()
+  vim.api.nvim_echo({ { "" } }, false, {})
+  vim.cmd("redraw")
+end
+
 local function ask(r, idx, q, cb)
   local total = #r.input.questions
   local prompt = ("[%d/%d] %s%s"):format(idx, total, q.header and q.header ~= "" and (q.header .. ": ") or "", q.question)
+  if idx == 1 and r.said and r.said ~= "" then
+    -- Why Claude asks, in its words, above its first question.
+    prompt = "Claude: " .. r.said:gsub("%s*\n%s*", " ") .. "\n" .. prompt
+  end
   local opts = q.options or {}
   if not q.multiSelect then
     local items = {}
@@ -63,6 +74,7 @@ local function ask(r, idx, q, cb)
       end
       if it.kind == "other" then
         vim.ui.input({ prompt = q.question .. " (your answer): " }, function(txt)
+          fresh_line()
           if txt == nil or vim.trim(txt) == "" then
             return cb(nil)
           end
@@ -109,6 +121,7 @@ local function ask(r, idx, q, cb)
           return vim.schedule(loop)
         end
         vim.ui.input({ prompt = q.question .. " (other): " }, function(txt)
+          fresh_line()
           if txt and vim.trim(txt) ~= "" then
             other = txt
           end

@@ -104,7 +104,8 @@ local function decide(behavior)
   return with_row(function(id)
     local ok, why = ui().decide(id, behavior, nil, "sidebar")
     if not ok and why then
-      notify().info(why)
+      -- About this request: it leaves the message line when the request goes.
+      notify().tagged(why, id)
     end
   end)
 end
@@ -488,6 +489,21 @@ function M.render()
       table.insert(hls, { #lines - 1, m[1], m[2], m[3] })
     end
   end
+  -- A line wider than the sidebar ends in "…" (never cut without a mark).
+  local room = math.max(10, width - 1)
+  local function cut(s, cells)
+    if vim.fn.strdisplaywidth(s) <= cells then
+      return s
+    end
+    local out = ""
+    for ch in vim.gsplit(s, "") do
+      if vim.fn.strdisplaywidth(out .. ch) > cells - 1 then
+        break
+      end
+      out = out .. ch
+    end
+    return out .. "…"
+  end
   local pending = #state.order()
   add(("Claude Nova · %d pending"):format(pending), { { 0, -1, "ClaudeNovaTitle" } })
   for _, l in ipairs(hint_lines(math.max(10, width - 1))) do
@@ -502,15 +518,17 @@ function M.render()
     if #reqs > 0 or #tasks > 0 then
       glyph = M.folded[sid] and "▸ " or "▾ "
     end
-    local head = glyph .. state.label(sid)
     local st = s.state or ""
-    local line = ("%s · %s · %s"):format(head, st, s.mode or "default")
+    local tail = (" · %s · %s"):format(st, s.mode or "default")
     if #reqs > 0 and M.folded[sid] then
-      line = line .. (" · %d pending"):format(#reqs)
+      tail = tail .. (" · %d pending"):format(#reqs)
     end
     if (s.tasks or 0) > 0 then
-      line = line .. (" · %d task%s"):format(s.tasks, s.tasks == 1 and "" or "s")
+      tail = tail .. (" · %d task%s"):format(s.tasks, s.tasks == 1 and "" or "s")
     end
+    -- The name gives way (…) to the state and the mode.
+    local head = glyph .. cut(state.label(sid), math.max(8, room - vim.fn.strdisplaywidth(glyph .. tail)))
+    local line = cut(head .. tail, room)
     if st == "exited" then
       add(line, { { 0, -1, "ClaudeNovaSessionExited" } })
     else
@@ -531,6 +549,14 @@ function M.render()
         local who = agent and (agent .. " › ") or ""
         local prefix = "    " .. who .. r.tool
         local age = text.age(r.arrived)
+        -- The target gives way (…) so that the counts and the age stay.
+        local left = room - vim.fn.strdisplaywidth(prefix .. stat .. "  " .. age)
+        if vim.fn.strdisplaywidth(target) > left then
+          target = left >= 2 and cut(target, left) or ""
+          if target == "" then
+            prefix = cut(prefix, math.max(2, room - vim.fn.strdisplaywidth(stat .. "  " .. age)))
+          end
+        end
         local row = prefix .. target .. stat .. "  " .. age
         local marks = {
           { 4 + #who, #prefix, "ClaudeNovaTool" },
@@ -556,7 +582,8 @@ function M.render()
         if t.status == "running" and t.last_tool and t.last_tool ~= "" then
           rest = rest .. " · " .. t.last_tool
         end
-        local row = prefix .. what .. rest
+        what = cut(what, math.max(4, room - vim.fn.strdisplaywidth(prefix .. rest)))
+        local row = cut(prefix .. what .. rest, room)
         add(row, {
           { 4, #prefix - 1, "ClaudeNovaTool" },
           { #prefix, #prefix + #what, "ClaudeNovaTarget" },

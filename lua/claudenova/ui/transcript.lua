@@ -89,6 +89,10 @@ local WINBAR = "%!v:lua.require'claudenova.ui.text'.winbar('transcript')"
 local function setup_window(win, id)
   vim.wo[win].wrap = true
   vim.wo[win].linebreak = true
+  -- A tool's details that wrap go on under their text, past the │ gutter.
+  vim.wo[win].breakindent = true
+  vim.wo[win].breakindentopt = "list:-1"
+  vim.bo[vim.api.nvim_win_get_buf(win)].formatlistpat = [[^\s*\%([│┃]\s\+\)\+]]
   vim.wo[win].number = false
   vim.wo[win].relativenumber = false
   vim.wo[win].foldmethod = "expr"
@@ -267,16 +271,16 @@ local function decorate(buf, first, nlines, marks, code)
   end
 end
 
--- Windows whose cursor was on the last line follow the output, the current
--- one included (unless the user is selecting or typing there).
+-- Windows the cursor is not in follow the output (the newest is shown
+-- wherever the user scrolled before); the current window follows when its
+-- cursor was on the last line, in normal mode (not while the user reads,
+-- selects or types there).
 local function follow(buf, before)
   local cur = vim.api.nvim_get_current_win()
   local normal = vim.api.nvim_get_mode().mode == "n"
   for _, w in ipairs(vim.fn.win_findbuf(buf)) do
-    if w ~= cur or normal then
-      if vim.api.nvim_win_get_cursor(w)[1] >= before then
-        pcall(vim.api.nvim_win_set_cursor, w, { vim.api.nvim_buf_line_count(buf), 0 })
-      end
+    if w ~= cur or (normal and vim.api.nvim_win_get_cursor(w)[1] >= before) then
+      pcall(vim.api.nvim_win_set_cursor, w, { vim.api.nvim_buf_line_count(buf), 0 })
     end
   end
 end

@@ -45,6 +45,7 @@ type Conn struct {
 	exitErr error
 	nextID  int
 	backed  bool // writes fail as if claude stopped reading (SetBackedUp)
+	killed  bool // Kill was used
 }
 
 // SetBackedUp makes every write fail with claude.ErrBackedUp (a claude
@@ -236,6 +237,21 @@ func (c *Conn) InitResponse() (json.RawMessage, error) {
 
 // Stop ends the fake like claude exiting after stdin closed.
 func (c *Conn) Stop(time.Duration) { c.Exit(nil) }
+
+// Kill ends the fake (as Stop); Killed reports that it was used.
+func (c *Conn) Kill(time.Duration) {
+	c.mu.Lock()
+	c.killed = true
+	c.mu.Unlock()
+	c.Exit(nil)
+}
+
+// Killed reports whether the app killed the fake (Kill, not Stop).
+func (c *Conn) Killed() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.killed
+}
 
 // Exit ends the fake: Messages is closed after what was pushed, Done closes.
 func (c *Conn) Exit(err error) {

@@ -1,0 +1,126 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/claude-nova/claude-nova.nvim/rplugin/fileindex"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/ui"
+)
+
+// maxItems bounds the items one completion answer holds.
+const maxItems = 200
+
+// CompleteParams is what the prompt input completes: "@" a file of the
+// session's folder (Cwd when no session runs yet), "/" one of claude's slash
+// commands. Token names the answer (the input drops answers it no longer
+// waits for).
+type CompleteParams struct {
+	Session int    `json:"session"`
+	Cwd     string `json:"cwd"`
+	Kind    string `json:"kind"`
+	Query   string `json:"query"`
+	Token   int    `json:"token"`
+}
+
+// CompleteItem is one choice of the completion menu (complete-items).
+type CompleteItem struct {
+	Word string `json:"word"`
+	Abbr string `json:"abbr,omitempty"`
+	Menu string `json:"menu,omitempty"`
+	Info string `json:"info,omitempty"`
+}
+
+// Completion is the answer: the items, best first, and how many matched.
+type Completion struct {
+	Token int            `json:"token"`
+	Kind  string         `json:"kind"`
+	Query string         `json:"query"`
+	Items []CompleteItem `json:"items"`
+	Total int            `json:"total"`
+	Error string         `json:"error,omitempty"`
+}
+
+// completer is the app's part of completion: the file lists of every folder
+// asked about, and the newest token (older answers still being computed are
+// not sent).
+type completer struct {
+	once  sync.Once
+	index *fileindex.Indexes
+	mu    sync.Mutex
+	last  int
+}
+
+func (c *completer) indexes() *fileindex.Indexes {
+	c.once.Do(func() {
+		if c.index == nil {
+			c.index = fileindex.New(nil)
+		}
+	})
+	return c.index
+}
+
+// Complete ranks the completions of p off the editor's loop and sends them
+// as an EvCompletion event; it returns at once.
+func (a *App) Complete(p CompleteParams) error {
+	if p.Kind != "@" && p.Kind != "/" {
+		return fmt.Errorf("complete: kind must be @ or /, got %q", p.Kind)
+	}
+	root := p.Cwd
+	if s, ok := a.sessions.Get(p.Session); ok {
+		root = s.Cwd
+	}
+	a.comp.mu.Lock()
+	if p.Token > a.comp.last {
+		a.comp.last = p.Token
+	}
+	a.comp.mu.Unlock()
+	a.background(func(ctx context.Context) {
+		c := Completion{Token: p.Token, Kind: p.Kind, Query: p.Query, Items: []CompleteItem{}}
+		switch p.Kind {
+		case "@":
+			if root == "" || !filepath.IsAbs(root) {
+				c.Error = "no folder to complete files in"
+				break
+			}
+			res, err := a.comp.indexes().Query(ctx, root, p.Query, maxItems)
+			if err != nil {
+				c.Error = "the file list could not be read: " + err.Error()
+				break
+			}
+			c.Total = res.Total
+			for _, f := range res.Files {
+				word := f
+				if strings.ContainsAny(f, " \t") {
+					word = `"` + f + `"`
+				}
+				c.Items = append(c.Items, CompleteItem{Word: sanitize.Line(word), Abbr: sanitize.Line(f), Menu: "file"})
+			}
+		case "/":
+			cmds, _ := a.Commands(p.Session)
+			for _, cmd := range cmds {
+				if strings.HasPrefix(cmd.Name, p.Query) {
+					c.Items = append(c.Items, CompleteItem{Word: cmd.Name, Menu: cmd.Hint, Info: cmd.Description})
+				}
+			}
+			c.Total = len(c.Items)
+		}
+		a.comp.mu.Lock()
+		stale := p.Token < a.comp.last
+		a.comp.mu.Unlock()
+		if !stale {
+			a.ui.Send(ui.EvCompletion, c)
+		}
+	})
+	return nil
+}
+
+// filesChanged tells the file lists that a file was created or removed under
+// dir (an applied proposal, a write of Claude's).
+func (a *App) filesChanged(dir string) {
+	a.comp.indexes().Invalidate(dir)
+}
