@@ -241,9 +241,11 @@ function M.open_file(view, f)
   if vim.api.nvim_buf_is_valid(placeholder) and placeholder ~= v.now then
     pcall(vim.api.nvim_buf_delete, placeholder, { force = true })
   end
+  vim.wo.signcolumn = "yes:1" -- both sides: a diagnostic never shifts one
   vim.cmd("diffthis")
   vim.cmd("leftabove vsplit")
   vim.api.nvim_win_set_buf(0, v.before)
+  vim.wo.signcolumn = "yes:1"
   require("claudenova.ui.labels").apply(vim.api.nvim_get_current_win())
   vim.wo.winbar = "%#ClaudeNovaWinbar#Before prompt " .. view.n .. " · " .. (f.existed and f.rel or "(did not exist)"):gsub("%%", "%%%%")
   vim.cmd("diffthis")

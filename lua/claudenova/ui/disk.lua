@@ -129,8 +129,10 @@ function M.diff(buf)
   vim.bo[disk].modifiable = false
   vim.bo[disk].filetype = vim.bo[buf].filetype
   vim.cmd("vertical rightbelow sbuffer " .. disk)
+  vim.wo.signcolumn = "yes:1" -- both sides: a diagnostic never shifts one
   vim.cmd("diffthis")
   vim.api.nvim_set_current_win(win)
+  vim.wo.signcolumn = "yes:1"
   vim.cmd("diffthis")
 end
 

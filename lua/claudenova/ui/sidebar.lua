@@ -519,7 +519,9 @@ function M.render()
       glyph = M.folded[sid] and "▸ " or "▾ "
     end
     local st = s.state or ""
-    local tail = (" · %s · %s"):format(st, s.mode or "default")
+    -- The mode when it is not the default one (the winbar always has it).
+    local mode = (s.mode and s.mode ~= "" and s.mode ~= "default") and (" · " .. s.mode) or ""
+    local tail = (" · %s%s"):format(st, mode)
     if #reqs > 0 and M.folded[sid] then
       tail = tail .. (" · %d pending"):format(#reqs)
     end
