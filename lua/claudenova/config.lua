@@ -1,5 +1,7 @@
 -- One schema is the single source of truth for defaults, validation and the
 -- configuration reference in the docs.
+local notify = require("claudenova.ui.notify")
+
 local M = {}
 
 local function default_storage()
@@ -344,7 +346,7 @@ end
 function M.set(opts)
   local cfg, err, warnings = M.validate(opts)
   for _, w in ipairs(warnings) do
-    require("claudenova.ui.notify").warn(w)
+    notify.warn(w)
   end
   if not cfg then
     error(err, 0)

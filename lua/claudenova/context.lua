@@ -6,18 +6,21 @@
 -- claude reads a file named with @path (and @path#L3-5) itself, from disk.
 -- A buffer with unsaved changes is therefore never sent as an @reference:
 -- its text goes in the prompt instead, saying it is not what is on disk.
+local config = require("claudenova.config")
+local state = require("claudenova.ui.state")
+
 local M = {}
 
 ---@type string[] absolute paths queued by :ClaudeNova add, for the next prompt
 M.queue = {}
 
 local function cfg()
-  return require("claudenova.config").get()
+  return config.get()
 end
 
 --- The folder of a session (its cwd), else Neovim's.
 function M.cwd(session)
-  local st = require("claudenova.ui.state")
+  local st = state
   local s = st.sessions[session or st.current or -1]
   if s and s.cwd and s.cwd ~= "" then
     return s.cwd

@@ -43,12 +43,19 @@ function M.raise(msg)
   error(M.message(msg), 0)
 end
 
+--- Shows an error to the user (set by claudenova.ui.notify, which sits
+--- above this module); until then errors go to vim.notify.
+---@type fun(err: any)
+M.report = function(err)
+  vim.notify(M.message(err), vim.log.levels.ERROR)
+end
+
 --- Wrap fn so that an error is shown to the user instead of raised.
 function M.guard(fn)
   return function(...)
     local ok, err = pcall(fn, ...)
     if not ok then
-      require("claudenova.ui.notify").error(err)
+      M.report(err)
     end
   end
 end

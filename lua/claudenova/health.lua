@@ -11,7 +11,7 @@ function M.check()
   end
 
   local host = require("claudenova.host")
-  local problem, kind = host.problem()
+  local problem, kind = host.check_now()
   if problem and kind and not host.cannot_build() then
     h.warn(problem, { "The first :ClaudeNova command builds it by itself (Go " .. vim.fn.exepath("go") .. ")" })
   elseif problem then

@@ -1,6 +1,71 @@
 -- The Go remote host: finding and checking the binary, registering it with
 -- Neovim's remote plugin machinery (lazily, at first use), and calling it.
+--
+-- The host is the one writer of the stream the front end reads: its events
+-- arrive numbered (ui.inbox applies them in that order) and the reply of a
+-- synchronous call names its place in that stream (a mark): request()
+-- returns once every event before it has been applied, so the caller acts
+-- on a reply in the order things happened. This module knows nothing of the
+-- front end: it reports a lost host through M.on_lost.
+local config = require("claudenova.config")
+local errors = require("claudenova.errors")
+local notify = require("claudenova.ui.notify")
+local version = require("claudenova.version")
+
 local M = {}
+
+--- Called (scheduled) with the exit code when the host dies unexpectedly
+--- (set by the front end).
+---@type fun(code: integer)|nil
+M.on_lost = nil
+
+--- True while the front end applies a batch of the host's events (a call
+--- from the host): a synchronous call back would break Neovim's call order.
+M.in_apply = false
+
+-- Calls waiting for their reply in the stream: token -> { reply?, apply? }.
+local calls, next_call = {}, 0
+
+-- A channel given by a test in place of the host ({ request(method,
+-- payload, token) -> json, notify(method, payload) }): everything above the
+-- channel then runs against it (the front end's unit tests).
+local transport = nil
+
+--- Talk to t instead of a host (nil: the real host again). A new "host":
+--- its stream starts from 1.
+function M.use_transport(t)
+  transport = t
+  calls = {}
+  M.channel = t and -1 or nil
+  M.epoch = M.epoch + 1
+end
+
+-- Messages cut to one line, and bars that failed to draw, are kept whole in
+-- the host's log.
+notify.log = function(level, msg)
+  if M.channel then
+    M.notify("log", { level = level, msg = msg })
+  end
+end
+require("claudenova.ui.text").on_draw_error = function(msg)
+  notify.log("error", msg)
+end
+
+--- A reply in the stream ({token, reply}): the call gets it, and its
+--- apply (see request) runs now, in the stream's order.
+function M.reply_seen(data)
+  local c = calls[data.token]
+  if not c then
+    return
+  end
+  c.reply = data.reply or {}
+  if c.apply and c.reply.ok then
+    local ok, err = pcall(c.apply, c.reply.result)
+    if not ok then
+      notify.error(err)
+    end
+  end
+end
 
 local NAME = "claudenova"
 
@@ -63,36 +128,53 @@ function M.revision()
   return nil
 end
 
---- Why the host cannot be used, or nil when it can. The second value says
---- whether a build would mend it ("missing", "outdated").
+--- Why the host cannot be used, or nil when it can, from what can be seen
+--- without running it (the binary is there; a build of the plugin's was made
+--- from the checkout's revision). The second value says whether a build would
+--- mend it ("missing", "outdated"). Its version is checked once it runs
+--- (see ensure): no process is started here.
 ---@return string|nil, string|nil
 function M.problem()
   if checked then
     return nil
   end
   local bin = M.bin()
-  local build_hint = (":ClaudeNova build builds it (or run `make` in %s)"):format(M.root())
   if vim.fn.executable(bin) ~= 1 then
-    return ("claude-nova: host binary bin/claudenova is missing: %s"):format(build_hint), "missing"
-  end
-  local want = require("claudenova.version")
-  local res = vim.system({ bin, "-version" }, { text = true }):wait(5000)
-  local got = vim.trim(res.stdout or "")
-  if res.code ~= 0 or got ~= want then
-    return ("claude-nova: host binary bin/claudenova is version %s, the plugin %s: %s"):format(
-      got ~= "" and got or "unknown",
-      want,
-      build_hint
-    ), "outdated"
+    return ("claude-nova: host binary bin/claudenova is missing: %s"):format(M.build_hint()), "missing"
   end
   -- Built by the plugin from another revision (the checkout was updated).
   local st, rev = M.stamp(), M.revision()
   if st and st.revision and rev and st.revision ~= rev then
     return ("claude-nova: host binary bin/claudenova was built from %s, the plugin is at %s: %s"):format(
-      st.revision:sub(1, 12), rev:sub(1, 12), build_hint), "outdated"
+      st.revision:sub(1, 12), rev:sub(1, 12), M.build_hint()), "outdated"
   end
-  checked = true
   return nil
+end
+
+function M.build_hint()
+  return (":ClaudeNova build builds it (or run `make` in %s)"):format(M.root())
+end
+
+--- The version problem of a host that answers got: nil when it is ours.
+local function version_problem(got)
+  got = vim.trim(tostring(got or ""))
+  if got == version then
+    return nil
+  end
+  return ("claude-nova: host binary bin/claudenova is version %s, the plugin %s: %s"):format(
+    got ~= "" and got or "unknown", version, M.build_hint())
+end
+
+--- For :checkhealth (which may wait): the problem of the binary, its version
+--- included, by running it.
+function M.check_now()
+  local problem, kind = M.problem()
+  if problem then
+    return problem, kind
+  end
+  local res = vim.system({ M.bin(), "-version" }, { text = true }):wait(5000)
+  local p = res.code == 0 and version_problem(res.stdout) or version_problem("")
+  return p, p and "outdated" or nil
 end
 
 local function log_path()
@@ -128,7 +210,7 @@ M.epoch = 0
 
 --- The factory remote#host#Require calls: start the binary with rpc.
 function M.factory(_)
-  local cfg = require("claudenova.config").get()
+  local cfg = config.get()
   local chan = vim.fn.jobstart({ M.bin() }, {
     rpc = true,
     env = {
@@ -139,8 +221,9 @@ function M.factory(_)
       M.channel = nil
       vim.schedule(function()
         rebootstrap()
-        if not M.exiting then
-          require("claudenova.ui").host_lost(code)
+        calls = {}
+        if not M.exiting and M.on_lost then
+          M.on_lost(code)
         end
       end)
     end,
@@ -162,7 +245,15 @@ local function register()
   vim.cmd.source(vim.fn.fnameescape(M.root() .. "/rplugin/manifest.vim"))
 end
 
-local function ensure()
+local function decode(s)
+  if s == nil or s == "" or s == vim.NIL then
+    return nil
+  end
+  return vim.json.decode(s, { luanil = { object = true, array = true } })
+end
+
+local ensure
+function ensure()
   local problem, kind = M.problem()
   if problem and kind and vim.fn.executable("go") == 1 then
     -- A synchronous caller (the Lua API) waits for the build; commands
@@ -178,6 +269,26 @@ local function ensure()
   local chan = vim.fn["remote#host#Require"](NAME)
   if fresh and chan > 0 then
     M.channel = chan
+    -- Its version, asked of it (a call of the host, not another process).
+    local ok, raw = pcall(vim.fn.ClaudeNovaRequest, "version", "{}")
+    local reply = ok and decode(raw) or {}
+    local vp = version_problem(reply.result)
+    if vp then
+      M.exiting = true
+      pcall(vim.fn.jobstop, chan)
+      M.channel = nil
+      M.exiting = false
+      checked = false
+      -- An old build (make, go build): built again where Go is, once.
+      if not M.rebuilt and vim.fn.executable("go") == 1 then
+        M.rebuilt = true
+        if M.build_and_wait() then
+          return ensure()
+        end
+      end
+      error(vp, 0)
+    end
+    checked = true
     vim.api.nvim_create_autocmd("VimLeavePre", {
       group = vim.api.nvim_create_augroup("ClaudeNovaHost", { clear = true }),
       desc = "claude-nova: deny pending requests and stop claude before exit",
@@ -188,45 +299,70 @@ local function ensure()
         end
       end,
     })
-    vim.fn.ClaudeNovaRequest("configure", vim.json.encode(require("claudenova.config").host_options()))
+    vim.fn.ClaudeNovaRequest("configure", vim.json.encode(config.host_options()))
   end
   return chan
 end
 
-local function decode(s)
-  if s == nil or s == "" or s == vim.NIL then
-    return nil
-  end
-  return vim.json.decode(s, { luanil = { object = true, array = true } })
-end
 
 --- Call a host method and return its decoded result. Errors are raised as
 --- clean messages ("claude-nova: …"): the host answers {ok, result, error}
 --- and never raises through RPC, whose wrappers differ across versions.
+--- The reply comes in the host's event stream, after every event the call
+--- caused: apply(result), when given, runs at that point of the stream (a
+--- reply that changes what the front end knows, like a new session's
+--- snapshot, must not overtake nor lag the events around it).
 ---@param method string
 ---@param args table|nil
-function M.request(method, args)
-  local inbox = package.loaded["claudenova.ui.inbox"]
-  if inbox and inbox.in_apply then
+---@param apply fun(result: any)|nil
+function M.request(method, args, apply)
+  if M.in_apply then
     -- Inside a UI event we are answering a call from the host: a nested
     -- synchronous call back would break Neovim's call ordering.
     error("claude-nova: internal error: synchronous host call (" .. method .. ") from inside a UI event", 2)
   end
-  ensure()
   local payload = vim.json.encode(args or vim.empty_dict())
-  local ok, raw = pcall(vim.fn.ClaudeNovaRequest, method, payload)
+  next_call = next_call + 1
+  local token = "c" .. next_call
+  local call = { apply = apply }
+  calls[token] = call
+  local ok, raw
+  if transport then
+    ok, raw = pcall(transport.request, method, payload, token)
+  else
+    ensure()
+    ok, raw = pcall(vim.fn.ClaudeNovaRequest, method, payload, token)
+  end
   if not ok then
-    error("claude-nova: the host did not answer " .. method .. " (" .. require("claudenova.errors").message(raw):gsub("^claude%-nova: ", "") .. "); see :ClaudeNova log", 0)
+    calls[token] = nil
+    error("claude-nova: the host did not answer " .. method .. " (" .. errors.message(raw):gsub("^claude%-nova: ", "") .. "); see :ClaudeNova log", 0)
   end
   local reply = decode(raw) or {}
+  if reply.queued then
+    -- The reply is an event of the stream: it comes after every event the
+    -- call caused (they are on their way) and is applied in that order.
+    if not call.reply then
+      vim.wait(M.reply_timeout, function() return call.reply ~= nil or not M.channel end, 1)
+    end
+    reply = call.reply or { error = "the host's reply to " .. method .. " did not come (see :ClaudeNova log)" }
+  elseif apply and reply.ok then
+    apply(reply.result)
+  end
+  calls[token] = nil
   if not reply.ok then
     error("claude-nova: " .. tostring(reply.error or "the host gave no answer"), 0)
   end
   return reply.result
 end
 
+--- How long (ms) a call waits for its reply in the stream.
+M.reply_timeout = 10000
+
 --- Fire-and-forget call; errors come back as notifications.
 function M.notify(method, args)
+  if transport then
+    return transport.notify(method, vim.json.encode(args or vim.empty_dict()))
+  end
   ensure()
   vim.fn.ClaudeNovaNotify(method, vim.json.encode(args or vim.empty_dict()))
 end
@@ -321,7 +457,6 @@ end
 --- on_done(ok) runs when it is done. Builds asked for meanwhile join it.
 --- why: what the stamp records ("first use", ":ClaudeNova build", …).
 function M.build(on_done, why)
-  local notify = require("claudenova.ui.notify")
   local nope = M.cannot_build()
   if nope then
     notify.error(nope)
@@ -352,10 +487,14 @@ function M.build(on_done, why)
       local ok = res.code == 0
       if ok then
         checked = false
-        local goversion = vim.trim(vim.system({ "go", "env", "GOVERSION" }, { text = true }):wait(5000).stdout or "")
-        pcall(vim.fn.writefile, { vim.json.encode({
-          revision = M.revision(), built = os.date("!%Y-%m-%dT%H:%M:%SZ"), why = why or "asked", go = goversion,
-        }) }, M.stamp_path())
+        -- The stamp says how it was built; go's version comes after (never
+        -- waited for).
+        local stamp = { revision = M.revision(), built = os.date("!%Y-%m-%dT%H:%M:%SZ"), why = why or "asked" }
+        pcall(vim.fn.writefile, { vim.json.encode(stamp) }, M.stamp_path())
+        pcall(vim.system, { "go", "env", "GOVERSION" }, { text = true }, vim.schedule_wrap(function(r)
+          stamp.go = vim.trim(r.stdout or "")
+          pcall(vim.fn.writefile, { vim.json.encode(stamp) }, M.stamp_path())
+        end))
         notify.info(("host built in %.1f s: %s"):format((vim.uv.now() - started) / 1000, M.bin()))
       else
         notify.error("the host did not build (go build): " .. vim.trim(res.stderr or ""))
@@ -388,7 +527,7 @@ function M.ready(fn)
     return fn()
   end
   if not kind or M.cannot_build() then
-    require("claudenova.ui.notify").error(M.cannot_build() or problem)
+    notify.error(M.cannot_build() or problem)
     return
   end
   M.build(function(ok)

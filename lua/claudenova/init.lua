@@ -17,17 +17,18 @@ function M.setup(opts)
   return cfg
 end
 
+-- The API loads the rest on first use (setup() at startup stays cheap).
 local function host()
   return require("claudenova.host")
 end
 
+local function ops()
+  return require("claudenova.ui.ops")
+end
+
 --- Start a session. opts: { prompt?, cwd?, mode?, resume?, model? }
 function M.new(opts)
-  opts = opts or {}
-  opts.cwd = opts.cwd or vim.fn.getcwd()
-  local info = host().request("new", opts)
-  require("claudenova.ui").session_started(info)
-  return info
+  return ops().new(opts)
 end
 
 --- Send a prompt to a session (the current one; starts one if none).
@@ -37,21 +38,7 @@ end
 --- references; references queued with :ClaudeNova add go too. A buffer
 --- with unsaved changes is sent as its text in the editor, saying so.
 function M.send(prompt, opts)
-  if type(opts) ~= "table" then
-    opts = { session = opts }
-  end
-  local context = require("claudenova.context")
-  local text = context.build(prompt or "", opts, context.cwd(opts.session))
-  local ui = require("claudenova.ui")
-  local before = vim.deepcopy(ui.state.sessions)
-  local prev = ui.state.current
-  local info = host().request("send", { prompt = text, session = opts.session or 0, cwd = vim.fn.getcwd() })
-  ui.session_started(info)
-  if not before[info.id] then
-    -- No session ran (the current one exited): this prompt started one.
-    ui.started_for_prompt(info.id, prev and before[prev] and prev)
-  end
-  return info
+  return ops().send(prompt, opts)
 end
 
 --- Queue a file reference (default: the current buffer's file) for the
@@ -62,13 +49,13 @@ end
 
 --- Stop a session (current by default). Returns { done, message }.
 function M.stop(session)
-  return host().request("stop", { session = session or 0 })
+  return ops().stop(session)
 end
 
 --- Ask claude to end the current turn. Returns at once with
 --- { done, message } ("nothing to interrupt" when no turn runs).
 function M.interrupt(session)
-  return host().request("interrupt", { session = session or 0 })
+  return ops().interrupt(session)
 end
 
 --- Switch the permission mode. Returns at once with { done, message }; the
@@ -106,45 +93,31 @@ end
 --- Prompts of a session (current by default) that claude has not taken
 --- yet, sent while a turn ran: { { id, session, text }, … }.
 function M.queued(session)
-  return host().request("queued", { session = session or 0 })
+  return ops().queued(session)
 end
 
 --- Withdraw a queued prompt before claude takes it. Returns true, or
 --- false and why ("already taken" when it was too late).
 ---@return boolean, string|nil
 function M.cancel_queued(id)
-  local ok, res = pcall(host().await, "cancel_queued", { id = id })
-  if not ok then
-    return false, (require("claudenova.errors").message(res):gsub("^claude%-nova: ", ""))
-  end
-  if res and res.cancelled then
-    return true
-  end
-  return false, res and res.why or "not withdrawn"
+  return ops().cancel_queued(id)
 end
 
 --- Interrupt the running turn of a session (current by default) and send
 --- prompt at once. Returns { done, message }.
 function M.steer(prompt, session)
-  local context = require("claudenova.context")
-  local text = context.build(prompt or "", { session = session }, context.cwd(session))
-  return host().request("steer", { session = session or 0, prompt = text })
+  return ops().steer(prompt, session)
 end
 
 --- Name a session (current by default). Returns { done, message }.
 function M.rename(name, session)
-  return host().request("rename", { session = session or 0, name = name })
+  return ops().rename(name, session)
 end
 
 --- Continue claude's session id. One that runs in this Neovim already is
 --- not started twice: it becomes the current session.
 function M.resume(id)
-  local known = vim.deepcopy(require("claudenova.ui").state.sessions)
-  local info = M.new({ resume = id })
-  if known[info.id] then
-    require("claudenova.ui.notify").info(("%s runs here already: it is the current session"):format(require("claudenova.ui").state.label(info.id)))
-  end
-  return info
+  return ops().resume(id)
 end
 
 --- The prompts of a session (current by default), oldest first, each with
@@ -179,10 +152,7 @@ end
 
 --- Sessions as plain tables.
 function M.sessions()
-  if not host().running() then
-    return {}
-  end
-  return host().request("sessions") or {}
+  return ops().sessions()
 end
 
 --- Pending requests as plain tables: { id, session, tool, surface, target,
@@ -234,19 +204,7 @@ end
 --- becomes "stopped"), else false and why.
 ---@return boolean, string|nil
 function M.stop_task(id)
-  local started, answered, ok, res = pcall(host().wait, function(cb)
-    host().later("stop_task", { id = id }, cb)
-  end, 10000)
-  if not started then
-    return false, (require("claudenova.errors").message(answered):gsub("^claude%-nova: ", ""))
-  end
-  if not answered then
-    return false, "claude did not answer in time"
-  end
-  if not ok then
-    return false, tostring(res)
-  end
-  return true
+  return ops().stop_task(id)
 end
 
 --- Decide a request, or a list of requests (answered in order, each once).

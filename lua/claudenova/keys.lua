@@ -4,6 +4,9 @@
 -- option (keymaps.<surface>.<name>: its description is the schema's); a
 -- key of Neovim's own that a surface gives a meaning (:w, :q, ]c) is listed
 -- with its text here.
+local config = require("claudenova.config")
+local text = require("claudenova.ui.text")
+
 local M = {}
 
 ---@class claudenova.KeyEntry
@@ -91,7 +94,7 @@ local function find(surface)
 end
 
 local function spec(surface, name)
-  local fields = require("claudenova.config").schema.keymaps.fields
+  local fields = config.schema.keymaps.fields
   local tbl = fields[surface]
   return tbl and tbl.fields and tbl.fields[name]
 end
@@ -104,7 +107,7 @@ end
 ---@return {[1]: string, [2]: string}[]
 function M.list(surface, defaults)
   local s = assert(find(surface), "no surface " .. tostring(surface))
-  local cfg = not defaults and require("claudenova.config").get().keymaps or nil
+  local cfg = not defaults and config.get().keymaps or nil
   local out = {}
   for _, k in ipairs(s.keys) do
     if k.key then
@@ -122,7 +125,7 @@ function M.list(surface, defaults)
       table.insert(out, { k.lhs, k.desc })
     end
   end
-  local help = defaults and require("claudenova.config").schema.keymaps.fields.help.default or (cfg and cfg.help)
+  local help = defaults and config.schema.keymaps.fields.help.default or (cfg and cfg.help)
   if help then
     table.insert(out, { help, "Show these keys." })
   end
@@ -136,7 +139,7 @@ end
 
 -- A key as it is typed (the leaders spelled out) when shown in the editor.
 local function shown(lhs)
-  return require("claudenova.ui.text").key(lhs)
+  return text.key(lhs)
 end
 
 --- g?: the keys of a surface in a float over the current window (q, <Esc>
@@ -195,7 +198,7 @@ end
 
 --- Map the help key (keymaps.help) in buf to show the surface's keys.
 function M.map(buf, surface)
-  local lhs = require("claudenova.config").get().keymaps.help
+  local lhs = config.get().keymaps.help
   if lhs then
     vim.keymap.set("n", lhs, function() M.help(surface) end,
       { buffer = buf, nowait = true, desc = "claude-nova: Show the keys of this " .. find(surface).title:lower() })

@@ -6,6 +6,10 @@
 -- tool_reply notification. Nothing here calls the host synchronously.
 --
 -- Positions are 1-based lines and 1-based character columns.
+local disk = require("claudenova.ui.disk")
+local errs = require("claudenova.errors")
+local host = require("claudenova.host")
+
 local M = {}
 
 local has011 = vim.fn.has("nvim-0.11") == 1
@@ -197,7 +201,7 @@ local function poll(fn, fail)
       local ok, res = pcall(fn)
       if not ok then
         stop()
-        fail(require("claudenova.errors").message(res))
+        fail(errs.message(res))
       elseif res then
         stop()
       end
@@ -630,7 +634,7 @@ function H.after_change(a, done, ctx)
     before, baseline = diags_of(b), true
     -- Reload what Claude wrote (cursor and views kept): the language
     -- servers read the buffer, not the disk.
-    require("claudenova.ui.disk").reload(b)
+    disk.reload(b)
   else
     local nb, err = load(a)
     if not nb then
@@ -675,14 +679,14 @@ function M.call(token, name, args, wait)
     reply = encode(err == nil, res, err)
     if not sync then
       vim.schedule(function()
-        pcall(require("claudenova.host").notify, "tool_reply",
+        pcall(host.notify, "tool_reply",
           { token = token, ok = err == nil, result = res, error = err })
       end)
     end
   end
   local ok, err = pcall(h, a, done, ctx)
   if not ok then
-    ctx.fail(require("claudenova.errors").message(err))
+    ctx.fail(errs.message(err))
   end
   sync = false
   return reply or ""

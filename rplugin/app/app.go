@@ -237,7 +237,7 @@ func (a *App) NewSession(p NewParams) (session.Info, error) {
 	} else if n > 0 {
 		a.log.Info("removed transcripts of hosts that are gone", "count", n)
 	}
-	a.ui.Send(ui.EvSession, s.Info())
+	a.ui.Send(ui.EvSession, s)
 	a.wg.Add(1)
 	if p.Resume != "" {
 		// The earlier conversation (and its checkpoints) come first: the
@@ -338,7 +338,7 @@ func (a *App) send(s *session.Session, prompt string) error {
 	s.Prompted(prompt)
 	s.BeginTurn()
 	s.Update(session.StateRunning, "", "", "")
-	a.ui.Send(ui.EvSession, s.Info())
+	a.ui.Send(ui.EvSession, s)
 	return nil
 }
 
@@ -403,7 +403,7 @@ func (a *App) SetMode(id int, mode string) (Outcome, error) {
 // whoever reports it first (our control request or claude's status).
 func (a *App) modeChanged(s *session.Session, mode string) {
 	if s.SetMode(mode) {
-		a.ui.Send(ui.EvSession, s.Info())
+		a.ui.Send(ui.EvSession, s)
 		a.note(s, "Permission mode: "+mode)
 	}
 }
@@ -437,7 +437,7 @@ func (a *App) Stop(id int) (Outcome, error) {
 	inTurn := s.InTurn() || s.State() == session.StateRunning || s.State() == session.StateWaiting
 	dropped := s.StopNow()
 	a.withdrawSession(s.ID, "session stopped")
-	a.ui.Send(ui.EvSession, s.Info())
+	a.ui.Send(ui.EvSession, s)
 	msg := fmt.Sprintf("stopped session %d", s.ID)
 	for _, q := range dropped {
 		a.transcript(s, s.Transcript.Unqueue(q.ID, "dropped"))

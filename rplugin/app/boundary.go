@@ -240,7 +240,7 @@ func (a *App) askOutside(ctx context.Context, s *session.Session, pol boundary.P
 	}
 	a.log.Info("asked: outside the session's folders", "session", s.ID, "tool", q.Tool, "path", q.Path)
 	s.Update(session.StateWaiting, "", "", "")
-	a.ui.Send(ui.EvSession, s.Info())
+	a.ui.Send(ui.EvSession, s)
 	a.reg.Present(id, func(approval.Pending) { a.ui.Send(ui.EvPresent, view) })
 	select {
 	case ans := <-answer:

@@ -95,7 +95,7 @@ func (a *App) SetModel(p ModelParams) (Outcome, error) {
 			model = res.Model
 		}
 		s.Update("", "", "", model)
-		a.ui.Send(ui.EvSession, s.Info())
+		a.ui.Send(ui.EvSession, s)
 		a.note(s, "Model: "+sanitize.Line(model))
 	})
 	return Outcome{Done: true, Message: fmt.Sprintf("switching session %d to %s", s.ID, sanitize.Line(model))}, nil
@@ -122,7 +122,7 @@ func (a *App) SetEffort(p ModelParams) (Outcome, error) {
 			return
 		}
 		s.SetEffort(level)
-		a.ui.Send(ui.EvSession, s.Info())
+		a.ui.Send(ui.EvSession, s)
 		a.note(s, "Effort: "+level)
 	})
 	return Outcome{Done: true, Message: fmt.Sprintf("session %d: effort %s from the next request", s.ID, level)}, nil

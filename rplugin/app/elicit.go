@@ -321,7 +321,7 @@ func (a *App) elicitation(s *session.Session, m claude.Message) {
 		return
 	}
 	s.Update(session.StateWaiting, "", "", "")
-	a.ui.Send(ui.EvSession, s.Info())
+	a.ui.Send(ui.EvSession, s)
 	a.reg.Present(id, func(approval.Pending) { a.ui.Send(ui.EvPresent, view) })
 }
 

@@ -112,7 +112,7 @@ func (a *App) permission(s *session.Session, m claude.Message) {
 		return
 	}
 	s.Update(session.StateWaiting, "", "", "")
-	a.ui.Send(ui.EvSession, s.Info())
+	a.ui.Send(ui.EvSession, s)
 	a.reg.Present(id, func(approval.Pending) { a.ui.Send(ui.EvPresent, view) })
 }
 
@@ -360,7 +360,7 @@ func (a *App) cleanup(p approval.Pending) {
 			st = session.StateIdle // a background agent asked between turns
 		}
 		s.Update(st, "", "", "")
-		a.ui.Send(ui.EvSession, s.Info())
+		a.ui.Send(ui.EvSession, s)
 	}
 }
 
@@ -475,7 +475,7 @@ func (a *App) PlanDecide(p PlanParams) error {
 	}
 	if s, ok := a.sessions.Get(r.Session); ok {
 		if s.SetMode(p.Mode) {
-			a.ui.Send(ui.EvSession, s.Info())
+			a.ui.Send(ui.EvSession, s)
 		}
 		if edited {
 			a.note(s, "Plan approved with your edits; mode: "+p.Mode)

@@ -61,7 +61,7 @@ func (a *App) whenInitialized(s *session.Session) {
 		return // it answered with an error, or exited: its exit says so
 	}
 	if s.MarkReady() {
-		a.ui.Send(ui.EvSession, s.Info())
+		a.ui.Send(ui.EvSession, s)
 	}
 }
 
@@ -91,7 +91,7 @@ func (a *App) handle(s *session.Session, m claude.Message) {
 			state = session.StateWaiting
 		}
 		s.Update(state, "", "", "")
-		a.ui.Send(ui.EvSession, s.Info())
+		a.ui.Send(ui.EvSession, s)
 		a.background(func(ctx context.Context) { a.contextUsage(ctx, s) })
 		if msg := resultError(m); msg != "" && !interrupted {
 			// The CLI's words (a refusal, an API error), marked as such.
@@ -145,7 +145,7 @@ func (a *App) replayed(s *session.Session, m claude.Message) bool {
 	if s.State() == session.StateIdle {
 		s.BeginTurn()
 		s.Update(session.StateRunning, "", "", "")
-		a.ui.Send(ui.EvSession, s.Info())
+		a.ui.Send(ui.EvSession, s)
 	}
 	return true
 }
@@ -186,7 +186,7 @@ func (a *App) turnByItself(s *session.Session, m claude.Message) {
 	}
 	s.BeginTurn()
 	s.Update(session.StateRunning, "", "", "")
-	a.ui.Send(ui.EvSession, s.Info())
+	a.ui.Send(ui.EvSession, s)
 }
 
 // contextUsage asks claude how full the context is (shown in the
@@ -206,7 +206,7 @@ func (a *App) contextUsage(ctx context.Context, s *session.Session) {
 		return
 	}
 	s.SetContext(session.Context{Tokens: u.Total, Max: u.Max, Percent: u.Percent})
-	a.ui.Send(ui.EvSession, s.Info())
+	a.ui.Send(ui.EvSession, s)
 }
 
 func (a *App) system(s *session.Session, m claude.Message) {
@@ -247,7 +247,7 @@ func (a *App) system(s *session.Session, m claude.Message) {
 		}
 		return
 	}
-	a.ui.Send(ui.EvSession, s.Info())
+	a.ui.Send(ui.EvSession, s)
 }
 
 func resultError(m claude.Message) string {
@@ -304,7 +304,7 @@ func (a *App) exited(s *session.Session, sawInit bool) {
 	default:
 		a.note(s, "Session ended.")
 	}
-	a.ui.Send(ui.EvSession, s.Info())
+	a.ui.Send(ui.EvSession, s)
 }
 
 func exitText(err error) string {

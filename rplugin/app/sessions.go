@@ -33,7 +33,7 @@ func (a *App) Rename(id int, name string) (Outcome, error) {
 	}
 	old := s.Title()
 	s.SetTitle(name)
-	a.ui.Send(ui.EvSession, s.Info())
+	a.ui.Send(ui.EvSession, s)
 	if s.State() == session.StateExited {
 		msg := fmt.Sprintf("session %d is now %q", s.ID, s.Name())
 		if cid := s.ClaudeID(); cid != "" {
@@ -201,7 +201,7 @@ func (a *App) history(s *session.Session, claudeID string) {
 		if sum.FirstPrompt != "" {
 			s.Prompted(sum.FirstPrompt)
 		}
-		a.ui.Send(ui.EvSession, s.Info())
+		a.ui.Send(ui.EvSession, s)
 	}
 	tr := s.Transcript
 	ops := tr.BeginHistory(claudeID)

@@ -47,7 +47,7 @@ func (a *App) taskMessage(s *session.Session, m claude.Message) {
 	a.transcript(s, ops)
 	a.ui.Send(ui.EvTasks, TasksView{Session: s.ID, Tasks: s.Tasks.List()})
 	if s.Tasks.Active() != before {
-		a.ui.Send(ui.EvSession, s.Info()) // running while its tasks run
+		a.ui.Send(ui.EvSession, s) // running while its tasks run
 	}
 }
 
@@ -61,7 +61,7 @@ func (a *App) signal(s *session.Session, m claude.Message) {
 // activity tells the front end when what claude does now changed.
 func (a *App) activity(s *session.Session) {
 	if _, changed := s.Transcript.Activity(); changed {
-		a.ui.Send(ui.EvSession, s.Info())
+		a.ui.Send(ui.EvSession, s)
 	}
 }
 

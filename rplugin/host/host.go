@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
+	"sync"
 
 	"github.com/neovim/go-client/nvim/plugin"
 
@@ -46,6 +48,9 @@ func Register(p *plugin.Plugin, log *slog.Logger) *Host {
 		h.outbox = ui.NewOutbox(func(batch string) error {
 			return v.ExecLua(applyLua, nil, batch)
 		}, log)
+		if path := os.Getenv("CLAUDENOVA_RECORD"); path != "" {
+			h.outbox.Record = recorder(path, log)
+		}
 		h.App = app.New(h.outbox, log)
 		h.tools = editortools.NewBridge(func(token, tool, args string, wait int) (string, error) {
 			var out string
@@ -69,27 +74,58 @@ func (h *Host) Close() {
 	}
 }
 
-// reply is what ClaudeNovaRequest returns, as JSON: the result, or the
-// error in words for the user. Errors never travel as RPC errors, whose text
-// Neovim wraps in its own plumbing.
+// reply is the answer to a ClaudeNovaRequest: the result, or the error in
+// words for the user. Errors never travel as RPC errors, whose text Neovim
+// wraps in its own plumbing.
 type reply struct {
 	OK     bool   `json:"ok"`
 	Result any    `json:"result,omitempty"`
 	Error  string `json:"error,omitempty"`
 }
 
-// request is ClaudeNovaRequest(method, json): it returns a JSON reply.
+// queued is what ClaudeNovaRequest returns when the reply went into the
+// event stream.
+type queued struct {
+	Queued bool `json:"queued"`
+}
+
+// request is ClaudeNovaRequest(method, json[, token]). With a token, the
+// reply is an event of the stream (EvMark {token, reply}), queued after
+// every event the call caused, so the front end acts on it in the order
+// things happened; the call itself returns {queued: true}. Without one (the
+// first calls of a channel, tests) the reply is returned.
 func (h *Host) request(args []string) (string, error) {
+	token := ""
+	if len(args) == 3 && args[2] != "" {
+		token, args = args[2], args[:2]
+	}
 	out, err := h.call(args)
 	r := reply{OK: err == nil, Result: out}
 	if err != nil {
 		r.Result, r.Error = nil, err.Error()
+	}
+	if token != "" && h.outbox != nil {
+		method := ""
+		if len(args) > 0 {
+			method = args[0]
+		}
+		h.outbox.Send(ui.EvMark, mark{Token: token, Method: method, Reply: r})
+		b, _ := json.Marshal(queued{Queued: true})
+		return string(b), nil
 	}
 	b, err := json.Marshal(r)
 	if err != nil {
 		b, _ = json.Marshal(reply{Error: "encode result: " + err.Error()})
 	}
 	return string(b), nil
+}
+
+// mark is a reply in the event stream; the method it answers is named for
+// people reading a recorded stream (and the front end's tests replaying one).
+type mark struct {
+	Token  string `json:"token"`
+	Method string `json:"method,omitempty"`
+	Reply  reply  `json:"reply"`
 }
 
 // background lists the notification methods whose work may take time: they
@@ -121,7 +157,7 @@ func argOr(args []string, i int, def string) string {
 	return def
 }
 
-var errBadCall = errors.New("ClaudeNovaRequest takes a method name and a JSON argument")
+var errBadCall = errors.New("ClaudeNovaRequest takes a method name, a JSON argument and a reply token")
 
 func (h *Host) call(args []string) (any, error) {
 	if len(args) == 0 || len(args) > 2 {
@@ -272,4 +308,20 @@ var methods = map[string]handler{
 		h.log.Info("front end", "level", p.Level, "msg", p.Msg)
 		return nil, nil
 	},
+}
+
+// recorder appends each delivered batch to the file at path, one JSON line
+// each (CLAUDENOVA_RECORD: recordings for the front end's tests).
+func recorder(path string, log *slog.Logger) func([]byte) {
+	var mu sync.Mutex
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		log.Warn("record ui batches", "path", path, "err", err)
+		return nil
+	}
+	return func(b []byte) {
+		mu.Lock()
+		defer mu.Unlock()
+		_, _ = f.Write(append(append([]byte(nil), b...), '\n'))
+	}
 }

@@ -54,7 +54,7 @@ func TestCallRejectsBadInput(t *testing.T) {
 		want string
 	}{
 		{nil, "takes a method name"},
-		{[]string{"a", "b", "c"}, "takes a method name"},
+		{[]string{"a", "b", "c", "d"}, "takes a method name"},
 		{[]string{"no_such_method"}, `unknown method "no_such_method"`},
 		{[]string{"decide", "{not json"}, "bad arguments"},
 		{[]string{"new", `{"cwd": 12}`}, "bad arguments"},

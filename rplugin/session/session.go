@@ -5,6 +5,7 @@ package session
 import (
 	"path/filepath"
 	"sort"
+	"strconv"
 	"sync"
 	"time"
 
@@ -42,7 +43,6 @@ type Session struct {
 	mu sync.Mutex
 	// info numbers the snapshots Info takes, so that the front end keeps the
 	// newest when two goroutines send theirs in the other order.
-	info        uint64
 	state       string
 	mode        string
 	claudeID    string
@@ -165,9 +165,6 @@ type Info struct {
 	// Activity is what claude is doing that the conversation does not
 	// show ("retrying 2/10", "compacting", "writing greet.py · 12 kB").
 	Activity string `json:"activity,omitempty"`
-	// Version orders the snapshots of one session: a snapshot taken before
-	// another may reach the front end after it, and is then dropped.
-	Version uint64 `json:"version"`
 }
 
 // New makes a session around a started process.
@@ -182,14 +179,21 @@ func New(id int, cwd, mode string, proc claude.Conn) *Session {
 	}
 }
 
+// Live is the session's snapshot as the outbox delivers it (ui.Live): taken
+// when it is written to the front end, so the newest one always goes last,
+// whatever goroutine asked for it.
+func (s *Session) Live() any { return s.Info() }
+
+// LiveKey names the session's snapshots for the outbox: two waiting to be
+// delivered are one.
+func (s *Session) LiveKey() string { return "session:" + strconv.Itoa(s.ID) }
+
 // Info returns a snapshot.
 func (s *Session) Info() Info {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.info++
 	info := Info{
-		Version: s.info,
-		ID:      s.ID, Name: s.name(), Folder: filepath.Base(s.Cwd), Cwd: s.Cwd, State: s.state, Mode: s.mode,
+		ID: s.ID, Name: s.name(), Folder: filepath.Base(s.Cwd), Cwd: s.Cwd, State: s.state, Mode: s.mode,
 		ClaudeID: s.claudeID, Model: s.model, Effort: s.effort, Error: s.errMsg,
 	}
 	if s.context.Max > 0 {

@@ -28,10 +28,18 @@ const (
 	EvReply            = "reply"           // {token, ok, result, error}: the answer to a call that waited on claude
 	EvTasks            = "tasks"           // {session, tasks}: a session's background tasks
 	EvCompletion       = "completion"      // Completion: the prompt input's choices for what was typed
+	// EvMark is a synchronous call's reply, in the stream: {token, reply}.
+	// The caller waits for it, and what it does with the reply comes after
+	// every event the call caused and before any later one (one order, see
+	// Outbox).
+	EvMark = "mark"
 )
 
-// Event is one message to the Lua front end.
+// Event is one message to the Lua front end. Seq numbers the events of one
+// outbox as they are delivered (1, 2, 3, … with no gap): the front end
+// applies them in that order, whatever order the batches reach it in.
 type Event struct {
+	Seq  uint64 `json:"seq"`
 	Name string `json:"event"`
 	Data any    `json:"data"`
 }
@@ -58,17 +66,34 @@ const transcriptGap = 16 * time.Millisecond // one frame
 // never dropped.
 const MaxQueuedLines = 20000
 
+// Live is implemented by event data whose value is read when it is
+// delivered (a session's snapshot): whoever sent it, the front end gets the
+// state as it is then, and two such events of one key waiting together are
+// delivered once, where the first was.
+type Live interface {
+	Live() any
+	LiveKey() string
+}
+
 // SessionScoped is implemented by event data that belongs to one session's
 // transcript.
 type SessionScoped interface{ SessionID() int }
 
 // Outbox delivers events to Neovim in order, in batches, from its own
-// goroutine, so no producer ever waits for Neovim.
+// goroutine, so no producer ever waits for Neovim. It is the one writer of
+// the stream the front end reads: every event it delivers carries the next
+// sequence number, and a synchronous call's reply is placed in the same
+// stream by a mark (EvMark).
 type Outbox struct {
 	exec func(batch string) error
 	log  *slog.Logger
 	wg   sync.WaitGroup
 	wake chan struct{}
+	seq  uint64 // the last number delivered (run's goroutine only)
+
+	// Record, when set before the first Send, receives every batch as it
+	// is delivered (the recordings the front end's tests replay).
+	Record func(batch []byte)
 
 	mu       sync.Mutex
 	events   []Event
@@ -109,6 +134,8 @@ func (o *Outbox) Send(name string, data any) {
 			o.lines[sid] += n
 			o.events = append(o.events, Event{Name: name, Data: data})
 		}
+	} else if lv, ok := data.(Live); ok && o.waiting(name, lv.LiveKey()) {
+		// Already waiting: it is read when delivered, so this one is in it.
 	} else {
 		o.events = append(o.events, Event{Name: name, Data: data})
 	}
@@ -117,6 +144,17 @@ func (o *Outbox) Send(name string, data any) {
 	case o.wake <- struct{}{}:
 	default:
 	}
+}
+
+// waiting reports whether a live event of name and key is queued. Callers
+// hold mu.
+func (o *Outbox) waiting(name, key string) bool {
+	for _, ev := range o.events {
+		if lv, ok := ev.Data.(Live); ok && ev.Name == name && lv.LiveKey() == key {
+			return true
+		}
+	}
+	return false
 }
 
 // dropTranscript removes the queued transcript updates of a session.
@@ -230,11 +268,30 @@ func (o *Outbox) run() {
 			}
 		}
 		wait.Stop()
+		for i, ev := range batch {
+			if lv, ok := ev.Data.(Live); ok {
+				batch[i].Data = lv.Live() // read now: the newest state goes last
+			}
+		}
 		for _, part := range split(coalesce(batch), maxDeliveryLines) {
+			for i := range part {
+				o.seq++
+				part[i].Seq = o.seq
+			}
 			b, err := json.Marshal(part)
 			if err != nil {
+				// Never a gap in the numbers: the front end would wait for
+				// them. The events go as notes of their loss.
 				o.log.Error("encode ui batch", "err", err)
-				continue
+				lost := make([]Event, len(part))
+				for i, ev := range part {
+					lost[i] = Event{Seq: ev.Seq, Name: EvNotify, Data: map[string]any{"level": "error",
+						"msg": "claude-nova: an update of the host could not be encoded (" + ev.Name + "); see :ClaudeNova log"}}
+				}
+				b, _ = json.Marshal(lost)
+			}
+			if o.Record != nil {
+				o.Record(b)
 			}
 			if err := o.exec(string(b)); err != nil {
 				o.log.Warn("ui batch not delivered", "err", err, "events", len(part))

@@ -2,7 +2,9 @@ package ui
 
 import (
 	"encoding/json"
+	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -21,13 +23,13 @@ func (d *appendData) Coalesce(next any) bool {
 
 func TestCoalesce(t *testing.T) {
 	in := []Event{
-		{"t", &appendData{"a", "1"}}, {"t", &appendData{"b", "x"}}, {"t", &appendData{"a", "2"}},
-		{"other", 1},
-		{"t", &appendData{"a", "3"}}, {"t", &appendData{"a", "4"}},
+		{Name: "t", Data: &appendData{"a", "1"}}, {Name: "t", Data: &appendData{"b", "x"}}, {Name: "t", Data: &appendData{"a", "2"}},
+		{Name: "other", Data: 1},
+		{Name: "t", Data: &appendData{"a", "3"}}, {Name: "t", Data: &appendData{"a", "4"}},
 	}
 	out := coalesce(in)
 	b, _ := json.Marshal(out)
-	want := `[{"event":"t","data":{"Key":"a","Text":"12"}},{"event":"t","data":{"Key":"b","Text":"x"}},{"event":"other","data":1},{"event":"t","data":{"Key":"a","Text":"34"}}]`
+	want := `[{"seq":0,"event":"t","data":{"Key":"a","Text":"12"}},{"seq":0,"event":"t","data":{"Key":"b","Text":"x"}},{"seq":0,"event":"other","data":1},{"seq":0,"event":"t","data":{"Key":"a","Text":"34"}}]`
 	if string(b) != want {
 		t.Fatalf("got  %s\nwant %s", b, want)
 	}
@@ -79,7 +81,7 @@ type sized int
 func (s sized) Size() int { return int(s) }
 
 func TestSplit(t *testing.T) {
-	batch := []Event{{"t", sized(100)}, {"t", sized(250)}, {"x", 1}, {"t", sized(100)}, {"t", sized(900)}, {"t", sized(10)}}
+	batch := []Event{{Name: "t", Data: sized(100)}, {Name: "t", Data: sized(250)}, {Name: "x", Data: 1}, {Name: "t", Data: sized(100)}, {Name: "t", Data: sized(900)}, {Name: "t", Data: sized(10)}}
 	parts := split(batch, 400)
 	var sizes []int
 	for _, p := range parts {
@@ -158,5 +160,101 @@ func TestOutboxBoundsTranscriptsNeverRequests(t *testing.T) {
 	}
 	if count[EvRequestAdded] != 1 || count[EvTranscriptResync] < 1 {
 		t.Fatalf("delivered %v", count)
+	}
+}
+
+// Every delivered event carries the next number, also when events were
+// coalesced, split or replaced by a resync: the front end never waits for a
+// number that does not come.
+func TestOutboxNumbersTheStream(t *testing.T) {
+	var mu sync.Mutex
+	var seqs []uint64
+	o := NewOutbox(func(batch string) error {
+		var evs []Event
+		if err := json.Unmarshal([]byte(batch), &evs); err != nil {
+			t.Error(err)
+		}
+		mu.Lock()
+		for _, e := range evs {
+			seqs = append(seqs, e.Seq)
+		}
+		mu.Unlock()
+		return nil
+	}, slog.New(slog.DiscardHandler))
+	o.maxLines = 50
+	for i := 0; i < 200; i++ {
+		o.Send(EvTranscript, &scoped{sid: i % 3, n: 10})
+		if i%7 == 0 {
+			o.Send(EvMark, map[string]int{"token": i})
+		}
+	}
+	o.Close()
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seqs) == 0 {
+		t.Fatal("nothing delivered")
+	}
+	for i, s := range seqs {
+		if s != uint64(i+1) {
+			t.Fatalf("event %d has seq %d: %v", i, s, seqs)
+		}
+	}
+}
+
+// scoped is transcript-like data: n lines of session sid.
+type scoped struct{ sid, n int }
+
+func (s *scoped) SessionID() int { return s.sid }
+func (s *scoped) Size() int      { return s.n }
+
+// liveData is a session whose snapshot is read at delivery.
+type liveData struct {
+	mu    sync.Mutex
+	state string
+}
+
+func (l *liveData) Live() any {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.state
+}
+func (l *liveData) LiveKey() string { return "s1" }
+
+// A snapshot is taken when it is written: sent twice while Neovim is busy,
+// the front end gets it once, with the newest state, however the senders
+// raced (what per-snapshot version numbers used to guard against).
+func TestLiveDataIsReadWhenDelivered(t *testing.T) {
+	release := make(chan struct{})
+	var mu sync.Mutex
+	var got []string
+	o := NewOutbox(func(batch string) error {
+		<-release
+		var evs []struct {
+			Event string `json:"event"`
+			Data  any    `json:"data"`
+		}
+		_ = json.Unmarshal([]byte(batch), &evs)
+		mu.Lock()
+		for _, e := range evs {
+			got = append(got, e.Event+"="+fmt.Sprint(e.Data))
+		}
+		mu.Unlock()
+		return nil
+	}, slog.New(slog.DiscardHandler))
+	s := &liveData{state: "running"}
+	o.Send("first", 0) // Neovim is busy with this one
+	o.Send(EvSession, s)
+	o.Send("between", 1)
+	s.mu.Lock()
+	s.state = "idle"
+	s.mu.Unlock()
+	o.Send(EvSession, s) // already waiting: the one above carries it
+	close(release)
+	o.Close()
+	mu.Lock()
+	defer mu.Unlock()
+	want := "first=0 session=idle between=1"
+	if strings.Join(got, " ") != want {
+		t.Fatalf("delivered %q, want %q", strings.Join(got, " "), want)
 	}
 }

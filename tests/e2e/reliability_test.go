@@ -348,6 +348,11 @@ func TestStreamingSessionsKeepHostAndTranscripts(t *testing.T) {
 		// Wipe one transcript mid-stream: it is re-created and catches up.
 		e.Lua(nil, "pcall(vim.api.nvim_buf_delete, require('claudenova.ui.transcript').ensure(2), { force = true })")
 		for id := 1; id <= n; id++ {
+			if os.Getenv("STREAM_DEBUG") != "" {
+				var st map[string]any
+				e.Lua(&st, "return require('claudenova.ui.inbox').stream_state()")
+				t.Logf("stream %v", st)
+			}
 			e.WaitIdle(id)
 		}
 		if e.NoteContaining("host stopped unexpectedly") || e.NoteContaining("internal error") {

@@ -269,27 +269,6 @@ func TestSessionsToldApart(t *testing.T) {
 	})
 }
 
-// A session's snapshot taken before the one shown but delivered after it
-// (two of the host's goroutines send theirs in the other order) is dropped:
-// a resumed session kept its folder's name over its first prompt that way.
-func TestStaleSessionSnapshotIsDropped(t *testing.T) {
-	eachNvim(t, func(t *testing.T, v nvimVersion) {
-		e := NewEnv(t, v, Options{})
-		a := e.newSession("hello")
-		e.WaitIdle(a)
-		var name string
-		e.Lua(&name, `local id = ...
-			local s = require('claudenova.ui.state').sessions[id]
-			local stale = vim.deepcopy(s)
-			stale.version, stale.name = s.version - 1, 'project'
-			require('claudenova.ui').apply(vim.json.encode({ { event = 'session', data = stale } }))
-			return require('claudenova.ui.state').sessions[id].name`, a)
-		if name != "hello" {
-			t.Fatalf("a stale snapshot replaced the session's name: %q", name)
-		}
-	})
-}
-
 // Stop a session with two turns and resume it from the picker: the
 // transcript shows both turns as history, a new prompt continues claude's
 // same session.

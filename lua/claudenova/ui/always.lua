@@ -8,6 +8,7 @@
 -- answered). It never opens for a request claude asks no lasting rule for
 -- (claudenova.ui's always() checks its hints).
 local notify = require("claudenova.ui.notify")
+local text = require("claudenova.ui.text")
 
 local M = {}
 
@@ -111,12 +112,12 @@ function M.open(r, on_confirm)
     height = height,
     style = "minimal",
     border = "rounded",
-    title = require("claudenova.ui.text").cut((" Always… %s "):format(what), width - 4),
+    title = text.cut((" Always… %s "):format(what), width - 4),
     title_pos = "center",
   })
   -- The request's announcement ("a allow, d deny: …") is not this form's
   -- keys: off the message line.
-  require("claudenova.ui.notify").clear(r.id)
+  notify.clear(r.id)
   -- A narrow screen wraps the hint and the paths instead of cutting them.
   vim.wo[win].wrap = true
   vim.wo[win].linebreak = true

@@ -3,16 +3,20 @@
 -- before-turn lines go back on disk, Claude is told) and keep (reviewed).
 -- The host owns the disk: it computes the hunks, checks the file did not
 -- change since it was shown, and writes.
+local config = require("claudenova.config")
+local host = require("claudenova.host")
+local keytable = require("claudenova.keys")
+local labels = require("claudenova.ui.labels")
+local target = require("claudenova.ui.target")
+local textutil = require("claudenova.ui.text")
+
 local M = {}
 
 local notify = require("claudenova.ui.notify")
 
-local function host()
-  return require("claudenova.host")
-end
 
 local function cfg()
-  return require("claudenova.config").get()
+  return config.get()
 end
 
 M.views = {} ---@type table<integer, table> right-side buffer -> view
@@ -37,7 +41,7 @@ local function scratch(name, label, text, ft)
   vim.bo[buf].bufhidden = "wipe"
   vim.bo[buf].swapfile = false
   pcall(vim.api.nvim_buf_set_name, buf, name)
-  require("claudenova.ui.labels").set(buf, label)
+  labels.set(buf, label)
   set_lines(buf, text)
   if ft then
     vim.bo[buf].filetype = ft
@@ -63,7 +67,7 @@ end
 
 local function winbar_parts(v, width)
   local keys = cfg().keymaps.changes
-  local key = require("claudenova.ui.text").key
+  local key = textutil.key
   local t = M.tally(v)
   local head = ("Now · %s · %d hunk%s"):format(v.file.rel, t.hunks, t.hunks == 1 and "" or "s")
   if t.undone > 0 then
@@ -85,12 +89,12 @@ end
 
 --- The winbar of the changes window being drawn, fitted to its width.
 function M.winbar_of()
-  local win, buf = require("claudenova.ui.text").drawn()
+  local win, buf = textutil.drawn()
   local v = buf and M.views[buf]
   if not v then
     return ""
   end
-  return "%#ClaudeNovaWinbar#" .. require("claudenova.ui.text").fit(winbar_parts(v, vim.api.nvim_win_get_width(win)), vim.api.nvim_win_get_width(win))
+  return "%#ClaudeNovaWinbar#" .. textutil.fit(winbar_parts(v, vim.api.nvim_win_get_width(win)), vim.api.nvim_win_get_width(win))
 end
 
 local ns = vim.api.nvim_create_namespace("claudenova_changes")
@@ -164,11 +168,11 @@ function M.undo(v)
     notify.warn(("%s has unsaved edits in the editor: save or discard them first (nothing was undone)"):format(v.file.rel))
     return
   end
-  local ok, res = pcall(host().request, "undo_hunk", { session = v.session, turn = v.turn, path = v.file.path, hunk = i, sum = v.file.sum })
+  local ok, res = pcall(host.request, "undo_hunk", { session = v.session, turn = v.turn, path = v.file.path, hunk = i, sum = v.file.sum })
   if not ok then
     notify.error(res)
     -- The file changed since: show it as it is.
-    local ok2, view = pcall(host().request, "changes", { session = v.session, turn = v.turn })
+    local ok2, view = pcall(host.request, "changes", { session = v.session, turn = v.turn })
     if ok2 then
       for _, f in ipairs(view.files) do
         if f.path == v.file.path then
@@ -237,7 +241,7 @@ function M.open_file(view, f)
     now = scratch(base .. "now/" .. f.rel, ("Changes of prompt %d · %s"):format(view.n, f.rel), f.now, ft),
   }
   vim.api.nvim_win_set_buf(0, v.now)
-  require("claudenova.ui.labels").apply(vim.api.nvim_get_current_win())
+  labels.apply(vim.api.nvim_get_current_win())
   if vim.api.nvim_buf_is_valid(placeholder) and placeholder ~= v.now then
     pcall(vim.api.nvim_buf_delete, placeholder, { force = true })
   end
@@ -246,7 +250,7 @@ function M.open_file(view, f)
   vim.cmd("leftabove vsplit")
   vim.api.nvim_win_set_buf(0, v.before)
   vim.wo.signcolumn = "yes:1"
-  require("claudenova.ui.labels").apply(vim.api.nvim_get_current_win())
+  labels.apply(vim.api.nvim_get_current_win())
   vim.wo.winbar = "%#ClaudeNovaWinbar#Before prompt " .. view.n .. " · " .. (f.existed and f.rel or "(did not exist)"):gsub("%%", "%%%%")
   vim.cmd("diffthis")
   vim.cmd("wincmd l")
@@ -263,7 +267,7 @@ function M.open_file(view, f)
         vim.keymap.set("n", m[1], m[2], { buffer = b, desc = "claude-nova: " .. m[3] })
       end
     end
-    require("claudenova.keys").map(b, "changes")
+    keytable.map(b, "changes")
   end
   vim.api.nvim_create_autocmd("BufWipeout", {
     buffer = v.now,
@@ -273,7 +277,7 @@ function M.open_file(view, f)
     end,
   })
   render(v)
-  local key = require("claudenova.ui.text").key
+  local key = textutil.key
   notify.info(("%s undo a hunk, %s keep it, %s close: changes of %s"):format(key(keys.undo_hunk), key(keys.keep_hunk), key(keys.close), f.rel))
   if #f.hunks > 0 then
     vim.api.nvim_win_set_cursor(0, { math.max(1, math.min(f.hunks[1].b, vim.api.nvim_buf_line_count(v.now))), 0 })
@@ -284,14 +288,14 @@ end
 --- :ClaudeNova changes [N]: the files prompt N (default: the last that
 --- changed a file) changed; one opens at once, several are picked.
 function M.open(session, turn)
-  session = session or require("claudenova.ui").session_in_view() or 0
+  session = session or target.session() or 0
   local args = { session = session }
   if type(turn) == "number" then
     args.n = turn
   elseif turn then
     args.turn = turn
   end
-  local view = host().request("changes", args)
+  local view = host.request("changes", args)
   if #view.files == 1 then
     return M.open_file(view, view.files[1])
   end
@@ -310,5 +314,7 @@ function M.open(session, turn)
     end
   end)
 end
+
+textutil.register_winbar("changes", M.winbar_of)
 
 return M

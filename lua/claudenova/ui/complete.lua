@@ -6,6 +6,9 @@
 -- (a completion event) opens the menu, if the text is still the same.
 -- Nothing is ever inserted that the user did not pick: the input's
 -- 'completeopt' has noinsert and noselect (the user's own is untouched).
+local context = require("claudenova.context")
+local host = require("claudenova.host")
+
 local M = {}
 
 local token = 0
@@ -93,7 +96,6 @@ function M.request(buf, session, cwd)
     M.waiting = nil
     return
   end
-  local host = require("claudenova.host")
   if not host.running() and kind == "/" then
     return -- no session: no commands to offer
   end
@@ -127,7 +129,7 @@ function M.omnifunc(findstart, _)
     local buf = vim.api.nvim_get_current_buf()
     vim.schedule(function()
       if vim.api.nvim_buf_is_valid(buf) then
-        M.request(buf, vim.b[buf].claudenova_prompt_session, require("claudenova.context").cwd(vim.b[buf].claudenova_prompt_session))
+        M.request(buf, vim.b[buf].claudenova_prompt_session, context.cwd(vim.b[buf].claudenova_prompt_session))
       end
     end)
     return -3

@@ -4,6 +4,8 @@
 -- edits is never reloaded over and never raises Neovim's W11/W12 prompts:
 -- the user is told once, on one line, and :ClaudeNova diff compares it with
 -- the disk.
+local notify = require("claudenova.ui.notify")
+
 local M = {}
 
 local group = vim.api.nvim_create_augroup("ClaudeNovaDisk", { clear = true })
@@ -100,7 +102,7 @@ function M.written(path)
   protect(buf)
   if not vim.b[buf].claudenova_disk_told then
     vim.b[buf].claudenova_disk_told = true
-    require("claudenova.ui.notify").warn(("%s: your unsaved edits are kept; Claude changed the file on disk (:ClaudeNova diff compares them)"):format(
+    notify.warn(("%s: your unsaved edits are kept; Claude changed the file on disk (:ClaudeNova diff compares them)"):format(
       vim.fn.fnamemodify(path, ":~:.")))
   end
 end

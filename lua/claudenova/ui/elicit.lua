@@ -6,36 +6,33 @@
 -- request pending (answer it later with <CR> on its row). Go checks the
 -- answers against the server's schema: a wrong one asks again.
 local notify = require("claudenova.ui.notify")
+local host = require("claudenova.host")
+local scheduler = require("claudenova.ui.scheduler")
+local state = require("claudenova.ui.state")
 
 local M = {}
 
 -- vim.ui.select, with the picker's grace ended once it is answered.
 local function select(items, opts, cb)
-  vim.ui.select(items, opts, require("claudenova.ui.scheduler").picked(cb))
+  vim.ui.select(items, opts, scheduler.picked(cb))
 end
 
 M.active = nil ---@type string|nil id of the form being asked
 
-local function host()
-  return require("claudenova.host")
-end
 
-local function state()
-  return require("claudenova.ui.state")
-end
 
 local function left_pending(r)
   M.active = nil
-  notify.info(("form from %s left pending; answer it later with <CR> on its row in :ClaudeNova"):format(state().request_label(r)))
+  notify.info(("form from %s left pending; answer it later with <CR> on its row in :ClaudeNova"):format(state.request_label(r)))
 end
 
 -- Send the user's answer; true when Go took it.
 local function send(r, action, content)
   M.active = nil
-  if not state().requests[r.id] then
+  if not state.requests[r.id] then
     return true -- withdrawn meanwhile: nothing to answer
   end
-  local ok, err = pcall(host().request, "elicit", { id = r.id, action = action, content = content or vim.empty_dict() })
+  local ok, err = pcall(host.request, "elicit", { id = r.id, action = action, content = content or vim.empty_dict() })
   if not ok then
     notify.error(err)
     return false

@@ -4,10 +4,15 @@
 local state = require("claudenova.ui.state")
 local notify = require("claudenova.ui.notify")
 local scheduler = require("claudenova.ui.scheduler")
+local always = require("claudenova.ui.always")
+local host = require("claudenova.host")
+local ops = require("claudenova.ui.ops")
+local panel = require("claudenova.ui.panel")
+local proposal = require("claudenova.ui.proposal")
+local sidebar = require("claudenova.ui.sidebar")
+local target = require("claudenova.ui.target")
+local text = require("claudenova.ui.text")
 
-local function host()
-  return require("claudenova.host")
-end
 
 local inbox = require("claudenova.ui.inbox")
 
@@ -24,7 +29,7 @@ local function decided_here(id)
     state.requests[id] = nil
     scheduler.forget(id)
     notify.clear(id)
-    require("claudenova.ui.sidebar").render()
+    sidebar.render()
   end
 end
 
@@ -50,9 +55,9 @@ function M.decide(id, behavior, message, via, opts)
   end
   local res
   if r.surface == "proposal" and behavior ~= "deny" then
-    res = require("claudenova.ui.proposal").apply(r, behavior, opts, via)
+    res = proposal.apply(r, behavior, opts, via)
   else
-    res = host().request("decide", {
+    res = host.request("decide", {
       id = id, behavior = behavior, message = message, via = via,
       rules = opts.rules, destination = opts.destination,
     })
@@ -88,7 +93,7 @@ function M.always(id)
     notify.info(("claude asks that no lasting rule be made for this request (%s): allow or deny it once"):format(r.hints.why or ""))
     return
   end
-  require("claudenova.ui.always").open(r, function(behavior, rule, destination)
+  always.open(r, function(behavior, rule, destination)
     local ok, why = M.decide(id, behavior, nil, "command", { rules = { rule }, destination = destination })
     if ok then
       notify.info(("%s %s, and from now on: %s (%s)"):format(behavior == "allow" and "allowed" or "denied",
@@ -182,7 +187,7 @@ end
 
 --- Run a decision on the request the user means (see ui.target).
 function M.decide_target(behavior, message)
-  require("claudenova.ui.target").resolve(function(id)
+  target.resolve(function(id)
     local r = state.requests[id]
     local ok, why = M.decide(id, behavior, message, "command")
     if ok then
@@ -194,14 +199,14 @@ function M.decide_target(behavior, message)
 end
 
 function M.always_target()
-  require("claudenova.ui.target").resolve(M.always, "make a rule for")
+  target.resolve(M.always, "make a rule for")
 end
 
 function M.review_target()
-  require("claudenova.ui.target").resolve(function(id)
+  target.resolve(function(id)
     local r = state.requests[id]
     if r.surface == "panel" then
-      require("claudenova.ui.panel").open(r, { review = true, focus = true })
+      panel.open(r, { review = true, focus = true })
     else
       M.present(id)
     end
@@ -210,15 +215,15 @@ end
 
 --- Withdraw the last queued prompt of a session (claude has not taken it).
 function M.withdraw_queued(session)
-  local list = require("claudenova").queued(session)
+  local list = ops.queued(session)
   local q = list[#list]
   if not q then
     notify.info("no queued prompt: claude has taken every prompt")
     return
   end
-  local ok, why = require("claudenova").cancel_queued(q.id)
+  local ok, why = ops.cancel_queued(q.id)
   if ok then
-    notify.info(("withdrawn: %s"):format(require("claudenova.ui.text").first_line(q.text, 60)))
+    notify.info(("withdrawn: %s"):format(text.first_line(q.text, 60)))
   else
     notify.info(("not withdrawn: %s"):format(why))
   end
@@ -227,7 +232,7 @@ end
 --- Open a waiting surface now (the user asked: no grace period): the
 --- request of the sidebar row under the cursor, else the oldest waiting.
 function M.focus_waiting()
-  local here = require("claudenova.ui.sidebar").id_under_cursor()
+  local here = sidebar.id_under_cursor()
   if here and scheduler.is_waiting(here) then
     return scheduler.open_now(here)
   end

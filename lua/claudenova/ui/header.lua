@@ -2,6 +2,8 @@
 -- what Claude said right before it asked, its reason in its words. It is a
 -- small split of its own, so it never shifts the lines of a diff, wraps at
 -- words and keeps its height fitted to its text as windows change size.
+local labels = require("claudenova.ui.labels")
+
 local M = {}
 
 M.wins = {} ---@type table<integer, integer> header window -> its buffer
@@ -29,7 +31,7 @@ function M.open(win, text)
   local lines = vim.split("Claude: " .. vim.trim(text), "\n", { plain = true })
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
   vim.bo[buf].modifiable = false
-  require("claudenova.ui.labels").set(buf, "Claude says")
+  labels.set(buf, "Claude says")
   local hwin
   vim.api.nvim_win_call(win, function()
     vim.cmd("aboveleft 1split")
@@ -41,7 +43,7 @@ function M.open(win, text)
     vim.wo[hwin][opt] = val
   end
   vim.wo[hwin].winhighlight = "Normal:ClaudeNovaNote"
-  require("claudenova.ui.labels").apply(hwin)
+  labels.apply(hwin)
   M.wins[hwin] = buf
   fit(hwin)
   if not M.group then

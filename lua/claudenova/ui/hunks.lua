@@ -4,6 +4,8 @@
 -- for a hunk (reject), put Claude's back (restore), and attach a note for
 -- Claude to a hunk. What the user did travels with the save (review()).
 -- The buffer stays a normal editable buffer: do, dp, ]c and [c still work.
+local notify = require("claudenova.ui.notify")
+
 local M = {}
 
 local ns = vim.api.nvim_create_namespace("claudenova_hunks")
@@ -117,7 +119,7 @@ function M.state(p, h)
 end
 
 local function say(msg)
-  require("claudenova.ui.notify").info(msg)
+  notify.info(msg)
 end
 
 local function here(p)

@@ -1,33 +1,46 @@
 -- The event inbox: the Go host calls apply with a batch of events (a
 -- session changed, a request arrived, is to be shown, was decided or
--- withdrawn, transcript lines, notes); each handler updates the front end's
--- copy (ui.state) and the surfaces. Nothing here calls the host
--- synchronously (it is answering a call from the host: see in_apply).
+-- withdrawn, transcript lines, notes). The events are numbered by their one
+-- writer (the host's outbox): they are applied in that order, whatever order
+-- the batches come in (a batch ahead of a missing one waits for it), each
+-- once. Each handler updates the store (ui.state) and the surfaces read it.
+-- Nothing here calls the host synchronously (it is answering a call from
+-- the host: see host.in_apply).
 local state = require("claudenova.ui.state")
 local notify = require("claudenova.ui.notify")
 local scheduler = require("claudenova.ui.scheduler")
+local complete = require("claudenova.ui.complete")
+local config = require("claudenova.config")
+local disk = require("claudenova.ui.disk")
+local elicit = require("claudenova.ui.elicit")
+local errors = require("claudenova.errors")
+local host = require("claudenova.host")
+local panel = require("claudenova.ui.panel")
+local plan = require("claudenova.ui.plan")
+local proposal = require("claudenova.ui.proposal")
+local question = require("claudenova.ui.question")
+local rules = require("claudenova.ui.rules")
+local sidebar = require("claudenova.ui.sidebar")
+local task_view = require("claudenova.ui.tasks")
+local text = require("claudenova.ui.text")
+local transcript = require("claudenova.ui.transcript")
 
-local function host()
-  return require("claudenova.host")
-end
 
 local function cfg()
-  return require("claudenova.config").get()
+  return config.get()
 end
 
 local M = {}
 
 M.SURFACES = { "panel", "proposal", "question", "plan", "elicit" }
 
-local function surface_module(surface)
-  return ({
-    panel = "claudenova.ui.panel",
-    proposal = "claudenova.ui.proposal",
-    question = "claudenova.ui.question",
-    plan = "claudenova.ui.plan",
-    elicit = "claudenova.ui.elicit",
-  })[surface]
-end
+local surfaces = {
+  panel = panel,
+  proposal = proposal,
+  question = question,
+  plan = plan,
+  elicit = elicit,
+}
 
 -- Surfaces that answer their request themselves (sidebar keys and commands
 -- open them instead), and those that open as pickers (never inside a call
@@ -61,7 +74,7 @@ local function announce(r, waiting)
     notify.tagged(msg, r.id)
     return
   end
-  local key = require("claudenova.ui.text").key
+  local key = text.key
   local how
   if r.surface == "proposal" and r.plan_mode then
     -- Asked while planning: no plan was approved yet.
@@ -95,23 +108,9 @@ end
 
 local handlers = {}
 
--- Keep info unless a newer snapshot of its session is here already (the
--- host sends them from several goroutines: one taken earlier may come
--- later). Returns whether info was kept.
-local function keep_session(info)
-  local known = state.sessions[info.id]
-  if known and (info.version or 0) < (known.version or 0) then
-    return false
-  end
-  state.sessions[info.id] = info
-  return true
-end
-
 function handlers.session(info)
-  if not keep_session(info) then
-    return -- taken before the one shown, sent after it
-  end
-  local tr = require("claudenova.ui.transcript")
+  state.sessions[info.id] = info
+  local tr = transcript
   tr.ensure(info.id)
   tr.session_changed(info.id)
 end
@@ -121,15 +120,15 @@ function handlers.session_removed(data)
   if state.current == data.session then
     state.current = nil
   end
-  require("claudenova.ui.transcript").forget(data.session)
+  transcript.forget(data.session)
 end
 
 function handlers.transcript(data)
-  require("claudenova.ui.transcript").apply(data.session, data.ops)
+  transcript.apply(data.session, data.ops)
 end
 
 function handlers.transcript_resync(data)
-  require("claudenova.ui.transcript").resync(data.session)
+  transcript.resync(data.session)
 end
 
 function handlers.request_added(r)
@@ -148,7 +147,7 @@ local function drop(id, outcome)
   -- Its announcement leaves the message line with it (when still shown).
   notify.clear(id)
   for _, mod in ipairs(M.SURFACES) do
-    pcall(require("claudenova.ui." .. mod).withdraw, id, outcome)
+    pcall(surfaces[mod].withdraw, id, outcome)
   end
   return r
 end
@@ -164,7 +163,7 @@ end
 --- the surface opened (a float moves the ruler into the command line), but
 --- before a picker, which takes the screen until answered.
 function M.show(r, asked)
-  local mod = surface_module(r.surface)
+  local mod = surfaces[r.surface]
   if not mod then
     return
   end
@@ -179,7 +178,7 @@ function M.show(r, asked)
     local cur = state.requests[r.id]
     notify.unpin(r.id)
     if cur then
-      require(mod).open(cur, how)
+      mod.open(cur, how)
       if queued and r.surface ~= "question" then
         -- It waited: "waits until you pause" is stale now; say what to do.
         announce(cur, false)
@@ -223,59 +222,101 @@ function handlers.proposal_rebase(data)
   if r then
     r.exists = data.exists
   end
-  require("claudenova.ui.proposal").rebase(data)
+  proposal.rebase(data)
 end
 
 function handlers.tasks(data)
   state.tasks[data.session] = data.tasks or {}
-  local tasks = package.loaded["claudenova.ui.tasks"]
-  if tasks then
-    tasks.changed()
-  end
+  task_view.changed()
 end
 
 function handlers.rules(view)
-  require("claudenova.ui.rules").update(view)
+  rules.update(view)
 end
 
 function handlers.reply(data)
-  require("claudenova.host").resolve(data)
+  host.resolve(data)
+end
+
+function handlers.mark(data)
+  host.reply_seen(data)
 end
 
 function handlers.completion(data)
-  require("claudenova.ui.complete").completed(data)
+  complete.completed(data)
 end
 
 function handlers.file_written(data)
-  require("claudenova.ui.disk").written(data.path)
+  disk.written(data.path)
 end
+
+-- The stream's next number, the events that came ahead of it, and the host
+-- they belong to (a new host numbers from 1 again).
+local next_seq, ahead, epoch = 1, {}, nil
 
 --- Called by the Go host with a JSON batch of events.
 function M.apply(batch)
-  M.in_apply = true
+  host.in_apply = true
   local ok, err = pcall(M._apply, batch)
-  M.in_apply = false
+  host.in_apply = false
   if not ok then
     notify.error(err)
   end
 end
 
+--- The events of a batch that are due, in the stream's order: this batch's
+--- and those that waited for it.
+local function due(events)
+  if epoch ~= host.epoch then
+    epoch, next_seq, ahead = host.epoch, 1, {}
+  end
+  local out = {}
+  for _, ev in ipairs(events) do
+    if type(ev.seq) ~= "number" then
+      table.insert(out, ev) -- unnumbered (a test's): as it comes
+    elseif ev.seq >= next_seq then
+      ahead[ev.seq] = ev -- a repeat (below next_seq) is dropped
+    end
+  end
+  while ahead[next_seq] do
+    table.insert(out, ahead[next_seq])
+    ahead[next_seq] = nil
+    next_seq = next_seq + 1
+  end
+  return out
+end
+
+--- The stream's state, for tests and :checkhealth: the next number due
+--- and how many events wait ahead of it.
+function M.stream_state()
+  local n = 0
+  for _ in pairs(ahead) do
+    n = n + 1
+  end
+  return { next = next_seq, ahead = n }
+end
+
+--- Start the stream over (a fresh host; tests).
+function M.reset_stream()
+  next_seq, ahead, epoch = 1, {}, host.epoch
+end
+
 function M._apply(batch)
-  local events = vim.json.decode(batch, { luanil = { object = true, array = true } })
+  local events = due(vim.json.decode(batch, { luanil = { object = true, array = true } }))
   local sidebar_dirty = false
   for _, ev in ipairs(events) do
     local h = handlers[ev.event]
     if h then
       local ok, err = pcall(h, ev.data)
       if not ok then
-        notify.error(ev.event .. ": " .. require("claudenova.errors").message(err):gsub("^claude%-nova: ", ""))
+        notify.error(ev.event .. ": " .. errors.message(err):gsub("^claude%-nova: ", ""))
       end
       -- Transcript text does not change the sidebar: skip the redraw.
       sidebar_dirty = sidebar_dirty or (ev.event ~= "transcript" and ev.event ~= "transcript_resync")
     end
   end
   if sidebar_dirty then
-    require("claudenova.ui.sidebar").render()
+    sidebar.render()
   end
 end
 
@@ -290,12 +331,12 @@ function M.host_lost(code)
   end
   scheduler.reset()
   if package.loaded["claudenova.ui.tasks"] then
-    require("claudenova.ui.tasks").host_lost()
+    task_view.host_lost()
   end
-  require("claudenova.host").fail_waiting("the host stopped before claude answered")
-  require("claudenova.ui.transcript").host_lost()
+  host.fail_waiting("the host stopped before claude answered")
+  transcript.host_lost()
   state.reset()
-  require("claudenova.ui.sidebar").render()
+  sidebar.render()
   notify.error(
     ("the host stopped unexpectedly (exit %d); %d pending request(s) were lost. The next :ClaudeNova command starts a fresh host; see :ClaudeNova log"):format(code, n)
   )
@@ -303,12 +344,12 @@ end
 
 function M.session_started(info)
   if info and info.id then
-    -- An event applied here already may be newer than the reply (a resumed
-    -- session's name from its history can beat it): the newer one stays.
-    keep_session(info)
+    -- The reply comes after every event before it (see host.request): an
+    -- event applied already is older, the reply's snapshot the newest.
+    state.sessions[info.id] = info
     state.current = info.id
-    require("claudenova.ui.transcript").ensure(info.id)
-    require("claudenova.ui.sidebar").render()
+    transcript.ensure(info.id)
+    sidebar.render()
   end
 end
 

@@ -1,22 +1,26 @@
--- The front end's entry point: Go calls M.apply with a batch of events
--- (ui.inbox); the user's gestures on requests (ui.gestures) go back to Go
--- through claudenova.host; ui.pickers choose a session. Surfaces open
--- through claudenova.ui.scheduler; commands find their request through
--- claudenova.ui.target.
-local state = require("claudenova.ui.state")
+-- The front end's entry point: the host's stream comes in through
+-- ui.inbox (applied in order into the store, ui.state); the user's
+-- gestures on requests go back through ui.gestures, session operations
+-- through ui.ops. Loading it fills the slots the surfaces call
+-- (ui.actions) and tells the channel how to report a lost host.
+local actions = require("claudenova.ui.actions")
+local gestures = require("claudenova.ui.gestures")
+local host = require("claudenova.host")
+local inbox = require("claudenova.ui.inbox")
 local notify = require("claudenova.ui.notify")
-require("claudenova.highlights").setup() -- also without setup(): first use of any surface
+local ops = require("claudenova.ui.ops")
+local pickers = require("claudenova.ui.pickers")
+local prompt = require("claudenova.ui.prompt")
+local sidebar = require("claudenova.ui.sidebar")
+local state = require("claudenova.ui.state")
+local target = require("claudenova.ui.target")
+local transcript = require("claudenova.ui.transcript")
+local highlights = require("claudenova.highlights")
+highlights.setup() -- also without setup(): first use of any surface
 
 local M = {}
 M.state = state
 
-local inbox = require("claudenova.ui.inbox")
-local gestures = require("claudenova.ui.gestures")
-local pickers = require("claudenova.ui.pickers")
-
--- The front end's entry points, in three modules: the event inbox (what
--- the host sends), the gesture API (what the user does with a request) and
--- the pickers; ui.state is what the front end knows.
 M.apply = inbox.apply
 M.host_lost = inbox.host_lost
 M.session_started = inbox.session_started
@@ -27,9 +31,10 @@ end
 M.session_line = pickers.session_line
 M.pick_session = pickers.pick_session
 M.pick_resume = pickers.pick_resume
+M.started_for_prompt = ops.started_for_prompt
 
 function M.toggle_sidebar()
-  require("claudenova.ui.sidebar").toggle()
+  sidebar.toggle()
 end
 
 --- Show a session's transcript (the current one by default). opts.focus
@@ -40,7 +45,17 @@ function M.open_transcript(id, opts)
     notify.info("no session yet (:ClaudeNova new)")
     return
   end
-  require("claudenova.ui.transcript").open(id, opts)
+  transcript.open(id, opts)
+end
+
+--- The session a prompt goes to: sid, unless it has exited (then nil: the
+--- prompt starts a new session, which says so).
+function M.sendable(sid)
+  local s = sid and state.sessions[sid]
+  if s and s.state == "exited" then
+    return nil
+  end
+  return sid
 end
 
 --- Open the prompt input of a session (the current one by default). For a
@@ -53,36 +68,26 @@ function M.prompt(session, opts)
   if not to and want then
     opts.instead_of = want
   end
-  require("claudenova.ui.prompt").open(to, opts)
+  prompt.open(to, opts)
 end
 
 --- The session in view (see ui.target.session).
 function M.session_in_view()
-  return require("claudenova.ui.target").session()
+  return target.session()
 end
 
---- A prompt started session id (none ran, or the one it was written for,
---- old, had exited): say so, and show its transcript where the old one was
---- shown.
-function M.started_for_prompt(id, old)
-  local s = old and state.sessions[old]
-  if s and s.state == "exited" then
-    -- What happened first: a narrow screen cuts the end.
-    notify.info(("new session %s: %s had exited (:ClaudeNova resume continues it)"):format(state.label(id), state.label(old)))
-  else
-    notify.info(("new session %s: no session ran"):format(state.label(id)))
-  end
-  M.open_transcript(id)
+-- What the surfaces may ask for (ui.actions): the gesture API, the session
+-- operations, and the few front-end moves above.
+for name, fn in pairs({
+  decide = gestures.decide, decide_many = gestures.decide_many, always = gestures.always,
+  deny_with_message = gestures.deny_with_message, present = gestures.present, withdraw_queued = gestures.withdraw_queued,
+  new = ops.new, send = ops.send, steer = ops.steer, stop = ops.stop, interrupt = ops.interrupt, resume = ops.resume,
+  sessions = ops.sessions, stop_task = ops.stop_task, started_for_prompt = ops.started_for_prompt,
+  open_transcript = M.open_transcript, prompt = M.prompt, sendable = M.sendable, session_in_view = M.session_in_view,
+}) do
+  rawset(actions, name, fn)
 end
 
---- The session a prompt goes to: sid, unless it has exited (then nil: the
---- prompt starts a new session, which says so).
-function M.sendable(sid)
-  local s = sid and state.sessions[sid]
-  if s and s.state == "exited" then
-    return nil
-  end
-  return sid
-end
+host.on_lost = inbox.host_lost
 
 return M

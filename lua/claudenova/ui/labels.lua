@@ -7,6 +7,8 @@
 -- surface gives its buffer a label here; the window's local status line
 -- shows it, and so does the tab line while it is Neovim's default: then
 -- ours draws the same tabs, with the labels.
+local config = require("claudenova.config")
+
 local M = {}
 
 -- buf → label, a string or a function returning one (read when drawn, so
@@ -57,7 +59,7 @@ local function set_status(buf)
 end
 
 local function install_tabline()
-  if require("claudenova.config").get().tabline and vim.go.tabline == "" then
+  if config.get().tabline and vim.go.tabline == "" then
     vim.go.tabline = TABLINE
   end
 end
@@ -70,6 +72,27 @@ function M.apply(win)
     and vim.api.nvim_win_get_config(win).relative == "" then
     vim.api.nvim_set_option_value("statusline", M.STATUSLINE, { scope = "local", win = win })
   end
+end
+
+--- Give a scratch buffer a name a person reads in the tabline and the
+--- statusline ("Plan · 1 · tidy up greet.py"); a name taken already gets
+--- " (2)", " (3)", ….
+function M.name_buf(buf, name)
+  M.set(buf, name)
+  -- A slash would make it a path: a division slash reads the same.
+  name = name:gsub("/", "∕")
+  local taken = {}
+  for _, b in ipairs(vim.api.nvim_list_bufs()) do
+    if b ~= buf then
+      taken[vim.api.nvim_buf_get_name(b)] = true
+    end
+  end
+  local try, n = name, 1
+  while taken[vim.fn.fnamemodify(try, ":p")] do
+    n = n + 1
+    try = ("%s (%d)"):format(name, n)
+  end
+  pcall(vim.api.nvim_buf_set_name, buf, try)
 end
 
 --- Give buf a label (a string, or a function returning one).

@@ -1,13 +1,20 @@
 -- Every message to the user goes through here: one prefix, one screen line
 -- at any width (no "Press ENTER"), the whole text kept in the host log.
+local errors = require("claudenova.errors")
+local text = require("claudenova.ui.text")
+
 local M = {}
 
 local PREFIX = "claude-nova: "
 
+--- Where a message's whole text is kept (set by the channel: the host's
+--- log); nil until the host runs.
+---@type fun(level: string, msg: string)|nil
+M.log = nil
+
 local function host_log(level, msg)
-  local host = package.loaded["claudenova.host"]
-  if host and host.running() then
-    pcall(host.notify, "log", { level = level, msg = msg })
+  if M.log then
+    pcall(M.log, level, msg)
   end
 end
 
@@ -45,7 +52,7 @@ end
 --- msg on one line, cut with … to fit width cells.
 function M.fit(msg, width)
   msg = tostring(msg):gsub("%s*\n%s*", " · "):gsub("%c", " ")
-  return require("claudenova.ui.text").cut(msg, width or room())
+  return text.cut(msg, width or room())
 end
 
 local names = { [vim.log.levels.ERROR] = "error", [vim.log.levels.WARN] = "warn" }
@@ -159,7 +166,7 @@ function M.clear(tag)
   vim.schedule(function()
     local ok, area = pcall(message_area)
     -- The start of the line, wide enough to be ours (the ruler may share it).
-    local head = require("claudenova.ui.text").cut(line, math.min(#line, 30))
+    local head = text.cut(line, math.min(#line, 30))
     head = head:gsub("…$", "")
     if ok and vim.startswith(vim.trim(area), vim.trim(head)) and vim.api.nvim_get_mode().mode ~= "c" then
       vim.api.nvim_echo({ { "" } }, false, {})
@@ -187,7 +194,7 @@ function M.pin(tag, msg)
   if not vim.startswith(msg, PREFIX) then
     msg = PREFIX .. msg
   end
-  local line = require("claudenova.ui.text").cut(msg:gsub("%s*\n%s*", " · "), math.max(10, vim.o.columns - 2))
+  local line = text.cut(msg:gsub("%s*\n%s*", " · "), math.max(10, vim.o.columns - 2))
   local width = vim.fn.strdisplaywidth(line)
   local buf = vim.api.nvim_create_buf(false, true)
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, { line })
@@ -219,7 +226,9 @@ end
 
 --- Show an error (any value: it is cleaned by claudenova.errors).
 function M.error(err)
-  M.notify(require("claudenova.errors").message(err), vim.log.levels.ERROR)
+  M.notify(errors.message(err), vim.log.levels.ERROR)
 end
+
+errors.report = M.error -- errors.guard shows what it caught here
 
 return M

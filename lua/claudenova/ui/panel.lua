@@ -1,6 +1,13 @@
 -- The action panel: one request in a float with Allow / Allow for Session /
 -- Review / Deny. Closing it only hides it; the row stays in the sidebar.
 local text = require("claudenova.ui.text")
+local actions = require("claudenova.ui.actions")
+local config = require("claudenova.config")
+local errors = require("claudenova.errors")
+local keytable = require("claudenova.keys")
+local notify = require("claudenova.ui.notify")
+local scheduler = require("claudenova.ui.scheduler")
+local state = require("claudenova.ui.state")
 
 local M = {}
 
@@ -8,12 +15,9 @@ local ns = vim.api.nvim_create_namespace("claudenova_panel")
 M.current = nil ---@type {id: string, win: integer, buf: integer}|nil
 
 local function cfg()
-  return require("claudenova.config").get()
+  return config.get()
 end
 
-local function ui()
-  return require("claudenova.ui")
-end
 
 --- The choices of request r, in order: what claude's hints allow (no
 --- session-wide allow, whole tool or Always… when claude asks for no
@@ -140,17 +144,15 @@ end
 -- rows: the panel's line -> choice map (filled again on every relayout).
 local function set_keymaps(buf, r, rows)
   local keys = cfg().keymaps.panel
-  local scheduler = require("claudenova.ui.scheduler")
   -- Errors reach the user on one line; deciding keys do nothing while the
   -- grace period of a panel that opened on its own lasts.
   local function act(fn, deciding)
-    return require("claudenova.errors").guard(deciding and scheduler.guard(buf, fn) or fn)
+    return errors.guard(deciding and scheduler.guard(buf, fn) or fn)
   end
-  local notify = require("claudenova.ui.notify")
   local h = r.hints or {}
   local function decide(behavior)
     return function()
-      local ok, why = ui().decide(r.id, behavior, nil, "surface")
+      local ok, why = actions.decide(r.id, behavior, nil, "surface")
       if not ok and why then
         notify.info(why)
       end
@@ -175,9 +177,9 @@ local function set_keymaps(buf, r, rows)
     allow = { decide("allow"), "Allow once" },
     allow_session = { decide("allow_session"), "Allow " .. ((r.session_choice or "") ~= "" and r.session_choice or "for the session") },
     allow_tool = { decide("allow_tool"), "Allow " .. ((r.tool_choice or "") ~= "" and r.tool_choice or "every call of this tool this session") },
-    always = { function() ui().always(r.id) end, "Always…: allow or deny from now on, with a rule" },
+    always = { function() actions.always(r.id) end, "Always…: allow or deny from now on, with a rule" },
     review = { function() M.open(r, { review = not (M.current and M.current.review), focus = true }) end, "Toggle the full review" },
-    deny = { function() ui().deny_with_message(r.id, "surface") end, "Deny with an optional message" },
+    deny = { function() actions.deny_with_message(r.id, "surface") end, "Deny with an optional message" },
     close = { M.close, "Hide the panel (the request stays pending)" },
   }
   local allows = { allow = true, allow_session = true, allow_tool = true }
@@ -219,11 +221,11 @@ local function set_keymaps(buf, r, rows)
     end, true), { buffer = buf, nowait = true, desc = "claude-nova panel: Take the choice on this line" })
   end
   vim.keymap.set("n", "<Esc>", M.close, { buffer = buf, nowait = true, desc = "claude-nova panel: Hide the panel" })
-  require("claudenova.keys").map(buf, "panel")
+  keytable.map(buf, "panel")
 end
 
 local function title(buf)
-  if require("claudenova.ui.scheduler").in_grace(buf) then
+  if scheduler.in_grace(buf) then
     return " claude-nova · keys wait a moment "
   end
   return " claude-nova "
@@ -311,7 +313,7 @@ function M.relayout()
   if not (cur and vim.api.nvim_win_is_valid(cur.win)) then
     return
   end
-  local r = require("claudenova.ui.state").requests[cur.id] or cur.r
+  local r = state.requests[cur.id] or cur.r
   fill(cur.buf, r, cur.review, math.max(20, vim.o.columns - 6), cur.rows)
   local c = geometry(cur.buf, cur.win)
   fill(cur.buf, r, cur.review, c.width - 1, cur.rows)
@@ -331,7 +333,7 @@ function M.open(r, opts)
   vim.b[buf].claudenova_request = r.id
   vim.b[buf].claudenova_surface = "panel"
   if opts.grace then
-    require("claudenova.ui.scheduler").start_grace(buf, M.relayout)
+    scheduler.start_grace(buf, M.relayout)
   end
   local rows = {}
   -- The key hint wraps to the widest the screen allows, then the panel

@@ -2,10 +2,10 @@
 -- (from claude's own session store).
 local state = require("claudenova.ui.state")
 local notify = require("claudenova.ui.notify")
+local actions = require("claudenova.ui.actions")
+local errors = require("claudenova.errors")
+local host = require("claudenova.host")
 
-local function host()
-  return require("claudenova.host")
-end
 
 local M = {}
 
@@ -15,7 +15,7 @@ function M.session_line(s)
 end
 
 function M.pick_session()
-  local sessions = require("claudenova").sessions()
+  local sessions = actions.sessions()
   if #sessions == 0 then
     notify.info("no sessions")
     return
@@ -25,10 +25,10 @@ function M.pick_session()
     format_item = M.session_line,
   }, function(s)
     if s then
-      require("claudenova.errors").guard(function()
-        host().request("select", { session = s.id })
+      errors.guard(function()
+        host.request("select", { session = s.id })
         state.current = s.id
-        require("claudenova.ui").open_transcript(s.id, { focus = true })
+        actions.open_transcript(s.id, { focus = true })
       end)()
     end
   end)
@@ -37,7 +37,7 @@ end
 --- Pick one of this folder's earlier sessions (from claude's own session
 --- store) and continue it; its transcript shows the earlier conversation.
 function M.pick_resume()
-  local list = host().request("resumable", { cwd = vim.fn.getcwd() }) or {}
+  local list = host.request("resumable", { cwd = vim.fn.getcwd() }) or {}
   if list.note then
     notify.warn(list.note)
   end
@@ -60,9 +60,9 @@ function M.pick_resume()
     end,
   }, function(s)
     if s then
-      require("claudenova.errors").guard(function()
-        local info = require("claudenova").resume(s.id)
-        require("claudenova.ui").open_transcript(info.id)
+      errors.guard(function()
+        local info = actions.resume(s.id)
+        actions.open_transcript(info.id)
       end)()
     end
   end)

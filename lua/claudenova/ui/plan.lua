@@ -1,6 +1,16 @@
 -- Plan approval (ExitPlanMode): the plan opens as an editable markdown
 -- buffer. Approve (into acceptEdits or default) or keep planning with
 -- feedback. Closing it leaves the request pending in the sidebar.
+local config = require("claudenova.config")
+local header = require("claudenova.ui.header")
+local host = require("claudenova.host")
+local keytable = require("claudenova.keys")
+local labels = require("claudenova.ui.labels")
+local notify = require("claudenova.ui.notify")
+local scheduler = require("claudenova.ui.scheduler")
+local state = require("claudenova.ui.state")
+local textutil = require("claudenova.ui.text")
+
 local M = {}
 
 M.open_ = {} ---@type table<string, {buf: integer, tab: integer|nil, r: table, text: string}>
@@ -8,35 +18,32 @@ M.open_ = {} ---@type table<string, {buf: integer, tab: integer|nil, r: table, t
 --- The winbar of the plan window being drawn, fitted to its width: the
 --- keys before whose plan it is (they are the only way to answer).
 function M.winbar_of()
-  local win, buf = require("claudenova.ui.text").drawn()
+  local win, buf = textutil.drawn()
   local p = buf and M.open_[vim.b[buf].claudenova_request or ""]
   if not p then
     return ""
   end
-  local keymaps = require("claudenova.config").get().keymaps
+  local keymaps = config.get().keymaps
   local keys = keymaps.plan
-  local text = require("claudenova.ui.text")
+  local text = textutil
   local key = text.key
-  if require("claudenova.ui.scheduler").in_grace(buf) then
-    return "%#ClaudeNovaWinbar#" .. text.fit({ "Plan", "keys wait a moment", require("claudenova.ui.state").request_label(p.r) }, vim.api.nvim_win_get_width(win))
+  if scheduler.in_grace(buf) then
+    return "%#ClaudeNovaWinbar#" .. text.fit({ "Plan", "keys wait a moment", state.request_label(p.r) }, vim.api.nvim_win_get_width(win))
   end
   return "%#ClaudeNovaWinbar#" .. text.fit({
     "Plan",
     ("%s accept edits"):format(key(keys.accept_edits)),
     ("%s approve"):format(key(keys.approve)),
     ("%s keep planning"):format(key(keys.keep_planning)),
-    require("claudenova.ui.state").request_label(p.r),
+    state.request_label(p.r),
     keymaps.help and (key(keymaps.help) .. " keys") or nil,
   }, vim.api.nvim_win_get_width(win))
 end
 
 local function cfg()
-  return require("claudenova.config").get()
+  return config.get()
 end
 
-local function host()
-  return require("claudenova.host")
-end
 
 local function buffer_text(buf)
   return table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), "\n")
@@ -51,16 +58,15 @@ local function decide(r, buf, params)
       params.plan = edited
     end
   end
-  local ok, err = pcall(host().request, "plan", params)
+  local ok, err = pcall(host.request, "plan", params)
   if not ok then
-    require("claudenova.ui.notify").error(err)
+    notify.error(err)
   end
 end
 
 local function set_keymaps(buf, r)
   local keys = cfg().keymaps.plan
-  require("claudenova.keys").map(buf, "plan")
-  local scheduler = require("claudenova.ui.scheduler")
+  keytable.map(buf, "plan")
   local maps = {
     accept_edits = { function() decide(r, buf, { approve = true, mode = "acceptEdits" }) end, "Approve the plan and accept edits" },
     approve = { function() decide(r, buf, { approve = true, mode = "default" }) end, "Approve the plan, ask for each edit" },
@@ -98,7 +104,7 @@ function M.open(r, opts)
   local text = r.plan ~= "" and r.plan or "(Claude did not write a plan.)"
   vim.cmd("tabnew")
   local buf = vim.api.nvim_get_current_buf()
-  require("claudenova.ui.text").name_buf(buf, "Plan · " .. require("claudenova.ui.state").request_label(r))
+  labels.name_buf(buf, "Plan · " .. state.request_label(r))
   vim.bo[buf].buftype = "acwrite"
   vim.bo[buf].bufhidden = "wipe"
   vim.bo[buf].swapfile = false
@@ -114,7 +120,7 @@ function M.open(r, opts)
     desc = "claude-nova: the plan is sent with your approval, not written",
     callback = function()
       vim.bo[buf].modified = false
-      require("claudenova.ui.notify").info("your edits will be sent when you approve the plan")
+      notify.info("your edits will be sent when you approve the plan")
     end,
   })
   vim.api.nvim_create_autocmd("BufWipeout", {
@@ -127,10 +133,10 @@ function M.open(r, opts)
     end,
   })
   set_keymaps(buf, r)
-  local hwin, hbuf = require("claudenova.ui.header").open(vim.api.nvim_get_current_win(), r.said)
+  local hwin, hbuf = header.open(vim.api.nvim_get_current_win(), r.said)
   M.open_[r.id] = { buf = buf, tab = vim.api.nvim_get_current_tabpage(), r = r, text = text, header = hwin, header_buf = hbuf }
   if opts.grace then
-    require("claudenova.ui.scheduler").start_grace(buf, function() vim.cmd("redrawstatus!") end)
+    scheduler.start_grace(buf, function() vim.cmd("redrawstatus!") end)
   end
 end
 
@@ -154,10 +160,12 @@ function M.withdraw(id)
       pcall(vim.cmd, vim.api.nvim_tabpage_get_number(p.tab) .. "tabclose!")
     end
   end
-  require("claudenova.ui.header").close(p.header)
+  header.close(p.header)
   if vim.api.nvim_buf_is_valid(p.buf) then
     pcall(vim.api.nvim_buf_delete, p.buf, { force = true })
   end
 end
+
+textutil.register_winbar("plan", M.winbar_of)
 
 return M

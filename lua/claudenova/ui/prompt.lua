@@ -5,6 +5,17 @@
 -- @ at the start of a word completes the session folder's files, / at the
 -- start of the prompt claude's slash commands (claudenova.ui.complete: by
 -- itself as you type, or <C-x><C-o>); nothing is inserted you did not pick.
+local actions = require("claudenova.ui.actions")
+local complete = require("claudenova.ui.complete")
+local config = require("claudenova.config")
+local context = require("claudenova.context")
+local errors = require("claudenova.errors")
+local images = require("claudenova.images")
+local keytable = require("claudenova.keys")
+local labels = require("claudenova.ui.labels")
+local notify = require("claudenova.ui.notify")
+local state = require("claudenova.ui.state")
+
 local M = {}
 
 local ns = vim.api.nvim_create_namespace("claudenova_prompt")
@@ -23,18 +34,15 @@ function M.draft(session)
 end
 
 local function cfg()
-  return require("claudenova.config").get()
+  return config.get()
 end
 
-local function context()
-  return require("claudenova.context")
-end
 
 -- Mark the lines whose @reference names a buffer with unsaved changes.
 local function mark_unsaved(buf, cwd)
   vim.api.nvim_buf_clear_namespace(buf, ns, 0, -1)
   for i, l in ipairs(vim.api.nvim_buf_get_lines(buf, 0, -1, false)) do
-    if l:find("@", 1, true) and #context().unsaved_refs(l, cwd) > 0 then
+    if l:find("@", 1, true) and #context.unsaved_refs(l, cwd) > 0 then
       vim.api.nvim_buf_set_extmark(buf, ns, i - 1, 0, {
         virt_text = { { "unsaved: its text in the editor is sent", "ClaudeNovaNote" } },
         virt_text_pos = "eol",
@@ -42,7 +50,6 @@ local function mark_unsaved(buf, cwd)
     else
       -- A reference to an image file goes to Claude as an image.
       local ref = l:match("^@(%S+)$") or l:match('^@"(.-)"$')
-      local images = require("claudenova.images")
       if ref and images.kind(ref) then
         local path = ref:sub(1, 1) == "/" and ref or (cwd .. "/" .. ref)
         vim.api.nvim_buf_set_extmark(buf, ns, i - 1, 0, {
@@ -62,8 +69,8 @@ function M.open(session, opts)
   -- mode it was in, when the input closes (sent or not).
   local origin, origin_mode = vim.api.nvim_get_current_win(), vim.api.nvim_get_mode().mode
   local origin_buf = vim.api.nvim_get_current_buf()
-  local cwd = context().cwd(session)
-  local extra = vim.list_extend(vim.deepcopy(opts.context or {}), context().take(cwd))
+  local cwd = context.cwd(session)
+  local extra = vim.list_extend(vim.deepcopy(opts.context or {}), context.take(cwd))
   local key = draft_key(session)
   local draft = M.drafts[key]
   M.drafts[key] = nil
@@ -80,8 +87,8 @@ function M.open(session, opts)
   end
   local buf = vim.api.nvim_create_buf(false, true)
   vim.api.nvim_buf_set_name(buf, ("claudenova://prompt/%s/%d"):format(session or "new", buf))
-  require("claudenova.ui.labels").set(buf, function()
-    return "Prompt · " .. (session and require("claudenova.ui.state").label(session) or "a new session")
+  labels.set(buf, function()
+    return "Prompt · " .. (session and state.label(session) or "a new session")
   end)
   vim.bo[buf].buftype = "acwrite"
   vim.bo[buf].bufhidden = "wipe"
@@ -108,7 +115,7 @@ function M.open(session, opts)
   vim.bo[buf].modified = false
   local width = math.max(20, math.min(100, vim.o.columns - 4))
   local height = math.max(6, math.min(#lines + 2, math.floor(vim.o.lines / 2)))
-  local label = session and require("claudenova.ui.state").label(session) or "a new session"
+  local label = session and state.label(session) or "a new session"
   local win = vim.api.nvim_open_win(buf, true, {
     relative = "editor",
     row = math.max(0, vim.o.lines - height - 6),
@@ -178,32 +185,32 @@ function M.open(session, opts)
       -- Said where it is seen: in the input's border (-- INSERT -- covers
       -- the message line), and as a message.
       pcall(vim.api.nvim_win_set_config, win, { title = " Nothing to send: write a prompt first ", title_pos = "center" })
-      require("claudenova.ui.notify").warn("empty prompt: nothing to send")
+      notify.warn("empty prompt: nothing to send")
       return
     end
     local ok, err
     -- The input of a new session (none in view, or the one it was opened
     -- for exited, maybe meanwhile) starts one, and says so.
-    local ui = require("claudenova.ui")
+    local ui = actions
     local to = ui.sendable(session)
     if not to then
       ok, err = pcall(function()
-        return require("claudenova").new({ prompt = context().build(text, {}, cwd) })
+        return ui.new({ prompt = context.build(text, {}, cwd) })
       end)
       if ok then
         ui.started_for_prompt(err.id, opts.instead_of or session)
       end
     elseif steer == true then
-      ok, err = pcall(require("claudenova").steer, text, to)
+      ok, err = pcall(ui.steer, text, to)
       if ok then
-        require("claudenova.ui.notify").info(err.message)
+        notify.info(err.message)
       end
     else
-      ok, err = pcall(require("claudenova").send, text, to)
+      ok, err = pcall(ui.send, text, to)
     end
     if not ok then
       -- Nothing is lost: the input stays open with the text.
-      require("claudenova.ui.notify").error(err)
+      notify.error(err)
       return
     end
     sent = true
@@ -221,13 +228,13 @@ function M.open(session, opts)
   end
   if keys.withdraw then
     vim.keymap.set("n", keys.withdraw, function()
-      require("claudenova.errors").guard(function() require("claudenova.ui").withdraw_queued(session) end)()
+      errors.guard(function() actions.withdraw_queued(session) end)()
     end, { buffer = buf, desc = "claude-nova: Withdraw the session's last queued prompt" })
   end
   if keys.close then
     vim.keymap.set("n", keys.close, close_input, { buffer = buf, desc = "claude-nova: Close the prompt" })
   end
-  require("claudenova.keys").map(buf, "prompt")
+  keytable.map(buf, "prompt")
   vim.api.nvim_create_autocmd("BufWriteCmd", {
     buffer = buf,
     desc = "claude-nova: :w sends the prompt",
@@ -244,12 +251,11 @@ function M.open(session, opts)
       if vim.trim(table.concat(left, "\n")) ~= "" then
         M.drafts[key] = left
         vim.schedule(function()
-          require("claudenova.ui.notify").info("prompt kept as a draft: :ClaudeNova prompt opens it again")
+          notify.info("prompt kept as a draft: :ClaudeNova prompt opens it again")
         end)
       end
     end,
   })
-  local complete = require("claudenova.ui.complete")
   complete.setup_buffer(buf)
   vim.api.nvim_create_autocmd({ "TextChangedI", "TextChangedP" }, {
     buffer = buf,

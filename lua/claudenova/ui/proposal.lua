@@ -2,6 +2,17 @@
 -- change) opens beside the original in diff mode. :w applies it with the
 -- user's edits; wiping the buffer (or :q on its last window) rejects it.
 local notify = require("claudenova.ui.notify")
+local config = require("claudenova.config")
+local errors = require("claudenova.errors")
+local header = require("claudenova.ui.header")
+local hunks = require("claudenova.ui.hunks")
+local host = require("claudenova.host")
+local keytable = require("claudenova.keys")
+local labels = require("claudenova.ui.labels")
+local rescue = require("claudenova.ui.rescue")
+local scheduler = require("claudenova.ui.scheduler")
+local state = require("claudenova.ui.state")
+local text = require("claudenova.ui.text")
 
 local M = {}
 
@@ -9,18 +20,12 @@ local M = {}
 M.open_ = {}
 
 local function cfg()
-  return require("claudenova.config").get()
+  return config.get()
 end
-
-local function host()
-  return require("claudenova.host")
-end
-
-local hunks = require("claudenova.ui.hunks")
 
 local function keys_help()
   local lhs = cfg().keymaps.help
-  return lhs and require("claudenova.ui.text").key(lhs) or nil
+  return lhs and text.key(lhs) or nil
 end
 
 -- The winbar's parts, most important first: what the proposal is, whose
@@ -28,9 +33,8 @@ end
 -- with how to apply or reject it.
 local function winbar_parts(r, p, width)
   local keys = cfg().keymaps.proposal
-  local key = require("claudenova.ui.text").key
+  local key = text.key
   local rel = r.target ~= "" and r.target or r.path
-  local state = require("claudenova.ui.state")
   local agent = state.agent_label(r)
   -- A subagent's proposal names it first: a narrow window drops the rest.
   local head = ("Proposal · %s%s %s"):format(agent and (agent .. " › ") or "", r.tool, rel)
@@ -65,7 +69,7 @@ local function winbar_parts(r, p, width)
     -- Too narrow for both: how to apply or reject it first.
     parts = { how, what, state.session_label(r) }
   end
-  if p and require("claudenova.ui.scheduler").in_grace(p.buf) then
+  if p and scheduler.in_grace(p.buf) then
     -- It just took the window: why keys do nothing yet comes first.
     parts = { "keys wait a moment", what, state.session_label(r) }
   end
@@ -85,13 +89,13 @@ end
 --- The winbar of the proposal window being drawn, fitted to its width
 --- (see text.winbar).
 function M.winbar_of()
-  local win, buf = require("claudenova.ui.text").drawn()
+  local win, buf = text.drawn()
   local p = buf and M.open_[vim.b[buf].claudenova_proposal or ""]
   if not p then
     return ""
   end
   local width = vim.api.nvim_win_get_width(win)
-  return "%#ClaudeNovaWinbar#" .. require("claudenova.ui.text").fit(winbar_parts(p.r, p, width), width)
+  return "%#ClaudeNovaWinbar#" .. text.fit(winbar_parts(p.r, p, width), width)
 end
 
 local WINBAR = "%!v:lua.require'claudenova.ui.text'.winbar('proposal')"
@@ -120,7 +124,7 @@ end
 
 local function original_buf(r)
   local buf = vim.api.nvim_create_buf(false, true)
-  require("claudenova.ui.text").name_buf(buf, "Original · " .. (r.exists and r.target or (r.target .. " (new file)")))
+  labels.name_buf(buf, "Original · " .. (r.exists and r.target or (r.target .. " (new file)")))
   vim.bo[buf].buftype = "nofile"
   vim.bo[buf].bufhidden = "wipe"
   vim.bo[buf].swapfile = false
@@ -137,12 +141,11 @@ end
 
 local function set_keymaps(buf, r, p)
   local keys = cfg().keymaps.proposal
-  require("claudenova.keys").map(buf, "proposal")
-  local scheduler = require("claudenova.ui.scheduler")
+  keytable.map(buf, "proposal")
   -- Errors reach the user on one line; deciding keys wait out the grace
   -- period of a proposal that took the window on its own.
   local function guard(fn)
-    return require("claudenova.errors").guard(scheduler.guard(buf, fn))
+    return errors.guard(scheduler.guard(buf, fn))
   end
   for name, m in pairs({
     reject_hunk = { hunks.reject, "Put the original's lines back for the hunk under the cursor" },
@@ -211,13 +214,13 @@ local function restore(p)
   end
   if not (p.header and vim.api.nvim_win_is_valid(p.header)) and p.r.said and p.r.said ~= "" then
     -- What Claude said before it asked, above both sides.
-    p.header, p.header_buf = require("claudenova.ui.header").open(pwin, p.r.said)
+    p.header, p.header_buf = header.open(pwin, p.r.said)
   end
   if not win_of(p.orig, tab) then
     vim.cmd("leftabove vsplit")
     local owin = vim.api.nvim_get_current_win()
     vim.api.nvim_win_set_buf(owin, p.orig)
-    require("claudenova.ui.labels").apply(owin)
+    labels.apply(owin)
     local what = p.r.exists and p.r.target or "(new file)"
     if p.r.cell and p.r.cell ~= "" then
       what = (p.r.original and p.r.original ~= "" or not p.r.cell:match("^a new")) and (p.r.cell .. " of " .. p.r.target) or ("(" .. p.r.cell .. ")")
@@ -289,7 +292,7 @@ function M.open(r, opts)
   local p = { buf = buf, orig = original_buf(r), tab = layout == "tab" and vim.api.nvim_get_current_tabpage() or nil, group = group, r = r, saving = false }
   -- The staged file's path is storage's, not the user's: the status line
   -- and the tab line name what it is instead.
-  require("claudenova.ui.labels").set(buf, "Proposal · " .. (r.target ~= "" and r.target or r.path))
+  labels.set(buf, "Proposal · " .. (r.target ~= "" and r.target or r.path))
   p.on_change = function()
     for _, w in ipairs(vim.fn.win_findbuf(p.buf)) do
       vim.wo[w].winbar = WINBAR
@@ -305,7 +308,7 @@ function M.open(r, opts)
     desc = "claude-nova: saving the proposal applies it",
     callback = function()
       if not p.saving then
-        host().notify("proposal_saved", { id = r.id, review = hunks.review(p) })
+        host.notify("proposal_saved", { id = r.id, review = hunks.review(p) })
         -- In place of Neovim's "<storage path> written", which names the
         -- staged file: what the :w did.
         vim.schedule(function()
@@ -338,14 +341,14 @@ function M.open(r, opts)
       if M.open_[r.id] == p then
         M.open_[r.id] = nil
         pcall(vim.api.nvim_del_augroup_by_id, group)
-        host().notify("proposal_wiped", { id = r.id, review = hunks.review(p) })
+        host.notify("proposal_wiped", { id = r.id, review = hunks.review(p) })
         vim.schedule(function() M.tidy(p) end)
       end
     end,
   })
   set_keymaps(buf, r, p)
   if opts.grace then
-    require("claudenova.ui.scheduler").start_grace(buf, p.on_change)
+    scheduler.start_grace(buf, p.on_change)
   end
 end
 
@@ -372,7 +375,7 @@ function M.apply(r, behavior, opts, via)
     end
     review = hunks.review(p)
   end
-  return host().request("proposal_saved", {
+  return host.request("proposal_saved", {
     id = r.id, behavior = behavior, review = review, rules = opts.rules, destination = opts.destination, via = via,
   })
 end
@@ -392,7 +395,7 @@ function M.tidy(p)
       pcall(vim.cmd, vim.api.nvim_tabpage_get_number(p.tab) .. "tabclose!")
     end
   end
-  require("claudenova.ui.header").close(p.header)
+  header.close(p.header)
   for _, b in ipairs({ p.buf, p.orig }) do
     if vim.api.nvim_buf_is_valid(b) then
       pcall(vim.api.nvim_buf_delete, b, { force = true })
@@ -400,8 +403,8 @@ function M.tidy(p)
   end
 end
 
-local function rescue(p, why)
-  require("claudenova.ui.rescue").keep(p.buf, "the proposal for " .. p.r.target, why, p.r.path ~= "" and p.r.path or p.r.target)
+local function keep_edits(p, why)
+  rescue.keep(p.buf, "the proposal for " .. p.r.target, why, p.r.path ~= "" and p.r.path or p.r.target)
 end
 
 --- The request left the registry: close its windows (keeping unsaved edits).
@@ -416,7 +419,7 @@ function M.withdraw(id, outcome)
   -- on after :w. Applied or not, they are kept.
   if vim.api.nvim_buf_is_valid(p.buf) and vim.bo[p.buf].modified then
     local applied = tostring(outcome):match("^applied")
-    rescue(p, applied and "applied without your edits made after it was saved" or ("the proposal was " .. tostring(outcome):gsub(":.*", "")))
+    keep_edits(p, applied and "applied without your edits made after it was saved" or ("the proposal was " .. tostring(outcome):gsub(":.*", "")))
   end
   -- Windows of the proposal close; a tab of its own goes with them.
   for _, b in ipairs({ p.buf, p.orig }) do
@@ -448,7 +451,7 @@ function M.rebase(data)
   end
   if data.reload and vim.api.nvim_buf_is_valid(p.buf) then
     if vim.bo[p.buf].modified then
-      rescue(p, "the proposal was refreshed")
+      keep_edits(p, "the proposal was refreshed")
     end
     vim.api.nvim_buf_call(p.buf, function()
       vim.cmd("silent edit!")
@@ -464,5 +467,7 @@ function M.rebase(data)
     vim.api.nvim_win_call(w, function() pcall(vim.cmd, "diffupdate") end)
   end
 end
+
+text.register_winbar("proposal", M.winbar_of)
 
 return M

@@ -1,6 +1,13 @@
 -- AskUserQuestion: one question at a time through vim.ui.select (so the
 -- user's picker takes over) or a float of our own. Cancelling leaves the
 -- request pending; nothing is answered that the user did not choose.
+local config = require("claudenova.config")
+local host = require("claudenova.host")
+local notify = require("claudenova.ui.notify")
+local picker = require("claudenova.ui.picker")
+local scheduler = require("claudenova.ui.scheduler")
+local state = require("claudenova.ui.state")
+
 local M = {}
 
 M.active = nil ---@type string|nil id of the request being asked
@@ -9,25 +16,22 @@ local OTHER = "Other…"
 local DECLINE = "Decline: I'd rather answer in chat"
 local DONE = "Done"
 
-local function host()
-  return require("claudenova.host")
-end
 
 local function cfg()
-  return require("claudenova.config").get()
+  return config.get()
 end
 
 local function left_pending(r)
   M.active = nil
-  require("claudenova.ui.notify").info(
-    ("question left pending: <CR> on its row in :ClaudeNova answers it (%s)"):format(require("claudenova.ui.state").request_label(r))
+  notify.info(
+    ("question left pending: <CR> on its row in :ClaudeNova answers it (%s)"):format(state.request_label(r))
   )
 end
 
 local function select(items, opts, cb)
-  cb = require("claudenova.ui.scheduler").picked(cb)
+  cb = scheduler.picked(cb)
   if cfg().questions.ui == "float" then
-    require("claudenova.ui.picker").select(items, opts, cb)
+    picker.select(items, opts, cb)
   else
     vim.ui.select(items, opts, cb)
   end
@@ -111,7 +115,7 @@ local function ask(r, idx, q, cb)
           end
         end
         if #sel == 0 and not other then
-          require("claudenova.ui.notify").warn("choose at least one option")
+          notify.warn("choose at least one option")
           return vim.schedule(loop)
         end
         return cb({ selected = sel, other = other })
@@ -142,7 +146,7 @@ function M.open(r)
   end
   local questions = r.input and r.input.questions or {}
   if #questions == 0 then
-    require("claudenova.ui.notify").error("the question request has no questions")
+    notify.error("the question request has no questions")
     return
   end
   M.active = r.id
@@ -153,9 +157,9 @@ function M.open(r)
     end
     if i > #questions then
       M.active = nil
-      local ok, err = pcall(host().request, "answer", { id = r.id, answers = answers })
+      local ok, err = pcall(host.request, "answer", { id = r.id, answers = answers })
       if not ok then
-        require("claudenova.ui.notify").error(err)
+        notify.error(err)
       end
       return
     end
@@ -172,12 +176,12 @@ function M.open(r)
           if msg == nil then
             return left_pending(r)
           end
-          local ok, err = pcall(host().request, "decide", {
+          local ok, err = pcall(host.request, "decide", {
             id = r.id, behavior = "deny", via = "surface",
             message = msg ~= "" and msg or "The user declined to answer here and would rather answer in chat.",
           })
           if not ok then
-            require("claudenova.ui.notify").error(err)
+            notify.error(err)
           end
         end)
         return

@@ -1,6 +1,9 @@
 -- Unsaved edits are never lost: when a buffer must show other content (a
 -- proposal refreshed or withdrawn, a file rewound), its lines are first kept
 -- in storage/rescued and the user is told where.
+local config = require("claudenova.config")
+local notify = require("claudenova.ui.notify")
+
 local M = {}
 
 --- Write buf's lines to storage/rescued/<time>-<basename> and say so.
@@ -9,7 +12,7 @@ local M = {}
 --- rescued file; default: name). Returns the file written.
 function M.keep(buf, name, why, path)
   local lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
-  local dir = require("claudenova.config").get().storage .. "/rescued"
+  local dir = config.get().storage .. "/rescued"
   vim.fn.mkdir(dir, "p", tonumber("700", 8))
   -- No spaces or odd characters: gf and :e take the name as it is shown.
   local base = vim.fn.fnamemodify(path or name, ":t"):gsub("[^%w%.%-_+]", "_")
@@ -22,7 +25,7 @@ function M.keep(buf, name, why, path)
   end
   vim.fn.writefile(lines, file)
   -- Where they are comes before why (a narrow screen cuts the end).
-  require("claudenova.ui.notify").warn(("your unsaved edits of %s are in %s (%s)"):format(name, vim.fn.fnamemodify(file, ":~"), why))
+  notify.warn(("your unsaved edits of %s are in %s (%s)"):format(name, vim.fn.fnamemodify(file, ":~"), why))
   return file
 end
 

@@ -2,15 +2,19 @@
 -- before it restores (claude's dry run), confirm, rewind. Open buffers of the
 -- restored files are reloaded; unsaved edits in them are kept in storage
 -- first (ui/rescue.lua).
+local context = require("claudenova.context")
+local disk = require("claudenova.ui.disk")
+local host = require("claudenova.host")
+local rescue = require("claudenova.ui.rescue")
+local target = require("claudenova.ui.target")
+local text = require("claudenova.ui.text")
+
 local M = {}
 
-local function host()
-  return require("claudenova.host")
-end
 
 local notify = require("claudenova.ui.notify")
 
-local first_line = require("claudenova.ui.text").first_line
+local first_line = text.first_line
 
 --- One picker line: "3 · 14:02 · fix the login test · 2 files +1 −3".
 function M.line(cp)
@@ -26,7 +30,7 @@ function M.line(cp)
 end
 
 local function rel(path, cwd)
-  return require("claudenova.context").relative(path, cwd)
+  return context.relative(path, cwd)
 end
 
 -- After claude restored files: keep unsaved edits, reload the buffers.
@@ -35,13 +39,13 @@ local function reload(files, cwd)
   local gone = {}
   for _, f in ipairs(files) do
     local exists = vim.uv.fs_stat(f) ~= nil
-    local buf = require("claudenova.ui.disk").buf_of(f)
+    local buf = disk.buf_of(f)
     if buf then
       if vim.bo[buf].modified then
-        require("claudenova.ui.rescue").keep(buf, rel(f, cwd), "rewound")
+        rescue.keep(buf, rel(f, cwd), "rewound")
       end
       if exists then
-        require("claudenova.ui.disk").reload(buf)
+        disk.reload(buf)
       end
     end
     if not exists then
@@ -54,8 +58,8 @@ end
 --- Rewind to before prompt id; cb(ok, message) when done. The buffers of
 --- the restored files show the restored text.
 function M.rewind(id, session, cb)
-  local cwd = require("claudenova.context").cwd(session)
-  host().later("rewind", { id = id, session = session or 0 }, function(ok, res)
+  local cwd = context.cwd(session)
+  host.later("rewind", { id = id, session = session or 0 }, function(ok, res)
     if not ok then
       cb(false, tostring(res))
       return
@@ -88,7 +92,7 @@ local function confirm(cp, session)
     notify.info("prompt " .. cp.n .. ": nothing to restore (the files are as they were before it)")
     return
   end
-  local cwd = require("claudenova.context").cwd(session)
+  local cwd = context.cwd(session)
   local names = vim.tbl_map(function(f) return rel(f, cwd) end, cp.files)
   local yes = ("Restore %s (+%d −%d; your own later changes to them go too, Bash changes stay)"):format(
     table.concat(names, ", "), cp.insertions, cp.deletions)
@@ -110,8 +114,8 @@ end
 
 --- :ClaudeNova rewind: pick a prompt of the session (newest first).
 function M.pick(session)
-  session = session or require("claudenova.ui").session_in_view() or 0
-  host().later("checkpoints", { session = session }, function(ok, list)
+  session = session or target.session() or 0
+  host.later("checkpoints", { session = session }, function(ok, list)
     if not ok then
       notify.error(tostring(list))
       return

@@ -6,6 +6,11 @@
 -- runs. dd takes a rule back: a session rule from the session (claude
 -- gets the list without it at once), a file rule out of its file.
 local notify = require("claudenova.ui.notify")
+local config = require("claudenova.config")
+local errors = require("claudenova.errors")
+local host = require("claudenova.host")
+local keytable = require("claudenova.keys")
+local labels = require("claudenova.ui.labels")
 
 local M = {}
 
@@ -17,12 +22,9 @@ M.view = nil
 M.rows = {} ---@type table<integer, table> line -> rule entry
 
 local function cfg()
-  return require("claudenova.config").get()
+  return config.get()
 end
 
-local function host()
-  return require("claudenova.host")
-end
 
 local TITLES = {
   session = "This session (added here; claude enforces them until the session ends)",
@@ -114,7 +116,7 @@ end
 -- Ask the host; claude's own view, if it came meanwhile, wins.
 local function fetch(session, cwd)
   M.claude_view = nil
-  local v = host().request("rules", { session = session, cwd = cwd })
+  local v = host.request("rules", { session = session, cwd = cwd })
   if M.claude_view and M.claude_view.cwd == v.cwd then
     v = M.claude_view
   end
@@ -128,8 +130,8 @@ end
 
 local function set_keymaps(buf)
   local keys = cfg().keymaps.rules
-  require("claudenova.keys").map(buf, "rules")
-  local guard = require("claudenova.errors").guard
+  keytable.map(buf, "rules")
+  local guard = errors.guard
   if keys.remove then
     vim.keymap.set("n", keys.remove, guard(function()
       local e = M.rows[vim.api.nvim_win_get_cursor(0)[1]]
@@ -137,7 +139,7 @@ local function set_keymaps(buf)
         notify.info("no rule on this line")
         return
       end
-      host().request("remove_rule", e)
+      host.request("remove_rule", e)
       if e.source == "session" then
         notify.info(("removed session rule %s %s: claude no longer enforces it"):format(e.behavior, e.rule))
       else
@@ -166,7 +168,7 @@ function M.open(session)
   if not (M.buf and vim.api.nvim_buf_is_valid(M.buf)) then
     M.buf = vim.api.nvim_create_buf(false, true)
     pcall(vim.api.nvim_buf_set_name, M.buf, NAME)
-    require("claudenova.ui.labels").set(M.buf, "Claude Nova rules")
+    labels.set(M.buf, "Claude Nova rules")
     vim.bo[M.buf].filetype = "claudenova-rules"
     vim.bo[M.buf].bufhidden = "wipe"
     vim.bo[M.buf].modifiable = false
@@ -180,7 +182,7 @@ function M.open(session)
   else
     vim.cmd("botright split")
     vim.api.nvim_win_set_buf(0, M.buf)
-    require("claudenova.ui.labels").apply(vim.api.nvim_get_current_win())
+    labels.apply(vim.api.nvim_get_current_win())
   end
   return M.buf
 end

@@ -23,7 +23,15 @@
 -- cannot drop keys, it opens only after another grace period without a key.
 -- A surface the user asks for (<CR> on a row, review, a command) opens at
 -- once, with no grace.
+local config = require("claudenova.config")
+local notify = require("claudenova.ui.notify")
+
 local M = {}
+
+--- The clock (ms, monotonic): uv.now, or a test's.
+M.now = function()
+  return (vim.uv or vim.loop).now()
+end
 
 ---@type {id: string, open: fun(opts: table), picker: boolean?}[]
 M.waiting = {}
@@ -34,16 +42,16 @@ local armed = false
 local uv = vim.uv or vim.loop
 
 local function cfg()
-  return require("claudenova.config").get().surfaces
+  return config.get().surfaces
 end
 
--- When the last key was typed (uv.now() ms; 0: none since we started).
+-- When the last key was typed (M.now() ms; 0: none since we started).
 M.last_key = 0
 
--- Buffers in their grace period: buf -> uv.now() when it ends.
+-- Buffers in their grace period: buf -> M.now() when it ends.
 M.grace = {} ---@type table<integer, integer>
 
--- The end (uv.now() ms) of a picker's grace period: until then every key is
+-- The end (M.now() ms) of a picker's grace period: until then every key is
 -- dropped, wherever it goes.
 M.grace_all = 0
 
@@ -60,7 +68,7 @@ local function in_grace(buf)
   if not untl then
     return false
   end
-  if uv.now() < untl then
+  if M.now() < untl then
     return true
   end
   M.grace[buf] = nil
@@ -74,7 +82,7 @@ function M.in_grace(buf)
 end
 
 vim.on_key(function()
-  M.last_key = uv.now()
+  M.last_key = M.now()
   if can_drop and M.last_key < M.grace_all then
     return "" -- a picker just took the screen
   end
@@ -115,7 +123,7 @@ function M.busy()
   if surface and surface ~= "sidebar" then
     return "in a claude-nova surface"
   end
-  if M.last_key > 0 and uv.now() - M.last_key < cfg().quiet_ms then
+  if M.last_key > 0 and M.now() - M.last_key < cfg().quiet_ms then
     return "typing"
   end
   return nil
@@ -132,7 +140,7 @@ end
 -- the moment the user stops typing).
 local quiet_timer
 local function wake_after_quiet()
-  local left = cfg().quiet_ms - (uv.now() - M.last_key)
+  local left = cfg().quiet_ms - (M.now() - M.last_key)
   if left <= 0 then
     return
   end
@@ -168,7 +176,7 @@ function M.start_grace(buf, redraw)
   if ms <= 0 or not vim.api.nvim_buf_is_valid(buf) then
     return
   end
-  M.grace[buf] = uv.now() + ms
+  M.grace[buf] = M.now() + ms
   local restore
   if not can_drop and vim.bo[buf].modifiable then
     -- 0.10 cannot drop keys: keep what they would do from the buffer.
@@ -219,12 +227,12 @@ local function open_on_its_own(item)
     return item.open({ focus = true, grace = true })
   end
   if can_drop then
-    M.grace_all = uv.now() + ms
+    M.grace_all = M.now() + ms
     return item.open({ focus = true, grace = true })
   end
   -- 0.10: the grace is spent before it opens; a key typed meanwhile puts it
   -- back in the queue.
-  local since = uv.now()
+  local since = M.now()
   M.preopen[item.id] = true
   vim.defer_fn(function()
     if not M.preopen[item.id] then
@@ -261,7 +269,7 @@ flush = function()
   end
   local ok, err = pcall(open_on_its_own, item)
   if not ok then
-    require("claudenova.ui.notify").error(err)
+    notify.error(err)
   end
 end
 
@@ -328,6 +336,12 @@ function M.forget(id)
   if #M.waiting == 0 then
     disarm()
   end
+end
+
+--- Try to open the oldest waiting surface now (the idle events and the
+--- quiet timer call it; so may tests, with their own clock).
+function M.flush()
+  flush()
 end
 
 --- Forget everything (the host was lost).

@@ -4,6 +4,15 @@
 -- refresh on a timer while it is visible.
 local state = require("claudenova.ui.state")
 local text = require("claudenova.ui.text")
+local act = require("claudenova.ui.actions")
+local config = require("claudenova.config")
+local errors = require("claudenova.errors")
+local host = require("claudenova.host")
+local keytable = require("claudenova.keys")
+local labels = require("claudenova.ui.labels")
+local notify = require("claudenova.ui.notify")
+local panel = require("claudenova.ui.panel")
+local task_view = require("claudenova.ui.tasks")
 
 local M = {}
 
@@ -20,16 +29,10 @@ local ENDED_SHOWN = 10
 M.folded = {} ---@type table<integer, boolean> session id -> its requests hidden
 
 local function cfg()
-  return require("claudenova.config").get()
+  return config.get()
 end
 
-local function ui()
-  return require("claudenova.ui")
-end
 
-local function notify()
-  return require("claudenova.ui.notify")
-end
 
 local function win()
   if not (M.buf and vim.api.nvim_buf_is_valid(M.buf)) then
@@ -74,7 +77,7 @@ function M.session_under_cursor()
 end
 
 local function guard(fn)
-  return require("claudenova.errors").guard(fn)
+  return errors.guard(fn)
 end
 
 -- fn(session) for the session under the cursor (its row or a request's).
@@ -82,7 +85,7 @@ local function on_session(fn)
   return guard(function()
     local sid = M.session_under_cursor()
     if not sid then
-      notify().info("no session on this line")
+      notify.info("no session on this line")
       return
     end
     fn(sid)
@@ -93,7 +96,7 @@ local function with_row(fn)
   return guard(function()
     local id = M.id_under_cursor()
     if not id then
-      notify().info("no request on this line")
+      notify.info("no request on this line")
       return
     end
     fn(id)
@@ -102,10 +105,10 @@ end
 
 local function decide(behavior)
   return with_row(function(id)
-    local ok, why = ui().decide(id, behavior, nil, "sidebar")
+    local ok, why = act.decide(id, behavior, nil, "sidebar")
     if not ok and why then
       -- About this request: it leaves the message line when the request goes.
-      notify().tagged(why, id)
+      notify.tagged(why, id)
     end
   end)
 end
@@ -131,18 +134,18 @@ local function decide_selection(behavior)
     local ids = selected_ids()
     vim.cmd("normal! \27") -- leave visual mode
     if #ids == 0 then
-      notify().info("no request in the selection")
+      notify.info("no request in the selection")
       return
     end
     if behavior == "deny" then
       vim.ui.input({ prompt = ("Deny %d — message for Claude (optional): "):format(#ids) }, function(msg)
         if msg ~= nil then
-          ui().decide_many(ids, "deny", msg ~= "" and msg or nil)
+          act.decide_many(ids, "deny", msg ~= "" and msg or nil)
         end
       end)
       return
     end
-    ui().decide_many(ids, behavior)
+    act.decide_many(ids, behavior)
   end)
 end
 
@@ -156,13 +159,13 @@ local function clear()
   local sid = l and M.session_rows[l]
   local s = sid and state.sessions[sid]
   local one = s and s.state == "exited"
-  local n = require("claudenova.host").request("forget", { session = one and sid or 0 })
+  local n = host.request("forget", { session = one and sid or 0 })
   if n == 0 then
-    notify().info("no exited session to clear")
+    notify.info("no exited session to clear")
   elseif one then
-    notify().info(("cleared %s"):format(s and s.name or ("session " .. sid)))
+    notify.info(("cleared %s"):format(s and s.name or ("session " .. sid)))
   else
-    notify().info(("cleared %d exited session%s"):format(n, n == 1 and "" or "s"))
+    notify.info(("cleared %d exited session%s"):format(n, n == 1 and "" or "s"))
   end
 end
 
@@ -181,7 +184,7 @@ local HINT = {
 
 --- g?: every key of the sidebar in a float (q or <Esc> closes it).
 function M.help()
-  require("claudenova.keys").help("sidebar")
+  keytable.help("sidebar")
 end
 
 -- Stop the session sid: at once when no turn runs, after a yes when one
@@ -189,12 +192,12 @@ end
 local function stop_session(sid)
   local s = state.sessions[sid]
   if not s or s.state == "exited" then
-    notify().info(("%s has already exited (%s clears it)"):format(state.label(sid), text.key(cfg().keymaps.sidebar.clear or "x")))
+    notify.info(("%s has already exited (%s clears it)"):format(state.label(sid), text.key(cfg().keymaps.sidebar.clear or "x")))
     return
   end
   local function stop()
-    local out = require("claudenova").stop(sid)
-    notify().info(out.message)
+    local out = act.stop(sid)
+    notify.info(out.message)
   end
   local busy = s.state == "running" or s.state == "waiting"
   if not busy then
@@ -225,15 +228,15 @@ local function set_keymaps(buf)
           return
         end
         if l and M.task_rows[l] then
-          require("claudenova.ui.tasks").open(M.task_rows[l].id)
+          task_view.open(M.task_rows[l].id)
           return
         end
         local id = l and M.rows[l]
         if not id then
-          notify().info("no request or session on this line")
+          notify.info("no request or session on this line")
           return
         end
-        ui().present(id)
+        act.present(id)
       end),
       "Open the request's surface; on a session, fold or unfold it",
     },
@@ -251,7 +254,7 @@ local function set_keymaps(buf)
     },
     transcript = {
       on_session(function(sid)
-        ui().open_transcript(sid, { focus = true })
+        act.open_transcript(sid, { focus = true })
       end),
       "Open the session's transcript",
     },
@@ -262,31 +265,31 @@ local function set_keymaps(buf)
       with_row(function(id)
         local r = state.requests[id]
         if r and r.surface == "panel" then
-          require("claudenova.ui.panel").open(r, { review = true, focus = true })
+          panel.open(r, { review = true, focus = true })
         else
-          ui().present(id)
+          act.present(id)
         end
       end),
       "Review the full request",
     },
-    deny = { with_row(function(id) ui().deny_with_message(id, "sidebar") end), "Deny (optional message for Claude)" },
-    always = { with_row(function(id) ui().always(id) end), "Always…: allow or deny from now on, with a rule" },
+    deny = { with_row(function(id) act.deny_with_message(id, "sidebar") end), "Deny (optional message for Claude)" },
+    always = { with_row(function(id) act.always(id) end), "Always…: allow or deny from now on, with a rule" },
     close = { function() M.close() end, "Close the sidebar" },
     stop = {
       guard(function()
         local t = M.task_under_cursor()
         if t then
           if t.status ~= "running" then
-            notify().info(("the task has already %s"):format(t.status))
+            notify.info(("the task has already %s"):format(t.status))
             return
           end
-          require("claudenova.ui.tasks").stop(t.id)
+          task_view.stop(t.id)
           return
         end
         local l = cursor_line()
         local sid = l and M.session_rows[l]
         if not sid then
-          notify().info("no task or session on this line (X on a session's row stops it)")
+          notify.info("no task or session on this line (X on a session's row stops it)")
           return
         end
         stop_session(sid)
@@ -300,7 +303,7 @@ local function set_keymaps(buf)
       vim.keymap.set("n", lhs, act[1], { buffer = buf, nowait = true, desc = "claude-nova: " .. act[2] })
     end
   end
-  require("claudenova.keys").map(buf, "sidebar")
+  keytable.map(buf, "sidebar")
   -- Batch: the same keys on a visual selection of rows.
   for name, behavior in pairs({ allow = "allow", allow_session = "allow_session", deny = "deny" }) do
     local lhs = keys[name]
@@ -379,7 +382,7 @@ local function ensure_buf()
   end
   local buf = vim.api.nvim_create_buf(false, true)
   vim.api.nvim_buf_set_name(buf, NAME)
-  require("claudenova.ui.labels").set(buf, "Claude Nova")
+  labels.set(buf, "Claude Nova")
   vim.bo[buf].filetype = "claudenova-sidebar"
   vim.bo[buf].bufhidden = "hide"
   vim.bo[buf].undolevels = -1
@@ -667,7 +670,7 @@ function M.open()
   vim.cmd((c.position == "left" and "topleft" or "botright") .. " vertical " .. M.width() .. "split")
   local w = vim.api.nvim_get_current_win()
   vim.api.nvim_win_set_buf(w, buf)
-  require("claudenova.ui.labels").apply(w)
+  labels.apply(w)
   vim.wo[w].winfixwidth = true
   vim.wo[w].number = false
   vim.wo[w].relativenumber = false

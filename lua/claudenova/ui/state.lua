@@ -2,6 +2,8 @@
 -- Go is the source of truth; this is only a cache for rendering. A request
 -- decided by a gesture here leaves `requests` at once (so pending() and
 -- decide() agree) and waits in `gone` until Go confirms its removal.
+local text = require("claudenova.ui.text")
+
 local M = {}
 
 M.sessions = {} ---@type table<integer, table>
@@ -101,7 +103,7 @@ end
 function M.task_age(t)
   local now = os.time()
   local secs = math.max(0, (t.ended or now) - (t.started or now))
-  return require("claudenova.ui.text").age((now - secs) * 1000)
+  return text.age((now - secs) * 1000)
 end
 
 --- One line for a task: "agent probe sub (general-purpose) · running 12s".

@@ -7,6 +7,8 @@
 --      oldest.
 local state = require("claudenova.ui.state")
 local text = require("claudenova.ui.text")
+local notify = require("claudenova.ui.notify")
+local sidebar = require("claudenova.ui.sidebar")
 
 local M = {}
 
@@ -17,7 +19,7 @@ function M.here()
   if id and state.requests[id] then
     return id
   end
-  id = require("claudenova.ui.sidebar").id_under_cursor()
+  id = sidebar.id_under_cursor()
   if id and state.requests[id] then
     return id
   end
@@ -38,7 +40,7 @@ function M.session()
   if r then
     return r.session
   end
-  return require("claudenova.ui.sidebar").session_under_cursor() or state.current
+  return sidebar.session_under_cursor() or state.current
 end
 
 --- How a request is named in the picker.
@@ -59,7 +61,7 @@ function M.resolve(cb, verb)
   end
   local list = state.order()
   if #list == 0 then
-    require("claudenova.ui.notify").info("no pending request")
+    notify.info("no pending request")
     return
   end
   if #list == 1 then

@@ -3,6 +3,13 @@
 -- it is visible (claudenova://task/<id>), a picker, stop.
 local state = require("claudenova.ui.state")
 local notify = require("claudenova.ui.notify")
+local actions = require("claudenova.ui.actions")
+local config = require("claudenova.config")
+local errors = require("claudenova.errors")
+local host = require("claudenova.host")
+local keytable = require("claudenova.keys")
+local labels = require("claudenova.ui.labels")
+local textutil = require("claudenova.ui.text")
 
 local M = {}
 
@@ -12,12 +19,9 @@ M.bufs = {} ---@type table<string, integer> task id -> its output buffer
 local FOLLOW_MS = 1000
 
 local function cfg()
-  return require("claudenova.config").get()
+  return config.get()
 end
 
-local function host()
-  return require("claudenova.host")
-end
 
 local timers = {} ---@type table<string, uv.uv_timer_t>
 local inflight = {} ---@type table<string, boolean>
@@ -46,7 +50,7 @@ local function show(id, text)
   if not (buf and vim.api.nvim_buf_is_valid(buf)) then
     return
   end
-  local lines = require("claudenova.ui.text").lines(text ~= "" and text or "(no output yet)")
+  local lines = textutil.lines(text ~= "" and text or "(no output yet)")
   local before = vim.api.nvim_buf_line_count(buf)
   local at_end = {}
   for _, w in ipairs(vim.fn.win_findbuf(buf)) do
@@ -75,7 +79,7 @@ local function fetch(id)
     final[id] = (final[id] or 0) + 1
   end
   inflight[id] = true
-  local ok, err = pcall(host().later, "task_output", { id = id }, function(fine, res)
+  local ok, err = pcall(host.later, "task_output", { id = id }, function(fine, res)
     inflight[id] = nil
     if fine then
       show(id, res or "")
@@ -85,7 +89,7 @@ local function fetch(id)
   end)
   if not ok then
     inflight[id] = nil
-    show(id, "(" .. require("claudenova.errors").message(err):gsub("^claude%-nova: ", "") .. ")")
+    show(id, "(" .. errors.message(err):gsub("^claude%-nova: ", "") .. ")")
   end
 end
 
@@ -111,14 +115,14 @@ end
 
 --- The winbar of the task output window being drawn.
 function M.winbar_of()
-  local win, buf = require("claudenova.ui.text").drawn()
+  local win, buf = textutil.drawn()
   local id = buf and vim.b[buf].claudenova_task
   local t = id and state.task(id)
   if not t then
     return ""
   end
   local keys = cfg().keymaps.task_output
-  local key = require("claudenova.ui.text").key
+  local key = textutil.key
   local parts = { state.task_line(t), state.label(t.session) }
   if t.status == "running" and keys.stop then
     table.insert(parts, key(keys.stop) .. " stop")
@@ -129,7 +133,7 @@ function M.winbar_of()
   if cfg().keymaps.help then
     table.insert(parts, key(cfg().keymaps.help) .. " keys")
   end
-  return "%#ClaudeNovaWinbar#" .. require("claudenova.ui.text").fit(parts, vim.api.nvim_win_get_width(win))
+  return "%#ClaudeNovaWinbar#" .. textutil.fit(parts, vim.api.nvim_win_get_width(win))
 end
 
 --- Refresh the winbars of output windows (a task's state changed).
@@ -154,7 +158,7 @@ local function ensure_buf(id)
   end
   buf = vim.api.nvim_create_buf(false, true)
   pcall(vim.api.nvim_buf_set_name, buf, "claudenova://task/" .. id)
-  require("claudenova.ui.labels").set(buf, function()
+  labels.set(buf, function()
     local t = state.task(id)
     return "Task · " .. ((t and t.description and t.description ~= "") and t.description or id)
   end)
@@ -166,8 +170,8 @@ local function ensure_buf(id)
   vim.bo[buf].filetype = "claudenova-task"
   vim.b[buf].claudenova_task = id
   local keys = cfg().keymaps.task_output
-  local guard = require("claudenova.errors").guard
-  require("claudenova.keys").map(buf, "task_output")
+  local guard = errors.guard
+  keytable.map(buf, "task_output")
   if keys.stop then
     vim.keymap.set("n", keys.stop, guard(function() M.stop(id) end), { buffer = buf, nowait = true, desc = "claude-nova: Stop this task" })
   end
@@ -216,7 +220,7 @@ function M.open(id)
   end
   vim.cmd("botright 12split")
   vim.api.nvim_win_set_buf(0, buf)
-  require("claudenova.ui.labels").apply(vim.api.nvim_get_current_win())
+  labels.apply(vim.api.nvim_get_current_win())
   vim.wo.wrap = false
   vim.wo.number = false
   vim.wo.relativenumber = false
@@ -226,7 +230,7 @@ end
 --- Stop a running task; says what happened.
 function M.stop(id)
   local t = state.task(id)
-  local ok, why = require("claudenova").stop_task(id)
+  local ok, why = actions.stop_task(id)
   local what = t and (t.type .. " " .. (t.description ~= "" and t.description or t.id)) or tostring(id)
   if ok then
     notify.info("stopped " .. what)
@@ -255,7 +259,7 @@ function M.pick(action)
     if not t then
       return
     end
-    require("claudenova.errors").guard(function()
+    errors.guard(function()
       if action == "stop" then
         M.stop(t.id)
       else
@@ -272,5 +276,7 @@ function M.host_lost()
   end
   inflight, final = {}, {}
 end
+
+textutil.register_winbar("tasks", M.winbar_of)
 
 return M

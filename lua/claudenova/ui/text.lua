@@ -15,9 +15,12 @@ function M.lines(s)
   return out
 end
 
+--- The wall clock (Unix seconds): os.time, or a test's.
+M.time = os.time
+
 --- A human age: "5s", "3m", "2h".
 function M.age(arrived_ms)
-  local secs = math.max(0, os.time() - math.floor((arrived_ms or 0) / 1000))
+  local secs = math.max(0, M.time() - math.floor((arrived_ms or 0) / 1000))
   if secs < 60 then
     return secs .. "s"
   elseif secs < 3600 then
@@ -90,43 +93,37 @@ function M.drawn()
   end
 end
 
+-- The winbar functions of the surfaces, by name (each surface registers
+-- its own when it loads: this module requires none of them).
+local winbars = {} ---@type table<string, fun(): string>
+
+--- Register surface name's winbar function (the bar of the window being
+--- drawn: see M.drawn).
+function M.register_winbar(name, fn)
+  winbars[name] = fn
+end
+
+--- Called when drawing a bar fails (set by the channel: it logs it).
+---@type fun(msg: string)|nil
+M.on_draw_error = nil
+
 --- The 'winbar' expression of a surface ("%!v:lua.require'claudenova.ui.text'.winbar('plan')"):
---- the surface module's winbar_of() for the window being drawn. An error
---- is logged and an empty bar drawn (an error while drawing would stop
---- every redraw).
+--- the registered winbar function of the surface for the window being
+--- drawn. An error is logged and an empty bar drawn (an error while drawing
+--- would stop every redraw).
 function M.winbar(surface)
-  local ok, res = pcall(function()
-    return require("claudenova.ui." .. surface).winbar_of()
-  end)
+  local fn = winbars[surface]
+  if not fn then
+    return ""
+  end
+  local ok, res = pcall(fn)
   if ok then
     return res
   end
-  local host = package.loaded["claudenova.host"]
-  if host and host.running() then
-    pcall(host.notify, "log", { level = "error", msg = "winbar: " .. tostring(res) })
+  if M.on_draw_error then
+    pcall(M.on_draw_error, "winbar: " .. tostring(res))
   end
   return ""
-end
-
---- Give a scratch buffer a name a person reads in the tabline and the
---- statusline ("Plan · 1 · tidy up greet.py"); a name taken already gets
---- " (2)", " (3)", ….
-function M.name_buf(buf, name)
-  require("claudenova.ui.labels").set(buf, name)
-  -- A slash would make it a path: a division slash reads the same.
-  name = name:gsub("/", "∕")
-  local taken = {}
-  for _, b in ipairs(vim.api.nvim_list_bufs()) do
-    if b ~= buf then
-      taken[vim.api.nvim_buf_get_name(b)] = true
-    end
-  end
-  local try, n = name, 1
-  while taken[vim.fn.fnamemodify(try, ":p")] do
-    n = n + 1
-    try = ("%s (%d)"):format(name, n)
-  end
-  pcall(vim.api.nvim_buf_set_name, buf, try)
 end
 
 --- A key as the user types it: <leader>/<localleader> spelled out.

@@ -13,6 +13,18 @@
 -- (fold level from the line itself: "  │ " lines fold, "  ┃ " lines show).
 -- A subagent's work is nested under its Task line, one "  │ " deeper per
 -- level, so it folds with the call (and its own calls fold within).
+local actions = require("claudenova.ui.actions")
+local config = require("claudenova.config")
+local errors = require("claudenova.errors")
+local host = require("claudenova.host")
+local images = require("claudenova.images")
+local keytable = require("claudenova.keys")
+local labels = require("claudenova.ui.labels")
+local notify = require("claudenova.ui.notify")
+local state = require("claudenova.ui.state")
+local tasks = require("claudenova.ui.tasks")
+local textutil = require("claudenova.ui.text")
+
 local M = {}
 
 M.bufs = {} ---@type table<integer, integer>
@@ -26,7 +38,7 @@ local FOLDED = "  │ "
 local TOOL = "▸ "
 
 local function cfg()
-  return require("claudenova.config").get()
+  return config.get()
 end
 
 local function ours()
@@ -58,9 +70,9 @@ end
 --- The winbar of the transcript window being drawn, fitted to its width:
 --- the session, its state, its mode, then how full its context is.
 function M.winbar_of()
-  local win, buf = require("claudenova.ui.text").drawn()
+  local win, buf = textutil.drawn()
   local id = buf and vim.b[buf].claudenova_session
-  local st = require("claudenova.ui.state")
+  local st = state
   local s = id and st.sessions[id]
   if not s then
     return ""
@@ -80,7 +92,7 @@ function M.winbar_of()
     table.insert(parts, ("context %d%% (%dk of %dk)"):format(math.floor(s.context.percent + 0.5),
       math.floor(s.context.tokens / 1000 + 0.5), math.floor(s.context.max / 1000 + 0.5)))
   end
-  return "%#ClaudeNovaWinbar#" .. require("claudenova.ui.text").fit(parts, vim.api.nvim_win_get_width(win))
+  return "%#ClaudeNovaWinbar#" .. textutil.fit(parts, vim.api.nvim_win_get_width(win))
 end
 
 local WINBAR = "%!v:lua.require'claudenova.ui.text'.winbar('transcript')"
@@ -131,9 +143,9 @@ local function toggle_details(id)
     target = lnum
   end
   if not target then
-    local key = require("claudenova.ui.text").key
+    local key = textutil.key
     local keys = cfg().keymaps.transcript
-    require("claudenova.ui.notify").info(("%s writes a prompt (%s here opens a tool call's details)"):format(
+    notify.info(("%s writes a prompt (%s here opens a tool call's details)"):format(
       keys.prompt and key(keys.prompt) or ":ClaudeNova prompt", key(keys.details)))
     return
   end
@@ -148,24 +160,23 @@ end
 -- buffer (the transcript shows its first lines).
 local function open_full(id)
   local lnum = vim.api.nvim_win_get_cursor(0)[1]
-  local host = require("claudenova.host")
   local ok, path = pcall(host.request, "tool_output", { session = id, line = lnum - 1 })
   if not ok then
     -- A task's call (an agent, a background shell): its output.
     local found, task = pcall(host.request, "task_at", { session = id, line = lnum - 1 })
     if found and task then
-      require("claudenova.ui.tasks").open(task)
+      tasks.open(task)
       return
     end
     error(path, 0)
   end
-  if require("claudenova.images").kind(path) then
+  if images.kind(path) then
     -- An image of a tool result: the system's viewer shows it.
     local _, err = vim.ui.open(path)
     if err then
       error("claude-nova: could not open " .. path .. ": " .. err, 0)
     end
-    require("claudenova.ui.notify").info("opened the image: " .. vim.fn.fnamemodify(path, ":~"))
+    notify.info("opened the image: " .. vim.fn.fnamemodify(path, ":~"))
     return
   end
   vim.cmd("split " .. vim.fn.fnameescape(path))
@@ -176,9 +187,9 @@ end
 
 local function set_keymaps(buf, id)
   local keys = cfg().keymaps.transcript
-  local guard = require("claudenova.errors").guard
+  local guard = errors.guard
   local function prompt()
-    require("claudenova.ui").prompt(id) -- a new session's, when this one exited
+    actions.prompt(id) -- a new session's, when this one exited
   end
   if keys.prompt then
     vim.keymap.set("n", keys.prompt, prompt, { buffer = buf, desc = "claude-nova: Write a prompt" })
@@ -187,20 +198,20 @@ local function set_keymaps(buf, id)
     vim.keymap.set("n", keys.details, guard(function() toggle_details(id) end),
       { buffer = buf, desc = "claude-nova: Open or close a tool call's details" })
   end
-  require("claudenova.keys").map(buf, "transcript")
+  keytable.map(buf, "transcript")
   if keys.open_full then
     vim.keymap.set("n", keys.open_full, guard(function() open_full(id) end),
       { buffer = buf, desc = "claude-nova: Open the whole result of the tool call under the cursor" })
   end
   if keys.withdraw then
-    vim.keymap.set("n", keys.withdraw, guard(function() require("claudenova.ui").withdraw_queued(id) end),
+    vim.keymap.set("n", keys.withdraw, guard(function() actions.withdraw_queued(id) end),
       { buffer = buf, desc = "claude-nova: Withdraw the last queued prompt" })
   end
   if keys.interrupt then
     vim.keymap.set("n", keys.interrupt, guard(function()
-      local out = require("claudenova").interrupt(id)
+      local out = actions.interrupt(id)
       if out and out.message then
-        require("claudenova.ui.notify").info(out.message)
+        notify.info(out.message)
       end
     end), { buffer = buf, desc = "claude-nova: Interrupt the turn" })
   end
@@ -290,16 +301,17 @@ end
 -- call from the host) would break Neovim's nested-call ordering.
 M.syncing = {} ---@type table<integer, boolean>
 
-local function fill(id)
+-- Put a snapshot of the transcript into its buffer. It runs where the
+-- snapshot stands in the host's stream (host.request's apply): the ops before
+-- it are in it, those after it come next.
+local function put_snapshot(id, snap)
   local buf = M.bufs[id]
   if not (buf and vim.api.nvim_buf_is_valid(buf)) then
-    M.syncing[id] = false
     return
   end
-  local ok, snap = pcall(require("claudenova.host").request, "transcript", { session = id })
   local lines = {}
   local first = 0
-  if ok and type(snap) == "table" then
+  if type(snap) == "table" then
     -- Older lines live in a file of the host's (it keeps a bounded tail).
     first = snap.first or 0
     if first > 0 and snap.file then
@@ -317,11 +329,23 @@ local function fill(id)
   vim.bo[buf].modifiable = false
   follow(buf, before)
   M.count[id] = #lines
-  M.seq[id] = ok and type(snap) == "table" and snap.seq or 0
-  if ok and type(snap) == "table" then
+  M.seq[id] = type(snap) == "table" and snap.seq or 0
+  if type(snap) == "table" then
     decorate(buf, first, #(snap.lines or {}), snap.marks, snap.code)
   end
   M.syncing[id] = false
+end
+
+local function fill(id)
+  local buf = M.bufs[id]
+  if not (buf and vim.api.nvim_buf_is_valid(buf)) then
+    M.syncing[id] = false
+    return
+  end
+  local ok = pcall(host.request, "transcript", { session = id }, function(snap) put_snapshot(id, snap) end)
+  if not ok then
+    put_snapshot(id, nil)
+  end
 end
 
 local function resync(id)
@@ -345,9 +369,9 @@ end
 function M.host_lost()
   for id, buf in pairs(M.bufs) do
     if vim.api.nvim_buf_is_valid(buf) then
-      local epoch = require("claudenova.host").epoch
+      local epoch = host.epoch
       pcall(vim.api.nvim_buf_set_name, buf, ("claudenova://ended/%d/session/%d"):format(epoch, id))
-      require("claudenova.ui.labels").set(buf, ("Transcript · session %d (ended)"):format(id))
+      labels.set(buf, ("Transcript · session %d (ended)"):format(id))
       vim.bo[buf].modifiable = true
       vim.api.nvim_buf_set_lines(buf, -1, -1, false, { "", "> The host stopped: this session is gone." })
       vim.bo[buf].modifiable = false
@@ -366,8 +390,8 @@ function M.ensure(id)
   end
   buf = vim.api.nvim_create_buf(false, true)
   vim.api.nvim_buf_set_name(buf, "claudenova://session/" .. id)
-  require("claudenova.ui.labels").set(buf, function()
-    return "Transcript · " .. require("claudenova.ui.state").label(id)
+  labels.set(buf, function()
+    return "Transcript · " .. state.label(id)
   end)
   vim.bo[buf].buftype = "nofile"
   vim.bo[buf].bufhidden = "hide"
@@ -409,7 +433,7 @@ function M.ensure(id)
   M.bufs[id] = buf
   M.count[id] = 0
   M.seq[id] = 0
-  if require("claudenova.host").running() then
+  if host.running() then
     resync(id) -- a re-created buffer catches up with what it missed
   end
   return buf
@@ -506,7 +530,7 @@ function M.open(id, opts)
   end
   vim.api.nvim_win_set_buf(win, buf)
   setup_window(win, id)
-  require("claudenova.ui.labels").apply(win)
+  labels.apply(win)
   vim.api.nvim_win_set_cursor(win, { vim.api.nvim_buf_line_count(buf), 0 })
   if opts.focus or from == win then
     vim.api.nvim_set_current_win(win)
@@ -515,5 +539,7 @@ function M.open(id, opts)
   end
   return win
 end
+
+textutil.register_winbar("transcript", M.winbar_of)
 
 return M

@@ -1,5 +1,10 @@
 -- :ClaudeNova usage: what a session cost and used, and the plan's rate
 -- limits, as claude reports them (get_usage), in a float.
+local host = require("claudenova.host")
+local keytable = require("claudenova.keys")
+local notify = require("claudenova.ui.notify")
+local state = require("claudenova.ui.state")
+
 local M = {}
 
 local function money(x)
@@ -73,18 +78,18 @@ local function show(lines)
     vim.keymap.set("n", lhs, function() pcall(vim.api.nvim_win_close, win, true) end,
       { buffer = buf, nowait = true, desc = "claude-nova: Close the usage" })
   end
-  require("claudenova.keys").map(buf, "usage")
+  keytable.map(buf, "usage")
   return buf, win
 end
 
 --- Ask claude for the usage of a session (the current one by default) and
 --- show it when it answers.
 function M.open(session)
-  local st = require("claudenova.ui.state")
+  local st = state
   local sid = session or st.current
-  require("claudenova.host").later("usage", { session = sid or 0 }, function(ok, res)
+  host.later("usage", { session = sid or 0 }, function(ok, res)
     if not ok then
-      require("claudenova.ui.notify").error(res)
+      notify.error(res)
       return
     end
     show(M.lines("Usage of " .. st.label(sid or 0), res or {}))
