@@ -8,7 +8,7 @@ GO      ?= go
 TESTBED ?= $(or $(CLAUDENOVA_TESTBED),$(or $(XDG_CACHE_HOME),$(HOME)/.cache)/claudenova-testbed)
 GOFILES := $(shell find cmd rplugin -name '*.go' -not -name '*_test.go') go.mod go.sum
 
-.PHONY: all build test unit e2e vet testbed demo bench manifest docs helptags clean
+.PHONY: all build test unit e2e vet testbed demo bench screens lua manifest docs helptags clean
 
 all: build
 
@@ -51,6 +51,15 @@ unit: build
 
 e2e: testbed build
 	. "$(TESTBED)/env" && CLAUDENOVA_REQUIRE_E2E=1 $(GO) test -count=1 -timeout 20m -v ./tests/e2e/
+
+# The front end's reference screens (tests/lua/screens) written anew from
+# what the specs show: 0.12's are shared, 0.10 keeps its own where it differs.
+screens: testbed
+	. "$(TESTBED)/env" && UPDATE_SCREENS=1 $(GO) test -count=1 -run 'TestFrontEnd/0.12/' ./tests/lua/ && UPDATE_SCREENS=1 $(GO) test -count=1 -run 'TestFrontEnd/0.10/' ./tests/lua/
+
+# The front end's unit tests alone (a few seconds).
+lua: testbed
+	. "$(TESTBED)/env" && CLAUDENOVA_REQUIRE_E2E=1 $(GO) test -count=1 ./tests/lua/
 
 demo: testbed build
 	@bash scripts/demo.sh

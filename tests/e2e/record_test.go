@@ -1,0 +1,81 @@
+package e2e
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The recordings the front end's unit tests replay (tests/lua/recordings):
+// the event stream the host sent to Neovim in a real session (the real
+// claude CLI, the fake model), batch by batch, with the run's folders made
+// placeholders ({{project}}, {{storage}}, {{home}}). They are made again with
+//
+//	CLAUDENOVA_RECORD_FIXTURES=1 go test ./tests/e2e -run TestRecordFrontEndFixtures
+//
+// and otherwise this test does nothing.
+func TestRecordFrontEndFixtures(t *testing.T) {
+	if os.Getenv("CLAUDENOVA_RECORD_FIXTURES") == "" {
+		t.Skip("set CLAUDENOVA_RECORD_FIXTURES=1 to record the front end's fixtures")
+	}
+	v := versions(t)[len(versions(t))-1]
+	out := filepath.Join(root, "tests", "lua", "recordings")
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	record := func(name string, run func(e *Env)) {
+		t.Run(name, func(t *testing.T) {
+			rec := filepath.Join(t.TempDir(), "stream.jsonl")
+			e := NewEnv(t, v, Options{NvimEnv: []string{"CLAUDENOVA_RECORD=" + rec}})
+			run(e)
+			b, err := os.ReadFile(rec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b = bytes.ReplaceAll(b, []byte(e.Project), []byte("{{project}}"))
+			b = bytes.ReplaceAll(b, []byte(e.Storage), []byte("{{storage}}"))
+			b = bytes.ReplaceAll(b, []byte(e.Home), []byte("{{home}}"))
+			b = bytes.ReplaceAll(b, []byte(claudeBin(t)), []byte("claude"))
+			b = bytes.ReplaceAll(b, []byte(filepath.Dir(e.Home)), []byte("{{base}}"))
+			if err := os.WriteFile(filepath.Join(out, name+".jsonl"), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	// A command in the panel, answered, in a session named for people.
+	record("bash", func(e *Env) {
+		id := e.newSession(Seq(bash("touch hello.txt", "make a file"), Step("say", map[string]any{"text": "Made it."})))
+		e.Lua(nil, "require('claudenova').rename('make a file', ...)", id)
+		e.waitPanel()
+		e.Input("a")
+		e.WaitIdle(id)
+	})
+	// An edit: the proposal of a file, applied as it is.
+	record("edit", func(e *Env) {
+		e.WriteFile("greet.py", "def greet(name):\n    return \"hello \" + name\n")
+		id := e.newSession(`SEQ [["Read", {"file_path": "{{cwd}}/greet.py"}], ` +
+			`["Edit", {"file_path": "{{cwd}}/greet.py", "old_string": "\"hello \" + name", "new_string": "f\"hello {name}\""}, "An f-string reads better."]]`)
+		e.Lua(nil, "require('claudenova').rename('tidy greet.py', ...)", id)
+		_, buf := e.WaitProposal()
+		focusBuf(e, buf)
+		e.Cmd("write")
+		e.WaitIdle(id)
+	})
+	// Two sessions, one waiting on a command while the other streams.
+	record("two", func(e *Env) {
+		a := e.newSession(Seq(bash("touch a.txt", "first")))
+		e.Lua(nil, "require('claudenova').rename('alpha', ...)", a)
+		b := e.newSession("STREAM 30")
+		e.Lua(nil, "require('claudenova').rename('bravo', ...)", b)
+		e.WaitIdle(b)
+		e.Eventually(10*time.Second, "alpha waits", func() bool { st, _ := e.SessionState(a); return st == "waiting" })
+		var lines []string
+		e.Lua(&lines, "return vim.api.nvim_buf_get_lines(require('claudenova.ui.transcript').ensure(...), 0, -1, false)", b)
+		if !strings.Contains(strings.Join(lines, "\n"), "chunk 000029") {
+			t.Fatalf("bravo's transcript: %q", lines)
+		}
+	})
+}

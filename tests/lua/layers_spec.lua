@@ -1,0 +1,137 @@
+-- The front end's structure, read from its source: every module sits in a
+-- layer (tests/lua/layers.lua) and requires only its own layer or below, the
+-- requires go round in no circle, every require names a module (no computed
+-- names), and no module reads or writes a global it does not mean to (a
+-- misspelled or lost local is caught here, not by a user).
+local root = os.getenv("CLAUDENOVA_TEST_ROOT")
+local layers = dofile(root .. "/tests/lua/layers.lua")
+
+local function modules()
+  local out = {}
+  for _, f in ipairs(vim.fn.globpath(root .. "/lua", "**/*.lua", false, true)) do
+    local m = f:sub(#root + 6):gsub("%.lua$", ""):gsub("/init$", ""):gsub("/", ".")
+    out[m] = f
+  end
+  return out
+end
+
+local function requires(src)
+  local deps = {}
+  for dep in src:gmatch('require%(%s*"(claudenova[%w%._]*)"%s*%)') do
+    deps[dep] = true
+  end
+  return deps
+end
+
+-- The globals the front end may use.
+local allowed = {}
+for _, g in ipairs({ "vim", "require", "pairs", "ipairs", "type", "tostring", "tonumber", "pcall", "xpcall", "error",
+  "assert", "select", "next", "setmetatable", "getmetatable", "rawset", "rawget", "rawequal", "unpack", "table", "string",
+  "math", "os", "io", "debug", "coroutine", "package", "print", "loadstring", "load", "loadfile", "dofile", "_G", "jit",
+  "bit", "collectgarbage", "newproxy" }) do
+  allowed[g] = true
+end
+
+-- The opcodes of a global read and write, found by compiling one of each.
+local jutil = require("jit.util")
+local function op_of(code, name)
+  local fn = assert(loadstring(code))
+  for pc = 1, jutil.funcinfo(fn).bytecodes - 1 do
+    local ins = jutil.funcbc(fn, pc)
+    local d = bit.rshift(ins, 16)
+    if jutil.funck(fn, -d - 1) == name then
+      return bit.band(ins, 0xff)
+    end
+  end
+  error("no opcode for " .. code)
+end
+local GGET, GSET = op_of("return zz_probe_r", "zz_probe_r"), op_of("zz_probe_w = 1", "zz_probe_w")
+
+local function globals(fn, out)
+  local info = jutil.funcinfo(fn)
+  for pc = 1, info.bytecodes - 1 do
+    local ins, _ = jutil.funcbc(fn, pc)
+    local op = bit.band(ins, 0xff)
+    if op == GGET or op == GSET then
+      local name = jutil.funck(fn, -bit.rshift(ins, 16) - 1)
+      out[name] = (op == GSET and "written" or "read") .. " at line " .. (jutil.funcinfo(fn, pc).currentline or "?")
+    end
+  end
+  for k = 1, info.gcconsts do
+    local c = jutil.funck(fn, -k)
+    if type(c) == "proto" then
+      globals(c, out)
+    end
+  end
+  return out
+end
+
+return {
+  ["every module sits in a layer and requires nothing above it"] = {
+    run = function(t)
+      local layer_of = {}
+      for i, l in ipairs(layers) do
+        for _, m in ipairs(l) do
+          layer_of[m] = i
+        end
+      end
+      local bad, edges = {}, {}
+      for m, f in pairs(modules()) do
+        local src = table.concat(vim.fn.readfile(f), "\n")
+        if not layer_of[m] then
+          table.insert(bad, m .. " is in no layer (tests/lua/layers.lua)")
+        end
+        edges[m] = requires(src)
+        for line in src:gmatch("[^\n]+") do
+          if line:find("require%(%s*[%a_]") and not line:find("^%s*%-%-") then
+            table.insert(bad, m .. " requires a computed name: " .. vim.trim(line))
+          end
+        end
+        for d in pairs(edges[m]) do
+          if layer_of[m] and layer_of[d] and layer_of[d] > layer_of[m] then
+            table.insert(bad, ("%s (%s) requires %s (%s)"):format(m, layers[layer_of[m]].name, d, layers[layer_of[d]].name))
+          end
+        end
+      end
+      local color = {}
+      local function visit(m, path)
+        if color[m] == 1 then
+          table.insert(bad, "a circle: " .. table.concat(path, " -> ") .. " -> " .. m)
+          return
+        end
+        if color[m] == 2 then
+          return
+        end
+        color[m] = 1
+        table.insert(path, m)
+        for d in pairs(edges[m] or {}) do
+          if d ~= m then
+            visit(d, path)
+          end
+        end
+        table.remove(path)
+        color[m] = 2
+      end
+      for m in pairs(edges) do
+        visit(m, {})
+      end
+      table.sort(bad)
+      t:eq(bad, {}, "layering")
+    end,
+  },
+  ["no module uses a global it does not mean to"] = {
+    run = function(t)
+      local bad = {}
+      for m, f in pairs(modules()) do
+        local fn = assert(loadfile(f))
+        for name, where in pairs(globals(fn, {})) do
+          if not allowed[name] then
+            table.insert(bad, ("%s: global %s %s"):format(m, name, where))
+          end
+        end
+      end
+      table.sort(bad)
+      t:eq(bad, {}, "globals")
+    end,
+  },
+}

@@ -1,0 +1,139 @@
+-- The host's event stream: numbered by the host's outbox when it delivers,
+-- applied by the inbox in that order whatever order the batches come in, a
+-- repeat dropped, a call's reply applied at its place in the stream.
+local state = function()
+  return require("claudenova.ui.state")
+end
+local inbox = function()
+  return require("claudenova.ui.inbox")
+end
+
+-- The recording's events one by one, in a fixed shuffled order (seq 1 last:
+-- nothing may apply before it).
+local function shuffled(batches)
+  local events = {}
+  for _, b in ipairs(batches) do
+    for _, ev in ipairs(b) do
+      table.insert(events, ev)
+    end
+  end
+  local first = table.remove(events, 1)
+  -- A fixed permutation: odd positions backwards, then even ones forwards.
+  local out = {}
+  for i = #events, 1, -1 do
+    if i % 2 == 1 then
+      table.insert(out, events[i])
+    end
+  end
+  for i = 1, #events do
+    if i % 2 == 0 then
+      table.insert(out, events[i])
+    end
+  end
+  table.insert(out, first)
+  return out
+end
+
+local function transcript_lines(id)
+  local buf = require("claudenova.ui.transcript").bufs[id]
+  return buf and vim.api.nvim_buf_is_valid(buf) and vim.api.nvim_buf_get_lines(buf, 0, -1, false) or {}
+end
+
+-- What the user can know of the stream: sessions, pending requests, the
+-- transcript's text.
+local function observed()
+  local sessions, requests = {}, {}
+  for id, s in pairs(state().sessions) do
+    sessions[tostring(id)] = { state = s.state, name = s.name, mode = s.mode }
+  end
+  for id, r in pairs(state().requests) do
+    requests[id] = { tool = r.tool, target = r.target, surface = r.surface }
+  end
+  return { sessions = sessions, requests = requests, transcript = transcript_lines(1) }
+end
+
+return {
+  ["batches out of order are applied in the host's order"] = {
+    run = function(t)
+      local batches = t:recording("bash")
+      local events = shuffled(batches)
+      for i = 1, #events - 1 do
+        inbox().apply(vim.json.encode({ events[i] }))
+      end
+      t:eq(next(state().sessions), nil, "a session before the stream's first event")
+      t:eq(inbox().stream_state().ahead, #events - 1, "events waiting for the first")
+      inbox().apply(vim.json.encode({ events[#events] }))
+      t:eq(inbox().stream_state(), { next = #events + 1, ahead = 0 }, "the stream after its first event")
+      local shuffled_view = observed()
+      t:screen("bash-done")
+
+      -- The same recording in order, in a fresh stream, is the same world.
+      for id in pairs(state().sessions) do
+        state().sessions[id] = nil
+      end
+      inbox().reset_stream()
+      t:replay("bash")
+      t:eq(observed().sessions, shuffled_view.sessions, "sessions")
+      t:eq(observed().requests, shuffled_view.requests, "requests")
+    end,
+  },
+  ["a repeated batch is dropped"] = {
+    run = function(t)
+      local batches = t:replay("bash", 6)
+      local before = transcript_lines(1)
+      t:ok(#before > 0, "the transcript has text")
+      inbox().apply(vim.json.encode(batches[6]))
+      inbox().apply(vim.json.encode(batches[2]))
+      t:eq(transcript_lines(1), before, "the transcript after a repeat")
+      t:eq(inbox().stream_state().ahead, 0, "nothing waits")
+    end,
+  },
+  ["a pending request is shown once, and leaves when it is answered"] = {
+    widths = { 60, 100 },
+    run = function(t)
+      t:replay("bash", 7)
+      local ids = vim.tbl_keys(state().requests)
+      t:eq(#ids, 1, "pending requests")
+      t:eq(state().requests[ids[1]].tool, "Bash", "the request's tool")
+      t:eq(state().sessions[1].state, "waiting", "the session's state")
+      t:screen("bash-panel")
+      t:replay_from("bash", 8, 8)
+      t:eq(next(state().requests), nil, "pending requests after the answer")
+    end,
+  },
+  ["a call's reply is applied after the events before it"] = {
+    run = function(t)
+      local host = require("claudenova.host")
+      local seen
+      -- The host sends the session's event, then the reply (its mark) — here
+      -- the mark comes first, and waits for the event.
+      t.replies.probe = function()
+        vim.schedule(function()
+          local mark_seq, event_seq = t.seq + 2, t.seq + 1
+          t.seq = t.seq + 2
+          t:deliver_raw({ { seq = mark_seq, event = "mark", data = { token = t.last_token, reply = { ok = true, result = { id = 7 } } } } })
+          t:ok(seen == nil, "the reply applied before the event ahead of it")
+          t:deliver_raw({ { seq = event_seq, event = "session", data = { id = 7, name = "late", state = "idle", cwd = t.project, folder = "project", mode = "default", tasks = 0 } } })
+        end)
+        return t.NO_MARK
+      end
+      local result = host.request("probe", {}, function(res)
+        seen = state().sessions[res.id] and state().sessions[res.id].name or "missing"
+      end)
+      t:eq(result, { id = 7 }, "the call's result")
+      t:eq(seen, "late", "the session when the reply was applied")
+    end,
+  },
+  ["a new host starts a new stream"] = {
+    run = function(t)
+      t:replay("bash", 3)
+      t:ok(inbox().stream_state().next > 1, "the stream moved")
+      local host = require("claudenova.host")
+      host.epoch = (host.epoch or 0) + 1
+      t.seq = 1
+      t:deliver_raw({ { seq = 1, event = "session", data = { id = 2, name = "after a restart", state = "idle", cwd = t.project, folder = "project", mode = "default", tasks = 0 } } })
+      t:eq(state().sessions[2] and state().sessions[2].name, "after a restart", "the new host's first event")
+      t:eq(inbox().stream_state().next, 2, "the new stream's next number")
+    end,
+  },
+}

@@ -1,0 +1,116 @@
+-- What the user sees of a recorded session, surface by surface, at the
+-- widths people use (references in tests/lua/screens/surfaces), and the
+-- rules that decide when a surface may take the window.
+local function scheduler()
+  return require("claudenova.ui.scheduler")
+end
+
+-- The edit recording's files: greet.py as it was, and the staged proposal
+-- (where the recorded request says it is). Returns the staged path.
+local function edit_files(t)
+  t:write("greet.py", 'def greet(name):\n    return "hello " + name\n')
+  for _, batch in ipairs(t:recording("edit")) do
+    for _, ev in ipairs(batch) do
+      if ev.event == "request_added" and ev.data.staged then
+        return t:write(ev.data.staged, 'def greet(name):\n    return f"hello {name}"\n')
+      end
+    end
+  end
+  error("the edit recording stages no file")
+end
+
+return {
+  ["the panel of a Bash call"] = {
+    widths = { 60, 100 },
+    run = function(t)
+      t:replay("bash", 7)
+      t:eq(#t:floats(), 1, "floating windows")
+      t:screen("panel")
+    end,
+  },
+  ["an Edit is a proposal beside the file, Claude's words above it"] = {
+    widths = { 60, 100, 200 },
+    run = function(t)
+      local staged = edit_files(t)
+      t:replay("edit", 10)
+      local buf = vim.api.nvim_get_current_buf()
+      t:eq(vim.api.nvim_buf_get_name(buf), staged, "the buffer in front")
+      t:eq(vim.api.nvim_buf_get_lines(buf, 0, -1, false), { "def greet(name):", '    return f"hello {name}"' }, "the proposal")
+      t:screen("proposal")
+      -- The user amends the proposal and saves it: the host hears of it,
+      -- and the staged file holds the user's text.
+      vim.api.nvim_buf_set_lines(buf, 1, 2, false, { '    return f"hello, {name}!"' })
+      vim.cmd("write")
+      t:eq(#vim.tbl_filter(function(n) return n.method == "proposal_saved" end, t.notes), 1, "proposal_saved sent")
+      t:eq(vim.fn.readfile(staged), { "def greet(name):", '    return f"hello, {name}!"' }, "the staged file")
+    end,
+  },
+  ["the sidebar lists every session and what waits"] = {
+    widths = { 60, 100 },
+    run = function(t)
+      t:replay("two")
+      t:eq(vim.b.claudenova_surface, "panel", "the surface that took the window")
+      t:type("q") -- the panel closes; the request waits in the sidebar
+      vim.cmd("ClaudeNova sidebar")
+      t:eq(vim.b.claudenova_surface, "sidebar", "the surface in front")
+      t:screen("sidebar")
+    end,
+  },
+  ["the transcript of a finished turn"] = {
+    widths = { 60, 100 },
+    run = function(t)
+      -- The transcript opens with the session (as :ClaudeNova new does) and
+      -- follows the turn.
+      t:replay("bash", 1)
+      require("claudenova.ui").open_transcript(1, { focus = true })
+      t:replay_from("bash", 2)
+      t:ok(vim.api.nvim_buf_get_name(0):match("claudenova://session/1$"), "the transcript in front")
+      t:screen("transcript")
+    end,
+  },
+  ["the prompt input opens where you are and goes back there"] = {
+    widths = { 60 },
+    run = function(t)
+      t:replay("bash")
+      local origin = vim.api.nvim_get_current_win()
+      require("claudenova.ui").prompt(1)
+      t:ok(vim.api.nvim_get_current_win() ~= origin, "the input has the cursor")
+      t:screen("prompt")
+      t:type("<Esc>")
+      t:type(":q<CR>")
+      t:wait(function() return vim.api.nvim_get_current_win() == origin end, "the cursor back in its window")
+      t:eq(#t:calls_of("send"), 0, "prompts sent")
+    end,
+  },
+  ["a surface waits while you type and opens when you pause"] = {
+    opts = { setup = { surfaces = { quiet_ms = 1000, grace_ms = 0 } } },
+    run = function(t)
+      local now = 5000000
+      scheduler().now = function() return now end
+      scheduler().last_key = now - 200 -- a key 200 ms ago
+      t:replay("bash", 7)
+      t:eq(#t:floats(), 0, "surfaces open while typing")
+      t:eq(scheduler().busy(), "typing", "why it waits")
+      now = now + 1000
+      scheduler().flush()
+      t:eq(#t:floats(), 1, "surfaces open after the pause")
+    end,
+  },
+  ["a key typed as a surface takes the window is dropped"] = {
+    opts = { setup = { surfaces = { quiet_ms = 0, grace_ms = 700 } } },
+    run = function(t)
+      if vim.fn.has("nvim-0.11") == 0 then
+        return -- 0.10 cannot drop keys; the e2e typing tests cover it there
+      end
+      local now = 5000000
+      scheduler().now = function() return now end
+      t:replay("bash", 7)
+      t:eq(#t:floats(), 1, "the panel")
+      t:type("a")
+      t:eq(#t:calls_of("decide"), 0, "decisions during the grace period")
+      now = now + 701
+      t:type("a")
+      t:eq(#t:calls_of("decide"), 1, "decisions after it")
+    end,
+  },
+}
