@@ -50,7 +50,7 @@ func (r *recorder) names() []string {
 	defer r.mu.Unlock()
 	var out []string
 	for _, e := range r.events {
-		if e.Name != ui.EvTranscript && e.Name != ui.EvSession {
+		if e.Name != ui.EvTranscript && e.Name != ui.EvSession && e.Name != ui.EvWorld {
 			out = append(out, e.Name)
 		}
 	}
@@ -148,8 +148,21 @@ func (m *mem) session(prompt string) (session.Info, *claudetest.Conn) {
 		m.t.Fatal(err)
 	}
 	m.mu.Lock()
-	defer m.mu.Unlock()
-	return info, m.conns[len(m.conns)-1]
+	c := m.conns[len(m.conns)-1]
+	m.mu.Unlock()
+	// A session opens by asking for its MCP servers: a test starts once it
+	// has (its own controls then come after it).
+	if !c.Wait(10*time.Second, func(ws []claudetest.Written) bool {
+		for _, w := range ws {
+			if w.Subtype == "mcp_status" {
+				return true
+			}
+		}
+		return false
+	}) {
+		m.t.Fatal("the session did not ask for its MCP servers")
+	}
+	return info, c
 }
 
 func (m *mem) waitPending(n int) []RequestView {
@@ -245,7 +258,8 @@ func flagsBefore(t *testing.T, c *claudetest.Conn, requestID string) string {
 func controlLines(c *claudetest.Conn) []claudetest.Written {
 	var out []claudetest.Written
 	for _, w := range c.Written() {
-		if w.Type != "user" {
+		// mcp_status is asked when a session opens: it changes nothing.
+		if w.Type != "user" && w.Subtype != "mcp_status" {
 			out = append(out, w)
 		}
 	}

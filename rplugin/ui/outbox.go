@@ -28,6 +28,8 @@ const (
 	EvReply            = "reply"           // {token, ok, result, error}: the answer to a call that waited on claude
 	EvTasks            = "tasks"           // {session, tasks}: a session's background tasks
 	EvCompletion       = "completion"      // Completion: the prompt input's choices for what was typed
+	EvWorld            = "world"           // WorldView: a session's MCP servers, hooks, schedules, checklist, worktree
+	EvAgents           = "agents"          // AgentsView: the other Claude sessions on this machine
 )
 
 // Event is one message to the Lua front end.

@@ -74,6 +74,8 @@ func run() error {
 	keepHome := flag.String("home", "", "claude's HOME (kept; default: a temporary folder)")
 	dump := flag.String("dump", "", "write every model request body to this folder")
 	deny := flag.String("deny", "", "deny tools whose name matches this regexp")
+	stop := flag.Bool("stop", false, "a deny also ends the turn (interrupt: true)")
+	dir := flag.String("cwd", "", "claude's working directory (kept; default: a temporary folder)")
 	var extra list
 	flag.Var(&extra, "arg", "an extra claude argument (repeat), e.g. -arg=--permission-mode -arg=plan")
 	var on triggers
@@ -98,11 +100,15 @@ func run() error {
 		defer os.RemoveAll(h)
 		home = h
 	}
-	cwd, err := os.MkdirTemp("", "capture-cwd-")
-	if err != nil {
-		return err
+	cwd := *dir
+	if cwd == "" {
+		d, err := os.MkdirTemp("", "capture-cwd-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(d)
+		cwd = d
 	}
-	defer os.RemoveAll(cwd)
 	cmd := exec.CommandContext(ctx, *bin, "-p", "--input-format", "stream-json", "--output-format", "stream-json",
 		"--verbose", "--permission-prompt-tool", "stdio", "--include-partial-messages")
 	cmd.Args = append(cmd.Args, extra...)
@@ -176,6 +182,9 @@ func run() error {
 			var resp string
 			if denyRE.MatchString(m.Request.ToolName) {
 				resp = `{"behavior":"deny","message":"denied by capture"}`
+				if *stop {
+					resp = `{"behavior":"deny","message":"denied by capture","interrupt":true}`
+				}
 			} else {
 				resp = `{"behavior":"allow","updatedInput":` + string(m.Request.Input) + `}`
 			}
