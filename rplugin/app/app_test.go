@@ -120,6 +120,9 @@ type mem struct {
 	dir   string
 	mu    sync.Mutex
 	conns []*claudetest.Conn
+	// onControl, when set, answers the control requests of the claudes
+	// started from then on (from their first one).
+	onControl func(subtype string, fields map[string]any) (json.RawMessage, error)
 }
 
 func newMem(t *testing.T) *mem {
@@ -129,6 +132,7 @@ func newMem(t *testing.T) *mem {
 	m.app.start = func(claude.Config, *slog.Logger) (claude.Conn, error) {
 		c := claudetest.New()
 		m.mu.Lock()
+		c.OnControl = m.onControl
 		m.conns = append(m.conns, c)
 		m.mu.Unlock()
 		return c, nil
