@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -64,13 +65,24 @@ func (a *App) worldInit(s *session.Session, m claude.Message) {
 		Cwd string `json:"cwd"`
 	}
 	_ = json.Unmarshal(m.Raw, &in)
-	if in.Cwd != "" && in.Cwd != s.Cwd() {
+	if in.Cwd != "" && !samePath(in.Cwd, s.Cwd()) {
 		a.moveSession(s, in.Cwd, "")
 	}
 	if s.World.FromInit(m.Raw) {
 		a.worldChanged(s)
 		a.refreshMCP(s) // the details: errors, scopes, tools
 	}
+}
+
+// samePath reports whether a and b are the same folder (through
+// symlinks: claude may name the folder it was started in by its real path).
+func samePath(a, b string) bool {
+	if a == b {
+		return true
+	}
+	ra, err1 := filepath.EvalSymlinks(a)
+	rb, err2 := filepath.EvalSymlinks(b)
+	return err1 == nil && err2 == nil && ra == rb
 }
 
 // MCPParams act on one MCP server of a session (its answer comes later).
@@ -427,8 +439,10 @@ func (a *App) applyTool(s *session.Session, id, name string, input, result json.
 	case "CronList":
 		var jobs []session.Schedule
 		for _, j := range r.Jobs {
+			// A one-shot job (a wake-up's) has no recurring field
+			// (2.1.328); a recurring one says true.
 			jobs = append(jobs, session.Schedule{ID: j.ID, What: j.Prompt, Human: j.Human, Cron: j.Cron,
-				At: int64(j.NextFire), Recurring: recurring(j.Recurring), Durable: j.Durable})
+				At: int64(j.NextFire), Recurring: j.Recurring != nil && *j.Recurring, Durable: j.Durable})
 		}
 		s.World.SetCrons(jobs)
 		return true

@@ -292,7 +292,13 @@ func (t *Transcript) progressOf(m claude.Message) []Op {
 		}
 		return nil
 	}
-	tc, ok := t.tools[p.ToolUseID]
+	id := p.ToolUseID
+	if i := strings.Index(id, "-heartbeat-"); i > 0 && p.Parent != nil && *p.Parent != "" {
+		// A heartbeat (every 30 s): its parent is the call that runs
+		// ("toolu_s1-heartbeat-0", checked on 2.1.328).
+		id = *p.Parent
+	}
+	tc, ok := t.tools[id]
 	if !ok || tc.finished || secs <= tc.progress {
 		return nil
 	}

@@ -145,6 +145,11 @@ func TestToolProgress(t *testing.T) {
 	if !strings.Contains(strings.Join(buf, "\n"), "▸ WebFetch https://example.com … · running 31 s") {
 		t.Fatalf("no elapsed time:\n%s", strings.Join(buf, "\n"))
 	}
+	// A long Bash's heartbeat names it as its parent (2.1.328).
+	buf = replay(t, buf, tr.Apply(msg(t, `{"type":"tool_progress","tool_use_id":"t1-heartbeat-1","tool_name":"WebFetch","parent_tool_use_id":"t1","elapsed_time_seconds":60,"heartbeat":true}`)))
+	if !strings.Contains(strings.Join(buf, "\n"), "· running 60 s") {
+		t.Fatalf("heartbeat not shown:\n%s", strings.Join(buf, "\n"))
+	}
 	buf = replay(t, buf, tr.Apply(msg(t, `{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t1","content":"page"}]}}`)))
 	if text := strings.Join(buf, "\n"); strings.Contains(text, "running") || !strings.Contains(text, "▸ WebFetch https://example.com ✓") {
 		t.Fatalf("after the result:\n%s", text)

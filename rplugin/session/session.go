@@ -216,6 +216,9 @@ type Info struct {
 	Error       string   `json:"error,omitempty"`
 	CommandLine string   `json:"cmdline"`
 	Context     *Context `json:"context,omitempty"`
+	// Turn says a turn runs (the user's, or one claude started itself);
+	// between turns a session may still run its background tasks.
+	Turn bool `json:"turn"`
 	// Tasks is how many of its background tasks run: the session is
 	// running meanwhile, even between turns.
 	Tasks int `json:"tasks"`
@@ -250,7 +253,7 @@ func (s *Session) Info() Info {
 	info := Info{
 		Version: s.info,
 		ID:      s.ID, Name: s.name(), Folder: filepath.Base(s.cwd), Cwd: s.cwd, State: s.state, Mode: s.mode,
-		ClaudeID: s.claudeID, Model: s.model, Effort: s.effort, Error: s.errMsg,
+		ClaudeID: s.claudeID, Model: s.model, Effort: s.effort, Error: s.errMsg, Turn: s.turn,
 	}
 	if s.context.Max > 0 {
 		c := s.context

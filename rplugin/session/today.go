@@ -28,10 +28,12 @@ var worldTools = map[string]bool{
 // maxKeptInput bounds the input kept for a world tool.
 const maxKeptInput = 64 << 10
 
-// WhenShown is a time for a person: "21:05" today, "Tue 21:05" within a
-// week, else "Dec 24 21:05".
+// WhenShown is a time for a person, to the nearest minute: "21:05" today,
+// "Tue 21:05" within a week, else "Dec 24 21:05". (A cron job's nextFireAt
+// includes the scheduler's offset of a few seconds: 21:07:32 is the 21:08
+// run the CLI names.)
 func WhenShown(at, now time.Time) string {
-	at, now = at.Local(), now.Local()
+	at, now = at.Add(30*time.Second).Truncate(time.Minute).Local(), now.Local()
 	switch {
 	case at.Year() == now.Year() && at.YearDay() == now.YearDay():
 		return at.Format("15:04")

@@ -20,7 +20,7 @@ func TestTodayToolLines(t *testing.T) {
 	}{
 		{"CronCreate", `{"cron":"*/5 * * * *","prompt":"check the build","recurring":true}`,
 			`{"id":"b2b5d660","humanSchedule":"Every 5 minutes","recurring":true,"durable":false,"nextFireAt":` + ms(5*time.Minute) + `}`,
-			[]string{"▸ CronCreate */5 * * * *: check the build · next 21:07 · every 5 minutes · job b2b5d660 ✓", "  │ prompt: check the build", "  │ cron: */5 * * * * (every match)"},
+			[]string{"▸ CronCreate */5 * * * *: check the build · next 21:08 · every 5 minutes · job b2b5d660 ✓", "  │ prompt: check the build", "  │ cron: */5 * * * * (every match)"},
 			[]string{"{", "Scheduled recurring job"}},
 		{"ScheduleWakeup", `{"delaySeconds":120,"reason":"wait for CI","prompt":"/loop check CI","noop":false}`,
 			`{"scheduledFor":` + ms(133*time.Second) + `,"clampedDelaySeconds":120,"wasClamped":false}`,

@@ -500,7 +500,7 @@ func (w *World) Unschedule(id string) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for i, s := range w.schedules {
-		if s.ID == id && s.Kind == ScheduleCron {
+		if s.ID == id && id != "" {
 			w.schedules = append(w.schedules[:i], w.schedules[i+1:]...)
 			return true
 		}
@@ -522,13 +522,18 @@ func (w *World) StopWakeups() {
 }
 
 // SetCrons replaces the cron jobs with claude's list (CronList): it is
-// the truth about which are left.
+// the truth about which are left. A wake-up is a one-shot job of that list
+// too (checked on 2.1.328: "Every day at 10:11 PM (one-shot)", its prompt
+// the wake-up's): it stays a wake-up, with the job's id.
 func (w *World) SetCrons(jobs []Schedule) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	var wakeups []Schedule
 	kept := w.schedules[:0]
 	for _, s := range w.schedules {
-		if s.Kind != ScheduleCron {
+		if s.Kind == ScheduleWakeup {
+			wakeups = append(wakeups, s)
+		} else if s.Kind != ScheduleCron {
 			kept = append(kept, s)
 		}
 	}
@@ -537,10 +542,30 @@ func (w *World) SetCrons(jobs []Schedule) {
 		if len(w.schedules) >= maxSchedules {
 			break
 		}
+		if i := matchWakeup(wakeups, j); i >= 0 {
+			wakeups[i].ID = sanitize.Line(j.ID)
+			w.schedules = append(w.schedules, wakeups[i])
+			wakeups = append(wakeups[:i], wakeups[i+1:]...)
+			continue
+		}
 		j.Kind = ScheduleCron
 		j.ID, j.What, j.Human, j.Cron = sanitize.Line(j.ID), sanitize.Truncate(sanitize.Line(j.What), 200), sanitize.Line(j.Human), sanitize.Line(j.Cron)
 		w.schedules = append(w.schedules, j)
 	}
+}
+
+// matchWakeup finds the wake-up a one-shot cron job is (the same fire
+// time, to the minute), -1 when none.
+func matchWakeup(wakeups []Schedule, j Schedule) int {
+	if j.Recurring || j.At == 0 {
+		return -1
+	}
+	for i, wu := range wakeups {
+		if d := wu.At - j.At; d > -60000 && d < 60000 {
+			return i
+		}
+	}
+	return -1
 }
 
 // Schedules returns the schedules that are still to fire.

@@ -109,9 +109,16 @@ func TestWorldSchedules(t *testing.T) {
 	if !w.Unschedule("b2b5d660") || w.Unschedule("b2b5d660") || len(w.Schedules()) != 0 {
 		t.Fatal("CronDelete")
 	}
-	w.SetCrons([]Schedule{{ID: "c1", What: "one"}, {ID: "c2", What: "two", Recurring: true}})
-	if s := w.Schedules(); len(s) != 2 || s[0].Kind != ScheduleCron {
+	wake := now.Add(5 * time.Minute).UnixMilli()
+	w.Schedule(Schedule{ID: "wakeup-3", Kind: ScheduleWakeup, What: "wait for CI", At: wake})
+	// CronList lists the wake-up as a one-shot job: it stays one wake-up.
+	w.SetCrons([]Schedule{{ID: "c1", What: "one", Recurring: true}, {ID: "c2", What: "/loop check CI", At: wake - 20000}})
+	s := w.Schedules()
+	if len(s) != 2 || s[0].Kind != ScheduleCron || s[1].Kind != ScheduleWakeup || s[1].ID != "c2" || s[1].What != "wait for CI" {
 		t.Fatalf("CronList %+v", s)
+	}
+	if !w.Unschedule("c2") || len(w.Schedules()) != 1 {
+		t.Fatal("CronDelete of the wake-up's job")
 	}
 }
 

@@ -13,7 +13,7 @@ local inbox = require("claudenova.ui.inbox")
 
 local M = {}
 
-local verbs = { allow = "allowed", allow_session = "allowed for the session", allow_tool = "allowed for the session (the whole tool)", deny = "denied" }
+local verbs = { allow = "allowed", allow_session = "allowed for the session", allow_tool = "allowed for the session (the whole tool)", allow_dir = "allowed with its folder for the session", deny = "denied" }
 
 --- The request was answered by a gesture here: it leaves pending() at once,
 --- before Go's event confirms it.
@@ -54,7 +54,7 @@ function M.decide(id, behavior, message, via, opts)
   else
     res = host().request("decide", {
       id = id, behavior = behavior, message = message, via = via,
-      rules = opts.rules, destination = opts.destination,
+      rules = opts.rules, destination = opts.destination, interrupt = opts.interrupt,
     })
   end
   res = res or {}

@@ -250,6 +250,14 @@ function handlers.file_written(data)
   require("claudenova.ui.disk").written(data.path)
 end
 
+function handlers.world(data)
+  require("claudenova.ui.world").update(data)
+end
+
+function handlers.agents(data)
+  require("claudenova.ui.world").agents(data)
+end
+
 --- Called by the Go host with a JSON batch of events.
 function M.apply(batch)
   M.in_apply = true
@@ -294,6 +302,7 @@ function M.host_lost(code)
   end
   require("claudenova.host").fail_waiting("the host stopped before claude answered")
   require("claudenova.ui.transcript").host_lost()
+  require("claudenova.ui.world").reset()
   state.reset()
   require("claudenova.ui.sidebar").render()
   notify.error(

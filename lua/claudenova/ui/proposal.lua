@@ -163,6 +163,11 @@ local function set_keymaps(buf, r, p)
       vim.cmd("bwipeout! " .. buf)
     end), { buffer = buf, desc = "claude-nova: Reject this proposal" })
   end
+  if keys.deny_stop then
+    vim.keymap.set("n", keys.deny_stop, guard(function()
+      require("claudenova.ui.stop").deny(r.id, "surface")
+    end), { buffer = buf, desc = "claude-nova: Reject this proposal and end the turn" })
+  end
 end
 
 local function win_of(buf, tab)
