@@ -208,6 +208,9 @@ func (t *Transcript) newCall(b contentBlock, d int) *toolCall {
 		}
 		tc.summary = nest(d) + agentSummary(b.Name, in)
 		for i, l := range sanitize.Lines(in.Prompt) {
+			if strings.TrimSpace(in.Prompt) == "" {
+				break
+			}
 			if i == previewLines {
 				details = append(details, detailFolded+"…")
 				break

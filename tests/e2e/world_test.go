@@ -472,3 +472,85 @@ exec "` + claudeBin(t) + `" "$@"
 		})
 	}
 }
+
+// "Allow this folder": a command that writes outside the session's
+// folders comes with claude's addDirectories suggestion; the panel offers
+// the folder for the session, and it is then one of the session's folders
+// (a Read there, asked before as outside the working directories, is not
+// asked; checked on 2.1.328: a Bash redirection there is still asked).
+func TestAllowThisFolder(t *testing.T) {
+	eachNvim(t, func(t *testing.T, v nvimVersion) {
+		e := NewEnv(t, v, Options{})
+		out := t.TempDir()
+		id := e.newSession(Seq(bash("echo hi > "+out+"/one.txt", "write outside"), Step("Read", map[string]any{"file_path": out + "/one.txt"})))
+		p := e.WaitPending(1)[0]
+		e.Eventually(30*time.Second, "the panel", func() bool { return e.PanelID() == p.ID })
+		var panel []string
+		e.Lua(&panel, `local pn = require('claudenova.ui.panel').current
+			return vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(pn.win), 0, -1, false)`)
+		mustContain(t, "panel", strings.Join(panel, "\n"), "[f] Allow the folder "+out+" this session")
+		e.WaitGraceOver()
+		e.Input("f")
+		e.WaitIdle(id)
+		if e.requestsAdded() != 1 {
+			t.Fatalf("asked again: %+v", e.Events())
+		}
+		if r := e.WaitToolResult("toolu_s1"); r.IsError || !strings.Contains(r.Content, "hi") {
+			t.Fatalf("the Read there: %+v", r)
+		}
+	})
+}
+
+// requestsAdded counts the requests that reached the front end.
+func (e *Env) requestsAdded() int {
+	n := 0
+	for _, ev := range e.Events() {
+		if ev.Kind == "ClaudeNovaRequestAdded" {
+			n++
+		}
+	}
+	return n
+}
+
+// A Workflow run is attributed like an agent (its task's state on its
+// line, no launch metadata); a Monitor says what it watches.
+func TestWorkflowAndMonitor(t *testing.T) {
+	eachNvim(t, func(t *testing.T, v nvimVersion) {
+		e := NewEnv(t, v, Options{})
+		script := "export const meta = { name: \"probe-flow\", description: \"probe workflow\", phases: [\"one\"] }\n" +
+			"phase(\"one\")\nconst r = await agent(\"say hello\", { label: \"echoer\" })\nreturn { r }\n"
+		id := e.newSession(Seq(Step("Workflow", map[string]any{"script": script}),
+			Step("Monitor", map[string]any{"description": "watch the ticks", "command": "for i in 1 2; do echo tick $i; sleep 1; done", "timeout_ms": 60000})))
+		e.allowAll("the workflow and the monitor done", func() bool {
+			var wf, mon bool
+			for _, tk := range e.tasks(id) {
+				wf = wf || (tk.Type == "workflow" && tk.Description == "probe workflow" && tk.Status == "completed")
+				mon = mon || (tk.Description == "watch the ticks" && tk.Status != "running")
+			}
+			return wf && mon
+		})
+		tr := e.Transcript(id)
+		mustContain(t, "transcript", tr, "▸ Workflow probe-flow · workflow ✓",
+			"▸ Monitor watch the ticks · `for i in 1 2; do echo tick $i; sleep 1; done`", "│ $ for i in 1 2; do echo tick $i; sleep 1; done")
+		if _, claude, _ := strings.Cut(tr, "## Claude"); strings.Contains(claude, "Workflow launched in background") || strings.Contains(claude, "export const meta") {
+			t.Fatalf("launch metadata or the script shown:\n%s", tr)
+		}
+	})
+}
+
+// tool_progress: a long command's line says how long it has run (claude's
+// heartbeat comes every 30 s) until its result.
+func TestLongToolShowsElapsed(t *testing.T) {
+	eachNvim(t, func(t *testing.T, v nvimVersion) {
+		e := NewEnv(t, v, Options{})
+		id := e.newSession(Seq(bash("until [ -f go-on ]; do sleep 0.2; done; echo went on", "wait for go-on")))
+		e.allowAll("claude's heartbeat on the line", func() bool {
+			return regexp.MustCompile("▸ Bash `until \\[ -f go-on \\][^`]*` … · running [0-9]+ s").MatchString(e.Transcript(id))
+		})
+		e.WriteFile("go-on", "")
+		e.WaitIdle(id)
+		if tr := e.Transcript(id); strings.Contains(tr, "· running") || !strings.Contains(tr, "echo went on` ✓") {
+			t.Fatalf("transcript:\n%s", tr)
+		}
+	})
+}

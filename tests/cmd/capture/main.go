@@ -75,6 +75,7 @@ func run() error {
 	dump := flag.String("dump", "", "write every model request body to this folder")
 	deny := flag.String("deny", "", "deny tools whose name matches this regexp")
 	stop := flag.Bool("stop", false, "a deny also ends the turn (interrupt: true)")
+	dirs := flag.Bool("dirs", false, "an allow also takes claude's addDirectories suggestions (updatedPermissions)")
 	dir := flag.String("cwd", "", "claude's working directory (kept; default: a temporary folder)")
 	var extra list
 	flag.Var(&extra, "arg", "an extra claude argument (repeat), e.g. -arg=--permission-mode -arg=plan")
@@ -165,9 +166,10 @@ func run() error {
 			Type      string `json:"type"`
 			RequestID string `json:"request_id"`
 			Request   struct {
-				Subtype  string          `json:"subtype"`
-				ToolName string          `json:"tool_name"`
-				Input    json.RawMessage `json:"input"`
+				Subtype     string            `json:"subtype"`
+				ToolName    string            `json:"tool_name"`
+				Input       json.RawMessage   `json:"input"`
+				Suggestions []json.RawMessage `json:"permission_suggestions"`
 			} `json:"request"`
 		}
 		_ = json.Unmarshal([]byte(line), &m)
@@ -187,6 +189,15 @@ func run() error {
 				}
 			} else {
 				resp = `{"behavior":"allow","updatedInput":` + string(m.Request.Input) + `}`
+				var perms []string
+				for _, sg := range m.Request.Suggestions {
+					if *dirs && strings.Contains(string(sg), `"addDirectories"`) {
+						perms = append(perms, string(sg))
+					}
+				}
+				if len(perms) > 0 {
+					resp = `{"behavior":"allow","updatedInput":` + string(m.Request.Input) + `,"updatedPermissions":[` + strings.Join(perms, ",") + `]}`
+				}
 			}
 			send(`{"type":"control_response","response":{"subtype":"success","request_id":"` + m.RequestID + `","response":` + resp + `}}`)
 		}
