@@ -192,7 +192,11 @@ local function set_keymaps(buf, r, rows)
   -- default_to_no: an allow key arms its choice, the same key again takes
   -- it; any other choice disarms.
   local armed
-  for name, m in pairs(maps) do
+  -- The newer choices (deny and stop, the folder) give way when you gave
+  -- their default key to another one.
+  local taken = {}
+  for _, name in ipairs({ "allow", "allow_session", "allow_tool", "always", "review", "deny", "close", "allow_dir", "deny_stop" }) do
+    local m = maps[name]
     local fn = m[1]
     if not offered[name] then
       fn = not_offered(({ allow_session = "Allow for the session", allow_tool = "Allow the whole tool", always = "Always…",
@@ -214,7 +218,8 @@ local function set_keymaps(buf, r, rows)
         return take()
       end
     end
-    if keys[name] then
+    if keys[name] and not taken[keys[name]] then
+      taken[keys[name]] = true
       vim.keymap.set("n", keys[name], act(fn, name ~= "close"), { buffer = buf, nowait = true, desc = "claude-nova panel: " .. m[2] })
     end
   end

@@ -311,9 +311,20 @@ local function set_keymaps(buf)
       "Stop the task or session under the cursor",
     },
   }
-  for name, act in pairs(actions) do
-    local lhs = keys[name]
-    if lhs then
+  -- deny_stop, the newest, gives way when you gave its key to another one.
+  local names = vim.tbl_keys(actions)
+  table.sort(names, function(a, b)
+    local la, lb = a == "deny_stop", b == "deny_stop"
+    if la ~= lb then
+      return lb
+    end
+    return a < b
+  end)
+  local taken = {}
+  for _, name in ipairs(names) do
+    local act, lhs = actions[name], keys[name]
+    if lhs and not taken[lhs] then
+      taken[lhs] = true
       vim.keymap.set("n", lhs, act[1], { buffer = buf, nowait = true, desc = "claude-nova: " .. act[2] })
     end
   end
