@@ -92,6 +92,19 @@ type RequestView struct {
 	Outside string `json:"outside,omitempty"`
 }
 
+// outsideDirs are the folders of dirs outside the session's folder cwd
+// (claude may suggest the session's own folder: allowing it means nothing
+// to a person).
+func outsideDirs(dirs []string, cwd string) []string {
+	var out []string
+	for _, d := range dirs {
+		if cwd == "" || !boundary.Within(cwd, d) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
 // Scope is one place a rule can be saved.
 type Scope struct {
 	Name  string `json:"name"`  // session, localSettings, projectSettings, userSettings
@@ -178,7 +191,7 @@ func (a *App) view(r approval.Pending) RequestView {
 			v.SessionChoice = sanitize.Line(c.Label)
 		}
 		v.ToolChoice = sanitize.Line(rules.ToolChoice(pr.ToolName).Label)
-		if dirs := rules.SuggestedDirs(pr.Suggestions); len(dirs) > 0 {
+		if dirs := outsideDirs(rules.SuggestedDirs(pr.Suggestions), cwd); len(dirs) > 0 {
 			shown := make([]string, len(dirs))
 			for i, d := range dirs {
 				shown[i] = boundary.Show(d, "", a.home())

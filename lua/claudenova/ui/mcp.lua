@@ -204,9 +204,14 @@ function M.open(session)
     vim.api.nvim_set_current_win(win)
   else
     vim.cmd("botright split")
-    vim.api.nvim_win_set_buf(0, buf)
-    require("claudenova.ui.labels").apply(vim.api.nvim_get_current_win())
+    win = vim.api.nvim_get_current_win()
+    vim.api.nvim_win_set_buf(win, buf)
+    require("claudenova.ui.labels").apply(win)
   end
+  -- An error or a key hint is never cut: long lines wrap.
+  vim.wo[win].wrap = true
+  vim.wo[win].linebreak = true
+  vim.wo[win].breakindent = true
   -- The cursor on the first server that is not connected.
   local first
   for lnum, m in pairs(M.rows[buf] or {}) do
