@@ -204,6 +204,7 @@ M.schema = {
           accept_edits = { type = "key", default = "<localleader>a", desc = "Approve, then accept edits automatically." },
           approve = { type = "key", default = "<localleader>y", desc = "Approve, keep asking for each edit." },
           keep_planning = { type = "key", default = "<localleader>n", desc = "Keep planning: send feedback." },
+          deny_stop = { type = "key", default = "<localleader>D", desc = "Reject the plan and end the turn (Claude stops and waits for you)." },
         },
       },
       rules = {

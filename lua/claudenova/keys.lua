@@ -42,7 +42,7 @@ M.surfaces = {
   {
     name = "plan", title = "Plan", tag = "claudenova-questions",
     keys = {
-      { key = "accept_edits" }, { key = "approve" }, { key = "keep_planning" },
+      { key = "accept_edits" }, { key = "approve" }, { key = "keep_planning" }, { key = "deny_stop" },
       { lhs = ":q", desc = "Close the plan; it stays pending (<CR> on its row opens it again)." },
     },
     note = "Edit the plan before approving it: Claude is told to follow your version.",

@@ -75,6 +75,10 @@ local function set_keymaps(buf, r)
       end,
       "Keep planning (send feedback)",
     },
+    deny_stop = {
+      function() require("claudenova.ui.stop").deny(r.id, "surface") end,
+      "Reject the plan and end the turn",
+    },
   }
   for name, m in pairs(maps) do
     if keys[name] then
