@@ -173,7 +173,13 @@ func todayHeadline(tc *toolCall, result json.RawMessage, isError bool, now time.
 		Success *bool  `json:"success"`
 		Display string `json:"display"`
 		// ListAgents
-		Listing string `json:"listing"`
+		Listing  string `json:"listing"`
+		Sections []struct {
+			Rows []struct {
+				Name   string `json:"name"`
+				Status string `json:"status"`
+			} `json:"rows"`
+		} `json:"sections"`
 		// TaskCreate, TaskUpdate
 		Task struct {
 			ID      string `json:"id"`
@@ -243,6 +249,22 @@ func todayHeadline(tc *toolCall, result json.RawMessage, isError bool, now time.
 			return "sent"
 		}
 	case "ListAgents":
+		// 2.1.328 gives the rows too: sections[].rows[] {name, ref, type,
+		// status}; the listing is the same for the model.
+		var names []string
+		for _, sec := range r.Sections {
+			for _, row := range sec.Rows {
+				if n := sanitize.Truncate(sanitize.Line(row.Name), 30); n != "" {
+					if st := sanitize.Line(row.Status); st != "" {
+						n += " (" + st + ")"
+					}
+					names = append(names, n)
+				}
+			}
+		}
+		if len(names) > 0 {
+			return joinNames(names)
+		}
 		return agentsHeadline(r.Listing)
 	case "TaskCreate":
 		if r.Task.ID != "" {
@@ -264,18 +286,22 @@ func agentsHeadline(listing string) string {
 	}
 	var names []string
 	for _, l := range strings.Split(listing, "\n") {
-		l = strings.TrimSpace(l)
-		if !strings.HasPrefix(l, "- ") && !strings.HasPrefix(l, "• ") {
-			continue
+		if !strings.HasPrefix(l, "  ") {
+			continue // the rows of a section are indented ("  cwd-16 [e1c6c9]  ·  interactive")
 		}
-		name := strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(l, "- "), "• "))
-		if i := strings.IndexAny(name, "—(["); i > 0 {
+		name := strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(strings.TrimSpace(l), "- "), "• "))
+		if i := strings.IndexAny(name, "—([·"); i > 0 {
 			name = strings.TrimSpace(name[:i])
 		}
 		if name = sanitize.Truncate(sanitize.Line(name), 30); name != "" {
 			names = append(names, name)
 		}
 	}
+	return joinNames(names)
+}
+
+// joinNames lists at most four names, then how many more.
+func joinNames(names []string) string {
 	switch {
 	case len(names) == 0:
 		return ""

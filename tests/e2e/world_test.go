@@ -257,7 +257,11 @@ func TestTodayToolsAsWords(t *testing.T) {
 			Setup: map[string]any{"sidebar": map[string]any{"width": 100}}})
 		e.Cmd("ClaudeNova sidebar")
 		e.Cmd("wincmd p")
+		// A peer: another session of the same claude home, for ListAgents.
+		peer := e.newSession("hello")
+		e.WaitIdle(peer)
 		id := e.newSession(Seq(
+			Step("ListAgents", map[string]any{}),
 			Step("CronCreate", map[string]any{"cron": "*/5 * * * *", "prompt": "check the build", "recurring": true}),
 			Step("ScheduleWakeup", map[string]any{"delaySeconds": 600, "reason": "wait for CI", "prompt": "/loop check CI", "noop": false}),
 			Step("TaskCreate", map[string]any{"subject": "fix the bug", "description": "the login bug"}),
@@ -269,11 +273,15 @@ func TestTodayToolsAsWords(t *testing.T) {
 		// The times are claude's (its session store keeps each tool's
 		// result), to the minute; the CLI told the model the same ones.
 		cronAt, wakeAt := e.storedTime("nextFireAt"), e.storedTime("scheduledFor")
-		if text := e.WaitToolResult("toolu_s0").Content; !strings.Contains(text, "Next run: ") {
+		if text := e.WaitToolResult("toolu_s1").Content; !strings.Contains(text, "Next run: ") {
 			t.Fatalf("CronCreate's result: %q", text)
 		}
-		if text := e.WaitToolResult("toolu_s1").Content; !strings.Contains(text, "scheduled for "+wakeAt) {
+		if text := e.WaitToolResult("toolu_s2").Content; !strings.Contains(text, "scheduled for "+wakeAt) {
 			t.Fatalf("ScheduleWakeup's result %q, shown %s", text, wakeAt)
+		}
+		// ListAgents names its peers (the CLI names a session after its folder).
+		if !regexp.MustCompile(`▸ ListAgents · project-\w+ \((idle|busy)\) ✓`).MatchString(tr) {
+			t.Fatalf("ListAgents does not name the peer:\n%s", tr)
 		}
 		mustContain(t, "transcript", tr,
 			"▸ CronCreate */5 * * * *: check the build · next "+cronAt+" · every 5 minutes · job ",
