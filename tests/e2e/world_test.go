@@ -51,6 +51,7 @@ func TestMCPServerFailedThenReconnected(t *testing.T) {
 		e.Eventually(10*time.Second, "the mcp view", func() bool { return e.curBufName() == name })
 		mustContain(t, ":ClaudeNova mcp", e.bufNamed(name), "docs · failed · project · stdio · 0 tools", bin+" -tools lookup,search",
 			"error: ENOENT: no such file or directory, posix_spawn '"+bin+"'", "r reconnects it")
+		mustContain(t, "g? in the MCP view", e.helpFloat("mcp servers"), "Reconnect the MCP server under the cursor", "Disable the MCP server")
 		// Reconnect before the fix: claude's words say why.
 		e.Input("r")
 		e.Eventually(30*time.Second, "the reconnect's refusal", func() bool {
