@@ -130,11 +130,16 @@ M.subcommands = {
     run = function() ui().open_transcript(nil, { focus = true }) end,
   },
   stop = {
-    desc = "Stop the session in view (its transcript, proposal, panel or sidebar row under the cursor; else the current one); its pending requests are withdrawn.",
-    run = function() say(nova().stop(ui().session_in_view()).message) end,
+    desc = "Stop the session in view (its transcript, proposal, panel or sidebar row under the cursor; else the current one); its pending requests are withdrawn. While its background tasks run it asks first (vim.ui.select): they would go with it.",
+    run = function()
+      local sid = ui().session_in_view()
+      require("claudenova.ui.world").confirm_stop(sid or require("claudenova.ui.state").current or 0, function()
+        say(nova().stop(sid).message)
+      end)
+    end,
   },
   interrupt = {
-    desc = "End the current turn of the session in view (says so when there is nothing to interrupt).",
+    desc = "End the current turn of the session in view (says so when there is nothing to interrupt). Background tasks (subagents, commands in the background) run on: X on a task's sidebar row stops one.",
     run = function() say(nova().interrupt(ui().session_in_view()).message) end,
   },
   resume = {
@@ -253,6 +258,14 @@ M.subcommands = {
     desc = "Deny the request in view; {message} is shown to Claude.",
     run = function(args, raw) ui().decide_target("deny", #args > 0 and raw or nil) end,
   },
+  ["deny-stop"] = {
+    desc = "Deny the request in view and end the turn, so Claude does not retry a firm no (claude tells it to stop and wait for you; no message is sent).",
+    run = function() require("claudenova.ui.gestures").deny_stop_target() end,
+  },
+  mcp = {
+    desc = "Show the MCP servers of the session in view as its claude reports them: name, scope, transport, status, the CLI's error when one failed, its tools; r reconnects one (after its command was fixed), t disables or enables it.",
+    run = function() require("claudenova.ui.mcp").open(ui().session_in_view()) end,
+  },
   tasks = {
     usage = "tasks [stop]",
     desc = "Pick a background task (a subagent, a command Claude runs in the background; running ones first) and open its output, which follows while it is shown. With stop: pick a running one and stop it.",
@@ -279,7 +292,7 @@ M.subcommands = {
 M.order = {
   "new", "send", "prompt", "steer", "withdraw", "add", "paste-image", "rename", "sessions", "transcript", "stop", "interrupt", "resume", "rewind", "changes", "mode",
   "model", "effort", "usage",
-  "allow", "allow-session", "always", "review", "deny", "focus", "rules", "tasks", "diff", "sidebar", "log", "build",
+  "allow", "allow-session", "always", "review", "deny", "deny-stop", "focus", "rules", "tasks", "mcp", "diff", "sidebar", "log", "build",
 }
 
 -- The prose around the generated list in :help.

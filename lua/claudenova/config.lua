@@ -121,6 +121,17 @@ M.schema = {
       },
     },
   },
+  agents = {
+    desc = "Every Claude session on this machine: while the sidebar is shown, the host runs `claude agents --json` (in the background) and the sidebar lists the sessions this editor does not run, interactive and background, with their folder, name and state; one that waits for a person is marked. <CR> on a background one opens `claude attach <id>` in a terminal split.",
+    fields = {
+      list = { type = "boolean", default = true, desc = "List the other Claude sessions in the sidebar." },
+      refresh_ms = {
+        type = "number", default = 5000,
+        check = function(v) if v < 1000 then return "must be 1000 or more" end end,
+        desc = "How often the list is read again while the sidebar is shown, in milliseconds.",
+      },
+    },
+  },
   questions = {
     desc = "AskUserQuestion prompts.",
     fields = {
@@ -130,11 +141,11 @@ M.schema = {
   keymaps = {
     desc = "Buffer-local keymaps. Set a key to false to disable it. g? in any surface lists its keys (|claudenova-keys|).",
     fields = {
-      help = { type = "key", default = "g?", desc = "In every claude-nova surface (sidebar, panel, proposal, plan, transcript, prompt input, rules, changes, task output, usage): show its keys." },
+      help = { type = "key", default = "g?", desc = "In every claude-nova surface (sidebar, panel, proposal, plan, transcript, prompt input, rules, changes, task output, usage, MCP servers): show its keys." },
       sidebar = {
         desc = "Keys in the sidebar. On a visual selection of rows, allow, allow_session and deny decide every selected request (plans, questions and forms are skipped, and a batch never allows what claude asks you to answer yourself: a safety check, your own ask rule).",
         fields = {
-          present = { type = "key", default = "<CR>", desc = "On a request: open its surface again. On a task: open its output. On a session: fold or unfold its requests and tasks." },
+          present = { type = "key", default = "<CR>", desc = "On a request: open its surface again. On a task: open its output. On a session: fold or unfold its requests and tasks. On an MCP server that failed: :ClaudeNova mcp. On another Claude session: open it (claude attach) in a terminal split." },
           fold = { type = "key", default = "za", desc = "Fold or unfold the requests of the session under the cursor." },
           transcript = { type = "key", default = "o", desc = "Open the transcript of the session under the cursor (or of the request's session)." },
           clear = { type = "key", default = "x", desc = "Clear the exited session under the cursor from the list; elsewhere, every exited session." },
@@ -142,9 +153,19 @@ M.schema = {
           allow_session = { type = "key", default = "s", desc = "Allow for the session what the CLI suggests for it, or exactly this request (the panel shows the rule)." },
           review = { type = "key", default = "r", desc = "Review the full request." },
           deny = { type = "key", default = "d", desc = "Deny, with an optional message for Claude." },
+          deny_stop = { type = "key", default = "D", desc = "Deny and stop: deny, and end the turn (Claude does not try again; claude tells it to wait for you)." },
           always = { type = "key", default = "A", desc = "Always…: allow or deny from now on, with a rule you can edit and a scope." },
-          stop = { type = "key", default = "X", desc = "Stop what is under the cursor: a background task, or a session (it asks first while a turn runs; its pending requests are withdrawn)." },
+          stop = { type = "key", default = "X", desc = "Stop what is under the cursor: a background task (that one only), or a session (it asks first while a turn or a background task runs; its pending requests are withdrawn)." },
           close = { type = "key", default = "q", desc = "Close the sidebar." },
+        },
+      },
+      mcp = {
+        desc = "Keys in the MCP servers view (:ClaudeNova mcp).",
+        fields = {
+          reconnect = { type = "key", default = "r", desc = "Reconnect the MCP server under the cursor (after its command was fixed, it comes up); claude's error says why when it does not." },
+          toggle = { type = "key", default = "t", desc = "Disable the MCP server under the cursor, or enable it again (claude keeps the choice for the project)." },
+          refresh = { type = "key", default = "R", desc = "Ask claude for its MCP servers again." },
+          close = { type = "key", default = "q", desc = "Close the MCP servers view." },
         },
       },
       task_output = {
@@ -163,6 +184,8 @@ M.schema = {
           always = { type = "key", default = "A", desc = "Always…: allow or deny from now on, with a rule you can edit (<S-Tab>: the whole tool, or an MCP tool's whole server) and a scope. Not offered where claude asks that no rule be made." },
           review = { type = "key", default = "r", desc = "Show the full input (and diff)." },
           deny = { type = "key", default = "d", desc = "Deny with an optional message." },
+          deny_stop = { type = "key", default = "D", desc = "Deny and stop: deny, and end the turn, so Claude does not retry a firm no (claude tells it to wait for you; a message is not sent)." },
+          allow_dir = { type = "key", default = "f", desc = "Allow this folder: allow once, and the folder claude suggests (a write outside the session's folders) for the rest of the session. Offered only where claude suggests a folder." },
           close = { type = "key", default = "q", desc = "Hide the panel (the request stays pending)." },
         },
       },
@@ -171,6 +194,7 @@ M.schema = {
         fields = {
           allow = { type = "key", default = "<localleader>a", desc = "Save and apply the proposal." },
           deny = { type = "key", default = "<localleader>d", desc = "Reject the proposal." },
+          deny_stop = { type = "key", default = "<localleader>D", desc = "Reject the proposal and end the turn (Claude does not try again)." },
           reject_hunk = { type = "key", default = "<localleader>r", desc = "Put the original's lines back for the hunk under the cursor." },
           restore_hunk = { type = "key", default = "<localleader>R", desc = "Put Claude's lines back for the hunk under the cursor (after a reject or your own edits)." },
           note = { type = "key", default = "<localleader>c", desc = "Attach a note for Claude to the hunk under the cursor (again: edit it; empty: remove it)." },
@@ -182,6 +206,7 @@ M.schema = {
           accept_edits = { type = "key", default = "<localleader>a", desc = "Approve, then accept edits automatically." },
           approve = { type = "key", default = "<localleader>y", desc = "Approve, keep asking for each edit." },
           keep_planning = { type = "key", default = "<localleader>n", desc = "Keep planning: send feedback." },
+          deny_stop = { type = "key", default = "<localleader>D", desc = "Reject the plan and end the turn (Claude stops and waits for you)." },
         },
       },
       rules = {

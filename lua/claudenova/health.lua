@@ -109,6 +109,47 @@ function M.check()
   h.info("log: " .. host.log_path())
   M.editor_tools(cfg)
   M.boundary()
+  M.mcp()
+end
+
+--- Each running session's MCP servers as its claude reports them: one
+--- that is not connected is a warning with the CLI's error.
+function M.mcp()
+  local h = vim.health
+  h.start("claude-nova: MCP servers")
+  local host = require("claudenova.host")
+  if not host.running() then
+    h.info("no session runs: a session's MCP servers (.mcp.json, claude mcp add, plugins) are listed once it starts")
+    return
+  end
+  local ok, list = pcall(host.request, "mcp_all", {})
+  if not ok then
+    h.warn(tostring(list))
+    return
+  end
+  if #(list or {}) == 0 then
+    h.info("no session runs")
+  end
+  local world = require("claudenova.ui.world")
+  for _, v in ipairs(list or {}) do
+    local who = ("session %d · %s"):format(v.session, v.name or "")
+    local w = v.world or {}
+    if #(w.mcp or {}) == 0 then
+      h.info(("%s: %s"):format(who, w.asked and "no MCP server" or "claude has not reported its MCP servers yet"))
+    end
+    for _, m in ipairs(w.mcp or {}) do
+      local line = ("%s: %s"):format(who, world.server_line(m))
+      if m.status == "connected" or m.status == "disabled" then
+        h.ok(line)
+      else
+        h.warn(line .. (m.error and m.error ~= "" and (": " .. m.error) or ""),
+          { ":ClaudeNova mcp shows it; r there reconnects it once its command is fixed" })
+      end
+    end
+    for _, e in ipairs(w.errors or {}) do
+      h.warn(("%s: %s %s did not load: %s"):format(who, e.kind == "plugin" and "plugin" or "MCP server", e.name, e.message))
+    end
+  end
 end
 
 --- What the editor's tools may give Claude unasked: each session's folders.

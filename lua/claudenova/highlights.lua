@@ -35,6 +35,12 @@ M.groups = {
   ClaudeNovaDetail = { link = "Comment", desc = "Transcript: a tool call's input and result" },
   ClaudeNovaDetailBar = { link = "NonText", desc = "Transcript: the bar before a tool call's details" },
   ClaudeNovaFooter = { link = "Comment", desc = "Transcript: a turn's duration, tokens and cost" },
+  ClaudeNovaMCPFailed = { link = "DiagnosticError", desc = "An MCP server that is not connected, a plugin that did not load (sidebar, :ClaudeNova mcp)" },
+  ClaudeNovaSchedule = { link = "DiagnosticHint", desc = "A wake-up or cron job Claude scheduled (sidebar)" },
+  ClaudeNovaTodo = { link = "Normal", desc = "An open item of Claude's checklist (sidebar)" },
+  ClaudeNovaTodoDone = { link = "Comment", desc = "A done item of Claude's checklist (sidebar)" },
+  ClaudeNovaBlocked = { link = "WarningMsg", desc = "Another Claude session that waits for you (sidebar)" },
+  ClaudeNovaOther = { link = "Comment", desc = "Another Claude session of this machine (sidebar)" },
 }
 
 local function apply()

@@ -11,6 +11,7 @@ local config = require("claudenova.config")
 local errors = require("claudenova.errors")
 local notify = require("claudenova.ui.notify")
 local version = require("claudenova.version")
+local text = require("claudenova.ui.text")
 
 local M = {}
 
@@ -47,7 +48,7 @@ notify.log = function(level, msg)
     M.notify("log", { level = level, msg = msg })
   end
 end
-require("claudenova.ui.text").on_draw_error = function(msg)
+text.on_draw_error = function(msg)
   notify.log("error", msg)
 end
 

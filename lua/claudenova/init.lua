@@ -208,8 +208,8 @@ function M.stop_task(id)
 end
 
 --- Decide a request, or a list of requests (answered in order, each once).
---- decision: "allow" | "allow_session" | "allow_tool" | "deny" or
---- { behavior, message, rules = { "Bash(npm test:*)" }, destination =
+--- decision: "allow" | "allow_session" | "allow_tool" | "allow_dir" |
+--- "deny" or { behavior, message, interrupt, rules = { "Bash(npm test:*)" }, destination =
 --- "session" | "localSettings" | "projectSettings" | "userSettings" }: with
 --- rules, allow or deny from now on (an allow rule travels with the answer,
 --- a deny rule is saved by the plugin).
@@ -231,7 +231,7 @@ function M.decide(id, decision)
     require("claudenova.errors").raise("decide() needs a decision: \"allow\", \"allow_session\", \"deny\" or { behavior = … }")
   end
   local ui = require("claudenova.ui")
-  local opts = { rules = decision.rules, destination = decision.destination }
+  local opts = { rules = decision.rules, destination = decision.destination, interrupt = decision.interrupt }
   if type(id) ~= "table" then
     return ui.decide(id, decision.behavior, decision.message, "command", opts)
   end
@@ -246,6 +246,31 @@ function M.decide(id, decision)
     return false, table.concat(failed, "; ")
   end
   return true
+end
+
+--- Deny a request and end its turn (a firm no: interrupt in the answer).
+---@return boolean, string|nil
+function M.deny_stop(id)
+  return require("claudenova.ui").decide(id, "deny", nil, "command", { interrupt = true })
+end
+
+--- The MCP servers of a session (the current one by default) as its
+--- claude reports them: { { name, status, scope, source, transport,
+--- command, error, tools, tool_names }, … }; status "connected",
+--- "failed", "needs-auth", "pending" or "disabled".
+function M.mcp(session)
+  local v = host().request("mcp", { session = session or 0 })
+  require("claudenova.ui.world").update(v.world)
+  return require("claudenova.ui.world").servers(v.session)
+end
+
+--- The other Claude sessions of this machine, as last listed (while the
+--- sidebar is shown): { { pid, id, cwd, kind, name, status, state,
+--- blocked, attach }, … } (empty when not listed yet or agents.list is
+--- false).
+function M.others()
+  local v = require("claudenova.ui.world").others
+  return vim.deepcopy(v and v.sessions or {})
 end
 
 --- The permission rules in effect for a session's folder (the current

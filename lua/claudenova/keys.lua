@@ -20,7 +20,7 @@ M.surfaces = {
     name = "sidebar", title = "Sidebar", tag = "claudenova-sidebar",
     keys = {
       { key = "present" }, { key = "allow" }, { key = "allow_session" }, { key = "review" }, { key = "deny" },
-      { key = "always" }, { key = "fold" }, { key = "transcript" }, { key = "stop" }, { key = "clear" },
+      { key = "deny_stop" }, { key = "always" }, { key = "fold" }, { key = "transcript" }, { key = "stop" }, { key = "clear" },
       { key = "close" },
     },
     note = "On a visual selection of rows, allow, allow_session and deny decide every selected request (plans, questions and forms are skipped, and a batch never allows what claude asks you to answer yourself: a safety check, your own ask rule).",
@@ -28,8 +28,8 @@ M.surfaces = {
   {
     name = "panel", title = "Action panel", tag = "claudenova-panel",
     keys = {
-      { key = "allow" }, { key = "allow_session" }, { key = "allow_tool" }, { key = "always" }, { key = "review" },
-      { key = "deny" }, { key = "close" }, { lhs = "<Esc>", desc = "Hide the panel (the request stays pending)." },
+      { key = "allow" }, { key = "allow_session" }, { key = "allow_tool" }, { key = "allow_dir" }, { key = "always" }, { key = "review" },
+      { key = "deny" }, { key = "deny_stop" }, { key = "close" }, { lhs = "<Esc>", desc = "Hide the panel (the request stays pending)." },
       { lhs = "<CR>", desc = "Where claude asks for a deliberate answer: take the choice on the cursor's line." },
     },
   },
@@ -38,14 +38,14 @@ M.surfaces = {
     keys = {
       { lhs = ":w", desc = "Apply the proposal, with your edits (Claude is told what you changed)." },
       { lhs = ":q", desc = "Reject it (on its last window; :q! once you changed it)." },
-      { key = "allow" }, { key = "deny" }, { key = "reject_hunk" }, { key = "restore_hunk" }, { key = "note" },
+      { key = "allow" }, { key = "deny" }, { key = "deny_stop" }, { key = "reject_hunk" }, { key = "restore_hunk" }, { key = "note" },
       { lhs = "]c [c", desc = "Next / previous hunk; do and dp take or give a hunk as in any diff." },
     },
   },
   {
     name = "plan", title = "Plan", tag = "claudenova-questions",
     keys = {
-      { key = "accept_edits" }, { key = "approve" }, { key = "keep_planning" },
+      { key = "accept_edits" }, { key = "approve" }, { key = "keep_planning" }, { key = "deny_stop" },
       { lhs = ":q", desc = "Close the plan; it stays pending (<CR> on its row opens it again)." },
     },
     note = "Edit the plan before approving it: Claude is told to follow your version.",
@@ -82,6 +82,10 @@ M.surfaces = {
   {
     name = "usage", title = "Usage", tag = "claudenova-commands",
     keys = { { lhs = "q <Esc>", desc = "Close the usage." } },
+  },
+  {
+    name = "mcp", title = "MCP servers", tag = "claudenova-mcp",
+    keys = { { key = "reconnect" }, { key = "toggle" }, { key = "refresh" }, { key = "close" } },
   },
 }
 

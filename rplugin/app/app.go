@@ -19,6 +19,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/approval"
@@ -53,6 +54,10 @@ type Options struct {
 // defaultTranscriptLines is TranscriptLines when unset.
 const defaultTranscriptLines = 20000
 
+// stateEventsEnv makes claude send session_state_changed (checked on
+// 2.1.328: without it, none is sent).
+const stateEventsEnv = "CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS=1"
+
 // controlTimeout bounds how long a background control request may take.
 const controlTimeout = 30 * time.Second
 
@@ -73,6 +78,8 @@ type App struct {
 
 	ed   editorState // the editor's tools (editortools.go)
 	comp completer   // the prompt input's completion (complete.go)
+
+	agentsBusy atomic.Bool // a claude agents --json runs (others.go)
 
 	stageMu sync.Mutex // staging vs. the stale sweep (see permission)
 	spawner *claude.Spawner
@@ -198,6 +205,9 @@ func (a *App) NewSession(p NewParams) (session.Info, error) {
 	if checkpoints {
 		env = append(env, checkpointEnv)
 	}
+	// claude says when a session's work is over (session_state_changed
+	// "idle", after its background agents), the idle signal where sent.
+	env = append(env, stateEventsEnv)
 	sort.Strings(env)
 	model := p.Model
 	if model == "" {
@@ -371,7 +381,7 @@ func (a *App) Interrupt(id int) (Outcome, error) {
 		// The transcript notes it once, where claude marks it (its
 		// "[Request interrupted by user]"), not here as well.
 	})
-	return Outcome{Done: true, Message: fmt.Sprintf("interrupt sent to session %d", s.ID)}, nil
+	return Outcome{Done: true, Message: fmt.Sprintf("interrupt sent to session %d", s.ID) + runOn(s)}, nil
 }
 
 // SetMode asks claude to switch a session's permission mode. It returns at
@@ -406,6 +416,17 @@ func (a *App) modeChanged(s *session.Session, mode string) {
 		a.ui.Send(ui.EvSession, s)
 		a.note(s, "Permission mode: "+mode)
 	}
+}
+
+// runOn says that a session's background tasks are spared by an
+// interrupt ("" when none runs): perTaskStopAffordance is declared, so
+// the CLI ends the turn only.
+func runOn(s *session.Session) string {
+	n := s.Tasks.Active()
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; its %s run%s on (X on a task's sidebar row stops it)", plural(n, "background task"), map[bool]string{true: "s"}[n == 1])
 }
 
 // background runs fn with a bounded context, tracked for Shutdown.

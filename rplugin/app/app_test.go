@@ -37,6 +37,9 @@ type recorder struct {
 func newRecorder() *recorder { return &recorder{changed: make(chan struct{})} }
 
 func (r *recorder) Send(name string, data any) {
+	if lv, ok := data.(ui.Live); ok {
+		data = lv.Live() // what the outbox would deliver now
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.events = append(r.events, ui.Event{Name: name, Data: data})
@@ -50,7 +53,7 @@ func (r *recorder) names() []string {
 	defer r.mu.Unlock()
 	var out []string
 	for _, e := range r.events {
-		if e.Name != ui.EvTranscript && e.Name != ui.EvSession {
+		if e.Name != ui.EvTranscript && e.Name != ui.EvSession && e.Name != ui.EvWorld {
 			out = append(out, e.Name)
 		}
 	}
@@ -120,6 +123,9 @@ type mem struct {
 	dir   string
 	mu    sync.Mutex
 	conns []*claudetest.Conn
+	// onControl, when set, answers the control requests of the claudes
+	// started from then on (from their first one).
+	onControl func(subtype string, fields map[string]any) (json.RawMessage, error)
 }
 
 func newMem(t *testing.T) *mem {
@@ -129,6 +135,7 @@ func newMem(t *testing.T) *mem {
 	m.app.start = func(claude.Config, *slog.Logger) (claude.Conn, error) {
 		c := claudetest.New()
 		m.mu.Lock()
+		c.OnControl = m.onControl
 		m.conns = append(m.conns, c)
 		m.mu.Unlock()
 		return c, nil
@@ -148,8 +155,21 @@ func (m *mem) session(prompt string) (session.Info, *claudetest.Conn) {
 		m.t.Fatal(err)
 	}
 	m.mu.Lock()
-	defer m.mu.Unlock()
-	return info, m.conns[len(m.conns)-1]
+	c := m.conns[len(m.conns)-1]
+	m.mu.Unlock()
+	// A session opens by asking for its MCP servers: a test starts once it
+	// has (its own controls then come after it).
+	if !c.Wait(10*time.Second, func(ws []claudetest.Written) bool {
+		for _, w := range ws {
+			if w.Subtype == "mcp_status" {
+				return true
+			}
+		}
+		return false
+	}) {
+		m.t.Fatal("the session did not ask for its MCP servers")
+	}
+	return info, c
 }
 
 func (m *mem) waitPending(n int) []RequestView {
@@ -245,7 +265,8 @@ func flagsBefore(t *testing.T, c *claudetest.Conn, requestID string) string {
 func controlLines(c *claudetest.Conn) []claudetest.Written {
 	var out []claudetest.Written
 	for _, w := range c.Written() {
-		if w.Type != "user" {
+		// mcp_status is asked when a session opens: it changes nothing.
+		if w.Type != "user" && w.Subtype != "mcp_status" {
 			out = append(out, w)
 		}
 	}

@@ -76,7 +76,7 @@ func (a *App) cliReadsOf(ctx context.Context, s *session.Session) cliReads {
 	raw, err := s.Proc.Control(ctx, "get_settings", nil)
 	if err == nil {
 		var r cliReads
-		if r, err = parseReads(raw, s.Cwd, a.home()); err == nil {
+		if r, err = parseReads(raw, s.Cwd(), a.home()); err == nil {
 			a.ed.mu.Lock()
 			if a.ed.bounds.reads == nil {
 				a.ed.bounds.reads = map[int]cliReads{}
@@ -151,8 +151,8 @@ func (a *App) policyOf(ctx context.Context, s *session.Session) boundary.Policy 
 	reads := a.cliReadsOf(ctx, s)
 	dirs := append(boundary.AddDirs(a.options().Args), reads.dirs...)
 	return boundary.Policy{
-		Cwd:     s.Cwd,
-		Folders: boundary.NewFolders(s.Cwd, a.home(), dirs...),
+		Cwd:     s.Cwd(),
+		Folders: boundary.NewFolders(s.Cwd(), a.home(), dirs...),
 		Rules:   reads.rules,
 		Grants:  a.grantsOf(s.ID),
 	}
@@ -187,7 +187,7 @@ func (g *toolGate) Ask(ctx context.Context, q editortools.Question) editortools.
 // toolSession is what an editor tool call of session s needs.
 func (a *App) toolSession(ctx context.Context, s *session.Session, control string, input json.RawMessage) editortools.Session {
 	return editortools.Session{
-		Cwd: s.Cwd, Home: a.home(), Timeout: toolCallTimeout,
+		Cwd: s.Cwd(), Home: a.home(), Timeout: toolCallTimeout,
 		Gate: &toolGate{a: a, s: s, ctx: ctx, control: control, input: input},
 	}
 }

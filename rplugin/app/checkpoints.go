@@ -88,7 +88,7 @@ func (a *App) recordChanges(s *session.Session, m claude.Message) string {
 	}
 	path := r.FilePath
 	if !filepath.IsAbs(path) {
-		path = filepath.Join(s.Cwd, path)
+		path = filepath.Join(s.Cwd(), path)
 	}
 	path = filepath.Clean(path)
 	s.Turns.Changed(path, orig)
@@ -263,7 +263,7 @@ func (a *App) Rewind(p Later) error {
 		}
 		rel := make([]string, len(files))
 		for i, f := range files {
-			rel[i] = approval.RelPath(f, s.Cwd)
+			rel[i] = approval.RelPath(f, s.Cwd())
 		}
 		what := "nothing differed"
 		if len(rel) > 0 {
@@ -342,7 +342,7 @@ func (a *App) Changes(p ChangesParams) (ChangesView, error) {
 }
 
 func fileChange(s *session.Session, turn, path string) FileChange {
-	fc := FileChange{Path: path, Rel: approval.RelPath(path, s.Cwd), Hunks: []checkpoint.Hunk{}}
+	fc := FileChange{Path: path, Rel: approval.RelPath(path, s.Cwd()), Hunks: []checkpoint.Hunk{}}
 	b, err := s.Turns.Before(turn, path)
 	if err != nil {
 		fc.Error = err.Error()

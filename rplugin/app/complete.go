@@ -72,7 +72,7 @@ func (a *App) Complete(p CompleteParams) error {
 	}
 	root := p.Cwd
 	if s, ok := a.sessions.Get(p.Session); ok {
-		root = s.Cwd
+		root = s.Cwd()
 	}
 	a.comp.mu.Lock()
 	if p.Token > a.comp.last {

@@ -182,9 +182,61 @@ func (a *App) Usage(p Later) error {
 		if err != nil {
 			return nil, fmt.Errorf("claude did not report its usage: %w", err)
 		}
-		return sanitizeJSON(raw), nil
+		var out map[string]any
+		if json.Unmarshal(sanitizeJSON(raw), &out) != nil || out == nil {
+			out = map[string]any{}
+		}
+		// What fills the context window (get_context_usage's categories).
+		if cu, err := s.Proc.Control(ctx, "get_context_usage", nil); err == nil {
+			if c, ok := contextCategories(cu); ok {
+				out["context"] = c
+			}
+		} else {
+			a.log.Debug("get_context_usage for usage", "session", s.ID, "err", err)
+		}
+		return out, nil
 	})
 	return nil
+}
+
+// ContextUsage is what fills a session's context window.
+type ContextUsage struct {
+	Tokens     int               `json:"tokens"`
+	Max        int               `json:"max"`
+	Percent    float64           `json:"percent"`
+	Categories []ContextCategory `json:"categories"`
+}
+
+// ContextCategory is one row of get_context_usage: system prompt, tools,
+// MCP tools, memory files, messages, free space…
+type ContextCategory struct {
+	Name   string `json:"name"`
+	Tokens int    `json:"tokens"`
+	Kind   string `json:"kind"` // used, free, buffer, deferred
+}
+
+func contextCategories(raw json.RawMessage) (ContextUsage, bool) {
+	var u struct {
+		Categories []struct {
+			Name   string `json:"name"`
+			Tokens int    `json:"tokens"`
+			Kind   string `json:"kind"`
+		} `json:"categories"`
+		Total   int     `json:"totalTokens"`
+		Max     int     `json:"maxTokens"`
+		Percent float64 `json:"percentage"`
+	}
+	if json.Unmarshal(raw, &u) != nil || u.Max == 0 {
+		return ContextUsage{}, false
+	}
+	c := ContextUsage{Tokens: u.Total, Max: u.Max, Percent: u.Percent, Categories: []ContextCategory{}}
+	for _, x := range u.Categories {
+		if len(c.Categories) >= 40 {
+			break
+		}
+		c.Categories = append(c.Categories, ContextCategory{Name: sanitize.Truncate(sanitize.Line(x.Name), 40), Tokens: x.Tokens, Kind: sanitize.Line(x.Kind)})
+	}
+	return c, true
 }
 
 // QueuedView is a prompt claude has not taken yet.
@@ -285,5 +337,5 @@ func (a *App) Steer(p SteerParams) (Outcome, error) {
 			a.notify("error", fmt.Sprintf("interrupt of session %d failed: %v", s.ID, err))
 		}
 	})
-	return Outcome{Done: true, Message: fmt.Sprintf("session %d: interrupting the turn; your prompt goes next", s.ID)}, nil
+	return Outcome{Done: true, Message: fmt.Sprintf("session %d: interrupting the turn; your prompt goes next", s.ID) + runOn(s)}, nil
 }

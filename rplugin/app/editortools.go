@@ -315,7 +315,7 @@ func (a *App) hookCallback(s *session.Session, m claude.Message) {
 		_ = s.Proc.RespondControl(m.RequestID, map[string]any{})
 		return
 	}
-	path = editortools.Abs(path, s.Cwd)
+	path = editortools.Abs(path, s.Cwd())
 	a.background(func(ctx context.Context) {
 		// claude's turn waits for this answer: bounded by the wait, plus
 		// the attach of a server to a buffer we load, plus a busy editor.
@@ -357,7 +357,7 @@ func (a *App) diagnoseRewound(s *session.Session, files []string) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				rep, err := editortools.AfterChange(ctx, a.editor(), editortools.Abs(f, s.Cwd), a.toolSession(ctx, s, "", nil), o.Feedback.wait())
+				rep, err := editortools.AfterChange(ctx, a.editor(), editortools.Abs(f, s.Cwd()), a.toolSession(ctx, s, "", nil), o.Feedback.wait())
 				if err != nil {
 					a.log.Info("diagnostics after a rewind", "session", s.ID, "path", f, "err", err)
 					return

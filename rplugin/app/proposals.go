@@ -216,7 +216,7 @@ func (a *App) rebase(p approval.Pending, saved []byte) (string, error) {
 	s, _ := a.sessions.Get(p.Session)
 	cwd := ""
 	if s != nil {
-		cwd = s.Cwd
+		cwd = s.Cwd()
 	}
 	next, rerr := proposal.Reconstruct(p.Perm.ToolName, p.Perm.Input, cwd, read)
 	if rerr == nil && old.Detached {

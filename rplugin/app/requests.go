@@ -13,6 +13,7 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/diff"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/editortools"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/proposal"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/rules"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/ui"
@@ -46,7 +47,7 @@ func (a *App) permission(s *session.Session, m claude.Message) {
 		a.log.Warn("duplicate request id ignored", "session", s.ID, "id", pr.RequestID)
 		return
 	}
-	if path, content, ok := proposal.WriteContent(pr.ToolName, pr.Input, s.Cwd); ok &&
+	if path, content, ok := proposal.WriteContent(pr.ToolName, pr.Input, s.Cwd()); ok &&
 		approval.Refusal(approval.Pending{Perm: pr}, approval.Decision{Behavior: approval.Allow}, approval.ViaAuto) == "" &&
 		s.TakeRewrite(path, content) {
 		// The user approved exactly these bytes for this file already (a
@@ -57,7 +58,7 @@ func (a *App) permission(s *session.Session, m claude.Message) {
 			a.log.Warn("answer the approved rewrite", "session", s.ID, "err", err)
 			return
 		}
-		a.note(s, "Allowed Write "+approval.Target(pr.ToolName, pr.Input, s.Cwd)+" without asking: exactly the content you approved.")
+		a.note(s, "Allowed Write "+approval.Target(pr.ToolName, pr.Input, s.Cwd())+" without asking: exactly the content you approved.")
 		return
 	}
 	o := a.options()
@@ -72,11 +73,11 @@ func (a *App) permission(s *session.Session, m claude.Message) {
 	}
 	p := &approval.Pending{
 		ID: id, Session: s.ID, Perm: pr, Arrived: time.Now(),
-		Target: approval.Target(pr.ToolName, pr.Input, s.Cwd),
+		Target: approval.Target(pr.ToolName, pr.Input, s.Cwd()),
 	}
 	var reconErr error
 	if approval.IsFileChange(pr.ToolName) {
-		c, err := proposal.Reconstruct(pr.ToolName, pr.Input, s.Cwd, proposal.ReadFile)
+		c, err := proposal.Reconstruct(pr.ToolName, pr.Input, s.Cwd(), proposal.ReadFile)
 		if err != nil {
 			reconErr = err
 		} else {
@@ -189,8 +190,15 @@ func (a *App) Decide(p DecideParams) (Decided, error) {
 		if why := approval.Refusal(r, p.Decision, p.Via); why != "" {
 			return Decided{Reason: why}, nil
 		}
+		if p.Behavior == approval.AllowDir {
+			return Decided{Reason: "a read outside the session's folders is allowed once, for its file or for its folder (allow_tool)"}, nil
+		}
 		if err := a.answerOutside(p.ID, p.Decision); err != nil {
 			return Decided{Reason: err.Error()}, nil
+		}
+		if p.Behavior == approval.Deny && p.Interrupt {
+			// The editor's own tool: claude is asked to end the turn.
+			_, _ = a.Interrupt(r.Session)
 		}
 		return Decided{Decided: true}, nil
 	}
@@ -210,7 +218,12 @@ func (a *App) Decide(p DecideParams) (Decided, error) {
 		return Decided{Reason: why}, nil
 	}
 	outcome := map[string]string{approval.Allow: "allowed", approval.AllowSession: "allowed for session",
-		approval.AllowTool: "allowed for session (the whole tool)", approval.Deny: "denied"}[p.Behavior]
+		approval.AllowTool: "allowed for session (the whole tool)", approval.AllowDir: "allowed with its folder for session",
+		approval.Deny: "denied"}[p.Behavior]
+	stop := p.Behavior == approval.Deny && p.Interrupt
+	if stop {
+		outcome = "denied and stopped"
+	}
 	if len(p.Rules) > 0 {
 		outcome += " with a rule: " + strings.Join(p.Rules, ", ")
 	}
@@ -221,7 +234,22 @@ func (a *App) Decide(p DecideParams) (Decided, error) {
 	if err := a.keepRules(r, p.Decision); err != nil {
 		return Decided{}, err
 	}
+	s, _ := a.sessions.Get(r.Session)
+	if stop && s != nil {
+		// The turn ends with this answer: an interrupt the user asked for,
+		// not an error (claude's result says error_during_execution).
+		s.MarkInterrupted()
+	}
 	decided, err := a.decide(p.ID, p.Decision, outcome)
+	if stop && !decided && s != nil {
+		s.TakeInterrupted() // not answered: the turn goes on
+	}
+	if decided && p.Behavior == approval.AllowDir {
+		for _, d := range rules.SuggestedDirs(r.Perm.Suggestions) {
+			// The editor's tools may read there too, for the session.
+			a.grantsOf(r.Session).AllowFolder(d)
+		}
+	}
 	if errors.Is(err, ErrNotPending) {
 		return Decided{Reason: err.Error()}, nil
 	}

@@ -120,7 +120,7 @@ func (a *App) keepRules(p approval.Pending, d approval.Decision) error {
 	}
 	fileDeny := len(rs) > 0 && d.Behavior == approval.Deny && d.Destination != "session"
 	if fileDeny {
-		path := rules.PathOf(d.Destination, s.Cwd, a.claudeHome().Dir)
+		path := rules.PathOf(d.Destination, s.Cwd(), a.claudeHome().Dir)
 		for _, r := range rs {
 			if err := rules.Add(path, "deny", r.String()); err != nil {
 				return fmt.Errorf("the deny rule was not saved: %w", err)
@@ -192,7 +192,7 @@ func (a *App) Rules(sid int, cwd string) (RulesView, error) {
 	s, err := a.session(sid)
 	switch {
 	case err == nil:
-		cwd = s.Cwd
+		cwd = s.Cwd()
 	case sid != 0 || cwd == "":
 		return RulesView{}, err
 	default:
@@ -284,10 +284,10 @@ func (a *App) claudeRules(ctx context.Context, s *session.Session) {
 		return
 	}
 	home := a.claudeHome()
-	v := RulesView{Session: s.ID, Cwd: s.Cwd, ByClaude: true, Untrusted: !trusted(home, s.Cwd)}
+	v := RulesView{Session: s.ID, Cwd: s.Cwd(), ByClaude: true, Untrusted: !trusted(home, s.Cwd())}
 	v.Rules = a.sessionRuleEntries(s.ID)
 	paths := map[string]string{}
-	for _, src := range rules.Sources(s.Cwd, home.Dir) {
+	for _, src := range rules.Sources(s.Cwd(), home.Dir) {
 		paths[src.Name] = src.Path
 		fs := FileState{Source: src.Name, Path: src.Path}
 		if _, err := os.Stat(src.Path); err == nil {

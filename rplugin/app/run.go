@@ -18,8 +18,9 @@ import (
 // its messages wait meanwhile), then its first prompt, if any.
 func (a *App) run(s *session.Session, resumed, prompt string) {
 	defer a.wg.Done()
-	a.wg.Add(1)
+	a.wg.Add(2)
 	go a.whenInitialized(s)
+	go a.tick(s)
 	if resumed != "" {
 		a.history(s, resumed)
 		if strings.TrimSpace(prompt) != "" {
@@ -63,6 +64,9 @@ func (a *App) whenInitialized(s *session.Session) {
 	if s.MarkReady() {
 		a.ui.Send(ui.EvSession, s)
 	}
+	// Its MCP servers, before any prompt (system/init comes with the
+	// first turn): one that failed to start shows at once.
+	a.refreshMCP(s)
 }
 
 func (a *App) handle(s *session.Session, m claude.Message) {
@@ -73,7 +77,12 @@ func (a *App) handle(s *session.Session, m claude.Message) {
 		a.turnByItself(s, m)
 		a.seeAgent(s, m)
 		a.transcript(s, s.Transcript.Apply(m))
+		if m.Type == "assistant" {
+			a.nameTaskStops(s, m)
+		}
 		a.activity(s)
+	case "tool_progress":
+		a.transcript(s, s.Transcript.Apply(m))
 	case "rate_limit_event":
 		a.signal(s, m)
 	case "user":
@@ -82,13 +91,19 @@ func (a *App) handle(s *session.Session, m claude.Message) {
 		}
 		a.transcript(s, s.Transcript.Apply(m))
 		a.toolsFinished(s, m, a.recordChanges(s, m))
+		a.worldFromResults(s, m)
 	case "result":
 		interrupted := s.TakeInterrupted()
 		s.EndTurn()
 		a.transcript(s, s.Transcript.Result(m, interrupted))
 		state := session.StateIdle
-		if a.reg.Count(s.ID) > 0 {
+		switch {
+		case a.reg.Count(s.ID) > 0:
 			state = session.StateWaiting
+		case s.AwaitsIdle():
+			// claude says when its work is over (session_state_changed):
+			// a background agent may still run.
+			state = session.StateRunning
 		}
 		s.Update(state, "", "", "")
 		a.ui.Send(ui.EvSession, s)
@@ -230,6 +245,13 @@ func (a *App) system(s *session.Session, m claude.Message) {
 			st = session.StateIdle
 		}
 		s.Update(st, sys.PermissionMode, sys.SessionID, sys.Model)
+		a.worldInit(s, m)
+	case "session_state_changed":
+		a.sessionState(s, m)
+		return
+	case "hook_started", "hook_progress", "hook_response":
+		a.hookMessage(s, m)
+		return
 	case "session_title_changed":
 		s.SetTitle(sys.Title)
 	case "status":
@@ -296,6 +318,10 @@ func (a *App) exited(s *session.Session, sawInit bool) {
 	}
 	s.Exited(errMsg)
 	a.tasksEnded(s)
+	a.transcript(s, s.Transcript.EndHooks())
+	if s.World.EndHooks() {
+		a.worldChanged(s)
+	}
 	switch {
 	case errMsg != "":
 		a.note(s, "**Session ended:** "+errMsg)

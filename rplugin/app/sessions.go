@@ -37,7 +37,7 @@ func (a *App) Rename(id int, name string) (Outcome, error) {
 	if s.State() == session.StateExited {
 		msg := fmt.Sprintf("session %d is now %q", s.ID, s.Name())
 		if cid := s.ClaudeID(); cid != "" {
-			if path, err := store.Find(a.configDir(), s.Cwd, cid); err == nil {
+			if path, err := store.Find(a.configDir(), s.Cwd(), cid); err == nil {
 				if err := store.AppendTitle(path, cid, name); err != nil {
 					return Outcome{Done: true, Message: msg + " here; " + err.Error()}, nil
 				}
@@ -189,7 +189,7 @@ func Ago(d time.Duration) string {
 // history shows the earlier conversation of a resumed session (claude does
 // not replay it), marked as history, before anything live.
 func (a *App) history(s *session.Session, claudeID string) {
-	path, err := store.Find(a.configDir(), s.Cwd, claudeID)
+	path, err := store.Find(a.configDir(), s.Cwd(), claudeID)
 	if err != nil {
 		a.note(s, "Resumed session "+claudeID+": its earlier conversation is not in claude's session store here.")
 		return

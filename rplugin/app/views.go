@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/approval"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/boundary"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/diff"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/editortools"
@@ -63,6 +64,10 @@ type RequestView struct {
 	// each "" when it is not offered (claude's hints, or nothing to offer).
 	SessionChoice string `json:"session_choice"`
 	ToolChoice    string `json:"tool_choice"`
+	// DirChoice is the folder claude suggests allowing for the session
+	// (addDirectories: a write outside the session's folders), "" when
+	// none: "allow this folder".
+	DirChoice     string `json:"dir_choice,omitempty"`
 	Suggested     string `json:"suggested_rule"`
 	SuggestedWhat string `json:"suggested_what,omitempty"` // what Suggested covers, in words
 	// ServerRule is the rule for every tool of an MCP tool's server
@@ -85,6 +90,19 @@ type RequestView struct {
 	// Outside is set for an editor tool's read outside the session's
 	// folders: the path it would read.
 	Outside string `json:"outside,omitempty"`
+}
+
+// outsideDirs are the folders of dirs outside the session's folder cwd
+// (claude may suggest the session's own folder: allowing it means nothing
+// to a person).
+func outsideDirs(dirs []string, cwd string) []string {
+	var out []string
+	for _, d := range dirs {
+		if cwd == "" || !boundary.Within(cwd, d) {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // Scope is one place a rule can be saved.
@@ -125,7 +143,7 @@ func (a *App) view(r approval.Pending) RequestView {
 	planning := false
 	said := ""
 	if s, ok := a.sessions.Get(r.Session); ok {
-		cwd = s.Cwd
+		cwd = s.Cwd()
 		name = fmt.Sprintf("%d · %s", r.Session, s.Name())
 		planning = s.Mode() == "plan"
 		if r.Perm.ToolUseID != "" {
@@ -173,6 +191,13 @@ func (a *App) view(r approval.Pending) RequestView {
 			v.SessionChoice = sanitize.Line(c.Label)
 		}
 		v.ToolChoice = sanitize.Line(rules.ToolChoice(pr.ToolName).Label)
+		if dirs := outsideDirs(rules.SuggestedDirs(pr.Suggestions), cwd); len(dirs) > 0 {
+			shown := make([]string, len(dirs))
+			for i, d := range dirs {
+				shown[i] = boundary.Show(d, "", a.home())
+			}
+			v.DirChoice = sanitize.Line("the folder " + strings.Join(shown, ", ") + " this session")
+		}
 		rule, what := rules.Suggested(pr.ToolName, pr.Input, pr.Suggestions)
 		v.Suggested, v.SuggestedWhat = sanitize.Line(rule), what
 		mcpName := ""

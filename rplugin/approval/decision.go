@@ -14,6 +14,7 @@ const (
 	Allow        = "allow"         // this once (or, with Rules, always: see Decision)
 	AllowSession = "allow_session" // and what the CLI suggests, for this session
 	AllowTool    = "allow_tool"    // and every call of the tool, for this session
+	AllowDir     = "allow_dir"     // and the folder claude suggests (addDirectories), for this session
 	Deny         = "deny"
 )
 
@@ -36,6 +37,11 @@ type Decision struct {
 	// saves the rules (deny) itself: claude ignores rules on a deny answer.
 	Rules       []string `json:"rules,omitempty"`
 	Destination string   `json:"destination,omitempty"`
+	// Interrupt, on a deny, also ends the turn (interrupt: true in the
+	// PermissionResult): a firm no that Claude does not retry. The CLI then
+	// tells the model its own words ("The user doesn't want to proceed…
+	// STOP…"), not Message (checked on 2.1.328).
+	Interrupt bool `json:"interrupt,omitempty"`
 	// Tell is a message for Claude written with the answer (what the user
 	// changed in a proposal); never set from the front end.
 	Tell string `json:"-"`
@@ -107,6 +113,12 @@ func (d Decision) Result(r Pending) (claude.PermissionResult, error) {
 		return claude.Allow(input), nil
 	case AllowTool:
 		return claude.Allow(input), nil
+	case AllowDir:
+		dirs := rules.SuggestedDirs(r.Perm.Suggestions)
+		if len(dirs) == 0 {
+			return claude.PermissionResult{}, errors.New("claude suggested no folder to allow for this request")
+		}
+		return claude.Allow(input, map[string]any{"type": "addDirectories", "directories": dirs, "destination": "session"}), nil
 	case Deny:
 		msg := d.Message
 		if msg == "" {
@@ -115,9 +127,11 @@ func (d Decision) Result(r Pending) (claude.PermissionResult, error) {
 				msg = "The user denied this and will deny it from now on (rule " + d.Rules[0] + ")."
 			}
 		}
-		return claude.Deny(msg), nil
+		res := claude.Deny(msg)
+		res.Interrupt = d.Interrupt
+		return res, nil
 	default:
-		return claude.PermissionResult{}, fmt.Errorf("unknown decision %q (want allow, allow_session, allow_tool or deny)", d.Behavior)
+		return claude.PermissionResult{}, fmt.Errorf("unknown decision %q (want allow, allow_session, allow_tool, allow_dir or deny)", d.Behavior)
 	}
 }
 

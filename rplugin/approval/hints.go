@@ -80,7 +80,7 @@ func HintsOf(pr claude.PermissionRequest) Hints {
 
 // allows reports whether a behavior allows the request.
 func allows(behavior string) bool {
-	return behavior == Allow || behavior == AllowSession || behavior == AllowTool
+	return behavior == Allow || behavior == AllowSession || behavior == AllowTool || behavior == AllowDir
 }
 
 // Refusal says why a decision may not answer request r coming from via ("" when it
@@ -100,12 +100,14 @@ func Refusal(r Pending, d Decision, via string) string {
 	switch {
 	case len(d.Rules) > 0 && h.NoRules:
 		return "claude asks that no lasting rule be made for this request" + because + ": allow or deny it once"
-	case (d.Behavior == AllowSession || d.Behavior == AllowTool) && h.NoRules:
+	case (d.Behavior == AllowSession || d.Behavior == AllowTool || d.Behavior == AllowDir) && h.NoRules:
 		return "claude asks that this request not be allowed for the session" + because + ": allow or deny it once"
 	case (via == ViaBatch || via == ViaAuto) && allows(d.Behavior) && (h.HumanOnly || h.Deliberate):
 		return "it needs your own answer" + because
 	case via == ViaSidebar && allows(d.Behavior) && h.Deliberate:
 		return "claude asks that this not be approved by a single key" + because + ": its panel opens on Deny"
+	case d.Behavior == AllowDir && len(rules.SuggestedDirs(r.Perm.Suggestions)) == 0:
+		return "claude suggested no folder to allow for this request: allow it once or for the session"
 	case d.Behavior == AllowSession:
 		if _, ok := rules.SessionChoice(r.Perm.ToolName, r.Perm.Input, r.Perm.Suggestions); !ok {
 			return "claude suggested no rule for this request, so there is nothing to allow for the session: allow it once, or make a rule with Always…"

@@ -107,7 +107,7 @@ func TestArgvNeverUsesAShell(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := strings.Join(argv, "|")
-	want := "npx|@anthropic-ai/claude-code|--x|a b|-p|--input-format|stream-json|--output-format|stream-json|--verbose|--permission-prompt-tool|stdio|--include-partial-messages|--replay-user-messages|--model|m|--permission-mode|plan|--resume|id 1|$(touch pwned)|a;b"
+	want := "npx|@anthropic-ai/claude-code|--x|a b|-p|--input-format|stream-json|--output-format|stream-json|--verbose|--permission-prompt-tool|stdio|--include-partial-messages|--replay-user-messages|--include-hook-events|--model|m|--permission-mode|plan|--resume|id 1|$(touch pwned)|a;b"
 	if got != want {
 		t.Fatalf("argv\n got %s\nwant %s", got, want)
 	}

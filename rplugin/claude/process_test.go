@@ -245,6 +245,13 @@ func TestInitializeIsFirstAndAnsweredBeforePrompt(t *testing.T) {
 		var recv []string
 		var at []time.Time
 		for _, e := range testkit.ReadLog(logPath) {
+			if e["t"] == "recv" && e["subtype"] == "initialize" {
+				// An interrupt spares background tasks: they are stopped
+				// one at a time (stop_task).
+				if line := fmt.Sprint(e["line"]); !strings.Contains(line, `"perTaskStopAffordance":true`) {
+					t.Fatalf("initialize does not declare perTaskStopAffordance: %s", line)
+				}
+			}
 			if e["t"] == "recv" {
 				recv = append(recv, fmt.Sprint(e["type"], "/", e["subtype"]))
 				ts, _ := time.Parse("2006-01-02T15:04:05.000000Z", fmt.Sprint(e["ts"]))

@@ -53,7 +53,11 @@ func Argv(cfg Config) ([]string, error) {
 		"--verbose", "--permission-prompt-tool", "stdio", "--include-partial-messages",
 		// Each prompt is echoed (isReplay) when claude takes it: the plugin
 		// knows which queued prompts can still be withdrawn.
-		"--replay-user-messages")
+		"--replay-user-messages",
+		// Hooks report as they run (hook_started, hook_progress,
+		// hook_response): a slow hook is not an unexplained pause, and a
+		// hook that blocks a call names itself.
+		"--include-hook-events")
 	if cfg.Model != "" {
 		argv = append(argv, "--model", cfg.Model)
 	}
@@ -126,8 +130,12 @@ func Start(cfg Config, log *slog.Logger) (*Process, error) {
 	// line claude reads.
 	// forwardSubagentText: subagents' messages come whole, at every depth
 	// (without it only depth 1's tool calls do), for a nested transcript.
+	// perTaskStopAffordance: the plugin stops background tasks one at a
+	// time (stop_task), so an interrupt ends the turn only; without it the
+	// CLI kills every background agent on each interrupt (checked on
+	// 2.1.328).
 	// cfg.Initialize adds the editor's MCP server and hooks.
-	init := map[string]any{"forwardSubagentText": true}
+	init := map[string]any{"forwardSubagentText": true, "perTaskStopAffordance": true}
 	for k, v := range cfg.Initialize {
 		init[k] = v
 	}

@@ -286,6 +286,12 @@ var methods = map[string]handler{
 	"undo_hunk":      with(func(a *app.App, p app.UndoParams) (any, error) { return a.UndoHunk(p) }),
 	"complete":       with(func(a *app.App, p app.CompleteParams) (any, error) { return nil, a.Complete(p) }),
 	"boundaries":     plain(func(a *app.App) (any, error) { return a.Boundaries(), nil }),
+	"mcp":            with(func(a *app.App, p sessionArg) (any, error) { return a.MCP(p.Session) }),
+	"mcp_all":        plain(func(a *app.App) (any, error) { return a.MCPAll(), nil }),
+	"mcp_refresh":    with(func(a *app.App, p app.Later) (any, error) { return nil, a.MCPRefresh(p) }),
+	"mcp_reconnect":  with(func(a *app.App, p app.MCPParams) (any, error) { return nil, a.MCPReconnect(p) }),
+	"mcp_toggle":     with(func(a *app.App, p app.MCPParams) (any, error) { return nil, a.MCPToggle(p) }),
+	"agents_refresh": plain(func(a *app.App) (any, error) { a.RefreshAgents(); return nil, nil }),
 	"shutdown":       plain(func(a *app.App) (any, error) { a.Shutdown(); return nil, nil }),
 	// tool_reply: the editor's later answer to a tool call (a language
 	// server's), matched by its token.

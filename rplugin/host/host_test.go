@@ -148,6 +148,15 @@ func TestMethodTableWiring(t *testing.T) {
 			l, _ := r.Result.([]any)
 			return r.OK && len(l) == 1
 		}},
+		{"mcp", `{"session":1}`, func(r reply) bool {
+			m, _ := r.Result.(map[string]any)
+			return r.OK && m["session"] == float64(1)
+		}},
+		{"mcp_all", ``, func(r reply) bool { l, _ := r.Result.([]any); return r.OK && len(l) == 1 }},
+		{"mcp_refresh", `{"session":1,"token":"t7"}`, func(r reply) bool { return r.OK }},
+		{"mcp_reconnect", `{"session":1,"server":"docs","token":"t8"}`, func(r reply) bool { return !r.OK && strings.Contains(r.Error, `no MCP server "docs"`) }},
+		{"mcp_toggle", `{"session":1,"server":"","token":"t9"}`, func(r reply) bool { return !r.OK && strings.Contains(r.Error, "which MCP server") }},
+		{"agents_refresh", ``, func(r reply) bool { return r.OK }},
 		{"stop", `{"session":1}`, func(r reply) bool { return r.OK }},
 		{"shutdown", ``, func(r reply) bool { return r.OK }},
 	}

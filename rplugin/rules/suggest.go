@@ -20,10 +20,11 @@ type Choice struct {
 func (c Choice) Rule() string { return strings.Join(c.Rules, ", ") }
 
 type suggestion struct {
-	Type     string `json:"type"`
-	Behavior string `json:"behavior"`
-	Mode     string `json:"mode"`
-	Rules    []struct {
+	Type        string   `json:"type"`
+	Behavior    string   `json:"behavior"`
+	Mode        string   `json:"mode"`
+	Directories []string `json:"directories"`
+	Rules       []struct {
 		ToolName    string `json:"toolName"`
 		RuleContent string `json:"ruleContent"`
 	} `json:"rules"`
@@ -150,4 +151,24 @@ func ValidDestination(d string) bool {
 		}
 	}
 	return false
+}
+
+// SuggestedDirs are the folders claude suggests allowing for the session
+// (addDirectories): a write outside the session's folders comes with one
+// (checked on 2.1.328). Only absolute paths are kept.
+func SuggestedDirs(suggestions json.RawMessage) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, s := range parseSuggestions(suggestions) {
+		if s.Type != "addDirectories" {
+			continue
+		}
+		for _, d := range s.Directories {
+			if strings.HasPrefix(d, "/") && !seen[d] && !strings.ContainsAny(d, "\x00\n\r") {
+				seen[d] = true
+				out = append(out, d)
+			}
+		}
+	}
+	return out
 }

@@ -26,7 +26,9 @@ import (
 func nest(n int) string { return strings.Repeat(detailFolded, n) }
 
 // isAgentTool reports whether tool starts a subagent.
-func isAgentTool(tool string) bool { return tool == "Task" || tool == "Agent" }
+// A Workflow runs agents of its own in the background: its call line is
+// an agent's (its task's state on it, its launch metadata replaced).
+func isAgentTool(tool string) bool { return tool == "Task" || tool == "Agent" || tool == "Workflow" }
 
 // end is the line after tc's block (its line and every line beneath).
 func (tc *toolCall) end() int { return tc.line + 1 + tc.details }
@@ -173,7 +175,8 @@ func (t *Transcript) nestedToolUse(ac *toolCall, b contentBlock) []Op {
 	tc.parent = ac
 	details := tc.inputLines
 	tc.inputLines = nil
-	at, ops := t.insertIn(ac, append([]string{tc.summary + " …"}, details...))
+	tc.text = tc.summary + " …"
+	at, ops := t.insertIn(ac, append([]string{tc.text}, details...))
 	tc.line = at
 	t.remember(b.ID, tc) // after the insert: lines it inserts do not move it
 	return ops
@@ -183,6 +186,9 @@ func (t *Transcript) nestedToolUse(ac *toolCall, b contentBlock) []Op {
 // of its input (inputLines) still to be written beneath it.
 func (t *Transcript) newCall(b contentBlock, d int) *toolCall {
 	tc := &toolCall{name: b.Name, depth: d, started: t.now(), label: sanitize.Line(b.Name)}
+	if worldTools[b.Name] && len(b.Input) <= maxKeptInput {
+		tc.input = append(json.RawMessage(nil), b.Input...)
+	}
 	if b.Name == "Bash" || b.Name == "Monitor" {
 		tc.label = callLabel(b.Name, b.Input) // may start a task
 	}
@@ -190,6 +196,11 @@ func (t *Transcript) newCall(b contentBlock, d int) *toolCall {
 	if isAgentTool(b.Name) {
 		var in agentInput
 		_ = json.Unmarshal(b.Input, &in)
+		if b.Name == "Workflow" {
+			// Its name is in the script's meta block; the script is not a
+			// prompt to show.
+			in = agentInput{Description: approval.Target(b.Name, b.Input, t.cwd), SubagentType: "workflow"}
+		}
 		tc.agent, tc.typ = true, sanitize.Line(in.SubagentType)
 		tc.desc = sanitize.Truncate(sanitize.Line(in.Description), 80)
 		if tc.desc != "" {
@@ -197,6 +208,9 @@ func (t *Transcript) newCall(b contentBlock, d int) *toolCall {
 		}
 		tc.summary = nest(d) + agentSummary(b.Name, in)
 		for i, l := range sanitize.Lines(in.Prompt) {
+			if strings.TrimSpace(in.Prompt) == "" {
+				break
+			}
 			if i == previewLines {
 				details = append(details, detailFolded+"…")
 				break
@@ -261,8 +275,9 @@ func (t *Transcript) taskResult(b contentBlock, tc *toolCall, l launched) ([]Op,
 		} else if t.history {
 			line = tc.summary + " · in the background"
 		}
-		ops = append(ops, t.put(tc.line, 1, []string{line}, nil)...)
+		ops = append(ops, t.setLine(tc, line)...)
 	}
+	tc.finished = true
 	_, o := t.insertIn(tc, []string{nest(tc.depth) + detailFolded + status})
 	return append(ops, o...), true
 }
@@ -312,7 +327,7 @@ func (t *Transcript) TaskChanged(task Task) []Op {
 	if !task.Running() {
 		tc.live, tc.done = false, true
 	}
-	return t.put(tc.line, 1, []string{tc.summary + taskSuffix(st)}, nil)
+	return t.setLine(tc, tc.summary+taskSuffix(st))
 }
 
 // Notified records that the task started by call toolUseID ended with
@@ -337,7 +352,7 @@ func (t *Transcript) Notified(toolUseID, status string) []Op {
 			if status != TaskCompleted {
 				outcome = " ✗ " + sanitize.Line(status)
 			}
-			ops = append(ops, t.put(tc.line, 1, []string{tc.summary + outcome}, nil)...)
+			ops = append(ops, t.setLine(tc, tc.summary+outcome)...)
 		}
 	}
 	if status == TaskStopped && !agent {

@@ -413,7 +413,7 @@ func TestOtherSignals(t *testing.T) {
 	}
 	text := strings.Join(buf, "\n")
 	for _, want := range []string{"> rate limited · five hour · resets ", "> the model declined; claude-b answered instead · Answered by claude-b",
-		"> Stop hook said: not yet", "> hook guard (PreToolUse) blocked it: no writes on main", "> Update available"} {
+		"> Stop hook said: not yet", "> hook guard blocked it: no writes on main", "> Update available"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("lacks %q:\n%s", want, text)
 		}

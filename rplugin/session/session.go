@@ -27,11 +27,13 @@ const (
 // Session is one claude conversation.
 type Session struct {
 	ID         int
-	Cwd        string
 	Proc       claude.Conn
 	Transcript *Transcript
 	// Tasks are its background tasks (agents, shells).
-	Tasks   *Tasks
+	Tasks *Tasks
+	// World is what claude reports of the session's surroundings: its MCP
+	// servers, hooks, schedules, checklist, worktree (world.go).
+	World   *World
 	Started time.Time
 	// Turns are the prompts sent and the files each turn changed (for
 	// rewind and the changes view).
@@ -41,6 +43,9 @@ type Session struct {
 	Checkpoints bool
 
 	mu sync.Mutex
+	// cwd is the session's folder: where claude was started (root), or
+	// the worktree it moved to (EnterWorktree).
+	cwd, root string
 	// info numbers the snapshots Info takes, so that the front end keeps the
 	// newest when two goroutines send theirs in the other order.
 	state       string
@@ -59,6 +64,24 @@ type Session struct {
 	title       string // claude's title (rename) or the stored one of a resumed session
 	firstPrompt string
 	notes       []string // for Claude, sent with the next prompt
+	// lastState is the last session_state_changed claude sent ("" when it
+	// sends none): its "idle" is the end of the session's work.
+	lastState string
+}
+
+// SawState records claude's session_state_changed.
+func (s *Session) SawState(state string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.lastState = state
+}
+
+// AwaitsIdle reports whether claude reports its own idle and has not yet:
+// a turn's result is then not the end of the session's work.
+func (s *Session) AwaitsIdle() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lastState != "" && s.lastState != "idle"
 }
 
 // Tell queues a note for Claude, sent with the next prompt.
@@ -98,7 +121,41 @@ func (s *Session) name() string {
 			return n
 		}
 	}
-	return filepath.Base(s.Cwd)
+	return filepath.Base(s.cwd)
+}
+
+// Cwd is the session's folder now: where claude works (a worktree it
+// entered, else where it was started).
+func (s *Session) Cwd() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cwd
+}
+
+// Root is the folder claude was started in.
+func (s *Session) Root() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.root
+}
+
+// MoveTo records that claude now works in dir (a worktree it entered, or
+// the folder it came back to); it reports whether the folder changed. The
+// transcript shows paths against it from now on.
+func (s *Session) MoveTo(dir string) bool {
+	if dir == "" || !filepath.IsAbs(dir) {
+		return false
+	}
+	dir = filepath.Clean(dir)
+	s.mu.Lock()
+	if s.cwd == dir {
+		s.mu.Unlock()
+		return false
+	}
+	s.cwd = dir
+	s.mu.Unlock()
+	s.Transcript.SetCwd(dir)
+	return true
 }
 
 // SetTitle records the session's title (empty: no title).
@@ -159,12 +216,18 @@ type Info struct {
 	Error       string   `json:"error,omitempty"`
 	CommandLine string   `json:"cmdline"`
 	Context     *Context `json:"context,omitempty"`
+	// Turn says a turn runs (the user's, or one claude started itself);
+	// between turns a session may still run its background tasks.
+	Turn bool `json:"turn"`
 	// Tasks is how many of its background tasks run: the session is
 	// running meanwhile, even between turns.
 	Tasks int `json:"tasks"`
 	// Activity is what claude is doing that the conversation does not
 	// show ("retrying 2/10", "compacting", "writing greet.py · 12 kB").
 	Activity string `json:"activity,omitempty"`
+	// Worktree is the folder the session moved to (EnterWorktree), shown
+	// against the folder it started in ("" when it works there).
+	Worktree string `json:"worktree,omitempty"`
 }
 
 // New makes a session around a started process.
@@ -173,7 +236,7 @@ func New(id int, cwd, mode string, proc claude.Conn) *Session {
 		mode = "default"
 	}
 	return &Session{
-		ID: id, Cwd: cwd, Proc: proc, Transcript: NewTranscript(cwd), Tasks: NewTasks(id), Started: time.Now(),
+		ID: id, cwd: cwd, root: cwd, Proc: proc, Transcript: NewTranscript(cwd), Tasks: NewTasks(id), World: NewWorld(), Started: time.Now(),
 		Turns: checkpoint.NewLog(turnBudget),
 		state: StateStarting, mode: mode, applied: map[string]string{}, rewrites: map[string][]byte{},
 	}
@@ -188,13 +251,27 @@ func (s *Session) Live() any { return s.Info() }
 // delivered are one.
 func (s *Session) LiveKey() string { return "session:" + strconv.Itoa(s.ID) }
 
+// LiveWorld is a session's world as an event's data, read when the
+// outbox delivers it (ui.Live): the front end gets the world as it is then,
+// and two views waiting to be delivered are one.
+type LiveWorld struct{ s *Session }
+
+// LiveWorld returns the session's world for the outbox.
+func (s *Session) LiveWorld() LiveWorld { return LiveWorld{s} }
+
+// Live reads the world now.
+func (l LiveWorld) Live() any { return l.s.World.View(l.s.ID) }
+
+// LiveKey names the session's world views.
+func (l LiveWorld) LiveKey() string { return "world:" + strconv.Itoa(l.s.ID) }
+
 // Info returns a snapshot.
 func (s *Session) Info() Info {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	info := Info{
-		ID: s.ID, Name: s.name(), Folder: filepath.Base(s.Cwd), Cwd: s.Cwd, State: s.state, Mode: s.mode,
-		ClaudeID: s.claudeID, Model: s.model, Effort: s.effort, Error: s.errMsg,
+		ID: s.ID, Name: s.name(), Folder: filepath.Base(s.cwd), Cwd: s.cwd, State: s.state, Mode: s.mode,
+		ClaudeID: s.claudeID, Model: s.model, Effort: s.effort, Error: s.errMsg, Turn: s.turn,
 	}
 	if s.context.Max > 0 {
 		c := s.context
@@ -209,6 +286,12 @@ func (s *Session) Info() Info {
 	}
 	if s.Proc != nil {
 		info.CommandLine = s.Proc.CommandLine()
+	}
+	if s.cwd != s.root {
+		info.Worktree = worktreeLabel(s.cwd, s.root)
+	}
+	if info.Activity == "" && info.State != StateExited {
+		info.Activity = s.World.Activity()
 	}
 	return info
 }

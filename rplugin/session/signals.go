@@ -49,13 +49,6 @@ func (t *Transcript) signal(m claude.Message) []Op {
 		ToolUseID string `json:"tool_use_id"`
 		AgentID   string `json:"agent_id"`
 		Message   string `json:"message"`
-		// hook_response
-		HookName  string `json:"hook_name"`
-		HookEvent string `json:"hook_event"`
-		Outcome   string `json:"outcome"`
-		ExitCode  *int   `json:"exit_code"`
-		Stderr    string `json:"stderr"`
-		Output    string `json:"output"`
 	}
 	if json.Unmarshal(m.Raw, &s) != nil {
 		return nil
@@ -117,20 +110,6 @@ func (t *Transcript) signal(m claude.Message) []Op {
 		}
 	case "permission_denied":
 		return t.denied(s.ToolName, s.ToolUseID, s.AgentID, s.Message)
-	case "hook_response":
-		blocked := s.Outcome == "error" || (s.ExitCode != nil && *s.ExitCode == 2)
-		if !blocked {
-			return nil
-		}
-		why := sanitize.FirstLine(sanitize.Text(s.Stderr), 300)
-		if why == "" {
-			why = sanitize.FirstLine(sanitize.Text(s.Output), 300)
-		}
-		text := fmt.Sprintf("hook %s (%s) blocked it", sanitize.Line(s.HookName), sanitize.Line(s.HookEvent))
-		if why != "" {
-			text += ": " + sanitize.Truncate(why, 200)
-		}
-		return t.note(text)
 	}
 	return nil
 }

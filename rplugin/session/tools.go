@@ -35,6 +35,14 @@ type toolCall struct {
 
 	// headline sums up the result ("2 errors"), for tools the host answers
 	headline string
+
+	// The line as last written, without what is live on it (hooks.go): a
+	// hook running on the call, the elapsed time claude reports.
+	text     string
+	hook     *hookRun
+	progress int             // seconds, from tool_progress
+	finished bool            // its result came
+	input    json.RawMessage // kept for the tools of the session's world (today.go)
 }
 
 // maxTools bounds the tool calls whose lines are remembered (for "the whole
@@ -90,7 +98,8 @@ func (t *Transcript) toolUse(b contentBlock) []Op {
 		at, n = d.start, 1
 	}
 	tc.line = at
-	ops = append(ops, t.put(at, n, append([]string{tc.summary + " …"}, details...), nil)...)
+	tc.text = tc.summary + " …"
+	ops = append(ops, t.put(at, n, append([]string{tc.text}, details...), nil)...)
 	t.remember(b.ID, tc) // after put: lines it inserts do not move it
 	return ops
 }
@@ -145,6 +154,9 @@ func inputDetails(tool string, input json.RawMessage) []string {
 				return
 			}
 		}
+	}
+	if lines, ok := todayDetails(tool, in); ok {
+		return lines
 	}
 	switch tool {
 	case "Bash":
@@ -201,12 +213,24 @@ func (t *Transcript) toolResults(m claude.Message, parent string) []Op {
 		Message         struct {
 			Content json.RawMessage `json:"content"`
 		} `json:"message"`
-		Launched      launched `json:"tool_use_result"`
-		StoreLaunched launched `json:"toolUseResult"`
+		Launched      launched        `json:"tool_use_result"`
+		StoreLaunched launched        `json:"toolUseResult"`
+		Result        json.RawMessage `json:"-"`
+	}
+	var raw struct {
+		Result      json.RawMessage `json:"tool_use_result"`
+		StoreResult json.RawMessage `json:"toolUseResult"`
+	}
+	if json.Unmarshal(m.Raw, &raw) == nil {
+		msg.Result = raw.Result
+		if len(msg.Result) == 0 {
+			msg.Result = raw.StoreResult
+		}
 	}
 	if json.Unmarshal(m.Raw, &msg) != nil {
 		// tool_use_result is not always an object (a string on errors).
 		msg.Launched, msg.StoreLaunched = launched{}, launched{}
+		msg.Result = raw.Result
 		var lean struct {
 			ParentToolUseID *string `json:"parent_tool_use_id"`
 			Message         struct {
@@ -244,6 +268,10 @@ func (t *Transcript) toolResults(m claude.Message, parent string) []Op {
 			if b.IsError {
 				outcome = "✗"
 			}
+			tc.finished = true
+			if h := todayHeadline(tc, msg.Result, b.IsError, t.now()); h != "" && tc.headline == "" {
+				tc.headline = h
+			}
 			line := tc.summary
 			if tc.headline != "" {
 				line += " · " + tc.headline
@@ -252,8 +280,8 @@ func (t *Transcript) toolResults(m claude.Message, parent string) []Op {
 			if !t.history {
 				line += fmt.Sprintf(" %.1f s", t.now().Sub(tc.started).Seconds())
 			}
-			ops = append(ops, t.put(tc.line, 1, []string{line}, nil)...)
-			if res := t.resultDetails(b, tc); len(res) > 0 {
+			ops = append(ops, t.setLine(tc, line)...)
+			if res := t.resultDetails(b, tc); len(res) > 0 && !todayQuiet(tc, b.IsError) {
 				// Long gone from memory: at the end instead.
 				_, o := t.insertIn(tc, res)
 				ops = append(ops, o...)

@@ -53,6 +53,9 @@ type Transcript struct {
 	activity   string            // what claude is doing now, for the winbar
 	changed    bool              // activity changed since Activity was read
 
+	hooks map[string]*toolCall // running hook id -> the call it runs for (hooks.go)
+	heads int                  // lines at the head: SessionStart hooks' output
+
 	planPath string            // last plan file written under ~/.claude/plans/
 	lastText string            // last assistant text (plan fallback)
 	plans    map[string]string // tool_use_id -> plan text of an ExitPlanMode call
@@ -64,7 +67,7 @@ type Transcript struct {
 func NewTranscript(cwd string) *Transcript {
 	return &Transcript{cwd: cwd, tools: map[string]*toolCall{}, plans: map[string]string{},
 		agentCalls: map[string]string{}, anchors: map[string]*int{},
-		queued: map[string]*int{}, queuedHead: map[string]string{}, said: map[string]string{}, now: time.Now}
+		queued: map[string]*int{}, queuedHead: map[string]string{}, said: map[string]string{}, hooks: map[string]*toolCall{}, now: time.Now}
 }
 
 // Snapshot is the whole transcript: lines [0, First) are in File, the rest
@@ -178,7 +181,13 @@ func (t *Transcript) Apply(m claude.Message) []Op {
 	case "result":
 		return t.result(m, false)
 	case "system", "rate_limit_event":
+		if h, ok := DecodeHook(m); ok {
+			ops, _ := t.hook(h)
+			return ops
+		}
 		return t.signal(m)
+	case "tool_progress":
+		return t.progressOf(m)
 	}
 	return nil
 }

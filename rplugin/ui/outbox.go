@@ -32,7 +32,9 @@ const (
 	// The caller waits for it, and what it does with the reply comes after
 	// every event the call caused and before any later one (one order, see
 	// Outbox).
-	EvMark = "mark"
+	EvMark   = "mark"
+	EvWorld  = "world"  // WorldView: a session's MCP servers, hooks, schedules, checklist, worktree
+	EvAgents = "agents" // AgentsView: the other Claude sessions on this machine
 )
 
 // Event is one message to the Lua front end. Seq numbers the events of one

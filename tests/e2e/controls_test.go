@@ -72,7 +72,8 @@ func TestModelAndEffort(t *testing.T) {
 	})
 }
 
-// :ClaudeNova usage shows what claude reports about the session.
+// :ClaudeNova usage shows what claude reports about the session, and what
+// fills its context window.
 func TestUsageFloat(t *testing.T) {
 	eachNvim(t, func(t *testing.T, v nvimVersion) {
 		e := NewEnv(t, v, Options{})
@@ -84,7 +85,8 @@ func TestUsageFloat(t *testing.T) {
 			return len(lines) > 0
 		})
 		text := strings.Join(lines, "\n")
-		for _, want := range []string{"Cost        $", "Model       ", "Plan limits none reported"} {
+		// What fills the context window (get_context_usage's categories).
+		for _, want := range []string{"Cost        $", "Model       ", "Plan limits none reported", "Context     ", "  System prompt ", "  Free space ", "(free)"} {
 			if !strings.Contains(text, want) {
 				t.Fatalf("usage lacks %q:\n%s", want, text)
 			}

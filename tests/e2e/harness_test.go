@@ -482,8 +482,9 @@ func (e *Env) LogText() string {
 	return string(b)
 }
 
-// fakeClaudePath is built once by TestMain.
-var fakeClaudePath string
+// fakeClaudePath and fakeMCPPath (a stdio MCP server) are built once by
+// TestMain.
+var fakeClaudePath, fakeMCPPath string
 
 // envsPerCore is how many simulated users run at once per core when
 // -parallel is not given: an env spends most of its time waiting (for
@@ -496,7 +497,7 @@ func TestMain(m *testing.M) {
 	if !flagGiven("test.parallel") {
 		_ = flag.Set("test.parallel", strconv.Itoa(envsPerCore*runtime.NumCPU()))
 	}
-	testkit.MainWithFakeClaude(m, &fakeClaudePath)
+	testkit.MainWithFakes(m, &fakeClaudePath, &fakeMCPPath)
 }
 
 // flagGiven reports whether the flag was set on the command line.

@@ -22,6 +22,9 @@ import (
 // String values of Input may contain the placeholder {{cwd}}; it is replaced
 // by claude's working directory as announced in the request's system prompt
 // (the server's own working directory when the request does not say).
+// {{last:REGEX}} is replaced by the first group REGEX captures in the
+// latest tool result that it matches (an id a tool gave back: CronCreate's
+// job, say); "" when none does. REGEX may not contain "}}".
 type Step struct {
 	Tool  string
 	Input json.RawMessage
@@ -545,6 +548,9 @@ func scriptStep(r *request, idx int, steps []Step, cfg scriptConfig) plan {
 		esc, _ := json.Marshal(cwd)
 		in = bytes.ReplaceAll(in, []byte("{{cwd}}"), esc[1:len(esc)-1])
 	}
+	if bytes.Contains(in, []byte("{{last:")) {
+		in = r.fillLast(in)
+	}
 	id := "toolu_s" + strconv.Itoa(n)
 	if r.subagent() {
 		// A subagent's conversation starts anew: its ids must not repeat
@@ -751,4 +757,28 @@ func bashPrefix(q string) string {
 		return "none"
 	}
 	return f[0]
+}
+
+var lastRE = regexp.MustCompile(`\{\{last:(.+?)\}\}`)
+
+// fillLast replaces each {{last:REGEX}} of a step's input (see Step).
+func (r *request) fillLast(in json.RawMessage) json.RawMessage {
+	results := r.toolResults(0)
+	return lastRE.ReplaceAllFunc(in, func(m []byte) []byte {
+		var pat string
+		if json.Unmarshal(append(append([]byte{'"'}, lastRE.FindSubmatch(m)[1]...), '"'), &pat) != nil {
+			return nil
+		}
+		re, err := regexp.Compile(pat)
+		if err != nil {
+			return nil
+		}
+		for i := len(results) - 1; i >= 0; i-- {
+			if mm := re.FindStringSubmatch(contentText(results[i].Content)); len(mm) > 1 {
+				esc, _ := json.Marshal(mm[1])
+				return esc[1 : len(esc)-1]
+			}
+		}
+		return nil
+	})
 }

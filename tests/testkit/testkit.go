@@ -23,16 +23,36 @@ func BuildFakeClaude(dir string) (string, error) {
 	return out, nil
 }
 
+// BuildFakeMCP builds tests/cmd/fakemcp (a stdio MCP server) into dir and
+// returns its path.
+func BuildFakeMCP(dir string) (string, error) {
+	out := filepath.Join(dir, "fakemcp")
+	cmd := exec.Command("go", "build", "-o", out, "github.com/claude-nova/claude-nova.nvim/tests/cmd/fakemcp")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("build fakemcp: %w\n%s", err, b)
+	}
+	return out, nil
+}
+
 // MainWithFakeClaude is a TestMain body: it builds the fake claude into a
 // temporary folder, stores its path in *path, runs the tests, cleans up and
 // exits with their status.
 func MainWithFakeClaude(m *testing.M, path *string) {
+	MainWithFakes(m, path, nil)
+}
+
+// MainWithFakes is MainWithFakeClaude that also builds the fake MCP server
+// (when mcp is not nil) into the same folder.
+func MainWithFakes(m *testing.M, path, mcp *string) {
 	dir, err := os.MkdirTemp("", "fakeclaude-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	if *path, err = BuildFakeClaude(dir); err != nil {
+	if *path, err = BuildFakeClaude(dir); err == nil && mcp != nil {
+		*mcp, err = BuildFakeMCP(dir)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.RemoveAll(dir)
 		os.Exit(1)

@@ -18,7 +18,7 @@ local inbox = require("claudenova.ui.inbox")
 
 local M = {}
 
-local verbs = { allow = "allowed", allow_session = "allowed for the session", allow_tool = "allowed for the session (the whole tool)", deny = "denied" }
+local verbs = { allow = "allowed", allow_session = "allowed for the session", allow_tool = "allowed for the session (the whole tool)", allow_dir = "allowed with its folder for the session", deny = "denied" }
 
 --- The request was answered by a gesture here: it leaves pending() at once,
 --- before Go's event confirms it.
@@ -59,7 +59,7 @@ function M.decide(id, behavior, message, via, opts)
   else
     res = host.request("decide", {
       id = id, behavior = behavior, message = message, via = via,
-      rules = opts.rules, destination = opts.destination,
+      rules = opts.rules, destination = opts.destination, interrupt = opts.interrupt,
     })
   end
   res = res or {}
@@ -183,6 +183,33 @@ function M.present(id)
   else
     inbox.show(r, true)
   end
+end
+
+--- Deny and stop: a deny that also ends the turn (interrupt: true in the
+--- answer), so Claude does not try again what the user firmly refused. The
+--- CLI tells the model its own words then ("The user doesn't want to
+--- proceed… STOP what you are doing and wait for the user to tell you how
+--- to proceed"), so no message is asked for. Every surface has it: the
+--- panel, a proposal, a plan, a sidebar row, :ClaudeNova deny-stop and the
+--- Lua API. via: surface, sidebar or command.
+---@return boolean, string|nil
+function M.deny_stop(id, via)
+  local r = state.requests[id]
+  local ok, why = M.decide(id, "deny", nil, via or "surface", { interrupt = true })
+  if ok and r then
+    notify.info(("denied %s%s and stopped the turn of %s"):format(r.tool, r.target ~= "" and (" " .. r.target) or "",
+      state.session_label(r)))
+  elseif why then
+    notify.tagged(why, id)
+  end
+  return ok, why
+end
+
+--- :ClaudeNova deny-stop: the request in view (see ui.target).
+function M.deny_stop_target()
+  target.resolve(function(id)
+    M.deny_stop(id, "command")
+  end, "deny and stop")
 end
 
 --- Run a decision on the request the user means (see ui.target).

@@ -24,6 +24,7 @@ local sidebar = require("claudenova.ui.sidebar")
 local task_view = require("claudenova.ui.tasks")
 local text = require("claudenova.ui.text")
 local transcript = require("claudenova.ui.transcript")
+local world = require("claudenova.ui.world")
 
 
 local function cfg()
@@ -250,6 +251,14 @@ function handlers.file_written(data)
   disk.written(data.path)
 end
 
+function handlers.world(data)
+  world.update(data)
+end
+
+function handlers.agents(data)
+  world.agents(data)
+end
+
 -- The stream's next number, the events that came ahead of it, and the host
 -- they belong to (a new host numbers from 1 again).
 local next_seq, ahead, epoch = 1, {}, nil
@@ -335,6 +344,7 @@ function M.host_lost(code)
   end
   host.fail_waiting("the host stopped before claude answered")
   transcript.host_lost()
+  world.reset()
   state.reset()
   sidebar.render()
   notify.error(

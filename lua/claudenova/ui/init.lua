@@ -16,6 +16,7 @@ local state = require("claudenova.ui.state")
 local target = require("claudenova.ui.target")
 local transcript = require("claudenova.ui.transcript")
 local highlights = require("claudenova.highlights")
+local mcp = require("claudenova.ui.mcp")
 highlights.setup() -- also without setup(): first use of any surface
 
 local M = {}
@@ -80,9 +81,10 @@ end
 -- operations, and the few front-end moves above.
 for name, fn in pairs({
   decide = gestures.decide, decide_many = gestures.decide_many, always = gestures.always,
-  deny_with_message = gestures.deny_with_message, present = gestures.present, withdraw_queued = gestures.withdraw_queued,
+  deny_with_message = gestures.deny_with_message, deny_stop = gestures.deny_stop, present = gestures.present, withdraw_queued = gestures.withdraw_queued,
   new = ops.new, send = ops.send, steer = ops.steer, stop = ops.stop, interrupt = ops.interrupt, resume = ops.resume,
   sessions = ops.sessions, stop_task = ops.stop_task, started_for_prompt = ops.started_for_prompt,
+  mcp = function(sid) mcp.open(sid) end,
   open_transcript = M.open_transcript, prompt = M.prompt, sendable = M.sendable, session_in_view = M.session_in_view,
 }) do
   rawset(actions, name, fn)

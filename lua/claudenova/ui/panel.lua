@@ -40,11 +40,15 @@ local function choices(r, keys, review)
   if r.tool_choice and r.tool_choice ~= "" and r.tool_choice ~= r.session_choice then
     item("allow_tool", "Allow " .. r.tool_choice, true)
   end
+  if r.dir_choice and r.dir_choice ~= "" and not h.no_rules then
+    item("allow_dir", "Allow " .. r.dir_choice, true)
+  end
   if not h.no_rules and not r.no_always then
     item("always", "Always…")
   end
   item("review", review and "Hide review" or "Review")
   item("deny", "Deny")
+  item("deny_stop", "Deny and stop")
   item("close", "Close")
   return out
 end
@@ -168,6 +172,8 @@ local function set_keymaps(buf, r, rows)
         notify.info(r.no_always)
       elseif h.no_rules then
         notify.info(("%s is not offered: claude asks that no lasting rule be made (%s)"):format(what, h.why or ""))
+      elseif what == "Allow this folder" then
+        notify.info("Allow this folder is not offered: claude suggested no folder for this request")
       else
         notify.info(("%s is not offered: claude suggested no rule for this request (Always… makes one)"):format(what))
       end
@@ -180,16 +186,23 @@ local function set_keymaps(buf, r, rows)
     always = { function() actions.always(r.id) end, "Always…: allow or deny from now on, with a rule" },
     review = { function() M.open(r, { review = not (M.current and M.current.review), focus = true }) end, "Toggle the full review" },
     deny = { function() actions.deny_with_message(r.id, "surface") end, "Deny with an optional message" },
+    deny_stop = { function() actions.deny_stop(r.id, "surface") end, "Deny and end the turn" },
+    allow_dir = { decide("allow_dir"), "Allow " .. ((r.dir_choice or "") ~= "" and r.dir_choice or "the folder claude suggests") },
     close = { M.close, "Hide the panel (the request stays pending)" },
   }
-  local allows = { allow = true, allow_session = true, allow_tool = true }
+  local allows = { allow = true, allow_session = true, allow_tool = true, allow_dir = true }
   -- default_to_no: an allow key arms its choice, the same key again takes
   -- it; any other choice disarms.
   local armed
-  for name, m in pairs(maps) do
+  -- The newer choices (deny and stop, the folder) give way when you gave
+  -- their default key to another one.
+  local taken = {}
+  for _, name in ipairs({ "allow", "allow_session", "allow_tool", "always", "review", "deny", "close", "allow_dir", "deny_stop" }) do
+    local m = maps[name]
     local fn = m[1]
     if not offered[name] then
-      fn = not_offered(({ allow_session = "Allow for the session", allow_tool = "Allow the whole tool", always = "Always…" })[name] or name)
+      fn = not_offered(({ allow_session = "Allow for the session", allow_tool = "Allow the whole tool", always = "Always…",
+        allow_dir = "Allow this folder" })[name] or name)
     elseif h.deliberate and allows[name] then
       local take = fn
       fn = function()
@@ -207,7 +220,8 @@ local function set_keymaps(buf, r, rows)
         return take()
       end
     end
-    if keys[name] then
+    if keys[name] and not taken[keys[name]] then
+      taken[keys[name]] = true
       vim.keymap.set("n", keys[name], act(fn, name ~= "close"), { buffer = buf, nowait = true, desc = "claude-nova panel: " .. m[2] })
     end
   end

@@ -1,6 +1,7 @@
 -- Plan approval (ExitPlanMode): the plan opens as an editable markdown
 -- buffer. Approve (into acceptEdits or default) or keep planning with
 -- feedback. Closing it leaves the request pending in the sidebar.
+local actions = require("claudenova.ui.actions")
 local config = require("claudenova.config")
 local header = require("claudenova.ui.header")
 local host = require("claudenova.host")
@@ -80,6 +81,10 @@ local function set_keymaps(buf, r)
         end)
       end,
       "Keep planning (send feedback)",
+    },
+    deny_stop = {
+      function() actions.deny_stop(r.id, "surface") end,
+      "Reject the plan and end the turn",
     },
   }
   for name, m in pairs(maps) do

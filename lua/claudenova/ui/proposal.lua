@@ -1,6 +1,7 @@
 -- Editable proposals: the staged file (the file as it would be after the
 -- change) opens beside the original in diff mode. :w applies it with the
 -- user's edits; wiping the buffer (or :q on its last window) rejects it.
+local actions = require("claudenova.ui.actions")
 local notify = require("claudenova.ui.notify")
 local config = require("claudenova.config")
 local errors = require("claudenova.errors")
@@ -165,6 +166,11 @@ local function set_keymaps(buf, r, p)
     vim.keymap.set("n", keys.deny, guard(function()
       vim.cmd("bwipeout! " .. buf)
     end), { buffer = buf, desc = "claude-nova: Reject this proposal" })
+  end
+  if keys.deny_stop then
+    vim.keymap.set("n", keys.deny_stop, guard(function()
+      actions.deny_stop(r.id, "surface")
+    end), { buffer = buf, desc = "claude-nova: Reject this proposal and end the turn" })
   end
 end
 

@@ -13,6 +13,7 @@ local labels = require("claudenova.ui.labels")
 local notify = require("claudenova.ui.notify")
 local panel = require("claudenova.ui.panel")
 local task_view = require("claudenova.ui.tasks")
+local world = require("claudenova.ui.world")
 
 local M = {}
 
@@ -23,6 +24,7 @@ M.buf = nil
 M.rows = {} ---@type table<integer, string> line -> request id
 M.session_rows = {} ---@type table<integer, integer> line -> session id
 M.task_rows = {} ---@type table<integer, table> line -> task
+M.world_rows = {} ---@type table<integer, table> line -> a row of claudenova.ui.world (MCP server, other session…)
 
 -- How long a task that ended stays listed.
 local ENDED_SHOWN = 10
@@ -203,8 +205,15 @@ local function stop_session(sid)
   if not busy then
     return stop()
   end
+  if not s.turn and #state.for_session(sid) == 0 then
+    -- Between turns, its background tasks work: it asks about them.
+    return world.confirm_stop(sid, stop)
+  end
   local n = #state.for_session(sid)
   local what = n > 0 and (" and withdraw its %d pending request%s"):format(n, n == 1 and "" or "s") or ""
+  if (s.tasks or 0) > 0 then
+    what = what .. (" (its %d background task%s go%s with it)"):format(s.tasks, s.tasks == 1 and "" or "s", s.tasks == 1 and "es" or "")
+  end
   vim.ui.select({ "Stop it", "Keep it running" }, {
     prompt = ("%s is %s: stop it%s?"):format(state.label(sid), s.state, what),
     kind = "claudenova.confirm",
@@ -229,6 +238,14 @@ local function set_keymaps(buf)
         end
         if l and M.task_rows[l] then
           task_view.open(M.task_rows[l].id)
+          return
+        end
+        if l and M.world_rows[l] then
+          if M.world_rows[l].action then
+            M.world_rows[l].action()
+          else
+            notify().info("nothing to open on this line")
+          end
           return
         end
         local id = l and M.rows[l]
@@ -273,6 +290,7 @@ local function set_keymaps(buf)
       "Review the full request",
     },
     deny = { with_row(function(id) act.deny_with_message(id, "sidebar") end), "Deny (optional message for Claude)" },
+    deny_stop = { with_row(function(id) act.deny_stop(id, "sidebar") end), "Deny and end the turn" },
     always = { with_row(function(id) act.always(id) end), "Always…: allow or deny from now on, with a rule" },
     close = { function() M.close() end, "Close the sidebar" },
     stop = {
@@ -297,9 +315,20 @@ local function set_keymaps(buf)
       "Stop the task or session under the cursor",
     },
   }
-  for name, act in pairs(actions) do
-    local lhs = keys[name]
-    if lhs then
+  -- deny_stop, the newest, gives way when you gave its key to another one.
+  local names = vim.tbl_keys(actions)
+  table.sort(names, function(a, b)
+    local la, lb = a == "deny_stop", b == "deny_stop"
+    if la ~= lb then
+      return lb
+    end
+    return a < b
+  end)
+  local taken = {}
+  for _, name in ipairs(names) do
+    local act, lhs = actions[name], keys[name]
+    if lhs and not taken[lhs] then
+      taken[lhs] = true
       vim.keymap.set("n", lhs, act[1], { buffer = buf, nowait = true, desc = "claude-nova: " .. act[2] })
     end
   end
@@ -392,7 +421,7 @@ local function ensure_buf()
   vim.api.nvim_create_autocmd("BufWinEnter", {
     buffer = buf,
     desc = "claude-nova: refresh the sidebar's ages while it is shown",
-    callback = function() vim.schedule(function() M.render(); arm_timer() end) end,
+    callback = function() vim.schedule(function() M.render(); arm_timer(); world.watch(shown) end) end,
   })
   local group = vim.api.nvim_create_augroup("ClaudeNovaSidebar", { clear = true })
   vim.api.nvim_create_autocmd("WinResized", {
@@ -485,7 +514,7 @@ function M.render()
     keep_id, keep_session, keep_task = M.rows[l], M.session_rows[l], M.task_rows[l] and M.task_rows[l].id
   end
   local width = w and vim.api.nvim_win_get_width(w) or M.width()
-  local lines, hls, rows, srows, trows = {}, {}, {}, {}, {}
+  local lines, hls, rows, srows, trows, wrows = {}, {}, {}, {}, {}, {}
   local function add(line, marks)
     table.insert(lines, line)
     for _, m in ipairs(marks or {}) do
@@ -516,9 +545,10 @@ function M.render()
     local s = state.sessions[sid]
     local reqs = state.for_session(sid)
     local tasks = shown_tasks(sid)
+    local extra = world.rows(sid)
     add("")
     local glyph = "  "
-    if #reqs > 0 or #tasks > 0 then
+    if #reqs > 0 or #tasks > 0 or #extra > 0 then
       glyph = M.folded[sid] and "▸ " or "▾ "
     end
     local st = s.state or ""
@@ -531,6 +561,7 @@ function M.render()
     if (s.tasks or 0) > 0 then
       tail = tail .. (" · %d task%s"):format(s.tasks, s.tasks == 1 and "" or "s")
     end
+    tail = tail .. world.session_tail(sid, s)
     -- The name gives way (…) to the state and the mode.
     local head = glyph .. cut(state.label(sid), math.max(8, room - vim.fn.strdisplaywidth(glyph .. tail)))
     local line = cut(head .. tail, room)
@@ -596,6 +627,20 @@ function M.render()
         })
         trows[#lines] = t
       end
+      for _, w in ipairs(extra) do
+        add(cut("    " .. w.text, room), { { 4, -1, w.hl } })
+        wrows[#lines] = w
+      end
+    end
+  end
+  local others = world.section()
+  if #others > 0 then
+    add("")
+  end
+  for _, w in ipairs(others) do
+    add(cut(w.text, room), { { 0, -1, w.hl } })
+    if w.action then
+      wrows[#lines] = w
     end
   end
   -- Only the lines that changed: a tick that moves an age rewrites one line.
@@ -619,7 +664,7 @@ function M.render()
       vim.api.nvim_buf_set_extmark(M.buf, ns, h[1], h[2], { end_col = e, hl_group = h[4] })
     end
   end
-  M.rows, M.session_rows, M.task_rows = rows, srows, trows
+  M.rows, M.session_rows, M.task_rows, M.world_rows = rows, srows, trows, wrows
   if w then
     -- Keep the cursor on the same request (task, session) across re-renders.
     for lnum, id in pairs(rows) do
@@ -679,6 +724,7 @@ function M.open()
   vim.wo[w].cursorline = true
   M.render()
   arm_timer()
+  world.watch(shown)
   -- Put the cursor on the first request, if any.
   local first
   for lnum in pairs(M.rows) do

@@ -42,6 +42,9 @@ function M.fields(fields)
   return out
 end
 
+-- What a cut line may not end with before its …
+local DANGLING = { " ", "(", "[", "{", "·", ",", ":", ";" }
+
 --- s cut with … to fit width screen cells (s itself when it fits).
 function M.cut(s, width)
   if vim.fn.strdisplaywidth(s) <= width then
@@ -51,7 +54,19 @@ function M.cut(s, width)
   while vim.fn.strdisplaywidth(out) > width - 1 do
     out = vim.fn.strcharpart(out, 0, vim.fn.strchars(out) - 1)
   end
-  return out .. "…"
+  -- The … follows a word, not an opening bracket or a separator: "make a
+  -- file (…" reads as a cut bracket, "make a file…" as a cut line.
+  local trimmed = out
+  local again = true
+  while again do
+    again = false
+    for _, tail in ipairs(DANGLING) do
+      if #trimmed > #tail and trimmed:sub(-#tail) == tail then
+        trimmed, again = trimmed:sub(1, -#tail - 1), true
+      end
+    end
+  end
+  return (trimmed ~= "" and trimmed or out) .. "…"
 end
 
 --- The first line of s that is not blank, trimmed and cut with … to width

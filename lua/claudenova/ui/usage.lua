@@ -1,5 +1,6 @@
--- :ClaudeNova usage: what a session cost and used, and the plan's rate
--- limits, as claude reports them (get_usage), in a float.
+-- :ClaudeNova usage: what a session cost and used, what fills its context
+-- window, and the plan's rate limits, as claude reports them (get_usage,
+-- get_context_usage), in a float.
 local host = require("claudenova.host")
 local keytable = require("claudenova.keys")
 local notify = require("claudenova.ui.notify")
@@ -39,6 +40,20 @@ function M.lines(label, u)
     local m = s.model_usage[name]
     table.insert(out, ("Model       %s: %s in, %s out, %s cached · %s"):format(name, thousands(m.inputTokens),
       thousands(m.outputTokens), thousands((m.cacheReadInputTokens or 0) + (m.cacheCreationInputTokens or 0)), money(m.costUSD)))
+  end
+  if type(u.context) == "table" and (u.context.max or 0) > 0 then
+    -- What fills the context window (get_context_usage), largest first.
+    local c = u.context
+    table.insert(out, "")
+    table.insert(out, ("Context     %s of %s tokens (%d%%)"):format(thousands(c.tokens), thousands(c.max), math.floor((c.percent or 0) + 0.5)))
+    local cats = vim.deepcopy(c.categories or {})
+    table.sort(cats, function(a, b) return (a.tokens or 0) > (b.tokens or 0) end)
+    for _, cat in ipairs(cats) do
+      if (cat.tokens or 0) > 0 then
+        table.insert(out, ("  %-22s %8s%s"):format(cat.name, thousands(cat.tokens),
+          (cat.kind == "free" or cat.kind == "buffer" or cat.kind == "deferred") and (" (" .. cat.kind .. ")") or ""))
+      end
+    end
   end
   table.insert(out, "")
   if u.rate_limits_available and type(u.rate_limits) == "table" then

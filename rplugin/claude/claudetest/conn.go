@@ -177,6 +177,9 @@ func (c *Conn) Control(ctx context.Context, subtype string, fields map[string]an
 
 // Begin records the request at once and answers it with OnControl.
 func (c *Conn) Begin(subtype string, fields map[string]any) (<-chan claude.Reply, error) {
+	// Read before the request is recorded: a test that waits for the
+	// record may set OnControl for the next ones.
+	on := c.OnControl
 	c.mu.Lock()
 	c.nextID++
 	id := fmt.Sprintf("test-%d", c.nextID)
@@ -191,14 +194,14 @@ func (c *Conn) Begin(subtype string, fields map[string]any) (<-chan claude.Reply
 		return nil, err
 	}
 	out := make(chan claude.Reply, 1)
-	if c.OnControl == nil {
+	if on == nil {
 		out <- claude.Reply{Body: json.RawMessage(`{}`)}
 		return out, nil
 	}
 	go func() {
 		ch := make(chan claude.Reply, 1)
 		go func() {
-			b, err := c.OnControl(subtype, fields)
+			b, err := on(subtype, fields)
 			ch <- claude.Reply{Body: b, Err: err}
 		}()
 		select {

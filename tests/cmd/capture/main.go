@@ -74,6 +74,9 @@ func run() error {
 	keepHome := flag.String("home", "", "claude's HOME (kept; default: a temporary folder)")
 	dump := flag.String("dump", "", "write every model request body to this folder")
 	deny := flag.String("deny", "", "deny tools whose name matches this regexp")
+	stop := flag.Bool("stop", false, "a deny also ends the turn (interrupt: true)")
+	dirs := flag.Bool("dirs", false, "an allow also takes claude's addDirectories suggestions (updatedPermissions)")
+	dir := flag.String("cwd", "", "claude's working directory (kept; default: a temporary folder)")
 	var extra list
 	flag.Var(&extra, "arg", "an extra claude argument (repeat), e.g. -arg=--permission-mode -arg=plan")
 	var on triggers
@@ -98,11 +101,15 @@ func run() error {
 		defer os.RemoveAll(h)
 		home = h
 	}
-	cwd, err := os.MkdirTemp("", "capture-cwd-")
-	if err != nil {
-		return err
+	cwd := *dir
+	if cwd == "" {
+		d, err := os.MkdirTemp("", "capture-cwd-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(d)
+		cwd = d
 	}
-	defer os.RemoveAll(cwd)
 	cmd := exec.CommandContext(ctx, *bin, "-p", "--input-format", "stream-json", "--output-format", "stream-json",
 		"--verbose", "--permission-prompt-tool", "stdio", "--include-partial-messages")
 	cmd.Args = append(cmd.Args, extra...)
@@ -159,9 +166,10 @@ func run() error {
 			Type      string `json:"type"`
 			RequestID string `json:"request_id"`
 			Request   struct {
-				Subtype  string          `json:"subtype"`
-				ToolName string          `json:"tool_name"`
-				Input    json.RawMessage `json:"input"`
+				Subtype     string            `json:"subtype"`
+				ToolName    string            `json:"tool_name"`
+				Input       json.RawMessage   `json:"input"`
+				Suggestions []json.RawMessage `json:"permission_suggestions"`
 			} `json:"request"`
 		}
 		_ = json.Unmarshal([]byte(line), &m)
@@ -176,8 +184,20 @@ func run() error {
 			var resp string
 			if denyRE.MatchString(m.Request.ToolName) {
 				resp = `{"behavior":"deny","message":"denied by capture"}`
+				if *stop {
+					resp = `{"behavior":"deny","message":"denied by capture","interrupt":true}`
+				}
 			} else {
 				resp = `{"behavior":"allow","updatedInput":` + string(m.Request.Input) + `}`
+				var perms []string
+				for _, sg := range m.Request.Suggestions {
+					if *dirs && strings.Contains(string(sg), `"addDirectories"`) {
+						perms = append(perms, string(sg))
+					}
+				}
+				if len(perms) > 0 {
+					resp = `{"behavior":"allow","updatedInput":` + string(m.Request.Input) + `,"updatedPermissions":[` + strings.Join(perms, ",") + `]}`
+				}
 			}
 			send(`{"type":"control_response","response":{"subtype":"success","request_id":"` + m.RequestID + `","response":` + resp + `}}`)
 		}

@@ -1,0 +1,566 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/ui"
+)
+
+// The session's world (session.World): its MCP servers, the hooks that
+// run outside any call, the wake-ups and cron jobs Claude scheduled, its
+// checklist and its worktree. Every change reaches the front end as
+// EvWorld. The MCP servers come from system/init and from mcp_status,
+// asked when claude has answered initialize (before any prompt: init
+// comes with the first turn) and after every change (a status that moved,
+// a reconnect, a toggle).
+
+// worldChanged tells the front end a session's world.
+func (a *App) worldChanged(s *session.Session) {
+	a.ui.Send(ui.EvWorld, s.LiveWorld())
+}
+
+// refreshMCP asks claude for its MCP servers in the background.
+func (a *App) refreshMCP(s *session.Session) {
+	a.background(func(ctx context.Context) {
+		if _, err := a.mcpStatus(ctx, s); err != nil {
+			a.log.Debug("mcp_status", "session", s.ID, "err", err)
+		}
+	})
+}
+
+// mcpStatus asks claude for its MCP servers and records the answer.
+func (a *App) mcpStatus(ctx context.Context, s *session.Session) ([]session.MCPServer, error) {
+	raw, err := s.Proc.Control(ctx, "mcp_status", nil)
+	if err != nil {
+		return nil, fmt.Errorf("claude did not report its MCP servers: %w", err)
+	}
+	changed, err := s.World.FromStatus(raw)
+	if err != nil {
+		return nil, err
+	}
+	if changed {
+		a.worldChanged(s)
+		for _, m := range s.World.Failing() {
+			a.log.Info("mcp server not connected", "session", s.ID, "server", m.Name, "status", m.Status, "error", m.Error)
+		}
+	}
+	return s.World.MCP(), nil
+}
+
+// worldInit reads system/init: the MCP servers and load errors, and the
+// folder claude works in (a worktree it entered says so there too).
+func (a *App) worldInit(s *session.Session, m claude.Message) {
+	var in struct {
+		Cwd string `json:"cwd"`
+	}
+	_ = json.Unmarshal(m.Raw, &in)
+	if in.Cwd != "" && !samePath(in.Cwd, s.Cwd()) {
+		a.moveSession(s, in.Cwd, "")
+	}
+	if s.World.FromInit(m.Raw) {
+		a.worldChanged(s)
+		a.refreshMCP(s) // the details: errors, scopes, tools
+	}
+}
+
+// samePath reports whether a and b are the same folder (through
+// symlinks: claude may name the folder it was started in by its real path).
+func samePath(a, b string) bool {
+	if a == b {
+		return true
+	}
+	ra, err1 := filepath.EvalSymlinks(a)
+	rb, err2 := filepath.EvalSymlinks(b)
+	return err1 == nil && err2 == nil && ra == rb
+}
+
+// MCPParams act on one MCP server of a session (its answer comes later).
+type MCPParams struct {
+	Token   string `json:"token"`
+	Session int    `json:"session"`
+	Server  string `json:"server"`
+	Enabled bool   `json:"enabled"`
+}
+
+// MCPView is what :ClaudeNova mcp shows of a session.
+type MCPView struct {
+	Session int               `json:"session"`
+	Name    string            `json:"name"`
+	World   session.WorldView `json:"world"`
+}
+
+// MCP is the world of a session (0: the current one) as known now; a
+// fresh mcp_status is asked at once and arrives as EvWorld.
+func (a *App) MCP(id int) (MCPView, error) {
+	s, err := a.session(id)
+	if err != nil {
+		return MCPView{}, err
+	}
+	if s.State() != session.StateExited {
+		a.refreshMCP(s)
+	}
+	return MCPView{Session: s.ID, Name: s.Name(), World: s.World.View(s.ID)}, nil
+}
+
+// MCPRefresh asks claude for its MCP servers; the answer comes later
+// (the servers, also as EvWorld).
+func (a *App) MCPRefresh(p Later) error {
+	s, err := a.liveSession(p.Session)
+	if err != nil {
+		return err
+	}
+	a.replyLater(p.Token, func(ctx context.Context) (any, error) {
+		return a.mcpStatus(ctx, s)
+	})
+	return nil
+}
+
+// mcpServer checks that server is one of session s's.
+func mcpServer(s *session.Session, name string) (session.MCPServer, error) {
+	name = strings.TrimSpace(name)
+	if name == "" {
+		return session.MCPServer{}, errors.New("which MCP server? (a name :ClaudeNova mcp lists)")
+	}
+	m, ok := s.World.Server(name)
+	if !ok {
+		var names []string
+		for _, x := range s.World.MCP() {
+			names = append(names, x.Name)
+		}
+		if len(names) == 0 {
+			return m, fmt.Errorf("session %d has no MCP server %q (claude reports none)", s.ID, sanitize.Line(name))
+		}
+		return m, fmt.Errorf("session %d has no MCP server %q (it has %s)", s.ID, sanitize.Line(name), strings.Join(names, ", "))
+	}
+	if m.Source == "sdk" {
+		return m, fmt.Errorf("%s is the editor's own server: it is served by claude-nova, there is nothing to reconnect", m.Name)
+	}
+	return m, nil
+}
+
+// MCPReconnect asks claude to connect an MCP server again (mcp_reconnect):
+// after its command was fixed, it comes up. The answer comes later: the
+// server as it is then, or the CLI's error in its words.
+func (a *App) MCPReconnect(p MCPParams) error {
+	s, err := a.liveSession(p.Session)
+	if err != nil {
+		return err
+	}
+	m, err := mcpServer(s, p.Server)
+	if err != nil {
+		return err
+	}
+	a.replyLater(p.Token, func(ctx context.Context) (any, error) {
+		_, cerr := s.Proc.Control(ctx, "mcp_reconnect", map[string]any{"serverName": m.Name})
+		servers, serr := a.mcpStatus(ctx, s)
+		if cerr != nil {
+			return nil, fmt.Errorf("%s did not connect; claude says: %w", m.Name, unwrapControl(cerr))
+		}
+		if serr != nil {
+			return nil, serr
+		}
+		return serverOutcome(m.Name, servers), nil
+	})
+	return nil
+}
+
+// MCPToggle enables or disables an MCP server (mcp_toggle; claude keeps
+// the choice for the project). The answer comes later, as for reconnect.
+func (a *App) MCPToggle(p MCPParams) error {
+	s, err := a.liveSession(p.Session)
+	if err != nil {
+		return err
+	}
+	m, err := mcpServer(s, p.Server)
+	if err != nil {
+		return err
+	}
+	a.replyLater(p.Token, func(ctx context.Context) (any, error) {
+		_, cerr := s.Proc.Control(ctx, "mcp_toggle", map[string]any{"serverName": m.Name, "enabled": p.Enabled})
+		servers, serr := a.mcpStatus(ctx, s)
+		if cerr != nil {
+			verb := "disabled"
+			if p.Enabled {
+				verb = "enabled"
+			}
+			// Enabling connects it: the CLI's error says why it did not.
+			return nil, fmt.Errorf("%s was not %s; claude says: %w", m.Name, verb, unwrapControl(cerr))
+		}
+		if serr != nil {
+			return nil, serr
+		}
+		return serverOutcome(m.Name, servers), nil
+	})
+	return nil
+}
+
+// unwrapControl is a control request's refusal in the CLI's own words.
+func unwrapControl(err error) error {
+	var ce *claude.ControlError
+	if errors.As(err, &ce) {
+		return errors.New(sanitize.Truncate(sanitize.Line(ce.Message), 300))
+	}
+	return err
+}
+
+// serverOutcome says how a server is after an action on it.
+func serverOutcome(name string, servers []session.MCPServer) map[string]any {
+	for _, m := range servers {
+		if m.Name == name {
+			msg := fmt.Sprintf("%s · %s", m.Name, m.Status)
+			if m.Up() {
+				msg += fmt.Sprintf(" (%s)", plural(m.Tools, "tool"))
+			}
+			if m.Error != "" {
+				msg += ": " + m.Error
+			}
+			return map[string]any{"message": msg, "server": m}
+		}
+	}
+	return map[string]any{"message": name + " is no longer listed by claude"}
+}
+
+// MCPAll lists the MCP servers of every running session (for
+// :checkhealth): the details as known now.
+func (a *App) MCPAll() []MCPView {
+	out := []MCPView{}
+	for _, s := range a.sessions.All() {
+		if s.State() == session.StateExited {
+			continue
+		}
+		out = append(out, MCPView{Session: s.ID, Name: s.Name(), World: s.World.View(s.ID)})
+	}
+	return out
+}
+
+// hookMessage shows a hook as it runs: on the line of the call it runs
+// for, else on the session (its World) until it ends.
+func (a *App) hookMessage(s *session.Session, m claude.Message) {
+	h, ok := session.DecodeHook(m)
+	if !ok {
+		return
+	}
+	ops, onCall := s.Transcript.Hook(h)
+	a.transcript(s, ops)
+	if onCall {
+		return
+	}
+	switch h.Subtype {
+	case "hook_started":
+		s.World.HookStarted(h.ID, h.Name, h.Event)
+	case "hook_response":
+		if !s.World.HookEnded(h.ID) {
+			return
+		}
+	default:
+		return
+	}
+	a.worldChanged(s)
+	a.ui.Send(ui.EvSession, s)
+}
+
+// tick moves what is live in a session once a second while it is: the
+// elapsed time of a running hook (on its call's line, in the winbar). It
+// returns when claude exits; a second without a running hook costs a look.
+func (a *App) tick(s *session.Session) {
+	defer a.wg.Done()
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.Proc.Done():
+			return
+		case <-t.C:
+		}
+		if s.Transcript.RunningHooks() {
+			a.transcript(s, s.Transcript.Tick())
+		}
+		if s.World.RunningHooks() {
+			a.ui.Send(ui.EvSession, s)
+		}
+	}
+}
+
+// sessionState applies session_state_changed (sent when claude runs with
+// CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS): "idle" is the authoritative end
+// of a session's work (after its background agents too), "running" a
+// turn under way.
+func (a *App) sessionState(s *session.Session, m claude.Message) {
+	var st struct {
+		State string `json:"state"`
+	}
+	if json.Unmarshal(m.Raw, &st) != nil {
+		return
+	}
+	s.SawState(st.State)
+	switch st.State {
+	case "idle":
+		if s.State() == session.StateExited || a.reg.Count(s.ID) > 0 {
+			return
+		}
+		s.EndTurn()
+		s.Update(session.StateIdle, "", "", "")
+	case "running":
+		switch s.State() {
+		case session.StateIdle, session.StateReady, session.StateStarting:
+			s.Update(session.StateRunning, "", "", "")
+		default:
+			return
+		}
+	default:
+		return // requires_action: the requests say so
+	}
+	a.ui.Send(ui.EvSession, s)
+}
+
+// worldFromResults applies the results of today's tools to the session's
+// world: a cron job or a wake-up scheduled or deleted, the checklist, the
+// worktree the session moved into.
+func (a *App) worldFromResults(s *session.Session, m claude.Message) {
+	if !bytes.Contains(m.Raw, []byte(`"tool_result"`)) {
+		return
+	}
+	var msg struct {
+		Message struct {
+			Content json.RawMessage `json:"content"`
+		} `json:"message"`
+		Result json.RawMessage `json:"tool_use_result"`
+	}
+	if json.Unmarshal(m.Raw, &msg) != nil {
+		return
+	}
+	var blocks []struct {
+		Type      string `json:"type"`
+		ToolUseID string `json:"tool_use_id"`
+		IsError   bool   `json:"is_error"`
+	}
+	if json.Unmarshal(msg.Message.Content, &blocks) != nil {
+		return
+	}
+	changed := false
+	for _, b := range blocks {
+		if b.Type != "tool_result" || b.IsError {
+			continue
+		}
+		name, input, ok := s.Transcript.ToolCall(b.ToolUseID)
+		if !ok {
+			continue
+		}
+		if a.applyTool(s, b.ToolUseID, name, input, msg.Result) {
+			changed = true
+		}
+	}
+	if changed {
+		a.worldChanged(s)
+	}
+}
+
+// applyTool applies one successful call of a today's tool; it reports
+// whether the world changed.
+func (a *App) applyTool(s *session.Session, id, name string, input, result json.RawMessage) bool {
+	var in struct {
+		Cron       string  `json:"cron"`
+		Prompt     string  `json:"prompt"`
+		Reason     string  `json:"reason"`
+		Recurring  *bool   `json:"recurring"`
+		ID         string  `json:"id"`
+		Stop       bool    `json:"stop"`
+		Delay      float64 `json:"delaySeconds"`
+		TaskID     string  `json:"taskId"`
+		Status     string  `json:"status"`
+		Subject    string  `json:"subject"`
+		ActiveForm string  `json:"activeForm"`
+		Todos      []struct {
+			Content    string `json:"content"`
+			Status     string `json:"status"`
+			ActiveForm string `json:"activeForm"`
+		} `json:"todos"`
+	}
+	_ = json.Unmarshal(input, &in)
+	var r struct {
+		ID           string  `json:"id"`
+		Human        string  `json:"humanSchedule"`
+		Recurring    *bool   `json:"recurring"`
+		Durable      bool    `json:"durable"`
+		NextFire     float64 `json:"nextFireAt"`
+		ScheduledFor float64 `json:"scheduledFor"`
+		Stopped      bool    `json:"stopped"`
+		Jobs         []struct {
+			ID        string  `json:"id"`
+			Cron      string  `json:"cron"`
+			Human     string  `json:"humanSchedule"`
+			Prompt    string  `json:"prompt"`
+			Recurring *bool   `json:"recurring"`
+			Durable   bool    `json:"durable"`
+			NextFire  float64 `json:"nextFireAt"`
+		} `json:"jobs"`
+		Task struct {
+			ID      string `json:"id"`
+			Subject string `json:"subject"`
+		} `json:"task"`
+		WorktreePath string `json:"worktreePath"`
+		Branch       string `json:"worktreeBranch"`
+		OriginalCwd  string `json:"originalCwd"`
+	}
+	if len(result) > 0 && result[0] == '{' {
+		_ = json.Unmarshal(result, &r)
+	}
+	recurring := func(p *bool) bool { return p == nil || *p }
+	switch name {
+	case "CronCreate":
+		id := r.ID
+		if id == "" {
+			return false
+		}
+		rec := recurring(r.Recurring)
+		if r.Recurring == nil {
+			rec = recurring(in.Recurring)
+		}
+		s.World.Schedule(session.Schedule{ID: id, Kind: session.ScheduleCron, What: in.Prompt, Human: r.Human,
+			Cron: in.Cron, At: int64(r.NextFire), Recurring: rec, Durable: r.Durable})
+		return true
+	case "CronDelete":
+		id := r.ID
+		if id == "" {
+			id = in.ID
+		}
+		return s.World.Unschedule(id)
+	case "CronList":
+		var jobs []session.Schedule
+		for _, j := range r.Jobs {
+			// A one-shot job (a wake-up's) has no recurring field
+			// (2.1.328); a recurring one says true.
+			jobs = append(jobs, session.Schedule{ID: j.ID, What: j.Prompt, Human: j.Human, Cron: j.Cron,
+				At: int64(j.NextFire), Recurring: j.Recurring != nil && *j.Recurring, Durable: j.Durable})
+		}
+		s.World.SetCrons(jobs)
+		return true
+	case "ScheduleWakeup":
+		if in.Stop || r.Stopped {
+			s.World.StopWakeups()
+			return true
+		}
+		at := int64(r.ScheduledFor)
+		if at == 0 && in.Delay > 0 {
+			at = time.Now().Add(time.Duration(in.Delay * float64(time.Second))).UnixMilli()
+		}
+		what := in.Reason
+		if what == "" {
+			what = in.Prompt
+		}
+		s.World.Schedule(session.Schedule{ID: "wakeup-" + id, Kind: session.ScheduleWakeup, What: what, At: at})
+		return true
+	case "TodoWrite":
+		var todos []session.Todo
+		for _, t := range in.Todos {
+			todos = append(todos, session.Todo{Text: t.Content, Status: t.Status, Active: t.ActiveForm})
+		}
+		s.World.SetTodos(todos)
+		return true
+	case "TaskCreate":
+		if r.Task.ID == "" {
+			return false
+		}
+		subject := r.Task.Subject
+		if subject == "" {
+			subject = in.Subject
+		}
+		s.World.AddTodo(session.Todo{ID: r.Task.ID, Text: subject, Status: "pending", Active: in.ActiveForm})
+		a.transcript(s, s.Transcript.Checklist(id, s.World.Todos()))
+		return true
+	case "TaskUpdate":
+		if _, ok := s.World.UpdateTodo(in.TaskID, in.Status, in.Subject, in.ActiveForm); !ok {
+			return false
+		}
+		a.transcript(s, s.Transcript.Checklist(id, s.World.Todos()))
+		return true
+	case "EnterWorktree":
+		return a.moveSession(s, r.WorktreePath, r.Branch)
+	case "ExitWorktree":
+		return a.moveSession(s, r.OriginalCwd, "")
+	}
+	return false
+}
+
+// moveSession records that claude works in dir now (a worktree it
+// entered, or the folder it came back to): proposals, the editor tools'
+// boundary, rules, rewind and the sidebar follow the session's folder. It
+// reports whether the folder changed.
+func (a *App) moveSession(s *session.Session, dir, branch string) bool {
+	if dir == "" {
+		return false
+	}
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		a.log.Info("claude named a folder that is not one", "session", s.ID, "dir", dir)
+		return false
+	}
+	if !s.MoveTo(dir) {
+		return false
+	}
+	cwd := s.Cwd()
+	if cwd == s.Root() {
+		s.World.SetWorktree(nil)
+		a.note(s, "Back in "+sanitize.Line(cwd)+": proposals, the editor tools and rules follow the session's folder.")
+	} else {
+		if old := s.World.View(s.ID).Worktree; branch == "" && old != nil && old.Path == cwd {
+			branch = old.Branch
+		}
+		s.World.SetWorktree(&session.Worktree{Path: cwd, Branch: branch, Root: s.Root()})
+		text := "Now working in the worktree " + sanitize.Line(cwd)
+		if branch != "" {
+			text += " (branch " + sanitize.Line(branch) + ")"
+		}
+		a.note(s, text+": proposals, the editor tools and rules follow it.")
+	}
+	a.log.Info("session folder moved", "session", s.ID, "cwd", cwd, "root", s.Root())
+	a.ui.Send(ui.EvSession, s)
+	a.worldChanged(s)
+	return true
+}
+
+// nameTaskStops puts the name of the task a TaskStop call stops on its
+// line (the call names it by id).
+func (a *App) nameTaskStops(s *session.Session, m claude.Message) {
+	if !bytes.Contains(m.Raw, []byte(`"TaskStop"`)) {
+		return
+	}
+	var msg struct {
+		Message struct {
+			Content []struct {
+				Type  string `json:"type"`
+				ID    string `json:"id"`
+				Name  string `json:"name"`
+				Input struct {
+					TaskID  string `json:"task_id"`
+					ShellID string `json:"shell_id"`
+				} `json:"input"`
+			} `json:"content"`
+		} `json:"message"`
+	}
+	if json.Unmarshal(m.Raw, &msg) != nil {
+		return
+	}
+	for _, b := range msg.Message.Content {
+		if b.Type != "tool_use" || b.Name != "TaskStop" {
+			continue
+		}
+		id := b.Input.TaskID
+		if id == "" {
+			id = b.Input.ShellID
+		}
+		if t, ok := s.Tasks.Get(id); ok && t.Description != "" {
+			s.Transcript.ToolHeadline(b.ID, "stops "+t.Type+" "+t.Description)
+		}
+	}
+}
