@@ -12,7 +12,11 @@ GOFILES := $(shell find cmd rplugin -name '*.go' -not -name '*_test.go') go.mod 
 
 all: build
 
+# A binary make built is not the plugin's build: its stamp (which says from
+# which revision the plugin built it) would call it outdated after the next
+# commit.
 build: bin/claudenova
+	@rm -f bin/claudenova.stamp
 
 bin/claudenova: $(GOFILES)
 	$(GO) build -o $@ ./cmd/claudenova

@@ -174,7 +174,12 @@ function M.check_now()
     return problem, kind
   end
   local res = vim.system({ M.bin(), "-version" }, { text = true }):wait(5000)
-  local p = res.code == 0 and version_problem(res.stdout) or version_problem("")
+  local p
+  if res.code == 0 then
+    p = version_problem(res.stdout)
+  else
+    p = version_problem("")
+  end
   return p, p and "outdated" or nil
 end
 

@@ -66,10 +66,17 @@ func TestInstallWithVimPack(t *testing.T) {
 	}
 	e.Cmd("checkhealth claudenova")
 	var report []string
-	e.Eventually(30*time.Second, "health report", func() bool {
+	deadline := time.Now().Add(30 * time.Second)
+	for {
 		e.Lua(&report, "return vim.api.nvim_buf_get_lines(0, 0, -1, false)")
-		return strings.Contains(strings.Join(report, "\n"), "built by the plugin (first use)")
-	})
+		if strings.Contains(strings.Join(report, "\n"), "built by the plugin (first use)") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the health report does not say how the host was built:\n%s", strings.Join(report, "\n"))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 	for _, l := range report {
 		if strings.Contains(l, "ERROR") {
 			t.Errorf("health: %s", l)
