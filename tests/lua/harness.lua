@@ -13,6 +13,49 @@ H.root = root
 local T = {}
 T.__index = T
 
+-- Progress marks for a case that hangs: the last one is in the trace file
+-- the driver prints.
+local trace_path = os.getenv("CLAUDENOVA_TEST_TRACE")
+local function mark(what)
+  if not trace_path then
+    return
+  end
+  local f = io.open(trace_path .. ".steps", "a")
+  if f then
+    f:write(what, "\n")
+    f:close()
+  end
+end
+H.mark = mark
+
+-- With CLAUDENOVA_TEST_TRACE_CALLS, every callback scheduled is marked as
+-- it starts and ends (a callback that blocks is named).
+if trace_path and os.getenv("CLAUDENOVA_TEST_TRACE_CALLS") then
+  local function where(fn)
+    local i = debug.getinfo(fn, "S")
+    return i and (i.short_src .. ":" .. i.linedefined) or "?"
+  end
+  local function wrap(fn)
+    local w = where(fn)
+    return function(...)
+      mark("callback " .. w .. " start")
+      local r = { fn(...) }
+      mark("callback " .. w .. " end")
+      return unpack(r)
+    end
+  end
+  local schedule, defer = vim.schedule, vim.defer_fn
+  vim.schedule = function(fn) return schedule(wrap(fn)) end
+  vim.defer_fn = function(fn, ms) return defer(wrap(fn), ms) end
+  vim.schedule_wrap = function(fn)
+    return function(...)
+      local args = { ... }
+      vim.schedule(function() fn(unpack(args)) end)
+    end
+  end
+end
+T.mark = function(_, what) mark(what) end
+
 local function fail(msg, level)
   error(msg, (level or 1) + 1)
 end
@@ -83,8 +126,10 @@ function T:replay(name, upto)
     if upto and i > upto then
       break
     end
+    mark(("replay %s batch %d: apply"):format(name, i))
     require("claudenova.ui.inbox").apply(vim.json.encode(b))
     self.seq = math.max(self.seq, b[#b] and b[#b].seq or 0)
+    mark(("replay %s batch %d: settle"):format(name, i))
     self:settle()
   end
   return batches
@@ -100,8 +145,10 @@ end
 function T:replay_from(name, from, to)
   local batches = self:recording(name)
   for i = from, to or #batches do
+    mark(("replay %s batch %d: apply"):format(name, i))
     require("claudenova.ui.inbox").apply(vim.json.encode(batches[i]))
     self.seq = math.max(self.seq, batches[i][#batches[i]] and batches[i][#batches[i]].seq or 0)
+    mark(("replay %s batch %d: settle"):format(name, i))
     self:settle()
   end
   return batches
@@ -152,7 +199,9 @@ T.NO_MARK = setmetatable({}, { __name = "no mark" })
 
 --- The screen as text, one string per row.
 function T:screen_lines()
+  mark("screen: redraw")
   vim.cmd("redraw!")
+  mark("screen: read")
   local rows = {}
   for r = 1, vim.o.lines do
     local cells = {}
@@ -282,20 +331,17 @@ function H.run(spec, name)
       end
     end
     if os.getenv("CLAUDENOVA_TEST_TRACE_CALLS") then
-      -- Every call into C (a wait, a prompt) leaves its traceback.
-      debug.sethook(function()
-        local info = debug.getinfo(2, "S")
-        if info and info.what == "C" then
-          dump()
-        end
-      end, "c")
+      -- the driver's hook (lua_test.go) runs from startup on
     else
       debug.sethook(dump, "", 20000)
     end
   end
+  mark("run " .. spec .. " / " .. name)
   local ok, res = xpcall(function()
     local ctx = H.context(c.opts)
+    mark("context ready")
     c.run(ctx)
+    mark("case done")
     return ctx
   end, debug.traceback)
   debug.sethook()

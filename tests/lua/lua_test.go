@@ -60,11 +60,29 @@ func versions(t *testing.T) []version {
 	return []version{{"0." + string(m[1]), bin}}
 }
 
+// traceHook makes a Neovim whose case hangs say where: with
+// CLAUDENOVA_TEST_TRACE_CALLS set, every call into C (a wait, a prompt)
+// from startup on leaves its traceback in $CLAUDENOVA_TEST_TRACE.
+const traceHook = `lua if os.getenv("CLAUDENOVA_TEST_TRACE_CALLS") then jit.off() ` +
+	`local f = io.open(os.getenv("CLAUDENOVA_TEST_TRACE"), "w") ` +
+	`debug.sethook(function() local info = debug.getinfo(2, "Sn") ` +
+	`if info and info.what == "C" and f then f:seek("set", 0) ` +
+	`f:write(debug.traceback(tostring(info.name), 2), "\n", string.rep(" ", 400), "\n") f:flush() end end, "c") end`
+
 // child starts a Neovim with a UI of width columns attached.
 func child(t *testing.T, v version, width, height int) (*nvim.Nvim, string) {
 	t.Helper()
 	base := t.TempDir()
+	// Neovim's log in a folder that exists: when it cannot make its own
+	// (seen under load) it logs to the current folder and warns 100 ms
+	// after startup, and that message arriving in a case's wait stopped the
+	// editor at a hit-enter prompt.
+	logDir := filepath.Join(base, "state", "nvim")
+	if err := os.MkdirAll(logDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	env := []string{
+		"NVIM_LOG_FILE=" + filepath.Join(logDir, "log"),
 		"HOME=" + filepath.Join(base, "home"), "PATH=" + os.Getenv("PATH"), "TMPDIR=" + base,
 		"XDG_CONFIG_HOME=" + filepath.Join(base, "config"), "XDG_DATA_HOME=" + filepath.Join(base, "data"),
 		"XDG_STATE_HOME=" + filepath.Join(base, "state"), "XDG_CACHE_HOME=" + filepath.Join(base, "cache"),
@@ -72,7 +90,7 @@ func child(t *testing.T, v version, width, height int) (*nvim.Nvim, string) {
 	}
 	n, err := nvim.NewChildProcess(
 		nvim.ChildProcessCommand(v.bin),
-		nvim.ChildProcessArgs("--embed", "--headless", "-n", "-i", "NONE", "-u", "NONE"),
+		nvim.ChildProcessArgs("--embed", "--headless", "-n", "-i", "NONE", "-u", "NONE", "--cmd", traceHook),
 		nvim.ChildProcessEnv(env), nvim.ChildProcessDir(base),
 		nvim.ChildProcessServe(true), nvim.ChildProcessLogf(func(string, ...any) {}),
 	)
@@ -144,6 +162,8 @@ func runCase(t *testing.T, v version, spec, name string, width int) {
 		}
 	case <-time.After(60 * time.Second):
 		where, _ := os.ReadFile(trace)
+		steps, _ := os.ReadFile(trace + ".steps")
+		where = append(steps, where...)
 		t.Fatalf("the case did not finish in a minute; where it ran last:\n%s\nthe editor shows:\n%s", where, stuck(n))
 	}
 	if !res.OK {
