@@ -29,6 +29,7 @@ function M.check()
       h.info(("built outside the plugin (make or go build) with %s"):format(bi.go or "go"))
     end
   end
+  h.info("host " .. require("claudenova.register").describe())
 
   local cfg = require("claudenova.config").get()
   -- Split cmd exactly as the host will run it (shell quoting, no shell).

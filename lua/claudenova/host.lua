@@ -101,23 +101,7 @@ end
 M.log_path = log_path
 
 local function rebootstrap()
-  -- remote#define baked the dead channel into every function: restore the
-  -- bootstrap stubs so the next call starts a fresh host.
-  vim.fn["remote#host#Register"](NAME, "x", M.factory)
-  for _, plugin in ipairs(vim.fn["remote#host#PluginsForHost"](NAME)) do
-    for _, spec in ipairs(plugin.specs) do
-      if spec.type == "function" then
-        pcall(vim.cmd, "delfunction! " .. spec.name)
-        vim.fn["remote#define#FunctionOnHost"](
-          NAME,
-          plugin.path .. ":function:" .. spec.name,
-          spec.sync,
-          spec.name,
-          spec.opts
-        )
-      end
-    end
-  end
+  require("claudenova.register").reset()
 end
 
 M.channel = nil
@@ -158,8 +142,7 @@ local function register()
     return
   end
   registered = true
-  vim.fn["remote#host#Register"](NAME, "x", M.factory)
-  vim.cmd.source(vim.fn.fnameescape(M.root() .. "/rplugin/manifest.vim"))
+  require("claudenova.register").register(M.factory)
 end
 
 local function ensure()
@@ -175,7 +158,7 @@ local function ensure()
   end
   register()
   local fresh = M.channel == nil
-  local chan = vim.fn["remote#host#Require"](NAME)
+  local chan = require("claudenova.register").require()
   if fresh and chan > 0 then
     M.channel = chan
     vim.api.nvim_create_autocmd("VimLeavePre", {

@@ -24,41 +24,44 @@ func (e *Env) newSession(args string) int {
 }
 
 func TestHelloTranscript(t *testing.T) {
-	eachNvim(t, func(t *testing.T, v nvimVersion) {
-		e := NewEnv(t, v, Options{})
-		start := e.curBufName()
-		// new without a prompt opens the prompt input; the user types.
-		id := e.newSession("")
-		e.Eventually(5*time.Second, "prompt input", func() bool { return strings.HasPrefix(e.curBufName(), "claudenova://prompt/") })
-		e.WaitMode("i")
-		e.Input("hello   spaced  out<C-s>")
-		e.Eventually(60*time.Second, "assistant reply in the transcript", func() bool {
-			return strings.Contains(e.Transcript(id), "You said: hello   spaced  out")
-		})
-		tr := e.Transcript(id)
-		for _, want := range []string{"## You", "hello", "## Claude", "done ·"} {
-			if !strings.Contains(tr, want) {
-				e.Eventually(10*time.Second, "transcript has "+want, func() bool { return strings.Contains(e.Transcript(id), want) })
-			}
-		}
-		// The transcript never took the cursor: it is back where the user was.
-		if name := e.curBufName(); name != start {
-			t.Errorf("focus moved to %q", name)
-		}
-		// Five more sessions: still one transcript window in the tab.
-		for i := 0; i < 5; i++ {
-			e.newSession("again")
-		}
-		var n int
-		e.Lua(&n, `local n = 0
-			for _, w in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
-				if vim.b[vim.api.nvim_win_get_buf(w)].claudenova_session then n = n + 1 end
-			end
-			return n`)
-		if n != 1 {
-			t.Fatalf("%d transcript windows in the tab", n)
-		}
+	eachNvim(t, func(t *testing.T, v nvimVersion) { helloTranscript(t, v, Options{}) })
+}
+
+// helloTranscript is TestHelloTranscript with options o (the jobstart smoke set runs it too).
+func helloTranscript(t *testing.T, v nvimVersion, o Options) {
+	e := NewEnv(t, v, o)
+	start := e.curBufName()
+	// new without a prompt opens the prompt input; the user types.
+	id := e.newSession("")
+	e.Eventually(5*time.Second, "prompt input", func() bool { return strings.HasPrefix(e.curBufName(), "claudenova://prompt/") })
+	e.WaitMode("i")
+	e.Input("hello   spaced  out<C-s>")
+	e.Eventually(60*time.Second, "assistant reply in the transcript", func() bool {
+		return strings.Contains(e.Transcript(id), "You said: hello   spaced  out")
 	})
+	tr := e.Transcript(id)
+	for _, want := range []string{"## You", "hello", "## Claude", "done ·"} {
+		if !strings.Contains(tr, want) {
+			e.Eventually(10*time.Second, "transcript has "+want, func() bool { return strings.Contains(e.Transcript(id), want) })
+		}
+	}
+	// The transcript never took the cursor: it is back where the user was.
+	if name := e.curBufName(); name != start {
+		t.Errorf("focus moved to %q", name)
+	}
+	// Five more sessions: still one transcript window in the tab.
+	for i := 0; i < 5; i++ {
+		e.newSession("again")
+	}
+	var n int
+	e.Lua(&n, `local n = 0
+		for _, w in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
+			if vim.b[vim.api.nvim_win_get_buf(w)].claudenova_session then n = n + 1 end
+		end
+		return n`)
+	if n != 1 {
+		t.Fatalf("%d transcript windows in the tab", n)
+	}
 }
 
 func TestTwoSessionsKeepTheirOwnTranscripts(t *testing.T) {

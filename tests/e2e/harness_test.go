@@ -107,6 +107,9 @@ type Options struct {
 	ModelOpts fakemodel.Options
 	NvimEnv   []string // extra environment for Neovim ("K=V")
 	Pack      string   // install the plugin with vim.pack from this git source (0.12)
+	// NoRemote hides Neovim's autoload/remote/ (remote#host, remote#define)
+	// from the runtimepath: a Neovim without remote plugins.
+	NoRemote bool
 	// Init replaces the test init (make demo's: scripts/demo/init.lua);
 	// tests/e2e/observe.lua is loaded after it, before VimEnter.
 	Init string
@@ -196,6 +199,9 @@ func NewEnv(t *testing.T, v nvimVersion, o Options) *Env {
 		"CLAUDENOVA_TEST_MARKER=" + e.Marker,
 		"TMPDIR=" + base,
 		"CLAUDENOVA_TEST_PACK=" + o.Pack,
+	}
+	if o.NoRemote {
+		env = append(env, "CLAUDENOVA_TEST_HIDE_REMOTE="+filepath.Join(base, "runtime"))
 	}
 	for _, kv := range o.NvimEnv { // replaces a variable set above
 		k, _, _ := strings.Cut(kv, "=")
