@@ -62,7 +62,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	distDir := filepath.Join(*dir, *dist)
+	distDir := under(*dir, *dist)
 	if err := os.MkdirAll(distDir, 0o755); err != nil {
 		return err
 	}
@@ -86,11 +86,19 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	if err := writeFile(filepath.Join(distDir, "SHA256SUMS"), m.SumsFile()); err != nil {
 		return err
 	}
-	if err := writeFile(filepath.Join(*dir, *manifest), text); err != nil {
+	if err := writeFile(under(*dir, *manifest), text); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "wrote %s (v%s, revision %s) and %s/SHA256SUMS\n", *manifest, version, rev, *dist)
 	return nil
+}
+
+// under is p relative to dir, unless p is absolute.
+func under(dir, p string) string {
+	if filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(dir, p)
 }
 
 func joinTargets(ts []Target) string {
