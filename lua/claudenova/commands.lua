@@ -270,8 +270,16 @@ M.subcommands = {
     run = function() vim.cmd.split(vim.fn.fnameescape(require("claudenova.host").log_path())) end,
   },
   build = {
-    desc = "Build the host binary with go build (in the background). The first command after an install or an update does it by itself.",
-    run = function() require("claudenova.host").build(nil, ":ClaudeNova build") end,
+    usage = "build [download|go]",
+    desc = "Install the host binary (in the background), as the first command after an install or an update does by itself and lazy.nvim's build does: the release asset for your platform, downloaded and checked against the SHA-256 in the checkout's release manifest (option download), else a build with go. With download or go: only that way.",
+    run = function(args)
+      local via = args[1]
+      if via and via ~= "download" and via ~= "go" then
+        error("claude-nova: build takes nothing, download or go, got " .. via, 0)
+      end
+      require("claudenova.install").obtain({ why = ":ClaudeNova build", via = via })
+    end,
+    complete = function() return { "download", "go" } end,
   },
 }
 

@@ -147,7 +147,7 @@ end
 
 local function ensure()
   local problem, kind = M.problem()
-  if problem and kind and vim.fn.executable("go") == 1 then
+  if problem and kind then
     -- A synchronous caller (the Lua API) waits for the build; commands
     -- build in the background first (see ready).
     local built = M.build_and_wait()
@@ -357,7 +357,7 @@ end
 --- Build and wait for it (Neovim keeps drawing). Returns whether it built.
 function M.build_and_wait()
   local done, ok = false, false
-  M.build(function(o) done, ok = true, o end, "first use")
+  require("claudenova.install").obtain({ why = "first use", on_done = function(o) done, ok = true, o end })
   vim.wait(300000, function() return done end, 50)
   return ok
 end
@@ -370,15 +370,15 @@ function M.ready(fn)
   if not problem then
     return fn()
   end
-  if not kind or M.cannot_build() then
-    require("claudenova.ui.notify").error(M.cannot_build() or problem)
+  if not kind then
+    require("claudenova.ui.notify").error(problem)
     return
   end
-  M.build(function(ok)
+  require("claudenova.install").obtain({ why = kind == "missing" and "first use" or "the plugin was updated", on_done = function(ok)
     if ok then
       fn()
     end
-  end, kind == "missing" and "first use" or "the plugin was updated")
+  end })
 end
 
 return M

@@ -335,34 +335,6 @@ func TestHelpTags(t *testing.T) {
 	})
 }
 
-func TestMissingHostBinarySaysHowToBuild(t *testing.T) {
-	eachNvim(t, func(t *testing.T, v nvimVersion) {
-		// A copy of the plugin without bin/: what a user has before `make`.
-		copyRoot := t.TempDir()
-		for _, dir := range []string{"lua", "plugin", "rplugin"} {
-			if out, err := exec.Command("cp", "-r", filepath.Join(root, dir), copyRoot).CombinedOutput(); err != nil {
-				t.Fatalf("copy %s: %v %s", dir, err, out)
-			}
-		}
-		// Without Go the first command cannot build the host: it says what
-		// is missing and how to build it (with Go it builds: see
-		// TestInstallWithVimPack).
-		var path []string
-		for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
-			if _, err := os.Stat(filepath.Join(dir, "go")); err != nil {
-				path = append(path, dir)
-			}
-		}
-		e := NewEnv(t, v, Options{NoModel: true, NoSetup: true, NvimEnv: []string{"PATH=" + strings.Join(path, string(os.PathListSeparator))}})
-		e.Lua(nil, `vim.opt.rtp:remove(...); vim.opt.rtp:prepend(select(2, ...))
-			for name in pairs(package.loaded) do if name:find("^claudenova") then package.loaded[name] = nil end end`, root, copyRoot)
-		_ = e.CmdErr("ClaudeNova new hi")
-		e.Eventually(5*time.Second, "build instructions", func() bool {
-			return e.NoteContaining("Go is not on PATH: install Go") && e.NoteContaining(":ClaudeNova build")
-		})
-	})
-}
-
 func TestHighlightsAreDefaultLinksThatSurviveColorschemes(t *testing.T) {
 	eachNvim(t, func(t *testing.T, v nvimVersion) {
 		e := NewEnv(t, v, Options{NoModel: true, NoSetup: true})

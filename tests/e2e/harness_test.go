@@ -502,7 +502,11 @@ func TestMain(m *testing.M) {
 	if !flagGiven("test.parallel") {
 		_ = flag.Set("test.parallel", strconv.Itoa(envsPerCore*runtime.NumCPU()))
 	}
-	testkit.MainWithFakeClaude(m, &fakeClaudePath)
+	testkit.MainWithFakeClaude(m, &fakeClaudePath, func() {
+		for _, d := range releaseCleanup {
+			_ = os.RemoveAll(d)
+		}
+	})
 }
 
 // flagGiven reports whether the flag was set on the command line.

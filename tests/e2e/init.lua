@@ -25,22 +25,44 @@ if hide and hide ~= "" then
   end
   vim.opt.rtp = paths
 end
-local pack = os.getenv("CLAUDENOVA_TEST_PACK")
-if pack and pack ~= "" then
-  -- Installed the way a vim.pack user does: a git clone, no build step.
-  vim.pack.add({ { src = pack, name = "claude-nova.nvim" } }, { confirm = false })
-else
-  vim.opt.rtp:prepend(root)
-end
 vim.opt.swapfile = false
 vim.opt.shadafile = "NONE"
 vim.o.columns = 160
 vim.o.lines = 50
 
--- What tests observe (notifications, request events, a scripted picker).
+-- What tests observe (notifications, request events, a scripted picker),
+-- from the start: an install at startup says things too.
 dofile(root .. "/tests/e2e/observe.lua")
 
 local opts = os.getenv("CLAUDENOVA_TEST_OPTS")
+local pack = os.getenv("CLAUDENOVA_TEST_PACK")
+local lazy = os.getenv("CLAUDENOVA_TEST_LAZY")
+if lazy and lazy ~= "" then
+  -- Installed the way a lazy.nvim user does: lazy clones the plugin from
+  -- the git source and runs its build (build.lua, no build key), then
+  -- calls setup(opts).
+  vim.opt.rtp:prepend(lazy)
+  require("lazy").setup({
+    { url = pack, name = "claude-nova.nvim", opts = (opts and opts ~= "") and vim.json.decode(opts) or {} },
+  }, {
+    rocks = { enabled = false },
+    pkg = { enabled = false },
+    checker = { enabled = false },
+    change_detection = { enabled = false },
+    install = { colorscheme = {} },
+    -- --embed: stdout is the RPC channel, nothing may be printed there.
+    headless = { process = false, log = false, task = false, colors = false },
+    performance = { reset_packpath = false, rtp = { reset = false } },
+  })
+  opts = nil
+elseif pack and pack ~= "" then
+  -- Installed the way a vim.pack user does: a git clone, no build step.
+  vim.pack.add({ { src = pack, name = "claude-nova.nvim" } }, { confirm = false })
+else
+  local plugin = os.getenv("CLAUDENOVA_TEST_PLUGIN")
+  vim.opt.rtp:prepend((plugin and plugin ~= "") and plugin or root)
+end
+
 if opts and opts ~= "" then
   require("claudenova").setup(vim.json.decode(opts))
 end

@@ -26,7 +26,7 @@ func BuildFakeClaude(dir string) (string, error) {
 // MainWithFakeClaude is a TestMain body: it builds the fake claude into a
 // temporary folder, stores its path in *path, runs the tests, cleans up and
 // exits with their status.
-func MainWithFakeClaude(m *testing.M, path *string) {
+func MainWithFakeClaude(m *testing.M, path *string, after ...func()) {
 	dir, err := os.MkdirTemp("", "fakeclaude-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -38,6 +38,9 @@ func MainWithFakeClaude(m *testing.M, path *string) {
 		os.Exit(1)
 	}
 	code := m.Run()
+	for _, f := range after {
+		f()
+	}
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
