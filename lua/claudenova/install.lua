@@ -200,8 +200,8 @@ function M.download(plan, why, done)
         end
         if sum ~= plan.sha256 then
           os.remove(tmp)
-          return done(false, ("the downloaded host %s does not match this checkout's release manifest: its SHA-256 is %s, lua/claudenova/release.lua says %s. The file was deleted and nothing was run (downloaded from %s)."):format(
-            plan.file, sum, plan.sha256, plan.url), false)
+          return done(false, ("refused the downloaded host: its SHA-256 is %s, this checkout's release manifest (lua/claudenova/release.lua) says %s; the file was deleted and nothing was run (%s from %s)"):format(
+            sum, plan.sha256, plan.file, plan.url), false)
         end
         local ok, cerr = vim.uv.fs_chmod(tmp, tonumber("755", 8))
         if ok then
@@ -233,7 +233,7 @@ end
 
 --- The one message when the host can be neither downloaded nor built.
 function M.missing_message(why)
-  return ("the host (bin/claudenova) is missing or outdated and cannot be installed here: %s, and Go is not on PATH to build it. Two ways out: let it be downloaded (install curl or wget, allow the download, or set download.url to a folder holding the release assets), or install Go 1.24 or newer (go.dev/dl); then :ClaudeNova build."):format(why)
+  return ("no host binary (bin/claudenova) and no way to get one here: %s, and Go is not on PATH. Two ways out: let it be downloaded (curl or wget on PATH, download enabled, or download.url set to a folder holding the release assets), or install Go 1.24 or newer (go.dev/dl); then :ClaudeNova build"):format(why)
 end
 
 local joining = nil ---@type (fun(ok: boolean))[]|nil

@@ -165,6 +165,24 @@ func healthText(e *Env, want string) string {
 	return strings.Join(report, "\n")
 }
 
+// WholeMessage is the line of :messages that contains s (a message cut to
+// the screen is kept whole there).
+func (e *Env) WholeMessage(s string) string {
+	e.t.Helper()
+	var line string
+	e.Eventually(10*time.Second, "the whole message in :messages", func() bool {
+		var msgs string
+		e.Lua(&msgs, "return vim.fn.execute('messages')")
+		for _, l := range strings.Split(msgs, "\n") {
+			if strings.Contains(l, s) && len(l) > len(line) {
+				line = l
+			}
+		}
+		return line != "" && !strings.HasSuffix(line, "…")
+	})
+	return line
+}
+
 func mustBeClean(t *testing.T, report string) {
 	t.Helper()
 	for _, l := range strings.Split(report, "\n") {
@@ -268,12 +286,14 @@ func TestTamperedHostIsRefused(t *testing.T) {
 		_ = e.CmdErr("ClaudeNova new this must not run")
 		e.Eventually(60*time.Second, "the refusal", func() bool { return len(e.ErrorNotes()) > 0 })
 		errs := e.ErrorNotes()
-		if len(errs) != 1 {
-			t.Fatalf("%d error messages, want one: %v", len(errs), errs)
+		if len(errs) != 1 || !strings.HasPrefix(errs[0], "claude-nova: refused the downloaded host: its SHA-256 is "+badSum[:20]) {
+			t.Fatalf("want one error, the refusal first: %v", errs)
 		}
-		for _, want := range []string{"does not match this checkout's release manifest", "its SHA-256 is " + badSum, "says " + rel.sum, "nothing was run"} {
-			if !strings.Contains(errs[0], want) {
-				t.Errorf("the refusal lacks %q: %s", want, errs[0])
+		// The line shown is cut to the screen; :messages has it whole.
+		whole := e.WholeMessage("refused the downloaded host")
+		for _, want := range []string{"its SHA-256 is " + badSum, "release manifest (lua/claudenova/release.lua) says " + rel.sum, "nothing was run"} {
+			if !strings.Contains(whole, want) {
+				t.Errorf("the refusal lacks %q: %s", want, whole)
 			}
 		}
 		if _, err := os.Stat(filepath.Join(plugin, "bin", "claudenova")); err == nil {
@@ -328,12 +348,13 @@ func TestNoDownloadNoGoSaysBothWaysOut(t *testing.T) {
 				_ = e.CmdErr("ClaudeNova new hi")
 				e.Eventually(60*time.Second, "the message", func() bool { return len(e.ErrorNotes()) > 0 })
 				errs := e.ErrorNotes()
-				if len(errs) != 1 {
-					t.Fatalf("%d error messages, want one: %v", len(errs), errs)
+				if len(errs) != 1 || !strings.HasPrefix(errs[0], "claude-nova: no host binary (bin/claudenova) and no way to get one here: ") {
+					t.Fatalf("want one error, saying what is missing first: %v", errs)
 				}
-				for _, want := range []string{c.reason, "Go is not on PATH", "Two ways out", "install Go", ":ClaudeNova build"} {
-					if !strings.Contains(errs[0], want) {
-						t.Errorf("the message lacks %q: %s", want, errs[0])
+				whole := e.WholeMessage("no way to get one here")
+				for _, want := range []string{c.reason, "Go is not on PATH", "Two ways out", "curl or wget", "download.url", "install Go", ":ClaudeNova build"} {
+					if !strings.Contains(whole, want) {
+						t.Errorf("the message lacks %q: %s", want, whole)
 					}
 				}
 			})
