@@ -343,6 +343,9 @@ function M.run(opts)
     guard(function() ui().toggle_sidebar() end)()
     return
   end
+  -- Requests that arrive while you are away are signaled (notify_away),
+  -- also where setup() was never called.
+  require("claudenova.away").setup()
   local cmd = M.subcommands[sub]
   if not cmd then
     -- What to do first: the list is long and may be cut (:messages has it whole).

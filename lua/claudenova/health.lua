@@ -134,6 +134,8 @@ function M.check()
   else
     h.error("storage is not writable: " .. dir)
   end
+  local away = require("claudenova.away").describe()
+  h.info("a request that waits while you are away (no focus, no UI): " .. (away or "no signal (notify_away = false)"))
   h.info("log: " .. host.log_path())
   M.editor_tools(cfg)
   M.boundary()

@@ -95,6 +95,9 @@ type Env struct {
 	Model   *fakemodel.Server
 
 	sentinels int // answer barriers so far (barrier_test.go)
+
+	env    []string // Neovim's environment
+	Socket string   // the server's socket (Options.Listen)
 }
 
 // Options for an Env.
@@ -110,6 +113,10 @@ type Options struct {
 	// NoRemote hides Neovim's autoload/remote/ (remote#host, remote#define)
 	// from the runtimepath: a Neovim without remote plugins.
 	NoRemote bool
+	// Listen runs Neovim as a server (nvim --headless --listen) that the
+	// test reaches through its socket, as a --remote-ui client does
+	// (e.Socket).
+	Listen bool
 	// Init replaces the test init (make demo's: scripts/demo/init.lua);
 	// tests/e2e/observe.lua is loaded after it, before VimEnter.
 	Init string
@@ -217,6 +224,11 @@ func NewEnv(t *testing.T, v nvimVersion, o Options) *Env {
 	if o.Init != "" {
 		args = []string{"--embed", "--headless", "-n", "-i", "NONE", "-u", o.Init,
 			"-c", "luafile " + filepath.Join(root, "tests", "e2e", "observe.lua")}
+	}
+	e.env = env
+	if o.Listen {
+		e.listen(v, args, env)
+		return e
 	}
 	nv, err := nvim.NewChildProcess(
 		nvim.ChildProcessCommand(v.bin),
