@@ -94,8 +94,10 @@ local function bell()
 end
 
 local function message(r)
-  local what = (type(r.title) == "string" and r.title ~= "") and r.title or tostring(r.tool or "a request")
-  local who = (type(r.session_name) == "string" and r.session_name ~= "") and r.session_name or ("session " .. tostring(r.session))
+  local tool = tostring(r.tool or "a request")
+  local what = (type(r.target) == "string" and r.target ~= "") and (tool .. " " .. r.target) or tool
+  local who = (type(r.session_name) == "string" and r.session_name ~= "") and r.session_name
+    or ("session " .. tostring(r.session))
   -- No control characters: one would end the sequence early.
   local msg = (("%s waits for you (%s)"):format(what, who):gsub("[%c\127]", " "))
   if vim.fn.strchars(msg) > 200 then

@@ -65,7 +65,9 @@ func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''
 func (u *tmuxUI) Screen() string { return u.tmux("capture-pane", "-p", "-t", "remote") }
 
 // Keys types keys into the client's terminal (tmux key names).
-func (u *tmuxUI) Keys(keys ...string) { u.tmux(append([]string{"send-keys", "-t", "remote"}, keys...)...) }
+func (u *tmuxUI) Keys(keys ...string) {
+	u.tmux(append([]string{"send-keys", "-t", "remote"}, keys...)...)
+}
 
 // Raw sends bytes as the terminal would (focus reports).
 func (u *tmuxUI) Raw(hex ...string) {
@@ -149,7 +151,7 @@ func TestRemoteUIProposalAndAwaySignal(t *testing.T) {
 		if n := bytes.Count(out, osc777InTmux); v.name == "nvim-0.12" && n != 1 {
 			t.Fatalf("%d OSC 777 notifications, want one", n)
 		}
-		if v.name == "nvim-0.12" && !bytes.Contains(out, []byte("Bash")) {
+		if v.name == "nvim-0.12" && !bytes.Contains(out, []byte("claude-nova;Bash `echo away > away.txt` waits for you (1 · ")) {
 			t.Errorf("the notification does not name the request: %q", sequencesIn(out))
 		}
 		// Back and away again: the same request is not signaled twice.
