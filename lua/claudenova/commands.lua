@@ -103,15 +103,16 @@ M.subcommands = {
     complete = function() return vim.fn.getcompletion("", "file") end,
   },
   ["paste-image"] = {
-    desc = "Add the clipboard's image to the next prompt (saved under storage/images; needs wl-paste or xclip).",
+    desc = "Add the clipboard's image to the next prompt (saved under storage/images; with wl-paste, xclip or pngpaste). Without one (Neovim on a server, in a container) the terminal's clipboard is read through OSC 52: it carries text, so the path of an image file on Neovim's machine (or a data:image URL) works; else a message says what to do.",
     run = function()
       local images = require("claudenova.images")
-      local path, why = images.paste(require("claudenova.config").get().storage .. "/images")
-      if not path then
-        error("claude-nova: " .. why, 0)
-      end
-      nova().add(path)
-      say(("added %s for the next prompt, sent as an image"):format(images.describe(path)))
+      images.paste_async(require("claudenova.config").get().storage .. "/images", require("claudenova.errors").guard(function(path, why)
+        if not path then
+          error("claude-nova: " .. why, 0)
+        end
+        nova().add(path)
+        say(("added %s for the next prompt, sent as an image"):format(images.describe(path)))
+      end))
     end,
   },
   rename = {

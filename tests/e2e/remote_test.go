@@ -177,6 +177,29 @@ func TestRemoteUIProposalAndAwaySignal(t *testing.T) {
 		e.Lua(nil, "vim.api.nvim_set_current_win(require('claudenova.ui.panel').current.win)")
 		u.Keys("a")
 		e.Eventually(30*time.Second, "the command ran", func() bool { return e.ReadFile("away.txt") == "away\n" })
+
+		// paste-image with no clipboard tool on the server: the client's
+		// terminal is asked (OSC 52); tmux answers with its paste buffer,
+		// here the path of an image on the server's machine. Neovim 0.10
+		// cannot reach a remote UI's terminal: a clear message instead.
+		img := filepath.Join(e.Project, "shot.png")
+		redPNG(t, img)
+		u.tmux("set-option", "-g", "set-clipboard", "on")
+		u.tmux("set-buffer", img)
+		e.Lua(nil, "vim.env.PATH = ...", pathWithout(t, "wl-paste", "xclip", "pngpaste"))
+		u.Keys(":ClaudeNova paste-image", "Enter")
+		if v.name == "nvim-0.12" {
+			e.Eventually(10*time.Second, "the image queued", func() bool {
+				var queued []string
+				e.Lua(&queued, "return require('claudenova.context').queue")
+				return len(queued) == 1 && strings.HasSuffix(queued[0], "shot.png")
+			})
+			if !e.NoteContaining("added image: shot.png 8×8 for the next prompt") {
+				t.Errorf("notes %v", e.Notes())
+			}
+		} else {
+			e.Eventually(10*time.Second, "the message", func() bool { return e.NoteContaining("no clipboard tool for images here") })
+		}
 	})
 }
 
