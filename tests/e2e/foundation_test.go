@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -259,6 +260,10 @@ func TestSetupValidation(t *testing.T) {
 			{`{args = {1}}`, `option 'args[1]' must be a string`},
 			{`{env = {FOO = 1}}`, `option 'env' must map strings to strings`},
 			{`"nope"`, `setup() takes a table`},
+			{`{download = true}`, `option 'download' must be a table or false, got boolean`},
+			{`{download = {url = ""}}`, `option 'download.url' must not be empty`},
+			{`{notify_away = {command = {}}}`, `option 'notify_away.command' must name a command`},
+			{`{notify_away = {command = "notify-send"}}`, `option 'notify_away.command' must be a list`},
 		}
 		for _, c := range cases {
 			var msg string
@@ -276,6 +281,13 @@ func TestSetupValidation(t *testing.T) {
 			return false`)
 		if !warned {
 			t.Error("unknown option did not warn")
+		}
+		// false is short for turning a table of switches off.
+		var off []any
+		e.Lua(&off, `local cfg = require('claudenova').setup({ download = false, notify_away = false })
+			return { cfg.download.enabled, cfg.download.url ~= "", cfg.notify_away.terminal, cfg.notify_away.bell, cfg.notify_away.command == nil }`)
+		if fmt.Sprint(off) != "[false true false false true]" {
+			t.Errorf("download = false, notify_away = false give %v", off)
 		}
 	})
 }

@@ -236,3 +236,59 @@ func sequencesIn(b []byte) string {
 	}
 	return strings.Join(out, " | ")
 }
+
+// The signal's rules without a terminal: nothing while the user looks (a
+// UI attached, with focus), once per request after focus went away (the UI
+// reports it), also with no UI attached; the command gets the message.
+func TestAwaySignalRunsCommandOnce(t *testing.T) {
+	eachNvim(t, func(t *testing.T, v nvimVersion) {
+		dir := t.TempDir()
+		out := filepath.Join(dir, "signals.txt")
+		script := filepath.Join(dir, "notify")
+		if err := os.WriteFile(script, []byte("#!/bin/sh\nprintf '%s|%s\\n' \"$1\" \"$2\" >> "+shellQuote(out)+"\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		e := NewEnv(t, v, Options{Setup: map[string]any{"notify_away": map[string]any{"command": []string{script, "claude-nova"}}}})
+		signals := func() []string {
+			b, _ := os.ReadFile(out)
+			return strings.Fields(strings.ReplaceAll(string(b), " ", "_"))
+		}
+		e.AttachUI(120, 40)
+		e.Cmd("ClaudeNova new " + Seq(bash("echo one > one.txt", "one")))
+		e.WaitPending(1)
+		var n int
+		e.Lua(&n, "return #require('claudenova.away').signals")
+		if n != 0 || len(signals()) != 0 {
+			t.Fatalf("a signal while the user looks: %d %v", n, signals())
+		}
+		e.Cmd("ClaudeNova deny")
+		e.WaitIdle(1)
+		// Focus goes (the UI says so, as a terminal's focus report does).
+		if err := e.V.Request("nvim_ui_set_focus", nil, false); err != nil {
+			t.Fatal(err)
+		}
+		e.Cmd("ClaudeNova send " + Seq(bash("echo two > two.txt", "two")))
+		e.WaitPending(1)
+		e.Eventually(10*time.Second, "the command ran", func() bool { return len(signals()) == 1 })
+		if got := signals()[0]; !strings.HasPrefix(got, "claude-nova|claude-nova:_Bash_`echo_two_>_two.txt`_waits_for_you") {
+			t.Errorf("the command got %q", got)
+		}
+		// Focus back and away again: the same request, no second signal.
+		_ = e.V.Request("nvim_ui_set_focus", nil, true)
+		_ = e.V.Request("nvim_ui_set_focus", nil, false)
+		e.Cmd("ClaudeNova deny")
+		e.WaitIdle(1)
+		// No UI attached at all: away too.
+		if err := e.V.DetachUI(); err != nil {
+			t.Fatal(err)
+		}
+		e.Cmd("ClaudeNova send " + Seq(bash("echo three > three.txt", "three")))
+		e.WaitPending(1)
+		e.Eventually(10*time.Second, "the command ran again", func() bool { return len(signals()) == 2 })
+		var why []string
+		e.Lua(&why, "return vim.tbl_map(function(s) return s.why end, require('claudenova.away').signals)")
+		if strings.Join(why, ",") != "Neovim has no focus,no UI is attached" {
+			t.Errorf("signals for %v", why)
+		}
+	})
+}
