@@ -231,6 +231,28 @@ function M.download(plan, why, done)
   end)
 end
 
+-- The paths whose content makes the host binary (cmd/release's list).
+local HOST_SOURCES = { "cmd/claudenova", "rplugin", "go.mod", "go.sum" }
+
+--- Whether this checkout's host sources are those of revision rev (the
+--- release's): cb(true), cb(false), or cb(nil) when git cannot tell (no
+--- git, a shallow clone without rev). Compares trees only: a partial clone
+--- fetches nothing for it.
+function M.sources_match(rev, cb)
+  if type(rev) ~= "string" or not rev:match("^%x+$") or vim.fn.executable("git") ~= 1
+    or vim.fn.isdirectory(host().root() .. "/.git") + vim.fn.filereadable(host().root() .. "/.git") == 0 then
+    return cb(nil)
+  end
+  local argv = { "git", "-C", host().root(), "diff-tree", "--quiet", rev, "HEAD", "--" }
+  vim.list_extend(argv, HOST_SOURCES)
+  local ok = pcall(vim.system, argv, { text = true }, vim.schedule_wrap(function(res)
+    cb(res.code == 0 and true or (res.code == 1 and false or nil))
+  end))
+  if not ok then
+    cb(nil)
+  end
+end
+
 --- The one message when the host can be neither downloaded nor built.
 function M.missing_message(why)
   return ("no host binary (bin/claudenova) and no way to get one here: %s, and Go is not on PATH. Two ways out: let it be downloaded (curl or wget on PATH, download enabled, or download.url set to a folder holding the release assets), or install Go 1.24 or newer (go.dev/dl); then :ClaudeNova build"):format(why)
@@ -279,15 +301,28 @@ function M.obtain(opts)
     end
     return build(why_not, false)
   end
-  M.download(plan, opts.why, function(ok, err, fallback)
-    if ok then
-      return finish(true)
+  -- Between releases (a checkout of main) the release's host may be older
+  -- than this checkout's sources: Go builds the exact one where it can.
+  M.sources_match(plan.revision, function(same)
+    if same == false and opts.via ~= "download" and vim.fn.executable("go") == 1 then
+      notify().info(("this checkout's host sources differ from release v%s's (revision %s): building it with go instead of downloading"):format(
+        plan.version, tostring(plan.revision):sub(1, 12)))
+      return host().build(finish, opts.why)
     end
-    if not fallback or opts.via == "download" then
-      notify().error(err)
-      return finish(false)
-    end
-    build(err, true)
+    M.download(plan, opts.why, function(ok, err, fallback)
+      if ok then
+        if same == false then
+          notify().warn(("installed release v%s's host (revision %s); this checkout's host sources are newer: with Go, :ClaudeNova build go builds the exact one"):format(
+            plan.version, tostring(plan.revision):sub(1, 12)))
+        end
+        return finish(true)
+      end
+      if not fallback or opts.via == "download" then
+        notify().error(err)
+        return finish(false)
+      end
+      build(err, true)
+    end)
   end)
 end
 

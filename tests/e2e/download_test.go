@@ -430,3 +430,43 @@ func TestInstallWithLazyBuild(t *testing.T) {
 		mustBeClean(t, report)
 	})
 }
+
+// A checkout between releases (its host sources changed since the
+// manifest's revision) with Go: the exact host is built, nothing is
+// downloaded.
+func TestInstallBetweenReleasesBuildsWithGo(t *testing.T) {
+	var v012 nvimVersion
+	for _, v := range versions(t) {
+		if v.name == "nvim-0.12" {
+			v012 = v
+		}
+	}
+	t.Parallel()
+	rel := makeRelease(t)
+	srv := serveAssets(t, rel.dist)
+	plugin := filepath.Join(t.TempDir(), "claude-nova.nvim")
+	host := filepath.Join(plugin, "rplugin", "host", "host.go")
+	for _, s := range [][]string{
+		{"git", "clone", "--quiet", rel.src, plugin},
+		{"sh", "-c", "echo '// a change after the release' >> " + shellQuote(host)},
+		{"git", "-C", plugin, "-c", "user.name=dev", "-c", "user.email=dev@localhost", "commit", "--quiet", "-am", "after the release"},
+	} {
+		if out, err := exec.Command(s[0], s[1:]...).CombinedOutput(); err != nil {
+			t.Fatalf("%v: %v\n%s", s, err, out)
+		}
+	}
+	e := NewEnv(t, v012, Options{
+		Setup:   map[string]any{"download": map[string]any{"url": srv.URL + "/v{version}/{asset}"}},
+		NvimEnv: append(goEnv(t), "CLAUDENOVA_TEST_PLUGIN="+plugin),
+	})
+	e.Cmd("ClaudeNova new hello between releases")
+	e.Eventually(180*time.Second, "the prompt answered after the build", func() bool {
+		return strings.Contains(e.Transcript(1), "You said: hello between releases")
+	})
+	if !e.NoteContaining("host sources differ from release v0.1.0's") || !e.NoteContaining("building the host with go") {
+		t.Errorf("notes %v", e.Notes())
+	}
+	if hits := srv.Hits(); len(hits) != 0 {
+		t.Errorf("the asset was fetched: %v", hits)
+	}
+}
