@@ -246,7 +246,13 @@ function M.sources_match(rev, cb)
   local argv = { "git", "-C", host().root(), "diff-tree", "--quiet", rev, "HEAD", "--" }
   vim.list_extend(argv, HOST_SOURCES)
   local ok = pcall(vim.system, argv, { text = true }, vim.schedule_wrap(function(res)
-    cb(res.code == 0 and true or (res.code == 1 and false or nil))
+    if res.code == 0 then
+      cb(true)
+    elseif res.code == 1 then
+      cb(false)
+    else
+      cb(nil)
+    end
   end))
   if not ok then
     cb(nil)
