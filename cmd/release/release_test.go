@@ -231,3 +231,69 @@ func TestReleaseBuildMatchesItsManifest(t *testing.T) {
 		}
 	}
 }
+
+// The revision a release names is the last commit of the host's sources:
+// committing the manifest (or Lua, docs) leaves it; uncommitted changes to
+// the sources are refused unless allowed (then marked -dirty).
+func TestRevisionIsTheHostSources(t *testing.T) {
+	dir := t.TempDir()
+	git := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@localhost"}, args...)...)
+		cmd.Dir = dir
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	write := func(rel, text string) {
+		t.Helper()
+		p := filepath.Join(dir, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	git("init", "--quiet")
+	write("go.mod", "module x\n")
+	write("rplugin/host/host.go", "package host\n")
+	git("add", ".")
+	git("commit", "--quiet", "-m", "host")
+	hostRev := git("rev-parse", "HEAD")
+	write("lua/claudenova/release.lua", "return {}\n")
+	git("add", ".")
+	git("commit", "--quiet", "-m", "manifest")
+	b := Builder{Dir: dir, Go: "go", Env: os.Environ()}
+	ctx := context.Background()
+	for _, c := range []struct {
+		name       string
+		change     func()
+		allowDirty bool
+		want       string
+		err        string
+	}{
+		{name: "a manifest commit keeps the host's revision", want: hostRev},
+		{name: "a Lua change keeps it", change: func() { write("lua/claudenova/init.lua", "x") }, want: hostRev},
+		{name: "a host change is refused", change: func() { write("rplugin/host/host.go", "package host // x\n") }, err: "uncommitted changes"},
+		{name: "or marked", allowDirty: true, want: hostRev + "-dirty"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if c.change != nil {
+				c.change()
+			}
+			got, err := b.Revision(ctx, c.allowDirty)
+			if c.err != "" {
+				if err == nil || !strings.Contains(err.Error(), c.err) {
+					t.Fatalf("Revision error %v, want %q", err, c.err)
+				}
+				return
+			}
+			if err != nil || got != c.want {
+				t.Fatalf("Revision = %q, %v; want %q", got, err, c.want)
+			}
+		})
+	}
+}
