@@ -179,7 +179,7 @@ function M.download(plan, why, done)
       local st = vim.uv.fs_stat(tmp)
       local got = st and st.size or 0
       notify().info(("downloading the host: %s of %s (%d%%, %d s)…"):format(mb(got), mb(plan.size),
-        plan.size > 0 and math.floor(got * 100 / plan.size) or 0, math.floor((vim.uv.now() - started) / 1000)))
+        (plan.size or 0) > 0 and math.floor(got * 100 / plan.size) or 0, math.floor((vim.uv.now() - started) / 1000)))
     end))
     local function stop()
       if not ticker:is_closing() then

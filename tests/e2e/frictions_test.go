@@ -131,7 +131,7 @@ func TestSessionReadyUntilTheFirstPrompt(t *testing.T) {
 		e.Lua(&sid, "return require('claudenova').new({}).id")
 		e.Eventually(30*time.Second, "ready", func() bool { st, _ := e.SessionState(sid); return st == "ready" })
 		e.Cmd("ClaudeNova")
-		if side := strings.Join(e.sidebarLines(), "\n"); !strings.Contains(side, "· ready ·") {
+		if side := strings.Join(e.sidebarLines(), "\n"); !strings.Contains(side, "· ready") {
 			t.Fatalf("the sidebar does not say ready:\n%s", side)
 		}
 		e.sendLua(sid, "hello")
