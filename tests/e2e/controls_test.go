@@ -268,3 +268,26 @@ func TestFooterCostIsTheTurns(t *testing.T) {
 		}
 	})
 }
+
+// paste-image where no clipboard tool is (Neovim on a server, in a
+// container) and no terminal answers an OSC 52 read: one clear message,
+// nothing queued.
+func TestPasteImageWithoutClipboardTool(t *testing.T) {
+	eachNvim(t, func(t *testing.T, v nvimVersion) {
+		e := NewEnv(t, v, Options{NoModel: true, NvimEnv: []string{"PATH=" + pathWithout(t, "wl-paste", "xclip", "pngpaste")}})
+		e.Cmd("ClaudeNova paste-image")
+		e.Eventually(10*time.Second, "the message", func() bool { return len(e.ErrorNotes()) > 0 })
+		errs := e.ErrorNotes()
+		if len(errs) != 1 || !strings.HasPrefix(errs[0], "claude-nova: no clipboard tool for images here (wl-paste, xclip or pngpaste), and the terminal did not answer an OSC 52") {
+			t.Fatalf("errors %v", errs)
+		}
+		if whole := e.WholeMessage("no clipboard tool for images here"); !strings.Contains(whole, ":ClaudeNova add {path}") {
+			t.Errorf("the message does not say what to do: %s", whole)
+		}
+		var queued []string
+		e.Lua(&queued, "return require('claudenova.context').queue")
+		if len(queued) != 0 {
+			t.Fatalf("queue %v", queued)
+		}
+	})
+}
