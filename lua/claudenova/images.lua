@@ -88,34 +88,48 @@ local function save(dir, data, ext)
   return path
 end
 
---- Write the clipboard's image to a file in dir; returns its path, or nil
---- and why (no tool, or no image in the clipboard), and whether no tool
---- was found.
-function M.paste(dir)
+--- Write the clipboard's image to a file in dir, off the editor's loop:
+--- cb(path) or cb(nil, why, no_tool) (no tool, or no image in the
+--- clipboard), scheduled.
+function M.paste(dir, cb)
+  cb = vim.schedule_wrap(cb)
   for _, tool in ipairs(TOOLS) do
     if vim.fn.executable(tool.name) == 1 then
-      local mime = "image/png"
-      if tool.list then
-        local types = vim.system(tool.list, { text = true }):wait(3000)
-        mime = nil
+      local function read(mime)
+        vim.system(tool.read(mime), {}, function(res)
+          if res.code ~= 0 or not res.stdout or res.stdout == "" then
+            return cb(nil, ("%s could not read the image: %s"):format(tool.name, vim.trim(res.stderr or "")))
+          end
+          vim.schedule(function()
+            local ok, path = pcall(save, dir, res.stdout, mime:match("^image/(%w+)") or "png")
+            if ok then
+              cb(path)
+            else
+              cb(nil, "the image could not be saved: " .. tostring(path))
+            end
+          end)
+        end)
+      end
+      if not tool.list then
+        return read("image/png")
+      end
+      vim.system(tool.list, { text = true }, function(types)
+        local mime
         for t in (types.stdout or ""):gmatch("[^\r\n]+") do
           if t == "image/png" or (not mime and t:match("^image/")) then
             mime = t
           end
         end
         if not mime then
-          return nil, ("the clipboard holds no image (%s offers: %s)"):format(tool.name,
-            vim.trim((types.stdout or ""):gsub("\n", ", ")) ~= "" and vim.trim((types.stdout or ""):gsub("\n", ", ")) or "nothing")
+          local offers = vim.trim((types.stdout or ""):gsub("\n", ", "))
+          return cb(nil, ("the clipboard holds no image (%s offers: %s)"):format(tool.name, offers ~= "" and offers or "nothing"))
         end
-      end
-      local res = vim.system(tool.read(mime)):wait(10000)
-      if res.code ~= 0 or not res.stdout or res.stdout == "" then
-        return nil, ("%s could not read the image: %s"):format(tool.name, vim.trim(res.stderr or ""))
-      end
-      return save(dir, res.stdout, mime:match("^image/(%w+)") or "png")
+        read(mime)
+      end)
+      return
     end
   end
-  return nil, NO_TOOL .. ": install wl-clipboard (Wayland), xclip (X11) or pngpaste (macOS)", true
+  cb(nil, NO_TOOL .. ": install wl-clipboard (Wayland), xclip (X11) or pngpaste (macOS)", true)
 end
 
 --- Ask the terminal for its clipboard (OSC 52): cb(text) or cb(nil) when
@@ -167,10 +181,17 @@ end
 --- so it holds an image when that text is the path of an image file here or
 --- a data:image/…;base64 URL; else a message says what to do instead.
 function M.paste_async(dir, cb)
-  local path, why, no_tool = M.paste(dir)
-  if path or not no_tool then
-    return cb(path, why)
-  end
+  M.paste(dir, function(path, why, no_tool)
+    if path or not no_tool then
+      return cb(path, why)
+    end
+    M.osc52(dir, cb)
+  end)
+end
+
+-- The terminal's clipboard (OSC 52) where no clipboard tool is: the path of
+-- an image file, or a data:image URL.
+function M.osc52(dir, cb)
   M.osc52_read(function(text)
     local hint = "copy the image's path on this machine instead, or :ClaudeNova add {path} of an image file here"
     if not text then

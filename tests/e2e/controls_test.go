@@ -210,9 +210,10 @@ func TestImagesInPrompts(t *testing.T) {
 			t.Fatal(err)
 		}
 		e.Cmd("ClaudeNova paste-image")
-		if !e.NoteContaining("sent as an image") || !e.NoteContaining("clipboard-") {
-			t.Fatalf("notes %v", e.Notes())
-		}
+		// The clipboard is read off the editor's loop: the note follows.
+		e.Eventually(10*time.Second, "the pasted image's note", func() bool {
+			return e.NoteContaining("sent as an image") && e.NoteContaining("clipboard-")
+		})
 		var queued []string
 		e.Lua(&queued, "return require('claudenova.context').queue")
 		if len(queued) != 1 || !strings.HasPrefix(queued[0], e.Storage) {
