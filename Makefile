@@ -3,12 +3,14 @@
 #   make test     install the test bed (Neovim 0.10 + 0.12, the pinned claude CLI) and run every test
 #   make demo     Neovim + the plugin + a real claude CLI + our scripted model server: no account needed
 #   make bench    performance figures (diff, approval latency, UI stall, startup)
+#   make release  cross-build the host for linux/darwin x amd64/arm64 into dist/ and
+#                 write the release manifest lua/claudenova/release.lua (commit it with the tag)
 
 GO      ?= go
 TESTBED ?= $(or $(CLAUDENOVA_TESTBED),$(or $(XDG_CACHE_HOME),$(HOME)/.cache)/claudenova-testbed)
 GOFILES := $(shell find cmd rplugin -name '*.go' -not -name '*_test.go') go.mod go.sum
 
-.PHONY: all build test unit e2e vet testbed demo bench screens lua manifest docs helptags clean
+.PHONY: all build test unit e2e vet testbed demo bench screens lua manifest docs helptags release clean
 
 all: build
 
@@ -34,6 +36,12 @@ docs: testbed
 
 helptags: testbed
 	. "$(TESTBED)/env" && "$$NVIM_012" --headless -u NONE -i NONE -c 'helptags doc' -c 'qa!'
+
+# Reproducible (CGO_ENABLED=0, -trimpath, no build id, version and revision
+# stamped): the same Go toolchain rebuilds the same bytes from the revision
+# the manifest names. RELEASE_FLAGS=-targets=linux/amd64 builds one.
+release:
+	$(GO) run ./cmd/release -dist dist -manifest lua/claudenova/release.lua $(RELEASE_FLAGS)
 
 testbed:
 	@bash scripts/testbed.sh
@@ -72,4 +80,4 @@ bench: testbed build
 	@bash scripts/bench.sh
 
 clean:
-	rm -rf bin
+	rm -rf bin dist

@@ -6,7 +6,12 @@
 #   $CACHE/bin/claude      Claude Code CLI (npm @anthropic-ai/claude-code)
 #   $CACHE/gopls/gopls     gopls (go install golang.org/x/tools/gopls), a real
 #                          language server for the editor-tools tests
+#   $CACHE/lazy.nvim       lazy.nvim, only from a local git copy named by
+#                          $CLAUDENOVA_LAZY_SRC (the test bed reaches nothing but
+#                          package registries); without it the install test
+#                          runs lazy's build step itself (build.lua, as lazy does)
 #   $CACHE/env             sourceable: exports NVIM_010, NVIM_012, CLAUDE_BIN, GOPLS
+#                          (and LAZY_NVIM when lazy.nvim is there)
 #
 # CACHE=${CLAUDENOVA_TESTBED:-${XDG_CACHE_HOME:-$HOME/.cache}/claudenova-testbed}
 #
@@ -32,6 +37,7 @@ NVIM010_WANT='0.10.4'   # Debian version must start with this
 NVIM012_SUITE=sid
 NVIM012_WANT='0.12.'    # whatever 0.12 sid currently has
 GOPLS_VERSION=v0.23.0   # v0.24 needs a newer Go than the test machines have
+LAZY_VERSION=v11.17.5
 
 CACHE=${CLAUDENOVA_TESTBED:-${XDG_CACHE_HOME:-$HOME/.cache}/claudenova-testbed}
 
@@ -484,6 +490,30 @@ install_gopls() {
   log "gopls $GOPLS_VERSION ready"
 }
 
+# ---------------------------------------------------------------- lazy.nvim
+
+# Optional: a tag of lazy.nvim cloned from a local git copy.
+install_lazy() {
+  local dir=$CACHE/lazy.nvim key="recipe=$RECIPE lazy=$LAZY_VERSION dir=$CACHE/lazy.nvim"
+  if stamp_ok lazy "$key" && [[ -r $dir/lua/lazy/init.lua ]]; then
+    log "lazy.nvim $LAZY_VERSION ready (cached)"
+    return 0
+  fi
+  if [[ -z ${CLAUDENOVA_LAZY_SRC:-} ]]; then
+    log "lazy.nvim: not installed (CLAUDENOVA_LAZY_SRC names no local git copy of it); the install test emulates its build step"
+    return 0
+  fi
+  rm -f "$STAMPS/lazy"
+  rm -rf "$dir.new"
+  git clone --quiet "$CLAUDENOVA_LAZY_SRC" "$dir.new" \
+    && git -C "$dir.new" -c advice.detachedHead=false checkout --quiet "$LAZY_VERSION" \
+    || { rm -rf "$dir.new"; die "lazy.nvim $LAZY_VERSION from $CLAUDENOVA_LAZY_SRC failed"; }
+  rm -rf "$dir"
+  mv "$dir.new" "$dir"
+  stamp_write lazy "$key" "$LAZY_VERSION"
+  log "lazy.nvim $LAZY_VERSION ready"
+}
+
 # ---------------------------------------------------------------- env file
 
 write_env() {
@@ -494,6 +524,9 @@ write_env() {
     printf 'export NVIM_012=%q\n' "$BIN/nvim-0.12"
     printf 'export CLAUDE_BIN=%q\n' "$BIN/claude"
     printf 'export GOPLS=%q\n' "$CACHE/gopls/gopls"
+    if [[ -r $CACHE/lazy.nvim/lua/lazy/init.lua ]]; then
+      printf 'export LAZY_NVIM=%q\n' "$CACHE/lazy.nvim"
+    fi
   )
   if [[ ! -f $f ]] || [[ $(<"$f") != "$content" ]]; then
     printf '%s\n' "$content" >"$f.tmp"
@@ -508,5 +541,6 @@ install_nvim 0.10 "$NVIM010_SUITE" "$NVIM010_WANT"
 install_nvim 0.12 "$NVIM012_SUITE" "$NVIM012_WANT"
 install_claude
 install_gopls
+install_lazy
 write_env
 log "ready: source $CACHE/env"

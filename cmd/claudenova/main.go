@@ -80,6 +80,15 @@ func run(args []string, stdin io.Reader, stdout *os.File, stderr io.Writer) int 
 	return 0
 }
 
+// Stamped by `make release` (cmd/release) with -ldflags -X: the version of
+// the release and the revision its host sources were committed at. A plain
+// go build leaves them empty and the Go toolchain's own vcs stamp (when
+// there is one) says the revision.
+var (
+	releaseVersion  string
+	releaseRevision string
+)
+
 // BuildInfo is how the binary was built, for :checkhealth and for the
 // front end to tell a binary built from another revision of the plugin.
 type BuildInfo struct {
@@ -88,15 +97,21 @@ type BuildInfo struct {
 	Revision  string `json:"revision,omitempty"`
 	Time      string `json:"time,omitempty"`
 	Modified  bool   `json:"modified,omitempty"`
+	// Release is the release version a `make release` build was stamped
+	// with ("" for other builds).
+	Release string `json:"release,omitempty"`
 }
 
 func readBuildInfo() BuildInfo {
-	out := BuildInfo{Version: host.Version}
+	out := BuildInfo{Version: host.Version, Release: releaseVersion, Revision: releaseRevision}
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
 		return out
 	}
 	out.GoVersion = bi.GoVersion
+	if releaseRevision != "" {
+		return out
+	}
 	for _, s := range bi.Settings {
 		switch s.Key {
 		case "vcs.revision":

@@ -103,15 +103,16 @@ M.subcommands = {
     complete = function() return vim.fn.getcompletion("", "file") end,
   },
   ["paste-image"] = {
-    desc = "Add the clipboard's image to the next prompt (saved under storage/images; needs wl-paste or xclip).",
+    desc = "Add the clipboard's image to the next prompt (saved under storage/images; with wl-paste, xclip or pngpaste). Without one (Neovim on a server, in a container) the terminal's clipboard is read through OSC 52: it carries text, so the path of an image file on Neovim's machine (or a data:image URL) works; else a message says what to do.",
     run = function()
       local images = require("claudenova.images")
-      local path, why = images.paste(require("claudenova.config").get().storage .. "/images")
-      if not path then
-        error("claude-nova: " .. why, 0)
-      end
-      nova().add(path)
-      say(("added %s for the next prompt, sent as an image"):format(images.describe(path)))
+      images.paste_async(require("claudenova.config").get().storage .. "/images", require("claudenova.errors").guard(function(path, why)
+        if not path then
+          error("claude-nova: " .. why, 0)
+        end
+        nova().add(path)
+        say(("added %s for the next prompt, sent as an image"):format(images.describe(path)))
+      end))
     end,
   },
   rename = {
@@ -283,8 +284,16 @@ M.subcommands = {
     run = function() vim.cmd.split(vim.fn.fnameescape(require("claudenova.host").log_path())) end,
   },
   build = {
-    desc = "Build the host binary with go build (in the background). The first command after an install or an update does it by itself.",
-    run = function() require("claudenova.host").build(nil, ":ClaudeNova build") end,
+    usage = "build [download|go]",
+    desc = "Install the host binary (in the background), as the first command after an install or an update does by itself and lazy.nvim's build does: the release asset for your platform, downloaded and checked against the SHA-256 in the checkout's release manifest (option download), else a build with go. With download or go: only that way.",
+    run = function(args)
+      local via = args[1]
+      if via and via ~= "download" and via ~= "go" then
+        error("claude-nova: build takes nothing, download or go, got " .. via, 0)
+      end
+      require("claudenova.install").obtain({ why = ":ClaudeNova build", via = via })
+    end,
+    complete = function() return { "download", "go" } end,
   },
 }
 
@@ -348,6 +357,9 @@ function M.run(opts)
     guard(function() ui().toggle_sidebar() end)()
     return
   end
+  -- Requests that arrive while you are away are signaled (notify_away),
+  -- also where setup() was never called.
+  require("claudenova.away").setup()
   local cmd = M.subcommands[sub]
   if not cmd then
     -- What to do first: the list is long and may be cut (:messages has it whole).

@@ -38,6 +38,42 @@ M.schema = {
   notify = { type = "boolean", default = true, desc = "Announce each new request with vim.notify." },
   tabline = { type = "boolean", default = true, desc = "While 'tabline' is empty (Neovim's own tab line), draw the same tab line with claude-nova's windows named as a person reads them (\"Proposal · greet.py\", \"Transcript · 1 · the tour\") instead of a storage path. Your own 'tabline' is never touched." },
   checkpoints = { type = "boolean", default = true, desc = "Run claude with file checkpoints, so :ClaudeNova rewind can restore the files Claude changed (Write, Edit) to their state before any of your prompts. Applies to sessions started afterwards." },
+  download = {
+    desc = "Where the host binary comes from when it is missing or outdated (a fresh install, an update): the release asset for your platform, downloaded (curl, else wget) and checked against the SHA-256 that the checkout's lua/claudenova/release.lua names before it is made executable and run; without it (no asset, no network, no curl or wget), a build with go. false: never download (same as enabled = false).",
+    off = { enabled = false },
+    fields = {
+      enabled = { type = "boolean", default = true, desc = "Download the release asset (else build with go)." },
+      url = {
+        type = "string",
+        default = "https://github.com/claude-nova/claude-nova.nvim/releases/download/v{version}/{asset}",
+        check = function(v)
+          if vim.trim(v) == "" then
+            return "must not be empty"
+          end
+        end,
+        desc = "Where the release assets are: {version} is the release's version (from the manifest), {asset} the file name (claudenova-linux-amd64, …; appended after a / when the URL has no {asset}). An absolute folder path or a file:// URL works too (copied; no curl or wget needed), e.g. a mirror inside a container.",
+      },
+    },
+  },
+  notify_away = {
+    desc = "A signal when a request waits while you are away: Neovim has no focus (FocusLost: another window, another tmux pane, your terminal in the background) or no UI is attached (a detached --remote-ui, a headless server). Once per request; nothing while you are looking. false: no signal (same as terminal = false, bell = false).",
+    off = { terminal = false, bell = false },
+    fields = {
+      terminal = { type = "boolean", default = true, desc = "A terminal notification: OSC 777 and OSC 9 (shown by foot, kitty, WezTerm, Ghostty, iTerm2, Windows Terminal, …), wrapped for tmux (which needs `set -g allow-passthrough on`). It reaches the terminal of the UI attached (also a --remote-ui client on Neovim 0.12)." },
+      bell = { type = "boolean", default = true, desc = "Ring the terminal's bell (whatever 'belloff' says)." },
+      command = {
+        type = "list",
+        default = nil,
+        default_doc = "nil",
+        check = function(v)
+          if #v == 0 then
+            return "must name a command"
+          end
+        end,
+        desc = "A command run with the message as its last argument, e.g. { \"notify-send\", \"claude-nova\" } (no shell). It runs on the machine Neovim runs on, also when no UI is attached.",
+      },
+    },
+  },
   surfaces = {
     desc = "When a request's surface (panel, proposal, plan, question) may take the cursor on its own.",
     fields = {
@@ -318,8 +354,12 @@ local function merge(schema, opts, prefix, out, errors, warnings)
       table.sort(known)
       table.insert(warnings, ("claude-nova: unknown option '%s' (known here: %s)"):format(path, table.concat(known, ", ")))
     elseif spec.fields then
-      if type(v) ~= "table" then
-        table.insert(errors, ("claude-nova: option '%s' must be a table, got %s"):format(path, type(v)))
+      if v == false and spec.off then
+        for fk, fv in pairs(spec.off) do
+          out[k][fk] = fv
+        end
+      elseif type(v) ~= "table" then
+        table.insert(errors, ("claude-nova: option '%s' must be a table%s, got %s"):format(path, spec.off and " or false" or "", type(v)))
       else
         merge(spec.fields, v, path .. ".", out[k], errors, warnings)
       end

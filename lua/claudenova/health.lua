@@ -11,24 +11,52 @@ function M.check()
   end
 
   local host = require("claudenova.host")
+  local install = require("claudenova.install")
   local problem, kind = host.check_now()
-  if problem and kind and not host.cannot_build() then
-    h.warn(problem, { "The first :ClaudeNova command builds it by itself (Go " .. vim.fn.exepath("go") .. ")" })
+  local plan, no_download = install.plan()
+  if problem and kind then
+    if plan then
+      h.warn(problem, { ("The first :ClaudeNova command downloads v%s (%s) from %s and checks its SHA-256 against the checkout's release manifest"):format(plan.version, plan.file, plan.url) })
+    elseif vim.fn.executable("go") == 1 then
+      h.warn(problem, { ("The first :ClaudeNova command builds it with Go (%s); no download: %s"):format(vim.fn.exepath("go"), no_download) })
+    else
+      h.error(install.missing_message(no_download))
+    end
   elseif problem then
-    h.error(host.cannot_build() or problem)
+    h.error(problem)
   else
     h.ok("host binary " .. host.bin() .. " (version " .. require("claudenova.version") .. ")")
-    -- How it was built: by the plugin (its stamp), else by make or go build.
+    -- How it was obtained: downloaded or built by the plugin (its stamp),
+    -- else by make or go build.
     local st = host.stamp()
     local res = vim.system({ host.bin(), "-build-info" }, { text = true }):wait(5000)
     local bi = res.code == 0 and pcall(vim.json.decode, res.stdout) and vim.json.decode(res.stdout) or {}
-    if st then
+    if st and st.how == "download" then
+      local m = install.manifest()
+      local a = m and m.assets[install.platform() or ""]
+      local fst = vim.uv.fs_stat(host.bin())
+      if a and a.sha256 == st.sha256 and fst and fst.size == a.size then
+        h.ok(("downloaded v%s (%s, revision %s) on %s: sha256 ok (%s, the checkout's release manifest's)"):format(
+          st.version or "?", st.asset or "?", (st.release_revision or "?"):sub(1, 12), st.built or "?", st.sha256))
+      else
+        h.warn(("downloaded v%s with sha256 %s, which the checkout's release manifest no longer names"):format(st.version or "?", tostring(st.sha256)),
+          { ":ClaudeNova build installs the one it names" })
+      end
+    elseif st then
       h.info(("built by the plugin (%s) on %s with %s%s"):format(st.why or "?", st.built or "?", st.go or bi.go or "go",
         st.revision and (" from revision " .. st.revision:sub(1, 12)) or ""))
+    elseif bi.release then
+      h.info(("a release build of v%s (revision %s), installed by hand"):format(bi.release, (bi.revision or "?"):sub(1, 12)))
     else
       h.info(("built outside the plugin (make or go build) with %s"):format(bi.go or "go"))
     end
   end
+  if plan then
+    h.info(("download: v%s for %s from %s (%s)"):format(plan.version, plan.key, plan.url, plan.via))
+  else
+    h.info("download: " .. no_download)
+  end
+  h.info("host " .. require("claudenova.register").describe())
 
   local cfg = require("claudenova.config").get()
   -- Split cmd exactly as the host will run it (shell quoting, no shell).
@@ -106,6 +134,8 @@ function M.check()
   else
     h.error("storage is not writable: " .. dir)
   end
+  local away = require("claudenova.away").describe()
+  h.info("a request that waits while you are away (no focus, no UI): " .. (away or "no signal (notify_away = false)"))
   h.info("log: " .. host.log_path())
   M.editor_tools(cfg)
   M.boundary()

@@ -11,6 +11,9 @@ local config = require("claudenova.config")
 local errors = require("claudenova.errors")
 local notify = require("claudenova.ui.notify")
 local version = require("claudenova.version")
+local install = require("claudenova.install")
+local paths = require("claudenova.paths")
+local register_mod = require("claudenova.register")
 local text = require("claudenova.ui.text")
 
 local M = {}
@@ -70,64 +73,14 @@ end
 
 local NAME = "claudenova"
 
----@return string root folder of the plugin (where bin/ and rplugin/ live)
-function M.root()
-  local src = debug.getinfo(1, "S").source:sub(2)
-  return vim.fn.fnamemodify(src, ":p:h:h:h")
-end
-
-function M.bin()
-  return M.root() .. "/bin/claudenova"
-end
+M.root = paths.root
+M.bin = paths.bin
+M.stamp_path = paths.stamp_path
+M.stamp = paths.stamp
+M.revision = paths.revision
 
 local checked = false
 local registered = false
-
---- Where a build made by the plugin records how it was made (JSON: the
---- plugin's revision, when, why).
-function M.stamp_path()
-  return M.root() .. "/bin/claudenova.stamp"
-end
-
---- The stamp of the last build the plugin made (nil when it made none).
-function M.stamp()
-  local ok, lines = pcall(vim.fn.readfile, M.stamp_path())
-  if not ok or #lines == 0 then
-    return nil
-  end
-  local dok, s = pcall(vim.json.decode, table.concat(lines, "\n"))
-  return dok and type(s) == "table" and s or nil
-end
-
---- The plugin checkout's git revision (nil when it is not a git checkout),
---- read from .git without running git.
-function M.revision()
-  local git = M.root() .. "/.git"
-  local function read(p)
-    local ok, l = pcall(vim.fn.readfile, p, "", 1)
-    return ok and l[1] and vim.trim(l[1]) or nil
-  end
-  local head = read(git .. "/HEAD")
-  if not head then
-    return nil
-  end
-  local ref = head:match("^ref: (.+)$")
-  if not ref then
-    return head
-  end
-  local rev = read(git .. "/" .. ref)
-  if rev then
-    return rev
-  end
-  local ok, packed = pcall(vim.fn.readfile, git .. "/packed-refs")
-  for _, l in ipairs(ok and packed or {}) do
-    local sha, name = l:match("^(%x+) (.+)$")
-    if name == ref then
-      return sha
-    end
-  end
-  return nil
-end
 
 --- Why the host cannot be used, or nil when it can, from what can be seen
 --- without running it (the binary is there; a build of the plugin's was made
@@ -189,23 +142,7 @@ end
 M.log_path = log_path
 
 local function rebootstrap()
-  -- remote#define baked the dead channel into every function: restore the
-  -- bootstrap stubs so the next call starts a fresh host.
-  vim.fn["remote#host#Register"](NAME, "x", M.factory)
-  for _, plugin in ipairs(vim.fn["remote#host#PluginsForHost"](NAME)) do
-    for _, spec in ipairs(plugin.specs) do
-      if spec.type == "function" then
-        pcall(vim.cmd, "delfunction! " .. spec.name)
-        vim.fn["remote#define#FunctionOnHost"](
-          NAME,
-          plugin.path .. ":function:" .. spec.name,
-          spec.sync,
-          spec.name,
-          spec.opts
-        )
-      end
-    end
-  end
+  register_mod.reset()
 end
 
 M.channel = nil
@@ -247,8 +184,7 @@ local function register()
     return
   end
   registered = true
-  vim.fn["remote#host#Register"](NAME, "x", M.factory)
-  vim.cmd.source(vim.fn.fnameescape(M.root() .. "/rplugin/manifest.vim"))
+  register_mod.register(M.factory)
 end
 
 local function decode(s)
@@ -261,7 +197,7 @@ end
 local ensure
 function ensure()
   local problem, kind = M.problem()
-  if problem and kind and vim.fn.executable("go") == 1 then
+  if problem and kind then
     -- A synchronous caller (the Lua API) waits for the build; commands
     -- build in the background first (see ready).
     local built = M.build_and_wait()
@@ -272,7 +208,7 @@ function ensure()
   end
   register()
   local fresh = M.channel == nil
-  local chan = vim.fn["remote#host#Require"](NAME)
+  local chan = register_mod.require()
   if fresh and chan > 0 then
     M.channel = chan
     -- Its version, asked of it (a call of the host, not another process).
@@ -449,77 +385,16 @@ function M.running()
   return M.channel ~= nil
 end
 
-local building = nil ---@type fun(ok: boolean)[]|nil callbacks of the build under way
 
---- Why the host cannot be built here (nil when it can).
-function M.cannot_build()
-  if vim.fn.executable("go") ~= 1 then
-    return ("claude-nova: the host (bin/claudenova) must be built and Go is not on PATH: install Go 1.22 or newer (go.dev/dl), then :ClaudeNova build, or run `make` in %s"):format(M.root())
-  end
-  return nil
-end
-
---- Build the host with `go build` in the background, showing progress;
---- on_done(ok) runs when it is done. Builds asked for meanwhile join it.
---- why: what the stamp records ("first use", ":ClaudeNova build", …).
-function M.build(on_done, why)
-  local nope = M.cannot_build()
-  if nope then
-    notify.error(nope)
-    if on_done then
-      vim.schedule(function() on_done(false) end)
-    end
-    return
-  end
-  if building then
-    table.insert(building, on_done)
-    return
-  end
-  building = { on_done }
-  local root = M.root()
-  local started = vim.uv.now()
-  notify.info("building the host with go (" .. (why or "asked") .. "); the command runs when it is built…")
-  local ticker = vim.uv.new_timer()
-  ticker:start(10000, 10000, vim.schedule_wrap(function()
-    notify.info(("still building the host (%d s)…"):format(math.floor((vim.uv.now() - started) / 1000)))
-  end))
-  vim.fn.mkdir(root .. "/bin", "p")
-  vim.system(
-    { "go", "build", "-o", "bin/claudenova", "./cmd/claudenova" },
-    { cwd = root, text = true },
-    vim.schedule_wrap(function(res)
-      ticker:stop()
-      ticker:close()
-      local ok = res.code == 0
-      if ok then
-        checked = false
-        -- The stamp says how it was built; go's version comes after (never
-        -- waited for).
-        local stamp = { revision = M.revision(), built = os.date("!%Y-%m-%dT%H:%M:%SZ"), why = why or "asked" }
-        pcall(vim.fn.writefile, { vim.json.encode(stamp) }, M.stamp_path())
-        pcall(vim.system, { "go", "env", "GOVERSION" }, { text = true }, vim.schedule_wrap(function(r)
-          stamp.go = vim.trim(r.stdout or "")
-          pcall(vim.fn.writefile, { vim.json.encode(stamp) }, M.stamp_path())
-        end))
-        notify.info(("host built in %.1f s: %s"):format((vim.uv.now() - started) / 1000, M.bin()))
-      else
-        notify.error("the host did not build (go build): " .. vim.trim(res.stderr or ""))
-      end
-      local cbs = building or {}
-      building = nil
-      for _, cb in ipairs(cbs) do
-        if cb then
-          cb(ok)
-        end
-      end
-    end)
-  )
+-- A build resets what was checked of the binary.
+install.on_built = function()
+  checked = false
 end
 
 --- Build and wait for it (Neovim keeps drawing). Returns whether it built.
 function M.build_and_wait()
   local done, ok = false, false
-  M.build(function(o) done, ok = true, o end, "first use")
+  install.obtain({ why = "first use", on_done = function(o) done, ok = true, o end })
   vim.wait(300000, function() return done end, 50)
   return ok
 end
@@ -532,15 +407,15 @@ function M.ready(fn)
   if not problem then
     return fn()
   end
-  if not kind or M.cannot_build() then
-    notify.error(M.cannot_build() or problem)
+  if not kind then
+    notify.error(problem)
     return
   end
-  M.build(function(ok)
+  install.obtain({ why = kind == "missing" and "first use" or "the plugin was updated", on_done = function(ok)
     if ok then
       fn()
     end
-  end, kind == "missing" and "first use" or "the plugin was updated")
+  end })
 end
 
 return M

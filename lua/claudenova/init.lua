@@ -10,6 +10,7 @@ M.version = require("claudenova.version")
 function M.setup(opts)
   local cfg = require("claudenova.config").set(opts)
   require("claudenova.highlights").setup()
+  require("claudenova.away").setup()
   local host = require("claudenova.host")
   if host.running() then
     host.request("configure", require("claudenova.config").host_options())

@@ -93,9 +93,9 @@ func Start(cfg Config, log *slog.Logger) (*Process, error) {
 	cmd.Dir = cfg.Dir
 	cmd.Env = append(os.Environ(), cfg.Env...)
 	// Own process group: stopping the session ends claude and everything it
-	// started. Pdeathsig: if the host dies (even by SIGKILL) the kernel kills
-	// claude; a Spawner makes that reliable.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	// started. On Linux, Pdeathsig: if the host dies (even by SIGKILL) the
+	// kernel kills claude; a Spawner makes that reliable (procattr_*.go).
+	cmd.SysProcAttr = childAttr()
 
 	stdin, err := cmd.StdinPipe()
 	if err != nil {

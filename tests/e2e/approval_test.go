@@ -59,47 +59,50 @@ func bash(cmd, desc string) [2]any {
 }
 
 func TestBashAllowFromPanel(t *testing.T) {
-	eachNvim(t, func(t *testing.T, v nvimVersion) {
-		e := NewEnv(t, v, Options{})
-		e.Cmd("ClaudeNova")
-		e.Cmd("wincmd p") // back to the user's window: the panel opens there
-		id := e.newSession(Seq(bash("echo hi > allowed.txt", "write allowed.txt")))
-		p := e.WaitPending(1)[0]
-		if p.Tool != "Bash" || p.Surface != "panel" || p.Session != id {
-			t.Fatalf("pending %+v", p)
-		}
-		e.Eventually(10*time.Second, "panel open", func() bool { return e.PanelID() == p.ID })
-		e.WaitGraceOver()
-		ev := e.Events()
-		if len(ev) == 0 || ev[0].Kind != "ClaudeNovaRequestAdded" || !ev[0].InState || ev[0].PanelOpen {
-			t.Fatalf("row must be registered before the panel opens: %+v", ev)
-		}
-		// The sidebar shows the row.
-		var sidebar []string
-		e.Lua(&sidebar, "return vim.api.nvim_buf_get_lines(require('claudenova.ui.sidebar').buf, 0, -1, false)")
-		if !strings.Contains(strings.Join(sidebar, "\n"), "Bash `echo hi > allowed.txt`") {
-			t.Errorf("sidebar lacks the row:\n%s", strings.Join(sidebar, "\n"))
-		}
-		var status string
+	eachNvim(t, func(t *testing.T, v nvimVersion) { bashAllowFromPanel(t, v, Options{}) })
+}
+
+// bashAllowFromPanel is TestBashAllowFromPanel with options o (the jobstart smoke set runs it too).
+func bashAllowFromPanel(t *testing.T, v nvimVersion, o Options) {
+	e := NewEnv(t, v, o)
+	e.Cmd("ClaudeNova")
+	e.Cmd("wincmd p") // back to the user's window: the panel opens there
+	id := e.newSession(Seq(bash("echo hi > allowed.txt", "write allowed.txt")))
+	p := e.WaitPending(1)[0]
+	if p.Tool != "Bash" || p.Surface != "panel" || p.Session != id {
+		t.Fatalf("pending %+v", p)
+	}
+	e.Eventually(10*time.Second, "panel open", func() bool { return e.PanelID() == p.ID })
+	e.WaitGraceOver()
+	ev := e.Events()
+	if len(ev) == 0 || ev[0].Kind != "ClaudeNovaRequestAdded" || !ev[0].InState || ev[0].PanelOpen {
+		t.Fatalf("row must be registered before the panel opens: %+v", ev)
+	}
+	// The sidebar shows the row.
+	var sidebar []string
+	e.Lua(&sidebar, "return vim.api.nvim_buf_get_lines(require('claudenova.ui.sidebar').buf, 0, -1, false)")
+	if !strings.Contains(strings.Join(sidebar, "\n"), "Bash `echo hi > allowed.txt`") {
+		t.Errorf("sidebar lacks the row:\n%s", strings.Join(sidebar, "\n"))
+	}
+	var status string
+	e.Lua(&status, "return require('claudenova').status()")
+	if !strings.HasSuffix(status, ": 1 pending") {
+		t.Errorf("status() = %q, want \"<session name>: 1 pending\"", status)
+	}
+	if !e.NoteContaining("Bash `echo hi > allowed.txt`") {
+		t.Errorf("no notification naming the request: %v", e.Notes())
+	}
+	e.Input("a")
+	e.Eventually(30*time.Second, "command ran", func() bool { return e.ReadFile("allowed.txt") == "hi\n" })
+	e.Eventually(5*time.Second, "status empty", func() bool {
 		e.Lua(&status, "return require('claudenova').status()")
-		if !strings.HasSuffix(status, ": 1 pending") {
-			t.Errorf("status() = %q, want \"<session name>: 1 pending\"", status)
-		}
-		if !e.NoteContaining("Bash `echo hi > allowed.txt`") {
-			t.Errorf("no notification naming the request: %v", e.Notes())
-		}
-		e.Input("a")
-		e.Eventually(30*time.Second, "command ran", func() bool { return e.ReadFile("allowed.txt") == "hi\n" })
-		e.Eventually(5*time.Second, "status empty", func() bool {
-			e.Lua(&status, "return require('claudenova').status()")
-			return status == ""
-		})
-		if r := e.WaitToolResult("toolu_s0"); r.IsError {
-			t.Errorf("tool result is an error: %+v", r)
-		}
-		e.Eventually(5*time.Second, "row gone", func() bool { return len(e.Pending()) == 0 && e.PanelID() == "" })
-		e.WaitGraceOver()
+		return status == ""
 	})
+	if r := e.WaitToolResult("toolu_s0"); r.IsError {
+		t.Errorf("tool result is an error: %+v", r)
+	}
+	e.Eventually(5*time.Second, "row gone", func() bool { return len(e.Pending()) == 0 && e.PanelID() == "" })
+	e.WaitGraceOver()
 }
 
 func TestBashDenyWithMessage(t *testing.T) {

@@ -210,9 +210,10 @@ func TestImagesInPrompts(t *testing.T) {
 			t.Fatal(err)
 		}
 		e.Cmd("ClaudeNova paste-image")
-		if !e.NoteContaining("sent as an image") || !e.NoteContaining("clipboard-") {
-			t.Fatalf("notes %v", e.Notes())
-		}
+		// The clipboard is read off the editor's loop: the note follows.
+		e.Eventually(10*time.Second, "the pasted image's note", func() bool {
+			return e.NoteContaining("sent as an image") && e.NoteContaining("clipboard-")
+		})
 		var queued []string
 		e.Lua(&queued, "return require('claudenova.context').queue")
 		if len(queued) != 1 || !strings.HasPrefix(queued[0], e.Storage) {
@@ -265,6 +266,29 @@ func TestFooterCostIsTheTurns(t *testing.T) {
 		}
 		if len(costs) != 3 || math.Abs(sum-u.Session.Total) > 0.0003 || costs[1] <= costs[2] {
 			t.Fatalf("footers %v (sum %.4f), session total %.4f", costs, sum, u.Session.Total)
+		}
+	})
+}
+
+// paste-image where no clipboard tool is (Neovim on a server, in a
+// container) and no terminal answers an OSC 52 read: one clear message,
+// nothing queued.
+func TestPasteImageWithoutClipboardTool(t *testing.T) {
+	eachNvim(t, func(t *testing.T, v nvimVersion) {
+		e := NewEnv(t, v, Options{NoModel: true, NvimEnv: []string{"PATH=" + pathWithout(t, "wl-paste", "xclip", "pngpaste")}})
+		e.Cmd("ClaudeNova paste-image")
+		e.Eventually(10*time.Second, "the message", func() bool { return len(e.ErrorNotes()) > 0 })
+		errs := e.ErrorNotes()
+		if len(errs) != 1 || !strings.HasPrefix(errs[0], "claude-nova: no clipboard tool for images here (wl-paste, xclip or pngpaste), and the terminal did not answer an OSC 52") {
+			t.Fatalf("errors %v", errs)
+		}
+		if whole := e.WholeMessage("no clipboard tool for images here"); !strings.Contains(whole, ":ClaudeNova add {path}") {
+			t.Errorf("the message does not say what to do: %s", whole)
+		}
+		var queued []string
+		e.Lua(&queued, "return require('claudenova.context').queue")
+		if len(queued) != 0 {
+			t.Fatalf("queue %v", queued)
 		}
 	})
 }

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -24,41 +25,44 @@ func (e *Env) newSession(args string) int {
 }
 
 func TestHelloTranscript(t *testing.T) {
-	eachNvim(t, func(t *testing.T, v nvimVersion) {
-		e := NewEnv(t, v, Options{})
-		start := e.curBufName()
-		// new without a prompt opens the prompt input; the user types.
-		id := e.newSession("")
-		e.Eventually(5*time.Second, "prompt input", func() bool { return strings.HasPrefix(e.curBufName(), "claudenova://prompt/") })
-		e.WaitMode("i")
-		e.Input("hello   spaced  out<C-s>")
-		e.Eventually(60*time.Second, "assistant reply in the transcript", func() bool {
-			return strings.Contains(e.Transcript(id), "You said: hello   spaced  out")
-		})
-		tr := e.Transcript(id)
-		for _, want := range []string{"## You", "hello", "## Claude", "done ·"} {
-			if !strings.Contains(tr, want) {
-				e.Eventually(10*time.Second, "transcript has "+want, func() bool { return strings.Contains(e.Transcript(id), want) })
-			}
-		}
-		// The transcript never took the cursor: it is back where the user was.
-		if name := e.curBufName(); name != start {
-			t.Errorf("focus moved to %q", name)
-		}
-		// Five more sessions: still one transcript window in the tab.
-		for i := 0; i < 5; i++ {
-			e.newSession("again")
-		}
-		var n int
-		e.Lua(&n, `local n = 0
-			for _, w in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
-				if vim.b[vim.api.nvim_win_get_buf(w)].claudenova_session then n = n + 1 end
-			end
-			return n`)
-		if n != 1 {
-			t.Fatalf("%d transcript windows in the tab", n)
-		}
+	eachNvim(t, func(t *testing.T, v nvimVersion) { helloTranscript(t, v, Options{}) })
+}
+
+// helloTranscript is TestHelloTranscript with options o (the jobstart smoke set runs it too).
+func helloTranscript(t *testing.T, v nvimVersion, o Options) {
+	e := NewEnv(t, v, o)
+	start := e.curBufName()
+	// new without a prompt opens the prompt input; the user types.
+	id := e.newSession("")
+	e.Eventually(5*time.Second, "prompt input", func() bool { return strings.HasPrefix(e.curBufName(), "claudenova://prompt/") })
+	e.WaitMode("i")
+	e.Input("hello   spaced  out<C-s>")
+	e.Eventually(60*time.Second, "assistant reply in the transcript", func() bool {
+		return strings.Contains(e.Transcript(id), "You said: hello   spaced  out")
 	})
+	tr := e.Transcript(id)
+	for _, want := range []string{"## You", "hello", "## Claude", "done ·"} {
+		if !strings.Contains(tr, want) {
+			e.Eventually(10*time.Second, "transcript has "+want, func() bool { return strings.Contains(e.Transcript(id), want) })
+		}
+	}
+	// The transcript never took the cursor: it is back where the user was.
+	if name := e.curBufName(); name != start {
+		t.Errorf("focus moved to %q", name)
+	}
+	// Five more sessions: still one transcript window in the tab.
+	for i := 0; i < 5; i++ {
+		e.newSession("again")
+	}
+	var n int
+	e.Lua(&n, `local n = 0
+		for _, w in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
+			if vim.b[vim.api.nvim_win_get_buf(w)].claudenova_session then n = n + 1 end
+		end
+		return n`)
+	if n != 1 {
+		t.Fatalf("%d transcript windows in the tab", n)
+	}
 }
 
 func TestTwoSessionsKeepTheirOwnTranscripts(t *testing.T) {
@@ -256,6 +260,10 @@ func TestSetupValidation(t *testing.T) {
 			{`{args = {1}}`, `option 'args[1]' must be a string`},
 			{`{env = {FOO = 1}}`, `option 'env' must map strings to strings`},
 			{`"nope"`, `setup() takes a table`},
+			{`{download = true}`, `option 'download' must be a table or false, got boolean`},
+			{`{download = {url = ""}}`, `option 'download.url' must not be empty`},
+			{`{notify_away = {command = {}}}`, `option 'notify_away.command' must name a command`},
+			{`{notify_away = {command = "notify-send"}}`, `option 'notify_away.command' must be a list`},
 		}
 		for _, c := range cases {
 			var msg string
@@ -273,6 +281,13 @@ func TestSetupValidation(t *testing.T) {
 			return false`)
 		if !warned {
 			t.Error("unknown option did not warn")
+		}
+		// false is short for turning a table of switches off.
+		var off []any
+		e.Lua(&off, `local cfg = require('claudenova').setup({ download = false, notify_away = false })
+			return { cfg.download.enabled, cfg.download.url ~= "", cfg.notify_away.terminal, cfg.notify_away.bell, cfg.notify_away.command == nil }`)
+		if fmt.Sprint(off) != "[false true false false true]" {
+			t.Errorf("download = false, notify_away = false give %v", off)
 		}
 	})
 }
@@ -329,34 +344,6 @@ func TestHelpTags(t *testing.T) {
 		if string(want) != string(got) {
 			t.Error("doc/tags is stale: run `make helptags`")
 		}
-	})
-}
-
-func TestMissingHostBinarySaysHowToBuild(t *testing.T) {
-	eachNvim(t, func(t *testing.T, v nvimVersion) {
-		// A copy of the plugin without bin/: what a user has before `make`.
-		copyRoot := t.TempDir()
-		for _, dir := range []string{"lua", "plugin", "rplugin"} {
-			if out, err := exec.Command("cp", "-r", filepath.Join(root, dir), copyRoot).CombinedOutput(); err != nil {
-				t.Fatalf("copy %s: %v %s", dir, err, out)
-			}
-		}
-		// Without Go the first command cannot build the host: it says what
-		// is missing and how to build it (with Go it builds: see
-		// TestInstallWithVimPack).
-		var path []string
-		for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
-			if _, err := os.Stat(filepath.Join(dir, "go")); err != nil {
-				path = append(path, dir)
-			}
-		}
-		e := NewEnv(t, v, Options{NoModel: true, NoSetup: true, NvimEnv: []string{"PATH=" + strings.Join(path, string(os.PathListSeparator))}})
-		e.Lua(nil, `vim.opt.rtp:remove(...); vim.opt.rtp:prepend(select(2, ...))
-			for name in pairs(package.loaded) do if name:find("^claudenova") then package.loaded[name] = nil end end`, root, copyRoot)
-		_ = e.CmdErr("ClaudeNova new hi")
-		e.Eventually(5*time.Second, "build instructions", func() bool {
-			return e.NoteContaining("Go is not on PATH: install Go") && e.NoteContaining(":ClaudeNova build")
-		})
 	})
 }
 

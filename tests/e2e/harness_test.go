@@ -95,6 +95,9 @@ type Env struct {
 	Model   *fakemodel.Server
 
 	sentinels int // answer barriers so far (barrier_test.go)
+
+	env    []string // Neovim's environment
+	Socket string   // the server's socket (Options.Listen)
 }
 
 // Options for an Env.
@@ -107,6 +110,13 @@ type Options struct {
 	ModelOpts fakemodel.Options
 	NvimEnv   []string // extra environment for Neovim ("K=V")
 	Pack      string   // install the plugin with vim.pack from this git source (0.12)
+	// NoRemote hides Neovim's autoload/remote/ (remote#host, remote#define)
+	// from the runtimepath: a Neovim without remote plugins.
+	NoRemote bool
+	// Listen runs Neovim as a server (nvim --headless --listen) that the
+	// test reaches through its socket, as a --remote-ui client does
+	// (e.Socket).
+	Listen bool
 	// Init replaces the test init (make demo's: scripts/demo/init.lua);
 	// tests/e2e/observe.lua is loaded after it, before VimEnter.
 	Init string
@@ -197,6 +207,9 @@ func NewEnv(t *testing.T, v nvimVersion, o Options) *Env {
 		"TMPDIR=" + base,
 		"CLAUDENOVA_TEST_PACK=" + o.Pack,
 	}
+	if o.NoRemote {
+		env = append(env, "CLAUDENOVA_TEST_HIDE_REMOTE="+filepath.Join(base, "runtime"))
+	}
 	for _, kv := range o.NvimEnv { // replaces a variable set above
 		k, _, _ := strings.Cut(kv, "=")
 		kept := env[:0]
@@ -211,6 +224,11 @@ func NewEnv(t *testing.T, v nvimVersion, o Options) *Env {
 	if o.Init != "" {
 		args = []string{"--embed", "--headless", "-n", "-i", "NONE", "-u", o.Init,
 			"-c", "luafile " + filepath.Join(root, "tests", "e2e", "observe.lua")}
+	}
+	e.env = env
+	if o.Listen {
+		e.listen(v, args, env)
+		return e
 	}
 	nv, err := nvim.NewChildProcess(
 		nvim.ChildProcessCommand(v.bin),
@@ -497,7 +515,11 @@ func TestMain(m *testing.M) {
 	if !flagGiven("test.parallel") {
 		_ = flag.Set("test.parallel", strconv.Itoa(envsPerCore*runtime.NumCPU()))
 	}
-	testkit.MainWithFakes(m, &fakeClaudePath, &fakeMCPPath)
+	testkit.MainWithFakes(m, &fakeClaudePath, &fakeMCPPath, func() {
+		for _, d := range releaseCleanup {
+			_ = os.RemoveAll(d)
+		}
+	})
 }
 
 // flagGiven reports whether the flag was set on the command line.

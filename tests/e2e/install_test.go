@@ -26,7 +26,7 @@ func goEnv(t *testing.T) []string {
 }
 
 // Installed with vim.pack (Neovim 0.12) from a git clone, with no build
-// step: the first :ClaudeNova command builds the host by itself, then runs
+// step and download = false: the first :ClaudeNova command builds the host by itself, then runs
 // (the prompt is answered); :checkhealth then has no ERROR and says how the
 // host was built.
 func TestInstallWithVimPack(t *testing.T) {
@@ -42,7 +42,9 @@ func TestInstallWithVimPack(t *testing.T) {
 	if out, err := exec.Command("git", "clone", "--quiet", root, src).CombinedOutput(); err != nil {
 		t.Fatalf("git clone: %v\n%s", err, out)
 	}
-	e := NewEnv(t, v012, Options{Pack: src, NvimEnv: goEnv(t)})
+	// download = false: never downloads, even where the checkout's release
+	// manifest names an asset (TestInstallDownloadsVerifiedHost downloads).
+	e := NewEnv(t, v012, Options{Pack: src, NvimEnv: goEnv(t), Setup: map[string]any{"download": false}})
 	// vim.pack.add clones while init.lua runs (and answers RPC meanwhile).
 	e.Eventually(60*time.Second, "startup done", func() bool {
 		var entered int
@@ -63,6 +65,9 @@ func TestInstallWithVimPack(t *testing.T) {
 	})
 	if !e.NoteContaining("building the host with go (first use)") {
 		t.Errorf("the build was not announced: %v", e.Notes())
+	}
+	if e.NoteContaining("download") {
+		t.Errorf("a download was tried with download = false: %v", e.Notes())
 	}
 	e.Cmd("checkhealth claudenova")
 	var report []string

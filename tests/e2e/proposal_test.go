@@ -50,42 +50,45 @@ func read(t *testing.T, p string) string {
 }
 
 func TestProposalEditWithUserAmendment(t *testing.T) {
-	eachNvim(t, func(t *testing.T, v nvimVersion) {
-		e := NewEnv(t, v, Options{})
-		path := e.WriteFile("a.txt", "line one\nline two\nline three\n")
-		e.Cmd("edit " + path) // the user has the real file open
-		e.newSession(readThenEdit(path, "line two", "line 2"))
-		p, buf := e.WaitProposal()
-		if p.Target != "a.txt" {
-			t.Errorf("target %q", p.Target)
-		}
+	eachNvim(t, func(t *testing.T, v nvimVersion) { proposalEditWithUserAmendment(t, v, Options{}) })
+}
+
+// proposalEditWithUserAmendment is TestProposalEditWithUserAmendment with options o (the jobstart smoke set runs it too).
+func proposalEditWithUserAmendment(t *testing.T, v nvimVersion, o Options) {
+	e := NewEnv(t, v, o)
+	path := e.WriteFile("a.txt", "line one\nline two\nline three\n")
+	e.Cmd("edit " + path) // the user has the real file open
+	e.newSession(readThenEdit(path, "line two", "line 2"))
+	p, buf := e.WaitProposal()
+	if p.Target != "a.txt" {
+		t.Errorf("target %q", p.Target)
+	}
+	var lines []string
+	e.Lua(&lines, "return vim.api.nvim_buf_get_lines(..., 0, -1, false)", buf)
+	if strings.Join(lines, "\n") != "line one\nline 2\nline three" {
+		t.Fatalf("proposal shows %q", lines)
+	}
+	var diffOn bool
+	e.Lua(&diffOn, `for _, w in ipairs(vim.api.nvim_list_wins()) do
+		if vim.api.nvim_win_get_buf(w) == ... then return vim.wo[w].diff end end return false`, buf)
+	if !diffOn {
+		t.Error("proposal is not in diff mode")
+	}
+	e.SetLineAndWrite(buf, 3, "line three, amended by the user")
+	r := e.WaitToolResult("toolu_s1")
+	if r.IsError {
+		t.Fatalf("tool result is an error: %+v", r)
+	}
+	if got, want := read(t, path), "line one\nline 2\nline three, amended by the user\n"; got != want {
+		t.Fatalf("file on disk %q, want %q", got, want)
+	}
+	// The buffer of the real file is reloaded once claude has written it.
+	e.Eventually(10*time.Second, "real file's buffer reloaded", func() bool {
 		var lines []string
-		e.Lua(&lines, "return vim.api.nvim_buf_get_lines(..., 0, -1, false)", buf)
-		if strings.Join(lines, "\n") != "line one\nline 2\nline three" {
-			t.Fatalf("proposal shows %q", lines)
-		}
-		var diffOn bool
-		e.Lua(&diffOn, `for _, w in ipairs(vim.api.nvim_list_wins()) do
-			if vim.api.nvim_win_get_buf(w) == ... then return vim.wo[w].diff end end return false`, buf)
-		if !diffOn {
-			t.Error("proposal is not in diff mode")
-		}
-		e.SetLineAndWrite(buf, 3, "line three, amended by the user")
-		r := e.WaitToolResult("toolu_s1")
-		if r.IsError {
-			t.Fatalf("tool result is an error: %+v", r)
-		}
-		if got, want := read(t, path), "line one\nline 2\nline three, amended by the user\n"; got != want {
-			t.Fatalf("file on disk %q, want %q", got, want)
-		}
-		// The buffer of the real file is reloaded once claude has written it.
-		e.Eventually(10*time.Second, "real file's buffer reloaded", func() bool {
-			var lines []string
-			e.Lua(&lines, "return vim.api.nvim_buf_get_lines(vim.fn.bufnr(...), 0, -1, false)", path)
-			return strings.Join(lines, "\n") == "line one\nline 2\nline three, amended by the user"
-		})
-		e.Eventually(5*time.Second, "proposal closed", func() bool { return e.ProposalBuf(p.ID) == 0 && len(e.Pending()) == 0 })
+		e.Lua(&lines, "return vim.api.nvim_buf_get_lines(vim.fn.bufnr(...), 0, -1, false)", path)
+		return strings.Join(lines, "\n") == "line one\nline 2\nline three, amended by the user"
 	})
+	e.Eventually(5*time.Second, "proposal closed", func() bool { return e.ProposalBuf(p.ID) == 0 && len(e.Pending()) == 0 })
 }
 
 func TestProposalWriteNewFileInNewFolder(t *testing.T) {

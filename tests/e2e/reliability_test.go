@@ -244,51 +244,54 @@ func (b barrier) none(what string) {
 // next host's session 1 (numbered from 1 again) gets its own transcript and
 // one sidebar section.
 func TestHostCrashThenFreshHost(t *testing.T) {
-	eachNvim(t, func(t *testing.T, v nvimVersion) {
-		e := NewEnv(t, v, Options{})
-		e.Cmd("ClaudeNova")
-		e.Cmd("wincmd p")
-		e.newSession("first words")
-		e.Eventually(60*time.Second, "first reply", func() bool { return strings.Contains(e.Transcript(1), "You said: first words") })
-		e.Cmd("ClaudeNova send " + Seq(bash("echo never > never.txt", "never")))
-		e.WaitPending(1)
-		old := e.hostPid()
-		_ = syscall.Kill(old, syscall.SIGKILL)
-		e.Eventually(10*time.Second, "error shown", func() bool { return e.NoteContaining("host stopped unexpectedly") })
-		n := 0
-		for _, note := range e.Notes() {
-			if strings.Contains(note, "host stopped unexpectedly") {
-				n++
-			}
+	eachNvim(t, func(t *testing.T, v nvimVersion) { hostCrashThenFreshHost(t, v, Options{}) })
+}
+
+// hostCrashThenFreshHost is TestHostCrashThenFreshHost with options o (the jobstart smoke set runs it too).
+func hostCrashThenFreshHost(t *testing.T, v nvimVersion, o Options) {
+	e := NewEnv(t, v, o)
+	e.Cmd("ClaudeNova")
+	e.Cmd("wincmd p")
+	e.newSession("first words")
+	e.Eventually(60*time.Second, "first reply", func() bool { return strings.Contains(e.Transcript(1), "You said: first words") })
+	e.Cmd("ClaudeNova send " + Seq(bash("echo never > never.txt", "never")))
+	e.WaitPending(1)
+	old := e.hostPid()
+	_ = syscall.Kill(old, syscall.SIGKILL)
+	e.Eventually(10*time.Second, "error shown", func() bool { return e.NoteContaining("host stopped unexpectedly") })
+	n := 0
+	for _, note := range e.Notes() {
+		if strings.Contains(note, "host stopped unexpectedly") {
+			n++
 		}
-		if n != 1 {
-			t.Fatalf("%d host errors, want exactly one", n)
+	}
+	if n != 1 {
+		t.Fatalf("%d host errors, want exactly one", n)
+	}
+	if len(e.Pending()) != 0 {
+		t.Fatal("requests of the dead host still pending")
+	}
+	// The next command starts a fresh host, whose session 1 is new.
+	e.Cmd("ClaudeNova new second words")
+	e.Eventually(10*time.Second, "fresh host", func() bool { p := e.hostPid(); return p != 0 && p != old })
+	e.Eventually(60*time.Second, "new session's reply", func() bool { return strings.Contains(e.Transcript(1), "You said: second words") })
+	if tr := e.Transcript(1); strings.Contains(tr, "first words") {
+		t.Fatalf("the new session's transcript holds the old one:\n%s", tr)
+	}
+	var sb []string
+	e.Lua(&sb, "return vim.api.nvim_buf_get_lines(require('claudenova.ui.sidebar').buf, 0, -1, false)")
+	sessions := 0
+	for _, l := range sb {
+		if sessionRow.MatchString(l) {
+			sessions++
 		}
-		if len(e.Pending()) != 0 {
-			t.Fatal("requests of the dead host still pending")
-		}
-		// The next command starts a fresh host, whose session 1 is new.
-		e.Cmd("ClaudeNova new second words")
-		e.Eventually(10*time.Second, "fresh host", func() bool { p := e.hostPid(); return p != 0 && p != old })
-		e.Eventually(60*time.Second, "new session's reply", func() bool { return strings.Contains(e.Transcript(1), "You said: second words") })
-		if tr := e.Transcript(1); strings.Contains(tr, "first words") {
-			t.Fatalf("the new session's transcript holds the old one:\n%s", tr)
-		}
-		var sb []string
-		e.Lua(&sb, "return vim.api.nvim_buf_get_lines(require('claudenova.ui.sidebar').buf, 0, -1, false)")
-		sessions := 0
-		for _, l := range sb {
-			if sessionRow.MatchString(l) {
-				sessions++
-			}
-		}
-		if sessions != 1 {
-			t.Fatalf("sidebar shows %d sessions (want 1):\n%s", sessions, strings.Join(sb, "\n"))
-		}
-		if e.ReadFile("never.txt") != "" {
-			t.Fatal("the dead host's request ran")
-		}
-	})
+	}
+	if sessions != 1 {
+		t.Fatalf("sidebar shows %d sessions (want 1):\n%s", sessions, strings.Join(sb, "\n"))
+	}
+	if e.ReadFile("never.txt") != "" {
+		t.Fatal("the dead host's request ran")
+	}
 }
 
 // TestNoOrphansRealClaude: the real CLI does not outlive any way Neovim or

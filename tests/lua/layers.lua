@@ -4,8 +4,9 @@
 -- The README's "Hacking" section and lua/claudenova/init.lua describe them.
 return {
   { name = "base", "claudenova.version", "claudenova.hlgroups", "claudenova.errors", "claudenova.ui.text",
-    "claudenova.images", "claudenova.ui.picker" },
-  { name = "config", "claudenova.config", "claudenova.ui.notify", "claudenova.ui.labels", "claudenova.highlights" },
+    "claudenova.ui.picker", "claudenova.paths", "claudenova.release" },
+  { name = "config", "claudenova.config", "claudenova.ui.notify", "claudenova.ui.labels", "claudenova.highlights",
+    "claudenova.away", "claudenova.images", "claudenova.install", "claudenova.register" },
   { name = "channel", "claudenova.host" },
   { name = "store", "claudenova.ui.state", "claudenova.ui.actions" },
   { name = "services", "claudenova.context", "claudenova.keys", "claudenova.ui.scheduler", "claudenova.ui.disk",

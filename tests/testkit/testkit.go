@@ -37,13 +37,13 @@ func BuildFakeMCP(dir string) (string, error) {
 // MainWithFakeClaude is a TestMain body: it builds the fake claude into a
 // temporary folder, stores its path in *path, runs the tests, cleans up and
 // exits with their status.
-func MainWithFakeClaude(m *testing.M, path *string) {
-	MainWithFakes(m, path, nil)
+func MainWithFakeClaude(m *testing.M, path *string, after ...func()) {
+	MainWithFakes(m, path, nil, after...)
 }
 
 // MainWithFakes is MainWithFakeClaude that also builds the fake MCP server
-// (when mcp is not nil) into the same folder.
-func MainWithFakes(m *testing.M, path, mcp *string) {
+// (when mcp is not nil) into the same folder; after runs once the tests ran.
+func MainWithFakes(m *testing.M, path, mcp *string, after ...func()) {
 	dir, err := os.MkdirTemp("", "fakeclaude-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -58,6 +58,9 @@ func MainWithFakes(m *testing.M, path, mcp *string) {
 		os.Exit(1)
 	}
 	code := m.Run()
+	for _, f := range after {
+		f()
+	}
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
