@@ -193,7 +193,13 @@ func NewEnv(t *testing.T, v nvimVersion, o Options) *Env {
 		optsJSON = nil
 	}
 	xdg := func(n string) string { return filepath.Join(base, "xdg", n) }
+	// Neovim's log in a folder that exists (else it may log elsewhere and
+	// warn of it 100 ms after startup, a message no test expects).
+	if err := os.MkdirAll(filepath.Join(xdg("state"), "nvim"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	env := []string{
+		"NVIM_LOG_FILE=" + filepath.Join(xdg("state"), "nvim", "log"),
 		"HOME=" + e.Home,
 		"PATH=" + os.Getenv("PATH"),
 		"XDG_CONFIG_HOME=" + xdg("config"),
