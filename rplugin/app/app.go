@@ -73,6 +73,7 @@ type App struct {
 
 	ed   editorState // the editor's tools (editortools.go)
 	comp completer   // the prompt input's completion (complete.go)
+	rev  reviewState // rounds, comments and blame (review.go)
 
 	stageMu sync.Mutex // staging vs. the stale sweep (see permission)
 	spawner *claude.Spawner

@@ -250,6 +250,13 @@ var methods = map[string]handler{
 	"undo_hunk":      with(func(a *app.App, p app.UndoParams) (any, error) { return a.UndoHunk(p) }),
 	"complete":       with(func(a *app.App, p app.CompleteParams) (any, error) { return nil, a.Complete(p) }),
 	"boundaries":     plain(func(a *app.App) (any, error) { return a.Boundaries(), nil }),
+	"review_round":   with(func(a *app.App, p app.ReviewArg) (any, error) { return a.ReviewRound(p) }),
+	"comment_add":    with(func(a *app.App, p app.CommentParams) (any, error) { return a.AddComment(p) }),
+	"comment_edit":   with(func(a *app.App, p app.CommentEdit) (any, error) { return a.EditComment(p) }),
+	"comments":       with(func(a *app.App, p app.ReviewArg) (any, error) { return a.ReviewComments(p) }),
+	"comments_move":  with(func(a *app.App, p app.MovesParams) (any, error) { return nil, a.MoveComments(p) }),
+	"comments_send":  with(func(a *app.App, p app.SendReviewParams) (any, error) { return a.SendReview(p) }),
+	"blame":          with(func(a *app.App, p app.BlameParams) (any, error) { return a.Blame(p) }),
 	"shutdown":       plain(func(a *app.App) (any, error) { a.Shutdown(); return nil, nil }),
 	// tool_reply: the editor's later answer to a tool call (a language
 	// server's), matched by its token.

@@ -213,7 +213,9 @@ func (cs *Comments) MarkSent(ids []string, at time.Time, round int) {
 	sent := 0
 	for i := range cs.list {
 		if want[cs.list[i].ID] && cs.list[i].Sent == 0 {
-			cs.list[i].Sent, cs.list[i].Round = at.Unix(), round
+			// History now (the transcript has the message): the quoted
+			// lines are not kept.
+			cs.list[i].Sent, cs.list[i].Round, cs.list[i].Code = at.Unix(), round, nil
 		}
 		if cs.list[i].Sent != 0 {
 			sent++

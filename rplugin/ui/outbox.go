@@ -28,6 +28,7 @@ const (
 	EvReply            = "reply"           // {token, ok, result, error}: the answer to a call that waited on claude
 	EvTasks            = "tasks"           // {session, tasks}: a session's background tasks
 	EvCompletion       = "completion"      // Completion: the prompt input's choices for what was typed
+	EvReview           = "review"          // ReviewEvent: a folder's review comments, round files, blame changed
 )
 
 // Event is one message to the Lua front end.
