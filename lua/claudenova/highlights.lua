@@ -35,6 +35,11 @@ M.groups = {
   ClaudeNovaDetail = { link = "Comment", desc = "Transcript: a tool call's input and result" },
   ClaudeNovaDetailBar = { link = "NonText", desc = "Transcript: the bar before a tool call's details" },
   ClaudeNovaFooter = { link = "Comment", desc = "Transcript: a turn's duration, tokens and cost" },
+  ClaudeNovaComment = { link = "DiagnosticVirtualTextHint", desc = "Your review comments, as virtual lines under their lines" },
+  ClaudeNovaBlameClaude = { link = "DiagnosticSignInfo", desc = "Blame: the sign of a line Claude wrote" },
+  ClaudeNovaBlameAmended = { link = "DiagnosticSignWarn", desc = "Blame: the sign of a line Claude wrote and you amended in the proposal" },
+  ClaudeNovaBlameYours = { link = "NonText", desc = "Blame: the sign of a line you wrote (or that was there before)" },
+  ClaudeNovaBlameInfo = { link = "Comment", desc = "Blame: who wrote the cursor's line, at its end" },
 }
 
 local function apply()

@@ -250,6 +250,8 @@ function handlers.file_written(data)
   require("claudenova.ui.disk").written(data.path)
 end
 
+handlers.review = function(data) require("claudenova.ui.comments").changed(data) end
+
 --- Called by the Go host with a JSON batch of events.
 function M.apply(batch)
   M.in_apply = true
