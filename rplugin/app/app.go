@@ -239,6 +239,7 @@ func (a *App) NewSession(p NewParams) (session.Info, error) {
 		a.log.Info("removed transcripts of hosts that are gone", "count", n)
 	}
 	a.ui.Send(ui.EvSession, s.Info())
+	a.reviewOpened(s)
 	a.wg.Add(1)
 	if p.Resume != "" {
 		// The earlier conversation (and its checkpoints) come first: the

@@ -199,6 +199,20 @@ func (a *App) reviewChanged(s *session.Session, path string, orig *string) {
 	a.ui.Send(ui.EvReview, ev)
 }
 
+// reviewOpened tells the front end, when a session starts in a folder that
+// has unsent comments (from before a restart of the editor, say), so that
+// they show in the buffers of their files at once.
+func (a *App) reviewOpened(s *session.Session) {
+	a.rev.mu.Lock()
+	f := a.folderOf(s.Cwd)
+	n := len(f.comments.Unsent())
+	ev := a.reviewEvent(f)
+	a.rev.mu.Unlock()
+	if n > 0 {
+		a.ui.Send(ui.EvReview, ev)
+	}
+}
+
 // blameOf returns f's blame of path (read from disk, or new: every line of
 // known is yours). Called with rev.mu held.
 func (a *App) blameOf(f *folderReview, path, known string) *review.Blame {
@@ -374,7 +388,8 @@ type CommentParams struct {
 type CommentAdded struct {
 	Comment CommentView `json:"comment"`
 	Message string      `json:"message"`
-	Cwd     string      `json:"cwd"` // the session folder that keeps it
+	Cwd     string      `json:"cwd"`  // the session folder that keeps it
+	Hint    string      `json:"hint"` // what to do next, said when there is room
 }
 
 // folderPolicy is the boundary comments are kept within: the session's
@@ -506,20 +521,19 @@ func (a *App) AddComment(p CommentParams) (CommentAdded, error) {
 	msg := fmt.Sprintf("comment %d kept on %s:%s", n, rel, rangeShort(c.From, c.To))
 	var notes []string
 	if !changed {
-		notes = append(notes, "Claude did not change that line in this round; it is sent all the same and says so")
+		notes = append(notes, "a line Claude did not change in this round (sent all the same, and said so)")
 	}
 	if p.Buffer != nil {
-		notes = append(notes, "the buffer has unsaved edits: the code quoted is the buffer's")
+		notes = append(notes, "quoted from the unsaved buffer")
 	}
 	if len(notes) > 0 {
-		msg += " (" + strings.Join(notes, "; ") + ")"
-	} else {
-		msg += "; :ClaudeNova comments send sends the review"
+		msg += ": " + strings.Join(notes, "; ")
 	}
 	if saveErr != nil {
 		msg += "; " + saveErr.Error()
 	}
-	return CommentAdded{Comment: commentView(c, cwd), Message: msg, Cwd: filepath.Clean(cwd)}, nil
+	return CommentAdded{Comment: commentView(c, cwd), Message: msg, Cwd: filepath.Clean(cwd),
+		Hint: ":ClaudeNova comments send sends the review"}, nil
 }
 
 func rangeShort(from, to int) string {

@@ -110,16 +110,16 @@ func TestReviewRoundCommentsSendNextRound(t *testing.T) {
 		return r
 	}
 	r1 := add(a, 2, 3, "use a constant for these", nil)
-	if !strings.Contains(r1.Message, "comment 1 kept on a.txt:2-3") || strings.Contains(r1.Message, "did not change") {
+	if r1.Message != "comment 1 kept on a.txt:2-3" || r1.Hint == "" {
 		t.Fatalf("message %q", r1.Message)
 	}
 	r2 := add(a, 4, 4, "and this old line?", nil)
-	if !strings.Contains(r2.Message, "Claude did not change that line in this round") {
+	if r2.Message != "comment 2 kept on a.txt:4: a line Claude did not change in this round (sent all the same, and said so)" {
 		t.Fatalf("message %q", r2.Message)
 	}
 	unsaved := "beta one\nBETA TWO, edited in the buffer\nbeta three\n"
 	r3 := add(b, 2, 2, "rename this", &unsaved)
-	if !strings.Contains(r3.Message, "the code quoted is the buffer's") {
+	if !strings.HasSuffix(r3.Message, ": quoted from the unsaved buffer") {
 		t.Fatalf("message %q", r3.Message)
 	}
 	if cv, _ := m.app.ReviewComments(ReviewArg{Session: sid}); len(cv.Comments) != 3 || cv.Round != 1 {
@@ -270,7 +270,7 @@ func TestReviewBadComments(t *testing.T) {
 	}
 	// A comment on a file Claude never changed is kept, and says so.
 	r, err := m.app.AddComment(CommentParams{ReviewArg: ReviewArg{Session: info.ID}, Path: f, From: 1, To: 2, Text: "ok"})
-	if err != nil || !strings.Contains(r.Message, "Claude did not change that line") {
+	if err != nil || !strings.Contains(r.Message, "a line Claude did not change") {
 		t.Fatalf("%+v, %v", r, err)
 	}
 	if _, err := m.app.EditComment(CommentEdit{ReviewArg: ReviewArg{Session: info.ID}, ID: r.Comment.ID, Text: " "}); err == nil {
