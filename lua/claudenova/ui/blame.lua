@@ -76,7 +76,7 @@ function M.refresh(buf, announce)
       notify.info(("blame on: Claude has not changed %s here, every line is yours (signs follow when it does)"):format(rel(st.path)))
     else
       local k = require("claudenova.ui.text").key(cfg().keymaps.review.blame_info)
-      notify.info(("blame on: %s on a line shows its turn · %d by Claude, %d amended by you, %d yours"):format(k, v.claude, v.amended, v.yours))
+      notify.info(("blame: %s shows a line's prompt · %d by Claude, %d amended by you, %d yours"):format(k, v.claude, v.amended, v.yours))
     end
   end
 end

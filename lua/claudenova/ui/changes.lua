@@ -76,12 +76,10 @@ local function winbar_parts(v, width)
     head = head .. (" · %d kept"):format(t.kept)
   end
   local how = ("%s undo hunk · %s keep"):format(key(keys.undo_hunk), key(keys.keep_hunk))
-  if keys.comment then
-    how = how .. (" · %s comment"):format(key(keys.comment))
-  end
-  local parts = { head, how, ("%s close · ]c next"):format(key(keys.close)) }
+  local comment = keys.comment and ("%s comment"):format(key(keys.comment)) or ""
+  local parts = { head, how, comment, ("%s close · ]c next"):format(key(keys.close)) }
   if width and width < vim.fn.strdisplaywidth(head) + 3 + vim.fn.strdisplaywidth(how) then
-    parts = { how, head, parts[3] } -- narrow: what to do first
+    parts = { how, head, comment, parts[4] } -- narrow: what to do first
   end
   if cfg().keymaps.help then
     table.insert(parts, key(cfg().keymaps.help) .. " keys")

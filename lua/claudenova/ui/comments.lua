@@ -102,22 +102,70 @@ local function remember(cwd, comments, files)
   M.folders[cwd] = f
 end
 
--- The comment's text as virtual lines: "✎ " and its lines, at most six.
-local function virt_lines(c, indent)
-  local lines = vim.split(c.text, "\n", { plain = true })
+-- Words of s in lines of at most width cells (a longer word stays whole).
+local function wrap(s, width)
+  local out, line = {}, ""
+  for word in s:gmatch("%S+") do
+    if line ~= "" and vim.fn.strdisplaywidth(line .. " " .. word) > width then
+      table.insert(out, line)
+      line = word
+    else
+      line = line == "" and word or (line .. " " .. word)
+    end
+  end
+  table.insert(out, line)
+  return out
+end
+
+-- The comment's text as virtual lines under its line: "✎ " and its lines,
+-- wrapped to the window (width cells), at most eight.
+local function virt_lines(c, indent, width)
+  local head = c.to > c.from and ("✎ %d-%d: "):format(c.from, c.to) or "✎ "
+  local room = math.max(20, width - vim.fn.strdisplaywidth(indent) - vim.fn.strdisplaywidth(head))
+  local rows = {}
+  for _, l in ipairs(vim.split(c.text, "\n", { plain = true })) do
+    vim.list_extend(rows, wrap(l, room))
+  end
   local out = {}
-  for i, l in ipairs(lines) do
-    if i > 6 then
-      table.insert(out, { { indent .. "  … (" .. (#lines - 6) .. " more lines: :ClaudeNova comments)", "ClaudeNovaComment" } })
+  for i, l in ipairs(rows) do
+    if i > 8 then
+      out[#out] = { { indent .. string.rep(" ", vim.fn.strdisplaywidth(head)) .. "… (:ClaudeNova comments shows it all)", "ClaudeNovaComment" } }
       break
     end
-    local head = i == 1 and "✎ " or "  "
-    if i == 1 and c.to > c.from then
-      head = ("✎ %d-%d: "):format(c.from, c.to)
-    end
-    table.insert(out, { { indent .. head .. l, "ClaudeNovaComment" } })
+    local lead = i == 1 and head or string.rep(" ", vim.fn.strdisplaywidth(head))
+    table.insert(out, { { indent .. lead .. l, "ClaudeNovaComment" } })
   end
   return out
+end
+
+-- The text width of the narrowest window showing buf (80 when none does).
+local function text_width(buf)
+  local width
+  for _, w in ipairs(vim.fn.win_findbuf(buf)) do
+    local info = vim.fn.getwininfo(w)[1]
+    local tw = vim.api.nvim_win_get_width(w) - (info and info.textoff or 0) - 1
+    width = math.min(width or tw, tw)
+  end
+  return width or 80
+end
+
+-- In the changes view, the line of the left side (before) that faces line
+-- lnum of the right side (now): a comment's virtual lines on the right get
+-- as many blank ones there, so that the two sides stay lined up.
+local function facing(hunks, lnum)
+  local shift = 0
+  for _, h in ipairs(hunks or {}) do
+    if h.ins > 0 and lnum >= h.b and lnum < h.b + h.ins then
+      if h.del == 0 then
+        return h.a - 1
+      end
+      return h.a + math.min(lnum - h.b, h.del - 1)
+    end
+    if h.b + h.ins <= lnum then
+      shift = shift + h.ins - h.del
+    end
+  end
+  return lnum - shift
 end
 
 local function mark_row(buf, id)
@@ -152,7 +200,12 @@ function M.render(buf)
   local keep = not view and vim.bo[buf].modified
   local here = keep and M.places(buf) or {}
   vim.api.nvim_buf_clear_namespace(buf, ns, 0, -1)
+  local left = view and vim.api.nvim_buf_is_valid(view.before) and view.before
+  if left then
+    vim.api.nvim_buf_clear_namespace(left, ns, 0, -1)
+  end
   local count = vim.api.nvim_buf_line_count(buf)
+  local width = text_width(buf)
   local marks = {}
   for _, c in ipairs(M.on(path)) do
     local at = here[c.id] or { from = c.from, to = c.to }
@@ -160,13 +213,24 @@ function M.render(buf)
     local bottom = math.min(math.max(at.to, at.from), count) - 1
     local line = vim.api.nvim_buf_get_lines(buf, bottom, bottom + 1, false)[1] or ""
     local indent = line:match("^%s*"):gsub("\t", string.rep(" ", vim.bo[buf].tabstop))
+    local vl = virt_lines(c, indent, width)
     marks[c.id] = {
       top = vim.api.nvim_buf_set_extmark(buf, ns, top, 0, { right_gravity = false }),
-      bottom = vim.api.nvim_buf_set_extmark(buf, ns, bottom, 0, {
-        right_gravity = false,
-        virt_lines = virt_lines(c, indent),
-      }),
+      bottom = vim.api.nvim_buf_set_extmark(buf, ns, bottom, 0, { right_gravity = false, virt_lines = vl }),
     }
+    if left then
+      local blank = {}
+      for _ = 1, #vl do
+        table.insert(blank, { { "", "" } })
+      end
+      local row = facing(view.file.hunks, bottom + 1)
+      local n = vim.api.nvim_buf_line_count(left)
+      if row < 1 then
+        vim.api.nvim_buf_set_extmark(left, ns, 0, 0, { virt_lines = blank, virt_lines_above = true })
+      else
+        vim.api.nvim_buf_set_extmark(left, ns, math.min(row, n) - 1, 0, { virt_lines = blank })
+      end
+    end
   end
   M.marks[buf] = marks
   M.map(buf)
@@ -309,6 +373,7 @@ function M.changed(data)
     if blame and data.blame and #data.blame > 0 then
       blame.landed(data.blame)
     end
+    M.redraw_list(data.cwd)
   end)
 end
 
@@ -387,7 +452,11 @@ function M.add(opts)
     for _, b in ipairs(bufs_of(path)) do
       M.render(b)
     end
-    notify.info(res.message)
+    local msg = res.message
+    if res.hint and res.hint ~= "" and vim.fn.strdisplaywidth("claude-nova: " .. msg .. " · " .. res.hint) <= notify.room() then
+      msg = msg .. " · " .. res.hint -- what to do next, when it fits whole
+    end
+    notify.info(msg)
   end
   if opts.text and vim.trim(opts.text) ~= "" then
     go(opts.text)
@@ -471,6 +540,15 @@ local function draw(v)
   vim.bo[buf].modified = false
   for _, w in ipairs(vim.fn.win_findbuf(buf)) do
     vim.wo[w].winbar = "%!v:lua.require'claudenova.ui.text'.winbar('comments')"
+  end
+end
+
+--- The list, open, shows the folder's comments as the host last said.
+function M.redraw_list(cwd)
+  if list.buf and vim.api.nvim_buf_is_valid(list.buf) and list.view and list.view.cwd == cwd and M.folders[cwd] then
+    local v = vim.deepcopy(list.view)
+    v.comments = M.folders[cwd].comments
+    draw(v)
   end
 end
 
