@@ -138,7 +138,7 @@ func TestReviewRoundCommentsSend(t *testing.T) {
 			t.Fatalf("picker prompts %q", prompts)
 		}
 		e.Eventually(10*time.Second, "a.txt's view", func() bool { return strings.Contains(e.winbar(), "Now · a.txt · 1 hunk") })
-		if w := e.winbar(); !strings.Contains(w, ",c comment") {
+		if w := e.winbar(); !strings.Contains(w, "Now · a.txt · 1 hunk") {
 			t.Fatalf("winbar %q", w)
 		}
 		e.cursorTo(2)
@@ -146,10 +146,12 @@ func TestReviewRoundCommentsSend(t *testing.T) {
 		e.waitComment(0, "2:✎ use a constant for alpha")
 		e.Eventually(5*time.Second, "told", func() bool { return e.NoteContaining("comment 1 kept on a.txt:2") })
 
-		// b.txt in its own buffer, with an unsaved edit above the line.
+		// b.txt in its own buffer (the key is mapped there: Claude changed
+		// it), with an unsaved edit above the line.
 		e.Cmd("tabnew " + b)
 		e.cursorTo(3)
-		e.Cmd("ClaudeNova comment name this better")
+		e.ScriptUI(nil, []string{"name this better"})
+		e.Input("V,c")
 		e.waitComment(0, "3:✎ name this better")
 		var bbuf int
 		e.Lua(&bbuf, "return vim.api.nvim_get_current_buf()")
@@ -215,6 +217,24 @@ func TestReviewBlameAmendedAndRestart(t *testing.T) {
 		e.Cmd("ClaudeNova blame")
 		e.waitBlame(0, "ycayy")
 		e.Eventually(5*time.Second, "told", func() bool { return e.NoteContaining("1 by Claude, 1 amended by you, 3 yours") })
+		// Claude's next change lands in the signs (acceptEdits: no proposal).
+		e.Lua(nil, "require('claudenova').set_mode('acceptEdits')")
+		e.Eventually(20*time.Second, "acceptEdits", func() bool { _, m := e.SessionState(id); return m == "acceptEdits" })
+		e.Lua(nil, "require('claudenova').send(...)", Seq(Step("Read", map[string]any{"file_path": f}),
+			Step("Edit", map[string]any{"file_path": f, "old_string": "five", "new_string": "FIVE"})))
+		e.waitBlame(0, "ycayc")
+		e.WaitIdle(id)
+		// Resting on Claude's line shows who wrote it at its end.
+		e.cursorTo(5)
+		var hover string
+		e.Lua(&hover, `vim.api.nvim_exec_autocmds("CursorHold", { buffer = 0 })
+			local ns = vim.api.nvim_get_namespaces().claudenova_blame_hover
+			for _, m in ipairs(vim.api.nvim_buf_get_extmarks(0, ns, 0, -1, { details = true })) do
+				return (m[2] + 1) .. ":" .. m[4].virt_text[1][1] end
+			return ""`)
+		if !strings.HasPrefix(hover, "5:  Claude · session 1 · prompt 2 · ") {
+			t.Fatalf("hover %q", hover)
+		}
 		// <CR> on Claude's line: the session, the prompt and its text.
 		e.cursorTo(2)
 		e.Input("<CR>")
@@ -233,26 +253,35 @@ func TestReviewBlameAmendedAndRestart(t *testing.T) {
 		// A hand edit of Claude's line: it becomes yours.
 		e.cursorTo(2)
 		e.Input("ccmine now<Esc>")
-		e.waitBlame(0, "yyayy")
+		e.waitBlame(0, "yyayc")
 		e.Cmd("write")
 		e.cursorTo(3)
 		e.Cmd("ClaudeNova comment why amend this?")
 		e.waitComment(0, "3:✎ why amend this?")
+		// The comment follows an edit above it, is told where when the
+		// buffer is written, and stays when the buffer is closed.
+		e.Input("ggOnew top line<Esc>")
+		e.waitComment(0, "4:✎ why amend this?")
+		e.waitBlame(0, "yyyayc")
+		e.Cmd("write")
+		e.Cmd("bwipeout")
+		e.Cmd("edit " + f)
+		e.waitComment(0, "4:✎ why amend this?")
 
 		e.Quit()
 		e2 := NewEnv(t, v, Options{Again: e})
 		e2.Cmd("edit " + f)
 		e2.Cmd("ClaudeNova blame")
-		e2.waitBlame(0, "yyayy")
+		e2.waitBlame(0, "yyyayc")
 		e2.Cmd("ClaudeNova comments")
 		var list []string
 		e2.Lua(&list, "return vim.api.nvim_buf_get_lines(vim.fn.bufnr('claudenova://comments'), 0, -1, false)")
-		if len(list) != 1 || list[0] != "f.txt:3  why amend this?" {
+		if len(list) != 1 || list[0] != "f.txt:4  why amend this?" {
 			t.Fatalf("comments after a restart: %q", list)
 		}
 		var fbuf int
 		e2.Lua(&fbuf, "return vim.fn.bufnr(...)", f)
-		e2.waitComment(fbuf, "3:✎ why amend this?")
+		e2.waitComment(fbuf, "4:✎ why amend this?")
 
 		// The list: its keys, edit, jump, delete.
 		if h := e2.helpFloat("comments"); !strings.Contains(h, "dd") || !strings.Contains(h, "Delete the comment under the cursor") {
@@ -260,15 +289,15 @@ func TestReviewBlameAmendedAndRestart(t *testing.T) {
 		}
 		e2.ScriptUI(nil, []string{"why amend this line?"})
 		e2.Input("e")
-		e2.waitComment(fbuf, "3:✎ why amend this line?")
+		e2.waitComment(fbuf, "4:✎ why amend this line?")
 		e2.Eventually(5*time.Second, "the list redrawn", func() bool {
 			e2.Lua(&list, "return vim.api.nvim_buf_get_lines(vim.fn.bufnr('claudenova://comments'), 0, -1, false)")
-			return len(list) == 1 && list[0] == "f.txt:3  why amend this line?"
+			return len(list) == 1 && list[0] == "f.txt:4  why amend this line?"
 		})
 		e2.Input("<CR>")
 		var at []any
 		e2.Lua(&at, "return { vim.api.nvim_buf_get_name(0), vim.api.nvim_win_get_cursor(0)[1] }")
-		if len(at) != 2 || at[0] != f || at[1] != int64(3) {
+		if len(at) != 2 || at[0] != f || at[1] != int64(4) {
 			t.Fatalf("jumped to %v", at)
 		}
 		e2.Cmd("ClaudeNova comments")
