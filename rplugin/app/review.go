@@ -174,7 +174,7 @@ func (a *App) reviewChanged(s *session.Session, path string, orig *string) {
 		a.saveRound(s, rs)
 	}
 	f := a.folderOf(s.Cwd)
-	if f.comments.Remap(path, before, after) {
+	if err == nil && f.comments.Remap(path, before, after) {
 		_ = a.saveComments(f)
 	}
 	var prop *string
