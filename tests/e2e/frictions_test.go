@@ -131,7 +131,9 @@ func TestSessionReadyUntilTheFirstPrompt(t *testing.T) {
 		e.Lua(&sid, "return require('claudenova').new({}).id")
 		e.Eventually(30*time.Second, "ready", func() bool { st, _ := e.SessionState(sid); return st == "ready" })
 		e.Cmd("ClaudeNova")
-		if side := strings.Join(e.sidebarLines(), "\n"); !strings.Contains(side, "· ready ·") {
+		// The default mode is not shown (the winbar has it): the row ends
+		// with the state.
+		if side := strings.Join(e.sidebarLines(), "\n") + "\n"; !strings.Contains(side, "· ready\n") {
 			t.Fatalf("the sidebar does not say ready:\n%s", side)
 		}
 		e.sendLua(sid, "hello")
