@@ -25,6 +25,7 @@ local task_view = require("claudenova.ui.tasks")
 local text = require("claudenova.ui.text")
 local transcript = require("claudenova.ui.transcript")
 local world = require("claudenova.ui.world")
+local comments = require("claudenova.ui.comments")
 
 
 local function cfg()
@@ -257,6 +258,10 @@ end
 
 function handlers.agents(data)
   world.agents(data)
+end
+
+function handlers.review(data)
+  comments.changed(data)
 end
 
 -- The stream's next number, the events that came ahead of it, and the host
