@@ -321,7 +321,10 @@ func (e *Env) Eventually(timeout time.Duration, what string, cond func() bool) {
 			return
 		}
 		if time.Now().After(deadline) {
-			e.t.Fatalf("timed out after %s waiting for %s\nnotes: %s", timeout, what, strings.Join(e.Notes(), "\n  "))
+			var stream any
+			_ = e.V.ExecLua("return require('claudenova.ui.inbox').stream_state()", &stream)
+			e.t.Fatalf("timed out after %s waiting for %s\nnotes: %s\nthe front end's stream: %v", timeout, what,
+				strings.Join(e.Notes(), "\n  "), stream)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
