@@ -160,15 +160,50 @@ M.subcommands = {
     run = function() require("claudenova.ui.rewind").pick() end,
   },
   changes = {
-    usage = "changes [{N}]",
-    desc = "Review what prompt {N} of the session (default: the last that changed a file) changed, file by file, as a diff from before the turn to now; undo a hunk (its old lines go back on disk, Claude is told) or keep it.",
+    usage = "changes [{N}|round]",
+    desc = "Review what prompt {N} of the session (default: the last that changed a file) changed, file by file, as a diff from before the turn to now; undo a hunk (its old lines go back on disk, Claude is told) or keep it. With round: everything Claude changed since the review baseline (the last review sent, or the session's start): applied proposals, accepted edits, and commands' changes to files a round tracks; comment on its lines for the next review.",
+    complete = function() return { "round" } end,
     run = function(args)
+      if args[1] == "round" then
+        require("claudenova.ui.round").open()
+        return
+      end
       local n = args[1] and tonumber(args[1])
       if args[1] and not n then
-        error("claude-nova: changes takes a prompt number (shown as \"checkpoint N\" in the transcript), got " .. args[1], 0)
+        error("claude-nova: changes takes a prompt number (shown as \"checkpoint N\" in the transcript) or round, got " .. args[1], 0)
       end
       require("claudenova.ui.changes").open(nil, n)
     end,
+  },
+  comment = {
+    usage = "[range]comment [{text}]",
+    desc = "Comment on the line under the cursor (with a range: those lines) for the next review, in a file's buffer or the changes view; without {text}, vim.ui.input asks. The comment shows as virtual lines under its line and follows your edits; the host keeps it per session folder until it is sent. A line Claude did not change may be commented on (the review says so); a file outside the session's folder may not.",
+    run = function(args, raw, opts)
+      local l1 = vim.api.nvim_win_get_cursor(0)[1]
+      local l2 = l1
+      if opts and opts.range and opts.range > 0 then
+        l1, l2 = opts.line1, opts.line2
+      end
+      require("claudenova.ui.comments").add({ text = raw, line1 = l1, line2 = l2 })
+    end,
+  },
+  comments = {
+    usage = "comments [send]",
+    desc = "List the comments of the open round (<CR> opens one, e edits it, dd deletes it). With send: send them to the session in view as one message (for each: the file, the lines, the code quoted with a few lines around it, then the comment; unsaved buffers are quoted as they are); the round closes and the next begins now. While a turn runs it is queued like any prompt.",
+    run = function(args)
+      if args[1] == "send" then
+        require("claudenova.ui.comments").send()
+      elseif args[1] then
+        error("claude-nova: comments takes nothing or send, got " .. args[1], 0)
+      else
+        require("claudenova.ui.comments").open_list()
+      end
+    end,
+    complete = function() return { "send" } end,
+  },
+  blame = {
+    desc = "Toggle, in the current buffer, a sign per line saying who wrote it: Claude (▌), Claude amended by you in the proposal (▚), or you (┆); <CR> on a line shows the session, the prompt and its time. Kept per session folder; follows Claude's changes as they land, and lines you edit by hand become yours.",
+    run = function() require("claudenova.ui.blame").toggle() end,
   },
   mode = {
     usage = "mode {mode}",
@@ -299,7 +334,8 @@ M.subcommands = {
 
 -- The order of the subcommands in the docs.
 M.order = {
-  "new", "send", "prompt", "steer", "withdraw", "add", "paste-image", "rename", "sessions", "transcript", "stop", "interrupt", "resume", "rewind", "changes", "mode",
+  "new", "send", "prompt", "steer", "withdraw", "add", "paste-image", "rename", "sessions", "transcript", "stop", "interrupt", "resume", "rewind", "changes",
+  "comment", "comments", "blame", "mode",
   "model", "effort", "usage",
   "allow", "allow-session", "always", "review", "deny", "deny-stop", "focus", "rules", "tasks", "mcp", "diff", "sidebar", "log", "build",
 }

@@ -168,6 +168,12 @@ M.schema = {
       },
     },
   },
+  review = {
+    desc = "Review rounds, comments and who wrote each line (:ClaudeNova changes round, comment, comments, blame).",
+    fields = {
+      hover = { type = "boolean", default = true, desc = "While :ClaudeNova blame is on, show who wrote the cursor's line at its end once the cursor rests ('updatetime')." },
+    },
+  },
   questions = {
     desc = "AskUserQuestion prompts.",
     fields = {
@@ -268,7 +274,25 @@ M.schema = {
         fields = {
           undo_hunk = { type = "key", default = "<localleader>u", desc = "Undo the hunk under the cursor: its lines as they were before the turn go back on disk (Claude is told)." },
           keep_hunk = { type = "key", default = "<localleader>k", desc = "Keep the hunk under the cursor (marks it reviewed) and go to the next." },
+          comment = { type = "key", default = "<localleader>c", desc = "Comment on the line (in visual mode: the lines) under the cursor for the next review (:ClaudeNova comment)." },
           close = { type = "key", default = "q", desc = "Close the changes view." },
+        },
+      },
+      review = {
+        desc = "Keys in the buffers of files Claude changed in the open round (and of files with comments), and while blame is on. A buffer-local mapping of yours on the same key wins.",
+        fields = {
+          comment = { type = "key", default = "<localleader>c", desc = "Comment on the line (in visual mode: the lines) under the cursor for the next review." },
+          blame_info = { type = "key", default = "<CR>", desc = "While :ClaudeNova blame is on: show who wrote the cursor's line, the session, the prompt and its time." },
+        },
+      },
+      comments = {
+        desc = "Keys in the comments list (:ClaudeNova comments).",
+        fields = {
+          jump = { type = "key", default = "<CR>", desc = "Open the comment's file at its line." },
+          edit = { type = "key", default = "e", desc = "Edit the comment under the cursor (vim.ui.input)." },
+          delete = { type = "key", default = "dd", desc = "Delete the comment under the cursor." },
+          send = { type = "key", default = "<localleader>s", desc = "Send the review: every comment, as one message to the session (:ClaudeNova comments send)." },
+          close = { type = "key", default = "q", desc = "Close the list." },
         },
       },
       prompt = {

@@ -41,6 +41,11 @@ M.groups = {
   ClaudeNovaTodoDone = { link = "Comment", desc = "A done item of Claude's checklist (sidebar)" },
   ClaudeNovaBlocked = { link = "WarningMsg", desc = "Another Claude session that waits for you (sidebar)" },
   ClaudeNovaOther = { link = "Comment", desc = "Another Claude session of this machine (sidebar)" },
+  ClaudeNovaComment = { link = "DiagnosticVirtualTextHint", desc = "Your review comments, as virtual lines under their lines" },
+  ClaudeNovaBlameClaude = { link = "DiagnosticSignInfo", desc = "Blame: the sign of a line Claude wrote" },
+  ClaudeNovaBlameAmended = { link = "DiagnosticSignWarn", desc = "Blame: the sign of a line Claude wrote and you amended in the proposal" },
+  ClaudeNovaBlameYours = { link = "NonText", desc = "Blame: the sign of a line you wrote (or that was there before)" },
+  ClaudeNovaBlameInfo = { link = "Comment", desc = "Blame: who wrote the cursor's line, at its end" },
 }
 
 local function apply()

@@ -71,9 +71,18 @@ M.surfaces = {
   {
     name = "changes", title = "Changes", tag = "claudenova-changes",
     keys = {
-      { key = "undo_hunk" }, { key = "keep_hunk" }, { key = "close" },
+      { key = "undo_hunk" }, { key = "keep_hunk" }, { key = "comment" }, { key = "close" },
       { lhs = "]c [c", desc = "Next / previous hunk." },
     },
+  },
+  {
+    name = "review", title = "Changed files", tag = "claudenova-review",
+    keys = { { key = "comment" }, { key = "blame_info" } },
+    note = "The comment key is mapped in the buffers of files Claude changed in the open round; blame_info while :ClaudeNova blame is on.",
+  },
+  {
+    name = "comments", title = "Comments", tag = "claudenova-review",
+    keys = { { key = "jump" }, { key = "edit" }, { key = "delete" }, { key = "send" }, { key = "close" } },
   },
   {
     name = "task_output", title = "Task output", tag = "claudenova-tasks",

@@ -78,6 +78,7 @@ type App struct {
 
 	ed   editorState // the editor's tools (editortools.go)
 	comp completer   // the prompt input's completion (complete.go)
+	rev  reviewState // rounds, comments and blame (review.go)
 
 	agentsBusy atomic.Bool // a claude agents --json runs (others.go)
 
@@ -248,6 +249,7 @@ func (a *App) NewSession(p NewParams) (session.Info, error) {
 		a.log.Info("removed transcripts of hosts that are gone", "count", n)
 	}
 	a.ui.Send(ui.EvSession, s)
+	a.reviewOpened(s)
 	a.wg.Add(1)
 	if p.Resume != "" {
 		// The earlier conversation (and its checkpoints) come first: the

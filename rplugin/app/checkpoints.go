@@ -92,6 +92,7 @@ func (a *App) recordChanges(s *session.Session, m claude.Message) string {
 	}
 	path = filepath.Clean(path)
 	s.Turns.Changed(path, orig)
+	a.reviewChanged(s, path, orig)
 	return path
 }
 
@@ -376,6 +377,9 @@ type UndoParams struct {
 	Path    string `json:"path"`
 	Hunk    int    `json:"hunk"` // 1-based
 	Sum     string `json:"sum"`  // of the content the user saw
+	// Round: the hunk is of the session's open review round (its baseline
+	// stands for the content before the turn).
+	Round bool `json:"round"`
 }
 
 // UndoHunk puts one hunk of a turn's change back as it was before the turn,
@@ -387,6 +391,9 @@ func (a *App) UndoHunk(p UndoParams) (FileChange, error) {
 		return FileChange{}, err
 	}
 	fc := fileChange(s, p.Turn, p.Path)
+	if p.Round {
+		fc = a.roundFileChange(s, p.Path)
+	}
 	if fc.Error != "" {
 		return fc, errors.New(fc.Error)
 	}

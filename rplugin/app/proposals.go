@@ -147,6 +147,9 @@ func (a *App) ProposalSaved(sp SaveParams) (Decided, error) {
 		d.Tell = am.Message()
 		if am.Changed() {
 			outcome = "applied with your edits"
+			if c.Cell == nil {
+				a.expectAmended(c.Path, c.ClaudeProposed(), saved) // blame: your lines in Claude's
+			}
 		}
 	}
 	if _, err := a.decide(id, d, outcome); err != nil {

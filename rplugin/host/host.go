@@ -292,6 +292,13 @@ var methods = map[string]handler{
 	"mcp_reconnect":  with(func(a *app.App, p app.MCPParams) (any, error) { return nil, a.MCPReconnect(p) }),
 	"mcp_toggle":     with(func(a *app.App, p app.MCPParams) (any, error) { return nil, a.MCPToggle(p) }),
 	"agents_refresh": plain(func(a *app.App) (any, error) { a.RefreshAgents(); return nil, nil }),
+	"review_round":   with(func(a *app.App, p app.ReviewArg) (any, error) { return a.ReviewRound(p) }),
+	"comment_add":    with(func(a *app.App, p app.CommentParams) (any, error) { return a.AddComment(p) }),
+	"comment_edit":   with(func(a *app.App, p app.CommentEdit) (any, error) { return a.EditComment(p) }),
+	"comments":       with(func(a *app.App, p app.ReviewArg) (any, error) { return a.ReviewComments(p) }),
+	"comments_move":  with(func(a *app.App, p app.MovesParams) (any, error) { return nil, a.MoveComments(p) }),
+	"comments_send":  with(func(a *app.App, p app.SendReviewParams) (any, error) { return a.SendReview(p) }),
+	"blame":          with(func(a *app.App, p app.BlameParams) (any, error) { return a.Blame(p) }),
 	"shutdown":       plain(func(a *app.App) (any, error) { a.Shutdown(); return nil, nil }),
 	// tool_reply: the editor's later answer to a tool call (a language
 	// server's), matched by its token.

@@ -157,6 +157,21 @@ func TestMethodTableWiring(t *testing.T) {
 		{"mcp_reconnect", `{"session":1,"server":"docs","token":"t8"}`, func(r reply) bool { return !r.OK && strings.Contains(r.Error, `no MCP server "docs"`) }},
 		{"mcp_toggle", `{"session":1,"server":"","token":"t9"}`, func(r reply) bool { return !r.OK && strings.Contains(r.Error, "which MCP server") }},
 		{"agents_refresh", ``, func(r reply) bool { return r.OK }},
+		{"review_round", `{"session":1}`, func(r reply) bool { return !r.OK && strings.Contains(r.Error, "Claude has changed no file since") }},
+		{"comment_add", `{"session":1,"path":"/elsewhere/x.go","from":1,"to":1,"text":"why"}`, func(r reply) bool {
+			return !r.OK && strings.Contains(r.Error, "outside the session's folder")
+		}},
+		{"comment_edit", `{"session":1,"id":"nope","delete":true}`, func(r reply) bool { return !r.OK && strings.Contains(r.Error, `no comment "nope"`) }},
+		{"comments", `{"session":1}`, func(r reply) bool {
+			m, _ := r.Result.(map[string]any)
+			return r.OK && m["round"] == float64(1)
+		}},
+		{"comments_move", `{"session":1,"moves":[{"id":"nope","from":2,"to":2}]}`, func(r reply) bool { return r.OK }},
+		{"comments_send", `{"session":1}`, func(r reply) bool { return !r.OK && strings.Contains(r.Error, "no comments to send") }},
+		{"blame", `{"session":1,"path":"/nope/x.go","text":"a\nb\n"}`, func(r reply) bool {
+			m, _ := r.Result.(map[string]any)
+			return r.OK && m["known"] == false && m["yours"] == float64(2)
+		}},
 		{"stop", `{"session":1}`, func(r reply) bool { return r.OK }},
 		{"shutdown", ``, func(r reply) bool { return r.OK }},
 	}

@@ -35,6 +35,7 @@ const (
 	EvMark   = "mark"
 	EvWorld  = "world"  // WorldView: a session's MCP servers, hooks, schedules, checklist, worktree
 	EvAgents = "agents" // AgentsView: the other Claude sessions on this machine
+	EvReview           = "review"          // ReviewEvent: a folder's review comments, round files, blame changed
 )
 
 // Event is one message to the Lua front end. Seq numbers the events of one
@@ -295,13 +296,30 @@ func (o *Outbox) run() {
 			if o.Record != nil {
 				o.Record(b)
 			}
-			if err := o.exec(string(b)); err != nil {
-				o.log.Warn("ui batch not delivered", "err", err, "events", len(part))
-			}
+			o.deliver(string(b), len(part))
 		}
 		last = time.Now()
 	}
 }
+
+// deliver hands a batch to Neovim, trying again a few times when it fails:
+// the front end waits for every number, and a batch it already has is
+// dropped there by its numbers, so a repeat is harmless where a loss would
+// hold the stream up (the front end goes on after a while, see inbox.lua).
+func (o *Outbox) deliver(b string, events int) {
+	var err error
+	for try, pause := 0, 20*time.Millisecond; try < deliveryTries; try, pause = try+1, pause*4 {
+		if err = o.exec(b); err == nil {
+			return
+		}
+		o.log.Warn("ui batch not delivered, trying again", "err", err, "events", events, "try", try+1)
+		time.Sleep(pause)
+	}
+	o.log.Error("ui batch not delivered", "err", err, "events", events)
+}
+
+// deliveryTries is how often a batch is tried before it is given up.
+const deliveryTries = 3
 
 // maxDeliveryLines bounds the buffer lines one delivery carries: between two
 // deliveries Neovim serves everyone else (keys, other plugins' RPC).

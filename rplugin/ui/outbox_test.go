@@ -2,6 +2,7 @@ package ui
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -256,5 +257,53 @@ func TestLiveDataIsReadWhenDelivered(t *testing.T) {
 	want := "first=0 session=idle between=1"
 	if strings.Join(got, " ") != want {
 		t.Fatalf("delivered %q, want %q", strings.Join(got, " "), want)
+	}
+}
+
+// A delivery that fails is tried again with the same numbers: the front end
+// keeps the first copy that reaches it and drops repeats, so nothing is lost
+// and no number is skipped.
+func TestFailedDeliveryIsTriedAgain(t *testing.T) {
+	tests := []struct {
+		name      string
+		failures  int // how many tries of the first batch fail
+		delivered bool
+	}{
+		{"one failure", 1, true},
+		{"two failures", 2, true},
+		{"every try fails", deliveryTries, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var mu sync.Mutex
+			tries := 0
+			var got []uint64
+			o := NewOutbox(func(batch string) error {
+				mu.Lock()
+				defer mu.Unlock()
+				tries++
+				if tries <= tc.failures {
+					return errors.New("neovim is busy")
+				}
+				var evs []Event
+				if err := json.Unmarshal([]byte(batch), &evs); err != nil {
+					t.Error(err)
+				}
+				for _, e := range evs {
+					got = append(got, e.Seq)
+				}
+				return nil
+			}, slog.New(slog.DiscardHandler))
+			o.Send(EvNotify, map[string]string{"msg": "one"})
+			o.Close()
+			mu.Lock()
+			defer mu.Unlock()
+			if tc.delivered && (len(got) != 1 || got[0] != 1) {
+				t.Fatalf("delivered seqs %v after %d tries", got, tries)
+			}
+			if !tc.delivered && (len(got) != 0 || tries != deliveryTries) {
+				t.Fatalf("delivered %v in %d tries", got, tries)
+			}
+		})
 	}
 }

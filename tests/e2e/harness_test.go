@@ -98,6 +98,8 @@ type Env struct {
 
 	env    []string // Neovim's environment
 	Socket string   // the server's socket (Options.Listen)
+	base string // the temp folder holding every folder above
+	quit bool   // Neovim was closed by Quit
 }
 
 // Options for an Env.
@@ -125,6 +127,10 @@ type Options struct {
 	// are the two folders.
 	Files     map[string]string
 	HomeFiles map[string]string
+	// Again starts this Neovim on the folders of an earlier Env (its home,
+	// project, storage and XDG folders): a restart of the editor, once the
+	// earlier one was closed with Quit.
+	Again *Env
 }
 
 func randomID() string {
@@ -137,8 +143,11 @@ func randomID() string {
 func NewEnv(t *testing.T, v nvimVersion, o Options) *Env {
 	t.Helper()
 	base := t.TempDir()
+	if o.Again != nil {
+		base = o.Again.base
+	}
 	e := &Env{t: t, Home: filepath.Join(base, "home"), Project: filepath.Join(base, "project"),
-		Storage: filepath.Join(base, "storage"), Marker: "cn-" + randomID()}
+		Storage: filepath.Join(base, "storage"), Marker: "cn-" + randomID(), base: base}
 	for _, d := range []string{e.Home, e.Project, e.Storage} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
@@ -249,12 +258,8 @@ func NewEnv(t *testing.T, v nvimVersion, o Options) *Env {
 	}
 	e.V = nv
 	t.Cleanup(func() {
-		done := make(chan struct{})
-		go func() { _ = nv.Close(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(60 * time.Second):
-			t.Errorf("nvim did not exit")
+		if !e.quit {
+			e.close()
 		}
 		e.assertNoOrphans(30 * time.Second)
 		if t.Failed() {
@@ -262,6 +267,26 @@ func NewEnv(t *testing.T, v nvimVersion, o Options) *Env {
 		}
 	})
 	return e
+}
+
+func (e *Env) close() {
+	done := make(chan struct{})
+	go func() { _ = e.V.Close(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(60 * time.Second):
+		e.t.Errorf("nvim did not exit")
+	}
+}
+
+// Quit closes this Neovim (as :qa would end it) and waits until it and
+// every process it started are gone: NewEnv with Options.Again then
+// starts the editor again on the same folders.
+func (e *Env) Quit() {
+	e.t.Helper()
+	e.quit = true
+	e.close()
+	e.assertNoOrphans(30 * time.Second)
 }
 
 // Lua runs code with args and decodes its result into out (may be nil).
@@ -302,7 +327,10 @@ func (e *Env) Eventually(timeout time.Duration, what string, cond func() bool) {
 			return
 		}
 		if time.Now().After(deadline) {
-			e.t.Fatalf("timed out after %s waiting for %s\nnotes: %s", timeout, what, strings.Join(e.Notes(), "\n  "))
+			var stream any
+			_ = e.V.ExecLua("return require('claudenova.ui.inbox').stream_state()", &stream)
+			e.t.Fatalf("timed out after %s waiting for %s\nnotes: %s\nthe front end's stream: %v", timeout, what,
+				strings.Join(e.Notes(), "\n  "), stream)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

@@ -15,7 +15,8 @@ return {
     "claudenova.ui.question", "claudenova.ui.elicit", "claudenova.ui.always", "claudenova.ui.sidebar",
     "claudenova.ui.transcript", "claudenova.ui.prompt", "claudenova.ui.complete", "claudenova.ui.tasks",
     "claudenova.ui.rules", "claudenova.ui.changes", "claudenova.ui.usage", "claudenova.ui.rewind",
-    "claudenova.ui.pickers", "claudenova.ui.target", "claudenova.ui.mcp" },
+    "claudenova.ui.pickers", "claudenova.ui.target", "claudenova.ui.mcp", "claudenova.ui.comments",
+    "claudenova.ui.blame", "claudenova.ui.round" },
   { name = "front end", "claudenova.ui.inbox", "claudenova.ui.gestures", "claudenova.ui.ops", "claudenova.ui" },
   { name = "API", "claudenova", "claudenova.commands", "claudenova.health" },
 }

@@ -124,6 +124,33 @@ return {
       t:eq(seen, "late", "the session when the reply was applied")
     end,
   },
+  ["a gap does not stop the stream: what waits goes on and the state is asked again"] = {
+    run = function(t)
+      inbox().gap_ms = 50
+      local batches = t:recording("bash")
+      -- Batch 2 (a reply) never comes: what follows waits, then goes on.
+      inbox().apply(vim.json.encode(batches[1]))
+      for i = 3, 7 do
+        inbox().apply(vim.json.encode(batches[i]))
+      end
+      t:eq(next(state().requests), nil, "requests while the stream waits for the gap")
+      t.replies.sessions = function() return { vim.tbl_extend("force", state().sessions[1], { name = "from the host" }) } end
+      t.replies.pending = function()
+        for _, b in ipairs(batches) do
+          for _, ev in ipairs(b) do
+            if ev.event == "request_added" then
+              return { ev.data }
+            end
+          end
+        end
+        return {}
+      end
+      t:wait(function() return #t:calls_of("pending") == 1 end, "the state asked again")
+      t:eq(inbox().stream_state().ahead, 0, "events waiting")
+      t:eq(vim.tbl_count(state().requests), 1, "the pending request")
+      t:eq(state().sessions[1].name, "from the host", "the session as the host has it")
+    end,
+  },
   ["a new host starts a new stream"] = {
     run = function(t)
       t:replay("bash", 3)

@@ -2,13 +2,17 @@
 -- the turn (left) to what is on disk now (right), with per-hunk undo (the
 -- before-turn lines go back on disk, Claude is told) and keep (reviewed).
 -- The host owns the disk: it computes the hunks, checks the file did not
--- change since it was shown, and writes.
+-- change since it was shown, and writes. The same view shows a review round
+-- (:ClaudeNova changes round, ui.round: view.round is set): every file
+-- Claude changed since the review baseline; comments on its lines go with
+-- the next review (ui.comments).
 local config = require("claudenova.config")
 local host = require("claudenova.host")
 local keytable = require("claudenova.keys")
 local labels = require("claudenova.ui.labels")
 local target = require("claudenova.ui.target")
 local textutil = require("claudenova.ui.text")
+local comments = require("claudenova.ui.comments")
 
 local M = {}
 
@@ -77,9 +81,10 @@ local function winbar_parts(v, width)
     head = head .. (" · %d kept"):format(t.kept)
   end
   local how = ("%s undo hunk · %s keep"):format(key(keys.undo_hunk), key(keys.keep_hunk))
-  local parts = { head, how, ("%s close · ]c next"):format(key(keys.close)) }
+  local comment = keys.comment and ("%s comment"):format(key(keys.comment)) or ""
+  local parts = { head, how, comment, ("%s close · ]c next"):format(key(keys.close)) }
   if width and width < vim.fn.strdisplaywidth(head) + 3 + vim.fn.strdisplaywidth(how) then
-    parts = { how, head, parts[3] } -- narrow: what to do first
+    parts = { how, head, comment, parts[4] } -- narrow: what to do first
   end
   if cfg().keymaps.help then
     table.insert(parts, key(cfg().keymaps.help) .. " keys")
@@ -112,6 +117,9 @@ local function render(v)
   end
   for _, w in ipairs(vim.fn.win_findbuf(v.now)) do
     vim.wo[w].winbar = "%!v:lua.require'claudenova.ui.text'.winbar('changes')"
+  end
+  if M.views[v.now] then
+    comments.render(v.now)
   end
   for _, b in ipairs({ v.before, v.now }) do
     for _, w in ipairs(vim.fn.win_findbuf(b)) do
@@ -168,11 +176,16 @@ function M.undo(v)
     notify.warn(("%s has unsaved edits in the editor: save or discard them first (nothing was undone)"):format(v.file.rel))
     return
   end
-  local ok, res = pcall(host.request, "undo_hunk", { session = v.session, turn = v.turn, path = v.file.path, hunk = i, sum = v.file.sum })
+  local ok, res = pcall(host.request, "undo_hunk", { session = v.session, turn = v.turn, path = v.file.path, hunk = i, sum = v.file.sum, round = v.round ~= nil })
   if not ok then
     notify.error(res)
     -- The file changed since: show it as it is.
-    local ok2, view = pcall(host.request, "changes", { session = v.session, turn = v.turn })
+    local ok2, view
+    if v.round then
+      ok2, view = pcall(host.request, "review_round", { session = v.session })
+    else
+      ok2, view = pcall(host.request, "changes", { session = v.session, turn = v.turn })
+    end
     if ok2 then
       for _, f in ipairs(view.files) do
         if f.path == v.file.path then
@@ -231,14 +244,16 @@ function M.open_file(view, f)
     return
   end
   local ft = vim.filetype.match({ filename = f.path })
-  local base = ("claudenova://changes/%d/%d/"):format(view.session, view.n)
+  local what = M.what(view)
+  local base = view.round and ("claudenova://round/%d/%d/"):format(view.session, view.round)
+    or ("claudenova://changes/%d/%d/"):format(view.session, view.n)
   vim.cmd("tabnew")
   local tab = vim.api.nvim_get_current_tabpage()
   local placeholder = vim.api.nvim_get_current_buf()
   local v = {
-    session = view.session, turn = view.turn, n = view.n, file = f, undone = 0, kept = {}, tab = tab,
-    before = scratch(base .. "before/" .. f.rel, ("Before prompt %d · %s"):format(view.n, f.rel), f.before, ft),
-    now = scratch(base .. "now/" .. f.rel, ("Changes of prompt %d · %s"):format(view.n, f.rel), f.now, ft),
+    session = view.session, turn = view.turn, n = view.n, round = view.round, file = f, undone = 0, kept = {}, tab = tab,
+    before = scratch(base .. "before/" .. f.rel, ("Before %s · %s"):format(what, f.rel), f.before, ft),
+    now = scratch(base .. "now/" .. f.rel, ("Changes of %s · %s"):format(what, f.rel), f.now, ft),
   }
   vim.api.nvim_win_set_buf(0, v.now)
   labels.apply(vim.api.nvim_get_current_win())
@@ -251,7 +266,7 @@ function M.open_file(view, f)
   vim.api.nvim_win_set_buf(0, v.before)
   vim.wo.signcolumn = "yes:1"
   labels.apply(vim.api.nvim_get_current_win())
-  vim.wo.winbar = "%#ClaudeNovaWinbar#Before prompt " .. view.n .. " · " .. (f.existed and f.rel or "(did not exist)"):gsub("%%", "%%%%")
+  vim.wo.winbar = "%#ClaudeNovaWinbar#Before " .. what .. " · " .. (f.existed and f.rel or "(did not exist)"):gsub("%%", "%%%%")
   vim.cmd("diffthis")
   vim.cmd("wincmd l")
   M.views[v.now] = v
@@ -266,6 +281,9 @@ function M.open_file(view, f)
       if m[1] then
         vim.keymap.set("n", m[1], m[2], { buffer = b, desc = "claude-nova: " .. m[3] })
       end
+    end
+    if keys.comment then
+      comments.keys(b, keys.comment)
     end
     keytable.map(b, "changes")
   end
@@ -285,6 +303,14 @@ function M.open_file(view, f)
   return v
 end
 
+--- What a view shows: "prompt 3", or "round 2" for a review round.
+function M.what(view)
+  if view.round then
+    return ("round %d"):format(view.round)
+  end
+  return ("prompt %d"):format(view.n)
+end
+
 --- :ClaudeNova changes [N]: the files prompt N (default: the last that
 --- changed a file) changed; one opens at once, several are picked.
 function M.open(session, turn)
@@ -295,12 +321,21 @@ function M.open(session, turn)
   elseif turn then
     args.turn = turn
   end
-  local view = host.request("changes", args)
+  return M.show(host.request("changes", args))
+end
+
+--- Show the files of a view (a turn's changes, or a round's): one opens at
+--- once, several are picked.
+function M.show(view)
   if #view.files == 1 then
     return M.open_file(view, view.files[1])
   end
+  local prompt = ("Files changed by %s:"):format(M.what(view))
+  if view.round then
+    prompt = ("Files Claude changed since %s (round %d):"):format(os.date("%H:%M", view.since), view.round)
+  end
   vim.ui.select(view.files, {
-    prompt = ("Files changed by prompt %d:"):format(view.n),
+    prompt = prompt,
     format_item = function(f)
       if f.error then
         return f.rel .. " · " .. f.error

@@ -25,6 +25,7 @@ local task_view = require("claudenova.ui.tasks")
 local text = require("claudenova.ui.text")
 local transcript = require("claudenova.ui.transcript")
 local world = require("claudenova.ui.world")
+local comments = require("claudenova.ui.comments")
 
 
 local function cfg()
@@ -259,6 +260,10 @@ function handlers.agents(data)
   world.agents(data)
 end
 
+function handlers.review(data)
+  comments.changed(data)
+end
+
 -- The stream's next number, the events that came ahead of it, and the host
 -- they belong to (a new host numbers from 1 again).
 local next_seq, ahead, epoch = 1, {}, nil
@@ -295,6 +300,70 @@ local function due(events)
   return out
 end
 
+-- A gap in the numbers (a delivery the host could not make) must not stop
+-- the stream: after gap_ms the events that wait go ahead, and the host's
+-- state is asked for again (sessions, pending requests, transcripts), so
+-- what the lost events said is not lost with them.
+M.gap_ms = 2000
+local gap_watched = false
+
+local function watch_gap()
+  if gap_watched or not next(ahead) then
+    return
+  end
+  gap_watched = true
+  local waiting_for, at_epoch = next_seq, epoch
+  vim.defer_fn(function()
+    gap_watched = false
+    if epoch ~= at_epoch or next_seq ~= waiting_for or not next(ahead) then
+      return watch_gap() -- it came (or a new gap opened meanwhile)
+    end
+    local first
+    for seq in pairs(ahead) do
+      if not first or seq < first then
+        first = seq
+      end
+    end
+    notify.log("warn", ("the host's events %d to %d never came: going on without them and asking for the state again"):format(
+      waiting_for, first - 1))
+    next_seq = first
+    M.apply("[]")
+    vim.schedule(M.refresh)
+  end, M.gap_ms)
+end
+
+--- Ask the host for its whole state again: its sessions, its pending
+--- requests (one this side missed is added, one it no longer has leaves),
+--- and every transcript.
+function M.refresh()
+  local ok, infos = pcall(host.request, "sessions")
+  if ok then
+    for _, info in ipairs(infos or {}) do
+      pcall(handlers.session, info)
+    end
+  end
+  local pok, pending = pcall(host.request, "pending")
+  if pok then
+    local live = {}
+    for _, r in ipairs(pending or {}) do
+      live[r.id] = true
+      if not state.requests[r.id] then
+        pcall(handlers.request_added, r)
+        pcall(M.show, state.requests[r.id] or r)
+      end
+    end
+    for id in pairs(state.requests) do
+      if not live[id] then
+        drop(id, "gone")
+      end
+    end
+  end
+  for id in pairs(state.sessions) do
+    transcript.resync(id)
+  end
+  sidebar.render()
+end
+
 --- The stream's state, for tests and :checkhealth: the next number due
 --- and how many events wait ahead of it.
 function M.stream_state()
@@ -308,6 +377,7 @@ end
 --- Start the stream over (a fresh host; tests).
 function M.reset_stream()
   next_seq, ahead, epoch = 1, {}, host.epoch
+  gap_watched = false
 end
 
 function M._apply(batch)
@@ -327,6 +397,7 @@ function M._apply(batch)
   if sidebar_dirty then
     sidebar.render()
   end
+  watch_gap()
 end
 
 --- The host died: everything it owned is gone (sessions, transcripts,
