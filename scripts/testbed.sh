@@ -6,11 +6,13 @@
 #   $CACHE/bin/claude      Claude Code CLI (npm @anthropic-ai/claude-code)
 #   $CACHE/gopls/gopls     gopls (go install golang.org/x/tools/gopls), a real
 #                          language server for the editor-tools tests
+#   $CACHE/bin/stylua      StyLua (npm @johnnymorganz/stylua-bin), the Lua
+#                          formatter make vet checks with
 #   $CACHE/lazy.nvim       lazy.nvim, only from a local git copy named by
 #                          $CLAUDENOVA_LAZY_SRC (the test bed reaches nothing but
 #                          package registries); without it the install test
 #                          runs lazy's build step itself (build.lua, as lazy does)
-#   $CACHE/env             sourceable: exports NVIM_010, NVIM_012, CLAUDE_BIN, GOPLS
+#   $CACHE/env             sourceable: exports NVIM_010, NVIM_012, CLAUDE_BIN, GOPLS, STYLUA
 #                          (and LAZY_NVIM when lazy.nvim is there)
 #
 # CACHE=${CLAUDENOVA_TESTBED:-${XDG_CACHE_HOME:-$HOME/.cache}/claudenova-testbed}
@@ -36,6 +38,7 @@ NVIM010_SUITE=trixie
 NVIM010_WANT='0.10.4'   # Debian version must start with this
 NVIM012_SUITE=sid
 NVIM012_WANT='0.12.'    # whatever 0.12 sid currently has
+STYLUA_VERSION=2.5.2     # the Lua formatter make vet checks with (npm @johnnymorganz/stylua-bin)
 GOPLS_VERSION=v0.23.0   # v0.24 needs a newer Go than the test machines have
 LAZY_VERSION=v11.17.5
 
@@ -490,6 +493,36 @@ install_gopls() {
   log "gopls $GOPLS_VERSION ready"
 }
 
+# ---------------------------------------------------------------- stylua
+
+# The Lua formatter `make vet` checks the front end with, from npm (the
+# package ships the binary for this platform).
+install_stylua() {
+  local prefix=$CACHE/stylua bin=$BIN/stylua
+  local key="recipe=$RECIPE stylua=$STYLUA_VERSION prefix=$prefix"
+  if stamp_ok stylua "$key" "$bin"; then
+    log "stylua $(stamp_version stylua) ready (cached)"
+    return 0
+  fi
+  command -v npm >/dev/null || die "npm not found"
+  log "stylua: npm install @johnnymorganz/stylua-bin@$STYLUA_VERSION"
+  rm -f "$bin" "$STAMPS/stylua"
+  mkdir -p "$prefix" "$BIN"
+  if ! npm install --prefix "$prefix" --no-audit --no-fund --no-save --loglevel=error \
+      "@johnnymorganz/stylua-bin@$STYLUA_VERSION" >"$CACHE/stylua-npm.log" 2>&1; then
+    sed 's/^/  /' "$CACHE/stylua-npm.log" >&2
+    die "npm install @johnnymorganz/stylua-bin@$STYLUA_VERSION failed (log: $CACHE/stylua-npm.log)"
+  fi
+  local target=$prefix/node_modules/.bin/stylua
+  [[ -e $target ]] || die "the stylua package has no binary"
+  ln -sf "$target" "$bin"
+  local out
+  out=$(timeout 60 "$bin" --version 2>&1) || die "stylua --version failed: $out"
+  [[ $out == *"$STYLUA_VERSION"* ]] || die "stylua --version says '$out', expected $STYLUA_VERSION"
+  stamp_write stylua "$key" "$STYLUA_VERSION"
+  log "stylua $STYLUA_VERSION ready"
+}
+
 # ---------------------------------------------------------------- lazy.nvim
 
 # Optional: a tag of lazy.nvim cloned from a local git copy.
@@ -524,6 +557,7 @@ write_env() {
     printf 'export NVIM_012=%q\n' "$BIN/nvim-0.12"
     printf 'export CLAUDE_BIN=%q\n' "$BIN/claude"
     printf 'export GOPLS=%q\n' "$CACHE/gopls/gopls"
+    printf 'export STYLUA=%q\n' "$BIN/stylua"
     if [[ -r $CACHE/lazy.nvim/lua/lazy/init.lua ]]; then
       printf 'export LAZY_NVIM=%q\n' "$CACHE/lazy.nvim"
     fi
@@ -541,6 +575,7 @@ install_nvim 0.10 "$NVIM010_SUITE" "$NVIM010_WANT"
 install_nvim 0.12 "$NVIM012_SUITE" "$NVIM012_WANT"
 install_claude
 install_gopls
+install_stylua
 install_lazy
 write_env
 log "ready: source $CACHE/env"

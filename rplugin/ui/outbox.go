@@ -35,7 +35,7 @@ const (
 	EvMark   = "mark"
 	EvWorld  = "world"  // WorldView: a session's MCP servers, hooks, schedules, checklist, worktree
 	EvAgents = "agents" // AgentsView: the other Claude sessions on this machine
-	EvReview           = "review"          // ReviewEvent: a folder's review comments, round files, blame changed
+	EvReview = "review" // ReviewEvent: a folder's review comments, round files, blame changed
 )
 
 // Event is one message to the Lua front end. Seq numbers the events of one

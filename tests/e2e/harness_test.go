@@ -98,8 +98,8 @@ type Env struct {
 
 	env    []string // Neovim's environment
 	Socket string   // the server's socket (Options.Listen)
-	base string // the temp folder holding every folder above
-	quit bool   // Neovim was closed by Quit
+	base   string   // the temp folder holding every folder above
+	quit   bool     // Neovim was closed by Quit
 }
 
 // Options for an Env.
