@@ -10,7 +10,7 @@ GO      ?= go
 TESTBED ?= $(or $(CLAUDENOVA_TESTBED),$(or $(XDG_CACHE_HOME),$(HOME)/.cache)/claudenova-testbed)
 GOFILES := $(shell find cmd rplugin -name '*.go' -not -name '*_test.go') go.mod go.sum
 
-.PHONY: all build test unit e2e vet testbed demo bench screens lua manifest docs helptags release clean
+.PHONY: all build test unit e2e vet fmt testbed demo bench screens lua manifest docs helptags release clean
 
 all: build
 
@@ -43,10 +43,19 @@ helptags: testbed
 release:
 	$(GO) run ./cmd/release -dist dist -manifest lua/claudenova/release.lua $(RELEASE_FLAGS)
 
+# Format the Go and Lua sources.
+fmt: testbed
+	gofmt -w cmd rplugin tests
+	. "$(TESTBED)/env" && "$$STYLUA" $(LUAFILES)
+
 testbed:
 	@bash scripts/testbed.sh
 
-vet:
+# gofmt, go mod tidy, go vet and StyLua (stylua.toml; the test bed pins it).
+LUAFILES := lua plugin build.lua scripts/gendocs.lua tests/lua tests/e2e/init.lua tests/e2e/observe.lua
+
+vet: testbed
+	@. "$(TESTBED)/env" && "$$STYLUA" --check $(LUAFILES) >/dev/null || { echo "Lua needs formatting: run make fmt"; . "$(TESTBED)/env"; "$$STYLUA" --check $(LUAFILES); exit 1; }
 	@test -z "$$(gofmt -l cmd rplugin tests)" || { echo "gofmt needed:"; gofmt -l cmd rplugin tests; exit 1; }
 	@$(GO) mod tidy -diff >/dev/null || { echo "go.mod/go.sum are not tidy: run go mod tidy"; $(GO) mod tidy -diff; exit 1; }
 	$(GO) vet ./...

@@ -77,7 +77,14 @@ local function config_section()
   table.insert(lines, "")
   -- Every surface's keys, from the table g? shows (lua/claudenova/keys.lua).
   table.insert(lines, heading("Keys of every surface", "*claudenova-keys*"))
-  vim.list_extend(lines, wrap("g? in any of them lists the same, with the keys you set. Change them with the keymaps options below.", "", WIDTH))
+  vim.list_extend(
+    lines,
+    wrap(
+      "g? in any of them lists the same, with the keys you set. Change them with the keymaps options below.",
+      "",
+      WIDTH
+    )
+  )
   table.insert(lines, "")
   vim.list_extend(lines, require("claudenova.keys").doc(wrap, WIDTH))
   table.insert(lines, heading("Options", "*claudenova-options*"))
@@ -114,7 +121,14 @@ local function highlights_section()
   local names = vim.tbl_keys(groups)
   table.sort(names)
   local lines = { heading("11. Highlights", "*claudenova-highlights*"), "" }
-  vim.list_extend(lines, wrap("All are |:hi-default| links, so a colorscheme or your own :highlight wins. Generated from lua/claudenova/highlights.lua.", "", WIDTH))
+  vim.list_extend(
+    lines,
+    wrap(
+      "All are |:hi-default| links, so a colorscheme or your own :highlight wins. Generated from lua/claudenova/highlights.lua.",
+      "",
+      WIDTH
+    )
+  )
   table.insert(lines, "")
   for _, name in ipairs(names) do
     local g = groups[name]

@@ -151,18 +151,24 @@ function M.setup()
   vim.api.nvim_create_autocmd("FocusLost", {
     group = group,
     desc = "claude-nova: you are away (a request that arrives now is signaled)",
-    callback = function() focused = false end,
+    callback = function()
+      focused = false
+    end,
   })
   vim.api.nvim_create_autocmd("FocusGained", {
     group = group,
     desc = "claude-nova: you are back",
-    callback = function() focused = true end,
+    callback = function()
+      focused = true
+    end,
   })
   vim.api.nvim_create_autocmd("User", {
     group = group,
     pattern = "ClaudeNovaRequestAdded",
     desc = "claude-nova: signal a request that arrives while you are away (notify_away)",
-    callback = function(ev) M.added(ev.data) end,
+    callback = function(ev)
+      M.added(ev.data)
+    end,
   })
   vim.api.nvim_create_autocmd("User", {
     group = group,
@@ -182,9 +188,17 @@ function M.describe()
   local parts = {}
   if c.terminal then
     local r = M.route()
-    table.insert(parts, "terminal notification (OSC 777, OSC 9" .. (M.in_tmux() and ", wrapped for tmux" or "") .. ") "
-      .. (r == "ui_send" and "to every attached terminal UI" or r == "stderr" and "to the terminal on stderr"
-        or "nowhere from here (no terminal UI attached, or a --remote-ui client of Neovim 0.10, which gets the bell)"))
+    table.insert(
+      parts,
+      "terminal notification (OSC 777, OSC 9"
+        .. (M.in_tmux() and ", wrapped for tmux" or "")
+        .. ") "
+        .. (
+          r == "ui_send" and "to every attached terminal UI"
+          or r == "stderr" and "to the terminal on stderr"
+          or "nowhere from here (no terminal UI attached, or a --remote-ui client of Neovim 0.10, which gets the bell)"
+        )
+    )
   end
   if c.bell then
     table.insert(parts, "the bell")

@@ -39,7 +39,9 @@ M.subcommands = {
         ui().prompt(info.id)
       end
     end,
-    complete = function() return { "--plan" } end,
+    complete = function()
+      return { "--plan" }
+    end,
   },
   send = {
     usage = "[range]send [{prompt}]",
@@ -62,15 +64,21 @@ M.subcommands = {
   },
   prompt = {
     desc = "Open the prompt input of the session in view (else the current one); a draft closed unsent comes back.",
-    run = function() ui().prompt(ui().sendable(ui().session_in_view())) end,
+    run = function()
+      ui().prompt(ui().sendable(ui().session_in_view()))
+    end,
   },
   focus = {
     desc = "Open the surface that waits for you to pause (the oldest, or the one of the sidebar row under the cursor) now.",
-    run = function() ui().focus_waiting() end,
+    run = function()
+      ui().focus_waiting()
+    end,
   },
   diff = {
     desc = "Compare the current buffer with its file on disk, side by side in diff mode (after Claude changed a file you have unsaved edits in).",
-    run = function() require("claudenova.ui.disk").diff() end,
+    run = function()
+      require("claudenova.ui.disk").diff()
+    end,
   },
   steer = {
     usage = "steer {prompt}",
@@ -84,7 +92,9 @@ M.subcommands = {
   },
   withdraw = {
     desc = "Withdraw the last prompt of the session in view that claude has not taken yet (sent while a turn ran).",
-    run = function() require("claudenova.ui").withdraw_queued(ui().session_in_view()) end,
+    run = function()
+      require("claudenova.ui").withdraw_queued(ui().session_in_view())
+    end,
   },
   add = {
     usage = "add [{path}]",
@@ -100,19 +110,24 @@ M.subcommands = {
       end
       say(("added @%s for the next prompt (%d queued)"):format(rel, n))
     end,
-    complete = function() return vim.fn.getcompletion("", "file") end,
+    complete = function()
+      return vim.fn.getcompletion("", "file")
+    end,
   },
   ["paste-image"] = {
     desc = "Add the clipboard's image to the next prompt (saved under storage/images; with wl-paste, xclip or pngpaste). Without one (Neovim on a server, in a container) the terminal's clipboard is read through OSC 52: it carries text, so the path of an image file on Neovim's machine (or a data:image URL) works; else a message says what to do.",
     run = function()
       local images = require("claudenova.images")
-      images.paste_async(require("claudenova.config").get().storage .. "/images", require("claudenova.errors").guard(function(path, why)
-        if not path then
-          error("claude-nova: " .. why, 0)
-        end
-        nova().add(path)
-        say(("added %s for the next prompt, sent as an image"):format(images.describe(path)))
-      end))
+      images.paste_async(
+        require("claudenova.config").get().storage .. "/images",
+        require("claudenova.errors").guard(function(path, why)
+          if not path then
+            error("claude-nova: " .. why, 0)
+          end
+          nova().add(path)
+          say(("added %s for the next prompt, sent as an image"):format(images.describe(path)))
+        end)
+      )
     end,
   },
   rename = {
@@ -124,11 +139,15 @@ M.subcommands = {
   },
   sessions = {
     desc = "Pick a session (vim.ui.select) and open its transcript.",
-    run = function() ui().pick_session() end,
+    run = function()
+      ui().pick_session()
+    end,
   },
   transcript = {
     desc = "Open the current session's transcript.",
-    run = function() ui().open_transcript(nil, { focus = true }) end,
+    run = function()
+      ui().open_transcript(nil, { focus = true })
+    end,
   },
   stop = {
     desc = "Stop the session in view (its transcript, proposal, panel or sidebar row under the cursor; else the current one); its pending requests are withdrawn. While its background tasks run it asks first (vim.ui.select): they would go with it.",
@@ -141,7 +160,9 @@ M.subcommands = {
   },
   interrupt = {
     desc = "End the current turn of the session in view (says so when there is nothing to interrupt). Background tasks (subagents, commands in the background) run on: X on a task's sidebar row stops one.",
-    run = function() say(nova().interrupt(ui().session_in_view()).message) end,
+    run = function()
+      say(nova().interrupt(ui().session_in_view()).message)
+    end,
   },
   resume = {
     usage = "resume [{id}]",
@@ -157,12 +178,16 @@ M.subcommands = {
   },
   rewind = {
     desc = "Restore the files Claude changed (Write, Edit) to their state before one of your prompts: pick the prompt (its time, and what claude's dry run would restore), confirm. Open buffers are reloaded (unsaved edits are kept in storage first); Claude is told; changes made by commands (Bash) are not restored.",
-    run = function() require("claudenova.ui.rewind").pick() end,
+    run = function()
+      require("claudenova.ui.rewind").pick()
+    end,
   },
   changes = {
     usage = "changes [{N}|round]",
     desc = "Review what prompt {N} of the session (default: the last that changed a file) changed, file by file, as a diff from before the turn to now; undo a hunk (its old lines go back on disk, Claude is told) or keep it. With round: everything Claude changed since the review baseline (the last review sent, or the session's start): applied proposals, accepted edits, and commands' changes to files a round tracks; comment on its lines for the next review.",
-    complete = function() return { "round" } end,
+    complete = function()
+      return { "round" }
+    end,
     run = function(args)
       if args[1] == "round" then
         require("claudenova.ui.round").open()
@@ -170,7 +195,11 @@ M.subcommands = {
       end
       local n = args[1] and tonumber(args[1])
       if args[1] and not n then
-        error("claude-nova: changes takes a prompt number (shown as \"checkpoint N\" in the transcript) or round, got " .. args[1], 0)
+        error(
+          'claude-nova: changes takes a prompt number (shown as "checkpoint N" in the transcript) or round, got '
+            .. args[1],
+          0
+        )
       end
       require("claudenova.ui.changes").open(nil, n)
     end,
@@ -199,11 +228,15 @@ M.subcommands = {
         require("claudenova.ui.comments").open_list()
       end
     end,
-    complete = function() return { "send" } end,
+    complete = function()
+      return { "send" }
+    end,
   },
   blame = {
     desc = "Toggle, in the current buffer, a sign per line saying who wrote it: Claude (▌), Claude amended by you in the proposal (▚), or you (┆); <CR> on a line shows the session, the prompt and its time. Kept per session folder; follows Claude's changes as they land, and lines you edit by hand become yours.",
-    run = function() require("claudenova.ui.blame").toggle() end,
+    run = function()
+      require("claudenova.ui.blame").toggle()
+    end,
   },
   mode = {
     usage = "mode {mode}",
@@ -214,7 +247,9 @@ M.subcommands = {
       end
       say(nova().set_mode(args[1], ui().session_in_view()).message)
     end,
-    complete = function() return require("claudenova.config").modes end,
+    complete = function()
+      return require("claudenova.config").modes
+    end,
   },
   model = {
     usage = "model [{name}]",
@@ -230,17 +265,24 @@ M.subcommands = {
         error("claude-nova: claude has not listed its models yet; :ClaudeNova model {name} works with a name or id", 0)
       end
       vim.ui.select(list, {
-        prompt = "Model for " .. require("claudenova.ui.state").label(sid or require("claudenova.ui.state").current or 0),
+        prompt = "Model for "
+          .. require("claudenova.ui.state").label(sid or require("claudenova.ui.state").current or 0),
         kind = "claudenova.model",
-        format_item = function(m) return ("%s — %s"):format(m.name ~= "" and m.name or m.value, m.description) end,
+        format_item = function(m)
+          return ("%s — %s"):format(m.name ~= "" and m.name or m.value, m.description)
+        end,
       }, function(m)
         if m then
-          require("claudenova.errors").guard(function() say(nova().set_model(m.value, sid).message) end)()
+          require("claudenova.errors").guard(function()
+            say(nova().set_model(m.value, sid).message)
+          end)()
         end
       end)
     end,
     complete = function()
-      local ok, list = pcall(function() return nova().models(ui().session_in_view()) end)
+      local ok, list = pcall(function()
+        return nova().models(ui().session_in_view())
+      end)
       local names = {}
       for _, m in ipairs(ok and list or {}) do
         table.insert(names, m.value)
@@ -259,48 +301,70 @@ M.subcommands = {
       end
       vim.ui.select(M.effort_levels(), { prompt = "Effort", kind = "claudenova.effort" }, function(level)
         if level then
-          require("claudenova.errors").guard(function() say(nova().set_effort(level, sid).message) end)()
+          require("claudenova.errors").guard(function()
+            say(nova().set_effort(level, sid).message)
+          end)()
         end
       end)
     end,
-    complete = function() return M.effort_levels() end,
+    complete = function()
+      return M.effort_levels()
+    end,
   },
   usage = {
     desc = "Show the usage of the session in view as claude reports it: cost, time, lines changed, tokens per model, and your plan's rate limits when claude knows them.",
-    run = function() require("claudenova.ui.usage").open(ui().session_in_view()) end,
+    run = function()
+      require("claudenova.ui.usage").open(ui().session_in_view())
+    end,
   },
   allow = {
     desc = "Allow the request in view (see below). On a proposal: apply it with your edits, as :w does.",
-    run = function() ui().decide_target("allow") end,
+    run = function()
+      ui().decide_target("allow")
+    end,
   },
   ["allow-session"] = {
     desc = "Allow the request in view, and for the rest of the session what the CLI suggests (a rule such as Bash(npm test *), or accepting all edits): the panel shows which.",
-    run = function() ui().decide_target("allow_session") end,
+    run = function()
+      ui().decide_target("allow_session")
+    end,
   },
   review = {
     desc = "Show the request in view whole: the panel's full input and diff, or its surface.",
-    run = function() ui().review_target() end,
+    run = function()
+      ui().review_target()
+    end,
   },
   always = {
     desc = "Always…: allow or deny the request in view from now on, with a rule you can edit and where to save it (this session, the project just for you, the project shared, all your projects).",
-    run = function() ui().always_target() end,
+    run = function()
+      ui().always_target()
+    end,
   },
   rules = {
     desc = "List the permission rules in effect for the current session's folder, by source; dd removes a rule from its settings file.",
-    run = function() require("claudenova.ui.rules").open() end,
+    run = function()
+      require("claudenova.ui.rules").open()
+    end,
   },
   deny = {
     usage = "deny [{message}]",
     desc = "Deny the request in view; {message} is shown to Claude.",
-    run = function(args, raw) ui().decide_target("deny", #args > 0 and raw or nil) end,
+    run = function(args, raw)
+      ui().decide_target("deny", #args > 0 and raw or nil)
+    end,
   },
   ["deny-stop"] = {
     desc = "Deny the request in view and end the turn, so Claude does not retry a firm no (claude tells it to stop and wait for you; no message is sent).",
-    run = function() require("claudenova.ui.gestures").deny_stop_target() end,
+    run = function()
+      require("claudenova.ui.gestures").deny_stop_target()
+    end,
   },
   mcp = {
     desc = "Show the MCP servers of the session in view as its claude reports them: name, scope, transport, status, the CLI's error when one failed, its tools; r reconnects one (after its command was fixed), t disables or enables it.",
-    run = function() require("claudenova.ui.mcp").open(ui().session_in_view()) end,
+    run = function()
+      require("claudenova.ui.mcp").open(ui().session_in_view())
+    end,
   },
   tasks = {
     usage = "tasks [stop]",
@@ -311,12 +375,21 @@ M.subcommands = {
       end
       require("claudenova.ui.tasks").pick(args[1])
     end,
-    complete = function() return { "stop" } end,
+    complete = function()
+      return { "stop" }
+    end,
   },
-  sidebar = { desc = "Toggle the sidebar.", run = function() ui().toggle_sidebar() end },
+  sidebar = {
+    desc = "Toggle the sidebar.",
+    run = function()
+      ui().toggle_sidebar()
+    end,
+  },
   log = {
     desc = "Open the host log.",
-    run = function() vim.cmd.split(vim.fn.fnameescape(require("claudenova.host").log_path())) end,
+    run = function()
+      vim.cmd.split(vim.fn.fnameescape(require("claudenova.host").log_path()))
+    end,
   },
   build = {
     usage = "build [download|go]",
@@ -328,21 +401,55 @@ M.subcommands = {
       end
       require("claudenova.install").obtain({ why = ":ClaudeNova build", via = via })
     end,
-    complete = function() return { "download", "go" } end,
+    complete = function()
+      return { "download", "go" }
+    end,
   },
 }
 
 -- The order of the subcommands in the docs.
 M.order = {
-  "new", "send", "prompt", "steer", "withdraw", "add", "paste-image", "rename", "sessions", "transcript", "stop", "interrupt", "resume", "rewind", "changes",
-  "comment", "comments", "blame", "mode",
-  "model", "effort", "usage",
-  "allow", "allow-session", "always", "review", "deny", "deny-stop", "focus", "rules", "tasks", "mcp", "diff", "sidebar", "log", "build",
+  "new",
+  "send",
+  "prompt",
+  "steer",
+  "withdraw",
+  "add",
+  "paste-image",
+  "rename",
+  "sessions",
+  "transcript",
+  "stop",
+  "interrupt",
+  "resume",
+  "rewind",
+  "changes",
+  "comment",
+  "comments",
+  "blame",
+  "mode",
+  "model",
+  "effort",
+  "usage",
+  "allow",
+  "allow-session",
+  "always",
+  "review",
+  "deny",
+  "deny-stop",
+  "focus",
+  "rules",
+  "tasks",
+  "mcp",
+  "diff",
+  "sidebar",
+  "log",
+  "build",
 }
 
 -- The prose around the generated list in :help.
 M.doc = {
-  intro = "One command, :ClaudeNova, with subcommands (completion lists them). Errors read \"claude-nova: …\" on one line.",
+  intro = 'One command, :ClaudeNova, with subcommands (completion lists them). Errors read "claude-nova: …" on one line.',
   bare = "Toggle the sidebar.",
   outro = {
     "The request in view: allow, allow-session, always, review and deny act on the surface under the cursor (a proposal or its original side, the action panel, a plan), else on the sidebar row under the cursor, else on the only pending request; with several pending and none in view they ask which one (vim.ui.select), never silently the oldest.",
@@ -356,7 +463,8 @@ function M.send_selection()
   require("claudenova.errors").guard(function()
     local a, b = vim.fn.line("v"), vim.fn.line(".")
     vim.cmd("normal! \27")
-    local lines = require("claudenova.context").selection(vim.api.nvim_get_current_buf(), math.min(a, b), math.max(a, b))
+    local lines =
+      require("claudenova.context").selection(vim.api.nvim_get_current_buf(), math.min(a, b), math.max(a, b))
     ui().prompt(nil, { context = lines })
   end)()
 end
@@ -364,7 +472,9 @@ end
 --- The effort levels of the model of the session in view (all levels when
 --- claude did not say).
 function M.effort_levels()
-  local ok, list = pcall(function() return nova().models(ui().session_in_view()) end)
+  local ok, list = pcall(function()
+    return nova().models(ui().session_in_view())
+  end)
   local s = require("claudenova.ui.state").sessions[ui().session_in_view() or 0]
   local cur = s and s.model or ""
   for _, m in ipairs(ok and list or {}) do
@@ -390,7 +500,9 @@ function M.run(opts)
   local raw = (opts.args or ""):gsub("^%s*%S+%s?", "", 1)
   local guard = require("claudenova.errors").guard
   if not sub then
-    guard(function() ui().toggle_sidebar() end)()
+    guard(function()
+      ui().toggle_sidebar()
+    end)()
     return
   end
   -- Requests that arrive while you are away are signaled (notify_away),
@@ -399,7 +511,9 @@ function M.run(opts)
   local cmd = M.subcommands[sub]
   if not cmd then
     -- What to do first: the list is long and may be cut (:messages has it whole).
-    require("claudenova.ui.notify").error((":ClaudeNova <Tab> lists the subcommands (%q is not one: %s)"):format(sub, table.concat(M.names(), ", ")))
+    require("claudenova.ui.notify").error(
+      (":ClaudeNova <Tab> lists the subcommands (%q is not one: %s)"):format(sub, table.concat(M.names(), ", "))
+    )
     return
   end
   if no_host[sub] then
@@ -416,11 +530,15 @@ end
 function M.complete(arglead, cmdline)
   local words = vim.split(cmdline, "%s+", { trimempty = false })
   if #words <= 2 then
-    return vim.tbl_filter(function(n) return vim.startswith(n, arglead) end, M.names())
+    return vim.tbl_filter(function(n)
+      return vim.startswith(n, arglead)
+    end, M.names())
   end
   local cmd = M.subcommands[words[2]]
   if cmd and cmd.complete and #words == 3 then
-    return vim.tbl_filter(function(n) return vim.startswith(n, arglead) end, cmd.complete())
+    return vim.tbl_filter(function(n)
+      return vim.startswith(n, arglead)
+    end, cmd.complete())
   end
   return {}
 end

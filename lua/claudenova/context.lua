@@ -90,7 +90,10 @@ local function diagnostics(buf, from, to)
   for _, d in ipairs(vim.diagnostic.get(buf)) do
     if d.lnum + 1 >= from and d.lnum + 1 <= to then
       local src = d.source and (" (" .. d.source .. ")") or ""
-      table.insert(out, ("- line %d: %s: %s%s"):format(d.lnum + 1, sev[d.severity] or "note", (d.message:gsub("\n", " ")), src))
+      table.insert(
+        out,
+        ("- line %d: %s: %s%s"):format(d.lnum + 1, sev[d.severity] or "note", (d.message:gsub("\n", " ")), src)
+      )
     end
   end
   table.sort(out)
@@ -139,7 +142,10 @@ function M.selection(src, from, to, opts)
   else
     local rel = M.relative(name, opts.cwd or M.cwd())
     if modified then
-      table.insert(out, ("%s %s (unsaved in the editor: this is its text there, not the file on disk):"):format(rel, range))
+      table.insert(
+        out,
+        ("%s %s (unsaved in the editor: this is its text there, not the file on disk):"):format(rel, range)
+      )
     else
       table.insert(out, M.ref(rel, from, to))
     end
@@ -182,7 +188,12 @@ function M.build(prompt, opts, cwd)
   if #refs > 0 then
     table.insert(parts, table.concat(refs, "\n"))
   end
-  local text = table.concat(vim.tbl_filter(function(p) return p and p ~= "" end, parts), "\n\n")
+  local text = table.concat(
+    vim.tbl_filter(function(p)
+      return p and p ~= ""
+    end, parts),
+    "\n\n"
+  )
   return M.expand(text, cwd)
 end
 

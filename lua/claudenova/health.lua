@@ -16,9 +16,20 @@ function M.check()
   local plan, no_download = install.plan()
   if problem and kind then
     if plan then
-      h.warn(problem, { ("The first :ClaudeNova command downloads v%s (%s) from %s and checks its SHA-256 against the checkout's release manifest"):format(plan.version, plan.file, plan.url) })
+      h.warn(problem, {
+        ("The first :ClaudeNova command downloads v%s (%s) from %s and checks its SHA-256 against the checkout's release manifest"):format(
+          plan.version,
+          plan.file,
+          plan.url
+        ),
+      })
     elseif vim.fn.executable("go") == 1 then
-      h.warn(problem, { ("The first :ClaudeNova command builds it with Go (%s); no download: %s"):format(vim.fn.exepath("go"), no_download) })
+      h.warn(problem, {
+        ("The first :ClaudeNova command builds it with Go (%s); no download: %s"):format(
+          vim.fn.exepath("go"),
+          no_download
+        ),
+      })
     else
       h.error(install.missing_message(no_download))
     end
@@ -36,17 +47,37 @@ function M.check()
       local a = m and m.assets[install.platform() or ""]
       local fst = vim.uv.fs_stat(host.bin())
       if a and a.sha256 == st.sha256 and fst and fst.size == a.size then
-        h.ok(("downloaded v%s (%s, revision %s) on %s: sha256 ok (%s, the checkout's release manifest's)"):format(
-          st.version or "?", st.asset or "?", (st.release_revision or "?"):sub(1, 12), st.built or "?", st.sha256))
+        h.ok(
+          ("downloaded v%s (%s, revision %s) on %s: sha256 ok (%s, the checkout's release manifest's)"):format(
+            st.version or "?",
+            st.asset or "?",
+            (st.release_revision or "?"):sub(1, 12),
+            st.built or "?",
+            st.sha256
+          )
+        )
       else
-        h.warn(("downloaded v%s with sha256 %s, which the checkout's release manifest no longer names"):format(st.version or "?", tostring(st.sha256)),
-          { ":ClaudeNova build installs the one it names" })
+        h.warn(
+          ("downloaded v%s with sha256 %s, which the checkout's release manifest no longer names"):format(
+            st.version or "?",
+            tostring(st.sha256)
+          ),
+          { ":ClaudeNova build installs the one it names" }
+        )
       end
     elseif st then
-      h.info(("built by the plugin (%s) on %s with %s%s"):format(st.why or "?", st.built or "?", st.go or bi.go or "go",
-        st.revision and (" from revision " .. st.revision:sub(1, 12)) or ""))
+      h.info(
+        ("built by the plugin (%s) on %s with %s%s"):format(
+          st.why or "?",
+          st.built or "?",
+          st.go or bi.go or "go",
+          st.revision and (" from revision " .. st.revision:sub(1, 12)) or ""
+        )
+      )
     elseif bi.release then
-      h.info(("a release build of v%s (revision %s), installed by hand"):format(bi.release, (bi.revision or "?"):sub(1, 12)))
+      h.info(
+        ("a release build of v%s (revision %s), installed by hand"):format(bi.release, (bi.revision or "?"):sub(1, 12))
+      )
     else
       h.info(("built outside the plugin (make or go build) with %s"):format(bi.go or "go"))
     end
@@ -76,11 +107,13 @@ function M.check()
   if not exe or vim.fn.executable(exe) ~= 1 then
     h.error(("claude command %q not found on PATH (option cmd = %q)"):format(exe or "", cfg.cmd), {
       "Install Claude Code: npm install -g @anthropic-ai/claude-code",
-      "or set cmd, e.g. cmd = \"npx @anthropic-ai/claude-code\"",
+      'or set cmd, e.g. cmd = "npx @anthropic-ai/claude-code"',
     })
   else
     local argv = vim.list_extend(vim.deepcopy(words), { "--version" })
-    local ok, res = pcall(function() return vim.system(argv, { text = true }):wait(15000) end)
+    local ok, res = pcall(function()
+      return vim.system(argv, { text = true }):wait(15000)
+    end)
     if ok and res.code == 0 then
       h.ok(("claude: %s (%s)"):format(vim.trim(res.stdout or ""), vim.fn.exepath(exe)))
     else
@@ -115,8 +148,14 @@ function M.check()
         h.info(("settings (%s): %s is empty"):format(f[1], path))
       elseif ok and type(val) == "table" then
         local p = type(val.permissions) == "table" and val.permissions or {}
-        h.ok(("settings (%s): %s (%d allow, %d deny rules)"):format(f[1], path,
-          type(p.allow) == "table" and #p.allow or 0, type(p.deny) == "table" and #p.deny or 0))
+        h.ok(
+          ("settings (%s): %s (%d allow, %d deny rules)"):format(
+            f[1],
+            path,
+            type(p.allow) == "table" and #p.allow or 0,
+            type(p.deny) == "table" and #p.deny or 0
+          )
+        )
       else
         h.error(("settings (%s): %s is not valid JSON; claude ignores the whole file"):format(f[1], path))
       end
@@ -172,12 +211,16 @@ function M.mcp()
       if m.status == "connected" or m.status == "disabled" then
         h.ok(line)
       else
-        h.warn(line .. (m.error and m.error ~= "" and (": " .. m.error) or ""),
-          { ":ClaudeNova mcp shows it; r there reconnects it once its command is fixed" })
+        h.warn(
+          line .. (m.error and m.error ~= "" and (": " .. m.error) or ""),
+          { ":ClaudeNova mcp shows it; r there reconnects it once its command is fixed" }
+        )
       end
     end
     for _, e in ipairs(w.errors or {}) do
-      h.warn(("%s: %s %s did not load: %s"):format(who, e.kind == "plugin" and "plugin" or "MCP server", e.name, e.message))
+      h.warn(
+        ("%s: %s %s did not load: %s"):format(who, e.kind == "plugin" and "plugin" or "MCP server", e.name, e.message)
+      )
     end
   end
 end
@@ -186,10 +229,14 @@ end
 function M.boundary()
   local h = vim.health
   h.start("claude-nova: the editor tools' boundary")
-  h.info("A tool's answer that would carry text from outside a session's folders is not given unasked: it is a request in the sidebar (allow once, for the session, or deny). claude's own Read rules are obeyed.")
+  h.info(
+    "A tool's answer that would carry text from outside a session's folders is not given unasked: it is a request in the sidebar (allow once, for the session, or deny). claude's own Read rules are obeyed."
+  )
   local host = require("claudenova.host")
   if not host.running() then
-    h.info("no session runs: a session's folders are its working directory, its --add-dir folders and claude's permissions.additionalDirectories")
+    h.info(
+      "no session runs: a session's folders are its working directory, its --add-dir folders and claude's permissions.additionalDirectories"
+    )
     return
   end
   local ok, list = pcall(host.request, "boundaries", {})
@@ -223,8 +270,13 @@ local function user_buf()
     local b = info.bufnr
     -- A file of the user's: not the plugin's own log (:ClaudeNova log), not a
     -- claude-nova surface.
-    if vim.bo[b].buftype == "" and info.name ~= "" and vim.bo[b].filetype ~= "checkhealth"
-      and vim.fs.normalize(info.name) ~= log and not vim.b[b].claudenova_surface then
+    if
+      vim.bo[b].buftype == ""
+      and info.name ~= ""
+      and vim.bo[b].filetype ~= "checkhealth"
+      and vim.fs.normalize(info.name) ~= log
+      and not vim.b[b].claudenova_surface
+    then
       if not best or info.lastused > best.lastused then
         best = info
       end
@@ -236,18 +288,26 @@ end
 --- The editor's tools for Claude and the language servers that serve them.
 function M.editor_tools(cfg)
   local h = vim.health
-  h.start("claude-nova: editor tools (MCP server \"nvim\")")
+  h.start('claude-nova: editor tools (MCP server "nvim")')
   local et = cfg.editor_tools
   if not et.enabled then
     h.info("editor_tools.enabled = false: Claude is not offered the editor's tools")
   elseif #et.tools == 0 then
     h.warn("editor_tools.tools is empty: Claude is offered no editor tool")
   else
-    h.ok(("offered to Claude as mcp__nvim__<tool>: %s (%s)"):format(table.concat(et.tools, ", "),
-      et.ask and "each call asks first (editor_tools.ask)" or "read-only, answered without a prompt"))
+    h.ok(
+      ("offered to Claude as mcp__nvim__<tool>: %s (%s)"):format(
+        table.concat(et.tools, ", "),
+        et.ask and "each call asks first (editor_tools.ask)" or "read-only, answered without a prompt"
+      )
+    )
   end
   if cfg.feedback.diagnostics then
-    h.ok(("feedback.diagnostics: after each change Claude makes, it is told the new errors and warnings (waiting up to %d ms)"):format(cfg.feedback.diagnostics_wait))
+    h.ok(
+      ("feedback.diagnostics: after each change Claude makes, it is told the new errors and warnings (waiting up to %d ms)"):format(
+        cfg.feedback.diagnostics_wait
+      )
+    )
   else
     h.info("feedback.diagnostics = false: Claude is not told what its changes broke")
   end
@@ -259,10 +319,20 @@ function M.editor_tools(cfg)
   local name = vim.fn.fnamemodify(vim.api.nvim_buf_get_name(b), ":~:.")
   local servers = require("claudenova.tools").servers(b)
   if #servers == 0 then
-    h.info(("%s: no language server attached (the lsp_* and symbol tools will say so; diagnostics still come from vim.diagnostic)"):format(name))
+    h.info(
+      ("%s: no language server attached (the lsp_* and symbol tools will say so; diagnostics still come from vim.diagnostic)"):format(
+        name
+      )
+    )
   end
   for _, s in ipairs(servers) do
-    h.ok(("%s: %s serves %s"):format(name, s.name, #s.serves > 0 and table.concat(s.serves, ", ") or "none of the tools' methods"))
+    h.ok(
+      ("%s: %s serves %s"):format(
+        name,
+        s.name,
+        #s.serves > 0 and table.concat(s.serves, ", ") or "none of the tools' methods"
+      )
+    )
   end
 end
 

@@ -100,7 +100,11 @@ function M.problem()
   local st, rev = M.stamp(), M.revision()
   if st and st.revision and rev and st.revision ~= rev then
     return ("claude-nova: host binary bin/claudenova was built from %s, the plugin is at %s: %s"):format(
-      st.revision:sub(1, 12), rev:sub(1, 12), M.build_hint()), "outdated"
+      st.revision:sub(1, 12),
+      rev:sub(1, 12),
+      M.build_hint()
+    ),
+      "outdated"
   end
   return nil
 end
@@ -116,7 +120,10 @@ local function version_problem(got)
     return nil
   end
   return ("claude-nova: host binary bin/claudenova is version %s, the plugin %s: %s"):format(
-    got ~= "" and got or "unknown", version, M.build_hint())
+    got ~= "" and got or "unknown",
+    version,
+    M.build_hint()
+  )
 end
 
 --- For :checkhealth (which may wait): the problem of the binary, its version
@@ -246,7 +253,6 @@ function ensure()
   return chan
 end
 
-
 --- Call a host method and return its decoded result. Errors are raised as
 --- clean messages ("claude-nova: …"): the host answers {ok, result, error}
 --- and never raises through RPC, whose wrappers differ across versions.
@@ -277,14 +283,23 @@ function M.request(method, args, apply)
   end
   if not ok then
     calls[token] = nil
-    error("claude-nova: the host did not answer " .. method .. " (" .. errors.message(raw):gsub("^claude%-nova: ", "") .. "); see :ClaudeNova log", 0)
+    error(
+      "claude-nova: the host did not answer "
+        .. method
+        .. " ("
+        .. errors.message(raw):gsub("^claude%-nova: ", "")
+        .. "); see :ClaudeNova log",
+      0
+    )
   end
   local reply = decode(raw) or {}
   if reply.queued then
     -- The reply is an event of the stream: it comes after every event the
     -- call caused (they are on their way) and is applied in that order.
     if not call.reply then
-      vim.wait(M.reply_timeout, function() return call.reply ~= nil or not M.channel end, 1)
+      vim.wait(M.reply_timeout, function()
+        return call.reply ~= nil or not M.channel
+      end, 1)
     end
     reply = call.reply or { error = "the host's reply to " .. method .. " did not come (see :ClaudeNova log)" }
   elseif apply and reply.ok then
@@ -385,7 +400,6 @@ function M.running()
   return M.channel ~= nil
 end
 
-
 -- A build resets what was checked of the binary.
 install.on_built = function()
   checked = false
@@ -394,8 +408,15 @@ end
 --- Build and wait for it (Neovim keeps drawing). Returns whether it built.
 function M.build_and_wait()
   local done, ok = false, false
-  install.obtain({ why = "first use", on_done = function(o) done, ok = true, o end })
-  vim.wait(300000, function() return done end, 50)
+  install.obtain({
+    why = "first use",
+    on_done = function(o)
+      done, ok = true, o
+    end,
+  })
+  vim.wait(300000, function()
+    return done
+  end, 50)
   return ok
 end
 
@@ -411,11 +432,14 @@ function M.ready(fn)
     notify.error(problem)
     return
   end
-  install.obtain({ why = kind == "missing" and "first use" or "the plugin was updated", on_done = function(ok)
-    if ok then
-      fn()
-    end
-  end })
+  install.obtain({
+    why = kind == "missing" and "first use" or "the plugin was updated",
+    on_done = function(ok)
+      if ok then
+        fn()
+      end
+    end,
+  })
 end
 
 return M

@@ -12,9 +12,15 @@ function M.kind(path)
   return KINDS[(path:match("%.([%w]+)$") or ""):lower()]
 end
 
-local function be16(s, i) return s:byte(i) * 256 + s:byte(i + 1) end
-local function be32(s, i) return be16(s, i) * 65536 + be16(s, i + 2) end
-local function le16(s, i) return s:byte(i) + s:byte(i + 1) * 256 end
+local function be16(s, i)
+  return s:byte(i) * 256 + s:byte(i + 1)
+end
+local function be32(s, i)
+  return be16(s, i) * 65536 + be16(s, i + 2)
+end
+local function le16(s, i)
+  return s:byte(i) + s:byte(i + 1) * 256
+end
 
 --- Width and height of an image file from its header (nil when unknown).
 function M.size(path)
@@ -72,9 +78,26 @@ end
 -- The clipboard tools tried, in order: the command and the MIME types it
 -- lists (what the clipboard offers) or reads. pngpaste (macOS) reads PNG.
 local TOOLS = {
-  { name = "wl-paste", list = { "wl-paste", "--list-types" }, read = function(t) return { "wl-paste", "--no-newline", "--type", t } end },
-  { name = "xclip", list = { "xclip", "-selection", "clipboard", "-t", "TARGETS", "-o" }, read = function(t) return { "xclip", "-selection", "clipboard", "-t", t, "-o" } end },
-  { name = "pngpaste", read = function() return { "pngpaste", "-" } end },
+  {
+    name = "wl-paste",
+    list = { "wl-paste", "--list-types" },
+    read = function(t)
+      return { "wl-paste", "--no-newline", "--type", t }
+    end,
+  },
+  {
+    name = "xclip",
+    list = { "xclip", "-selection", "clipboard", "-t", "TARGETS", "-o" },
+    read = function(t)
+      return { "xclip", "-selection", "clipboard", "-t", t, "-o" }
+    end,
+  },
+  {
+    name = "pngpaste",
+    read = function()
+      return { "pngpaste", "-" }
+    end,
+  },
 }
 
 local NO_TOOL = "no clipboard tool for images here (wl-paste, xclip or pngpaste)"
@@ -122,7 +145,10 @@ function M.paste(dir, cb)
         end
         if not mime then
           local offers = vim.trim((types.stdout or ""):gsub("\n", ", "))
-          return cb(nil, ("the clipboard holds no image (%s offers: %s)"):format(tool.name, offers ~= "" and offers or "nothing"))
+          return cb(
+            nil,
+            ("the clipboard holds no image (%s offers: %s)"):format(tool.name, offers ~= "" and offers or "nothing")
+          )
         end
         read(mime)
       end)
@@ -161,12 +187,20 @@ function M.osc52_read(cb, timeout)
       local enc = type(seq) == "string" and seq:match("\027%]52;%w*;([A-Za-z0-9+/=]*)")
       if enc then
         local ok, text = pcall(vim.base64.decode, enc)
-        vim.schedule(function() finish(ok and text or nil) end)
+        vim.schedule(function()
+          finish(ok and text or nil)
+        end)
         return true
       end
     end,
   })
-  timer:start(timeout or 2000, 0, vim.schedule_wrap(function() finish(nil) end))
+  timer:start(
+    timeout or 2000,
+    0,
+    vim.schedule_wrap(function()
+      finish(nil)
+    end)
+  )
   local q = "\027]52;c;?\027\\"
   if route == "ui_send" then
     vim.api.nvim_ui_send(q)
@@ -195,7 +229,13 @@ function M.osc52(dir, cb)
   M.osc52_read(function(text)
     local hint = "copy the image's path on this machine instead, or :ClaudeNova add {path} of an image file here"
     if not text then
-      return cb(nil, ("%s, and the terminal did not answer an OSC 52 clipboard read (it carries text only anyway): %s"):format(NO_TOOL, hint))
+      return cb(
+        nil,
+        ("%s, and the terminal did not answer an OSC 52 clipboard read (it carries text only anyway): %s"):format(
+          NO_TOOL,
+          hint
+        )
+      )
     end
     text = vim.trim(text)
     local file = vim.fn.expand(text)

@@ -199,8 +199,15 @@ function M.tasks(session)
   local out = {}
   for _, t in ipairs(state.tasks[session or state.current or 0] or {}) do
     table.insert(out, {
-      id = t.id, session = t.session, type = t.type, description = t.description, status = t.status,
-      started = t.started, ended = t.ended, tool_use_id = t.tool_use_id, last_tool = t.last_tool,
+      id = t.id,
+      session = t.session,
+      type = t.type,
+      description = t.description,
+      status = t.status,
+      started = t.started,
+      ended = t.ended,
+      tool_use_id = t.tool_use_id,
+      last_tool = t.last_tool,
       subagent_type = t.subagent_type,
     })
   end
@@ -242,7 +249,9 @@ function M.decide(id, decision)
     decision = { behavior = decision }
   end
   if type(decision) ~= "table" or not decision.behavior then
-    require("claudenova.errors").raise("decide() needs a decision: \"allow\", \"allow_session\", \"deny\" or { behavior = … }")
+    require("claudenova.errors").raise(
+      'decide() needs a decision: "allow", "allow_session", "deny" or { behavior = … }'
+    )
   end
   local ui = require("claudenova.ui")
   local opts = { rules = decision.rules, destination = decision.destination, interrupt = decision.interrupt }

@@ -16,7 +16,6 @@ local M = {}
 
 local paths = require("claudenova.paths")
 
-
 --- This machine's key in the manifest ("linux-amd64"), or nil, and how
 --- the system names itself ("Linux/x86_64").
 ---@return string|nil, string
@@ -55,7 +54,9 @@ end
 --- The local file a URL names (a folder path or file://), else nil.
 local function local_file(url)
   if url:match("^file://") then
-    return (url:gsub("^file://", ""):gsub("%%(%x%x)", function(h) return string.char(tonumber(h, 16)) end))
+    return (url:gsub("^file://", ""):gsub("%%(%x%x)", function(h)
+      return string.char(tonumber(h, 16))
+    end))
   end
   if url:match("^/") or url:match("^~") then
     return vim.fn.expand(url)
@@ -84,12 +85,23 @@ function M.plan()
     return nil, ("v%s has no release asset for this platform (%s)"):format(m.version, key or uname)
   end
   local url = M.url(cfg.url, m.version, a.file)
-  local via = local_file(url) and "copy" or (vim.fn.executable("curl") == 1 and "curl")
-    or (vim.fn.executable("wget") == 1 and "wget") or nil
+  local via = local_file(url) and "copy"
+    or (vim.fn.executable("curl") == 1 and "curl")
+    or (vim.fn.executable("wget") == 1 and "wget")
+    or nil
   if not via then
     return nil, "neither curl nor wget is on PATH to download it"
   end
-  return { version = m.version, revision = m.revision, file = a.file, sha256 = a.sha256, size = a.size, url = url, key = key, via = via }
+  return {
+    version = m.version,
+    revision = m.revision,
+    file = a.file,
+    sha256 = a.sha256,
+    size = a.size,
+    url = url,
+    key = key,
+    via = via,
+  }
 end
 
 local function mb(n)
@@ -119,22 +131,34 @@ function M.sha256(path, cb)
     end)
     return
   end
-  vim.system(argv, { text = true }, vim.schedule_wrap(function(res)
-    local sum = res.code == 0 and (res.stdout or ""):match("^(%x+)")
-    if not sum or #sum ~= 64 then
-      return cb(nil, ("%s failed: %s"):format(argv[1], vim.trim(res.stderr or "")))
-    end
-    cb(sum:lower())
-  end))
+  vim.system(
+    argv,
+    { text = true },
+    vim.schedule_wrap(function(res)
+      local sum = res.code == 0 and (res.stdout or ""):match("^(%x+)")
+      if not sum or #sum ~= 64 then
+        return cb(nil, ("%s failed: %s"):format(argv[1], vim.trim(res.stderr or "")))
+      end
+      cb(sum:lower())
+    end)
+  )
 end
 
 --- Write the stamp of a downloaded host (host.stamp() reads it).
 local function stamp(plan, why)
-  pcall(vim.fn.writefile, { vim.json.encode({
-    how = "download", version = plan.version, release_revision = plan.revision, asset = plan.file,
-    sha256 = plan.sha256, url = plan.url, revision = paths.revision(),
-    built = os.date("!%Y-%m-%dT%H:%M:%SZ"), why = why or "asked",
-  }) }, paths.stamp_path())
+  pcall(vim.fn.writefile, {
+    vim.json.encode({
+      how = "download",
+      version = plan.version,
+      release_revision = plan.revision,
+      asset = plan.file,
+      sha256 = plan.sha256,
+      url = plan.url,
+      revision = paths.revision(),
+      built = os.date("!%Y-%m-%dT%H:%M:%SZ"),
+      why = why or "asked",
+    }),
+  }, paths.stamp_path())
 end
 
 --- Fetch plan's asset into tmp: cb(nil) when done, else cb(why).
@@ -142,20 +166,41 @@ local function fetch(plan, tmp, cb)
   if plan.via == "copy" then
     local src = local_file(plan.url)
     vim.uv.fs_copyfile(src, tmp, function(err)
-      vim.schedule(function() cb(err and ("cannot copy %s: %s"):format(src, err) or nil) end)
+      vim.schedule(function()
+        cb(err and ("cannot copy %s: %s"):format(src, err) or nil)
+      end)
     end)
     return
   end
   local argv = plan.via == "curl"
-    and { "curl", "--fail", "--silent", "--show-error", "--location", "--retry", "2", "--connect-timeout", "10", "--max-time", "600", "--output", tmp, plan.url }
+      and {
+        "curl",
+        "--fail",
+        "--silent",
+        "--show-error",
+        "--location",
+        "--retry",
+        "2",
+        "--connect-timeout",
+        "10",
+        "--max-time",
+        "600",
+        "--output",
+        tmp,
+        plan.url,
+      }
     or { "wget", "--quiet", "--tries=2", "--timeout=10", "--output-document=" .. tmp, plan.url }
-  vim.system(argv, { text = true }, vim.schedule_wrap(function(res)
-    if res.code ~= 0 then
-      local err = vim.trim(res.stderr or "")
-      return cb(("%s %s failed (exit %d%s)"):format(plan.via, plan.url, res.code, err ~= "" and (": " .. err) or ""))
-    end
-    cb(nil)
-  end))
+  vim.system(
+    argv,
+    { text = true },
+    vim.schedule_wrap(function(res)
+      if res.code ~= 0 then
+        local err = vim.trim(res.stderr or "")
+        return cb(("%s %s failed (exit %d%s)"):format(plan.via, plan.url, res.code, err ~= "" and (": " .. err) or ""))
+      end
+      cb(nil)
+    end)
+  )
 end
 
 --- Download, verify and install plan's asset as bin/claudenova.
@@ -171,15 +216,31 @@ function M.download(plan, why, done)
     local tmp = ("%s/.claudenova.download.%d"):format(dir, vim.uv.os_getpid())
     os.remove(tmp)
     local started = vim.uv.now()
-    notify.info(("downloading the host v%s (%s, %s) from %s; the command runs when it is verified…"):format(
-      plan.version, plan.file, mb(plan.size), plan.url))
+    notify.info(
+      ("downloading the host v%s (%s, %s) from %s; the command runs when it is verified…"):format(
+        plan.version,
+        plan.file,
+        mb(plan.size),
+        plan.url
+      )
+    )
     local ticker = vim.uv.new_timer()
-    ticker:start(2000, 2000, vim.schedule_wrap(function()
-      local st = vim.uv.fs_stat(tmp)
-      local got = st and st.size or 0
-      notify.info(("downloading the host: %s of %s (%d%%, %d s)…"):format(mb(got), mb(plan.size),
-        (plan.size or 0) > 0 and math.floor(got * 100 / plan.size) or 0, math.floor((vim.uv.now() - started) / 1000)))
-    end))
+    ticker:start(
+      2000,
+      2000,
+      vim.schedule_wrap(function()
+        local st = vim.uv.fs_stat(tmp)
+        local got = st and st.size or 0
+        notify.info(
+          ("downloading the host: %s of %s (%d%%, %d s)…"):format(
+            mb(got),
+            mb(plan.size),
+            (plan.size or 0) > 0 and math.floor(got * 100 / plan.size) or 0,
+            math.floor((vim.uv.now() - started) / 1000)
+          )
+        )
+      end)
+    )
     local function stop()
       if not ticker:is_closing() then
         ticker:stop()
@@ -199,8 +260,16 @@ function M.download(plan, why, done)
         end
         if sum ~= plan.sha256 then
           os.remove(tmp)
-          return done(false, ("refused the downloaded host: its SHA-256 is %s, this checkout's release manifest (lua/claudenova/release.lua) says %s; the file was deleted and nothing was run (%s from %s)"):format(
-            sum, plan.sha256, plan.file, plan.url), false)
+          return done(
+            false,
+            ("refused the downloaded host: its SHA-256 is %s, this checkout's release manifest (lua/claudenova/release.lua) says %s; the file was deleted and nothing was run (%s from %s)"):format(
+              sum,
+              plan.sha256,
+              plan.file,
+              plan.url
+            ),
+            false
+          )
         end
         local ok, cerr = vim.uv.fs_chmod(tmp, tonumber("755", 8))
         if ok then
@@ -211,8 +280,14 @@ function M.download(plan, why, done)
           return done(false, ("cannot install %s: %s"):format(bin, tostring(cerr)), true)
         end
         stamp(plan, why)
-        notify.info(("host v%s downloaded and verified (sha256 %s…) in %.1f s: %s"):format(
-          plan.version, plan.sha256:sub(1, 12), (vim.uv.now() - started) / 1000, bin))
+        notify.info(
+          ("host v%s downloaded and verified (sha256 %s…) in %.1f s: %s"):format(
+            plan.version,
+            plan.sha256:sub(1, 12),
+            (vim.uv.now() - started) / 1000,
+            bin
+          )
+        )
         done(true)
       end)
     end)
@@ -238,21 +313,30 @@ local HOST_SOURCES = { "cmd/claudenova", "rplugin", "go.mod", "go.sum" }
 --- git, a shallow clone without rev). Compares trees only: a partial clone
 --- fetches nothing for it.
 function M.sources_match(rev, cb)
-  if type(rev) ~= "string" or not rev:match("^%x+$") or vim.fn.executable("git") ~= 1
-    or vim.fn.isdirectory(paths.root() .. "/.git") + vim.fn.filereadable(paths.root() .. "/.git") == 0 then
+  if
+    type(rev) ~= "string"
+    or not rev:match("^%x+$")
+    or vim.fn.executable("git") ~= 1
+    or vim.fn.isdirectory(paths.root() .. "/.git") + vim.fn.filereadable(paths.root() .. "/.git") == 0
+  then
     return cb(nil)
   end
   local argv = { "git", "-C", paths.root(), "diff-tree", "--quiet", rev, "HEAD", "--" }
   vim.list_extend(argv, HOST_SOURCES)
-  local ok = pcall(vim.system, argv, { text = true }, vim.schedule_wrap(function(res)
-    if res.code == 0 then
-      cb(true)
-    elseif res.code == 1 then
-      cb(false)
-    else
-      cb(nil)
-    end
-  end))
+  local ok = pcall(
+    vim.system,
+    argv,
+    { text = true },
+    vim.schedule_wrap(function(res)
+      if res.code == 0 then
+        cb(true)
+      elseif res.code == 1 then
+        cb(false)
+      else
+        cb(nil)
+      end
+    end)
+  )
   if not ok then
     cb(nil)
   end
@@ -260,7 +344,9 @@ end
 
 --- The one message when the host can be neither downloaded nor built.
 function M.missing_message(why)
-  return ("no host binary (bin/claudenova) and no way to get one here: %s, and Go is not on PATH. Two ways out: let it be downloaded (curl or wget on PATH, download enabled, or download.url set to a folder holding the release assets), or install Go 1.24 or newer (go.dev/dl); then :ClaudeNova build"):format(why)
+  return ("no host binary (bin/claudenova) and no way to get one here: %s, and Go is not on PATH. Two ways out: let it be downloaded (curl or wget on PATH, download enabled, or download.url set to a folder holding the release assets), or install Go 1.24 or newer (go.dev/dl); then :ClaudeNova build"):format(
+    why
+  )
 end
 
 local joining = nil ---@type (fun(ok: boolean))[]|nil
@@ -310,15 +396,23 @@ function M.obtain(opts)
   -- than this checkout's sources: Go builds the exact one where it can.
   M.sources_match(plan.revision, function(same)
     if same == false and opts.via ~= "download" and vim.fn.executable("go") == 1 then
-      notify.info(("this checkout's host sources differ from release v%s's (revision %s): building it with go instead of downloading"):format(
-        plan.version, tostring(plan.revision):sub(1, 12)))
+      notify.info(
+        ("this checkout's host sources differ from release v%s's (revision %s): building it with go instead of downloading"):format(
+          plan.version,
+          tostring(plan.revision):sub(1, 12)
+        )
+      )
       return M.build(finish, opts.why)
     end
     M.download(plan, opts.why, function(ok, err, fallback)
       if ok then
         if same == false then
-          notify.warn(("installed release v%s's host (revision %s); this checkout's host sources are newer: with Go, :ClaudeNova build go builds the exact one"):format(
-            plan.version, tostring(plan.revision):sub(1, 12)))
+          notify.warn(
+            ("installed release v%s's host (revision %s); this checkout's host sources are newer: with Go, :ClaudeNova build go builds the exact one"):format(
+              plan.version,
+              tostring(plan.revision):sub(1, 12)
+            )
+          )
         end
         return finish(true)
       end
@@ -344,14 +438,21 @@ function M.build_step(opts)
     end
   end
   local done, ok = false, false
-  M.obtain({ why = "plugin manager build", on_done = function(o) done, ok = true, o end })
+  M.obtain({
+    why = "plugin manager build",
+    on_done = function(o)
+      done, ok = true, o
+    end,
+  })
   local lazy_ok, lazy_async = pcall(require, "lazy.async")
   local task = lazy_ok and type(lazy_async) == "table" and lazy_async.running and lazy_async.running() or nil
   while not done do
     if task then
       task:sleep(100)
     else
-      vim.wait(100, function() return done end, 20)
+      vim.wait(100, function()
+        return done
+      end, 20)
     end
   end
   if not ok then
@@ -368,7 +469,9 @@ M.on_built = nil ---@type fun()|nil
 --- Why the host cannot be built here (nil when it can).
 function M.cannot_build()
   if vim.fn.executable("go") ~= 1 then
-    return ("claude-nova: the host (bin/claudenova) must be built and Go is not on PATH: install Go 1.22 or newer (go.dev/dl), then :ClaudeNova build, or run `make` in %s"):format(paths.root())
+    return ("claude-nova: the host (bin/claudenova) must be built and Go is not on PATH: install Go 1.22 or newer (go.dev/dl), then :ClaudeNova build, or run `make` in %s"):format(
+      paths.root()
+    )
   end
   return nil
 end
@@ -381,7 +484,9 @@ function M.build(on_done, why)
   if nope then
     notify.error(nope)
     if on_done then
-      vim.schedule(function() on_done(false) end)
+      vim.schedule(function()
+        on_done(false)
+      end)
     end
     return
   end
@@ -394,9 +499,13 @@ function M.build(on_done, why)
   local started = vim.uv.now()
   notify.info("building the host with go (" .. (why or "asked") .. "); the command runs when it is built…")
   local ticker = vim.uv.new_timer()
-  ticker:start(10000, 10000, vim.schedule_wrap(function()
-    notify.info(("still building the host (%d s)…"):format(math.floor((vim.uv.now() - started) / 1000)))
-  end))
+  ticker:start(
+    10000,
+    10000,
+    vim.schedule_wrap(function()
+      notify.info(("still building the host (%d s)…"):format(math.floor((vim.uv.now() - started) / 1000)))
+    end)
+  )
   vim.fn.mkdir(root .. "/bin", "p")
   vim.system(
     { "go", "build", "-o", "bin/claudenova", "./cmd/claudenova" },
@@ -413,10 +522,15 @@ function M.build(on_done, why)
         -- waited for).
         local stamp = { revision = paths.revision(), built = os.date("!%Y-%m-%dT%H:%M:%SZ"), why = why or "asked" }
         pcall(vim.fn.writefile, { vim.json.encode(stamp) }, paths.stamp_path())
-        pcall(vim.system, { "go", "env", "GOVERSION" }, { text = true }, vim.schedule_wrap(function(r)
-          stamp.go = vim.trim(r.stdout or "")
-          pcall(vim.fn.writefile, { vim.json.encode(stamp) }, paths.stamp_path())
-        end))
+        pcall(
+          vim.system,
+          { "go", "env", "GOVERSION" },
+          { text = true },
+          vim.schedule_wrap(function(r)
+            stamp.go = vim.trim(r.stdout or "")
+            pcall(vim.fn.writefile, { vim.json.encode(stamp) }, paths.stamp_path())
+          end)
+        )
         notify.info(("host built in %.1f s: %s"):format((vim.uv.now() - started) / 1000, paths.bin()))
       else
         notify.error("the host did not build (go build): " .. vim.trim(res.stderr or ""))

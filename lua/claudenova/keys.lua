@@ -17,83 +17,145 @@ local M = {}
 ---@type {name: string, title: string, tag: string, keys: claudenova.KeyEntry[], note?: string}[]
 M.surfaces = {
   {
-    name = "sidebar", title = "Sidebar", tag = "claudenova-sidebar",
+    name = "sidebar",
+    title = "Sidebar",
+    tag = "claudenova-sidebar",
     keys = {
-      { key = "present" }, { key = "allow" }, { key = "allow_session" }, { key = "review" }, { key = "deny" },
-      { key = "deny_stop" }, { key = "always" }, { key = "fold" }, { key = "transcript" }, { key = "stop" }, { key = "clear" },
+      { key = "present" },
+      { key = "allow" },
+      { key = "allow_session" },
+      { key = "review" },
+      { key = "deny" },
+      { key = "deny_stop" },
+      { key = "always" },
+      { key = "fold" },
+      { key = "transcript" },
+      { key = "stop" },
+      { key = "clear" },
       { key = "close" },
     },
     note = "On a visual selection of rows, allow, allow_session and deny decide every selected request (plans, questions and forms are skipped, and a batch never allows what claude asks you to answer yourself: a safety check, your own ask rule).",
   },
   {
-    name = "panel", title = "Action panel", tag = "claudenova-panel",
+    name = "panel",
+    title = "Action panel",
+    tag = "claudenova-panel",
     keys = {
-      { key = "allow" }, { key = "allow_session" }, { key = "allow_tool" }, { key = "allow_dir" }, { key = "always" }, { key = "review" },
-      { key = "deny" }, { key = "deny_stop" }, { key = "close" }, { lhs = "<Esc>", desc = "Hide the panel (the request stays pending)." },
+      { key = "allow" },
+      { key = "allow_session" },
+      { key = "allow_tool" },
+      { key = "allow_dir" },
+      { key = "always" },
+      { key = "review" },
+      { key = "deny" },
+      { key = "deny_stop" },
+      { key = "close" },
+      { lhs = "<Esc>", desc = "Hide the panel (the request stays pending)." },
       { lhs = "<CR>", desc = "Where claude asks for a deliberate answer: take the choice on the cursor's line." },
     },
   },
   {
-    name = "proposal", title = "Proposal", tag = "claudenova-proposals",
+    name = "proposal",
+    title = "Proposal",
+    tag = "claudenova-proposals",
     keys = {
       { lhs = ":w", desc = "Apply the proposal, with your edits (Claude is told what you changed)." },
       { lhs = ":q", desc = "Reject it (on its last window; :q! once you changed it)." },
-      { key = "allow" }, { key = "deny" }, { key = "deny_stop" }, { key = "reject_hunk" }, { key = "restore_hunk" }, { key = "note" },
+      { key = "allow" },
+      { key = "deny" },
+      { key = "deny_stop" },
+      { key = "reject_hunk" },
+      { key = "restore_hunk" },
+      { key = "note" },
       { lhs = "]c [c", desc = "Next / previous hunk; do and dp take or give a hunk as in any diff." },
     },
   },
   {
-    name = "plan", title = "Plan", tag = "claudenova-questions",
+    name = "plan",
+    title = "Plan",
+    tag = "claudenova-questions",
     keys = {
-      { key = "accept_edits" }, { key = "approve" }, { key = "keep_planning" }, { key = "deny_stop" },
+      { key = "accept_edits" },
+      { key = "approve" },
+      { key = "keep_planning" },
+      { key = "deny_stop" },
       { lhs = ":q", desc = "Close the plan; it stays pending (<CR> on its row opens it again)." },
     },
     note = "Edit the plan before approving it: Claude is told to follow your version.",
   },
   {
-    name = "transcript", title = "Transcript", tag = "claudenova-transcript",
+    name = "transcript",
+    title = "Transcript",
+    tag = "claudenova-transcript",
     keys = {
-      { key = "prompt" }, { key = "details" }, { key = "interrupt" }, { key = "withdraw" }, { key = "open_full" },
+      { key = "prompt" },
+      { key = "details" },
+      { key = "interrupt" },
+      { key = "withdraw" },
+      { key = "open_full" },
       { lhs = "zo zc", desc = "Open or close a fold (a tool call's details, a subagent's work)." },
     },
   },
   {
-    name = "prompt", title = "Prompt input", tag = "claudenova-transcript",
+    name = "prompt",
+    title = "Prompt input",
+    tag = "claudenova-transcript",
     keys = {
-      { key = "send" }, { lhs = ":w", desc = "Send the prompt." }, { key = "steer" }, { key = "withdraw" }, { key = "close" },
+      { key = "send" },
+      { lhs = ":w", desc = "Send the prompt." },
+      { key = "steer" },
+      { key = "withdraw" },
+      { key = "close" },
       { lhs = "@ /", desc = "Complete the folder's files and claude's slash commands (<C-x><C-o>, or as you type)." },
     },
   },
   {
-    name = "rules", title = "Rules", tag = "claudenova-rules",
+    name = "rules",
+    title = "Rules",
+    tag = "claudenova-rules",
     keys = { { key = "remove" }, { key = "refresh" }, { key = "close" } },
   },
   {
-    name = "changes", title = "Changes", tag = "claudenova-changes",
+    name = "changes",
+    title = "Changes",
+    tag = "claudenova-changes",
     keys = {
-      { key = "undo_hunk" }, { key = "keep_hunk" }, { key = "comment" }, { key = "close" },
+      { key = "undo_hunk" },
+      { key = "keep_hunk" },
+      { key = "comment" },
+      { key = "close" },
       { lhs = "]c [c", desc = "Next / previous hunk." },
     },
   },
   {
-    name = "review", title = "Changed files", tag = "claudenova-review",
+    name = "review",
+    title = "Changed files",
+    tag = "claudenova-review",
     keys = { { key = "comment" }, { key = "blame_info" } },
     note = "The comment key is mapped in the buffers of files Claude changed in the open round; blame_info while :ClaudeNova blame is on.",
   },
   {
-    name = "comments", title = "Comments", tag = "claudenova-review",
+    name = "comments",
+    title = "Comments",
+    tag = "claudenova-review",
     keys = { { key = "jump" }, { key = "edit" }, { key = "delete" }, { key = "send" }, { key = "close" } },
   },
   {
-    name = "task_output", title = "Task output", tag = "claudenova-tasks",
+    name = "task_output",
+    title = "Task output",
+    tag = "claudenova-tasks",
     keys = { { key = "stop" }, { key = "close" } },
   },
   {
-    name = "usage", title = "Usage", tag = "claudenova-commands",
+    name = "usage",
+    title = "Usage",
+    tag = "claudenova-commands",
     keys = { { lhs = "q <Esc>", desc = "Close the usage." } },
   },
   {
-    name = "mcp", title = "MCP servers", tag = "claudenova-mcp",
+    name = "mcp",
+    title = "MCP servers",
+    tag = "claudenova-mcp",
     keys = { { key = "reconnect" }, { key = "toggle" }, { key = "refresh" }, { key = "close" } },
   },
 }
@@ -185,12 +247,17 @@ function M.help(surface)
   vim.b[buf].claudenova_surface = "help"
   local maxh = math.max(3, vim.o.lines - vim.o.cmdheight - 4)
   local win = vim.api.nvim_open_win(buf, true, {
-    relative = "editor", style = "minimal", border = "rounded",
+    relative = "editor",
+    style = "minimal",
+    border = "rounded",
     row = math.max(0, math.floor((vim.o.lines - math.min(#lines, maxh)) / 2) - 1),
     col = math.max(0, math.floor((vim.o.columns - width) / 2) - 1),
-    width = width, height = math.min(#lines, maxh),
-    title = (" claude-nova: %s keys "):format(s.title:lower()), title_pos = "center",
-    footer = " q closes ", footer_pos = "center",
+    width = width,
+    height = math.min(#lines, maxh),
+    title = (" claude-nova: %s keys "):format(s.title:lower()),
+    title_pos = "center",
+    footer = " q closes ",
+    footer_pos = "center",
   })
   vim.wo[win].wrap = true
   vim.wo[win].linebreak = true
@@ -201,11 +268,19 @@ function M.help(surface)
   if ok and th and th.all then
     vim.api.nvim_win_set_config(win, { height = math.min(th.all, maxh) })
   end
-  local close = function() pcall(vim.api.nvim_win_close, win, true) end
+  local close = function()
+    pcall(vim.api.nvim_win_close, win, true)
+  end
   for _, lhs in ipairs({ "q", "<Esc>", "g?" }) do
     vim.keymap.set("n", lhs, close, { buffer = buf, nowait = true, desc = "claude-nova: Close the key list" })
   end
-  vim.api.nvim_create_autocmd("WinLeave", { buffer = buf, once = true, callback = function() vim.schedule(close) end })
+  vim.api.nvim_create_autocmd("WinLeave", {
+    buffer = buf,
+    once = true,
+    callback = function()
+      vim.schedule(close)
+    end,
+  })
   return buf, win
 end
 
@@ -213,8 +288,13 @@ end
 function M.map(buf, surface)
   local lhs = config.get().keymaps.help
   if lhs then
-    vim.keymap.set("n", lhs, function() M.help(surface) end,
-      { buffer = buf, nowait = true, desc = "claude-nova: Show the keys of this " .. find(surface).title:lower() })
+    vim.keymap.set("n", lhs, function()
+      M.help(surface)
+    end, {
+      buffer = buf,
+      nowait = true,
+      desc = "claude-nova: Show the keys of this " .. find(surface).title:lower(),
+    })
   end
 end
 

@@ -111,11 +111,24 @@ local function define_functions()
   for _, plugin in ipairs(M.manifest()) do
     for _, spec in ipairs(plugin.specs) do
       if spec.type ~= "function" or next(spec.opts or {}) ~= nil then
-        error(("claude-nova: internal error: the jobstart path handles functions without options only; rplugin/manifest.vim declares a %s %s"):format(spec.type, spec.name), 0)
+        error(
+          ("claude-nova: internal error: the jobstart path handles functions without options only; rplugin/manifest.vim declares a %s %s"):format(
+            spec.type,
+            spec.name
+          ),
+          0
+        )
       end
       local method = plugin.path .. ":function:" .. spec.name
-      table.insert(src, ("function! %s(...)\n  %s s:%s(%s, a:000)\nendfunction"):format(
-        spec.name, spec.sync == 1 and "return" or "call", spec.sync == 1 and "Request" or "Notify", vim.fn.string(method)))
+      table.insert(
+        src,
+        ("function! %s(...)\n  %s s:%s(%s, a:000)\nendfunction"):format(
+          spec.name,
+          spec.sync == 1 and "return" or "call",
+          spec.sync == 1 and "Request" or "Notify",
+          vim.fn.string(method)
+        )
+      )
     end
   end
   vim.api.nvim_exec2(table.concat(src, "\n"), {})

@@ -559,36 +559,55 @@ local function lsp_position_tool(method, collect_kind)
   return function(a, done, ctx)
     with_buffer(a, done, function(b, fresh)
       await_clients(b, method, fresh, ctx.deadline, function(ok, clients)
-        local res = { method = method, clients = client_names(clients), supported = client_names(ok), locations = {}, hover = {}, symbols = {} }
+        local res = {
+          method = method,
+          clients = client_names(clients),
+          supported = client_names(ok),
+          locations = {},
+          hover = {},
+          symbols = {},
+        }
         if #ok == 0 then
           return done(res)
         end
         if a.line and a.line > vim.api.nvim_buf_line_count(b) then
-          return done(nil, ("%s has %d lines; there is no line %d"):format(a.path, vim.api.nvim_buf_line_count(b), a.line))
+          return done(
+            nil,
+            ("%s has %d lines; there is no line %d"):format(a.path, vim.api.nvim_buf_line_count(b), a.line)
+          )
         end
-        ask_clients(ok, method, function(c)
-          local p = { textDocument = { uri = vim.uri_from_bufnr(b) } }
-          if collect_kind ~= "symbols" then
-            p.position = position(b, a.line, a.column, c.offset_encoding)
-          end
-          if method == "textDocument/references" then
-            p.context = { includeDeclaration = true }
-          end
-          return p
-        end, b, ctx.deadline, function(result, c)
-          if collect_kind == "locations" then
-            vim.list_extend(res.locations, locations(result, c.offset_encoding))
-          elseif collect_kind == "hover" then
-            if result and result ~= vim.NIL and result.contents then
-              vim.list_extend(res.hover, vim.lsp.util.convert_input_to_markdown_lines(result.contents))
+        ask_clients(
+          ok,
+          method,
+          function(c)
+            local p = { textDocument = { uri = vim.uri_from_bufnr(b) } }
+            if collect_kind ~= "symbols" then
+              p.position = position(b, a.line, a.column, c.offset_encoding)
             end
-          else
-            symbols(result, vim.api.nvim_buf_get_name(b), res.symbols)
-          end
-        end, function(errors, timed_out)
-          res.errors, res.timed_out = errors, timed_out
-          done(res)
-        end, ctx.fail)
+            if method == "textDocument/references" then
+              p.context = { includeDeclaration = true }
+            end
+            return p
+          end,
+          b,
+          ctx.deadline,
+          function(result, c)
+            if collect_kind == "locations" then
+              vim.list_extend(res.locations, locations(result, c.offset_encoding))
+            elseif collect_kind == "hover" then
+              if result and result ~= vim.NIL and result.contents then
+                vim.list_extend(res.hover, vim.lsp.util.convert_input_to_markdown_lines(result.contents))
+              end
+            else
+              symbols(result, vim.api.nvim_buf_get_name(b), res.symbols)
+            end
+          end,
+          function(errors, timed_out)
+            res.errors, res.timed_out = errors, timed_out
+            done(res)
+          end,
+          ctx.fail
+        )
       end, ctx.fail)
     end)
   end
@@ -608,18 +627,34 @@ function H.workspace_symbols(a, done, ctx)
       ok[#ok + 1] = c
     end
   end
-  local res = { method = method, clients = client_names(clients), supported = client_names(ok), locations = {}, hover = {}, symbols = {} }
+  local res = {
+    method = method,
+    clients = client_names(clients),
+    supported = client_names(ok),
+    locations = {},
+    hover = {},
+    symbols = {},
+  }
   if #ok == 0 then
     return done(res)
   end
-  ask_clients(ok, method, function()
-    return { query = a.query or "" }
-  end, nil, ctx.deadline, function(result)
-    symbols(result, nil, res.symbols)
-  end, function(errors, timed_out)
-    res.errors, res.timed_out = errors, timed_out
-    done(res)
-  end, ctx.fail)
+  ask_clients(
+    ok,
+    method,
+    function()
+      return { query = a.query or "" }
+    end,
+    nil,
+    ctx.deadline,
+    function(result)
+      symbols(result, nil, res.symbols)
+    end,
+    function(errors, timed_out)
+      res.errors, res.timed_out = errors, timed_out
+      done(res)
+    end,
+    ctx.fail
+  )
 end
 
 --- Not a tool: after Claude changed a.path on disk, reload it (or load it)
@@ -679,8 +714,7 @@ function M.call(token, name, args, wait)
     reply = encode(err == nil, res, err)
     if not sync then
       vim.schedule(function()
-        pcall(host.notify, "tool_reply",
-          { token = token, ok = err == nil, result = res, error = err })
+        pcall(host.notify, "tool_reply", { token = token, ok = err == nil, result = res, error = err })
       end)
     end
   end
@@ -698,7 +732,13 @@ function M.servers(b)
   local out = {}
   for _, c in ipairs(vim.lsp.get_clients({ bufnr = b })) do
     local serves = {}
-    for _, m in ipairs({ "textDocument/definition", "textDocument/references", "textDocument/hover", "textDocument/documentSymbol", "workspace/symbol" }) do
+    for _, m in ipairs({
+      "textDocument/definition",
+      "textDocument/references",
+      "textDocument/hover",
+      "textDocument/documentSymbol",
+      "workspace/symbol",
+    }) do
       if supports(c, m, b) then
         serves[#serves + 1] = m:gsub("^.*/", "")
       end

@@ -56,7 +56,9 @@ function _G.claudenova_test.stub_ui()
   vim.ui.input = function(opts, cb)
     table.insert(t.prompts, opts.prompt or "")
     local v = table.remove(t.inputs, 1)
-    if v == "CANCEL" then v = nil end
+    if v == "CANCEL" then
+      v = nil
+    end
     cb(v)
   end
 end

@@ -45,16 +45,24 @@ if trace_path and os.getenv("CLAUDENOVA_TEST_TRACE_CALLS") then
     end
   end
   local schedule, defer = vim.schedule, vim.defer_fn
-  vim.schedule = function(fn) return schedule(wrap(fn)) end
-  vim.defer_fn = function(fn, ms) return defer(wrap(fn), ms) end
+  vim.schedule = function(fn)
+    return schedule(wrap(fn))
+  end
+  vim.defer_fn = function(fn, ms)
+    return defer(wrap(fn), ms)
+  end
   vim.schedule_wrap = function(fn)
     return function(...)
       local args = { ... }
-      vim.schedule(function() fn(unpack(args)) end)
+      vim.schedule(function()
+        fn(unpack(args))
+      end)
     end
   end
 end
-T.mark = function(_, what) mark(what) end
+T.mark = function(_, what)
+  mark(what)
+end
 
 local function fail(msg, level)
   error(msg, (level or 1) + 1)
@@ -95,7 +103,9 @@ function T:recording(name)
   local lines = vim.fn.readfile(root .. "/tests/lua/recordings/" .. name .. ".jsonl")
   local out = {}
   for _, l in ipairs(lines) do
-    l = l:gsub("{{project}}", self.project):gsub("{{storage}}", self.storage):gsub("{{home}}", self.home)
+    l = l:gsub("{{project}}", self.project)
+      :gsub("{{storage}}", self.storage)
+      :gsub("{{home}}", self.home)
       :gsub("{{base}}", self.base)
     local batch = vim.json.decode(l, { luanil = { object = true, array = true } })
     for _, ev in ipairs(batch) do
@@ -138,7 +148,9 @@ end
 --- Let what the batch scheduled run (vim.schedule callbacks, a fetch of
 --- the transcript), as the editor's loop does between two batches.
 function T:settle()
-  vim.wait(2, function() return false end, 1)
+  vim.wait(2, function()
+    return false
+  end, 1)
 end
 
 --- Deliver batches from..to of a recording (after an earlier replay).
@@ -216,7 +228,10 @@ end
 --- Capture the screen under name (compared by the driver with the stored
 --- reference, tests/lua/screens/<spec>/<name>-<width>.txt).
 function T:screen(name)
-  table.insert(self.screens, { name = ("%s-%d"):format(name, vim.o.columns), text = table.concat(self:screen_lines(), "\n") })
+  table.insert(
+    self.screens,
+    { name = ("%s-%d"):format(name, vim.o.columns), text = table.concat(self:screen_lines(), "\n") }
+  )
 end
 
 --- Type keys as the user does (they are executed before this returns).
@@ -228,8 +243,12 @@ end
 -- by defaults; every reply goes into the stream, as the host does.
 local function fake_transport(ctx)
   local defaults = {
-    transcript = function() return { lines = {}, seq = 0, first = 0 } end,
-    configure = function() return vim.NIL end,
+    transcript = function()
+      return { lines = {}, seq = 0, first = 0 }
+    end,
+    configure = function()
+      return vim.NIL
+    end,
   }
   return {
     request = function(method, payload, token)
@@ -271,9 +290,18 @@ function H.context(opts)
   opts = opts or {}
   local base = vim.fn.tempname()
   local ctx = setmetatable({
-    base = base, project = base .. "/project", storage = base .. "/storage", home = base .. "/home",
-    seq = 0, calls = {}, notes = {}, replies = {}, screens = {}, clock = 2000000000,
-    recorded = {}, recorded_loaded = {},
+    base = base,
+    project = base .. "/project",
+    storage = base .. "/storage",
+    home = base .. "/home",
+    seq = 0,
+    calls = {},
+    notes = {},
+    replies = {},
+    screens = {},
+    clock = 2000000000,
+    recorded = {},
+    recorded_loaded = {},
   }, T)
   for _, d in ipairs({ ctx.project, ctx.storage, ctx.home }) do
     vim.fn.mkdir(d, "p")
@@ -289,10 +317,15 @@ function H.context(opts)
   vim.o.shortmess = "filnxtToOFIc"
   vim.o.termguicolors = false
   vim.cmd.cd(ctx.project)
-  local setup = vim.tbl_deep_extend("force", { storage = ctx.storage, notify = true,
-    surfaces = { quiet_ms = 0, grace_ms = 0 } }, opts.setup or {})
+  local setup = vim.tbl_deep_extend(
+    "force",
+    { storage = ctx.storage, notify = true, surfaces = { quiet_ms = 0, grace_ms = 0 } },
+    opts.setup or {}
+  )
   require("claudenova").setup(setup)
-  require("claudenova.ui.text").time = function() return ctx.clock end
+  require("claudenova.ui.text").time = function()
+    return ctx.clock
+  end
   local host = require("claudenova.host")
   host.use_transport(fake_transport(ctx))
   require("claudenova.ui")
@@ -308,7 +341,9 @@ function H.cases(spec)
   for name, c in pairs(cases) do
     table.insert(out, { name = name, widths = c.widths or { 80 } })
   end
-  table.sort(out, function(a, b) return a.name < b.name end)
+  table.sort(out, function(a, b)
+    return a.name < b.name
+  end)
   return out
 end
 

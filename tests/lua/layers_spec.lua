@@ -25,10 +25,45 @@ end
 
 -- The globals the front end may use.
 local allowed = {}
-for _, g in ipairs({ "vim", "require", "pairs", "ipairs", "type", "tostring", "tonumber", "pcall", "xpcall", "error",
-  "assert", "select", "next", "setmetatable", "getmetatable", "rawset", "rawget", "rawequal", "unpack", "table", "string",
-  "math", "os", "io", "debug", "coroutine", "package", "print", "loadstring", "load", "loadfile", "dofile", "_G", "jit",
-  "bit", "collectgarbage", "newproxy" }) do
+for _, g in ipairs({
+  "vim",
+  "require",
+  "pairs",
+  "ipairs",
+  "type",
+  "tostring",
+  "tonumber",
+  "pcall",
+  "xpcall",
+  "error",
+  "assert",
+  "select",
+  "next",
+  "setmetatable",
+  "getmetatable",
+  "rawset",
+  "rawget",
+  "rawequal",
+  "unpack",
+  "table",
+  "string",
+  "math",
+  "os",
+  "io",
+  "debug",
+  "coroutine",
+  "package",
+  "print",
+  "loadstring",
+  "load",
+  "loadfile",
+  "dofile",
+  "_G",
+  "jit",
+  "bit",
+  "collectgarbage",
+  "newproxy",
+}) do
   allowed[g] = true
 end
 
@@ -89,7 +124,10 @@ return {
         end
         for d in pairs(edges[m]) do
           if layer_of[m] and layer_of[d] and layer_of[d] > layer_of[m] then
-            table.insert(bad, ("%s (%s) requires %s (%s)"):format(m, layers[layer_of[m]].name, d, layers[layer_of[d]].name))
+            table.insert(
+              bad,
+              ("%s (%s) requires %s (%s)"):format(m, layers[layer_of[m]].name, d, layers[layer_of[d]].name)
+            )
           end
         end
       end

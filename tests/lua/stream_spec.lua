@@ -111,9 +111,29 @@ return {
         vim.schedule(function()
           local mark_seq, event_seq = t.seq + 2, t.seq + 1
           t.seq = t.seq + 2
-          t:deliver_raw({ { seq = mark_seq, event = "mark", data = { token = t.last_token, reply = { ok = true, result = { id = 7 } } } } })
+          t:deliver_raw({
+            {
+              seq = mark_seq,
+              event = "mark",
+              data = { token = t.last_token, reply = { ok = true, result = { id = 7 } } },
+            },
+          })
           t:ok(seen == nil, "the reply applied before the event ahead of it")
-          t:deliver_raw({ { seq = event_seq, event = "session", data = { id = 7, name = "late", state = "idle", cwd = t.project, folder = "project", mode = "default", tasks = 0 } } })
+          t:deliver_raw({
+            {
+              seq = event_seq,
+              event = "session",
+              data = {
+                id = 7,
+                name = "late",
+                state = "idle",
+                cwd = t.project,
+                folder = "project",
+                mode = "default",
+                tasks = 0,
+              },
+            },
+          })
         end)
         return t.NO_MARK
       end
@@ -134,7 +154,9 @@ return {
         inbox().apply(vim.json.encode(batches[i]))
       end
       t:eq(next(state().requests), nil, "requests while the stream waits for the gap")
-      t.replies.sessions = function() return { vim.tbl_extend("force", state().sessions[1], { name = "from the host" }) } end
+      t.replies.sessions = function()
+        return { vim.tbl_extend("force", state().sessions[1], { name = "from the host" }) }
+      end
       t.replies.pending = function()
         for _, b in ipairs(batches) do
           for _, ev in ipairs(b) do
@@ -145,7 +167,9 @@ return {
         end
         return {}
       end
-      t:wait(function() return #t:calls_of("pending") == 1 end, "the state asked again")
+      t:wait(function()
+        return #t:calls_of("pending") == 1
+      end, "the state asked again")
       t:eq(inbox().stream_state().ahead, 0, "events waiting")
       t:eq(vim.tbl_count(state().requests), 1, "the pending request")
       t:eq(state().sessions[1].name, "from the host", "the session as the host has it")
@@ -158,7 +182,21 @@ return {
       local host = require("claudenova.host")
       host.epoch = (host.epoch or 0) + 1
       t.seq = 1
-      t:deliver_raw({ { seq = 1, event = "session", data = { id = 2, name = "after a restart", state = "idle", cwd = t.project, folder = "project", mode = "default", tasks = 0 } } })
+      t:deliver_raw({
+        {
+          seq = 1,
+          event = "session",
+          data = {
+            id = 2,
+            name = "after a restart",
+            state = "idle",
+            cwd = t.project,
+            folder = "project",
+            mode = "default",
+            tasks = 0,
+          },
+        },
+      })
       t:eq(state().sessions[2] and state().sessions[2].name, "after a restart", "the new host's first event")
       t:eq(inbox().stream_state().next, 2, "the new stream's next number")
     end,

@@ -35,13 +35,19 @@ return {
       t:replay("edit", 10)
       local buf = vim.api.nvim_get_current_buf()
       t:eq(vim.api.nvim_buf_get_name(buf), staged, "the buffer in front")
-      t:eq(vim.api.nvim_buf_get_lines(buf, 0, -1, false), { "def greet(name):", '    return f"hello {name}"' }, "the proposal")
+      t:eq(
+        vim.api.nvim_buf_get_lines(buf, 0, -1, false),
+        { "def greet(name):", '    return f"hello {name}"' },
+        "the proposal"
+      )
       t:screen("proposal")
       -- The user amends the proposal and saves it: the host hears of it,
       -- and the staged file holds the user's text.
       vim.api.nvim_buf_set_lines(buf, 1, 2, false, { '    return f"hello, {name}!"' })
       vim.cmd("write")
-      t:eq(#vim.tbl_filter(function(n) return n.method == "proposal_saved" end, t.notes), 1, "proposal_saved sent")
+      t:eq(#vim.tbl_filter(function(n)
+        return n.method == "proposal_saved"
+      end, t.notes), 1, "proposal_saved sent")
       t:eq(vim.fn.readfile(staged), { "def greet(name):", '    return f"hello, {name}!"' }, "the staged file")
     end,
   },
@@ -78,7 +84,9 @@ return {
       t:screen("prompt")
       t:type("<Esc>")
       t:type(":q<CR>")
-      t:wait(function() return vim.api.nvim_get_current_win() == origin end, "the cursor back in its window")
+      t:wait(function()
+        return vim.api.nvim_get_current_win() == origin
+      end, "the cursor back in its window")
       t:eq(#t:calls_of("send"), 0, "prompts sent")
     end,
   },
@@ -86,7 +94,9 @@ return {
     opts = { setup = { surfaces = { quiet_ms = 1000, grace_ms = 0 } } },
     run = function(t)
       local now = 5000000
-      scheduler().now = function() return now end
+      scheduler().now = function()
+        return now
+      end
       scheduler().last_key = now - 200 -- a key 200 ms ago
       t:replay("bash", 7)
       t:eq(#t:floats(), 0, "surfaces open while typing")
@@ -103,7 +113,9 @@ return {
         return -- 0.10 cannot drop keys; the e2e typing tests cover it there
       end
       local now = 5000000
-      scheduler().now = function() return now end
+      scheduler().now = function()
+        return now
+      end
       t:replay("bash", 7)
       t:eq(#t:floats(), 1, "the panel")
       t:type("a")

@@ -85,7 +85,12 @@ function M.open(r, on_confirm)
       table.insert(lines, ("  %s %d %s"):format(i == st.scope and "(•)" or "( )", i, label))
     end
     table.insert(lines, "")
-    table.insert(lines, ("<CR> confirm · <Tab> allow/deny · <S-Tab> rule · 1-%d where · edit the rule on line 1 · q cancel"):format(#scopes))
+    table.insert(
+      lines,
+      ("<CR> confirm · <Tab> allow/deny · <S-Tab> rule · 1-%d where · edit the rule on line 1 · q cancel"):format(
+        #scopes
+      )
+    )
     return lines
   end
 
@@ -124,8 +129,12 @@ function M.open(r, on_confirm)
   local ok, th = pcall(vim.api.nvim_win_text_height, win, {})
   if ok and th and th.all and th.all > height then
     height = math.min(th.all, vim.o.lines - 4)
-    vim.api.nvim_win_set_config(win, { relative = "editor", height = height,
-      row = math.max(0, math.floor((vim.o.lines - height) / 2)), col = math.floor((vim.o.columns - width) / 2) })
+    vim.api.nvim_win_set_config(win, {
+      relative = "editor",
+      height = height,
+      row = math.max(0, math.floor((vim.o.lines - height) / 2)),
+      col = math.floor((vim.o.columns - width) / 2),
+    })
   end
   vim.api.nvim_win_set_cursor(win, { 1, 8 })
 
@@ -187,7 +196,9 @@ function M.open(r, on_confirm)
     buffer = buf,
     once = true,
     desc = "claude-nova: leaving the form cancels it",
-    callback = function() vim.schedule(close) end,
+    callback = function()
+      vim.schedule(close)
+    end,
   })
   return buf, win
 end

@@ -30,11 +30,9 @@ M.SIGNS = {
 -- buf -> { path, view = the host's last answer, group }
 M.on = {}
 
-
 local function cfg()
   return config.get()
 end
-
 
 local function draw(buf, v)
   vim.api.nvim_buf_clear_namespace(buf, ns, 0, -1)
@@ -73,10 +71,21 @@ function M.refresh(buf, announce)
   draw(buf, v)
   if announce then
     if not v.known then
-      notify.info(("blame on: Claude has not changed %s here, every line is yours (signs follow when it does)"):format(rel(st.path)))
+      notify.info(
+        ("blame on: Claude has not changed %s here, every line is yours (signs follow when it does)"):format(
+          rel(st.path)
+        )
+      )
     else
       local k = text.key(cfg().keymaps.review.blame_info)
-      notify.info(("blame: %s shows a line's prompt · %d by Claude, %d amended by you, %d yours"):format(k, v.claude, v.amended, v.yours))
+      notify.info(
+        ("blame: %s shows a line's prompt · %d by Claude, %d amended by you, %d yours"):format(
+          k,
+          v.claude,
+          v.amended,
+          v.yours
+        )
+      )
     end
   end
 end
@@ -210,30 +219,48 @@ function M.toggle(buf)
     error(err, 0)
   end
   vim.api.nvim_create_autocmd({ "TextChanged", "InsertLeave", "BufWritePost", "BufReadPost", "FileChangedShellPost" }, {
-    group = group, buffer = buf,
+    group = group,
+    buffer = buf,
     desc = "claude-nova: who wrote each line, again after an edit",
-    callback = function() schedule(buf) end,
+    callback = function()
+      schedule(buf)
+    end,
   })
   vim.api.nvim_create_autocmd("CursorHold", {
-    group = group, buffer = buf,
+    group = group,
+    buffer = buf,
     desc = "claude-nova: who wrote the cursor's line, at its end",
-    callback = function() hover(buf) end,
+    callback = function()
+      hover(buf)
+    end,
   })
   vim.api.nvim_create_autocmd({ "CursorMoved", "InsertEnter" }, {
-    group = group, buffer = buf,
+    group = group,
+    buffer = buf,
     desc = "claude-nova: clear the author at the line's end",
-    callback = function() vim.api.nvim_buf_clear_namespace(buf, hover_ns, 0, -1) end,
+    callback = function()
+      vim.api.nvim_buf_clear_namespace(buf, hover_ns, 0, -1)
+    end,
   })
   vim.api.nvim_create_autocmd("BufWipeout", {
-    group = group, buffer = buf, once = true,
+    group = group,
+    buffer = buf,
+    once = true,
     desc = "claude-nova: blame off with the buffer",
-    callback = function() M.on[buf] = nil end,
+    callback = function()
+      M.on[buf] = nil
+    end,
   })
   local lhs = cfg().keymaps.review.blame_info
   if lhs then
     local mine = vim.fn.maparg(text.key(lhs), "n", false, true)
     if not (mine and mine.buffer == 1) then
-      vim.keymap.set("n", lhs, errors.guard(M.info), { buffer = buf, desc = "claude-nova: Who wrote this line: its turn and prompt" })
+      vim.keymap.set(
+        "n",
+        lhs,
+        errors.guard(M.info),
+        { buffer = buf, desc = "claude-nova: Who wrote this line: its turn and prompt" }
+      )
       st.mapped = lhs
     end
   end

@@ -18,7 +18,6 @@ local M = {}
 
 local notify = require("claudenova.ui.notify")
 
-
 local function cfg()
   return config.get()
 end
@@ -33,7 +32,9 @@ local function set_lines(buf, text)
   else
     vim.bo[buf].endofline = text == ""
   end
-  lines = vim.tbl_map(function(l) return (l:gsub("\r$", "")) end, lines)
+  lines = vim.tbl_map(function(l)
+    return (l:gsub("\r$", ""))
+  end, lines)
   vim.bo[buf].modifiable = true
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
   vim.bo[buf].modifiable = false
@@ -99,7 +100,8 @@ function M.winbar_of()
   if not v then
     return ""
   end
-  return "%#ClaudeNovaWinbar#" .. textutil.fit(winbar_parts(v, vim.api.nvim_win_get_width(win)), vim.api.nvim_win_get_width(win))
+  return "%#ClaudeNovaWinbar#"
+    .. textutil.fit(winbar_parts(v, vim.api.nvim_win_get_width(win)), vim.api.nvim_win_get_width(win))
 end
 
 local ns = vim.api.nvim_create_namespace("claudenova_changes")
@@ -112,7 +114,13 @@ local function render(v)
   for _, h in ipairs(v.file.hunks) do
     if v.kept[key_of(h)] then
       local row = math.max(0, math.min(h.b - 1, count - 1))
-      vim.api.nvim_buf_set_extmark(v.now, ns, row, 0, { virt_text = { { "kept", "ClaudeNovaNote" } }, virt_text_pos = "eol" })
+      vim.api.nvim_buf_set_extmark(
+        v.now,
+        ns,
+        row,
+        0,
+        { virt_text = { { "kept", "ClaudeNovaNote" } }, virt_text_pos = "eol" }
+      )
     end
   end
   for _, w in ipairs(vim.fn.win_findbuf(v.now)) do
@@ -173,10 +181,16 @@ function M.undo(v)
   end
   local own = file_buf(v.file.path)
   if own and vim.bo[own].modified then
-    notify.warn(("%s has unsaved edits in the editor: save or discard them first (nothing was undone)"):format(v.file.rel))
+    notify.warn(
+      ("%s has unsaved edits in the editor: save or discard them first (nothing was undone)"):format(v.file.rel)
+    )
     return
   end
-  local ok, res = pcall(host.request, "undo_hunk", { session = v.session, turn = v.turn, path = v.file.path, hunk = i, sum = v.file.sum, round = v.round ~= nil })
+  local ok, res = pcall(
+    host.request,
+    "undo_hunk",
+    { session = v.session, turn = v.turn, path = v.file.path, hunk = i, sum = v.file.sum, round = v.round ~= nil }
+  )
   if not ok then
     notify.error(res)
     -- The file changed since: show it as it is.
@@ -251,7 +265,14 @@ function M.open_file(view, f)
   local tab = vim.api.nvim_get_current_tabpage()
   local placeholder = vim.api.nvim_get_current_buf()
   local v = {
-    session = view.session, turn = view.turn, n = view.n, round = view.round, file = f, undone = 0, kept = {}, tab = tab,
+    session = view.session,
+    turn = view.turn,
+    n = view.n,
+    round = view.round,
+    file = f,
+    undone = 0,
+    kept = {},
+    tab = tab,
     before = scratch(base .. "before/" .. f.rel, ("Before %s · %s"):format(what, f.rel), f.before, ft),
     now = scratch(base .. "now/" .. f.rel, ("Changes of %s · %s"):format(what, f.rel), f.now, ft),
   }
@@ -266,15 +287,36 @@ function M.open_file(view, f)
   vim.api.nvim_win_set_buf(0, v.before)
   vim.wo.signcolumn = "yes:1"
   labels.apply(vim.api.nvim_get_current_win())
-  vim.wo.winbar = "%#ClaudeNovaWinbar#Before " .. what .. " · " .. (f.existed and f.rel or "(did not exist)"):gsub("%%", "%%%%")
+  vim.wo.winbar = "%#ClaudeNovaWinbar#Before "
+    .. what
+    .. " · "
+    .. (f.existed and f.rel or "(did not exist)"):gsub("%%", "%%%%")
   vim.cmd("diffthis")
   vim.cmd("wincmd l")
   M.views[v.now] = v
   local keys = cfg().keymaps.changes
   local maps = {
-    { keys.undo_hunk, function() M.undo(v) end, "undo the hunk under the cursor (its lines before the turn go back on disk; Claude is told)" },
-    { keys.keep_hunk, function() M.keep(v) end, "keep the hunk under the cursor, go to the next" },
-    { keys.close, function() close(v) end, "close the changes view" },
+    {
+      keys.undo_hunk,
+      function()
+        M.undo(v)
+      end,
+      "undo the hunk under the cursor (its lines before the turn go back on disk; Claude is told)",
+    },
+    {
+      keys.keep_hunk,
+      function()
+        M.keep(v)
+      end,
+      "keep the hunk under the cursor, go to the next",
+    },
+    {
+      keys.close,
+      function()
+        close(v)
+      end,
+      "close the changes view",
+    },
   }
   for _, b in ipairs({ v.before, v.now }) do
     for _, m in ipairs(maps) do
@@ -296,7 +338,14 @@ function M.open_file(view, f)
   })
   render(v)
   local key = textutil.key
-  notify.info(("%s undo a hunk, %s keep it, %s close: changes of %s"):format(key(keys.undo_hunk), key(keys.keep_hunk), key(keys.close), f.rel))
+  notify.info(
+    ("%s undo a hunk, %s keep it, %s close: changes of %s"):format(
+      key(keys.undo_hunk),
+      key(keys.keep_hunk),
+      key(keys.close),
+      f.rel
+    )
+  )
   if #f.hunks > 0 then
     vim.api.nvim_win_set_cursor(0, { math.max(1, math.min(f.hunks[1].b, vim.api.nvim_buf_line_count(v.now))), 0 })
   end
@@ -340,7 +389,12 @@ function M.show(view)
       if f.error then
         return f.rel .. " · " .. f.error
       end
-      return ("%s · %d hunk%s%s"):format(f.rel, #f.hunks, #f.hunks == 1 and "" or "s", f.existed and "" or " · new file")
+      return ("%s · %d hunk%s%s"):format(
+        f.rel,
+        #f.hunks,
+        #f.hunks == 1 and "" or "s",
+        f.existed and "" or " · new file"
+      )
     end,
     kind = "claudenova.changes",
   }, function(f)

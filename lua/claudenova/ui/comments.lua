@@ -25,7 +25,6 @@ M.folders = {}
 -- Per buffer: comment id -> { top = extmark, bottom = extmark (carries the text) }.
 M.marks = {}
 
-
 local function cfg()
   return config.get()
 end
@@ -37,7 +36,9 @@ end
 --- The session in view (0: the current one) and the editor's folder: what
 --- every review call is about.
 function M.args(extra)
-  local ok, sid = pcall(function() return actions.session_in_view() end)
+  local ok, sid = pcall(function()
+    return actions.session_in_view()
+  end)
   local out = { session = (ok and sid) or 0, cwd = vim.fn.getcwd() }
   for k, v in pairs(extra or {}) do
     out[k] = v
@@ -82,7 +83,9 @@ function M.on(path)
       end
     end
   end
-  table.sort(out, function(a, b) return a.from < b.from end)
+  table.sort(out, function(a, b)
+    return a.from < b.from
+  end)
   return out
 end
 
@@ -134,7 +137,12 @@ local function virt_lines(c, indent, width)
   local out = {}
   for i, l in ipairs(rows) do
     if i > 8 then
-      out[#out] = { { indent .. string.rep(" ", vim.fn.strdisplaywidth(head)) .. "… (:ClaudeNova comments shows it all)", "ClaudeNovaComment" } }
+      out[#out] = {
+        {
+          indent .. string.rep(" ", vim.fn.strdisplaywidth(head)) .. "… (:ClaudeNova comments shows it all)",
+          "ClaudeNovaComment",
+        },
+      }
       break
     end
     local lead = i == 1 and head or string.rep(" ", vim.fn.strdisplaywidth(head))
@@ -458,7 +466,11 @@ function M.add(opts)
       M.render(b)
     end
     local msg = res.message
-    if res.hint and res.hint ~= "" and vim.fn.strdisplaywidth("claude-nova: " .. msg .. " · " .. res.hint) <= notify.room() then
+    if
+      res.hint
+      and res.hint ~= ""
+      and vim.fn.strdisplaywidth("claude-nova: " .. msg .. " · " .. res.hint) <= notify.room()
+    then
       msg = msg .. " · " .. res.hint -- what to do next, when it fits whole
     end
     notify.info(msg)
@@ -633,8 +645,21 @@ function M.open_list()
       { k.jump, jump, "open the comment's file at its line" },
       { k.edit, edit, "edit the comment under the cursor" },
       { k.delete, delete, "delete the comment under the cursor" },
-      { k.send, function() M.send(); refresh_list() end, "send the review (every comment, one message)" },
-      { k.close, function() pcall(vim.api.nvim_win_close, 0, true) end, "close the comments list" },
+      {
+        k.send,
+        function()
+          M.send()
+          refresh_list()
+        end,
+        "send the review (every comment, one message)",
+      },
+      {
+        k.close,
+        function()
+          pcall(vim.api.nvim_win_close, 0, true)
+        end,
+        "close the comments list",
+      },
     }
     for _, m in ipairs(maps) do
       if m[1] then
@@ -642,7 +667,13 @@ function M.open_list()
       end
     end
     keytable.map(buf, "comments")
-    vim.api.nvim_create_autocmd("BufWipeout", { buffer = buf, once = true, callback = function() list.buf = nil end })
+    vim.api.nvim_create_autocmd("BufWipeout", {
+      buffer = buf,
+      once = true,
+      callback = function()
+        list.buf = nil
+      end,
+    })
   end
   local win = vim.fn.bufwinid(list.buf)
   if win == -1 then

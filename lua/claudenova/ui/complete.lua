@@ -34,7 +34,9 @@ end
 --- 0.11+; else the global one while the cursor is in buf, restored after).
 function M.setup_buffer(buf)
   local opt = M.completeopt()
-  if pcall(function() vim.bo[buf].completeopt = opt end) then
+  if pcall(function()
+    vim.bo[buf].completeopt = opt
+  end) then
     return
   end
   local saved

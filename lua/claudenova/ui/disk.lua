@@ -47,7 +47,9 @@ function M.reload(buf)
   vim.b[buf].claudenova_disk_stamp = stamp(vim.api.nvim_buf_get_name(buf))
   for w, v in pairs(views) do
     if vim.api.nvim_win_is_valid(w) then
-      pcall(vim.api.nvim_win_call, w, function() vim.fn.winrestview(v) end)
+      pcall(vim.api.nvim_win_call, w, function()
+        vim.fn.winrestview(v)
+      end)
     end
   end
   vim.b[buf].claudenova_disk_told = nil
@@ -102,8 +104,11 @@ function M.written(path)
   protect(buf)
   if not vim.b[buf].claudenova_disk_told then
     vim.b[buf].claudenova_disk_told = true
-    notify.warn(("%s: your unsaved edits are kept; Claude changed the file on disk (:ClaudeNova diff compares them)"):format(
-      vim.fn.fnamemodify(path, ":~:.")))
+    notify.warn(
+      ("%s: your unsaved edits are kept; Claude changed the file on disk (:ClaudeNova diff compares them)"):format(
+        vim.fn.fnamemodify(path, ":~:.")
+      )
+    )
   end
 end
 

@@ -19,11 +19,11 @@ end
 
 M.active = nil ---@type string|nil id of the form being asked
 
-
-
 local function left_pending(r)
   M.active = nil
-  notify.info(("form from %s left pending; answer it later with <CR> on its row in :ClaudeNova"):format(state.request_label(r)))
+  notify.info(
+    ("form from %s left pending; answer it later with <CR> on its row in :ClaudeNova"):format(state.request_label(r))
+  )
 end
 
 -- Send the user's answer; true when Go took it.
@@ -78,7 +78,13 @@ local function ask(f, i, n, cb)
     if not f.required then
       table.insert(items, { value = "", text = SKIP })
     end
-    select(items, { prompt = prompt, kind = "claudenova.elicit", format_item = function(it) return it.text end }, function(it)
+    select(items, {
+      prompt = prompt,
+      kind = "claudenova.elicit",
+      format_item = function(it)
+        return it.text
+      end,
+    }, function(it)
       if it == nil then
         return cb(nil)
       end
@@ -95,7 +101,13 @@ local function ask(f, i, n, cb)
         table.insert(items, { value = v, text = (chosen[v] and "[x] " or "[ ] ") .. ((f.labels and f.labels[k]) or v) })
       end
       table.insert(items, { done = true, text = "Done" })
-      select(items, { prompt = prompt .. " (choose several, then Done)", kind = "claudenova.elicit", format_item = function(it) return it.text end }, function(it)
+      select(items, {
+        prompt = prompt .. " (choose several, then Done)",
+        kind = "claudenova.elicit",
+        format_item = function(it)
+          return it.text
+        end,
+      }, function(it)
         if it == nil then
           return cb(nil)
         end
@@ -133,7 +145,9 @@ local function fill(r)
       if not send(r, "accept", content) then
         -- A wrong answer: the form is asked again, from the start.
         M.active = r.id
-        vim.schedule(function() step(1) end)
+        vim.schedule(function()
+          step(1)
+        end)
       end
       return
     end
@@ -149,7 +163,9 @@ local function fill(r)
       else
         content[fields[i].name] = nil
       end
-      vim.schedule(function() step(i + 1) end)
+      vim.schedule(function()
+        step(i + 1)
+      end)
     end)
   end
   step(1)
@@ -178,12 +194,21 @@ function M.open(r)
     }
   else
     items = {
-      { action = "fill", text = ("Fill in (%d field%s)"):format(#(form.fields or {}), #(form.fields or {}) == 1 and "" or "s") },
+      {
+        action = "fill",
+        text = ("Fill in (%d field%s)"):format(#(form.fields or {}), #(form.fields or {}) == 1 and "" or "s"),
+      },
       { action = "decline", text = "Decline" },
       { action = "cancel", text = "Cancel" },
     }
   end
-  select(items, { prompt = ("%s asks: %s"):format(who, msg), kind = "claudenova.elicit", format_item = function(it) return it.text end }, function(it)
+  select(items, {
+    prompt = ("%s asks: %s"):format(who, msg),
+    kind = "claudenova.elicit",
+    format_item = function(it)
+      return it.text
+    end,
+  }, function(it)
     if M.active ~= r.id then
       return
     end
@@ -191,7 +216,9 @@ function M.open(r)
       return left_pending(r)
     end
     if it.action == "fill" then
-      vim.schedule(function() fill(r) end)
+      vim.schedule(function()
+        fill(r)
+      end)
     elseif it.action == "open" then
       local ok, _, err = pcall(vim.ui.open, form.url)
       if not ok or err then

@@ -13,12 +13,17 @@ local sidebar = require("claudenova.ui.sidebar")
 local target = require("claudenova.ui.target")
 local text = require("claudenova.ui.text")
 
-
 local inbox = require("claudenova.ui.inbox")
 
 local M = {}
 
-local verbs = { allow = "allowed", allow_session = "allowed for the session", allow_tool = "allowed for the session (the whole tool)", allow_dir = "allowed with its folder for the session", deny = "denied" }
+local verbs = {
+  allow = "allowed",
+  allow_session = "allowed for the session",
+  allow_tool = "allowed for the session (the whole tool)",
+  allow_dir = "allowed with its folder for the session",
+  deny = "denied",
+}
 
 --- The request was answered by a gesture here: it leaves pending() at once,
 --- before Go's event confirms it.
@@ -51,15 +56,21 @@ function M.decide(id, behavior, message, via, opts)
   via = via or "surface"
   if via ~= "surface" and inbox.OWN[r.surface] then
     M.present(id)
-    return false, ("a %s needs its own answer: its surface is open"):format(r.surface == "elicit" and "form" or r.surface)
+    return false,
+      ("a %s needs its own answer: its surface is open"):format(r.surface == "elicit" and "form" or r.surface)
   end
   local res
   if r.surface == "proposal" and behavior ~= "deny" then
     res = proposal.apply(r, behavior, opts, via)
   else
     res = host.request("decide", {
-      id = id, behavior = behavior, message = message, via = via,
-      rules = opts.rules, destination = opts.destination, interrupt = opts.interrupt,
+      id = id,
+      behavior = behavior,
+      message = message,
+      via = via,
+      rules = opts.rules,
+      destination = opts.destination,
+      interrupt = opts.interrupt,
     })
   end
   res = res or {}
@@ -90,14 +101,24 @@ function M.always(id)
     return
   end
   if (r.hints or {}).no_rules then
-    notify.info(("claude asks that no lasting rule be made for this request (%s): allow or deny it once"):format(r.hints.why or ""))
+    notify.info(
+      ("claude asks that no lasting rule be made for this request (%s): allow or deny it once"):format(
+        r.hints.why or ""
+      )
+    )
     return
   end
   always.open(r, function(behavior, rule, destination)
     local ok, why = M.decide(id, behavior, nil, "command", { rules = { rule }, destination = destination })
     if ok then
-      notify.info(("%s %s, and from now on: %s (%s)"):format(behavior == "allow" and "allowed" or "denied",
-        r.target ~= "" and (r.tool .. " " .. r.target) or r.tool, rule, destination))
+      notify.info(
+        ("%s %s, and from now on: %s (%s)"):format(
+          behavior == "allow" and "allowed" or "denied",
+          r.target ~= "" and (r.tool .. " " .. r.target) or r.tool,
+          rule,
+          destination
+        )
+      )
     elseif why then
       notify.info(why)
     end
@@ -133,11 +154,19 @@ function M.decide_many(ids, behavior, message)
   end
   local msg = ("%s %d request%s"):format(verbs[behavior] or behavior, done, done == 1 and "" or "s")
   if own > 0 then
-    msg = msg .. ("; %d skipped: %s, answer %s in its own panel"):format(own,
-      why_own and why_own ~= "" and why_own or "claude asks for your own answer", own == 1 and "it" or "each")
+    msg = msg
+      .. ("; %d skipped: %s, answer %s in its own panel"):format(
+        own,
+        why_own and why_own ~= "" and why_own or "claude asks for your own answer",
+        own == 1 and "it" or "each"
+      )
   end
   if skipped > 0 then
-    msg = msg .. ("; %d plan, question or form row%s skipped: they need their own answer"):format(skipped, skipped == 1 and "" or "s")
+    msg = msg
+      .. ("; %d plan, question or form row%s skipped: they need their own answer"):format(
+        skipped,
+        skipped == 1 and "" or "s"
+      )
   end
   if #refused > 0 then
     msg = msg .. ("; %d not answered: %s"):format(#refused, refused[1])
@@ -197,8 +226,13 @@ function M.deny_stop(id, via)
   local r = state.requests[id]
   local ok, why = M.decide(id, "deny", nil, via or "surface", { interrupt = true })
   if ok and r then
-    notify.info(("denied %s%s and stopped the turn of %s"):format(r.tool, r.target ~= "" and (" " .. r.target) or "",
-      state.session_label(r)))
+    notify.info(
+      ("denied %s%s and stopped the turn of %s"):format(
+        r.tool,
+        r.target ~= "" and (" " .. r.target) or "",
+        state.session_label(r)
+      )
+    )
   elseif why then
     notify.tagged(why, id)
   end

@@ -38,8 +38,19 @@ function M.open(win, text)
     hwin = vim.api.nvim_get_current_win()
     vim.api.nvim_win_set_buf(hwin, buf)
   end)
-  for opt, val in pairs({ wrap = true, linebreak = true, breakindent = true, number = false, relativenumber = false,
-    signcolumn = "no", foldcolumn = "0", winfixheight = true, cursorline = false, spell = false, list = false }) do
+  for opt, val in pairs({
+    wrap = true,
+    linebreak = true,
+    breakindent = true,
+    number = false,
+    relativenumber = false,
+    signcolumn = "no",
+    foldcolumn = "0",
+    winfixheight = true,
+    cursorline = false,
+    spell = false,
+    list = false,
+  }) do
     vim.wo[hwin][opt] = val
   end
   vim.wo[hwin].winhighlight = "Normal:ClaudeNovaNote"

@@ -27,7 +27,6 @@ local transcript = require("claudenova.ui.transcript")
 local world = require("claudenova.ui.world")
 local comments = require("claudenova.ui.comments")
 
-
 local function cfg()
   return config.get()
 end
@@ -89,7 +88,11 @@ local function announce(r, waiting)
     how = "fill in the form or decline it"
   elseif r.surface == "plan" then
     local k = cfg().keymaps.plan
-    how = ("%s accept edits, %s approve, %s keep planning"):format(key(k.accept_edits), key(k.approve), key(k.keep_planning))
+    how = ("%s accept edits, %s approve, %s keep planning"):format(
+      key(k.accept_edits),
+      key(k.approve),
+      key(k.keep_planning)
+    )
     if vim.fn.strdisplaywidth("claude-nova: " .. how) > notify.room() then
       -- Never an instruction cut in half: the plan's winbar has its keys.
       how = "plan: its winbar has the keys"
@@ -106,7 +109,6 @@ local function announce(r, waiting)
   -- cuts the end.
   notify.tagged(("%s: %s (%s)"):format(how, what, state.session_label(r)), r.id)
 end
-
 
 local handlers = {}
 
@@ -324,8 +326,13 @@ local function watch_gap()
         first = seq
       end
     end
-    notify.log("warn", ("the host's events %d to %d never came: going on without them and asking for the state again"):format(
-      waiting_for, first - 1))
+    notify.log(
+      "warn",
+      ("the host's events %d to %d never came: going on without them and asking for the state again"):format(
+        waiting_for,
+        first - 1
+      )
+    )
     next_seq = first
     M.apply("[]")
     vim.schedule(M.refresh)
@@ -419,7 +426,10 @@ function M.host_lost(code)
   state.reset()
   sidebar.render()
   notify.error(
-    ("the host stopped unexpectedly (exit %d); %d pending request(s) were lost. The next :ClaudeNova command starts a fresh host; see :ClaudeNova log"):format(code, n)
+    ("the host stopped unexpectedly (exit %d); %d pending request(s) were lost. The next :ClaudeNova command starts a fresh host; see :ClaudeNova log"):format(
+      code,
+      n
+    )
   )
 end
 

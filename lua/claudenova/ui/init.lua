@@ -25,8 +25,18 @@ M.state = state
 M.apply = inbox.apply
 M.host_lost = inbox.host_lost
 M.session_started = inbox.session_started
-for _, name in ipairs({ "decide", "always", "decide_many", "deny_with_message", "present", "decide_target",
-  "always_target", "review_target", "withdraw_queued", "focus_waiting" }) do
+for _, name in ipairs({
+  "decide",
+  "always",
+  "decide_many",
+  "deny_with_message",
+  "present",
+  "decide_target",
+  "always_target",
+  "review_target",
+  "withdraw_queued",
+  "focus_waiting",
+}) do
   M[name] = gestures[name]
 end
 M.session_line = pickers.session_line
@@ -80,12 +90,29 @@ end
 -- What the surfaces may ask for (ui.actions): the gesture API, the session
 -- operations, and the few front-end moves above.
 for name, fn in pairs({
-  decide = gestures.decide, decide_many = gestures.decide_many, always = gestures.always,
-  deny_with_message = gestures.deny_with_message, deny_stop = gestures.deny_stop, present = gestures.present, withdraw_queued = gestures.withdraw_queued,
-  new = ops.new, send = ops.send, steer = ops.steer, stop = ops.stop, interrupt = ops.interrupt, resume = ops.resume,
-  sessions = ops.sessions, stop_task = ops.stop_task, started_for_prompt = ops.started_for_prompt,
-  mcp = function(sid) mcp.open(sid) end,
-  open_transcript = M.open_transcript, prompt = M.prompt, sendable = M.sendable, session_in_view = M.session_in_view,
+  decide = gestures.decide,
+  decide_many = gestures.decide_many,
+  always = gestures.always,
+  deny_with_message = gestures.deny_with_message,
+  deny_stop = gestures.deny_stop,
+  present = gestures.present,
+  withdraw_queued = gestures.withdraw_queued,
+  new = ops.new,
+  send = ops.send,
+  steer = ops.steer,
+  stop = ops.stop,
+  interrupt = ops.interrupt,
+  resume = ops.resume,
+  sessions = ops.sessions,
+  stop_task = ops.stop_task,
+  started_for_prompt = ops.started_for_prompt,
+  mcp = function(sid)
+    mcp.open(sid)
+  end,
+  open_transcript = M.open_transcript,
+  prompt = M.prompt,
+  sendable = M.sendable,
+  session_in_view = M.session_in_view,
 }) do
   rawset(actions, name, fn)
 end

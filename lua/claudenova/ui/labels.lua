@@ -68,8 +68,11 @@ end
 --- surfaces call it where they put their buffer in a window: BufWinEnter
 --- does not fire there when they run inside another autocommand.
 function M.apply(win)
-  if vim.api.nvim_win_is_valid(win) and labels[vim.api.nvim_win_get_buf(win)] ~= nil
-    and vim.api.nvim_win_get_config(win).relative == "" then
+  if
+    vim.api.nvim_win_is_valid(win)
+    and labels[vim.api.nvim_win_get_buf(win)] ~= nil
+    and vim.api.nvim_win_get_config(win).relative == ""
+  then
     vim.api.nvim_set_option_value("statusline", M.STATUSLINE, { scope = "local", win = win })
   end
 end
@@ -105,7 +108,9 @@ function M.set(buf, label)
       group = group,
       buffer = buf,
       desc = "claude-nova: the window's status line names what it shows",
-      callback = function(ev) set_status(ev.buf) end,
+      callback = function(ev)
+        set_status(ev.buf)
+      end,
     })
     vim.api.nvim_create_autocmd({ "BufWipeout", "BufDelete" }, {
       group = group,
@@ -125,7 +130,8 @@ end
 --- The status line's text of the window being drawn: its label and flags.
 function M.status()
   local win = vim.g.statusline_winid
-  local buf = (win and vim.api.nvim_win_is_valid(win)) and vim.api.nvim_win_get_buf(win) or vim.api.nvim_get_current_buf()
+  local buf = (win and vim.api.nvim_win_is_valid(win)) and vim.api.nvim_win_get_buf(win)
+    or vim.api.nvim_get_current_buf()
   return M.of(buf) .. (vim.bo[buf].modified and " [+]" or "") .. (vim.bo[buf].readonly and " [RO]" or "")
 end
 

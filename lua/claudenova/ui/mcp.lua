@@ -25,8 +25,6 @@ local function cfg()
   return config.get()
 end
 
-
-
 local function key(lhs)
   return lhs and text.key(lhs) or "-"
 end
@@ -36,7 +34,9 @@ local function auth_hint(sid)
   local s = state.sessions[sid]
   local dir = s and s.cwd and vim.fn.fnamemodify(s.cwd, ":~") or "its folder"
   return ("needs you to sign in: run claude in %s, type /mcp and sign in to it there; then %s here reconnects"):format(
-    dir, key(cfg().keymaps.mcp.reconnect))
+    dir,
+    key(cfg().keymaps.mcp.reconnect)
+  )
 end
 
 local function render(sid)
@@ -54,8 +54,16 @@ local function render(sid)
     end
   end
   add(("MCP servers of %s"):format(state.label(sid)), "ClaudeNovaTitle")
-  add(("%s reconnect · %s enable/disable · %s refresh · %s close · %s keys"):format(key(keys.reconnect), key(keys.toggle),
-    key(keys.refresh), key(keys.close), key(cfg().keymaps.help)), "ClaudeNovaKey")
+  add(
+    ("%s reconnect · %s enable/disable · %s refresh · %s close · %s keys"):format(
+      key(keys.reconnect),
+      key(keys.toggle),
+      key(keys.refresh),
+      key(keys.close),
+      key(cfg().keymaps.help)
+    ),
+    "ClaudeNovaKey"
+  )
   add("")
   local servers = w and w.mcp or {}
   if not w or (#servers == 0 and not w.asked) then
@@ -95,7 +103,10 @@ local function render(sid)
     add("")
     add("Did not load", "ClaudeNovaSession")
     for _, e in ipairs(w.errors) do
-      add(("  %s %s: %s"):format(e.kind == "plugin" and "plugin" or "MCP server", e.name, e.message), "ClaudeNovaReason")
+      add(
+        ("  %s %s: %s"):format(e.kind == "plugin" and "plugin" or "MCP server", e.name, e.message),
+        "ClaudeNovaReason"
+      )
     end
   end
   vim.bo[buf].modifiable = true

@@ -81,7 +81,10 @@ local function keep_whole(msg, level, show)
     end
   end
   if vim.fn.exists("##SafeState") == 1 then
-    vim.api.nvim_create_autocmd("SafeState", { once = true, callback = keep, desc = "claude-nova: keep a cut message whole in :messages" })
+    vim.api.nvim_create_autocmd(
+      "SafeState",
+      { once = true, callback = keep, desc = "claude-nova: keep a cut message whole in :messages" }
+    )
   else
     vim.defer_fn(keep, 50)
   end
@@ -96,7 +99,9 @@ function M.notify(msg, level)
     msg = PREFIX .. msg
   end
   if vim.in_fast_event() then
-    return vim.schedule(function() M.notify(msg, level) end)
+    return vim.schedule(function()
+      M.notify(msg, level)
+    end)
   end
   -- Output still scrolled up in the message area (a pick from the built-in
   -- vim.ui.select) would turn even one line into a hit-enter prompt.
@@ -110,14 +115,18 @@ function M.notify(msg, level)
   local whole = msg:gsub("%s*\n%s*", " · ")
   if builtin_notify() then
     -- Shown cut, kept whole (not a second time cut).
-    local function show() vim.api.nvim_echo({ { line, hls[level] } }, false, {}) end
+    local function show()
+      vim.api.nvim_echo({ { line, hls[level] } }, false, {})
+    end
     show()
     keep_whole(whole, level, show)
   else
     -- A notifier plugin shows it its own way; :messages gets the whole
     -- (and the message line is cleared of what execute() showed).
     vim.notify(line, level, { title = "claude-nova" })
-    keep_whole(whole, level, function() vim.api.nvim_echo({ { "" } }, false, {}) end)
+    keep_whole(whole, level, function()
+      vim.api.nvim_echo({ { "" } }, false, {})
+    end)
   end
 end
 
@@ -182,8 +191,15 @@ local pins = {} ---@type table<string, {win: integer, buf: integer}>
 --- select, a terminal: 'showmode' draws there).
 function M.covered()
   local m = vim.api.nvim_get_mode().mode
-  return vim.o.showmode and (m:sub(1, 1) == "i" or m:sub(1, 1) == "R" or m:sub(1, 1) == "s" or m:sub(1, 1) == "S"
-    or m == "\19" or m:sub(1, 1) == "t")
+  return vim.o.showmode
+    and (
+      m:sub(1, 1) == "i"
+      or m:sub(1, 1) == "R"
+      or m:sub(1, 1) == "s"
+      or m:sub(1, 1) == "S"
+      or m == "\19"
+      or m:sub(1, 1) == "t"
+    )
 end
 
 --- Pin msg (cut to the screen) in a small float right above the status
@@ -201,8 +217,15 @@ function M.pin(tag, msg)
   vim.bo[buf].bufhidden = "wipe"
   local row = math.max(0, vim.o.lines - vim.o.cmdheight - 2 - (vim.o.laststatus > 0 and 1 or 0))
   local ok, win = pcall(vim.api.nvim_open_win, buf, false, {
-    relative = "editor", row = row, col = math.max(0, vim.o.columns - width - 1), width = width, height = 1,
-    style = "minimal", focusable = false, zindex = 250, noautocmd = true,
+    relative = "editor",
+    row = row,
+    col = math.max(0, vim.o.columns - width - 1),
+    width = width,
+    height = 1,
+    style = "minimal",
+    focusable = false,
+    zindex = 250,
+    noautocmd = true,
   })
   if not ok then
     return

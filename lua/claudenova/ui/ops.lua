@@ -24,7 +24,9 @@ function M.started_for_prompt(id, old)
   local s = old and state.sessions[old]
   if s and s.state == "exited" then
     -- What happened first: a narrow screen cuts the end.
-    notify.info(("new session %s: %s had exited (:ClaudeNova resume continues it)"):format(state.label(id), state.label(old)))
+    notify.info(
+      ("new session %s: %s had exited (:ClaudeNova resume continues it)"):format(state.label(id), state.label(old))
+    )
   else
     notify.info(("new session %s: no session ran"):format(state.label(id)))
   end
@@ -48,7 +50,8 @@ function M.send(prompt, opts)
   local text = context.build(prompt or "", opts, context.cwd(opts.session))
   local before = vim.deepcopy(state.sessions)
   local prev = state.current
-  local info = host.request("send", { prompt = text, session = opts.session or 0, cwd = vim.fn.getcwd() }, inbox.session_started)
+  local info =
+    host.request("send", { prompt = text, session = opts.session or 0, cwd = vim.fn.getcwd() }, inbox.session_started)
   if not before[info.id] then
     -- No session ran (the current one exited): this prompt started one.
     M.started_for_prompt(info.id, prev and before[prev] and prev)

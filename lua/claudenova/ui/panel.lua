@@ -18,13 +18,16 @@ local function cfg()
   return config.get()
 end
 
-
 --- The choices of request r, in order: what claude's hints allow (no
 --- session-wide allow, whole tool or Always… when claude asks for no
 --- lasting rule; no session choice when there is nothing to allow with).
 local function choices(r, keys, review)
   local h = r.hints or {}
-  local twice = h.deliberate and function(k) return k .. " " .. k end or function(k) return k end
+  local twice = h.deliberate and function(k)
+    return k .. " " .. k
+  end or function(k)
+    return k
+  end
   local out = {}
   local function item(name, text, allow)
     local k = keys[name] or "-"
@@ -181,13 +184,42 @@ local function set_keymaps(buf, r, rows)
   end
   local maps = {
     allow = { decide("allow"), "Allow once" },
-    allow_session = { decide("allow_session"), "Allow " .. ((r.session_choice or "") ~= "" and r.session_choice or "for the session") },
-    allow_tool = { decide("allow_tool"), "Allow " .. ((r.tool_choice or "") ~= "" and r.tool_choice or "every call of this tool this session") },
-    always = { function() actions.always(r.id) end, "Always…: allow or deny from now on, with a rule" },
-    review = { function() M.open(r, { review = not (M.current and M.current.review), focus = true }) end, "Toggle the full review" },
-    deny = { function() actions.deny_with_message(r.id, "surface") end, "Deny with an optional message" },
-    deny_stop = { function() actions.deny_stop(r.id, "surface") end, "Deny and end the turn" },
-    allow_dir = { decide("allow_dir"), "Allow " .. ((r.dir_choice or "") ~= "" and r.dir_choice or "the folder claude suggests") },
+    allow_session = {
+      decide("allow_session"),
+      "Allow " .. ((r.session_choice or "") ~= "" and r.session_choice or "for the session"),
+    },
+    allow_tool = {
+      decide("allow_tool"),
+      "Allow " .. ((r.tool_choice or "") ~= "" and r.tool_choice or "every call of this tool this session"),
+    },
+    always = {
+      function()
+        actions.always(r.id)
+      end,
+      "Always…: allow or deny from now on, with a rule",
+    },
+    review = {
+      function()
+        M.open(r, { review = not (M.current and M.current.review), focus = true })
+      end,
+      "Toggle the full review",
+    },
+    deny = {
+      function()
+        actions.deny_with_message(r.id, "surface")
+      end,
+      "Deny with an optional message",
+    },
+    deny_stop = {
+      function()
+        actions.deny_stop(r.id, "surface")
+      end,
+      "Deny and end the turn",
+    },
+    allow_dir = {
+      decide("allow_dir"),
+      "Allow " .. ((r.dir_choice or "") ~= "" and r.dir_choice or "the folder claude suggests"),
+    },
     close = { M.close, "Hide the panel (the request stays pending)" },
   }
   local allows = { allow = true, allow_session = true, allow_tool = true, allow_dir = true }
@@ -197,12 +229,26 @@ local function set_keymaps(buf, r, rows)
   -- The newer choices (deny and stop, the folder) give way when you gave
   -- their default key to another one.
   local taken = {}
-  for _, name in ipairs({ "allow", "allow_session", "allow_tool", "always", "review", "deny", "close", "allow_dir", "deny_stop" }) do
+  for _, name in ipairs({
+    "allow",
+    "allow_session",
+    "allow_tool",
+    "always",
+    "review",
+    "deny",
+    "close",
+    "allow_dir",
+    "deny_stop",
+  }) do
     local m = maps[name]
     local fn = m[1]
     if not offered[name] then
-      fn = not_offered(({ allow_session = "Allow for the session", allow_tool = "Allow the whole tool", always = "Always…",
-        allow_dir = "Allow this folder" })[name] or name)
+      fn = not_offered(({
+        allow_session = "Allow for the session",
+        allow_tool = "Allow the whole tool",
+        always = "Always…",
+        allow_dir = "Allow this folder",
+      })[name] or name)
     elseif h.deliberate and allows[name] then
       local take = fn
       fn = function()
@@ -222,17 +268,27 @@ local function set_keymaps(buf, r, rows)
     end
     if keys[name] and not taken[keys[name]] then
       taken[keys[name]] = true
-      vim.keymap.set("n", keys[name], act(fn, name ~= "close"), { buffer = buf, nowait = true, desc = "claude-nova panel: " .. m[2] })
+      vim.keymap.set(
+        "n",
+        keys[name],
+        act(fn, name ~= "close"),
+        { buffer = buf, nowait = true, desc = "claude-nova panel: " .. m[2] }
+      )
     end
   end
   if h.deliberate then
-    vim.keymap.set("n", "<CR>", act(function()
-      local name = rows[vim.api.nvim_win_get_cursor(0)[1]]
-      if name and offered[name] then
-        armed = nil
-        maps[name][1]()
-      end
-    end, true), { buffer = buf, nowait = true, desc = "claude-nova panel: Take the choice on this line" })
+    vim.keymap.set(
+      "n",
+      "<CR>",
+      act(function()
+        local name = rows[vim.api.nvim_win_get_cursor(0)[1]]
+        if name and offered[name] then
+          armed = nil
+          maps[name][1]()
+        end
+      end, true),
+      { buffer = buf, nowait = true, desc = "claude-nova panel: Take the choice on this line" }
+    )
   end
   vim.keymap.set("n", "<Esc>", M.close, { buffer = buf, nowait = true, desc = "claude-nova panel: Hide the panel" })
   keytable.map(buf, "panel")

@@ -47,7 +47,9 @@ function M.select(items, opts, on_choice)
   end
   vim.keymap.set("n", "<CR>", choose, { buffer = buf, desc = "claude-nova: Choose" })
   for _, k in ipairs({ "q", "<Esc>" }) do
-    vim.keymap.set("n", k, function() finish(nil, nil) end, { buffer = buf, desc = "claude-nova: Cancel" })
+    vim.keymap.set("n", k, function()
+      finish(nil, nil)
+    end, { buffer = buf, desc = "claude-nova: Cancel" })
   end
   for i = 1, math.min(#items, 9) do
     vim.keymap.set("n", tostring(i), function()
@@ -58,7 +60,11 @@ function M.select(items, opts, on_choice)
     buffer = buf,
     once = true,
     desc = "claude-nova: leaving the picker cancels it",
-    callback = function() vim.schedule(function() finish(nil, nil) end) end,
+    callback = function()
+      vim.schedule(function()
+        finish(nil, nil)
+      end)
+    end,
   })
 end
 

@@ -6,7 +6,6 @@ local actions = require("claudenova.ui.actions")
 local errors = require("claudenova.errors")
 local host = require("claudenova.host")
 
-
 local M = {}
 
 --- One line per session for pickers: "2 · fix the login test · running · acceptEdits".

@@ -29,22 +29,23 @@ function M.winbar_of()
   local text = textutil
   local key = text.key
   if scheduler.in_grace(buf) then
-    return "%#ClaudeNovaWinbar#" .. text.fit({ "Plan", "keys wait a moment", state.request_label(p.r) }, vim.api.nvim_win_get_width(win))
+    return "%#ClaudeNovaWinbar#"
+      .. text.fit({ "Plan", "keys wait a moment", state.request_label(p.r) }, vim.api.nvim_win_get_width(win))
   end
-  return "%#ClaudeNovaWinbar#" .. text.fit({
-    "Plan",
-    ("%s accept edits"):format(key(keys.accept_edits)),
-    ("%s approve"):format(key(keys.approve)),
-    ("%s keep planning"):format(key(keys.keep_planning)),
-    state.request_label(p.r),
-    keymaps.help and (key(keymaps.help) .. " keys") or nil,
-  }, vim.api.nvim_win_get_width(win))
+  return "%#ClaudeNovaWinbar#"
+    .. text.fit({
+      "Plan",
+      ("%s accept edits"):format(key(keys.accept_edits)),
+      ("%s approve"):format(key(keys.approve)),
+      ("%s keep planning"):format(key(keys.keep_planning)),
+      state.request_label(p.r),
+      keymaps.help and (key(keymaps.help) .. " keys") or nil,
+    }, vim.api.nvim_win_get_width(win))
 end
 
 local function cfg()
   return config.get()
 end
-
 
 local function buffer_text(buf)
   return table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), "\n")
@@ -69,8 +70,18 @@ local function set_keymaps(buf, r)
   local keys = cfg().keymaps.plan
   keytable.map(buf, "plan")
   local maps = {
-    accept_edits = { function() decide(r, buf, { approve = true, mode = "acceptEdits" }) end, "Approve the plan and accept edits" },
-    approve = { function() decide(r, buf, { approve = true, mode = "default" }) end, "Approve the plan, ask for each edit" },
+    accept_edits = {
+      function()
+        decide(r, buf, { approve = true, mode = "acceptEdits" })
+      end,
+      "Approve the plan and accept edits",
+    },
+    approve = {
+      function()
+        decide(r, buf, { approve = true, mode = "default" })
+      end,
+      "Approve the plan, ask for each edit",
+    },
     keep_planning = {
       function()
         vim.ui.input({ prompt = "Keep planning — what should change? " }, function(fb)
@@ -83,7 +94,9 @@ local function set_keymaps(buf, r)
       "Keep planning (send feedback)",
     },
     deny_stop = {
-      function() actions.deny_stop(r.id, "surface") end,
+      function()
+        actions.deny_stop(r.id, "surface")
+      end,
       "Reject the plan and end the turn",
     },
   }
@@ -139,9 +152,12 @@ function M.open(r, opts)
   })
   set_keymaps(buf, r)
   local hwin, hbuf = header.open(vim.api.nvim_get_current_win(), r.said)
-  M.open_[r.id] = { buf = buf, tab = vim.api.nvim_get_current_tabpage(), r = r, text = text, header = hwin, header_buf = hbuf }
+  M.open_[r.id] =
+    { buf = buf, tab = vim.api.nvim_get_current_tabpage(), r = r, text = text, header = hwin, header_buf = hbuf }
   if opts.grace then
-    scheduler.start_grace(buf, function() vim.cmd("redrawstatus!") end)
+    scheduler.start_grace(buf, function()
+      vim.cmd("redrawstatus!")
+    end)
   end
 end
 

@@ -37,7 +37,6 @@ local function cfg()
   return config.get()
 end
 
-
 -- Mark the lines whose @reference names a buffer with unsaved changes.
 local function mark_unsaved(buf, cwd)
   vim.api.nvim_buf_clear_namespace(buf, ns, 0, -1)
@@ -170,7 +169,11 @@ function M.open(session, opts)
       vim.schedule(function()
         -- Closed by something else: unless the user went on elsewhere.
         local cur = vim.api.nvim_get_current_win()
-        if not returned and vim.api.nvim_win_get_config(cur).relative == "" and not vim.b[vim.api.nvim_win_get_buf(cur)].claudenova_surface then
+        if
+          not returned
+          and vim.api.nvim_win_get_config(cur).relative == ""
+          and not vim.b[vim.api.nvim_win_get_buf(cur)].claudenova_surface
+        then
           go_back()
         end
         returned = true
@@ -184,7 +187,11 @@ function M.open(session, opts)
     if vim.trim(text) == "" then
       -- Said where it is seen: in the input's border (-- INSERT -- covers
       -- the message line), and as a message.
-      pcall(vim.api.nvim_win_set_config, win, { title = " Nothing to send: write a prompt first ", title_pos = "center" })
+      pcall(
+        vim.api.nvim_win_set_config,
+        win,
+        { title = " Nothing to send: write a prompt first ", title_pos = "center" }
+      )
       notify.warn("empty prompt: nothing to send")
       return
     end
@@ -220,15 +227,20 @@ function M.open(session, opts)
   end
   local keys = cfg().keymaps.prompt
   if keys.send then
-    vim.keymap.set({ "n", "i" }, keys.send, function() send() end, { buffer = buf, desc = "claude-nova: Send the prompt" })
+    vim.keymap.set({ "n", "i" }, keys.send, function()
+      send()
+    end, { buffer = buf, desc = "claude-nova: Send the prompt" })
   end
   if keys.steer then
-    vim.keymap.set({ "n", "i" }, keys.steer, function() send(true) end,
-      { buffer = buf, desc = "claude-nova: Interrupt the turn and send the prompt at once" })
+    vim.keymap.set({ "n", "i" }, keys.steer, function()
+      send(true)
+    end, { buffer = buf, desc = "claude-nova: Interrupt the turn and send the prompt at once" })
   end
   if keys.withdraw then
     vim.keymap.set("n", keys.withdraw, function()
-      errors.guard(function() actions.withdraw_queued(session) end)()
+      errors.guard(function()
+        actions.withdraw_queued(session)
+      end)()
     end, { buffer = buf, desc = "claude-nova: Withdraw the session's last queued prompt" })
   end
   if keys.close then
@@ -238,7 +250,9 @@ function M.open(session, opts)
   vim.api.nvim_create_autocmd("BufWriteCmd", {
     buffer = buf,
     desc = "claude-nova: :w sends the prompt",
-    callback = function() send() end,
+    callback = function()
+      send()
+    end,
   })
   vim.api.nvim_create_autocmd("BufWipeout", {
     buffer = buf,
@@ -260,12 +274,16 @@ function M.open(session, opts)
   vim.api.nvim_create_autocmd({ "TextChangedI", "TextChangedP" }, {
     buffer = buf,
     desc = "claude-nova: complete @files and /commands as they are typed",
-    callback = function() complete.request(buf, session, cwd) end,
+    callback = function()
+      complete.request(buf, session, cwd)
+    end,
   })
   vim.api.nvim_create_autocmd({ "TextChanged", "TextChangedI" }, {
     buffer = buf,
     desc = "claude-nova: mark references to unsaved buffers",
-    callback = function() mark_unsaved(buf, cwd) end,
+    callback = function()
+      mark_unsaved(buf, cwd)
+    end,
   })
   vim.api.nvim_win_set_cursor(win, { 1, #lines[1] })
   vim.cmd("startinsert!")

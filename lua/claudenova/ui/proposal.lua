@@ -79,7 +79,10 @@ local function winbar_parts(r, p, width)
     table.insert(parts, 3, keys_help() .. " keys")
   end
   if p and p.hunk_review and (keys.reject_hunk or keys.restore_hunk or keys.note) then
-    table.insert(parts, ("%s reject hunk · %s restore · %s note"):format(key(keys.reject_hunk), key(keys.restore_hunk), key(keys.note)))
+    table.insert(
+      parts,
+      ("%s reject hunk · %s restore · %s note"):format(key(keys.reject_hunk), key(keys.restore_hunk), key(keys.note))
+    )
   end
   if keys.allow or keys.deny then
     table.insert(parts, ("%s apply / %s reject"):format(key(keys.allow), key(keys.deny)))
@@ -154,23 +157,45 @@ local function set_keymaps(buf, r, p)
     note = { hunks.note, "Note for Claude on the hunk under the cursor" },
   }) do
     if keys[name] then
-      vim.keymap.set("n", keys[name], guard(function() m[1](p) end), { buffer = buf, desc = "claude-nova: " .. m[2] })
+      vim.keymap.set(
+        "n",
+        keys[name],
+        guard(function()
+          m[1](p)
+        end),
+        { buffer = buf, desc = "claude-nova: " .. m[2] }
+      )
     end
   end
   if keys.allow then
-    vim.keymap.set("n", keys.allow, guard(function()
-      vim.cmd("write")
-    end), { buffer = buf, desc = "claude-nova: Apply this proposal (save)" })
+    vim.keymap.set(
+      "n",
+      keys.allow,
+      guard(function()
+        vim.cmd("write")
+      end),
+      { buffer = buf, desc = "claude-nova: Apply this proposal (save)" }
+    )
   end
   if keys.deny then
-    vim.keymap.set("n", keys.deny, guard(function()
-      vim.cmd("bwipeout! " .. buf)
-    end), { buffer = buf, desc = "claude-nova: Reject this proposal" })
+    vim.keymap.set(
+      "n",
+      keys.deny,
+      guard(function()
+        vim.cmd("bwipeout! " .. buf)
+      end),
+      { buffer = buf, desc = "claude-nova: Reject this proposal" }
+    )
   end
   if keys.deny_stop then
-    vim.keymap.set("n", keys.deny_stop, guard(function()
-      actions.deny_stop(r.id, "surface")
-    end), { buffer = buf, desc = "claude-nova: Reject this proposal and end the turn" })
+    vim.keymap.set(
+      "n",
+      keys.deny_stop,
+      guard(function()
+        actions.deny_stop(r.id, "surface")
+      end),
+      { buffer = buf, desc = "claude-nova: Reject this proposal and end the turn" }
+    )
   end
 end
 
@@ -229,7 +254,9 @@ local function restore(p)
     labels.apply(owin)
     local what = p.r.exists and p.r.target or "(new file)"
     if p.r.cell and p.r.cell ~= "" then
-      what = (p.r.original and p.r.original ~= "" or not p.r.cell:match("^a new")) and (p.r.cell .. " of " .. p.r.target) or ("(" .. p.r.cell .. ")")
+      what = (p.r.original and p.r.original ~= "" or not p.r.cell:match("^a new"))
+          and (p.r.cell .. " of " .. p.r.target)
+        or ("(" .. p.r.cell .. ")")
     end
     vim.wo[owin].winbar = "%#ClaudeNovaWinbar#Original · " .. what:gsub("%%", "%%%%")
     -- Both sides keep a sign column: a diagnostic on one side never shifts it.
@@ -248,7 +275,9 @@ local function refit()
   for _, p in pairs(M.open_) do
     local pwin = win_of(p.buf)
     if pwin then
-      pcall(vim.api.nvim_win_call, pwin, function() vim.cmd("wincmd =") end)
+      pcall(vim.api.nvim_win_call, pwin, function()
+        vim.cmd("wincmd =")
+      end)
     end
   end
 end
@@ -295,7 +324,14 @@ function M.open(r, opts)
   end
 
   local group = vim.api.nvim_create_augroup("ClaudeNovaProposal_" .. buf, { clear = true })
-  local p = { buf = buf, orig = original_buf(r), tab = layout == "tab" and vim.api.nvim_get_current_tabpage() or nil, group = group, r = r, saving = false }
+  local p = {
+    buf = buf,
+    orig = original_buf(r),
+    tab = layout == "tab" and vim.api.nvim_get_current_tabpage() or nil,
+    group = group,
+    r = r,
+    saving = false,
+  }
   -- The staged file's path is storage's, not the user's: the status line
   -- and the tab line name what it is instead.
   labels.set(buf, "Proposal · " .. (r.target ~= "" and r.target or r.path))
@@ -348,7 +384,9 @@ function M.open(r, opts)
         M.open_[r.id] = nil
         pcall(vim.api.nvim_del_augroup_by_id, group)
         host.notify("proposal_wiped", { id = r.id, review = hunks.review(p) })
-        vim.schedule(function() M.tidy(p) end)
+        vim.schedule(function()
+          M.tidy(p)
+        end)
       end
     end,
   })
@@ -382,7 +420,12 @@ function M.apply(r, behavior, opts, via)
     review = hunks.review(p)
   end
   return host.request("proposal_saved", {
-    id = r.id, behavior = behavior, review = review, rules = opts.rules, destination = opts.destination, via = via,
+    id = r.id,
+    behavior = behavior,
+    review = review,
+    rules = opts.rules,
+    destination = opts.destination,
+    via = via,
   })
 end
 
@@ -425,7 +468,11 @@ function M.withdraw(id, outcome)
   -- on after :w. Applied or not, they are kept.
   if vim.api.nvim_buf_is_valid(p.buf) and vim.bo[p.buf].modified then
     local applied = tostring(outcome):match("^applied")
-    keep_edits(p, applied and "applied without your edits made after it was saved" or ("the proposal was " .. tostring(outcome):gsub(":.*", "")))
+    keep_edits(
+      p,
+      applied and "applied without your edits made after it was saved"
+        or ("the proposal was " .. tostring(outcome):gsub(":.*", ""))
+    )
   end
   -- Windows of the proposal close; a tab of its own goes with them.
   for _, b in ipairs({ p.buf, p.orig }) do
@@ -470,7 +517,9 @@ function M.rebase(data)
     end
   end
   for _, w in ipairs(vim.fn.win_findbuf(p.buf)) do
-    vim.api.nvim_win_call(w, function() pcall(vim.cmd, "diffupdate") end)
+    vim.api.nvim_win_call(w, function()
+      pcall(vim.cmd, "diffupdate")
+    end)
   end
 end
 

@@ -16,16 +16,13 @@ local OTHER = "Other…"
 local DECLINE = "Decline: I'd rather answer in chat"
 local DONE = "Done"
 
-
 local function cfg()
   return config.get()
 end
 
 local function left_pending(r)
   M.active = nil
-  notify.info(
-    ("question left pending: <CR> on its row in :ClaudeNova answers it (%s)"):format(state.request_label(r))
-  )
+  notify.info(("question left pending: <CR> on its row in :ClaudeNova answers it (%s)"):format(state.request_label(r)))
 end
 
 local function select(items, opts, cb)
@@ -56,7 +53,12 @@ end
 
 local function ask(r, idx, q, cb)
   local total = #r.input.questions
-  local prompt = ("[%d/%d] %s%s"):format(idx, total, q.header and q.header ~= "" and (q.header .. ": ") or "", q.question)
+  local prompt = ("[%d/%d] %s%s"):format(
+    idx,
+    total,
+    q.header and q.header ~= "" and (q.header .. ": ") or "",
+    q.question
+  )
   if idx == 1 and r.said and r.said ~= "" then
     -- Why Claude asks, in its words, above its first question.
     prompt = "Claude: " .. r.said:gsub("%s*\n%s*", " ") .. "\n" .. prompt
@@ -69,7 +71,13 @@ local function ask(r, idx, q, cb)
     end
     table.insert(items, { kind = "other", text = OTHER })
     table.insert(items, { kind = "decline", text = DECLINE })
-    select(items, { prompt = prompt, kind = "claudenova.question", format_item = function(it) return it.text end }, function(it)
+    select(items, {
+      prompt = prompt,
+      kind = "claudenova.question",
+      format_item = function(it)
+        return it.text
+      end,
+    }, function(it)
       if not it then
         return cb(nil)
       end
@@ -101,7 +109,13 @@ local function ask(r, idx, q, cb)
     table.insert(items, { kind = "other", text = (other and ("[x] Other: " .. other) or "[ ] " .. OTHER) })
     table.insert(items, { kind = "done", text = DONE })
     table.insert(items, { kind = "decline", text = DECLINE })
-    select(items, { prompt = prompt .. " (choose several, then Done)", kind = "claudenova.question", format_item = function(it) return it.text end }, function(it)
+    select(items, {
+      prompt = prompt .. " (choose several, then Done)",
+      kind = "claudenova.question",
+      format_item = function(it)
+        return it.text
+      end,
+    }, function(it)
       if not it then
         return cb(nil)
       end
@@ -177,7 +191,9 @@ function M.open(r)
             return left_pending(r)
           end
           local ok, err = pcall(host.request, "decide", {
-            id = r.id, behavior = "deny", via = "surface",
+            id = r.id,
+            behavior = "deny",
+            via = "surface",
             message = msg ~= "" and msg or "The user declined to answer here and would rather answer in chat.",
           })
           if not ok then
@@ -187,7 +203,9 @@ function M.open(r)
         return
       end
       answers[i] = { selected = ans.selected or {}, other = ans.other or "" }
-      vim.schedule(function() step(i + 1) end)
+      vim.schedule(function()
+        step(i + 1)
+      end)
     end)
   end
   step(1)

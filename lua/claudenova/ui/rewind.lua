@@ -11,7 +11,6 @@ local text = require("claudenova.ui.text")
 
 local M = {}
 
-
 local notify = require("claudenova.ui.notify")
 
 local first_line = text.first_line
@@ -66,7 +65,9 @@ function M.rewind(id, session, cb)
     end
     local files = res.files or {}
     local gone = reload(files, cwd)
-    local names = vim.tbl_map(function(f) return rel(f, cwd) end, files)
+    local names = vim.tbl_map(function(f)
+      return rel(f, cwd)
+    end, files)
     local msg
     if #files == 0 then
       msg = "nothing to restore: the files were as they were before that prompt"
@@ -93,9 +94,14 @@ local function confirm(cp, session)
     return
   end
   local cwd = context.cwd(session)
-  local names = vim.tbl_map(function(f) return rel(f, cwd) end, cp.files)
+  local names = vim.tbl_map(function(f)
+    return rel(f, cwd)
+  end, cp.files)
   local yes = ("Restore %s (+%d −%d; your own later changes to them go too, Bash changes stay)"):format(
-    table.concat(names, ", "), cp.insertions, cp.deletions)
+    table.concat(names, ", "),
+    cp.insertions,
+    cp.deletions
+  )
   vim.ui.select({ yes, "Cancel" }, {
     prompt = ("Rewind files to before prompt %d (%q)?"):format(cp.n, first_line(cp.prompt, 40)),
   }, function(choice)

@@ -25,7 +25,6 @@ local function cfg()
   return config.get()
 end
 
-
 local TITLES = {
   session = "This session (added here; claude enforces them until the session ends)",
   localSettings = "This project, just me",
@@ -48,10 +47,23 @@ local function render()
       table.insert(hls, { #lines - 1, hl })
     end
   end
-  add(("Rules for %s%s · %s"):format(v.cwd, v.session ~= 0 and (" (session %d)"):format(v.session) or "",
-    v.by_claude and "as claude reads them" or "read from the files"), "ClaudeNovaTitle")
-  add(("%s remove a rule · %s refresh · %s close · %s keys · running sessions take changes made here at once"):format(
-    keys.remove or "-", keys.refresh or "-", keys.close or "-", cfg().keymaps.help or "-"), "ClaudeNovaKey")
+  add(
+    ("Rules for %s%s · %s"):format(
+      v.cwd,
+      v.session ~= 0 and (" (session %d)"):format(v.session) or "",
+      v.by_claude and "as claude reads them" or "read from the files"
+    ),
+    "ClaudeNovaTitle"
+  )
+  add(
+    ("%s remove a rule · %s refresh · %s close · %s keys · running sessions take changes made here at once"):format(
+      keys.remove or "-",
+      keys.refresh or "-",
+      keys.close or "-",
+      cfg().keymaps.help or "-"
+    ),
+    "ClaudeNovaKey"
+  )
   local files = {}
   for _, f in ipairs(v.files or {}) do
     files[f.source] = f
@@ -76,7 +88,10 @@ local function render()
         add("  ! " .. f.error .. " — claude ignores this file; it is never rewritten here", "ClaudeNovaReason")
       end
       if src == "projectSettings" and v.untrusted then
-        add("  claude ignores the allow rules here until you trust this folder (run claude in it once)", "ClaudeNovaReason")
+        add(
+          "  claude ignores the allow rules here until you trust this folder (run claude in it once)",
+          "ClaudeNovaReason"
+        )
       end
       local any = false
       for _, e in ipairs(v.rules or {}) do
@@ -133,23 +148,39 @@ local function set_keymaps(buf)
   keytable.map(buf, "rules")
   local guard = errors.guard
   if keys.remove then
-    vim.keymap.set("n", keys.remove, guard(function()
-      local e = M.rows[vim.api.nvim_win_get_cursor(0)[1]]
-      if not e then
-        notify.info("no rule on this line")
-        return
-      end
-      host.request("remove_rule", e)
-      if e.source == "session" then
-        notify.info(("removed session rule %s %s: claude no longer enforces it"):format(e.behavior, e.rule))
-      else
-        notify.info(("removed %s rule %s from %s"):format(e.behavior, e.rule, vim.fn.fnamemodify(e.path or "", ":~:.")))
-      end
-      refresh()
-    end), { buffer = buf, nowait = true, desc = "claude-nova: Take back the rule under the cursor (from the session, or its settings file)" })
+    vim.keymap.set(
+      "n",
+      keys.remove,
+      guard(function()
+        local e = M.rows[vim.api.nvim_win_get_cursor(0)[1]]
+        if not e then
+          notify.info("no rule on this line")
+          return
+        end
+        host.request("remove_rule", e)
+        if e.source == "session" then
+          notify.info(("removed session rule %s %s: claude no longer enforces it"):format(e.behavior, e.rule))
+        else
+          notify.info(
+            ("removed %s rule %s from %s"):format(e.behavior, e.rule, vim.fn.fnamemodify(e.path or "", ":~:."))
+          )
+        end
+        refresh()
+      end),
+      {
+        buffer = buf,
+        nowait = true,
+        desc = "claude-nova: Take back the rule under the cursor (from the session, or its settings file)",
+      }
+    )
   end
   if keys.refresh then
-    vim.keymap.set("n", keys.refresh, guard(refresh), { buffer = buf, nowait = true, desc = "claude-nova: Read the rules again" })
+    vim.keymap.set(
+      "n",
+      keys.refresh,
+      guard(refresh),
+      { buffer = buf, nowait = true, desc = "claude-nova: Read the rules again" }
+    )
   end
   if keys.close then
     vim.keymap.set("n", keys.close, function()

@@ -148,7 +148,13 @@ local function wake_after_quiet()
     quiet_timer = uv.new_timer()
   end
   quiet_timer:stop()
-  quiet_timer:start(left + 10, 0, vim.schedule_wrap(function() flush() end))
+  quiet_timer:start(
+    left + 10,
+    0,
+    vim.schedule_wrap(function()
+      flush()
+    end)
+  )
 end
 
 local function arm()

@@ -34,8 +34,6 @@ local function cfg()
   return config.get()
 end
 
-
-
 local function win()
   if not (M.buf and vim.api.nvim_buf_is_valid(M.buf)) then
     return nil
@@ -180,8 +178,12 @@ end
 -- The short labels of the key hint at the top (g? lists every key with
 -- its description: claudenova.keys).
 local HINT = {
-  { "present", "open" }, { "allow", "allow" }, { "allow_session", "session" }, { "review", "review" },
-  { "deny", "deny" }, { "stop", "stop" },
+  { "present", "open" },
+  { "allow", "allow" },
+  { "allow_session", "session" },
+  { "review", "review" },
+  { "deny", "deny" },
+  { "stop", "stop" },
 }
 
 --- g?: every key of the sidebar in a float (q or <Esc> closes it).
@@ -194,7 +196,9 @@ end
 local function stop_session(sid)
   local s = state.sessions[sid]
   if not s or s.state == "exited" then
-    notify.info(("%s has already exited (%s clears it)"):format(state.label(sid), text.key(cfg().keymaps.sidebar.clear or "x")))
+    notify.info(
+      ("%s has already exited (%s clears it)"):format(state.label(sid), text.key(cfg().keymaps.sidebar.clear or "x"))
+    )
     return
   end
   local function stop()
@@ -212,7 +216,12 @@ local function stop_session(sid)
   local n = #state.for_session(sid)
   local what = n > 0 and (" and withdraw its %d pending request%s"):format(n, n == 1 and "" or "s") or ""
   if (s.tasks or 0) > 0 then
-    what = what .. (" (its %d background task%s go%s with it)"):format(s.tasks, s.tasks == 1 and "" or "s", s.tasks == 1 and "es" or "")
+    what = what
+      .. (" (its %d background task%s go%s with it)"):format(
+        s.tasks,
+        s.tasks == 1 and "" or "s",
+        s.tasks == 1 and "es" or ""
+      )
   end
   vim.ui.select({ "Stop it", "Keep it running" }, {
     prompt = ("%s is %s: stop it%s?"):format(state.label(sid), s.state, what),
@@ -289,10 +298,27 @@ local function set_keymaps(buf)
       end),
       "Review the full request",
     },
-    deny = { with_row(function(id) act.deny_with_message(id, "sidebar") end), "Deny (optional message for Claude)" },
-    deny_stop = { with_row(function(id) act.deny_stop(id, "sidebar") end), "Deny and end the turn" },
-    always = { with_row(function(id) act.always(id) end), "Always…: allow or deny from now on, with a rule" },
-    close = { function() M.close() end, "Close the sidebar" },
+    deny = {
+      with_row(function(id)
+        act.deny_with_message(id, "sidebar")
+      end),
+      "Deny (optional message for Claude)",
+    },
+    deny_stop = { with_row(function(id)
+      act.deny_stop(id, "sidebar")
+    end), "Deny and end the turn" },
+    always = {
+      with_row(function(id)
+        act.always(id)
+      end),
+      "Always…: allow or deny from now on, with a rule",
+    },
+    close = {
+      function()
+        M.close()
+      end,
+      "Close the sidebar",
+    },
     stop = {
       guard(function()
         local t = M.task_under_cursor()
@@ -337,7 +363,12 @@ local function set_keymaps(buf)
   for name, behavior in pairs({ allow = "allow", allow_session = "allow_session", deny = "deny" }) do
     local lhs = keys[name]
     if lhs then
-      vim.keymap.set("x", lhs, decide_selection(behavior), { buffer = buf, nowait = true, desc = "claude-nova: " .. verbs_desc[behavior] .. " every selected request" })
+      vim.keymap.set(
+        "x",
+        lhs,
+        decide_selection(behavior),
+        { buffer = buf, nowait = true, desc = "claude-nova: " .. verbs_desc[behavior] .. " every selected request" }
+      )
     end
   end
 end
@@ -421,7 +452,13 @@ local function ensure_buf()
   vim.api.nvim_create_autocmd("BufWinEnter", {
     buffer = buf,
     desc = "claude-nova: refresh the sidebar's ages while it is shown",
-    callback = function() vim.schedule(function() M.render(); arm_timer(); world.watch(shown) end) end,
+    callback = function()
+      vim.schedule(function()
+        M.render()
+        arm_timer()
+        world.watch(shown)
+      end)
+    end,
   })
   local group = vim.api.nvim_create_augroup("ClaudeNovaSidebar", { clear = true })
   vim.api.nvim_create_autocmd("WinResized", {
@@ -451,7 +488,10 @@ local function ensure_buf()
     desc = "claude-nova: keep the sidebar's ages true in every tab",
     callback = function()
       if win() then
-        vim.schedule(function() M.render(); arm_timer() end)
+        vim.schedule(function()
+          M.render()
+          arm_timer()
+        end)
       end
     end,
   })

@@ -116,7 +116,9 @@ function M.task_line(t)
 end
 
 function M.for_session(id)
-  return vim.tbl_filter(function(r) return r.session == id end, M.order())
+  return vim.tbl_filter(function(r)
+    return r.session == id
+  end, M.order())
 end
 
 return M

@@ -22,7 +22,6 @@ local function cfg()
   return config.get()
 end
 
-
 local timers = {} ---@type table<string, uv.uv_timer_t>
 local inflight = {} ---@type table<string, boolean>
 -- How often the output was read after the task ended: twice, the second
@@ -100,17 +99,21 @@ local function follow(id)
   end
   local timer = vim.uv.new_timer()
   timers[id] = timer
-  timer:start(FOLLOW_MS, FOLLOW_MS, vim.schedule_wrap(function()
-    local t = state.task(id)
-    if not visible(M.bufs[id]) or not t or (t.status ~= "running" and (final[id] or 0) >= FINAL_READS) then
-      stop_timer(id)
-      if t and t.status ~= "running" and visible(M.bufs[id]) then
-        fetch(id)
+  timer:start(
+    FOLLOW_MS,
+    FOLLOW_MS,
+    vim.schedule_wrap(function()
+      local t = state.task(id)
+      if not visible(M.bufs[id]) or not t or (t.status ~= "running" and (final[id] or 0) >= FINAL_READS) then
+        stop_timer(id)
+        if t and t.status ~= "running" and visible(M.bufs[id]) then
+          fetch(id)
+        end
+        return
       end
-      return
-    end
-    fetch(id)
-  end))
+      fetch(id)
+    end)
+  )
 end
 
 --- The winbar of the task output window being drawn.
@@ -145,7 +148,9 @@ function M.changed()
       end
       local t = state.task(id)
       if t and t.status ~= "running" and (final[id] or 0) == 0 then
-        vim.schedule(function() fetch(id) end)
+        vim.schedule(function()
+          fetch(id)
+        end)
       end
     end
   end
@@ -173,7 +178,14 @@ local function ensure_buf(id)
   local guard = errors.guard
   keytable.map(buf, "task_output")
   if keys.stop then
-    vim.keymap.set("n", keys.stop, guard(function() M.stop(id) end), { buffer = buf, nowait = true, desc = "claude-nova: Stop this task" })
+    vim.keymap.set(
+      "n",
+      keys.stop,
+      guard(function()
+        M.stop(id)
+      end),
+      { buffer = buf, nowait = true, desc = "claude-nova: Stop this task" }
+    )
   end
   if keys.close then
     vim.keymap.set("n", keys.close, function()
@@ -244,7 +256,9 @@ end
 function M.pick(action)
   local items = state.all_tasks()
   if action == "stop" then
-    items = vim.tbl_filter(function(t) return t.status == "running" end, items)
+    items = vim.tbl_filter(function(t)
+      return t.status == "running"
+    end, items)
   end
   if #items == 0 then
     notify.info(action == "stop" and "no task is running" or "no background tasks")

@@ -89,8 +89,14 @@ function M.winbar_of()
     table.insert(parts, s.model .. ((s.effort and s.effort ~= "") and (" · effort " .. s.effort) or ""))
   end
   if s.context and s.context.max and s.context.max > 0 then
-    table.insert(parts, ("context %d%% (%dk of %dk)"):format(math.floor(s.context.percent + 0.5),
-      math.floor(s.context.tokens / 1000 + 0.5), math.floor(s.context.max / 1000 + 0.5)))
+    table.insert(
+      parts,
+      ("context %d%% (%dk of %dk)"):format(
+        math.floor(s.context.percent + 0.5),
+        math.floor(s.context.tokens / 1000 + 0.5),
+        math.floor(s.context.max / 1000 + 0.5)
+      )
+    )
   end
   return "%#ClaudeNovaWinbar#" .. textutil.fit(parts, vim.api.nvim_win_get_width(win))
 end
@@ -145,8 +151,12 @@ local function toggle_details(id)
   if not target then
     local key = textutil.key
     local keys = cfg().keymaps.transcript
-    notify.info(("%s writes a prompt (%s here opens a tool call's details)"):format(
-      keys.prompt and key(keys.prompt) or ":ClaudeNova prompt", key(keys.details)))
+    notify.info(
+      ("%s writes a prompt (%s here opens a tool call's details)"):format(
+        keys.prompt and key(keys.prompt) or ":ClaudeNova prompt",
+        key(keys.details)
+      )
+    )
     return
   end
   if vim.fn.foldclosed(target) ~= -1 then
@@ -195,25 +205,48 @@ local function set_keymaps(buf, id)
     vim.keymap.set("n", keys.prompt, prompt, { buffer = buf, desc = "claude-nova: Write a prompt" })
   end
   if keys.details then
-    vim.keymap.set("n", keys.details, guard(function() toggle_details(id) end),
-      { buffer = buf, desc = "claude-nova: Open or close a tool call's details" })
+    vim.keymap.set(
+      "n",
+      keys.details,
+      guard(function()
+        toggle_details(id)
+      end),
+      { buffer = buf, desc = "claude-nova: Open or close a tool call's details" }
+    )
   end
   keytable.map(buf, "transcript")
   if keys.open_full then
-    vim.keymap.set("n", keys.open_full, guard(function() open_full(id) end),
-      { buffer = buf, desc = "claude-nova: Open the whole result of the tool call under the cursor" })
+    vim.keymap.set(
+      "n",
+      keys.open_full,
+      guard(function()
+        open_full(id)
+      end),
+      { buffer = buf, desc = "claude-nova: Open the whole result of the tool call under the cursor" }
+    )
   end
   if keys.withdraw then
-    vim.keymap.set("n", keys.withdraw, guard(function() actions.withdraw_queued(id) end),
-      { buffer = buf, desc = "claude-nova: Withdraw the last queued prompt" })
+    vim.keymap.set(
+      "n",
+      keys.withdraw,
+      guard(function()
+        actions.withdraw_queued(id)
+      end),
+      { buffer = buf, desc = "claude-nova: Withdraw the last queued prompt" }
+    )
   end
   if keys.interrupt then
-    vim.keymap.set("n", keys.interrupt, guard(function()
-      local out = actions.interrupt(id)
-      if out and out.message then
-        notify.info(out.message)
-      end
-    end), { buffer = buf, desc = "claude-nova: Interrupt the turn" })
+    vim.keymap.set(
+      "n",
+      keys.interrupt,
+      guard(function()
+        local out = actions.interrupt(id)
+        if out and out.message then
+          notify.info(out.message)
+        end
+      end),
+      { buffer = buf, desc = "claude-nova: Interrupt the turn" }
+    )
   end
 end
 
@@ -342,7 +375,9 @@ local function fill(id)
     M.syncing[id] = false
     return
   end
-  local ok = pcall(host.request, "transcript", { session = id }, function(snap) put_snapshot(id, snap) end)
+  local ok = pcall(host.request, "transcript", { session = id }, function(snap)
+    put_snapshot(id, snap)
+  end)
   if not ok then
     put_snapshot(id, nil)
   end
@@ -353,7 +388,9 @@ local function resync(id)
     return
   end
   M.syncing[id] = true
-  vim.schedule(function() fill(id) end)
+  vim.schedule(function()
+    fill(id)
+  end)
 end
 
 --- Fetch the whole transcript again (Go dropped updates it could not
@@ -428,7 +465,13 @@ function M.ensure(id)
   vim.api.nvim_create_autocmd("BufHidden", {
     buffer = buf,
     desc = "claude-nova: stop parsing a hidden transcript",
-    callback = function() vim.schedule(function() if vim.fn.bufwinid(buf) == -1 then ts(false) end end) end,
+    callback = function()
+      vim.schedule(function()
+        if vim.fn.bufwinid(buf) == -1 then
+          ts(false)
+        end
+      end)
+    end,
   })
   M.bufs[id] = buf
   M.count[id] = 0

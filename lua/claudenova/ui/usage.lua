@@ -38,35 +38,73 @@ function M.lines(label, u)
   table.sort(names)
   for _, name in ipairs(names) do
     local m = s.model_usage[name]
-    table.insert(out, ("Model       %s: %s in, %s out, %s cached · %s"):format(name, thousands(m.inputTokens),
-      thousands(m.outputTokens), thousands((m.cacheReadInputTokens or 0) + (m.cacheCreationInputTokens or 0)), money(m.costUSD)))
+    table.insert(
+      out,
+      ("Model       %s: %s in, %s out, %s cached · %s"):format(
+        name,
+        thousands(m.inputTokens),
+        thousands(m.outputTokens),
+        thousands((m.cacheReadInputTokens or 0) + (m.cacheCreationInputTokens or 0)),
+        money(m.costUSD)
+      )
+    )
   end
   if type(u.context) == "table" and (u.context.max or 0) > 0 then
     -- What fills the context window (get_context_usage), largest first.
     local c = u.context
     table.insert(out, "")
-    table.insert(out, ("Context     %s of %s tokens (%d%%)"):format(thousands(c.tokens), thousands(c.max), math.floor((c.percent or 0) + 0.5)))
+    table.insert(
+      out,
+      ("Context     %s of %s tokens (%d%%)"):format(
+        thousands(c.tokens),
+        thousands(c.max),
+        math.floor((c.percent or 0) + 0.5)
+      )
+    )
     local cats = vim.deepcopy(c.categories or {})
-    table.sort(cats, function(a, b) return (a.tokens or 0) > (b.tokens or 0) end)
+    table.sort(cats, function(a, b)
+      return (a.tokens or 0) > (b.tokens or 0)
+    end)
     for _, cat in ipairs(cats) do
       if (cat.tokens or 0) > 0 then
-        table.insert(out, ("  %-22s %8s%s"):format(cat.name, thousands(cat.tokens),
-          (cat.kind == "free" or cat.kind == "buffer" or cat.kind == "deferred") and (" (" .. cat.kind .. ")") or ""))
+        table.insert(
+          out,
+          ("  %-22s %8s%s"):format(
+            cat.name,
+            thousands(cat.tokens),
+            (cat.kind == "free" or cat.kind == "buffer" or cat.kind == "deferred") and (" (" .. cat.kind .. ")") or ""
+          )
+        )
       end
     end
   end
   table.insert(out, "")
   if u.rate_limits_available and type(u.rate_limits) == "table" then
-    for _, w in ipairs({ { "five_hour", "5-hour limit" }, { "seven_day", "7-day limit" }, { "seven_day_opus", "7-day Opus" } }) do
+    for _, w in ipairs({
+      { "five_hour", "5-hour limit" },
+      { "seven_day", "7-day limit" },
+      { "seven_day_opus", "7-day Opus" },
+    }) do
       local r = u.rate_limits[w[1]]
       if type(r) == "table" and r.utilization ~= nil and r.utilization ~= vim.NIL then
-        table.insert(out, ("%-11s %d%% used%s"):format(w[2], math.floor(r.utilization + 0.5),
-          (r.resets_at and r.resets_at ~= vim.NIL) and (", resets " .. r.resets_at) or ""))
+        table.insert(
+          out,
+          ("%-11s %d%% used%s"):format(
+            w[2],
+            math.floor(r.utilization + 0.5),
+            (r.resets_at and r.resets_at ~= vim.NIL) and (", resets " .. r.resets_at) or ""
+          )
+        )
       end
     end
   else
-    table.insert(out, ("Plan limits none reported (%s)"):format(
-      (u.subscription_type and u.subscription_type ~= vim.NIL) and u.subscription_type or "an API key has no plan limits"))
+    table.insert(
+      out,
+      ("Plan limits none reported (%s)"):format(
+        (u.subscription_type and u.subscription_type ~= vim.NIL) and u.subscription_type
+          or "an API key has no plan limits"
+      )
+    )
   end
   return out
 end
@@ -83,15 +121,21 @@ local function show(lines)
   end
   width = math.min(width, vim.o.columns - 4)
   local win = vim.api.nvim_open_win(buf, true, {
-    relative = "editor", style = "minimal", border = "rounded",
-    row = math.max(0, math.floor((vim.o.lines - #lines) / 2) - 1), col = math.max(0, math.floor((vim.o.columns - width) / 2)),
-    width = width, height = math.min(#lines, vim.o.lines - 4),
-    title = " claude-nova: usage ", title_pos = "center",
+    relative = "editor",
+    style = "minimal",
+    border = "rounded",
+    row = math.max(0, math.floor((vim.o.lines - #lines) / 2) - 1),
+    col = math.max(0, math.floor((vim.o.columns - width) / 2)),
+    width = width,
+    height = math.min(#lines, vim.o.lines - 4),
+    title = " claude-nova: usage ",
+    title_pos = "center",
   })
   vim.wo[win].wrap = true
   for _, lhs in ipairs({ "q", "<Esc>" }) do
-    vim.keymap.set("n", lhs, function() pcall(vim.api.nvim_win_close, win, true) end,
-      { buffer = buf, nowait = true, desc = "claude-nova: Close the usage" })
+    vim.keymap.set("n", lhs, function()
+      pcall(vim.api.nvim_win_close, win, true)
+    end, { buffer = buf, nowait = true, desc = "claude-nova: Close the usage" })
   end
   keytable.map(buf, "usage")
   return buf, win

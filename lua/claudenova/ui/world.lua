@@ -26,7 +26,6 @@ local function cfg()
   return config.get()
 end
 
-
 --- A session's world changed (the host's "world" event).
 function M.update(v)
   M.worlds[v.session] = v
@@ -47,7 +46,10 @@ function M.reset()
 end
 
 local STATUS = {
-  failed = "failed", ["needs-auth"] = "needs sign-in", pending = "connecting", disabled = "disabled",
+  failed = "failed",
+  ["needs-auth"] = "needs sign-in",
+  pending = "connecting",
+  disabled = "disabled",
 }
 
 --- How a server's status reads.
@@ -138,15 +140,22 @@ function M.rows(sid)
       table.insert(rows, {
         text = ("MCP %s · %s"):format(m.name, M.status_text(m)),
         hl = "ClaudeNovaMCPFailed",
-        action = function() actions.mcp(sid) end,
+        action = function()
+          actions.mcp(sid)
+        end,
       })
     end
   end
   for _, e in ipairs(w.errors or {}) do
     table.insert(rows, {
-      text = ("%s %s · failed to load"):format(e.kind == "plugin" and "plugin" or "MCP", e.name ~= "" and e.name or "?"),
+      text = ("%s %s · failed to load"):format(
+        e.kind == "plugin" and "plugin" or "MCP",
+        e.name ~= "" and e.name or "?"
+      ),
       hl = "ClaudeNovaMCPFailed",
-      action = function() actions.mcp(sid) end,
+      action = function()
+        actions.mcp(sid)
+      end,
     })
   end
   for _, s in ipairs(M.schedules(sid)) do
@@ -158,7 +167,10 @@ function M.rows(sid)
       table.insert(rows, { text = ("… %d more items"):format(#todos - MAX_TODOS), hl = "ClaudeNovaAge" })
       break
     end
-    table.insert(rows, { text = M.todo_line(t), hl = t.status == "completed" and "ClaudeNovaTodoDone" or "ClaudeNovaTodo" })
+    table.insert(
+      rows,
+      { text = M.todo_line(t), hl = t.status == "completed" and "ClaudeNovaTodoDone" or "ClaudeNovaTodo" }
+    )
   end
   return rows
 end
@@ -177,7 +189,10 @@ function M.section()
   local v = M.others
   local rows = {}
   if v.error and v.error ~= "" then
-    return { { text = "Other Claude sessions", hl = "ClaudeNovaTitle" }, { text = "  " .. v.error, hl = "ClaudeNovaReason" } }
+    return {
+      { text = "Other Claude sessions", hl = "ClaudeNovaTitle" },
+      { text = "  " .. v.error, hl = "ClaudeNovaReason" },
+    }
   end
   if #(v.sessions or {}) == 0 then
     return rows
@@ -189,7 +204,9 @@ function M.section()
     table.insert(rows, {
       text = ("  %s %s · %s · %s"):format(o.blocked and "●" or "○", name, o.shown or o.cwd or "", state),
       hl = o.blocked and "ClaudeNovaBlocked" or "ClaudeNovaOther",
-      action = function() M.attach(o) end,
+      action = function()
+        M.attach(o)
+      end,
       other = o,
     })
   end
@@ -200,8 +217,12 @@ end
 --- background session); an interactive one has its own terminal.
 function M.attach(o)
   if not o.attach or #o.attach == 0 then
-    notify.info(("%s runs in its own terminal (pid %d): only background sessions can be attached"):format(
-      (o.name and o.name ~= "") and o.name or "this session", o.pid or 0))
+    notify.info(
+      ("%s runs in its own terminal (pid %d): only background sessions can be attached"):format(
+        (o.name and o.name ~= "") and o.name or "this session",
+        o.pid or 0
+      )
+    )
     return
   end
   vim.cmd("botright split")
@@ -263,7 +284,13 @@ function M.watch(shown)
   refresh(shown)
   timer = vim.uv.new_timer()
   local every = math.max(1000, cfg().agents.refresh_ms)
-  timer:start(every, every, vim.schedule_wrap(function() refresh(shown) end))
+  timer:start(
+    every,
+    every,
+    vim.schedule_wrap(function()
+      refresh(shown)
+    end)
+  )
 end
 
 --- Whether the other sessions are being refreshed (for tests).
@@ -290,8 +317,12 @@ function M.confirm_stop(sid, stop)
     table.insert(names, t.description ~= "" and t.description or t.id)
   end
   vim.ui.select({ "Stop it and its tasks", "Keep it running" }, {
-    prompt = ("%s has %d background task%s running (%s): stop it?"):format(st.label(sid), #running,
-      #running == 1 and "" or "s", table.concat(names, ", ")),
+    prompt = ("%s has %d background task%s running (%s): stop it?"):format(
+      st.label(sid),
+      #running,
+      #running == 1 and "" or "s",
+      table.concat(names, ", ")
+    ),
     kind = "claudenova.confirm",
   }, function(choice)
     if choice == "Stop it and its tasks" then
