@@ -52,7 +52,7 @@ testbed:
 	@bash scripts/testbed.sh
 
 # gofmt, go mod tidy, go vet and StyLua (stylua.toml; the test bed pins it).
-LUAFILES := lua plugin build.lua scripts/gendocs.lua tests/lua tests/e2e/init.lua tests/e2e/observe.lua
+LUAFILES := lua plugin build.lua scripts/gendocs.lua scripts/demo tests/lua tests/e2e/init.lua tests/e2e/observe.lua
 
 vet: testbed
 	@. "$(TESTBED)/env" && "$$STYLUA" --check $(LUAFILES) >/dev/null || { echo "Lua needs formatting: run make fmt"; . "$(TESTBED)/env"; "$$STYLUA" --check $(LUAFILES); exit 1; }

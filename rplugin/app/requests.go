@@ -244,6 +244,15 @@ func (a *App) Decide(p DecideParams) (Decided, error) {
 	if stop && !decided && s != nil {
 		s.TakeInterrupted() // not answered: the turn goes on
 	}
+	if stop && decided && s != nil && r.Perm.AgentID != "" {
+		// A subagent's request: claude's interrupt flag ends that agent
+		// only. A foreground agent's turn would go on to its next tool,
+		// and the user said stop: that turn is interrupted too. A
+		// background agent's stop leaves the conversation's turn alone.
+		if t, ok := s.Tasks.Get(r.Perm.AgentID); !ok || !t.Background {
+			_, _ = a.Interrupt(r.Session)
+		}
+	}
 	if decided && p.Behavior == approval.AllowDir {
 		for _, d := range rules.SuggestedDirs(r.Perm.Suggestions) {
 			// The editor's tools may read there too, for the session.

@@ -63,10 +63,23 @@ function M.draw()
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
   vim.bo[buf].modifiable = false
   local height = math.min(#lines, math.max(3, math.floor(vim.o.lines / 3)))
+  -- At the bottom, unless the window you are in starts in the guide's rows
+  -- (a short split there, such as the comments list): then at the top, so
+  -- that the guide never hides the window you work in or its winbar.
+  local bottom = vim.o.lines - vim.o.cmdheight - 1
+  local cur = vim.api.nvim_get_current_win()
+  if vim.api.nvim_win_get_config(cur).relative == "" then -- in a float: where it was
+    local top = vim.api.nvim_win_get_position(cur)[1]
+    M.at_top = top + 1 >= bottom - height - 2
+  end
+  local anchor, row = "SE", bottom
+  if M.at_top then
+    anchor, row = "NE", (vim.o.showtabline == 2 or #vim.api.nvim_list_tabpages() > 1) and 1 or 0
+  end
   local cfg = {
     relative = "editor",
-    anchor = "SE",
-    row = vim.o.lines - vim.o.cmdheight - 1,
+    anchor = anchor,
+    row = row,
     col = vim.o.columns,
     width = width,
     height = height,
@@ -150,10 +163,12 @@ end
 
 function M.setup()
   local group = vim.api.nvim_create_augroup("ClaudeNovaDemoGuide", { clear = true })
-  vim.api.nvim_create_autocmd({ "TabEnter", "VimResized" }, {
+  vim.api.nvim_create_autocmd({ "TabEnter", "VimResized", "WinEnter" }, {
     group = group,
-    desc = "claude-nova demo: the guide in every tab, fitted to the screen",
-    callback = function() vim.schedule(M.draw) end,
+    desc = "claude-nova demo: the guide in every tab, fitted to the screen, clear of the window you are in",
+    callback = function()
+      vim.schedule(M.draw)
+    end,
   })
   vim.api.nvim_create_user_command("DemoGuide", M.toggle, { desc = "claude-nova demo: hide or show the tour guide" })
   M.draw()

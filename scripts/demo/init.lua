@@ -26,13 +26,23 @@ local function lint(buf)
   local lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
   for i, l in ipairs(lines) do
     if l:match("^%s*def ") and not (lines[i + 1] or ""):match('^%s*"""') then
-      table.insert(diags, { lnum = i - 1, col = 0, severity = vim.diagnostic.severity.WARN, source = "demo-lint",
-        message = "a function without a docstring" })
+      table.insert(diags, {
+        lnum = i - 1,
+        col = 0,
+        severity = vim.diagnostic.severity.WARN,
+        source = "demo-lint",
+        message = "a function without a docstring",
+      })
     end
     local at = l:find('" %+ ', 1) or l:find("' %+ ", 1)
     if at then
-      table.insert(diags, { lnum = i - 1, col = at, severity = vim.diagnostic.severity.HINT, source = "demo-lint",
-        message = "an f-string reads better than +" })
+      table.insert(diags, {
+        lnum = i - 1,
+        col = at,
+        severity = vim.diagnostic.severity.HINT,
+        source = "demo-lint",
+        message = "an f-string reads better than +",
+      })
     end
   end
   vim.diagnostic.set(lint_ns, buf, diags)
@@ -40,7 +50,9 @@ end
 vim.api.nvim_create_autocmd({ "BufReadPost", "BufWritePost", "TextChanged", "InsertLeave" }, {
   pattern = "*.py",
   desc = "claude-nova demo: a small Python linter (diagnostics for the editor tools)",
-  callback = function(ev) lint(ev.buf) end,
+  callback = function(ev)
+    lint(ev.buf)
+  end,
 })
 
 local guide = dofile(root .. "/scripts/demo/guide.lua")
@@ -72,8 +84,11 @@ local function tour()
   guide.draw()
 end
 
-vim.api.nvim_create_user_command("DemoTour", tour,
-  { desc = "claude-nova demo: the guided tour (again, from the shipped greet.py), in a session of its own" })
+vim.api.nvim_create_user_command(
+  "DemoTour",
+  tour,
+  { desc = "claude-nova demo: the guided tour (again, from the shipped greet.py), in a session of its own" }
+)
 
 vim.api.nvim_create_autocmd("VimEnter", {
   once = true,

@@ -247,6 +247,62 @@ func TestDenyAndStopEndsTheTurn(t *testing.T) {
 	})
 }
 
+// Deny and stop on a subagent's request: claude's interrupt flag ends the
+// agent only. A foreground agent's turn would go on to its next tool, and
+// the user said stop: nothing more of it runs. A background agent's stop
+// leaves the conversation's turn alone: it still asks its next call.
+func TestDenyAndStopOfASubagent(t *testing.T) {
+	eachNvim(t, func(t *testing.T, v nvimVersion) {
+		e := NewEnv(t, v, Options{})
+		agentTask := func(desc, file string, background bool) [2]any {
+			return Step("Task", map[string]any{"description": desc, "subagent_type": "general-purpose", "run_in_background": background,
+				"prompt": Seq(bash("touch "+e.Project+"/"+file, file))})
+		}
+		agentAsks := func(desc string) {
+			e.Eventually(30*time.Second, desc+"'s request", func() bool {
+				var agent Agent
+				e.Lua(&agent, `for _, p in ipairs(require('claudenova').pending()) do if p.agent then return p.agent end end
+					return vim.empty_dict()`)
+				return agent.Description == desc
+			})
+		}
+		// A foreground agent: the turn ends, y2 never asks.
+		id := e.newSession(Seq(agentTask("fore", "y1", false), bash("touch "+e.Project+"/y2", "y2")))
+		agentAsks("fore")
+		e.Cmd("ClaudeNova deny-stop")
+		e.Eventually(60*time.Second, "the turn's end", func() bool { return strings.Contains(e.Transcript(id), "*interrupted") })
+		e.WaitIdle(id)
+		// The model would ask for y2 next if the turn went on: give it the
+		// time it takes the fake model to answer.
+		time.Sleep(2 * time.Second)
+		if e.fileExists("y1") || e.fileExists("y2") || len(e.Pending()) != 0 {
+			t.Fatalf("y1 %v y2 %v pending %v\n%s", e.fileExists("y1"), e.fileExists("y2"), e.Pending(), e.Transcript(id))
+		}
+		// A background agent: it stops, the turn goes on to y4.
+		id2 := e.newSession(Seq(agentTask("back", "y3", true), bash("touch "+e.Project+"/y4", "y4")))
+		agentAsks("back")
+		e.Eventually(30*time.Second, "the turn's next call beside the agent's", func() bool {
+			n := 0
+			for _, p := range e.Pending() {
+				if p.Session == id2 {
+					n++
+				}
+			}
+			return n == 2
+		})
+		var agentReq string
+		e.Lua(&agentReq, `for _, p in ipairs(require('claudenova').pending()) do if p.agent then return p.id end end return ""`)
+		e.Lua(nil, "require('claudenova').decide(..., { behavior = 'deny', interrupt = true })", agentReq)
+		e.Eventually(30*time.Second, "the agent's end", func() bool { return e.taskNamed(id2, "back").Status != "running" })
+		if st, _ := e.SessionState(id2); st != "waiting" || len(e.Pending()) != 1 || strings.Contains(e.Transcript(id2), "*interrupted") {
+			t.Fatalf("state %s pending %v\n%s", st, e.Pending(), e.Transcript(id2))
+		}
+		if e.fileExists("y3") {
+			t.Fatal("the stopped agent's command ran")
+		}
+	})
+}
+
 // Today's tools as a person reads them: a cron job and a wake-up say when
 // they fire (the times claude told the model), are listed under the
 // session until then, CronDelete takes the job off; the checklist of

@@ -681,7 +681,10 @@ function M.open_list()
     vim.cmd(("botright %dsplit"):format(height))
     vim.api.nvim_win_set_buf(0, list.buf)
     labels.apply(vim.api.nvim_get_current_win())
-    vim.wo.wrap = false
+    -- A long comment, or the hint of an empty list, is never cut: it wraps.
+    vim.wo.wrap = true
+    vim.wo.linebreak = true
+    vim.wo.breakindent = true
     vim.wo.number = false
     vim.wo.relativenumber = false
     vim.wo.signcolumn = "no"
