@@ -10,25 +10,9 @@ return {
   revision = "d9361f5099010ba0a057dada3b03620f07d38b77",
   go = "go1.26.8",
   assets = {
-    ["darwin-amd64"] = {
-      file = "claudenova-darwin-amd64",
-      sha256 = "a7a72d893df255104dcf21428547d20f877037f9f07b1b336531bcc9c41b44d3",
-      size = 5351296,
-    },
-    ["darwin-arm64"] = {
-      file = "claudenova-darwin-arm64",
-      sha256 = "9a0c74621872f4f69913bcafc5a342bbd5fd3ad03e1a3f97d0326a35ddc517d3",
-      size = 5013362,
-    },
-    ["linux-amd64"] = {
-      file = "claudenova-linux-amd64",
-      sha256 = "0e46d28f3f64e17678dd34a6aecdf802b588a2a353be4eca8481e4a2be328904",
-      size = 5271678,
-    },
-    ["linux-arm64"] = {
-      file = "claudenova-linux-arm64",
-      sha256 = "50ff4aca6e87c2e9ed608f7fd26d73df35a6cccd093d66ef2425d5f12faa9dbf",
-      size = 4980862,
-    },
+    ["darwin-amd64"] = { file = "claudenova-darwin-amd64", sha256 = "a7a72d893df255104dcf21428547d20f877037f9f07b1b336531bcc9c41b44d3", size = 5351296 },
+    ["darwin-arm64"] = { file = "claudenova-darwin-arm64", sha256 = "9a0c74621872f4f69913bcafc5a342bbd5fd3ad03e1a3f97d0326a35ddc517d3", size = 5013362 },
+    ["linux-amd64"] = { file = "claudenova-linux-amd64", sha256 = "0e46d28f3f64e17678dd34a6aecdf802b588a2a353be4eca8481e4a2be328904", size = 5271678 },
+    ["linux-arm64"] = { file = "claudenova-linux-arm64", sha256 = "50ff4aca6e87c2e9ed608f7fd26d73df35a6cccd093d66ef2425d5f12faa9dbf", size = 4980862 },
   },
 }
