@@ -27,9 +27,10 @@ bin/claudenova: $(GOFILES)
 manifest: bin/claudenova
 	bin/claudenova -manifest claudenova > rplugin/manifest.vim
 
-# The Commands and Configuration sections of doc/claudenova.txt are generated
-# from lua/claudenova/commands.lua and the config schema; a test fails when
-# they drift.
+# The Commands, Configuration and Highlights sections of doc/claudenova.txt
+# are generated from lua/claudenova/commands.lua, the config schema and
+# lua/claudenova/highlights.lua, and so are the host's names of the highlight
+# groups (rplugin/ui/hlgroups.go); tests fail when they drift.
 docs: testbed
 	. "$(TESTBED)/env" && "$$NVIM_012" --headless -u NONE -i NONE -l scripts/gendocs.lua
 	$(MAKE) helptags

@@ -1,4 +1,6 @@
--- Highlight groups: all default links, so colorschemes and users win.
+-- Highlight groups: all default links, so colorschemes and users win. The
+-- one list: the host's names of them (rplugin/ui/hlgroups.go) and the help's
+-- Highlights section are generated from it (make docs); tests fail on drift.
 local M = {}
 
 M.groups = {

@@ -19,7 +19,8 @@ local M = {}
 M.version = require("claudenova.version")
 
 --- Configure the plugin. Validates every option; errors name the option.
----@param opts table|nil
+--- (lua/claudenova/types.lua describes the options for lua_ls.)
+---@param opts? claudenova.Config
 function M.setup(opts)
   local cfg = require("claudenova.config").set(opts)
   require("claudenova.highlights").setup()

@@ -170,8 +170,21 @@ func rulesWarning(d approval.Decision) string {
 	return ""
 }
 
-// ownSurface lists the surfaces whose requests only they answer.
+// ownSurface lists the surfaces whose requests only they answer: a gesture
+// from elsewhere (a sidebar key, a command, a batch) opens the surface
+// instead. The front end reads this from the view (RequestView.Own).
 var ownSurface = map[approval.Surface]bool{approval.SurfacePlan: true, approval.SurfaceQuestion: true, approval.SurfaceElicit: true}
+
+// ownRefusal is what a gesture from elsewhere than its surface is told of a
+// request only its surface answers (the surface is presented).
+func ownRefusal(s approval.Surface) string {
+	return fmt.Sprintf("a %s needs its own answer: its surface is open", surfaceName(s))
+}
+
+// ownNoRule is why "Always…" is not offered for such a request.
+func ownNoRule(s approval.Surface) string {
+	return fmt.Sprintf("a %s needs its own answer, not a rule", surfaceName(s))
+}
 
 // Decide applies a user's decision.
 func (a *App) Decide(p DecideParams) (Decided, error) {
@@ -184,7 +197,7 @@ func (a *App) Decide(p DecideParams) (Decided, error) {
 	}
 	if ownSurface[r.Route.Surface] && p.Via != approval.ViaSurface {
 		_ = a.Present(p.ID)
-		return Decided{Reason: fmt.Sprintf("a %s needs its own answer: its surface is open", surfaceName(r.Route.Surface))}, nil
+		return Decided{Reason: ownRefusal(r.Route.Surface)}, nil
 	}
 	if r.Outside != nil {
 		if why := approval.Refusal(r, p.Decision, p.Via); why != "" {

@@ -85,8 +85,19 @@ type RequestView struct {
 	// Said is what Claude said right before the call, in the same message
 	// ("" when nothing): why it asks, in its words.
 	Said string `json:"said,omitempty"`
-	// NoAlways says why "Always…" is not offered ("" when it is).
+	// NoAlways says why "Always…" is not offered ("" when it is): a
+	// request only its surface answers, claude's hints (no lasting rule),
+	// a read outside the session's folders.
 	NoAlways string `json:"no_always,omitempty"`
+	// Own: only the request's surface answers it (a plan, a question, a
+	// form); a gesture from elsewhere opens the surface instead and is told
+	// OwnRefusal. A batch skips it.
+	Own        bool   `json:"own,omitempty"`
+	OwnRefusal string `json:"own_refusal,omitempty"`
+	// NoBatchAllow says why a batch (a selection of sidebar rows) may not
+	// allow the request: claude asks for a person's own answer ("" when a
+	// batch may; a batch may always deny).
+	NoBatchAllow string `json:"no_batch_allow,omitempty"`
 	// Outside is set for an editor tool's read outside the session's
 	// folders: the path it would read.
 	Outside string `json:"outside,omitempty"`
@@ -166,6 +177,11 @@ func (a *App) view(r approval.Pending) RequestView {
 	if v.Agent = a.agent(r.Session, pr.AgentID); v.Agent != nil {
 		v.Title = shown + " · " + agentLabel(v.Agent) + " · " + name
 	}
+	if ownSurface[r.Route.Surface] {
+		v.Own, v.OwnRefusal, v.NoAlways = true, ownRefusal(r.Route.Surface), ownNoRule(r.Route.Surface)
+	} else {
+		v.NoBatchAllow = approval.Refusal(r, approval.Decision{Behavior: approval.Allow}, approval.ViaBatch)
+	}
 	if o := r.Outside; o != nil {
 		return a.outsideView(v, o)
 	}
@@ -186,6 +202,10 @@ func (a *App) view(r approval.Pending) RequestView {
 		return v
 	}
 	v.Hints = approval.HintsOf(pr)
+	if v.Hints.NoRules && v.NoAlways == "" {
+		// What a decision with a rule is told (see approval.Refusal).
+		v.NoAlways = approval.Refusal(r, approval.Decision{Behavior: approval.Allow, Rules: []string{pr.ToolName}}, approval.ViaCommand)
+	}
 	if !v.Hints.NoRules {
 		if c, ok := rules.SessionChoice(pr.ToolName, pr.Input, pr.Suggestions); ok {
 			v.SessionChoice = sanitize.Line(c.Label)

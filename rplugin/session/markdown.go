@@ -3,6 +3,8 @@ package session
 import (
 	"regexp"
 	"strings"
+
+	"github.com/claude-nova/claude-nova.nvim/rplugin/ui"
 )
 
 // The transcript's own line forms (besides markdown text).
@@ -46,7 +48,7 @@ func highlight(lines []string, st *hlState) ([]Mark, []Code) {
 	for i, l := range lines {
 		if st.fence != "" {
 			if m := fenceRE.FindStringSubmatch(l); m != nil && strings.HasPrefix(m[1], st.fence[:1]) && len(m[1]) >= len(st.fence) && strings.TrimSpace(l) == m[1] {
-				add(i, 0, -1, "ClaudeNovaFence")
+				add(i, 0, -1, ui.HlFence)
 				if i-st.start > 0 || st.start < 0 {
 					start := st.start
 					if start < 0 {
@@ -57,19 +59,19 @@ func highlight(lines []string, st *hlState) ([]Mark, []Code) {
 				st.fence, st.lang = "", ""
 				continue
 			}
-			add(i, 0, -1, "ClaudeNovaCode")
+			add(i, 0, -1, ui.HlCode)
 			continue
 		}
 		switch {
 		case strings.HasPrefix(l, "## You") || strings.HasPrefix(l, "## Claude"):
-			add(i, 0, -1, "ClaudeNovaHeading")
+			add(i, 0, -1, ui.HlHeading)
 		case strings.HasPrefix(l, toolPrefix):
 			toolMarks(i, l, 0, add)
 		case strings.HasPrefix(l, detailFolded) || strings.HasPrefix(l, detailOpen):
 			// Inside an agent's block: its own tool lines are tool lines.
 			p := nestLen(l)
 			if strings.HasPrefix(l[p:], toolPrefix) {
-				add(i, 0, p, "ClaudeNovaDetailBar")
+				add(i, 0, p, ui.HlDetailBar)
 				toolMarks(i, l, p, add)
 				continue
 			}
@@ -77,25 +79,25 @@ func highlight(lines []string, st *hlState) ([]Mark, []Code) {
 			if strings.HasPrefix(l[p:], detailOpen) {
 				bar = p + len(detailOpen)
 			}
-			add(i, 0, bar, "ClaudeNovaDetailBar")
-			add(i, bar, -1, "ClaudeNovaDetail")
+			add(i, 0, bar, ui.HlDetailBar)
+			add(i, bar, -1, ui.HlDetail)
 		case strings.HasPrefix(l, notePrefix) || l == ">":
-			add(i, 0, -1, "ClaudeNovaQuote")
+			add(i, 0, -1, ui.HlQuote)
 			inline(i, l, add)
 		case footerRE.MatchString(l):
-			add(i, 0, -1, "ClaudeNovaFooter")
+			add(i, 0, -1, ui.HlFooter)
 		default:
 			if m := fenceRE.FindStringSubmatch(l); m != nil && strings.TrimSpace(l) == strings.TrimSpace(m[0]) {
 				st.fence, st.lang, st.start = m[1], m[2], i+1
-				add(i, 0, -1, "ClaudeNovaFence")
+				add(i, 0, -1, ui.HlFence)
 				continue
 			}
 			if headingRE.MatchString(l) {
-				add(i, 0, -1, "ClaudeNovaMdHeading")
+				add(i, 0, -1, ui.HlMdHeading)
 				continue
 			}
 			if loc := listRE.FindStringIndex(l); loc != nil {
-				add(i, loc[0], loc[1], "ClaudeNovaListMarker")
+				add(i, loc[0], loc[1], ui.HlListMarker)
 			}
 			inline(i, l, add)
 		}
@@ -120,17 +122,17 @@ func inline(i int, l string, add func(i, s, e int, g string)) {
 		return false
 	}
 	for _, s := range spans {
-		add(i, s[0], s[1], "ClaudeNovaInlineCode")
+		add(i, s[0], s[1], ui.HlInlineCode)
 	}
 	for _, s := range boldRE.FindAllStringIndex(l, -1) {
 		if !inSpan(s[0]) {
-			add(i, s[0], s[1], "ClaudeNovaBold")
+			add(i, s[0], s[1], ui.HlBold)
 		}
 	}
 	for _, m := range italicRE.FindAllStringSubmatchIndex(l, -1) {
 		for g := 2; g+1 < len(m); g += 2 {
 			if m[g] >= 0 && !inSpan(m[g]) {
-				add(i, m[g], m[g+1], "ClaudeNovaItalic")
+				add(i, m[g], m[g+1], ui.HlItalic)
 			}
 		}
 	}
@@ -149,17 +151,17 @@ func nestLen(l string) int {
 // toolMarks colours a tool line that starts at byte off: ▸ Tool target
 // ✓|✗ time, or "· running" while its task runs.
 func toolMarks(i int, l string, off int, add func(i, s, e int, g string)) {
-	add(i, off, off+len(toolPrefix), "ClaudeNovaToolLine")
+	add(i, off, off+len(toolPrefix), ui.HlToolLine)
 	start := off + len(toolPrefix)
 	name, _, _ := strings.Cut(l[start:], " ")
-	add(i, start, start+len(name), "ClaudeNovaTool")
-	for _, o := range []struct{ sym, group string }{{" ✓", "ClaudeNovaOk"}, {" ✗", "ClaudeNovaFail"}, {" …", "ClaudeNovaAge"},
-		{" · running", "ClaudeNovaAge"}, {" · in the background", "ClaudeNovaAge"}} {
+	add(i, start, start+len(name), ui.HlTool)
+	for _, o := range []struct{ sym, group string }{{" ✓", ui.HlOk}, {" ✗", ui.HlFail}, {" …", ui.HlAge},
+		{" · running", ui.HlAge}, {" · in the background", ui.HlAge}} {
 		if p := strings.LastIndex(l, o.sym); p >= start {
-			add(i, start+len(name), p, "ClaudeNovaTarget")
+			add(i, start+len(name), p, ui.HlTarget)
 			add(i, p+1, -1, o.group)
 			return
 		}
 	}
-	add(i, start+len(name), -1, "ClaudeNovaTarget")
+	add(i, start+len(name), -1, ui.HlTarget)
 }

@@ -6,6 +6,7 @@ return {
   {
     name = "base",
     "claudenova.version",
+    "claudenova.types",
     "claudenova.hlgroups",
     "claudenova.errors",
     "claudenova.ui.text",

@@ -261,3 +261,15 @@ func diffLines(want, got string) string {
 	}
 	return b.String()
 }
+
+// The files generated from the front end's own definitions (make docs: the
+// help's generated sections, the host's names of the highlight groups, the
+// options as LuaCATS classes in lua/claudenova/types.lua) match them.
+func TestGeneratedFilesAreCurrent(t *testing.T) {
+	for _, v := range versions(t) {
+		out, err := exec.Command(v.bin, "--headless", "-u", "NONE", "-i", "NONE", "-l", filepath.Join(root, "scripts", "gendocs.lua"), "--check").CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", v.name, err, out)
+		}
+	}
+}

@@ -12,15 +12,6 @@ local text = require("claudenova.ui.text")
 
 local M = {}
 
--- Used when the request does not name its scopes (older hosts).
-local SCOPES = {
-  { name = "session", label = "this session" },
-  { name = "localSettings", label = "this project, just me", path = ".claude/settings.local.json" },
-  { name = "projectSettings", label = "this project, shared", path = ".claude/settings.json" },
-  { name = "userSettings", label = "all my projects", path = "~/.claude/settings.json" },
-}
-M.scopes = SCOPES
-
 local ns = vim.api.nvim_create_namespace("claudenova_always")
 
 --- The rules the form offers for r, narrowest first: { rule, what }.
@@ -45,7 +36,13 @@ local FIRST_SCOPE = 5
 --- Open the form for request r. on_confirm(behavior, rule, destination)
 --- is called when the user confirms.
 function M.open(r, on_confirm)
-  local scopes = (r.scopes and #r.scopes > 0) and r.scopes or SCOPES
+  -- Where a rule can be saved is the host's to say (the view's scopes,
+  -- with their files); a request it offers none for has its no_always.
+  local scopes = r.scopes or {}
+  if #scopes == 0 then
+    notify.info(r.no_always or "no rule can be saved for this request")
+    return
+  end
   local presets = M.presets(r)
   local st = { behavior = "allow", scope = math.min(2, #scopes), preset = 1 }
   local buf = vim.api.nvim_create_buf(false, true)

@@ -12,6 +12,7 @@ local proposal = require("claudenova.ui.proposal")
 local sidebar = require("claudenova.ui.sidebar")
 local target = require("claudenova.ui.target")
 local text = require("claudenova.ui.text")
+local errors = require("claudenova.errors")
 
 local inbox = require("claudenova.ui.inbox")
 
@@ -38,29 +39,36 @@ local function decided_here(id)
   end
 end
 
+--- A request this side does not hold: the host opens it if it is pending
+--- after all, else says why not (in its words).
+local function present_unknown(id)
+  local ok, err = pcall(host.request, "present", { id = id })
+  if not ok then
+    notify.info(errors.message(err))
+  end
+end
+
 --- Decide a request. Returns true when it was answered, else false and why
---- (the request stays pending). Plans, questions and forms re-present
---- instead (Go enforces it too); so does a request claude asks to be
+--- (the request stays pending). A request only its surface answers (the
+--- view's own: a plan, a question, a form) re-presents instead, with the
+--- host's words (Go enforces it too); so does a request claude asks to be
 --- approved deliberately, from a sidebar key. Claude's hints may refuse the
 --- answer (no lasting rule, no session-wide allow, not by a batch): Go
---- says why. On a proposal, allow applies the buffer as :w would, with the
---- user's edits. opts.rules and opts.destination: "Always…" (a rule from
---- now on). via: surface, sidebar, command or batch.
+--- says why, and so it does of a request no longer pending. On a proposal,
+--- allow applies the buffer as :w would, with the user's edits. opts.rules
+--- and opts.destination: "Always…" (a rule from now on). via: surface,
+--- sidebar, command or batch.
 ---@return boolean, string|nil
 function M.decide(id, behavior, message, via, opts)
   opts = opts or {}
   local r = state.requests[id]
-  if not r then
-    return false, "that request is no longer pending"
-  end
   via = via or "surface"
-  if via ~= "surface" and inbox.OWN[r.surface] then
+  if r and via ~= "surface" and r.own then
     M.present(id)
-    return false,
-      ("a %s needs its own answer: its surface is open"):format(r.surface == "elicit" and "form" or r.surface)
+    return false, r.own_refusal
   end
   local res
-  if r.surface == "proposal" and behavior ~= "deny" then
+  if r and r.surface == "proposal" and behavior ~= "deny" then
     res = proposal.apply(r, behavior, opts, via)
   else
     res = host.request("decide", {
@@ -88,24 +96,15 @@ end
 function M.always(id)
   local r = state.requests[id]
   if not r then
-    notify.info("that request is no longer pending")
-    return
-  end
-  if inbox.OWN[r.surface] then
-    notify.info(("a %s needs its own answer, not a rule"):format(r.surface == "elicit" and "form" or r.surface))
-    M.present(id)
-    return
+    return present_unknown(id)
   end
   if r.no_always then
+    -- The host says why (its surface answers it, claude's hints, a read
+    -- outside the session's folders); a surface that answers itself opens.
     notify.info(r.no_always)
-    return
-  end
-  if (r.hints or {}).no_rules then
-    notify.info(
-      ("claude asks that no lasting rule be made for this request (%s): allow or deny it once"):format(
-        r.hints.why or ""
-      )
-    )
+    if r.own then
+      M.present(id)
+    end
     return
   end
   always.open(r, function(behavior, rule, destination)
@@ -126,10 +125,10 @@ function M.always(id)
 end
 
 --- Decide several requests (a selection of sidebar rows). Plans,
---- questions and forms are skipped (each needs its own answer), and so is
---- every request claude asks a person to answer (a safety check, the
---- user's own ask rule, a deliberate approval): a batch never allows
---- those. The message says what was skipped and why.
+--- questions and forms are skipped (the view's own: each needs its own
+--- answer), and so is every request the host says a batch may not allow
+--- (no_batch_allow: a safety check, the user's own ask rule, a deliberate
+--- approval). The message says what was skipped and why.
 function M.decide_many(ids, behavior, message)
   local done, skipped, own, gone, refused, why_own = 0, 0, 0, 0, {}, nil
   local allow = behavior ~= "deny"
@@ -138,9 +137,9 @@ function M.decide_many(ids, behavior, message)
     local h = r and r.hints or {}
     if not r then
       gone = gone + 1
-    elseif inbox.OWN[r.surface] then
+    elseif r.own then
       skipped = skipped + 1
-    elseif allow and (h.human_only or h.deliberate) then
+    elseif allow and r.no_batch_allow then
       own = own + 1
       why_own = why_own or h.why
     else
@@ -180,7 +179,7 @@ end
 --- Ask for an optional deny message, then deny.
 function M.deny_with_message(id, via)
   local r = state.requests[id]
-  if r and via ~= "surface" and inbox.OWN[r.surface] then
+  if r and via ~= "surface" and r.own then
     M.present(id)
     return
   end
@@ -199,8 +198,7 @@ end
 function M.present(id)
   local r = state.requests[id]
   if not r then
-    notify.info("that request is no longer pending")
-    return
+    return present_unknown(id)
   end
   if inbox.PICKER[r.surface] then
     -- A picker must not start inside the command that asked for it.

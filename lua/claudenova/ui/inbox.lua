@@ -43,10 +43,8 @@ local surfaces = {
   elicit = elicit,
 }
 
--- Surfaces that answer their request themselves (sidebar keys and commands
--- open them instead), and those that open as pickers (never inside a call
--- from Go).
-M.OWN = { plan = true, question = true, elicit = true }
+-- The surfaces that open as pickers (never inside a call from Go). Which
+-- requests only their surface answers is the host's to say (a view's own).
 M.PICKER = { question = true, elicit = true }
 
 local function fire(pattern, data)

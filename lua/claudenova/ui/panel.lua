@@ -171,10 +171,10 @@ local function set_keymaps(buf, r, rows)
   end
   local function not_offered(what)
     return function()
-      if r.no_always and what == "Always…" then
-        notify.info(r.no_always)
-      elseif h.no_rules then
+      if h.no_rules then
         notify.info(("%s is not offered: claude asks that no lasting rule be made (%s)"):format(what, h.why or ""))
+      elseif r.no_always and what == "Always…" then
+        notify.info(r.no_always)
       elseif what == "Allow this folder" then
         notify.info("Allow this folder is not offered: claude suggested no folder for this request")
       else

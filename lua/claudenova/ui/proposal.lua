@@ -409,15 +409,13 @@ function M.apply(r, behavior, opts, via)
       vim.cmd("silent write")
     end)
     p.saving = false
-    if not ok then
-      if vim.fn.filereadable(r.staged) == 0 then
-        -- Its :w was answered a moment ago: the host took the staged file
-        -- away before this side heard that the request went.
-        return { decided = false, reason = "that request is no longer pending" }
-      end
+    if ok then
+      review = hunks.review(p)
+    elseif vim.fn.filereadable(r.staged) ~= 0 then
       error(err, 0)
     end
-    review = hunks.review(p)
+    -- Else its :w was answered a moment ago: the host took the staged file
+    -- away before this side heard that the request went, and says so.
   end
   return host.request("proposal_saved", {
     id = r.id,

@@ -1,0 +1,117 @@
+-- Gestures on requests: which ones a gesture may answer, and what the user
+-- is told otherwise, come from the host's view of each request (own,
+-- own_refusal, no_always, no_batch_allow) and its replies: the front end
+-- writes none of those rules again.
+local function state()
+  return require("claudenova.ui.state")
+end
+local function gestures()
+  return require("claudenova.ui.gestures")
+end
+
+-- The messages shown while fn runs, whole (one cut to fit the screen is
+-- kept whole in the host's log).
+local function said(t, fn)
+  local out, orig, logged = {}, vim.notify, #t.notes
+  vim.notify = function(msg)
+    table.insert(out, msg)
+  end
+  local ok, err = pcall(fn)
+  vim.notify = orig
+  assert(ok, err)
+  for i = logged + 1, #t.notes do
+    local n = t.notes[i]
+    if n.method == "log" then
+      for j, m in ipairs(out) do
+        if m:sub(-3) == "…" and vim.startswith(n.args.msg, m:sub(1, -4)) then
+          out[j] = n.args.msg
+        end
+      end
+    end
+  end
+  return out
+end
+
+-- The recorded Bash request, and variants of it as the host would send
+-- them (the words are the views', not the front end's).
+local function requests(t)
+  t:replay("bash", 7)
+  local id = next(state().requests)
+  local plain = state().requests[id]
+  local function variant(suffix, fields)
+    local r = vim.deepcopy(plain)
+    r.id = id .. suffix
+    return vim.tbl_extend("force", r, fields)
+  end
+  local own = variant("-own", {
+    surface = "panel",
+    own = true,
+    own_refusal = "the host's words: only its surface answers it",
+    no_always = "the host's words: no rule for it",
+  })
+  local careful = variant("-careful", {
+    no_batch_allow = "the host's words: not by a batch",
+    hints = { no_rules = false, deliberate = true, human_only = false, why = "claude asks for care" },
+  })
+  t:deliver({ { event = "request_added", data = own }, { event = "request_added", data = careful } })
+  return plain, own, careful
+end
+
+return {
+  ["a batch skips what the host says only a person or its surface answers"] = {
+    run = function(t)
+      local plain, own, careful = requests(t)
+      t.replies.decide = function(args)
+        return { decided = true, via = args.via }
+      end
+      local msgs = said(t, function()
+        gestures().decide_many({ plain.id, own.id, careful.id, "1:gone" }, "allow")
+      end)
+      local decided = t:calls_of("decide")
+      t:eq(#decided, 1, "requests the batch decided")
+      t:eq({ decided[1].id, decided[1].via }, { plain.id, "batch" }, "the one decided")
+      t:eq(msgs, {
+        "claude-nova: allowed 1 request; 1 skipped: claude asks for care, answer it in its own panel;"
+          .. " 1 plan, question or form row skipped: they need their own answer; 1 no longer pending",
+      }, "what the user is told")
+      -- A deny batch may deny what needs a person's allow.
+      said(t, function()
+        gestures().decide_many({ careful.id }, "deny")
+      end)
+      t:eq(#t:calls_of("decide"), 2, "decide calls after the deny batch")
+    end,
+  },
+  ["a gesture from elsewhere opens a surface that answers itself, in the host's words"] = {
+    run = function(t)
+      local _, own = requests(t)
+      t.replies.present = function()
+        return vim.NIL
+      end
+      local ok, why = gestures().decide(own.id, "allow", nil, "sidebar")
+      t:eq({ ok, why }, { false, own.own_refusal }, "a sidebar allow")
+      t:eq(#t:calls_of("decide"), 0, "decide calls")
+      local msgs = said(t, function()
+        gestures().always(own.id)
+      end)
+      t:eq(msgs, { "claude-nova: " .. own.no_always }, "Always… on it")
+    end,
+  },
+  ["a request this side does not hold: the host says why"] = {
+    run = function(t)
+      requests(t)
+      t.replies.decide = function()
+        return { decided = false, reason = "the host's words: gone" }
+      end
+      t.replies.present = function()
+        error("the host's words: gone", 0)
+      end
+      local ok, why = gestures().decide("1:gone", "allow", nil, "command")
+      t:eq({ ok, why }, { false, "the host's words: gone" }, "decide")
+      local msgs = said(t, function()
+        gestures().present("1:gone")
+        gestures().always("1:gone")
+      end)
+      t:eq(msgs, { "claude-nova: the host's words: gone", "claude-nova: the host's words: gone" }, "present, always")
+    end,
+  },
+}
