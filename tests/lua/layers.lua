@@ -7,7 +7,6 @@ return {
     name = "base",
     "claudenova.version",
     "claudenova.types",
-    "claudenova.hlgroups",
     "claudenova.errors",
     "claudenova.ui.text",
     "claudenova.ui.picker",

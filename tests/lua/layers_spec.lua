@@ -111,7 +111,13 @@ return {
         end
       end
       local bad, edges = {}, {}
-      for m, f in pairs(modules()) do
+      local present = modules()
+      for m in pairs(layer_of) do
+        if not present[m] then
+          table.insert(bad, m .. " is listed in tests/lua/layers.lua but is no module")
+        end
+      end
+      for m, f in pairs(present) do
         local src = table.concat(vim.fn.readfile(f), "\n")
         if not layer_of[m] then
           table.insert(bad, m .. " is in no layer (tests/lua/layers.lua)")
