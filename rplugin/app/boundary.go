@@ -235,12 +235,10 @@ func (a *App) askOutside(ctx context.Context, s *session.Session, pol boundary.P
 		},
 	}
 	view := a.view(*p)
-	if !a.reg.Register(p, func(approval.Pending) { a.ui.Send(ui.EvRequestAdded, view) }) {
+	if !a.register(p, s, view) {
 		return editortools.Answer{How: "not asked (a request with its id is pending)"}
 	}
 	a.log.Info("asked: outside the session's folders", "session", s.ID, "tool", q.Tool, "path", q.Path)
-	s.Update(session.StateWaiting, "", "", "")
-	a.ui.Send(ui.EvSession, s)
 	a.reg.Present(id, func(approval.Pending) { a.ui.Send(ui.EvPresent, view) })
 	select {
 	case ans := <-answer:

@@ -317,11 +317,9 @@ func (a *App) elicitation(s *session.Session, m claude.Message) {
 		Target: "MCP server " + sanitize.Line(er.Server),
 	}
 	view := a.view(*p)
-	if !a.reg.Register(p, func(approval.Pending) { a.ui.Send(ui.EvRequestAdded, view) }) {
+	if !a.register(p, s, view) {
 		return
 	}
-	s.Update(session.StateWaiting, "", "", "")
-	a.ui.Send(ui.EvSession, s)
 	a.reg.Present(id, func(approval.Pending) { a.ui.Send(ui.EvPresent, view) })
 }
 

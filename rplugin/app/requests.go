@@ -103,7 +103,7 @@ func (a *App) permission(s *session.Session, m claude.Message) {
 		return nil
 	})
 	view := a.view(*p)
-	added := a.reg.Register(p, func(approval.Pending) { a.ui.Send(ui.EvRequestAdded, view) })
+	added := a.register(p, s, view)
 	a.stageMu.Unlock()
 	if !added { // raced with a duplicate: registered once, answered once
 		a.log.Warn("duplicate request id ignored", "session", s.ID, "id", pr.RequestID)
@@ -112,9 +112,20 @@ func (a *App) permission(s *session.Session, m claude.Message) {
 		}
 		return
 	}
-	s.Update(session.StateWaiting, "", "", "")
-	a.ui.Send(ui.EvSession, s)
 	a.reg.Present(id, func(approval.Pending) { a.ui.Send(ui.EvPresent, view) })
+}
+
+// register adds a request to the registry, announces it and marks its
+// session as waiting, all in the registry's one step: a decision cannot
+// come between the request's arrival and the session's "waiting" (the
+// cleanup after that decision would find the session not yet waiting and
+// leave it waiting for nothing). False for a duplicate id.
+func (a *App) register(p *approval.Pending, s *session.Session, view RequestView) bool {
+	return a.reg.Register(p, func(approval.Pending) {
+		a.ui.Send(ui.EvRequestAdded, view)
+		s.Update(session.StateWaiting, "", "", "")
+		a.ui.Send(ui.EvSession, s)
+	})
 }
 
 // Pending lists every pending request as view models.
