@@ -327,10 +327,16 @@ func (e *Env) Eventually(timeout time.Duration, what string, cond func() bool) {
 			return
 		}
 		if time.Now().After(deadline) {
-			var stream any
+			var stream, sessions any
 			_ = e.V.ExecLua("return require('claudenova.ui.inbox').stream_state()", &stream)
-			e.t.Fatalf("timed out after %s waiting for %s\nnotes: %s\nthe front end's stream: %v", timeout, what,
-				strings.Join(e.Notes(), "\n  "), stream)
+			// The host's own view, beside the front end's.
+			_ = e.V.ExecLua(`local ok, s = pcall(require('claudenova.host').request, 'sessions')
+				if not ok then return tostring(s) end
+				local out = {}
+				for _, i in ipairs(s or {}) do table.insert(out, ("%s:%s"):format(i.id, i.state)) end
+				return table.concat(out, " ")`, &sessions)
+			e.t.Fatalf("timed out after %s waiting for %s\nnotes: %s\nthe front end's stream: %v\nthe host's sessions: %v", timeout, what,
+				strings.Join(e.Notes(), "\n  "), stream, sessions)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

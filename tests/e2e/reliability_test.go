@@ -335,12 +335,21 @@ func TestNoOrphansRealClaude(t *testing.T) {
 // transcript buffer must end equal to the host's model.
 func TestStreamingSessionsKeepHostAndTranscripts(t *testing.T) {
 	eachNvim(t, func(t *testing.T, v nvimVersion) {
-		e, _ := faultEnv(t, v, func(string) []string {
+		e, fakeLog := faultEnv(t, v, func(string) []string {
 			var steps []string
 			for i := 0; i < 300; i++ {
 				steps = append(steps, `{"say":"line `+itoa(i)+` of a long answer\nwith a second line"}`)
 			}
 			return append(steps, `{"result":true}`)
+		})
+		t.Cleanup(func() {
+			if t.Failed() {
+				b, _ := os.ReadFile(fakeLog)
+				if len(b) > 6000 {
+					b = b[len(b)-6000:]
+				}
+				t.Logf("the fake claudes' log (tail):\n%s", b)
+			}
 		})
 		e.Cmd("ClaudeNova")
 		const n = 4

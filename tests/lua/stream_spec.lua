@@ -144,6 +144,56 @@ return {
       t:eq(seen, "late", "the session when the reply was applied")
     end,
   },
+  ["a new session's reply never takes back a newer state an event gave"] = {
+    run = function(t)
+      local inbox_mod = inbox()
+      -- The host answered "new" with the session starting, then claude said
+      -- it was idle (read when delivered) before the reply's mark.
+      t.replies.new = function()
+        vim.schedule(function()
+          t.seq = t.seq + 2
+          t:deliver_raw({
+            {
+              seq = t.seq - 1,
+              event = "session",
+              data = {
+                id = 9,
+                name = "s",
+                state = "idle",
+                cwd = t.project,
+                folder = "project",
+                mode = "default",
+                tasks = 0,
+              },
+            },
+            {
+              seq = t.seq,
+              event = "mark",
+              data = {
+                token = t.last_token,
+                reply = {
+                  ok = true,
+                  result = {
+                    id = 9,
+                    name = "s",
+                    state = "starting",
+                    cwd = t.project,
+                    folder = "project",
+                    mode = "default",
+                    tasks = 0,
+                  },
+                },
+              },
+            },
+          })
+        end)
+        return t.NO_MARK
+      end
+      require("claudenova.host").request("new", {}, inbox_mod.session_started)
+      t:eq(state().sessions[9].state, "idle", "the session's state")
+      t:eq(state().current, 9, "the session in view")
+    end,
+  },
   ["a gap does not stop the stream: what waits goes on and the state is asked again"] = {
     run = function(t)
       inbox().gap_ms = 50

@@ -433,9 +433,14 @@ end
 
 function M.session_started(info)
   if info and info.id then
-    -- The reply comes after every event before it (see host.request): an
-    -- event applied already is older, the reply's snapshot the newest.
-    state.sessions[info.id] = info
+    -- The reply is applied at its place in the stream (see host.request),
+    -- but its snapshot was taken when the host answered: a session event
+    -- before it was read as it was delivered, later than that, and every
+    -- change after it sends another. So the reply only fills in a session
+    -- no event has told of yet; it never takes a newer state back.
+    if not state.sessions[info.id] then
+      state.sessions[info.id] = info
+    end
     state.current = info.id
     transcript.ensure(info.id)
     sidebar.render()
