@@ -555,18 +555,24 @@ local function ask_clients(clients, method, params_of, b, deadline, collect, fin
   end, fail)
 end
 
+-- An LSP tool's answer before anything is collected: which clients the
+-- buffer has and which of them support the method.
+local function lsp_result(method, clients, ok)
+  return {
+    method = method,
+    clients = client_names(clients),
+    supported = client_names(ok),
+    locations = {},
+    hover = {},
+    symbols = {},
+  }
+end
+
 local function lsp_position_tool(method, collect_kind)
   return function(a, done, ctx)
     with_buffer(a, done, function(b, fresh)
       await_clients(b, method, fresh, ctx.deadline, function(ok, clients)
-        local res = {
-          method = method,
-          clients = client_names(clients),
-          supported = client_names(ok),
-          locations = {},
-          hover = {},
-          symbols = {},
-        }
+        local res = lsp_result(method, clients, ok)
         if #ok == 0 then
           return done(res)
         end
@@ -627,14 +633,7 @@ function H.workspace_symbols(a, done, ctx)
       ok[#ok + 1] = c
     end
   end
-  local res = {
-    method = method,
-    clients = client_names(clients),
-    supported = client_names(ok),
-    locations = {},
-    hover = {},
-    symbols = {},
-  }
+  local res = lsp_result(method, clients, ok)
   if #ok == 0 then
     return done(res)
   end

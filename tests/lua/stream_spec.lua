@@ -52,6 +52,11 @@ local function observed()
   return { sessions = sessions, requests = requests, transcript = transcript_lines(1) }
 end
 
+-- A session as the host describes it.
+local function session_info(t, id, name, st)
+  return { id = id, name = name, state = st, cwd = t.project, folder = "project", mode = "default", tasks = 0 }
+end
+
 return {
   ["batches out of order are applied in the host's order"] = {
     run = function(t)
@@ -123,15 +128,7 @@ return {
             {
               seq = event_seq,
               event = "session",
-              data = {
-                id = 7,
-                name = "late",
-                state = "idle",
-                cwd = t.project,
-                folder = "project",
-                mode = "default",
-                tasks = 0,
-              },
+              data = session_info(t, 7, "late", "idle"),
             },
           })
         end)
@@ -156,15 +153,7 @@ return {
             {
               seq = t.seq - 1,
               event = "session",
-              data = {
-                id = 9,
-                name = "s",
-                state = "idle",
-                cwd = t.project,
-                folder = "project",
-                mode = "default",
-                tasks = 0,
-              },
+              data = session_info(t, 9, "s", "idle"),
             },
             {
               seq = t.seq,
@@ -173,15 +162,7 @@ return {
                 token = t.last_token,
                 reply = {
                   ok = true,
-                  result = {
-                    id = 9,
-                    name = "s",
-                    state = "starting",
-                    cwd = t.project,
-                    folder = "project",
-                    mode = "default",
-                    tasks = 0,
-                  },
+                  result = session_info(t, 9, "s", "starting"),
                 },
               },
             },
@@ -236,15 +217,7 @@ return {
         {
           seq = 1,
           event = "session",
-          data = {
-            id = 2,
-            name = "after a restart",
-            state = "idle",
-            cwd = t.project,
-            folder = "project",
-            mode = "default",
-            tasks = 0,
-          },
+          data = session_info(t, 2, "after a restart", "idle"),
         },
       })
       t:eq(state().sessions[2] and state().sessions[2].name, "after a restart", "the new host's first event")
