@@ -244,6 +244,11 @@ func TestWorktreeMovesTheSession(t *testing.T) {
 	if got := s.Info(); got.Worktree != ".claude/worktrees/feat" {
 		t.Fatalf("info %+v", got)
 	}
+	// The world event follows the move: wait for it, not for the move.
+	m.rec.wait(t, "the world names the worktree", func([]ui.Event) bool {
+		v, _ := m.rec.lastWorld(info.ID)
+		return v.Worktree != nil
+	})
 	v, _ := m.rec.lastWorld(info.ID)
 	if v.Worktree == nil || v.Worktree.Branch != "worktree-feat" || v.Worktree.Root != m.dir {
 		t.Fatalf("world worktree %+v", v.Worktree)

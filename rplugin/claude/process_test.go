@@ -272,7 +272,9 @@ func TestInitializeIsFirstAndAnsweredBeforePrompt(t *testing.T) {
 // A full write queue is an error for the caller, never a wait.
 func TestSendNeverWaitsOnClaude(t *testing.T) {
 	p, _ := startFake(t, `{"start":"immediate"}`+"\n"+`{"hang":true}`+"\n")
-	big := strings.Repeat("x", 1<<20)
+	// Larger than a pipe's buffer, so the writer blocks on the first ones;
+	// small enough that encoding the queue's worth is quick under -race.
+	big := strings.Repeat("x", 128<<10)
 	var err error
 	done := make(chan struct{})
 	go func() {
@@ -283,7 +285,7 @@ func TestSendNeverWaitsOnClaude(t *testing.T) {
 	}()
 	select {
 	case <-done:
-	case <-time.After(20 * time.Second):
+	case <-time.After(2 * time.Minute): // a bound on a hang, not a measure of speed
 		t.Fatal("Send blocked on a claude that does not read")
 	}
 	if !errors.Is(err, ErrBackedUp) {

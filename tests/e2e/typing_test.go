@@ -136,8 +136,11 @@ func TestEscThenWriteSavesTheUsersFile(t *testing.T) {
 // A key typed the instant a panel takes focus does nothing; the same key
 // typed once the user could read the panel answers it.
 func TestGracePeriodDropsTheFirstKey(t *testing.T) {
+	// Wide, so that the first key and the look at the border surely fall in
+	// it on a loaded machine (the default is a fraction of a second).
+	const graceMS = 3000
 	eachNvim(t, func(t *testing.T, v nvimVersion) {
-		e := NewEnv(t, v, Options{})
+		e := NewEnv(t, v, Options{Setup: map[string]any{"surfaces": map[string]any{"grace_ms": graceMS}}})
 		e.newSession(Seq(bash("echo ran > ran.txt", "write ran.txt")))
 		p := e.WaitPending(1)[0]
 		e.Eventually(10*time.Second, "panel", func() bool { return e.PanelID() == p.ID })
