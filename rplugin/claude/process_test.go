@@ -59,7 +59,9 @@ func (s *syncWriter) String() string {
 
 func next(t *testing.T, p *Process, typ string) Message {
 	t.Helper()
-	timeout := time.After(10 * time.Second)
+	// A bound on a hang, not a measure of speed: a 20 MB line parsed under
+	// -race on a loaded machine took longer than 10 s.
+	timeout := time.After(60 * time.Second)
 	for {
 		select {
 		case m, ok := <-p.Messages():
