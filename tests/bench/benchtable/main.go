@@ -12,6 +12,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
@@ -55,6 +56,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "benchtable:", err)
 		os.Exit(1)
 	}
+	fmt.Printf("%s: the performance table is written from this run's %d figures\n", filepath.Base(*readme), len(figs))
 }
 
 type row struct {
