@@ -46,7 +46,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "benchtable:", err)
 		os.Exit(1)
 	}
-	note := fmt.Sprintf("_Written by `make bench` on %s (%s/%s, %d cores)._", time.Now().Format("2006-01-02"), runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
+	note := fmt.Sprintf("_Written by `make bench` on %s (%s/%s, %d cores%s)._", time.Now().Format("2006-01-02"), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), load())
 	out, err := Replace(string(old), Render(figs, note))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "benchtable:", err)
@@ -57,6 +57,20 @@ func main() {
 		os.Exit(1)
 	}
 	fmt.Printf("%s: the performance table is written from this run's %d figures\n", filepath.Base(*readme), len(figs))
+}
+
+// load is the machine's load average over the last 15 minutes, as a note
+// ("" where /proc/loadavg is not): figures of a busy machine say so.
+func load() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return ""
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return ""
+	}
+	return "; load average over 15 min " + f[2]
 }
 
 type row struct {

@@ -267,7 +267,10 @@ func (b *bench) reportStreaming() (bool, error) {
 	return ok, nil
 }
 
-type bench struct{ root, nvim, fake, scenarios string }
+type bench struct {
+	root, nvim, fake, scenarios string
+	failed                      *bool // set by a scenario that found a fault besides its figure
+}
 
 // maxHostRSS is the host's peak RSS target in the back-pressure runs.
 const maxHostRSS = 50e6

@@ -122,6 +122,9 @@ func (in *instance) until(d time.Duration, what, lua string, args ...any) error 
 func (b *bench) reportTimerStall() (bool, error) {
 	fmt.Println("stall: the longest gap of a 2 ms timer inside Neovim, less 2 ms (UI attached, keys typed with pauses)")
 	ok := true
+	disagreed := false
+	b.failed = &disagreed
+	defer func() { b.failed = nil }()
 	report := func(row string, r stallResult, target bool) {
 		met := r.max <= stallTarget
 		tgt, verdict := "", "reported"
@@ -159,6 +162,7 @@ func (b *bench) reportTimerStall() (bool, error) {
 			return false, fmt.Errorf("switch: %w", err)
 		}
 		report("switching among 20 sessions' transcripts", r, true)
+		ok = ok && !disagreed
 	}
 	if b.stallRuns("scroll") {
 		r, err := b.scrollStall(1000000)
@@ -338,14 +342,33 @@ func (b *bench) switchStall(sessions int) (stallResult, error) {
 			return stallResult{}, err
 		}
 	}
+	// Idle as the host says: the front end's own view is checked after.
 	if err := in.until(60*time.Second, "every session idle with its transcript", `local n = 0
-		for id, s in pairs(require('claudenova.ui.state').sessions) do
-			local b = require('claudenova.ui.transcript').bufs[id]
+		for _, s in ipairs(require('claudenova.host').request('sessions') or {}) do
+			local b = require('claudenova.ui.transcript').bufs[s.id]
 			if s.state ~= 'idle' or not b or vim.api.nvim_buf_line_count(b) < 2000 then return false end
 			n = n + 1
 		end
 		return n == ...`, sessions); err != nil {
 		return stallResult{}, err
+	}
+	time.Sleep(500 * time.Millisecond)
+	var stale string
+	if err := in.v.ExecLua(`local out = {}
+		for _, s in ipairs(require('claudenova.host').request('sessions') or {}) do
+			local mine = require('claudenova.ui.state').sessions[s.id]
+			if not mine or mine.state ~= s.state then
+				table.insert(out, ("%d: %s here, %s in the host"):format(s.id, mine and mine.state or "none", s.state))
+			end
+		end
+		return table.concat(out, "; ")`, &stale); err != nil {
+		return stallResult{}, err
+	}
+	agree := stale == ""
+	fmt.Printf("  (20 sessions: the front end's session states agree with the host's: %s%s)\n", benchstat.Verdict(agree), map[bool]string{false: " — " + stale}[agree])
+	benchstat.Record(benchstat.Figure{Row: "20 sessions started at once: the front end's session states agree with the host's", Figure: fmt.Sprint(agree), Target: "true", Met: agree})
+	if !agree {
+		*b.failed = true
 	}
 	if err := in.v.Command("ClaudeNova transcript"); err != nil {
 		return stallResult{}, err
