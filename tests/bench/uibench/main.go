@@ -143,7 +143,7 @@ func (b *bench) reportBackpressure() (bool, error) {
 	met := rss <= maxHostRSS
 	fmt.Printf("  host peak RSS %.1f MB (target ≤ %.0f MB: %s); %d transcript resyncs; transcripts complete afterwards: %v\n",
 		float64(rss)/1e6, maxHostRSS/1e6, benchstat.Verdict(met), resyncs, exact)
-	benchstat.Record(benchstat.Figure{Row: "host peak RSS, 8 sessions × 200k lines while Neovim is blocked (fake claude)", Figure: fmt.Sprintf("%.1f MB", float64(rss)/1e6),
+	benchstat.Record(benchstat.Figure{Row: "host peak RSS, 8 fake claudes × 200k lines while Neovim is blocked", Figure: fmt.Sprintf("%.1f MB", float64(rss)/1e6),
 		Target: fmt.Sprintf("≤ %.0f MB", maxHostRSS/1e6), Met: met})
 	benchstat.Record(benchstat.Figure{Row: "transcripts whole after that block", Figure: fmt.Sprint(exact), Target: "true", Met: exact})
 	return met && exact, nil
@@ -233,14 +233,17 @@ func (b *bench) reportStreaming() (bool, error) {
 		if c.ft == "claudenova" {
 			ok = ok && p99 <= 16*time.Millisecond && rss <= 100e6
 		}
-		row := "RPC round trip, 8 sessions streaming partial deltas, " + strings.TrimSpace(what)
+		row := "RPC round trip, 8 sessions streaming partial deltas, sidebar only"
+		if c.shown {
+			row = "RPC round trip, 8 sessions streaming partial deltas, one transcript shown, transcript.filetype = " + c.ft
+		}
 		tgt := "p99 ≤ 16 ms"
 		if c.ft != "claudenova" {
 			tgt = "" // reported, not held to it
 		}
 		benchstat.Record(benchstat.Figure{Row: row, Figure: fmt.Sprintf("p99 %.2f ms", benchstat.MS(p99)), Target: tgt, Met: p99 <= 16*time.Millisecond})
 		if c.ft == "claudenova" {
-			benchstat.Record(benchstat.Figure{Row: "host peak RSS, " + row, Figure: fmt.Sprintf("%.1f MB", float64(rss)/1e6), Target: "≤ 100 MB", Met: rss <= 100e6})
+			benchstat.Record(benchstat.Figure{Row: "host peak RSS, 8 sessions streaming partial deltas, " + map[bool]string{false: "sidebar only", true: "one transcript shown"}[c.shown], Figure: fmt.Sprintf("%.1f MB", float64(rss)/1e6), Target: "≤ 100 MB", Met: rss <= 100e6})
 		}
 	}
 
