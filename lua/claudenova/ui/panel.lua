@@ -146,11 +146,19 @@ function M.close()
   if cur and vim.api.nvim_win_is_valid(cur.win) then
     vim.api.nvim_win_close(cur.win, true)
   end
+  if cur and vim.api.nvim_buf_is_valid(cur.buf) then
+    vim.b[cur.buf].claudenova_request = nil
+  end
 end
 
 -- rows: the panel's line -> choice map (filled again on every relayout).
 local function set_keymaps(buf, r, rows)
   local keys = cfg().keymaps.panel
+  -- The buffer is reused: the last request's keys go first (the keymaps
+  -- may have changed since, and <CR> is only for a deliberate answer).
+  for _, m in ipairs(vim.api.nvim_buf_get_keymap(buf, "n")) do
+    pcall(vim.api.nvim_buf_del_keymap, buf, "n", m.lhs)
+  end
   -- Errors reach the user on one line; deciding keys do nothing while the
   -- grace period of a panel that opened on its own lasts.
   local function act(fn, deciding)
@@ -394,14 +402,48 @@ end
 --- Show request r and focus it (claudenova.ui.scheduler decides when a
 --- panel may open on its own). opts.review expands the full input and diff;
 --- opts.grace: it opened on its own, its deciding keys wait a moment.
+-- The panel's buffer, kept hidden between panels: setting 'filetype' (its
+-- FileType autocommands search the runtimepath for ftplugin, indent and
+-- syntax files) was half of the time a Bash panel took to open.
+local panel_buf
+
+local function the_buffer()
+  if panel_buf and vim.api.nvim_buf_is_valid(panel_buf) then
+    return panel_buf
+  end
+  local buf = vim.api.nvim_create_buf(false, true)
+  vim.bo[buf].bufhidden = "hide"
+  vim.bo[buf].undolevels = -1
+  vim.bo[buf].filetype = "claudenova-panel"
+  vim.b[buf].claudenova_surface = "panel"
+  vim.api.nvim_create_autocmd("WinLeave", {
+    buffer = buf,
+    desc = "claude-nova: leaving the panel hides it",
+    callback = function()
+      vim.schedule(function()
+        if not (M.current and M.current.buf == buf) then
+          return
+        end
+        -- g?: its key list opens over it, and closing the list comes back
+        -- (maybe before this runs).
+        local cur = vim.api.nvim_get_current_buf()
+        if cur == buf or vim.b[cur].claudenova_surface == "help" then
+          return
+        end
+        M.close()
+      end)
+    end,
+  })
+  panel_buf = buf
+  return buf
+end
+
 function M.open(r, opts)
   opts = opts or {}
   M.close()
-  local buf = vim.api.nvim_create_buf(false, true)
-  vim.bo[buf].bufhidden = "wipe"
-  vim.bo[buf].filetype = "claudenova-panel"
+  local buf = the_buffer()
   vim.b[buf].claudenova_request = r.id
-  vim.b[buf].claudenova_surface = "panel"
+  scheduler.grace[buf] = nil -- the last panel's, if it closed in its grace period
   if opts.grace then
     scheduler.start_grace(buf, M.relayout)
   end
@@ -422,24 +464,6 @@ function M.open(r, opts)
   set_keymaps(buf, r, rows)
   on_deny(win, r, rows)
   M.current = { id = r.id, win = win, buf = buf, review = opts.review, r = r, rows = rows }
-  vim.api.nvim_create_autocmd("WinLeave", {
-    buffer = buf,
-    desc = "claude-nova: leaving the panel hides it",
-    callback = function()
-      vim.schedule(function()
-        if not (M.current and M.current.buf == buf) then
-          return
-        end
-        -- g?: its key list opens over it, and closing the list comes back
-        -- (maybe before this runs).
-        local cur = vim.api.nvim_get_current_buf()
-        if cur == buf or vim.b[cur].claudenova_surface == "help" then
-          return
-        end
-        M.close()
-      end)
-    end,
-  })
   vim.api.nvim_create_autocmd("VimResized", {
     group = vim.api.nvim_create_augroup("ClaudeNovaPanel", { clear = true }),
     desc = "claude-nova: fit the panel to the new screen size",

@@ -63,6 +63,10 @@ local can_drop = vim.fn.has("nvim-0.11") == 1
 
 local flush
 
+-- The latest grace period started per buffer (its end): an earlier one's
+-- timer leaves a later one alone.
+local grace_started = {} ---@type table<integer, integer>
+
 local function in_grace(buf)
   local untl = M.grace[buf]
   if not untl then
@@ -182,7 +186,9 @@ function M.start_grace(buf, redraw)
   if ms <= 0 or not vim.api.nvim_buf_is_valid(buf) then
     return
   end
-  M.grace[buf] = M.now() + ms
+  local untl = M.now() + ms
+  M.grace[buf] = untl
+  grace_started[buf] = untl
   local restore
   if not can_drop and vim.bo[buf].modifiable then
     -- 0.10 cannot drop keys: keep what they would do from the buffer.
@@ -195,6 +201,10 @@ function M.start_grace(buf, redraw)
     end
   end
   vim.defer_fn(function()
+    if grace_started[buf] ~= untl then
+      return -- a reused buffer (the panel's) started another since
+    end
+    grace_started[buf] = nil
     M.grace[buf] = nil
     if vim.api.nvim_buf_is_valid(buf) then
       if restore then

@@ -45,6 +45,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/claude-nova/claude-nova.nvim/tests/bench/benchstat"
 	"github.com/hexops/gotextdiff"
 	"github.com/hexops/gotextdiff/myers"
 	"github.com/hexops/gotextdiff/span"
@@ -156,6 +157,9 @@ func run() int {
 		}
 		fmt.Printf("TARGET 100k/1000 (<= 2x GNU wall time, changed lines within 5%%): %s — time %.2fx GNU (%s vs %s), changed lines %d vs %d (ratio %.3f)\n",
 			verdict, tr, ms(c.ours), ms(c.gnu), c.oursCount, c.gnuCnt, cr)
+		benchstat.Record(benchstat.Figure{Row: "`claudenova diff`, 100k lines / 1000 changes, against GNU `diff -u`",
+			Figure: fmt.Sprintf("%s vs GNU %s (%.2f×), %d vs %d changed lines", ms(c.ours), ms(c.gnu), tr, c.oursCount, c.gnuCnt),
+			Target: "≤ 2× GNU time, changed lines ±5 %", Met: met})
 	}
 	if !ok {
 		return 1

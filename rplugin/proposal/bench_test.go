@@ -1,0 +1,58 @@
+package proposal
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// What `make bench` reports as proposal reconstruction: the file as it
+// would be after the change, rebuilt from the tool input and the file on
+// disk (Reconstruct), for an Edit and a MultiEdit (10 edits) of 10k- and 100k-line
+// files, LF and CRLF.
+
+func benchFile(lines int, eol string) []byte {
+	var b strings.Builder
+	for i := 0; i < lines; i++ {
+		fmt.Fprintf(&b, "line %d of the benchmark file, some text to make it realistic%s", i, eol)
+	}
+	return []byte(b.String())
+}
+
+func benchReconstruct(b *testing.B, lines int, eol, tool string) {
+	data := benchFile(lines, eol)
+	read := func(string) ([]byte, error) { return data, nil }
+	var input any
+	switch tool {
+	case "Edit":
+		k := lines * 7 / 10
+		input = map[string]any{"file_path": "/r/big.txt", "old_string": fmt.Sprintf("line %d of the", k), "new_string": fmt.Sprintf("LINE %d of the", k)}
+	case "MultiEdit":
+		var edits []map[string]any
+		for i := 0; i < 10; i++ {
+			k := i * (lines / 10)
+			edits = append(edits, map[string]any{"old_string": fmt.Sprintf("line %d of the", k), "new_string": fmt.Sprintf("LINE %d of the", k)})
+		}
+		input = map[string]any{"file_path": "/r/big.txt", "edits": edits}
+	}
+	raw, _ := json.Marshal(input)
+	b.SetBytes(int64(len(data)))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		c, err := Reconstruct(tool, raw, "/r", read)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(c.Proposed) != len(data) {
+			b.Fatalf("proposed %d bytes, want %d", len(c.Proposed), len(data))
+		}
+	}
+}
+
+func BenchmarkReconstructEdit10k(b *testing.B)      { benchReconstruct(b, 10000, "\n", "Edit") }
+func BenchmarkReconstructEdit100k(b *testing.B)     { benchReconstruct(b, 100000, "\n", "Edit") }
+func BenchmarkReconstructEdit100kCRLF(b *testing.B) { benchReconstruct(b, 100000, "\r\n", "Edit") }
+func BenchmarkReconstructMultiEdit100k(b *testing.B) {
+	benchReconstruct(b, 100000, "\n", "MultiEdit")
+}
