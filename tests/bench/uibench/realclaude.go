@@ -77,25 +77,34 @@ func (b *bench) realPressure(sessions, lines int, blocked time.Duration) (int64,
 	<-done
 	whole := false
 	last := strings.TrimSuffix(streamChunkText(lines-1), "\n")
+	var why string // the last reason the transcripts were not whole, printed when they stay so
 	err = waitFor(300*time.Second, func() bool {
 		peak = max(peak, vmHWM(hostPid))
-		var ok bool
-		_ = in.v.ExecLua(`local st, tr = require('claudenova.ui.state'), require('claudenova.ui.transcript')
+		if e := in.v.ExecLua(`local st, tr = require('claudenova.ui.state'), require('claudenova.ui.transcript')
 			local last = ...
 			for id, s in pairs(st.sessions) do
-				if s.state ~= 'idle' or tr.syncing[id] then return false end
+				if s.state ~= 'idle' then return ("session %d is %s"):format(id, s.state) end
+				if tr.syncing[id] then return ("session %d's transcript is syncing"):format(id) end
 				local buf = tr.bufs[id]
+				if not buf then return ("session %d has no transcript buffer"):format(id) end
 				local snap = require('claudenova.host').request('transcript', { session = id })
-				if vim.api.nvim_buf_line_count(buf) ~= snap.first + #snap.lines then return false end
+				if vim.api.nvim_buf_line_count(buf) ~= snap.first + #snap.lines then
+					return ("session %d: %d lines shown, the host has %d"):format(id, vim.api.nvim_buf_line_count(buf), snap.first + #snap.lines)
+				end
 				local found = false
 				for _, l in ipairs(vim.api.nvim_buf_get_lines(buf, -40, -1, false)) do
 					if l == last then found = true end
 				end
-				if not found then return false end
+				if not found then return ("session %d lacks the reply's last line"):format(id) end
 			end
-			return true`, &ok, last)
-		return ok
+			return ""`, &why, last); e != nil {
+			why = e.Error()
+		}
+		return why == ""
 	})
+	if err != nil {
+		fmt.Printf("  transcripts not whole: %s\n", why)
+	}
 	whole = err == nil
 	return max(peak, vmHWM(hostPid)), whole, nil
 }
