@@ -197,12 +197,7 @@ func mustBeClean(t *testing.T, report string) {
 // :ClaudeNova new downloads it, checks its SHA-256, installs it and
 // answers; :checkhealth says so and is clean.
 func TestInstallDownloadsVerifiedHost(t *testing.T) {
-	var v012 nvimVersion
-	for _, v := range versions(t) {
-		if v.name == "nvim-0.12" {
-			v012 = v
-		}
-	}
+	v012 := newestNvim(t)
 	t.Parallel()
 	rel := makeRelease(t)
 	srv := serveAssets(t, rel.dist)
@@ -435,12 +430,7 @@ func TestInstallWithLazyBuild(t *testing.T) {
 // manifest's revision) with Go: the exact host is built, nothing is
 // downloaded.
 func TestInstallBetweenReleasesBuildsWithGo(t *testing.T) {
-	var v012 nvimVersion
-	for _, v := range versions(t) {
-		if v.name == "nvim-0.12" {
-			v012 = v
-		}
-	}
+	v012 := newestNvim(t)
 	t.Parallel()
 	rel := makeRelease(t)
 	srv := serveAssets(t, rel.dist)

@@ -33,6 +33,18 @@ var root = func() string {
 
 type nvimVersion struct{ name, bin string }
 
+// newestNvim is the test bed's 0.12, for the tests that install the plugin
+// once (the zero version when it is missing: versions has said so).
+func newestNvim(t *testing.T) nvimVersion {
+	t.Helper()
+	for _, v := range versions(t) {
+		if v.name == "nvim-0.12" {
+			return v
+		}
+	}
+	return nvimVersion{}
+}
+
 // versions returns the Neovim builds of the test bed. Under `make test`
 // (CLAUDENOVA_REQUIRE_E2E=1) a missing build fails the test instead of
 // skipping it.

@@ -30,12 +30,7 @@ func goEnv(t *testing.T) []string {
 // (the prompt is answered); :checkhealth then has no ERROR and says how the
 // host was built.
 func TestInstallWithVimPack(t *testing.T) {
-	var v012 nvimVersion
-	for _, v := range versions(t) {
-		if v.name == "nvim-0.12" {
-			v012 = v
-		}
-	}
+	v012 := newestNvim(t)
 	t.Parallel()
 	// The plugin as a user would fetch it: this repository's committed HEAD.
 	src := filepath.Join(t.TempDir(), "claude-nova.nvim")
