@@ -137,10 +137,7 @@ func Unified(fromName, toName, a, b string, opts Options) Result {
 // Stat returns the number of lines added and removed by the diff from a to
 // b (the "+" and "-" lines of Unified) without rendering it.
 func Stat(a, b string) (added, removed int) {
-	if a == b {
-		return 0, 0
-	}
-	removed, added = count(Lines(SplitLines(a), SplitLines(b)))
+	removed, added = Text(a, b).Count()
 	return added, removed
 }
 

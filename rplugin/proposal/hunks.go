@@ -23,16 +23,14 @@ type Hunk struct {
 // Hunks returns the hunks of Claude's change (original → proposed), at
 // most MaxHunks; ok is false when there are more.
 func Hunks(c Change) (hunks []Hunk, ok bool) {
-	a := diff.SplitLines(strings.TrimPrefix(string(c.Original), bom))
-	b := diff.SplitLines(strings.TrimPrefix(string(c.Proposed), bom))
-	changes := diff.Lines(a, b)
-	if len(changes) > MaxHunks {
+	s := diff.Text(strings.TrimPrefix(string(c.Original), bom), strings.TrimPrefix(string(c.Proposed), bom))
+	if len(s.Changes) > MaxHunks {
 		return nil, false
 	}
-	for _, ch := range changes {
+	for _, ch := range s.Changes {
 		hunks = append(hunks, Hunk{
-			OrigStart: ch.A + 1, Orig: bare(a[ch.A : ch.A+ch.Del]),
-			PropStart: ch.B + 1, Prop: bare(b[ch.B : ch.B+ch.Ins]),
+			OrigStart: ch.A + 1, Orig: bare(s.A(ch.A, ch.A+ch.Del)),
+			PropStart: ch.B + 1, Prop: bare(s.B(ch.B, ch.B+ch.Ins)),
 		})
 	}
 	return hunks, true
