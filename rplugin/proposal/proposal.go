@@ -564,18 +564,22 @@ func apply(tool string, in input, f file, name string) ([]byte, error) {
 			if !f.exists {
 				return nil, failf("%s does not exist", name)
 			}
-			n := strings.Count(r, e.old)
+			// One pass over the file finds the first occurrence and
+			// whether there is another (the count is needed only to
+			// say how many).
+			at := strings.Index(r, e.old)
 			switch {
-			case n == 0 && i > 0:
+			case at < 0 && i > 0:
 				return nil, failf("%s not found in %s after the earlier edits", label, name)
-			case n == 0:
+			case at < 0:
 				return nil, failf("%s not found in %s", label, name)
-			case n > 1 && !e.replaceAll:
-				return nil, failf("%s occurs %d times in %s and replace_all is false", label, n, name)
+			case !e.replaceAll && strings.Contains(r[at+len(e.old):], e.old):
+				return nil, failf("%s occurs %d times in %s and replace_all is false", label, strings.Count(r, e.old), name)
 			}
 			target := e.old
 			if e.new == "" && !strings.HasSuffix(e.old, "\n") && strings.Contains(r, e.old+"\n") {
 				target = e.old + "\n"
+				at = strings.Index(r, target)
 			}
 			times := 1
 			if e.replaceAll {
@@ -584,7 +588,12 @@ func apply(tool string, in input, f file, name string) ([]byte, error) {
 			if int64(len(r))+int64(times)*(int64(len(e.new))-int64(len(target))) > MaxFileSize {
 				return nil, failf("the proposed %s is too large (the limit is 64 MiB)", name)
 			}
-			next := strings.Replace(r, target, e.new, times)
+			var next string
+			if times == 1 {
+				next = r[:at] + e.new + r[at+len(target):]
+			} else {
+				next = strings.Replace(r, target, e.new, times)
+			}
 			if next == r {
 				return nil, failf("%s: the edit does not change %s", label, name)
 			}
