@@ -126,7 +126,21 @@ local function load_original(buf, r)
   vim.bo[buf].readonly = true
 end
 
-local function original_buf(r)
+-- The filetype of a proposal: the real file's (the staged file's name may
+-- say less, its folder is storage's), or a notebook cell's.
+local function filetype_of(r, buf)
+  return vim.filetype.match({ filename = (r.cell and r.cell ~= "") and r.staged or r.path, buf = buf })
+end
+
+-- Set a buffer's filetype unless it has it already: each setting runs
+-- every FileType handler (syntax, ftplugin, language servers) again.
+local function set_filetype(buf, ft)
+  if ft and vim.bo[buf].filetype ~= ft then
+    vim.bo[buf].filetype = ft
+  end
+end
+
+local function original_buf(r, ft)
   local buf = vim.api.nvim_create_buf(false, true)
   labels.name_buf(buf, "Original · " .. (r.exists and r.target or (r.target .. " (new file)")))
   vim.bo[buf].buftype = "nofile"
@@ -136,10 +150,7 @@ local function original_buf(r)
   vim.b[buf].claudenova_request = r.id
   vim.b[buf].claudenova_surface = "proposal"
   load_original(buf, r)
-  local ft = vim.filetype.match({ filename = (r.cell and r.cell ~= "") and r.staged or r.path })
-  if ft then
-    vim.bo[buf].filetype = ft
-  end
+  set_filetype(buf, ft or filetype_of(r))
   return buf
 end
 
@@ -241,7 +252,7 @@ local function restore(p)
   vim.api.nvim_set_current_win(pwin)
   local tab = vim.api.nvim_win_get_tabpage(pwin)
   if not vim.api.nvim_buf_is_valid(p.orig) then
-    p.orig = original_buf(p.r)
+    p.orig = original_buf(p.r, p.ft)
   end
   if not (p.header and vim.api.nvim_win_is_valid(p.header)) and p.r.said and p.r.said ~= "" then
     -- What Claude said before it asked, above both sides.
@@ -318,15 +329,16 @@ function M.open(r, opts)
   vim.b[buf].claudenova_proposal = r.id
   vim.b[buf].claudenova_request = r.id
   vim.b[buf].claudenova_surface = "proposal"
-  local ft = vim.filetype.match({ filename = (r.cell and r.cell ~= "") and r.staged or r.path, buf = buf })
-  if ft then
-    vim.bo[buf].filetype = ft
-  end
+  -- Loading it detected a filetype from the staged name: the real file's
+  -- may differ.
+  local ft = filetype_of(r, buf)
+  set_filetype(buf, ft)
 
   local group = vim.api.nvim_create_augroup("ClaudeNovaProposal_" .. buf, { clear = true })
   local p = {
     buf = buf,
-    orig = original_buf(r),
+    orig = original_buf(r, ft),
+    ft = ft,
     tab = layout == "tab" and vim.api.nvim_get_current_tabpage() or nil,
     group = group,
     r = r,
