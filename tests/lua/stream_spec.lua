@@ -224,4 +224,35 @@ return {
       t:eq(inbox().stream_state().next, 2, "the new stream's next number")
     end,
   },
+  ["a resync that comes while a transcript is fetched fetches it again"] = {
+    run = function(t)
+      local function reply(lines, seq)
+        return {
+          event = "mark",
+          data = { token = t.last_token, reply = { ok = true, result = { lines = lines, seq = seq, first = 0 } } },
+        }
+      end
+      local fetches = 0
+      t.replies.transcript = function()
+        fetches = fetches + 1
+        local events = fetches == 1
+            -- The host dropped more updates before this fetch's reply
+            -- came: the snapshot may not hold them.
+            and { { event = "transcript_resync", data = { session = 1 } }, reply({ "old", "a" }, 2) }
+          or { reply({ "old", "a", "b" }, 3) }
+        vim.schedule(function()
+          t:deliver(events)
+        end)
+        return t.NO_MARK
+      end
+      t:deliver({ { event = "session", data = session_info(t, 1, "s", "running") } })
+      require("claudenova.ui.transcript").ensure(1)
+      -- The host dropped updates: the front end fetches the transcript.
+      t:deliver({ { event = "transcript_resync", data = { session = 1 } } })
+      t:wait(function()
+        return fetches == 2 and not require("claudenova.ui.transcript").syncing[1]
+      end, "a second fetch, answered")
+      t:eq(transcript_lines(1), { "old", "a", "b" }, "the transcript")
+    end,
+  },
 }

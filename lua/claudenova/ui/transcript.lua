@@ -333,6 +333,9 @@ end
 -- callback: a synchronous host call from inside a UI event (which is itself a
 -- call from the host) would break Neovim's nested-call ordering.
 M.syncing = {} ---@type table<integer, boolean>
+-- A resync that came while a fetch was under way: the host may have dropped
+-- updates after the snapshot that fetch gets, so it fetches again.
+local again = {} ---@type table<integer, boolean>
 
 -- Put a snapshot of the transcript into its buffer. It runs where the
 -- snapshot stands in the host's stream (host.request's apply): the ops before
@@ -367,6 +370,10 @@ local function put_snapshot(id, snap)
     decorate(buf, first, #(snap.lines or {}), snap.marks, snap.code)
   end
   M.syncing[id] = false
+  if again[id] then
+    again[id] = nil
+    M.resync(id)
+  end
 end
 
 local function fill(id)
@@ -385,6 +392,7 @@ end
 
 local function resync(id)
   if M.syncing[id] then
+    again[id] = true
     return
   end
   M.syncing[id] = true
@@ -416,7 +424,7 @@ function M.host_lost()
       pcall(vim.api.nvim_clear_autocmds, { buffer = buf })
     end
   end
-  M.bufs, M.count, M.syncing, M.seq = {}, {}, {}, {}
+  M.bufs, M.count, M.syncing, M.seq, again = {}, {}, {}, {}, {}
 end
 
 --- The transcript buffer of session id (created on demand).
@@ -538,7 +546,7 @@ end
 --- it shows another buffer).
 function M.forget(id)
   local buf = M.bufs[id]
-  M.bufs[id], M.count[id], M.seq[id], M.syncing[id] = nil, nil, nil, nil
+  M.bufs[id], M.count[id], M.seq[id], M.syncing[id], again[id] = nil, nil, nil, nil, nil
   if buf and vim.api.nvim_buf_is_valid(buf) then
     pcall(vim.api.nvim_buf_delete, buf, { force = true })
   end

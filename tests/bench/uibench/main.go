@@ -310,7 +310,10 @@ func (b *bench) start(setup map[string]any, env map[string]string) (*instance, e
 		nvim.ChildProcessArgs("--embed", "--headless", "-n", "-i", "NONE", "--listen", in.sock, "-u", filepath.Join(b.root, "tests", "e2e", "init.lua")),
 		nvim.ChildProcessEnv([]string{"HOME=" + dir, "PATH=" + os.Getenv("PATH"),
 			"XDG_CONFIG_HOME=" + xdg + "/config", "XDG_DATA_HOME=" + xdg + "/data", "XDG_STATE_HOME=" + xdg + "/state",
-			"XDG_CACHE_HOME=" + xdg + "/cache", "CLAUDENOVA_TEST_ROOT=" + b.root, "CLAUDENOVA_TEST_OPTS=" + string(oj)}),
+			"XDG_CACHE_HOME=" + xdg + "/cache", "CLAUDENOVA_TEST_ROOT=" + b.root, "CLAUDENOVA_TEST_OPTS=" + string(oj),
+			// UIBENCH_CPUPROFILE=file: the host's CPU profile (the last
+			// instance's; go tool pprof bin/claudenova file).
+			"CLAUDENOVA_CPUPROFILE=" + os.Getenv("UIBENCH_CPUPROFILE")}),
 		nvim.ChildProcessDir(in.project),
 		nvim.ChildProcessServe(true),
 		nvim.ChildProcessLogf(func(string, ...any) {}),
@@ -1147,19 +1150,28 @@ func (b *bench) backpressure(sessions, lines int) (int64, int, bool, error) {
 			return n == ...`, &done, sessions)
 		if done {
 			time.Sleep(300 * time.Millisecond)
-			var okAll bool
+			var why string
 			// Every buffer holds the whole transcript: its line count is the
 			// host's, and the lines in the middle are transcript text.
-			_ = in.v.ExecLua(`local tr = require('claudenova.ui.transcript')
+			if err := in.v.ExecLua(`local tr = require('claudenova.ui.transcript')
 				for id, buf in pairs(tr.bufs) do
 					local snap = require('claudenova.host').request('transcript', { session = id })
 					local total = snap.first + #snap.lines
-					if vim.api.nvim_buf_line_count(buf) ~= total then return false end
+					if vim.api.nvim_buf_line_count(buf) ~= total then
+						return ("session %d: %d lines shown, the host has %d"):format(id, vim.api.nvim_buf_line_count(buf), total)
+					end
 					local mid = vim.api.nvim_buf_get_lines(buf, math.floor(total / 2), math.floor(total / 2) + 1, false)[1]
-					if mid ~= 'a line of transcript text, forty bytes.' then return false end
+					if mid ~= 'a line of transcript text, forty bytes.' then
+						return ("session %d: line %d is %q"):format(id, math.floor(total / 2), tostring(mid))
+					end
 				end
-				return true`, &okAll)
-			exact = okAll
+				return ""`, &why); err != nil {
+				why = err.Error()
+			}
+			if why != "" {
+				fmt.Printf("  transcripts not whole: %s\n", why)
+			}
+			exact = why == ""
 			break
 		}
 		time.Sleep(100 * time.Millisecond)
