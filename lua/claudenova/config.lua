@@ -166,7 +166,7 @@ M.schema = {
     fields = {
       memory_lines = {
         type = "number",
-        default = 20000,
+        default = 5000,
         desc = "Lines of each transcript the host keeps in memory; older ones go to a file in storage (the buffer keeps them all).",
       },
       filetype = {

@@ -199,4 +199,4 @@
 --- Session transcripts.
 ---@class claudenova.Config.Transcript
 ---@field filetype? "claudenova"|"markdown" "claudenova": our own highlighting, computed by the host as lines arrive (never a re-parse of the buffer). (default "claudenova")
----@field memory_lines? number Lines of each transcript the host keeps in memory; older ones go to a file in storage (the buffer keeps them all). (default 20000)
+---@field memory_lines? number Lines of each transcript the host keeps in memory; older ones go to a file in storage (the buffer keeps them all). (default 5000)

@@ -52,7 +52,7 @@ type Options struct {
 }
 
 // defaultTranscriptLines is TranscriptLines when unset.
-const defaultTranscriptLines = 20000
+const defaultTranscriptLines = 5000
 
 // stateEventsEnv makes claude send session_state_changed (checked on
 // 2.1.328: without it, none is sent).
@@ -84,6 +84,7 @@ type App struct {
 
 	stageMu sync.Mutex // staging vs. the stale sweep (see permission)
 	spawner *claude.Spawner
+	long    *claude.LongLines // shared by the sessions' claudes
 	wg      sync.WaitGroup
 }
 
@@ -97,9 +98,9 @@ func New(sink ui.Sink, log *slog.Logger) *App {
 		opts:    Options{Cmd: "claude", ReviewEdits: string(approval.ReviewProposal)},
 		workers: map[int]*queue.Queue[func()]{}, flags: map[int]*rules.Session{},
 	}
-	a.spawner = claude.NewSpawner()
+	a.spawner, a.long = claude.NewSpawner(), claude.NewLongLines(claude.DefaultLongLines)
 	a.start = func(cfg claude.Config, log *slog.Logger) (claude.Conn, error) {
-		cfg.Spawner = a.spawner
+		cfg.Spawner, cfg.LongLines = a.spawner, a.long
 		return claude.Start(cfg, log)
 	}
 	return a

@@ -288,6 +288,35 @@ func (l *LazyString) UnmarshalJSON(b []byte) error {
 // Len is the size of the encoded value (about the text's).
 func (l LazyString) Len() int { return len(l.raw) }
 
+// Tail decodes about the last n bytes of the value: from the start of a
+// line (after an encoded "\n") near n bytes before its end. cut says text
+// came before it. A value with no line break there is decoded whole.
+func (l LazyString) Tail(n int) (s string, cut bool) {
+	raw := l.raw
+	if len(raw) <= 2*n || raw[0] != '"' {
+		return l.String(), false
+	}
+	for i := len(raw) - n; i+1 < len(raw); i++ {
+		if raw[i] != '\\' || raw[i+1] != 'n' {
+			continue
+		}
+		// An escape only if the backslashes before it are paired.
+		k := i
+		for k > 0 && raw[k-1] == '\\' {
+			k--
+		}
+		if (i-k)%2 != 0 {
+			continue
+		}
+		var out string
+		if json.Unmarshal(append([]byte{'"'}, raw[i+2:]...), &out) == nil {
+			return out, true
+		}
+		break
+	}
+	return l.String(), false
+}
+
 // String decodes the value ("" for null or anything but a string).
 func (l LazyString) String() string {
 	var s string

@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestParseLine(t *testing.T) {
@@ -227,4 +228,61 @@ func TestDecodeElicitation(t *testing.T) {
 			t.Errorf("%s: %+v %v", tt.line, er, err)
 		}
 	}
+}
+
+func lazy(t testing.TB, s string) LazyString {
+	t.Helper()
+	raw, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var l LazyString
+	if err := json.Unmarshal(raw, &l); err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+func TestLazyStringTail(t *testing.T) {
+	lines := strings.Repeat("a line of text\n", 40) // 600 bytes
+	for _, tc := range []struct {
+		name, s string
+		n       int
+		want    string
+		cut     bool
+	}{
+		{"short: whole", "one\ntwo", 100, "one\ntwo", false},
+		{"long: from a line start", lines + "last line", 40, "a line of text\nlast line", true},
+		{"no line break: whole", strings.Repeat("x", 300), 50, strings.Repeat("x", 300), false},
+		// A backslash followed by n in the text is not a line break.
+		{"an escaped backslash", strings.Repeat("y", 200) + `\n` + strings.Repeat("z", 30), 40, strings.Repeat("y", 200) + `\n` + strings.Repeat("z", 30), false},
+		{"quotes and unicode after the cut", lines + `"é" ✓ 🙂`, 30, "\"é\" ✓ 🙂", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, cut := lazy(t, tc.s).Tail(tc.n)
+			if got != tc.want || cut != tc.cut {
+				t.Fatalf("Tail(%d) = %q, %v; want %q, %v", tc.n, got, cut, tc.want, tc.cut)
+			}
+		})
+	}
+}
+
+func FuzzLazyStringTail(f *testing.F) {
+	f.Add("a\nb\nc\nd", 2)
+	f.Add(`\n\\n\"`+"\n\n", 1)
+	f.Add(strings.Repeat("é\n", 50), 7)
+	f.Fuzz(func(t *testing.T, s string, n int) {
+		if !utf8.ValidString(s) || n < 0 || n > 1000 {
+			return
+		}
+		l := lazy(t, s)
+		got, cut := l.Tail(n)
+		whole := l.String()
+		if !strings.HasSuffix(whole, got) {
+			t.Fatalf("Tail(%d) = %q, not an end of %q", n, got, whole)
+		}
+		if cut != (got != whole) || (cut && whole[len(whole)-len(got)-1] != '\n') {
+			t.Fatalf("Tail(%d) = %q, cut %v: not from a line start of %q", n, got, cut, whole)
+		}
+	})
 }

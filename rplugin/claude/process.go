@@ -28,6 +28,7 @@ type Process struct {
 	initErr  error           // valid after initDone
 
 	msgs *queue.Queue[Message]
+	long *LongLines // the host's bound on long lines read at once
 
 	cmu    sync.Mutex
 	calls  map[string]chan Message

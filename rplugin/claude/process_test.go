@@ -141,13 +141,29 @@ func TestProcessSurvivesHostileLines(t *testing.T) {
 func TestReadLineCap(t *testing.T) {
 	in := strings.Repeat("x", 100) + "\n" + "ok\n"
 	br := bufio.NewReaderSize(strings.NewReader(in), 16)
-	line, tooLong, err := readLine(br, 50, nil)
+	line, _, tooLong, err := readLine(br, 50, nil, nil)
 	if line != nil || tooLong != 101 || err != nil {
 		t.Fatalf("over-long: %q %d %v", line, tooLong, err)
 	}
-	line, tooLong, _ = readLine(br, 50, nil)
-	if string(line) != "ok" || tooLong != 0 {
-		t.Fatalf("next line %q %d", line, tooLong)
+	line, own, tooLong, _ := readLine(br, 50, nil, nil)
+	if string(line) != "ok" || tooLong != 0 || own {
+		t.Fatalf("next line %q %d own %v", line, tooLong, own)
+	}
+}
+
+// A line longer than the reader's buffer comes in storage of its own, of
+// exactly its size; a short one in the caller's scratch.
+func TestReadLineLong(t *testing.T) {
+	long := strings.Repeat("y", 100)
+	br := bufio.NewReaderSize(strings.NewReader(long+"\r\nshort\n"), 16)
+	scratch := make([]byte, 0, 32)
+	line, own, tooLong, err := readLine(br, 1000, scratch, nil)
+	if string(line) != long || !own || tooLong != 0 || err != nil || cap(line) != 102 {
+		t.Fatalf("long line: %q own %v cap %d %d %v", line, own, cap(line), tooLong, err)
+	}
+	line, own, _, _ = readLine(br, 1000, scratch, nil)
+	if string(line) != "short" || own || &line[0] != &scratch[:1][0] {
+		t.Fatalf("short line: %q own %v, not in scratch", line, own)
 	}
 }
 
@@ -293,4 +309,48 @@ func TestSendNeverWaitsOnClaude(t *testing.T) {
 	if !errors.Is(err, ErrBackedUp) {
 		t.Fatalf("err = %v, want ErrBackedUp", err)
 	}
+}
+
+// A line longer than the read buffer asks for a turn of the host's long
+// lines once, before the rest of it is read; a short line never does.
+func TestReadLineTakesATurnForALongLine(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		in    string
+		turns int
+	}{
+		{"short", "short\n", 0},
+		{"long", strings.Repeat("y", 100) + "\n", 1},
+		{"over-long", strings.Repeat("y", 2000) + "\n", 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			br := bufio.NewReaderSize(strings.NewReader(tc.in), 16)
+			turns := 0
+			_, _, _, _ = readLine(br, 1000, nil, func() { turns++ })
+			if turns != tc.turns {
+				t.Fatalf("%d turns taken, want %d", turns, tc.turns)
+			}
+		})
+	}
+}
+
+// LongLines lets n readers in at once; nil lets everyone in.
+func TestLongLines(t *testing.T) {
+	l := NewLongLines(2)
+	l.take()
+	l.take()
+	select {
+	case l.turns <- struct{}{}:
+		t.Fatal("a third turn was free")
+	default:
+	}
+	l.give()
+	select {
+	case l.turns <- struct{}{}:
+	default:
+		t.Fatal("a turn given back is not free")
+	}
+	var none *LongLines
+	none.take()
+	none.give()
 }

@@ -26,24 +26,35 @@ func (p *Process) Messages() <-chan Message { return p.msgs.Out() }
 // burst from several sessions. The session's consumer never waits on
 // Neovim (the UI queue drops and resyncs), so the reader only waits for
 // work the host is doing.
-const MaxQueuedBytes = 1 << 20
+const MaxQueuedBytes = 256 << 10
+
+// readBuffer is the size of the buffer claude's stdout is read through.
+const readBuffer = 64 << 10
 
 func (p *Process) read(r io.Reader) {
-	br := bufio.NewReaderSize(r, 64<<10)
+	br := bufio.NewReaderSize(r, readBuffer)
 	var scratch []byte
 	for {
-		line, tooLong, err := readLine(br, MaxLineBytes, scratch[:0])
-		// Queued lines are exact copies (dispatch); a large scratch buffer
-		// is not kept for the next, small, line.
-		if cap(line) <= 1<<20 {
-			scratch = line
-		} else {
-			scratch = nil
+		long := false // this line took a turn of the host's long lines
+		line, own, tooLong, err := readLine(br, MaxLineBytes, scratch[:0], func() {
+			p.long.take()
+			long = true
+		})
+		if !own {
+			scratch = line // a line that fit the reader's buffer: reused
 		}
+		var m Message
+		ok := false
 		if tooLong > 0 {
 			p.log.Warn("skipped over-long line from claude", "bytes", tooLong)
 		} else if len(line) > 0 {
-			p.dispatch(line)
+			m, ok = p.decode(line, own)
+		}
+		if long {
+			p.long.give()
+		}
+		if ok {
+			p.msgs.Push(m)
 		}
 		if err != nil {
 			if !errors.Is(err, io.EOF) && !errors.Is(err, os.ErrClosed) {
@@ -54,27 +65,41 @@ func (p *Process) read(r io.Reader) {
 	}
 }
 
-// readLine returns the next line without its newline, in buf's storage
-// when it fits. A line longer than max is consumed and reported by its
-// length in tooLong instead.
-func readLine(br *bufio.Reader, max int, buf []byte) (line []byte, tooLong int, err error) {
+// readLine returns the next line without its newline. A line that fits the
+// reader's buffer is in scratch's storage (own is false: the caller copies
+// what it keeps); a longer one is in storage of exactly its size, made for
+// it (own): a session's long message (a whole reply) is copied once, and no
+// buffer of its size outlives it. Once a line turns out longer than the
+// buffer, long is called (before more of it is read). A line longer than
+// max is consumed and reported by its length in tooLong instead.
+func readLine(br *bufio.Reader, max int, scratch []byte, long func()) (line []byte, own bool, tooLong int, err error) {
+	var parts [][]byte // the buffer-sized parts of a long line
 	n := 0
 	for {
 		chunk, err := br.ReadSlice('\n')
 		n += len(chunk)
-		if n <= max {
-			buf = append(buf, chunk...)
-		} else {
-			buf = nil
-		}
 		if errors.Is(err, bufio.ErrBufferFull) {
+			if n == len(chunk) && long != nil {
+				long()
+			}
+			if n <= max {
+				parts = append(parts, bytes.Clone(chunk))
+			} else {
+				parts = nil
+			}
 			continue
 		}
-		if n > max {
-			return nil, n, err
+		switch {
+		case n > max:
+			return nil, false, n, err
+		case parts == nil:
+			return trimEOL(append(scratch, chunk...)), false, 0, err
 		}
-		buf = trimEOL(buf)
-		return buf, 0, err
+		line = make([]byte, 0, n)
+		for _, p := range parts {
+			line = append(line, p...)
+		}
+		return trimEOL(append(line, chunk...)), true, 0, err
 	}
 }
 
@@ -88,29 +113,35 @@ func trimEOL(b []byte) []byte {
 	return b
 }
 
-func (p *Process) dispatch(line []byte) {
+// decode decodes a line; ok is false for a blank or malformed one and for
+// the answer to a control request, which goes to its caller. own says the
+// line's storage is its own (else it is copied: the read buffer is used
+// again).
+func (p *Process) decode(line []byte, own bool) (m Message, ok bool) {
 	if len(strings.TrimSpace(string(line[:min(len(line), 64)]))) == 0 {
-		return
+		return Message{}, false
 	}
-	// A copy of exactly its size: the read buffer is used again, and a
-	// queued line holds no spare capacity.
-	line = bytes.Clone(line)
+	if !own {
+		// A copy of exactly its size: a queued line holds no spare
+		// capacity.
+		line = bytes.Clone(line)
+	}
 	m, err := ParseLine(line)
 	if err != nil {
 		p.log.Warn("skipped malformed line from claude", "err", err, "bytes", len(line), "head", preview(line))
-		return
+		return Message{}, false
 	}
 	if m.Type == "control_response" {
 		p.cmu.Lock()
-		ch, ok := p.calls[m.RequestID]
+		ch, waiting := p.calls[m.RequestID]
 		delete(p.calls, m.RequestID)
 		p.cmu.Unlock()
-		if ok {
+		if waiting {
 			ch <- m
-			return
+			return Message{}, false
 		}
 	}
-	p.msgs.Push(m)
+	return m, true
 }
 
 func preview(b []byte) string {

@@ -25,6 +25,9 @@ type Config struct {
 	Model          string   // --model, when set
 	Resume         string   // --resume, when set
 	Spawner        *Spawner // starts the process (nil: from the calling thread)
+	// LongLines is shared by the host's processes: how many lines longer
+	// than the read buffer they read at once (nil: no bound).
+	LongLines *LongLines
 	// Initialize holds extra fields of the initialize request (the editor's
 	// MCP server, hooks).
 	Initialize map[string]any
@@ -107,7 +110,7 @@ func Start(cfg Config, log *slog.Logger) (*Process, error) {
 	}
 	cmd.Stdout = outW
 	p := &Process{
-		argv: argv, cmd: cmd, stdin: stdin, log: log,
+		argv: argv, cmd: cmd, stdin: stdin, log: log, long: cfg.LongLines,
 		msgs: queue.NewBounded(MaxQueuedBytes, func(m Message) int { return len(m.Raw) }), calls: map[string]chan Message{},
 		stderr: &tail{max: 4096, log: log}, done: make(chan struct{}),
 		out: make(chan outLine, writeQueueLen), initDone: make(chan struct{}),

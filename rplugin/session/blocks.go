@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
@@ -140,6 +141,26 @@ func (t *Transcript) ToldBy(label, text string) []Op {
 // maxSaid bounds the tool calls whose preamble is kept.
 const maxSaid = 256
 
+// maxSaidBytes bounds the preamble kept of one call: its end, what Claude
+// said right before it asked (a long reply is in the transcript anyway).
+const maxSaidBytes = 8 << 10
+
+// saidTail is s, or its last maxSaidBytes from a line's start, after "…".
+func saidTail(s string) string {
+	if len(s) <= maxSaidBytes {
+		return s
+	}
+	cut := len(s) - maxSaidBytes
+	if i := strings.IndexByte(s[cut:], '\n'); i >= 0 {
+		cut += i + 1
+	} else {
+		for cut < len(s) && !utf8.RuneStart(s[cut]) {
+			cut++
+		}
+	}
+	return "…\n" + s[cut:]
+}
+
 // rememberSaid keeps what Claude said before each tool call of a message
 // (the CLI may send a message's blocks as several messages with one id).
 // Callers hold mu.
@@ -150,8 +171,12 @@ func (t *Transcript) rememberSaid(msgID string, blocks []assistantBlock) {
 	for _, b := range blocks {
 		switch b.Type {
 		case "text":
-			if txt := strings.TrimSpace(b.Text.String()); txt != "" {
-				t.saidText = strings.TrimSpace(t.saidText + "\n\n" + txt)
+			// Only its end is kept: a long reply is not decoded whole.
+			txt, cut := b.Text.Tail(maxSaidBytes)
+			if txt = strings.TrimSpace(txt); cut && txt != "" {
+				t.saidText = "…\n" + txt
+			} else if txt != "" {
+				t.saidText = saidTail(strings.TrimSpace(t.saidText + "\n\n" + txt))
 			}
 		case "tool_use":
 			if b.ID == "" {

@@ -343,3 +343,32 @@ func newTestTranscript(cwd string) *Transcript {
 	tr.now = func() time.Time { return at }
 	return tr
 }
+
+// What Claude said before a call is kept by its end only: a long reply
+// before a tool call costs the host a few kilobytes, not the reply.
+func TestSaidKeepsTheEnd(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		text string
+		want func(string) bool
+	}{
+		{"short, whole", "I will list the files.", func(s string) bool { return s == "I will list the files." }},
+		{"long, its end", strings.Repeat("a line of the long reply\n", 4000) + "Now I list the files.",
+			func(s string) bool {
+				return strings.HasPrefix(s, "…\na line") && strings.HasSuffix(s, "\nNow I list the files.") && len(s) <= maxSaidBytes+8
+			}},
+		{"long, one line", strings.Repeat("word ", 5000) + "end.",
+			func(s string) bool {
+				return strings.HasPrefix(s, "…\n") && strings.HasSuffix(s, " end.") && len(s) <= maxSaidBytes+8
+			}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := newTestTranscript("/p")
+			text, _ := json.Marshal(tc.text)
+			tr.Apply(msg(t, `{"type":"assistant","message":{"id":"m1","content":[{"type":"text","text":`+string(text)+`},{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"ls"}}]}}`))
+			if got := tr.Said("t1"); !tc.want(got) {
+				t.Fatalf("Said = %d bytes: %.80q … %q", len(got), got, got[max(0, len(got)-40):])
+			}
+		})
+	}
+}
