@@ -131,7 +131,7 @@ func readBuildInfo() BuildInfo {
 // blocked hold about 25 MB live. Past the limit the collector runs more
 // often (never more than half the CPU: the runtime caps it), rather than
 // letting garbage take the heap to twice what is live.
-const softMemoryLimit = 40 << 20
+const softMemoryLimit = 36 << 20
 
 // serve runs the host until Neovim closes the channel or a signal arrives.
 func serve(stdin io.Reader, stdout *os.File) error {

@@ -37,8 +37,7 @@ func (p *Process) read(r io.Reader) {
 	for {
 		long := false // this line took a turn of the host's long lines
 		line, own, tooLong, err := readLine(br, MaxLineBytes, scratch[:0], func() {
-			p.long.take()
-			long = true
+			long = p.long.take()
 		})
 		if !own {
 			scratch = line // a line that fit the reader's buffer: reused
@@ -50,11 +49,15 @@ func (p *Process) read(r io.Reader) {
 		} else if len(line) > 0 {
 			m, ok = p.decode(line, own)
 		}
+		if ok {
+			// A long line waits until the session's queue is empty
+			// (queue.NewBounded): it holds its turn meanwhile, so the
+			// host holds one such line read and one queued, not one per
+			// session.
+			p.msgs.Push(m)
+		}
 		if long {
 			p.long.give()
-		}
-		if ok {
-			p.msgs.Push(m)
 		}
 		if err != nil {
 			if !errors.Is(err, io.EOF) && !errors.Is(err, os.ErrClosed) {
