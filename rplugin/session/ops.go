@@ -67,6 +67,16 @@ type Update struct {
 // SessionID names the session of the update (ui.SessionScoped).
 func (u *Update) SessionID() int { return u.Session }
 
+// LastSeq is the number of the update's last op (ui.Sequenced): what a
+// resync that replaces it must bring.
+func (u *Update) LastSeq() int {
+	n := 0
+	for _, op := range u.Ops {
+		n = max(n, op.Seq)
+	}
+	return n
+}
+
 // maxUpdateLines bounds a coalesced update, so that no single delivery
 // keeps Neovim busy for long.
 const maxUpdateLines = 300

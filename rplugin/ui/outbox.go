@@ -16,7 +16,9 @@ const (
 	EvSessionRemoved = "session_removed" // {session}: an exited session the user cleared
 	EvTranscript     = "transcript"      // {session, ops}
 	// EvTranscriptResync replaces transcript updates Neovim could not take
-	// in time: {session}; the front end fetches the transcript again.
+	// in time: {session, seq}; the front end fetches the transcript again,
+	// and again if the snapshot it gets is older than seq (the last op
+	// replaced).
 	EvTranscriptResync = "transcript_resync"
 	EvRequestAdded     = "request_added"   // RequestView
 	EvRequestRemoved   = "request_removed" // {id, outcome, message}
@@ -82,6 +84,17 @@ type Live interface {
 // transcript.
 type SessionScoped interface{ SessionID() int }
 
+// Sequenced is implemented by transcript updates: the number of their last
+// op.
+type Sequenced interface{ LastSeq() int }
+
+func lastSeq(data any) int {
+	if s, ok := data.(Sequenced); ok {
+		return s.LastSeq()
+	}
+	return 0
+}
+
 // Outbox delivers events to Neovim in order, in batches, from its own
 // goroutine, so no producer ever waits for Neovim. It is the one writer of
 // the stream the front end reads: every event it delivers carries the next
@@ -100,8 +113,8 @@ type Outbox struct {
 
 	mu       sync.Mutex
 	events   []Event
-	lines    map[int]int  // transcript lines queued, per session
-	resync   map[int]bool // a resync of the session is queued
+	lines    map[int]int            // transcript lines queued, per session
+	resync   map[int]map[string]any // the data of the session's queued resync
 	closed   bool
 	maxLines int
 }
@@ -109,7 +122,7 @@ type Outbox struct {
 // NewOutbox starts an outbox that hands each JSON-encoded batch to exec.
 func NewOutbox(exec func(batch string) error, log *slog.Logger) *Outbox {
 	o := &Outbox{exec: exec, log: log, wake: make(chan struct{}, 1),
-		lines: map[int]int{}, resync: map[int]bool{}, maxLines: MaxQueuedLines}
+		lines: map[int]int{}, resync: map[int]map[string]any{}, maxLines: MaxQueuedLines}
 	o.wg.Add(1)
 	go o.run()
 	return o
@@ -126,12 +139,14 @@ func (o *Outbox) Send(name string, data any) {
 	if name == EvTranscript && scoped {
 		sid, n := sc.SessionID(), size(data)
 		switch {
-		case o.resync[sid]:
+		case o.resync[sid] != nil:
 			// A resync is queued: it fetches this too.
+			rs := o.resync[sid]
+			rs["seq"] = max(rs["seq"].(int), lastSeq(data))
 		case o.lines[sid]+n > o.maxLines:
-			o.dropTranscript(sid)
-			o.resync[sid] = true
-			o.events = append(o.events, Event{Name: EvTranscriptResync, Data: map[string]any{"session": sid}})
+			rs := map[string]any{"session": sid, "seq": max(o.dropTranscript(sid), lastSeq(data))}
+			o.resync[sid] = rs
+			o.events = append(o.events, Event{Name: EvTranscriptResync, Data: rs})
 			o.log.Info("ui: transcript updates replaced by a resync", "session", sid)
 		default:
 			o.lines[sid] += n
@@ -160,12 +175,13 @@ func (o *Outbox) waiting(name, key string) bool {
 	return false
 }
 
-// dropTranscript removes the queued transcript updates of a session.
-// Callers hold mu.
-func (o *Outbox) dropTranscript(sid int) {
+// dropTranscript removes the queued transcript updates of a session and
+// returns the number of the last op they carried. Callers hold mu.
+func (o *Outbox) dropTranscript(sid int) (last int) {
 	kept := o.events[:0]
 	for _, ev := range o.events {
 		if sc, ok := ev.Data.(SessionScoped); ok && ev.Name == EvTranscript && sc.SessionID() == sid {
+			last = max(last, lastSeq(ev.Data))
 			continue
 		}
 		kept = append(kept, ev)
@@ -175,6 +191,7 @@ func (o *Outbox) dropTranscript(sid int) {
 	}
 	o.events = kept
 	o.lines[sid] = 0
+	return last
 }
 
 // Queued reports the events and transcript lines waiting for Neovim.
@@ -219,7 +236,7 @@ func (o *Outbox) pop(block bool) (Event, bool) {
 	if ev.Name == EvTranscriptResync {
 		if m, ok := ev.Data.(map[string]any); ok {
 			if sid, ok := m["session"].(int); ok {
-				o.resync[sid] = false
+				delete(o.resync, sid) // its data no longer changes
 			}
 		}
 	}

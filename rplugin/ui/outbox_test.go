@@ -164,6 +164,55 @@ func TestOutboxBoundsTranscriptsNeverRequests(t *testing.T) {
 	}
 }
 
+type numbered struct {
+	lines
+	Seq int
+}
+
+func (n *numbered) LastSeq() int { return n.Seq }
+
+// A resync names the last op it replaces, those sent while it waited
+// included: the front end knows which snapshot brings them.
+func TestResyncNamesTheLastOpItReplaces(t *testing.T) {
+	release := make(chan struct{})
+	taken := make(chan struct{}, 1)
+	var mu sync.Mutex
+	var resyncs []map[string]any
+	o := NewOutbox(func(batch string) error {
+		select {
+		case taken <- struct{}{}:
+		default:
+		}
+		<-release
+		var evs []struct {
+			Name string         `json:"event"`
+			Data map[string]any `json:"data"`
+		}
+		_ = json.Unmarshal([]byte(batch), &evs)
+		mu.Lock()
+		for _, e := range evs {
+			if e.Name == EvTranscriptResync {
+				resyncs = append(resyncs, e.Data)
+			}
+		}
+		mu.Unlock()
+		return nil
+	}, slog.New(slog.DiscardHandler))
+	o.maxLines = 10
+	o.Send(EvNotify, "blocks the outbox")
+	<-taken
+	for seq := 1; seq <= 8; seq++ {
+		o.Send(EvTranscript, &numbered{lines{Session: 1, N: 3}, seq})
+	}
+	close(release)
+	o.Close()
+	mu.Lock()
+	defer mu.Unlock()
+	if len(resyncs) != 1 || resyncs[0]["seq"] != float64(8) || resyncs[0]["session"] != float64(1) {
+		t.Fatalf("resyncs %v, want one of session 1 up to op 8", resyncs)
+	}
+}
+
 // Every delivered event carries the next number, also when events were
 // coalesced, split or replaced by a resync: the front end never waits for a
 // number that does not come.

@@ -57,6 +57,36 @@ local function session_info(t, id, name, st)
   return { id = id, name = name, state = st, cwd = t.project, folder = "project", mode = "default", tasks = 0 }
 end
 
+-- The fake host answers transcript fetches in the stream: the first with
+-- first = { lines, seq }, after a resync naming op dropped_to came in front of
+-- that reply (the host dropped more meanwhile); later ones with
+-- { "old", "a", "b" } at op 3. Returns the count of fetches so far.
+local function transcript_fetches(t, first, dropped_to)
+  local n = 0
+  local function reply(lines, seq)
+    return {
+      event = "mark",
+      data = { token = t.last_token, reply = { ok = true, result = { lines = lines, seq = seq, first = 0 } } },
+    }
+  end
+  t.replies.transcript = function()
+    n = n + 1
+    local events = n == 1
+        and {
+          { event = "transcript_resync", data = { session = 1, seq = dropped_to } },
+          reply(first[1], first[2]),
+        }
+      or { reply({ "old", "a", "b" }, 3) }
+    vim.schedule(function()
+      t:deliver(events)
+    end)
+    return t.NO_MARK
+  end
+  return function()
+    return n
+  end
+end
+
 return {
   ["batches out of order are applied in the host's order"] = {
     run = function(t)
@@ -226,32 +256,28 @@ return {
   },
   ["a resync that comes while a transcript is fetched fetches it again"] = {
     run = function(t)
-      local function reply(lines, seq)
-        return {
-          event = "mark",
-          data = { token = t.last_token, reply = { ok = true, result = { lines = lines, seq = seq, first = 0 } } },
-        }
-      end
-      local fetches = 0
-      t.replies.transcript = function()
-        fetches = fetches + 1
-        local events = fetches == 1
-            -- The host dropped more updates before this fetch's reply
-            -- came: the snapshot may not hold them.
-            and { { event = "transcript_resync", data = { session = 1 } }, reply({ "old", "a" }, 2) }
-          or { reply({ "old", "a", "b" }, 3) }
-        vim.schedule(function()
-          t:deliver(events)
-        end)
-        return t.NO_MARK
-      end
+      local fetches = transcript_fetches(t, { { "old", "a" }, 2 }, 3)
       t:deliver({ { event = "session", data = session_info(t, 1, "s", "running") } })
       require("claudenova.ui.transcript").ensure(1)
       -- The host dropped updates: the front end fetches the transcript.
-      t:deliver({ { event = "transcript_resync", data = { session = 1 } } })
+      t:deliver({ { event = "transcript_resync", data = { session = 1, seq = 1 } } })
       t:wait(function()
-        return fetches == 2 and not require("claudenova.ui.transcript").syncing[1]
+        return fetches() == 2 and not require("claudenova.ui.transcript").syncing[1]
       end, "a second fetch, answered")
+      t:eq(transcript_lines(1), { "old", "a", "b" }, "the transcript")
+    end,
+  },
+  ["a resync the fetched snapshot already holds fetches nothing more"] = {
+    run = function(t)
+      local fetches = transcript_fetches(t, { { "old", "a", "b" }, 3 }, 3)
+      t:deliver({ { event = "session", data = session_info(t, 1, "s", "running") } })
+      require("claudenova.ui.transcript").ensure(1)
+      t:deliver({ { event = "transcript_resync", data = { session = 1, seq = 1 } } })
+      t:wait(function()
+        return fetches() == 1 and not require("claudenova.ui.transcript").syncing[1]
+      end, "the fetch, answered")
+      t:settle()
+      t:eq(fetches(), 1, "fetches")
       t:eq(transcript_lines(1), { "old", "a", "b" }, "the transcript")
     end,
   },

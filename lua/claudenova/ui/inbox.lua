@@ -130,7 +130,7 @@ function handlers.transcript(data)
 end
 
 function handlers.transcript_resync(data)
-  transcript.resync(data.session)
+  transcript.resync(data.session, data.seq)
 end
 
 function handlers.request_added(r)

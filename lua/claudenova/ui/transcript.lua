@@ -334,8 +334,10 @@ end
 -- call from the host) would break Neovim's nested-call ordering.
 M.syncing = {} ---@type table<integer, boolean>
 -- A resync that came while a fetch was under way: the host may have dropped
--- updates after the snapshot that fetch gets, so it fetches again.
-local again = {} ---@type table<integer, boolean>
+-- updates after the snapshot that fetch gets. It names the last op it
+-- replaced (seq); a snapshot older than that is fetched again (true: a
+-- resync that named none, fetched again in any case).
+local again = {} ---@type table<integer, integer|true>
 
 -- Put a snapshot of the transcript into its buffer. It runs where the
 -- snapshot stands in the host's stream (host.request's apply): the ops before
@@ -370,8 +372,9 @@ local function put_snapshot(id, snap)
     decorate(buf, first, #(snap.lines or {}), snap.marks, snap.code)
   end
   M.syncing[id] = false
-  if again[id] then
-    again[id] = nil
+  local want = again[id]
+  again[id] = nil
+  if want == true or (want and (M.seq[id] or 0) < want) then
     M.resync(id)
   end
 end
@@ -390,9 +393,10 @@ local function fill(id)
   end
 end
 
-local function resync(id)
+local function resync(id, seq)
   if M.syncing[id] then
-    again[id] = true
+    local want = again[id]
+    again[id] = (seq == nil or want == true) and true or math.max(want or 0, seq)
     return
   end
   M.syncing[id] = true
@@ -402,10 +406,12 @@ local function resync(id)
 end
 
 --- Fetch the whole transcript again (Go dropped updates it could not
---- deliver while Neovim was busy).
-function M.resync(id)
+--- deliver while Neovim was busy, up to op seq when it says).
+---@param id integer
+---@param seq integer|nil
+function M.resync(id, seq)
   if M.bufs[id] and vim.api.nvim_buf_is_valid(M.bufs[id]) then
-    resync(id)
+    resync(id, seq)
   end
 end
 
