@@ -80,7 +80,8 @@ type App struct {
 	comp completer   // the prompt input's completion (complete.go)
 	rev  reviewState // rounds, comments and blame (review.go)
 
-	agentsBusy atomic.Bool // a claude agents --json runs (others.go)
+	agentsBusy  atomic.Bool // a claude agents --json runs (others.go)
+	agentsAgain atomic.Bool // a refresh was asked while it ran
 
 	stageMu sync.Mutex // staging vs. the stale sweep (see permission)
 	spawner *claude.Spawner

@@ -56,15 +56,26 @@ type AgentsView struct {
 }
 
 // RefreshAgents runs `claude agents --json` in the background and sends
-// the other sessions as EvAgents. A refresh asked while one runs is
-// dropped (the one running answers it).
+// the other sessions as EvAgents. A refresh asked while one runs is run
+// once more after it (that one may have listed before what was asked for
+// changed, or have run another claude command): one listing at a time, and
+// none asked for is lost.
 func (a *App) RefreshAgents() {
+	// Asked first, then taken: a listing that ends after this sees it.
+	a.agentsAgain.Store(true)
 	if !a.agentsBusy.CompareAndSwap(false, true) {
 		return
 	}
 	a.background(func(ctx context.Context) {
-		defer a.agentsBusy.Store(false)
-		a.ui.Send(ui.EvAgents, a.otherSessions(ctx))
+		for {
+			a.agentsAgain.Store(false)
+			a.ui.Send(ui.EvAgents, a.otherSessions(ctx))
+			a.agentsBusy.Store(false)
+			// Asked meanwhile: again, unless a new refresh took it.
+			if !a.agentsAgain.Load() || ctx.Err() != nil || !a.agentsBusy.CompareAndSwap(false, true) {
+				return
+			}
+		}
 	})
 }
 

@@ -402,3 +402,47 @@ func lastAgents(evs []ui.Event) *AgentsView {
 	}
 	return nil
 }
+
+// A refresh asked while a listing runs is listed after it: two asked at
+// once give two listings, the second with the command asked for last.
+func TestAgentsRefreshAskedWhileOneRuns(t *testing.T) {
+	m := newMem(t)
+	dir := t.TempDir()
+	gate := filepath.Join(dir, "gate")
+	// A listing that waits for the gate to open: the second refresh is
+	// surely asked while the first runs.
+	script := func(name, listing string) string {
+		p := filepath.Join(dir, name)
+		body := "#!/bin/sh\n: > " + gate + ".started\nwhile [ ! -e " + gate + " ]; do sleep 0.01; done\ncat <<'EOF'\n" + listing + "\nEOF\n"
+		if err := os.WriteFile(p, []byte(body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	first := script("first", `[]`)
+	second := script("second", `[{"pid":12,"id":"bg-7","cwd":"/elsewhere/api","kind":"background","sessionId":"s2","name":"api tests","status":"idle"}]`)
+	if err := m.app.Configure(Options{Storage: filepath.Join(m.dir, "storage"), Cmd: first}); err != nil {
+		t.Fatal(err)
+	}
+	m.app.RefreshAgents()
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		if _, err := os.Stat(gate + ".started"); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the first listing never started")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if err := m.app.Configure(Options{Storage: filepath.Join(m.dir, "storage"), Cmd: second}); err != nil {
+		t.Fatal(err)
+	}
+	m.app.RefreshAgents()
+	if err := os.WriteFile(gate, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m.rec.wait(t, "the second command's listing", func(evs []ui.Event) bool {
+		v := lastAgents(evs)
+		return v != nil && len(v.Sessions) == 1
+	})
+}
