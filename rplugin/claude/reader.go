@@ -34,11 +34,11 @@ const readBuffer = 64 << 10
 func (p *Process) read(r io.Reader) {
 	br := bufio.NewReaderSize(r, readBuffer)
 	var scratch []byte
+	long := false // this line took a turn of the host's long lines
+	take := func() { long = p.long.take() }
 	for {
-		long := false // this line took a turn of the host's long lines
-		line, own, tooLong, err := readLine(br, MaxLineBytes, scratch[:0], func() {
-			long = p.long.take()
-		})
+		long = false
+		line, own, tooLong, err := readLine(br, MaxLineBytes, scratch[:0], take)
 		if !own {
 			scratch = line // a line that fit the reader's buffer: reused
 		}

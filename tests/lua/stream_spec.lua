@@ -57,11 +57,12 @@ local function session_info(t, id, name, st)
   return { id = id, name = name, state = st, cwd = t.project, folder = "project", mode = "default", tasks = 0 }
 end
 
--- The fake host answers transcript fetches in the stream: the first with
--- first = { lines, seq }, after a resync naming op dropped_to came in front of
--- that reply (the host dropped more meanwhile); later ones with
--- { "old", "a", "b" } at op 3. Returns the count of fetches so far.
-local function transcript_fetches(t, first, dropped_to)
+-- A session whose transcript the host dropped updates of: the front end
+-- fetches it, and the fake host answers in the stream. The first fetch is
+-- answered with first = { lines, seq }, after a resync naming op dropped_to
+-- came in front of that reply (the host dropped more meanwhile); later ones
+-- with { "old", "a", "b" } at op 3. Returns the count of fetches so far.
+local function resync_while_fetching(t, first, dropped_to)
   local n = 0
   local function reply(lines, seq)
     return {
@@ -82,6 +83,9 @@ local function transcript_fetches(t, first, dropped_to)
     end)
     return t.NO_MARK
   end
+  t:deliver({ { event = "session", data = session_info(t, 1, "s", "running") } })
+  require("claudenova.ui.transcript").ensure(1)
+  t:deliver({ { event = "transcript_resync", data = { session = 1, seq = 1 } } })
   return function()
     return n
   end
@@ -256,11 +260,8 @@ return {
   },
   ["a resync that comes while a transcript is fetched fetches it again"] = {
     run = function(t)
-      local fetches = transcript_fetches(t, { { "old", "a" }, 2 }, 3)
-      t:deliver({ { event = "session", data = session_info(t, 1, "s", "running") } })
-      require("claudenova.ui.transcript").ensure(1)
-      -- The host dropped updates: the front end fetches the transcript.
-      t:deliver({ { event = "transcript_resync", data = { session = 1, seq = 1 } } })
+      -- The snapshot of the first fetch predates what the host dropped.
+      local fetches = resync_while_fetching(t, { { "old", "a" }, 2 }, 3)
       t:wait(function()
         return fetches() == 2 and not require("claudenova.ui.transcript").syncing[1]
       end, "a second fetch, answered")
@@ -269,10 +270,7 @@ return {
   },
   ["a resync the fetched snapshot already holds fetches nothing more"] = {
     run = function(t)
-      local fetches = transcript_fetches(t, { { "old", "a", "b" }, 3 }, 3)
-      t:deliver({ { event = "session", data = session_info(t, 1, "s", "running") } })
-      require("claudenova.ui.transcript").ensure(1)
-      t:deliver({ { event = "transcript_resync", data = { session = 1, seq = 1 } } })
+      local fetches = resync_while_fetching(t, { { "old", "a", "b" }, 3 }, 3)
       t:wait(function()
         return fetches() == 1 and not require("claudenova.ui.transcript").syncing[1]
       end, "the fetch, answered")
