@@ -28,6 +28,77 @@ return {
       t:screen("panel")
     end,
   },
+  ["each panel maps the keys of the request it shows, and leaves the user's own"] = {
+    opts = { setup = { surfaces = { quiet_ms = 0, grace_ms = 0 } } },
+    run = function(t)
+      local batches = t:replay("bash", 7)
+      local first
+      for _, ev in ipairs(batches[7]) do
+        if ev.event == "present" then
+          first = ev.data
+        end
+      end
+      local buf = vim.api.nvim_get_current_buf()
+      t:eq(vim.b[buf].claudenova_surface, "panel", "the panel in front")
+      -- The panel buffer's own normal-mode map of lhs.
+      local function map_of(lhs)
+        lhs = vim.api.nvim_replace_termcodes(lhs, true, true, true)
+        for _, m in ipairs(vim.api.nvim_buf_get_keymap(buf, "n")) do
+          if vim.api.nvim_replace_termcodes(m.lhs, true, true, true) == lhs then
+            return m
+          end
+        end
+        return {}
+      end
+      -- The next request in the panel, the one before it decided.
+      local function next_request(before, id, deliberate)
+        local r = vim.deepcopy(first)
+        r.id = id
+        r.hints = { deliberate = deliberate, no_rules = false, human_only = false }
+        r.session_choice = "Bash(touch " .. id:sub(3) .. ".txt) this session"
+        t:deliver({ { event = "request_removed", data = { id = before.id, session = 1, outcome = "allow" } } })
+        t:deliver({ { event = "request_added", data = r }, { event = "present", data = vim.deepcopy(r) } })
+        t:settle()
+        return r
+      end
+      t:eq(map_of("<CR>").lhs, nil, "<CR> for a plain request")
+      -- The user maps a key of their own in the panel (a FileType autocmd
+      -- would): the next panels keep it.
+      vim.keymap.set("n", "<leader>x", "<Nop>", { buffer = buf, desc = "the user's own" })
+      local second = next_request(first, "1:second", true)
+      t:eq(vim.api.nvim_get_current_buf(), buf, "the same buffer")
+      t:eq(vim.b[buf].claudenova_request, second.id, "the request it shows")
+      t:ok(map_of("<CR>").lhs ~= nil, "<CR> takes a deliberate answer")
+      t:eq(map_of("<leader>x").desc, "the user's own", "the user's key")
+      local third = next_request(second, "1:third", false)
+      t:eq(vim.b[buf].claudenova_request, third.id, "the request it shows")
+      t:eq(map_of("<CR>").lhs, nil, "<CR> gone with the deliberate request")
+      t:eq(map_of("<leader>x").desc, "the user's own", "the user's key")
+      t:type("a")
+      t:eq(t:calls_of("decide")[1].id, third.id, "a allows the request shown")
+      -- A deliberate one again: its allow keys ask to be pressed twice, in
+      -- its own words. (A key typed here leaves this test's editor "in a
+      -- command", which the editor's loop clears: it is opened by hand.)
+      local fourth = vim.deepcopy(first)
+      fourth.id, fourth.hints = "1:fourth", { deliberate = true }
+      fourth.session_choice = "Bash(touch fourth.txt) this session"
+      require("claudenova.ui.panel").open(fourth)
+      local said, orig = {}, vim.notify
+      vim.notify = function(msg)
+        table.insert(said, msg)
+      end
+      t:type("s")
+      vim.notify = orig
+      t:eq(#t:calls_of("decide"), 1, "decisions after one s")
+      t:ok(
+        (said[1] or ""):find("press s again to allow bash(touch fourth.txt)", 1, true),
+        "s says: " .. tostring(said[1])
+      )
+      t:type("s")
+      t:eq(#t:calls_of("decide"), 2, "decisions after s again")
+      t:eq(t:calls_of("decide")[2].id, fourth.id, "the request s allowed")
+    end,
+  },
   ["an Edit is a proposal beside the file, Claude's words above it"] = {
     widths = { 60, 100, 200 },
     run = function(t)

@@ -151,155 +151,182 @@ function M.close()
   end
 end
 
--- rows: the panel's line -> choice map (filled again on every relayout).
-local function set_keymaps(buf, r, rows)
-  local keys = cfg().keymaps.panel
-  -- The buffer is reused: the last request's keys go first (the keymaps
-  -- may have changed since, and <CR> is only for a deliberate answer).
-  for _, m in ipairs(vim.api.nvim_buf_get_keymap(buf, "n")) do
-    pcall(vim.api.nvim_buf_del_keymap, buf, "n", m.lhs)
-  end
-  -- Errors reach the user on one line; deciding keys do nothing while the
-  -- grace period of a panel that opened on its own lasts.
-  local function act(fn, deciding)
-    return errors.guard(deciding and scheduler.guard(buf, fn) or fn)
-  end
+-- The panel's keys act on the request it shows (M.current), read when a key
+-- is pressed: one set of keymaps serves every panel, and is set again only
+-- when the keymaps config changes. (Setting a dozen keymaps for every
+-- request was half of the garbage a Bash panel left for Lua's collector,
+-- whose pauses were the slowest panels.)
+local NAMES = { "allow", "allow_session", "allow_tool", "always", "review", "deny", "close", "allow_dir", "deny_stop" }
+local DESC = {
+  allow = "Allow once",
+  allow_session = "Allow what the panel offers for the session",
+  allow_tool = "Allow every call of this tool this session",
+  always = "Always…: allow or deny from now on, with a rule",
+  review = "Toggle the full review",
+  deny = "Deny with an optional message",
+  deny_stop = "Deny and end the turn",
+  allow_dir = "Allow the folder the panel names",
+  close = "Hide the panel (the request stays pending)",
+}
+local ALLOWS = { allow = true, allow_session = true, allow_tool = true, allow_dir = true }
+local NOT_OFFERED = {
+  allow_session = "Allow for the session",
+  allow_tool = "Allow the whole tool",
+  always = "Always…",
+  allow_dir = "Allow this folder",
+}
+
+-- Say why choice name is not offered for request r.
+local function not_offered(r, name)
+  local what = NOT_OFFERED[name] or name
   local h = r.hints or {}
-  local function decide(behavior)
-    return function()
-      local ok, why = actions.decide(r.id, behavior, nil, "surface")
-      if not ok and why then
-        notify.info(why)
-      end
-    end
+  if h.no_rules then
+    notify.info(("%s is not offered: claude asks that no lasting rule be made (%s)"):format(what, h.why or ""))
+  elseif r.no_always and what == "Always…" then
+    notify.info(r.no_always)
+  elseif what == "Allow this folder" then
+    notify.info("Allow this folder is not offered: claude suggested no folder for this request")
+  else
+    notify.info(("%s is not offered: claude suggested no rule for this request (Always… makes one)"):format(what))
   end
-  local offered = {}
-  for _, it in ipairs(choices(r, keys, false)) do
-    offered[it.name] = true
+end
+
+-- What choice name allows for request r, in its words (the panel's line).
+local function what_it_does(r, name)
+  local function choice(field, otherwise)
+    return "Allow " .. ((r[field] or "") ~= "" and r[field] or otherwise)
   end
-  local function not_offered(what)
-    return function()
-      if h.no_rules then
-        notify.info(("%s is not offered: claude asks that no lasting rule be made (%s)"):format(what, h.why or ""))
-      elseif r.no_always and what == "Always…" then
-        notify.info(r.no_always)
-      elseif what == "Allow this folder" then
-        notify.info("Allow this folder is not offered: claude suggested no folder for this request")
-      else
-        notify.info(("%s is not offered: claude suggested no rule for this request (Always… makes one)"):format(what))
-      end
-    end
+  if name == "allow_session" then
+    return choice("session_choice", "for the session")
+  elseif name == "allow_tool" then
+    return choice("tool_choice", "every call of this tool this session")
+  elseif name == "allow_dir" then
+    return choice("dir_choice", "the folder claude suggests")
   end
-  local maps = {
-    allow = { decide("allow"), "Allow once" },
-    allow_session = {
-      decide("allow_session"),
-      "Allow " .. ((r.session_choice or "") ~= "" and r.session_choice or "for the session"),
-    },
-    allow_tool = {
-      decide("allow_tool"),
-      "Allow " .. ((r.tool_choice or "") ~= "" and r.tool_choice or "every call of this tool this session"),
-    },
-    always = {
-      function()
-        actions.always(r.id)
-      end,
-      "Always…: allow or deny from now on, with a rule",
-    },
-    review = {
-      function()
-        M.open(r, { review = not (M.current and M.current.review), focus = true })
-      end,
-      "Toggle the full review",
-    },
-    deny = {
-      function()
-        actions.deny_with_message(r.id, "surface")
-      end,
-      "Deny with an optional message",
-    },
-    deny_stop = {
-      function()
-        actions.deny_stop(r.id, "surface")
-      end,
-      "Deny and end the turn",
-    },
-    allow_dir = {
-      decide("allow_dir"),
-      "Allow " .. ((r.dir_choice or "") ~= "" and r.dir_choice or "the folder claude suggests"),
-    },
-    close = { M.close, "Hide the panel (the request stays pending)" },
-  }
-  local allows = { allow = true, allow_session = true, allow_tool = true, allow_dir = true }
-  -- default_to_no: an allow key arms its choice, the same key again takes
-  -- it; any other choice disarms.
-  local armed
-  -- The newer choices (deny and stop, the folder) give way when you gave
-  -- their default key to another one.
-  local taken = {}
-  for _, name in ipairs({
-    "allow",
-    "allow_session",
-    "allow_tool",
-    "always",
-    "review",
-    "deny",
-    "close",
-    "allow_dir",
-    "deny_stop",
-  }) do
-    local m = maps[name]
-    local fn = m[1]
-    if not offered[name] then
-      fn = not_offered(({
-        allow_session = "Allow for the session",
-        allow_tool = "Allow the whole tool",
-        always = "Always…",
-        allow_dir = "Allow this folder",
-      })[name] or name)
-    elseif h.deliberate and allows[name] then
-      local take = fn
-      fn = function()
-        if armed == name then
-          armed = nil
-          return take()
-        end
-        armed = name
-        notify.info(("press %s again to %s (claude asks for a deliberate answer)"):format(keys[name], m[2]:lower()))
-      end
-    elseif h.deliberate then
-      local take = fn
-      fn = function()
-        armed = nil
-        return take()
-      end
+  return DESC[name]
+end
+
+-- Take choice name for request r.
+local function take(r, name)
+  if ALLOWS[name] then
+    local ok, why = actions.decide(r.id, name, nil, "surface")
+    if not ok and why then
+      notify.info(why)
     end
-    if keys[name] and not taken[keys[name]] then
-      taken[keys[name]] = true
-      vim.keymap.set(
-        "n",
-        keys[name],
-        act(fn, name ~= "close"),
-        { buffer = buf, nowait = true, desc = "claude-nova panel: " .. m[2] }
-      )
-    end
+  elseif name == "always" then
+    actions.always(r.id)
+  elseif name == "review" then
+    M.open(r, { review = not (M.current and M.current.review), focus = true })
+  elseif name == "deny" then
+    actions.deny_with_message(r.id, "surface")
+  elseif name == "deny_stop" then
+    actions.deny_stop(r.id, "surface")
+  elseif name == "close" then
+    M.close()
   end
-  if h.deliberate then
-    vim.keymap.set(
-      "n",
-      "<CR>",
-      act(function()
-        local name = rows[vim.api.nvim_win_get_cursor(0)[1]]
-        if name and offered[name] then
-          armed = nil
-          maps[name][1]()
-        end
-      end, true),
-      { buffer = buf, nowait = true, desc = "claude-nova panel: Take the choice on this line" }
+end
+
+-- A key of choice name pressed in the panel. default_to_no: an allow key
+-- arms its choice, the same key again takes it; any other choice disarms.
+local function press(name)
+  local cur = M.current
+  if not cur then
+    return
+  end
+  local r = cur.r
+  local h = r.hints or {}
+  local offered = false
+  for _, it in ipairs(choices(r, cfg().keymaps.panel, false)) do
+    offered = offered or it.name == name
+  end
+  if not offered then
+    return not_offered(r, name)
+  end
+  if h.deliberate and ALLOWS[name] and cur.armed ~= name then
+    cur.armed = name
+    local key = cfg().keymaps.panel[name]
+    return notify.info(
+      ("press %s again to %s (claude asks for a deliberate answer)"):format(key, what_it_does(r, name):lower())
     )
   end
-  vim.keymap.set("n", "<Esc>", M.close, { buffer = buf, nowait = true, desc = "claude-nova panel: Hide the panel" })
-  keytable.map(buf, "panel")
+  cur.armed = nil
+  return take(r, name)
+end
+
+-- <CR> of a deliberate answer: the choice on the cursor's line.
+local function press_line()
+  local cur = M.current
+  local name = cur and cur.rows[vim.api.nvim_win_get_cursor(0)[1]]
+  if name then
+    cur.armed = name -- it is deliberate: the line was chosen
+    press(name)
+  end
+end
+
+-- The keymaps in the panel's buffer: the config they were made from, and
+-- whether <CR> is mapped.
+local installed = { keys = nil, cr = false }
+
+local function map(buf, lhs, fn, desc)
+  vim.api.nvim_buf_set_keymap(buf, "n", lhs, "", { callback = fn, nowait = true, noremap = true, desc = desc })
+end
+
+-- The keymaps config the panel's keys are made from, as a string.
+local function signature(keys)
+  local parts = {}
+  for _, name in ipairs(NAMES) do
+    table.insert(parts, tostring(keys[name]))
+  end
+  table.insert(parts, tostring(cfg().keymaps.help))
+  return table.concat(parts, "\0")
+end
+
+-- Map the panel's keys in buf for request r (only what changed since the
+-- last panel: the keymaps config, and <CR> for a deliberate answer).
+local function set_keymaps(buf, r)
+  local keys = cfg().keymaps.panel
+  local sig = signature(keys)
+  if installed.keys ~= sig then
+    if installed.keys then
+      -- Another config: the last one's keys go first.
+      for _, lhs in ipairs(installed.lhs) do
+        pcall(vim.api.nvim_buf_del_keymap, buf, "n", lhs)
+      end
+    end
+    local lhs, taken = {}, {}
+    -- Errors reach the user on one line; deciding keys do nothing while the
+    -- grace period of a panel that opened on its own lasts. The newer
+    -- choices (deny and stop, the folder) give way when you gave their
+    -- default key to another one.
+    for _, name in ipairs(NAMES) do
+      local k = keys[name]
+      if k and not taken[k] then
+        taken[k] = true
+        local fn = function()
+          press(name)
+        end
+        map(
+          buf,
+          k,
+          errors.guard(name ~= "close" and scheduler.guard(buf, fn) or fn),
+          "claude-nova panel: " .. DESC[name]
+        )
+        table.insert(lhs, k)
+      end
+    end
+    map(buf, "<Esc>", M.close, "claude-nova panel: Hide the panel")
+    table.insert(lhs, "<Esc>")
+    keytable.map(buf, "panel")
+    table.insert(lhs, cfg().keymaps.help)
+    installed.keys, installed.lhs, installed.cr = sig, lhs, false
+  end
+  local deliberate = (r.hints or {}).deliberate == true
+  if deliberate and not installed.cr then
+    map(buf, "<CR>", errors.guard(scheduler.guard(buf, press_line)), "claude-nova panel: Take the choice on this line")
+  elseif installed.cr and not deliberate then
+    pcall(vim.api.nvim_buf_del_keymap, buf, "n", "<CR>")
+  end
+  installed.cr = deliberate
 end
 
 local function title(buf)
@@ -312,14 +339,17 @@ end
 -- The size and place of the panel on this screen: as wide as its longest
 -- line (up to the screen), as tall as its wrapped text (up to the screen;
 -- then it scrolls, and its footer says so).
-local function geometry(buf, win)
-  local lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
-  local maxw = math.max(20, vim.o.columns - 4)
+local function width_of(lines)
   local width = 20
   for _, l in ipairs(lines) do
     width = math.max(width, vim.fn.strdisplaywidth(l) + 1)
   end
-  width = math.min(width, maxw)
+  return math.min(width, math.max(20, vim.o.columns - 4))
+end
+
+local function geometry(buf, win)
+  local lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+  local width = width_of(lines)
   local maxh = math.max(3, vim.o.lines - vim.o.cmdheight - 4)
   local height = #lines
   if win and vim.api.nvim_win_is_valid(win) then
@@ -371,6 +401,14 @@ local function fill(buf, r, review, width, rows)
   end
 end
 
+-- Fill buf for the width the panel takes: the key hint wraps to the widest
+-- the screen allows, then the panel takes the width those lines need, and
+-- the hint wraps again a cell inside it. Only the second is written.
+local function layout(buf, r, review, rows)
+  local wide = render(r, review, math.max(20, vim.o.columns - 6))
+  fill(buf, r, review, width_of(wide) - 1, rows)
+end
+
 -- Put the cursor on Deny when claude asks for a deliberate answer
 -- (default_to_no: it opens on its decline option).
 local function on_deny(win, r, rows)
@@ -392,9 +430,7 @@ function M.relayout()
     return
   end
   local r = state.requests[cur.id] or cur.r
-  fill(cur.buf, r, cur.review, math.max(20, vim.o.columns - 6), cur.rows)
-  local c = geometry(cur.buf, cur.win)
-  fill(cur.buf, r, cur.review, c.width - 1, cur.rows)
+  layout(cur.buf, r, cur.review, cur.rows)
   vim.api.nvim_win_set_config(cur.win, geometry(cur.buf, cur.win))
   on_deny(cur.win, r, cur.rows)
 end
@@ -416,6 +452,7 @@ local function the_buffer()
   vim.bo[buf].undolevels = -1
   vim.bo[buf].filetype = "claudenova-panel"
   vim.b[buf].claudenova_surface = "panel"
+  installed = { keys = nil, cr = false }
   vim.api.nvim_create_autocmd("WinLeave", {
     buffer = buf,
     desc = "claude-nova: leaving the panel hides it",
@@ -448,20 +485,18 @@ function M.open(r, opts)
     scheduler.start_grace(buf, M.relayout)
   end
   local rows = {}
-  -- The key hint wraps to the widest the screen allows, then the panel
-  -- takes the width its lines need.
-  fill(buf, r, opts.review, math.max(20, vim.o.columns - 6), rows)
+  layout(buf, r, opts.review, rows)
   local c = geometry(buf, nil)
   c.style, c.border = "minimal", "rounded"
   local win = vim.api.nvim_open_win(buf, true, c)
-  vim.wo[win].wrap = true
-  vim.wo[win].linebreak = true
-  vim.wo[win].breakindent = true
-  vim.wo[win].breakindentopt = "shift:4"
-  vim.wo[win].cursorline = false
-  fill(buf, r, opts.review, c.width - 1, rows)
+  local wo = { win = win }
+  vim.api.nvim_set_option_value("wrap", true, wo)
+  vim.api.nvim_set_option_value("linebreak", true, wo)
+  vim.api.nvim_set_option_value("breakindent", true, wo)
+  vim.api.nvim_set_option_value("breakindentopt", "shift:4", wo)
+  vim.api.nvim_set_option_value("cursorline", false, wo)
   vim.api.nvim_win_set_config(win, geometry(buf, win))
-  set_keymaps(buf, r, rows)
+  set_keymaps(buf, r)
   on_deny(win, r, rows)
   M.current = { id = r.id, win = win, buf = buf, review = opts.review, r = r, rows = rows }
   vim.api.nvim_create_autocmd("VimResized", {

@@ -433,11 +433,17 @@ func (b *bench) latency(lines, n int) ([]time.Duration, error) {
 		return nil, err
 	}
 	var out []time.Duration
+	var worst []string
 	for id, vis := range seen {
 		rid := id[strings.IndexByte(id, ':')+1:]
 		if st, ok := sent[rid]; ok {
 			out = append(out, vis.Sub(st))
+			worst = append(worst, fmt.Sprintf("%7.2f ms %s", benchstat.MS(vis.Sub(st)), rid))
 		}
+	}
+	if os.Getenv("UIBENCH_DEBUG") != "" {
+		slices.Sort(worst)
+		fmt.Fprintln(os.Stderr, "  the slowest:", strings.Join(worst[max(0, len(worst)-5):], ", "))
 	}
 	return out, nil
 }
