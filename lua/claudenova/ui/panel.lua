@@ -380,8 +380,7 @@ end
 
 -- Fill buf with r's lines for a window width cells wide; rows (the line ->
 -- choice map the keymaps read) is filled again in place.
-local function fill(buf, r, review, width, rows)
-  local lines, hls, now = render(r, review, width)
+local function fill(buf, rows, lines, hls, now)
   vim.bo[buf].modifiable = true
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
   vim.bo[buf].modifiable = false
@@ -403,10 +402,18 @@ end
 
 -- Fill buf for the width the panel takes: the key hint wraps to the widest
 -- the screen allows, then the panel takes the width those lines need, and
--- the hint wraps again a cell inside it. Only the second is written.
+-- the hint wraps again a cell inside it. That changes nothing unless a line
+-- is wider than the screen allows: only then is it rendered again.
 local function layout(buf, r, review, rows)
-  local wide = render(r, review, math.max(20, vim.o.columns - 6))
-  fill(buf, r, review, width_of(wide) - 1, rows)
+  local lines, hls, now = render(r, review, math.max(20, vim.o.columns - 6))
+  local room = width_of(lines) - 1
+  for _, l in ipairs(lines) do
+    if vim.fn.strdisplaywidth(l) > room then
+      lines, hls, now = render(r, review, room)
+      break
+    end
+  end
+  fill(buf, rows, lines, hls, now)
 end
 
 -- Put the cursor on Deny when claude asks for a deliberate answer
