@@ -99,6 +99,23 @@ return {
       t:eq(t:calls_of("decide")[2].id, fourth.id, "the request s allowed")
     end,
   },
+  ["Always… cancelled goes back to the panel it came from"] = {
+    opts = { setup = { surfaces = { quiet_ms = 0, grace_ms = 0 } } },
+    run = function(t)
+      t:replay("bash", 7)
+      local id = vim.b.claudenova_request
+      t:eq(vim.b.claudenova_surface, "panel", "the panel in front")
+      t:type("A")
+      t:settle()
+      t:eq(vim.b.claudenova_surface, "always", "the form in front")
+      t:eq(#t:floats(), 1, "floating windows (the panel hides)")
+      t:type("q")
+      t:settle()
+      t:eq(vim.b.claudenova_surface, "panel", "the panel back")
+      t:eq(vim.b.claudenova_request, id, "the request it shows")
+      t:eq(#t:calls_of("decide"), 0, "decisions")
+    end,
+  },
   ["an Edit is a proposal beside the file, Claude's words above it"] = {
     widths = { 60, 100, 200 },
     run = function(t)

@@ -5,7 +5,7 @@
 -- (every call of the tool; every tool of an MCP server); <Tab> switches
 -- allow / deny; 1-4 (or j/k then <CR>) pick where it is saved. <CR>
 -- confirms and answers the request; q or <Esc> cancels (nothing is
--- answered). It never opens for a request claude asks no lasting rule for
+-- answered, and on_cancel says where the user goes back to). It never opens for a request claude asks no lasting rule for
 -- (claudenova.ui's always() checks its hints).
 local notify = require("claudenova.ui.notify")
 local text = require("claudenova.ui.text")
@@ -35,7 +35,7 @@ local FIRST_SCOPE = 5
 
 --- Open the form for request r. on_confirm(behavior, rule, destination)
 --- is called when the user confirms.
-function M.open(r, on_confirm)
+function M.open(r, on_confirm, on_cancel)
   -- Where a rule can be saved is the host's to say (the view's scopes,
   -- with their files); a request it offers none for has its no_always.
   local scopes = r.scopes or {}
@@ -187,8 +187,14 @@ function M.open(r, on_confirm)
       close()
     end
   end, "Confirm")
-  map("q", close, "Cancel")
-  map("<Esc>", close, "Cancel")
+  local function cancel()
+    close()
+    if on_cancel then
+      on_cancel()
+    end
+  end
+  map("q", cancel, "Cancel")
+  map("<Esc>", cancel, "Cancel")
   vim.api.nvim_create_autocmd("WinLeave", {
     buffer = buf,
     once = true,

@@ -107,6 +107,9 @@ function M.always(id)
     end
     return
   end
+  -- Cancelled from the panel (which the form hid), the panel comes back:
+  -- the request still waits for a choice.
+  local from_panel = vim.b.claudenova_surface == "panel"
   always.open(r, function(behavior, rule, destination)
     local ok, why = M.decide(id, behavior, nil, "command", { rules = { rule }, destination = destination })
     if ok then
@@ -120,6 +123,10 @@ function M.always(id)
       )
     elseif why then
       notify.info(why)
+    end
+  end, function()
+    if from_panel and state.requests[id] then
+      M.present(id)
     end
   end)
 end
