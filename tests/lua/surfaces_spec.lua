@@ -97,6 +97,18 @@ return {
       t:type("s")
       t:eq(#t:calls_of("decide"), 2, "decisions after s again")
       t:eq(t:calls_of("decide")[2].id, fourth.id, "the request s allowed")
+      -- The keymaps config changes: the next panel has the new keys only,
+      -- and no <CR> of the deliberate one before it.
+      require("claudenova.config").set(vim.tbl_deep_extend("force", require("claudenova.config").get(), {
+        keymaps = { panel = { allow = "y" } },
+      }))
+      local fifth = vim.deepcopy(first)
+      fifth.id = "1:fifth"
+      require("claudenova.ui.panel").open(fifth)
+      t:ok(map_of("y").lhs ~= nil, "y allows now")
+      t:eq(map_of("a").lhs, nil, "a after the change")
+      t:eq(map_of("<CR>").lhs, nil, "<CR> after the change")
+      t:eq(map_of("<leader>x").desc, "the user's own", "the user's key")
     end,
   },
   ["Always… cancelled goes back to the panel it came from"] = {

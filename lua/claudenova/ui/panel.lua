@@ -288,9 +288,13 @@ local function set_keymaps(buf, r)
   local sig = signature(keys)
   if installed.keys ~= sig then
     if installed.keys then
-      -- Another config: the last one's keys go first.
+      -- Another config: the last one's keys go first (<CR> too: it is
+      -- mapped again below when this request needs it).
       for _, lhs in ipairs(installed.lhs) do
         pcall(vim.api.nvim_buf_del_keymap, buf, "n", lhs)
+      end
+      if installed.cr then
+        pcall(vim.api.nvim_buf_del_keymap, buf, "n", "<CR>")
       end
     end
     local lhs, taken = {}, {}
