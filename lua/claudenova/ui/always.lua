@@ -5,8 +5,9 @@
 -- (every call of the tool; every tool of an MCP server); <Tab> switches
 -- allow / deny; 1-4 (or j/k then <CR>) pick where it is saved. <CR>
 -- confirms and answers the request; q or <Esc> cancels (nothing is
--- answered, and on_cancel says where the user goes back to). It never opens for a request claude asks no lasting rule for
--- (claudenova.ui's always() checks its hints).
+-- answered; the caller's on_cancel takes the user back). It never opens for
+-- a request claude asks no lasting rule for (claudenova.ui's always()
+-- checks its hints).
 local notify = require("claudenova.ui.notify")
 local text = require("claudenova.ui.text")
 
@@ -34,7 +35,8 @@ end
 local FIRST_SCOPE = 5
 
 --- Open the form for request r. on_confirm(behavior, rule, destination)
---- is called when the user confirms.
+--- is called when the user confirms, on_cancel (optional) when q or <Esc>
+--- cancels it.
 function M.open(r, on_confirm, on_cancel)
   -- Where a rule can be saved is the host's to say (the view's scopes,
   -- with their files); a request it offers none for has its no_always.
