@@ -226,6 +226,16 @@ local function take(r, name)
   end
 end
 
+-- Whether the panel offers choice name for request r.
+local function offered(r, name)
+  for _, it in ipairs(choices(r, cfg().keymaps.panel, false)) do
+    if it.name == name then
+      return true
+    end
+  end
+  return false
+end
+
 -- A key of choice name pressed in the panel. default_to_no: an allow key
 -- arms its choice, the same key again takes it; any other choice disarms.
 local function press(name)
@@ -235,11 +245,7 @@ local function press(name)
   end
   local r = cur.r
   local h = r.hints or {}
-  local offered = false
-  for _, it in ipairs(choices(r, cfg().keymaps.panel, false)) do
-    offered = offered or it.name == name
-  end
-  if not offered then
+  if not offered(r, name) then
     return not_offered(r, name)
   end
   if h.deliberate and ALLOWS[name] and cur.armed ~= name then
@@ -253,13 +259,14 @@ local function press(name)
   return take(r, name)
 end
 
--- <CR> of a deliberate answer: the choice on the cursor's line.
+-- <CR> of a deliberate answer: the choice on the cursor's line, taken at
+-- once (moving to its line was the deliberate part).
 local function press_line()
   local cur = M.current
   local name = cur and cur.rows[vim.api.nvim_win_get_cursor(0)[1]]
-  if name then
-    cur.armed = name -- it is deliberate: the line was chosen
-    press(name)
+  if name and offered(cur.r, name) then
+    cur.armed = nil
+    take(cur.r, name)
   end
 end
 
@@ -343,12 +350,13 @@ end
 -- The size and place of the panel on this screen: as wide as its longest
 -- line (up to the screen), as tall as its wrapped text (up to the screen;
 -- then it scrolls, and its footer says so).
+-- The panel's width for lines, and the width of the widest of them.
 local function width_of(lines)
-  local width = 20
+  local widest = 0
   for _, l in ipairs(lines) do
-    width = math.max(width, vim.fn.strdisplaywidth(l) + 1)
+    widest = math.max(widest, vim.fn.strdisplaywidth(l))
   end
-  return math.min(width, math.max(20, vim.o.columns - 4))
+  return math.min(math.max(20, widest + 1), math.max(20, vim.o.columns - 4)), widest
 end
 
 local function geometry(buf, win)
@@ -410,12 +418,9 @@ end
 -- is wider than the screen allows: only then is it rendered again.
 local function layout(buf, r, review, rows)
   local lines, hls, now = render(r, review, math.max(20, vim.o.columns - 6))
-  local room = width_of(lines) - 1
-  for _, l in ipairs(lines) do
-    if vim.fn.strdisplaywidth(l) > room then
-      lines, hls, now = render(r, review, room)
-      break
-    end
+  local width, widest = width_of(lines)
+  if widest > width - 1 then
+    lines, hls, now = render(r, review, width - 1)
   end
   fill(buf, rows, lines, hls, now)
 end
