@@ -1,6 +1,7 @@
 # claude-nova.nvim
 #   make          build the host binary (bin/claudenova)
 #   make test     install the test bed (Neovim 0.10 + 0.12, the pinned claude CLI) and run every test
+#                 (CLAUDE_VERSION=x.y.z: against that claude from npm instead)
 #   make demo     Neovim + the plugin + a real claude CLI + our scripted model server: no account needed
 #   make bench    performance figures (diff, approval latency, UI stall, startup)
 #   make release  cross-build the host for linux/darwin x amd64/arm64 into dist/ and
@@ -65,14 +66,20 @@ vet: testbed
 # and 0.12, real claude CLI, fake model server; its tests run in parallel,
 # three simulated users per core) is listed first so that it starts first,
 # and the unit tests run beside it instead of before it.
+#
+# CLAUDE_VERSION=x.y.z runs it against that claude from npm instead of the
+# pinned one (installed beside it in the test bed's cache).
+CLAUDE_VERSION ?=
+WITH_CLAUDE = $(if $(CLAUDE_VERSION),CLAUDE_BIN="$$(bash scripts/testbed.sh claude $(CLAUDE_VERSION))" && export CLAUDE_BIN &&)
+
 test: testbed build vet
-	. "$(TESTBED)/env" && CLAUDENOVA_REQUIRE_E2E=1 $(GO) test -race -count=1 -timeout 20m ./tests/e2e/ $$($(GO) list ./... | grep -v /tests/e2e)
+	. "$(TESTBED)/env" && $(WITH_CLAUDE) CLAUDENOVA_REQUIRE_E2E=1 $(GO) test -race -count=1 -timeout 20m ./tests/e2e/ $$($(GO) list ./... | grep -v /tests/e2e)
 
 unit: build
 	$(GO) test -race -count=1 $$($(GO) list ./... | grep -v /tests/e2e)
 
 e2e: testbed build
-	. "$(TESTBED)/env" && CLAUDENOVA_REQUIRE_E2E=1 $(GO) test -count=1 -timeout 20m -v ./tests/e2e/
+	. "$(TESTBED)/env" && $(WITH_CLAUDE) CLAUDENOVA_REQUIRE_E2E=1 $(GO) test -count=1 -timeout 20m -v ./tests/e2e/
 
 # The front end's reference screens (tests/lua/screens) written anew from
 # what the specs show: 0.12's are shared, 0.10 keeps its own where it differs.

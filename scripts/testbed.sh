@@ -409,21 +409,30 @@ EOF
 
 # ---------------------------------------------------------------- claude code
 
+# install_claude VERSION [NAME]: the CLI into $CACHE/NAME (claude-code for
+# the pinned version, claude-code-VERSION for another) with a wrapper
+# $BIN/claude (pinned) or $BIN/claude-VERSION. Other versions are installed
+# beside the pinned one, never over it: make test CLAUDE_VERSION=x.y.z and
+# make test-window use them.
 install_claude() {
-  local prefix=$CACHE/claude-code wrapper=$BIN/claude
-  local key="recipe=$RECIPE claude-code=$CLAUDE_CODE_VERSION prefix=$prefix"
-  if stamp_ok claude "$key" "$wrapper"; then
-    log "claude $(stamp_version claude) ready (cached)"
+  local version=$1 name=${2:-claude-code}
+  local prefix=$CACHE/$name wrapper=$BIN/claude stamp=claude
+  if [[ $name != claude-code ]]; then
+    wrapper=$BIN/claude-$version stamp=claude-$version
+  fi
+  local key="recipe=$RECIPE claude-code=$version prefix=$prefix"
+  if stamp_ok "$stamp" "$key" "$wrapper"; then
+    log "claude $(stamp_version "$stamp") ready (cached)"
     return 0
   fi
   command -v npm >/dev/null || die "npm not found"
-  log "claude: npm install @anthropic-ai/claude-code@$CLAUDE_CODE_VERSION"
-  rm -f "$wrapper" "$STAMPS/claude"
+  log "claude: npm install @anthropic-ai/claude-code@$version"
+  rm -f "$wrapper" "$STAMPS/$stamp"
   mkdir -p "$prefix"
   if ! npm install --prefix "$prefix" --no-audit --no-fund --no-save --loglevel=error \
-      "@anthropic-ai/claude-code@$CLAUDE_CODE_VERSION" >"$CACHE/claude-npm.log" 2>&1; then
-    sed 's/^/  /' "$CACHE/claude-npm.log" >&2
-    die "npm install @anthropic-ai/claude-code@$CLAUDE_CODE_VERSION failed (log: $CACHE/claude-npm.log)"
+      "@anthropic-ai/claude-code@$version" >"$CACHE/$name-npm.log" 2>&1; then
+    sed 's/^/  /' "$CACHE/$name-npm.log" >&2
+    die "npm install @anthropic-ai/claude-code@$version failed (log: $CACHE/$name-npm.log)"
   fi
 
   local pkg=$prefix/node_modules/@anthropic-ai/claude-code target=''
@@ -447,7 +456,7 @@ install_claude() {
   mkdir -p "$BIN"
   cat >"$wrapper.tmp" <<EOF
 #!/bin/sh
-# Claude Code $CLAUDE_CODE_VERSION, installed by scripts/testbed.sh
+# Claude Code $version, installed by scripts/testbed.sh
 : "\${DISABLE_AUTOUPDATER:=1}"
 export DISABLE_AUTOUPDATER
 exec '$target' "\$@"
@@ -457,9 +466,9 @@ EOF
 
   local out
   out=$(timeout 60 "$wrapper" --version 2>&1) || die "claude --version failed: $out"
-  [[ $out == *"$CLAUDE_CODE_VERSION"* ]] || die "claude --version says '$out', expected $CLAUDE_CODE_VERSION"
-  stamp_write claude "$key" "$CLAUDE_CODE_VERSION"
-  log "claude $CLAUDE_CODE_VERSION ready ($out)"
+  [[ $out == *"$version"* ]] || die "claude --version says '$out', expected $version"
+  stamp_write "$stamp" "$key" "$version"
+  log "claude $version ready ($out)"
 }
 
 # ---------------------------------------------------------------- gopls
@@ -570,10 +579,24 @@ write_env() {
 
 # ---------------------------------------------------------------- main
 
+# testbed.sh claude VERSION: install that claude beside the pinned one and
+# print its wrapper's path (nothing else on stdout).
+if [[ ${1:-} == claude ]]; then
+  [[ ${2:-} =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] || die "usage: testbed.sh claude X.Y.Z (a version of @anthropic-ai/claude-code on npm)"
+  if [[ $2 == "$CLAUDE_CODE_VERSION" ]]; then
+    install_claude "$2"
+    printf '%s\n' "$BIN/claude"
+  else
+    install_claude "$2" "claude-code-$2"
+    printf '%s\n' "$BIN/claude-$2"
+  fi
+  exit 0
+fi
+
 platform
 install_nvim 0.10 "$NVIM010_SUITE" "$NVIM010_WANT"
 install_nvim 0.12 "$NVIM012_SUITE" "$NVIM012_WANT"
-install_claude
+install_claude "$CLAUDE_CODE_VERSION"
 install_gopls
 install_stylua
 install_lazy
