@@ -2,6 +2,7 @@
 #   make          build the host binary (bin/claudenova)
 #   make test     install the test bed (Neovim 0.10 + 0.12, the pinned claude CLI) and run every test
 #                 (CLAUDE_VERSION=x.y.z: against that claude from npm instead)
+#   make test-window  the main flows on the oldest supported, the pinned and the newest claude
 #   make demo     Neovim + the plugin + a real claude CLI + our scripted model server: no account needed
 #   make bench    performance figures (diff, approval latency, UI stall, startup)
 #   make release  cross-build the host for linux/darwin x amd64/arm64 into dist/ and
@@ -11,7 +12,7 @@ GO      ?= go
 TESTBED ?= $(or $(CLAUDENOVA_TESTBED),$(or $(XDG_CACHE_HOME),$(HOME)/.cache)/claudenova-testbed)
 GOFILES := $(shell find cmd rplugin -name '*.go' -not -name '*_test.go') go.mod go.sum
 
-.PHONY: all build test unit e2e vet fmt testbed demo bench screens lua manifest docs helptags release clean
+.PHONY: all build test test-window unit e2e vet fmt testbed demo bench screens lua manifest docs helptags release clean
 
 all: build
 
@@ -74,6 +75,12 @@ WITH_CLAUDE = $(if $(CLAUDE_VERSION),CLAUDE_BIN="$$(bash scripts/testbed.sh clau
 
 test: testbed build vet
 	. "$(TESTBED)/env" && $(WITH_CLAUDE) CLAUDENOVA_REQUIRE_E2E=1 $(GO) test -race -count=1 -timeout 20m ./tests/e2e/ $$($(GO) list ./... | grep -v /tests/e2e)
+
+# The main flows against the oldest supported claude, the pinned one and the
+# newest on npm today, as a table of version x flow (tests/cmd/window; for
+# releases and changes to what the host sends claude or reads from it).
+test-window: testbed build
+	. "$(TESTBED)/env" && $(GO) run ./tests/cmd/window $(CLAUDE_VERSIONS)
 
 unit: build
 	$(GO) test -race -count=1 $$($(GO) list ./... | grep -v /tests/e2e)

@@ -36,6 +36,16 @@ M.schema = {
   args = { type = "list", default = {}, desc = "Extra arguments passed to claude after ours." },
   env = { type = "map", default = {}, desc = "Extra environment variables for claude." },
   model = { type = "string", default = "", desc = "Model passed with --model (empty: claude's default)." },
+  permission_mode = {
+    type = "string",
+    default = "",
+    check = function(v)
+      if v ~= "" and not vim.tbl_contains(modes, v) then
+        return "must be empty or one of " .. table.concat(modes, ", ")
+      end
+    end,
+    desc = "The permission mode every session starts in. Empty: permissions.defaultMode from the settings claude reads for the session's folder, else \"default\". Always passed to claude explicitly, never left to the CLI's own default; a mode claude reports that you did not choose is set back (:help claudenova-mode).",
+  },
   review_edits = {
     enum = { "proposal", "panel" },
     default = "proposal",
@@ -700,6 +710,7 @@ function M.host_options()
     review_edits = c.review_edits,
     storage = c.storage,
     model = c.model,
+    permission_mode = c.permission_mode,
     transcript_lines = c.transcript.memory_lines,
     checkpoints = c.checkpoints,
     editor_tools = { enabled = c.editor_tools.enabled, ask = c.editor_tools.ask, tools = c.editor_tools.tools },

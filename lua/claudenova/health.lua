@@ -1,6 +1,38 @@
 -- :checkhealth claudenova
 local M = {}
 
+local function version(s)
+  local a, b, c = (s or ""):match("(%d+)%.(%d+)%.(%d+)")
+  if a then
+    return { tonumber(a), tonumber(b), tonumber(c) }
+  end
+end
+
+local function compare(v, w)
+  for i = 1, 3 do
+    if v[i] ~= w[i] then
+      return v[i] < w[i] and -1 or 1
+    end
+  end
+  return 0
+end
+
+--- Where the version in `claude --version`'s words stands against the
+--- supported window: "older", "inside", "newer", or nil (no version).
+function M.window_place(said)
+  local v = version(said)
+  if not v then
+    return nil
+  end
+  local window = require("claudenova.window")
+  if compare(v, version(window.oldest)) < 0 then
+    return "older"
+  elseif compare(v, version(window.newest)) > 0 then
+    return "newer"
+  end
+  return "inside"
+end
+
 function M.check()
   local h = vim.health
   h.start("claude-nova")
@@ -115,7 +147,30 @@ function M.check()
       return vim.system(argv, { text = true }):wait(15000)
     end)
     if ok and res.code == 0 then
-      h.ok(("claude: %s (%s)"):format(vim.trim(res.stdout or ""), vim.fn.exepath(exe)))
+      local said = vim.trim(res.stdout or "")
+      local where = M.window_place(said)
+      local window = require("claudenova.window")
+      local span = ("%s to %s"):format(window.oldest, window.newest)
+      if where == "older" then
+        h.warn(("claude: %s (%s) is older than claude-nova supports (%s)"):format(said, vim.fn.exepath(exe), span), {
+          "Update it: npm install -g @anthropic-ai/claude-code",
+          "or point the cmd option at a newer claude",
+        })
+      else
+        h.ok(("claude: %s (%s)"):format(said, vim.fn.exepath(exe)))
+        if where == "newer" then
+          h.info(
+            ("claude %s is newer than claude-nova was tested with (%s); it is expected to work"):format(
+              said:match("%d+%.%d+%.%d+"),
+              span
+            )
+          )
+        elseif where == "inside" then
+          h.info(("supported claude versions: %s"):format(span))
+        else
+          h.info(("`%s` names no version; claude-nova supports claude %s"):format(table.concat(argv, " "), span))
+        end
+      end
     else
       h.warn(("`%s` failed: %s"):format(table.concat(argv, " "), ok and vim.trim(res.stderr or "") or tostring(res)))
     end

@@ -19,6 +19,7 @@
 ---@field model? string Model passed with --model (empty: claude's default). (default "")
 ---@field notify? boolean Announce each new request with vim.notify. (default true)
 ---@field notify_away? claudenova.Config.NotifyAway|false A signal when a request waits while you are away: Neovim has no focus (FocusLost: another window, another tmux pane, your terminal in the background) or no UI is attached (a detached --remote-ui, a headless server).
+---@field permission_mode? string The permission mode every session starts in. (default "")
 ---@field proposal? claudenova.Config.Proposal Editable proposals.
 ---@field questions? claudenova.Config.Questions AskUserQuestion prompts.
 ---@field review? claudenova.Config.Review Review rounds, comments and who wrote each line (:ClaudeNova changes round, comment, comments, blame).

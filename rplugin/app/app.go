@@ -25,6 +25,7 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/approval"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/checkpoint"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/mode"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/queue"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rules"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
@@ -40,6 +41,9 @@ type Options struct {
 	ReviewEdits string            `json:"review_edits"`
 	Storage     string            `json:"storage"`
 	Model       string            `json:"model"`
+	// PermissionMode is the mode sessions start in ("": the settings'
+	// permissions.defaultMode, else default; see startMode).
+	PermissionMode string `json:"permission_mode"`
 	// TranscriptLines is how many transcript lines of a session the host
 	// keeps in memory; older ones go to a file in storage.
 	TranscriptLines int `json:"transcript_lines"`
@@ -80,6 +84,8 @@ type App struct {
 	comp completer   // the prompt input's completion (complete.go)
 	rev  reviewState // rounds, comments and blame (review.go)
 
+	versionsSeen map[string]bool // claude versions outside the window already told of (modes.go)
+
 	agentsBusy  atomic.Bool // a claude agents --json runs (others.go)
 	agentsAgain atomic.Bool // a refresh was asked while it ran
 
@@ -100,8 +106,9 @@ func New(sink ui.Sink, log *slog.Logger) *App {
 		workers: map[int]*queue.Queue[func()]{}, flags: map[int]*rules.Session{},
 	}
 	a.spawner, a.long = claude.NewSpawner(), claude.NewLongLines(claude.DefaultLongLines)
+	novel := claude.NewNovelties()
 	a.start = func(cfg claude.Config, log *slog.Logger) (claude.Conn, error) {
-		cfg.Spawner, cfg.LongLines = a.spawner, a.long
+		cfg.Spawner, cfg.LongLines, cfg.Novel = a.spawner, a.long, novel
 		return claude.Start(cfg, log)
 	}
 	return a
@@ -132,6 +139,11 @@ func (a *App) Configure(o Options) error {
 	if err := checkEditorOptions(o); err != nil {
 		return err
 	}
+	if o.PermissionMode != "" {
+		if err := mode.Check(o.PermissionMode); err != nil {
+			return fmt.Errorf("option 'permission_mode': %w", err)
+		}
+	}
 	if o.TranscriptLines <= 0 {
 		o.TranscriptLines = defaultTranscriptLines
 	}
@@ -156,29 +168,15 @@ type NewParams struct {
 	Model  string `json:"model"`
 }
 
-// ValidModes are the permission modes claude accepts.
-var ValidModes = []string{"default", "acceptEdits", "plan", "auto", "bypassPermissions", "dontAsk"}
-
-func validMode(m string) bool {
-	for _, v := range ValidModes {
-		if v == m {
-			return true
-		}
-	}
-	return false
-}
-
-func modeError(m string) error {
-	return fmt.Errorf("unknown permission mode %q (one of %s)", m, strings.Join(ValidModes, ", "))
-}
-
 // NewSession starts claude in p.Cwd and queues p.Prompt if given. It returns
 // once claude is spawned: the prompt is written after claude answered
 // initialize, by the process's writer.
 func (a *App) NewSession(p NewParams) (session.Info, error) {
 	o := a.options()
-	if p.Mode != "" && !validMode(p.Mode) {
-		return session.Info{}, modeError(p.Mode)
+	if p.Mode != "" {
+		if err := mode.Check(p.Mode); err != nil {
+			return session.Info{}, err
+		}
 	}
 	if p.Cwd == "" {
 		wd, err := os.Getwd()
@@ -216,9 +214,11 @@ func (a *App) NewSession(p NewParams) (session.Info, error) {
 	if model == "" {
 		model = o.Model
 	}
+	// The mode the user chose, always passed: never claude's own default.
+	start := a.startMode(p.Mode, o.PermissionMode, p.Cwd)
 	cfg := claude.Config{
 		Command: o.Cmd, Args: o.Args, Dir: p.Cwd, Env: env,
-		PermissionMode: p.Mode, Model: model, Resume: p.Resume,
+		PermissionMode: start.Mode, Model: model, Resume: p.Resume,
 		Initialize: initializeFields(o),
 	}
 	var base rules.Permissions
@@ -233,7 +233,7 @@ func (a *App) NewSession(p NewParams) (session.Info, error) {
 		a.mu.Lock()
 		a.flags[id] = &rules.Session{Base: base}
 		a.mu.Unlock()
-		s := session.New(id, p.Cwd, p.Mode, proc)
+		s := session.New(id, p.Cwd, start.Mode, proc)
 		s.Checkpoints = checkpoints
 		s.Transcript.Spill(spillFile(o.Storage, id), o.TranscriptLines)
 		return s, nil
@@ -251,6 +251,9 @@ func (a *App) NewSession(p NewParams) (session.Info, error) {
 		a.log.Info("removed transcripts of hosts that are gone", "count", n)
 	}
 	a.ui.Send(ui.EvSession, s)
+	if start.Mode != mode.Default {
+		a.note(s, fmt.Sprintf("Permission mode: %s (%s).", start.Mode, start.Where))
+	}
 	a.reviewOpened(s)
 	a.wg.Add(1)
 	if p.Resume != "" {
@@ -391,9 +394,9 @@ func (a *App) Interrupt(id int) (Outcome, error) {
 // SetMode asks claude to switch a session's permission mode. It returns at
 // once; the switch is noted in the transcript when claude confirms it, a
 // refusal arrives as a notification.
-func (a *App) SetMode(id int, mode string) (Outcome, error) {
-	if !validMode(mode) {
-		return Outcome{}, modeError(mode)
+func (a *App) SetMode(id int, m string) (Outcome, error) {
+	if err := mode.Check(m); err != nil {
+		return Outcome{}, err
 	}
 	s, err := a.session(id)
 	if err != nil {
@@ -402,23 +405,28 @@ func (a *App) SetMode(id int, mode string) (Outcome, error) {
 	if s.State() == session.StateExited {
 		return Outcome{}, fmt.Errorf("session %d has exited", s.ID)
 	}
+	// The user's choice from now on: claude's report of it (status) may
+	// come before its answer.
+	s.Modes.Propose(m)
 	a.background(func(ctx context.Context) {
-		if _, err := s.Proc.Control(ctx, "set_permission_mode", map[string]any{"mode": mode}); err != nil {
+		if _, err := s.Proc.Control(ctx, "set_permission_mode", map[string]any{"mode": m}); err != nil {
+			s.Modes.Drop(m)
 			// The CLI's reason, marked as its words (auto may be refused).
 			a.notify("error", fmt.Sprintf("session %d stays in %s; claude says: %v", s.ID, s.Info().Mode, err))
 			return
 		}
-		a.modeChanged(s, mode)
+		s.Modes.Confirm(m)
+		a.modeChanged(s, m)
 	})
-	return Outcome{Done: true, Message: fmt.Sprintf("switching session %d to %s", s.ID, mode)}, nil
+	return Outcome{Done: true, Message: fmt.Sprintf("switching session %d to %s", s.ID, m)}, nil
 }
 
 // modeChanged records a session's new permission mode and notes it once,
 // whoever reports it first (our control request or claude's status).
-func (a *App) modeChanged(s *session.Session, mode string) {
-	if s.SetMode(mode) {
+func (a *App) modeChanged(s *session.Session, m string) {
+	if s.SetMode(m) {
 		a.ui.Send(ui.EvSession, s)
-		a.note(s, "Permission mode: "+mode)
+		a.note(s, "Permission mode: "+m)
 	}
 }
 

@@ -121,6 +121,7 @@ type mem struct {
 	app   *App
 	rec   *recorder
 	dir   string
+	home  string // claude's home folder (env)
 	mu    sync.Mutex
 	conns []*claudetest.Conn
 	// onControl, when set, answers the control requests of the claudes
@@ -130,7 +131,7 @@ type mem struct {
 
 func newMem(t *testing.T) *mem {
 	t.Helper()
-	m := &mem{t: t, rec: newRecorder(), dir: t.TempDir()}
+	m := &mem{t: t, rec: newRecorder(), dir: t.TempDir(), home: t.TempDir()}
 	m.app = New(m.rec, nil)
 	m.app.start = func(claude.Config, *slog.Logger) (claude.Conn, error) {
 		c := claudetest.New()
@@ -140,11 +141,17 @@ func newMem(t *testing.T) *mem {
 		m.mu.Unlock()
 		return c, nil
 	}
-	if err := m.app.Configure(Options{Storage: filepath.Join(m.dir, "storage")}); err != nil {
+	if err := m.app.Configure(Options{Storage: filepath.Join(m.dir, "storage"), Env: m.env()}); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(m.app.Shutdown)
 	return m
+}
+
+// env is claude's environment in these tests: a home of their own, so
+// that no settings of the machine's user are read.
+func (m *mem) env() map[string]string {
+	return map[string]string{"HOME": m.home}
 }
 
 // session starts a session and returns its in-memory claude.
@@ -722,8 +729,10 @@ func TestBigAnswerDoesNotBlockOtherSessions(t *testing.T) {
 	_ = sa
 }
 
-// Claude is told what the user changed, in a message written right after
-// the answer; nothing is said when the user changed nothing.
+// Claude is told what the user changed beside the tool's result: our
+// PostToolUse hook carries the note as additional context (claude puts it
+// right after the tool_result); nothing is said when the user changed
+// nothing, and nothing is sent as a message from the user.
 func TestClaudeIsToldWhatTheUserChanged(t *testing.T) {
 	notes := feedback.Review{Notes: []feedback.Note{{Range: feedback.Range{Hunk: 1, From: 2, To: 2}, Text: "shout it"}}}
 	tests := []struct {
@@ -731,7 +740,7 @@ func TestClaudeIsToldWhatTheUserChanged(t *testing.T) {
 		saved    string
 		review   feedback.Review
 		behavior string
-		told     []string // in the message written after the answer ("" = none)
+		told     []string // in the hook's additional context (nil = none)
 	}{
 		{"unchanged", "one\nTWO\nthree\n", feedback.Review{}, "allow", nil},
 		{"edited", "one\nTWO\nthree, by you\n", feedback.Review{}, "allow", []string{"[claude-nova] The user changed your edit of a.txt", "+three, by you"}},
@@ -741,7 +750,8 @@ func TestClaudeIsToldWhatTheUserChanged(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			m := newMem(t)
-			p, c, _ := m.editProposal("a.txt", "one\ntwo\nthree\n", "two", "TWO")
+			m.configure(Options{Feedback: FeedbackOptions{Diagnostics: boolp(false)}})
+			p, c, path := m.editProposal("a.txt", "one\ntwo\nthree\n", "two", "TWO")
 			save(t, p.Staged, tt.saved)
 			if _, err := m.app.ProposalSaved(SaveParams{ID: p.ID, Review: tt.review}); err != nil {
 				t.Fatal(err)
@@ -750,32 +760,65 @@ func TestClaudeIsToldWhatTheUserChanged(t *testing.T) {
 			if a["behavior"] != tt.behavior {
 				t.Fatalf("answer %v", a)
 			}
-			users := c.UserTexts()[1:] // the first is the prompt
+			if users := c.UserTexts()[1:]; len(users) != 0 { // the first is the prompt
+				t.Fatalf("told as a message from the user: %q", users)
+			}
 			if tt.behavior == "deny" {
 				if !strings.Contains(fmt.Sprint(a["message"]), "rejected all changes to a.txt") || !strings.Contains(fmt.Sprint(a["message"]), "shout it") {
 					t.Fatalf("deny message %v", a["message"])
 				}
+				return
 			}
+			hookCallbackFor(c, "h1", changeHook, "Edit", path, "toolu_e1")
+			r := hookAnswer(t, c, "h1")
+			out, _ := r["hookSpecificOutput"].(map[string]any)
+			ctx, _ := out["additionalContext"].(string)
 			if len(tt.told) == 0 {
-				if len(users) != 0 {
-					t.Fatalf("told %q", users)
+				if len(r) != 0 {
+					t.Fatalf("told %v", r)
 				}
 				return
 			}
-			if len(users) != 1 {
-				t.Fatalf("%d messages after the answer", len(users))
-			}
-			// The message comes right after the answer.
-			ws := c.Written()
-			if ws[len(ws)-1].Type != "user" || ws[len(ws)-2].Type != "control_response" {
-				t.Fatal("the note does not follow the answer")
+			if out["hookEventName"] != "PostToolUse" {
+				t.Fatalf("hook answer %v", r)
 			}
 			for _, w := range tt.told {
-				if !strings.Contains(users[0], w) {
-					t.Fatalf("message lacks %q:\n%s", w, users[0])
+				if !strings.Contains(ctx, w) {
+					t.Fatalf("the note lacks %q:\n%s", w, ctx)
 				}
 			}
+			// Once: the hook of another call of the same id says nothing.
+			hookCallbackFor(c, "h2", changeHook, "Edit", path, "toolu_e1")
+			if r := hookAnswer(t, c, "h2"); len(r) != 0 {
+				t.Fatalf("told twice: %v", r)
+			}
 		})
+	}
+}
+
+// A claude that runs no PostToolUse hook for the call: the note goes as a
+// message once the result is in (and not for a failed call).
+func TestToldWithoutTheHook(t *testing.T) {
+	for _, failed := range []bool{false, true} {
+		m := newMem(t)
+		p, c, _ := m.editProposal("a.txt", "one\ntwo\n", "two", "TWO")
+		save(t, p.Staged, "one\nTWO, by you\n")
+		if _, err := m.app.ProposalSaved(SaveParams{ID: p.ID}); err != nil {
+			t.Fatal(err)
+		}
+		answer(t, c, "e1")
+		c.PushJSON(map[string]any{"type": "user", "message": map[string]any{"role": "user", "content": []any{
+			map[string]any{"type": "tool_result", "tool_use_id": "toolu_e1", "content": "ok", "is_error": failed},
+		}}})
+		c.PushJSON(map[string]any{"type": "result", "subtype": "success"}) // a sync point: handled after the message
+		m.rec.wait(t, "the turn's end", func([]ui.Event) bool { return m.app.sessions.All()[0].State() == session.StateIdle })
+		users := c.UserTexts()[1:]
+		switch {
+		case failed && len(users) != 0:
+			t.Fatalf("told after a failed call: %q", users)
+		case !failed && (len(users) != 1 || !strings.Contains(users[0], "The user changed your edit of a.txt")):
+			t.Fatalf("told %q", users)
+		}
 	}
 }
 

@@ -99,16 +99,22 @@ func (a *App) recordChanges(s *session.Session, m claude.Message) string {
 // tell gets a note to Claude: at once while a turn runs (the CLI adds it
 // to the turn), else with the next prompt. The transcript shows it.
 func (a *App) tell(s *session.Session, note string) {
+	a.transcript(s, s.Transcript.Told(note))
+	if !a.sendNote(s, note) {
+		a.transcript(s, s.Transcript.Note("Claude reads this note with your next prompt."))
+	}
+}
+
+// sendNote is tell without the transcript: true when it went at once.
+func (a *App) sendNote(s *session.Session, note string) bool {
 	switch s.State() {
 	case session.StateRunning, session.StateWaiting:
 		if err := s.Proc.SendUser("", note); err == nil {
-			a.transcript(s, s.Transcript.Told(note))
-			return
+			return true
 		}
 	}
 	s.Tell(note)
-	a.transcript(s, s.Transcript.Told(note))
-	a.transcript(s, s.Transcript.Note("Claude reads this note with your next prompt."))
+	return false
 }
 
 // CheckpointView is one prompt of a session and what rewinding to before

@@ -61,9 +61,6 @@ const toolCallTimeout = 15 * time.Second
 // after a change may take (a server attaching to a buffer we loaded).
 const changeSlack = 3 * time.Second
 
-// diagHook is our PostToolUse hook's callback id.
-const diagHook = "claudenova_diagnostics"
-
 // editorState is the editor side of the app: the bridge to Neovim and the
 // MCP server of each session.
 type editorState struct {
@@ -127,30 +124,6 @@ func (a *App) editor() editortools.Editor {
 
 func serverInfo() mcp.Info {
 	return mcp.Info{Name: editortools.Server, Version: "claude-nova", Instructions: editortools.Instructions}
-}
-
-// initializeFields are what a new claude is told in initialize: the
-// editor's MCP server (with its handshake, so the CLI needs no round trip
-// for it) and the hook that reports the diagnostics of Claude's changes.
-func initializeFields(o Options) map[string]any {
-	fields := map[string]any{}
-	if tools := offered(o); len(tools) > 0 {
-		fields["sdkMcpServers"] = []string{editortools.Server}
-		manifest := mcp.New(serverInfo(), tools, nil, 0, nil).Manifest()
-		fields["sdkMcpServerManifests"] = map[string]any{editortools.Server: manifest}
-	}
-	if o.Feedback.diagnostics() {
-		fields["hooks"] = map[string]any{"PostToolUse": []any{map[string]any{
-			"matcher": "Write|Edit|MultiEdit|NotebookEdit", "hookCallbackIds": []string{diagHook},
-			// seconds; we answer within the wait plus the time a server
-			// takes to attach to a buffer we load
-			"timeout": 60,
-		}}}
-	}
-	if len(fields) == 0 {
-		return nil
-	}
-	return fields
 }
 
 func offered(o Options) []mcp.Tool {
@@ -284,60 +257,6 @@ func (a *App) editorToolAllowed(s *session.Session, pr claude.PermissionRequest)
 	}
 	a.log.Info("answered", "session", s.ID, "tool", pr.ToolName, "behavior", "allow", "by", "editor tool, read-only")
 	return true
-}
-
-// hookCallback answers claude's hook_callback requests. Ours runs after a
-// Write or Edit reached the disk: the answer waits (bounded) for the file's
-// diagnostics and carries the new errors and warnings to Claude with the
-// tool's result, before its next request.
-func (a *App) hookCallback(s *session.Session, m claude.Message) {
-	var req struct {
-		Request struct {
-			CallbackID string `json:"callback_id"`
-			Input      struct {
-				Event     string `json:"hook_event_name"`
-				ToolName  string `json:"tool_name"`
-				ToolInput struct {
-					FilePath     string `json:"file_path"`
-					NotebookPath string `json:"notebook_path"`
-				} `json:"tool_input"`
-			} `json:"input"`
-		} `json:"request"`
-	}
-	_ = json.Unmarshal(m.Raw, &req)
-	in := req.Request.Input
-	path := in.ToolInput.FilePath
-	if path == "" {
-		path = in.ToolInput.NotebookPath
-	}
-	o := a.options()
-	if req.Request.CallbackID != diagHook || in.Event != "PostToolUse" || path == "" || !o.Feedback.diagnostics() {
-		_ = s.Proc.RespondControl(m.RequestID, map[string]any{})
-		return
-	}
-	path = editortools.Abs(path, s.Cwd())
-	a.background(func(ctx context.Context) {
-		// claude's turn waits for this answer: bounded by the wait, plus
-		// the attach of a server to a buffer we load, plus a busy editor.
-		ctx, cancel := a.editorWait(ctx, o.Feedback.wait()+changeSlack)
-		defer cancel()
-		answer := map[string]any{}
-		rep, err := editortools.AfterChange(ctx, a.editor(), path, a.toolSession(ctx, s, "", nil), o.Feedback.wait())
-		note := rep.Message(editortools.ByClaude)
-		switch {
-		case err != nil:
-			a.log.Info("diagnostics after a change", "session", s.ID, "path", path, "err", err)
-		case note != "":
-			answer["hookSpecificOutput"] = map[string]any{"hookEventName": "PostToolUse", "additionalContext": note}
-			a.transcript(s, s.Transcript.ToldBy("The editor told Claude", note))
-			a.log.Info("diagnostics after a change", "session", s.ID, "path", path, "new", len(rep.New), "timed_out", rep.TimedOut)
-		default:
-			a.log.Debug("diagnostics after a change: nothing new", "session", s.ID, "path", path, "skipped", rep.Skipped, "timed_out", rep.TimedOut)
-		}
-		if err := s.Proc.RespondControl(m.RequestID, answer); err != nil {
-			a.log.Warn("answer hook_callback", "session", s.ID, "err", err)
-		}
-	})
 }
 
 // diagnoseRewound tells Claude the new errors and warnings of files a

@@ -52,6 +52,9 @@ func (m *mem) configs() *[]claude.Config {
 func (m *mem) configure(o Options) {
 	m.t.Helper()
 	o.Storage = filepath.Join(m.dir, "storage")
+	if o.Env == nil {
+		o.Env = m.env()
+	}
 	if err := m.app.Configure(o); err != nil {
 		m.t.Fatal(err)
 	}
@@ -59,16 +62,15 @@ func (m *mem) configure(o Options) {
 
 func TestInitializeDeclaresTheEditor(t *testing.T) {
 	for _, tc := range []struct {
-		name      string
-		opts      Options
-		tools     []string // in the manifest; nil: no server
-		withHooks bool
+		name  string
+		opts  Options
+		tools []string // in the manifest; nil: no server
 	}{
 		{"defaults", Options{}, []string{"open_buffers", "buffer_text", "selection", "diagnostics", "lsp_definition", "lsp_references",
-			"lsp_hover", "document_symbols", "workspace_symbols"}, true},
-		{"a subset", Options{EditorTools: EditorToolsOptions{Tools: []string{"diagnostics", "selection"}}}, []string{"selection", "diagnostics"}, true},
-		{"none", Options{EditorTools: EditorToolsOptions{Tools: []string{}}}, nil, true},
-		{"disabled", Options{EditorTools: EditorToolsOptions{Enabled: boolp(false)}, Feedback: FeedbackOptions{Diagnostics: boolp(false)}}, nil, false},
+			"lsp_hover", "document_symbols", "workspace_symbols"}},
+		{"a subset", Options{EditorTools: EditorToolsOptions{Tools: []string{"diagnostics", "selection"}}}, []string{"selection", "diagnostics"}},
+		{"none", Options{EditorTools: EditorToolsOptions{Tools: []string{}}}, nil},
+		{"disabled", Options{EditorTools: EditorToolsOptions{Enabled: boolp(false)}, Feedback: FeedbackOptions{Diagnostics: boolp(false)}}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := newMem(t)
@@ -108,9 +110,15 @@ func TestInitializeDeclaresTheEditor(t *testing.T) {
 					t.Fatalf("initialize: %s", b)
 				}
 			}
-			hooks := init.Hooks["PostToolUse"]
-			if tc.withHooks != (len(hooks) == 1 && hooks[0].IDs[0] == diagHook && strings.Contains(hooks[0].Matcher, "Edit")) {
-				t.Fatalf("hooks: %s", b)
+			// Our hooks do not depend on the editor's options: the mode
+			// guard sees every call, the change hook carries what Claude
+			// must know with a change's result (a note, diagnostics).
+			post, pre := init.Hooks["PostToolUse"], init.Hooks["PreToolUse"]
+			if len(post) != 1 || post[0].IDs[0] != changeHook || !strings.Contains(post[0].Matcher, "Edit") {
+				t.Fatalf("PostToolUse hook: %s", b)
+			}
+			if len(pre) != 1 || pre[0].IDs[0] != modeHook || pre[0].Matcher != "" {
+				t.Fatalf("PreToolUse hook: %s", b)
 			}
 		})
 	}
@@ -241,9 +249,15 @@ func TestEditorToolsAnsweredWithoutAsking(t *testing.T) {
 }
 
 func hookCallback(c *claudetest.Conn, id, callback, tool, path string) {
+	hookCallbackFor(c, id, callback, tool, path, "toolu_9")
+}
+
+// hookCallbackFor is claude's PostToolUse hook_callback for tool call
+// toolUseID (which the CLI puts in the request and in its input).
+func hookCallbackFor(c *claudetest.Conn, id, callback, tool, path, toolUseID string) {
 	c.PushJSON(map[string]any{"type": "control_request", "request_id": id, "request": map[string]any{
-		"subtype": "hook_callback", "callback_id": callback, "tool_use_id": "toolu_9",
-		"input": map[string]any{"hook_event_name": "PostToolUse", "tool_name": tool,
+		"subtype": "hook_callback", "callback_id": callback, "tool_use_id": toolUseID,
+		"input": map[string]any{"hook_event_name": "PostToolUse", "tool_name": tool, "tool_use_id": toolUseID,
 			"tool_input": map[string]any{"file_path": path}, "tool_response": map[string]any{}},
 	}})
 }
@@ -268,7 +282,7 @@ func TestDiagnosticsAfterAChange(t *testing.T) {
 		"after":{"paths":["` + b + `"],"items":[{"file":0,"line":4,"col":9,"severity":1,"source":"compiler","message":"undefined: Helperx"}]}}`}}
 	m.app.UseEditor(ed)
 	info, c := m.session("")
-	hookCallback(c, "h1", diagHook, "Edit", "b.go")
+	hookCallback(c, "h1", changeHook, "Edit", "b.go")
 	r := hookAnswer(t, c, "h1")
 	out, _ := r["hookSpecificOutput"].(map[string]any)
 	ctx, _ := out["additionalContext"].(string)
@@ -287,7 +301,7 @@ func TestDiagnosticsAfterAChange(t *testing.T) {
 	ed.mu.Lock()
 	ed.results["after_change"] = `{"baseline":true,"clients":["gopls"],"before":{"paths":[],"items":[]},"after":{"paths":[],"items":[]}}`
 	ed.mu.Unlock()
-	hookCallback(c, "h3", diagHook, "Write", b)
+	hookCallback(c, "h3", changeHook, "Write", b)
 	if r := hookAnswer(t, c, "h3"); len(r) != 0 {
 		t.Fatalf("answer %v", r)
 	}
@@ -296,7 +310,7 @@ func TestDiagnosticsAfterAChange(t *testing.T) {
 	ed.mu.Lock()
 	before := len(ed.calls)
 	ed.mu.Unlock()
-	hookCallback(c, "h4", diagHook, "Edit", b)
+	hookCallback(c, "h4", changeHook, "Edit", b)
 	if r := hookAnswer(t, c, "h4"); len(r) != 0 {
 		t.Fatalf("answer %v", r)
 	}
@@ -359,7 +373,7 @@ func TestShutdownEndsEditorWaits(t *testing.T) {
 	ed := blockedEditor{called: make(chan struct{}), ended: make(chan error, 1)}
 	m.app.UseEditor(ed)
 	_, c := m.session("")
-	hookCallback(c, "h1", diagHook, "Edit", filepath.Join(m.dir, "b.go"))
+	hookCallback(c, "h1", changeHook, "Edit", filepath.Join(m.dir, "b.go"))
 	<-ed.called // the hook waits for the editor now
 	done := make(chan struct{})
 	go func() { m.app.Shutdown(); close(done) }()

@@ -306,32 +306,20 @@ func joinInts(ns []int) string {
 // toolsFinished tells the UI which files claude has written (applied
 // proposals, and written a file it reports: any mode), so buffers of those
 // files follow the disk.
-func (a *App) toolsFinished(s *session.Session, m claude.Message, wrote string) {
+func (a *App) toolsFinished(s *session.Session, results []claude.ToolResult, wrote string) {
 	if wrote != "" {
 		a.ui.Send(ui.EvFileWritten, map[string]any{"path": wrote})
 	}
-	var msg struct {
-		Message struct {
-			Content json.RawMessage `json:"content"`
-		} `json:"message"`
-	}
-	if json.Unmarshal(m.Raw, &msg) != nil {
-		return
-	}
-	var blocks []struct {
-		Type      string `json:"type"`
-		ToolUseID string `json:"tool_use_id"`
-		IsError   bool   `json:"is_error"`
-	}
-	if json.Unmarshal(msg.Message.Content, &blocks) != nil {
-		return
-	}
-	for _, b := range blocks {
-		if b.Type != "tool_result" {
-			continue
-		}
-		if path, ok := s.Written(b.ToolUseID); ok && !b.IsError && path != wrote {
+	for _, r := range results {
+		if path, ok := s.Written(r.ToolUseID); ok && !r.IsError && path != wrote {
 			a.ui.Send(ui.EvFileWritten, map[string]any{"path": path})
+		}
+		if note := s.TakeResultNote(r.ToolUseID); note != "" && !r.IsError {
+			// Our PostToolUse hook did not run for it (a claude without
+			// hooks): the note goes as a message instead. A failed call
+			// wrote nothing the note could speak of.
+			a.log.Info("the note for a result goes as a message: no PostToolUse hook came", "session", s.ID, "tool_use_id", r.ToolUseID)
+			a.sendNote(s, note) // the transcript has it (Told, when decided)
 		}
 	}
 }

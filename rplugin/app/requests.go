@@ -12,6 +12,7 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/diff"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/editortools"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/mode"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/proposal"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rules"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
@@ -39,6 +40,8 @@ func (a *App) permission(s *session.Session, m claude.Message) {
 		a.notify("warn", fmt.Sprintf("session %d sent a malformed permission request; it was denied", s.ID))
 		return
 	}
+	// Asked: its transcript line needs no word on what let it run.
+	s.Transcript.MarkAsked(pr.ToolUseID)
 	if a.editorToolAllowed(s, pr) {
 		return // the editor's own read-only tools: answered at once
 	}
@@ -338,8 +341,16 @@ func (a *App) decide(id string, d approval.Decision, outcome string) (bool, erro
 		return false, err
 	}
 	err = a.finishWith(id, outcome, func(s *session.Session, p approval.Pending) error {
+		if m := res.ModeSet(); m != "" {
+			// The user's choice (a plan approved into a mode, accept
+			// edits for the session): claude's report of it is no
+			// mismatch.
+			s.Modes.Propose(m)
+		}
 		if d.Tell != "" && res.Behavior == "allow" {
-			return s.Proc.RespondAndTell(p.Perm.RequestID, res, d.Tell)
+			// Beside the tool's result (hooks.go), not as a message
+			// from the user.
+			s.SetResultNote(p.Perm.ToolUseID, d.Tell)
 		}
 		return s.Proc.Respond(p.Perm.RequestID, res)
 	})
@@ -517,7 +528,7 @@ func (a *App) PlanDecide(p PlanParams) error {
 	if p.Mode == "" {
 		p.Mode = "default"
 	}
-	if !validMode(p.Mode) || p.Mode == "plan" {
+	if !mode.Valid(p.Mode) || p.Mode == mode.Plan {
 		return fmt.Errorf("cannot approve a plan into mode %q", p.Mode)
 	}
 	input := r.Perm.Input

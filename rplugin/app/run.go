@@ -58,9 +58,12 @@ func (a *App) whenInitialized(s *session.Session) {
 			return
 		}
 	}
-	if _, err := s.Proc.InitResponse(); err != nil {
+	initResp, err := s.Proc.InitResponse()
+	a.modeAtStart(s, err)
+	if err != nil {
 		return // it answered with an error, or exited: its exit says so
 	}
+	a.checkVersion(s, claude.VersionIn(initResp))
 	if s.MarkReady() {
 		a.ui.Send(ui.EvSession, s)
 	}
@@ -89,8 +92,10 @@ func (a *App) handle(s *session.Session, m claude.Message) {
 		if a.replayed(s, m) {
 			return
 		}
+		results := claude.ToolResultsIn(m)
+		a.explainUnasked(s, results)
 		a.transcript(s, s.Transcript.Apply(m))
-		a.toolsFinished(s, m, a.recordChanges(s, m))
+		a.toolsFinished(s, results, a.recordChanges(s, m))
 		a.worldFromResults(s, m)
 	case "result":
 		interrupted := s.TakeInterrupted()
@@ -244,7 +249,9 @@ func (a *App) system(s *session.Session, m claude.Message) {
 		case session.StateStarting, session.StateReady:
 			st = session.StateIdle
 		}
-		s.Update(st, sys.PermissionMode, sys.SessionID, sys.Model)
+		s.Update(st, "", sys.SessionID, sys.Model)
+		a.modeReported(s, sys.PermissionMode)
+		a.checkVersion(s, claude.VersionIn(m.Raw))
 		a.worldInit(s, m)
 	case "session_state_changed":
 		a.sessionState(s, m)
@@ -256,10 +263,7 @@ func (a *App) system(s *session.Session, m claude.Message) {
 		s.SetTitle(sys.Title)
 	case "status":
 		a.signal(s, m) // compacting
-		if sys.PermissionMode == "" {
-			return
-		}
-		a.modeChanged(s, sys.PermissionMode)
+		a.modeReported(s, sys.PermissionMode)
 		return
 	default:
 		if session.IsTaskMessage(m) {

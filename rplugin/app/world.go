@@ -207,6 +207,10 @@ func (a *App) MCPToggle(p MCPParams) error {
 
 // unwrapControl is a control request's refusal in the CLI's own words.
 func unwrapControl(err error) error {
+	var ue *claude.UnsupportedError
+	if errors.As(err, &ue) {
+		return ue // what needs a newer claude, in words
+	}
 	var ce *claude.ControlError
 	if errors.As(err, &ce) {
 		return errors.New(sanitize.Truncate(sanitize.Line(ce.Message), 300))

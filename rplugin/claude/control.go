@@ -7,7 +7,7 @@ import (
 )
 
 // ControlError is an error response from claude to one of our control requests.
-type ControlError struct{ Subtype, Message string }
+type ControlError struct{ Subtype, Message, Code string }
 
 func (e *ControlError) Error() string {
 	return fmt.Sprintf("claude refused %s: %s", e.Subtype, e.Message)
@@ -39,6 +39,7 @@ func controlResult(subtype string, m Message) (json.RawMessage, error) {
 		Response struct {
 			Subtype  string          `json:"subtype"`
 			Error    string          `json:"error"`
+			Code     string          `json:"error_code"`
 			Response json.RawMessage `json:"response"`
 		} `json:"response"`
 	}
@@ -46,7 +47,7 @@ func controlResult(subtype string, m Message) (json.RawMessage, error) {
 		return nil, fmt.Errorf("%s: decode response: %w", subtype, err)
 	}
 	if env.Response.Subtype == "error" {
-		return nil, &ControlError{Subtype: subtype, Message: env.Response.Error}
+		return nil, &ControlError{Subtype: subtype, Message: env.Response.Error, Code: env.Response.Code}
 	}
 	return env.Response.Response, nil
 }
@@ -54,6 +55,9 @@ func controlResult(subtype string, m Message) (json.RawMessage, error) {
 // Control sends a control request and waits for its response body. Callers
 // that serve Neovim must not wait here: run it from a goroutine of their own.
 func (p *Process) Control(ctx context.Context, subtype string, fields map[string]any) (json.RawMessage, error) {
+	if !p.Supports(subtype) {
+		return nil, p.unsupported(subtype)
+	}
 	ch, err := p.startControl(subtype, fields)
 	if err != nil {
 		return nil, err
@@ -63,7 +67,8 @@ func (p *Process) Control(ctx context.Context, subtype string, fields map[string
 		if !ok {
 			return nil, fmt.Errorf("%s: claude exited before answering", subtype)
 		}
-		return controlResult(subtype, m)
+		body, err := controlResult(subtype, m)
+		return body, p.checked(subtype, err)
 	case <-ctx.Done():
 		return nil, fmt.Errorf("%s: %w", subtype, ctx.Err())
 	case <-p.done:
@@ -82,6 +87,9 @@ type Reply struct {
 // when claude exits first). A line queued after Begin returns is read by
 // claude after the request.
 func (p *Process) Begin(subtype string, fields map[string]any) (<-chan Reply, error) {
+	if !p.Supports(subtype) {
+		return nil, p.unsupported(subtype)
+	}
 	ch, err := p.startControl(subtype, fields)
 	if err != nil {
 		return nil, err
@@ -95,7 +103,7 @@ func (p *Process) Begin(subtype string, fields map[string]any) (<-chan Reply, er
 				return
 			}
 			body, err := controlResult(subtype, m)
-			out <- Reply{Body: body, Err: err}
+			out <- Reply{Body: body, Err: p.checked(subtype, err)}
 		case <-p.done:
 			out <- Reply{Err: fmt.Errorf("%s: claude exited before answering", subtype)}
 		}

@@ -272,6 +272,19 @@ func SetMode(mode string) any {
 	return map[string]any{"type": "setMode", "mode": mode, "destination": "session"}
 }
 
+// ModeSet is the mode an allow switches to (its setMode entry), "" when
+// it switches none.
+func (r PermissionResult) ModeSet() string {
+	for _, p := range r.UpdatedPermissions {
+		if m, ok := p.(map[string]any); ok && m["type"] == "setMode" {
+			if s, ok := m["mode"].(string); ok {
+				return s
+			}
+		}
+	}
+	return ""
+}
+
 // LazyString is a JSON string value decoded only when asked for: a large
 // text nobody reads (a streamed reply's final copy, a turn's result) is not
 // copied. It refers to the message it was decoded from (json.Unmarshal

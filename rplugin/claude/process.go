@@ -26,6 +26,12 @@ type Process struct {
 	initDone chan struct{}
 	initResp json.RawMessage // valid after initDone
 	initErr  error           // valid after initDone
+	// modeSetBack: claude started in this mode and was set back to the one
+	// asked for (startmode.go); refused: it would not be, and no user line
+	// is ever written. Both valid after initDone.
+	modeSetBack string
+	refused     atomic.Bool
+	mode        string // --permission-mode
 
 	msgs *queue.Queue[Message]
 	long *LongLines // the host's bound on long lines read at once
@@ -35,6 +41,8 @@ type Process struct {
 	nextID atomic.Int64
 
 	stderr *tail
+	caps   caps       // what claude said it does not support (caps.go)
+	novel  *Novelties // what is new in what it sends, logged once (novel.go)
 
 	done    chan struct{}
 	exitErr error

@@ -102,7 +102,7 @@ func TestProcessHandshakeAskAnswer(t *testing.T) {
 	}
 	if _, err := p.Control(ctx, "no_such_subtype", nil); err == nil {
 		t.Fatal("unknown subtype accepted")
-	} else if _, ok := err.(*ControlError); !ok {
+	} else if ce := (*ControlError)(nil); !errors.As(err, &ce) {
 		t.Fatalf("error %T %v", err, err)
 	}
 }

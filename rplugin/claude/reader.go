@@ -134,6 +134,7 @@ func (p *Process) decode(line []byte, own bool) (m Message, ok bool) {
 		p.log.Warn("skipped malformed line from claude", "err", err, "bytes", len(line), "head", preview(line))
 		return Message{}, false
 	}
+	p.novel.Note(m, p.log)
 	if m.Type == "control_response" {
 		p.cmu.Lock()
 		ch, waiting := p.calls[m.RequestID]
@@ -176,7 +177,9 @@ func (p *Process) handshake(ch chan Message) {
 		p.initResp, p.initErr = controlResult("initialize", m)
 		if p.initErr != nil {
 			p.log.Warn("initialize refused", "err", p.initErr)
+			return
 		}
+		p.holdMode(p.mode)
 	case <-time.After(initTimeout):
 		p.initErr = fmt.Errorf("initialize: no answer after %s", initTimeout)
 		p.log.Warn("initialize not answered; sending anyway", "after", initTimeout)

@@ -31,6 +31,9 @@ type Config struct {
 	// Initialize holds extra fields of the initialize request (the editor's
 	// MCP server, hooks).
 	Initialize map[string]any
+	// Novel records what claude sends that the plugin does not know,
+	// logged once (shared by the host's processes; nil: not recorded).
+	Novel *Novelties
 }
 
 // SplitCommand splits the user's cmd option into words the way the host
@@ -114,6 +117,7 @@ func Start(cfg Config, log *slog.Logger) (*Process, error) {
 		msgs: queue.NewBounded(MaxQueuedBytes, func(m Message) int { return len(m.Raw) }), calls: map[string]chan Message{},
 		stderr: &tail{max: 4096, log: log}, done: make(chan struct{}),
 		out: make(chan outLine, writeQueueLen), initDone: make(chan struct{}),
+		mode: cfg.PermissionMode, novel: cfg.Novel,
 	}
 	cmd.Stderr = p.stderr
 	if err := cfg.Spawner.start(cmd); err != nil {

@@ -59,6 +59,14 @@ func (p *Process) writeLoop() {
 			}
 		case <-initDone:
 			initDone = nil
+			if p.refused.Load() {
+				// claude would not run in the mode the user chose: not
+				// one prompt reaches it (the session is stopped).
+				p.log.Warn("user lines dropped: claude is not in the chosen permission mode", "lines", len(held))
+				held = nil
+				broken = true
+				continue
+			}
 			for _, b := range held {
 				write(b)
 			}

@@ -48,6 +48,8 @@ type Permissions struct {
 	Allow []string `json:"allow"`
 	Deny  []string `json:"deny"`
 	Ask   []string `json:"ask"`
+	// DefaultMode is the permission mode the file starts sessions in.
+	DefaultMode string `json:"defaultMode,omitempty"`
 }
 
 // maxSettings bounds the settings files read.

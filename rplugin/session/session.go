@@ -11,6 +11,7 @@ import (
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/checkpoint"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/mode"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
 )
 
@@ -41,6 +42,9 @@ type Session struct {
 	// Checkpoints says claude runs with file checkpointing (option
 	// checkpoints): its prompts can be rewound.
 	Checkpoints bool
+	// Modes is the permission mode the user chose and judges the ones
+	// claude reports (package mode).
+	Modes *mode.Guard
 
 	mu sync.Mutex
 	// cwd is the session's folder: where claude was started (root), or
@@ -52,6 +56,7 @@ type Session struct {
 	mode        string
 	claudeID    string
 	effort      string // set with :ClaudeNova effort ("" = claude's default)
+	version     string // claude's version, as it says (initialize, system/init)
 	model       string
 	errMsg      string
 	stopping    bool
@@ -59,6 +64,7 @@ type Session struct {
 	turn        bool              // a turn runs: a prompt was sent, or claude started one
 	applied     map[string]string // tool_use_id -> path: allowed proposals claude has yet to write
 	rewrites    map[string][]byte // path -> content the user approved for a Write Claude must make again
+	resultNotes map[string]string // tool_use_id -> a note for Claude that goes with its result
 	queued      []Queued          // prompts sent while a turn ran, not known to be read by claude yet
 	context     Context
 	title       string // claude's title (rename) or the stored one of a resumed session
@@ -213,6 +219,7 @@ type Info struct {
 	ClaudeID    string   `json:"claude_id"`
 	Model       string   `json:"model"`
 	Effort      string   `json:"effort,omitempty"`
+	Version     string   `json:"claude_version,omitempty"` // claude's own
 	Error       string   `json:"error,omitempty"`
 	CommandLine string   `json:"cmdline"`
 	Context     *Context `json:"context,omitempty"`
@@ -231,14 +238,14 @@ type Info struct {
 }
 
 // New makes a session around a started process.
-func New(id int, cwd, mode string, proc claude.Conn) *Session {
-	if mode == "" {
-		mode = "default"
+func New(id int, cwd, chosen string, proc claude.Conn) *Session {
+	if chosen == "" {
+		chosen = mode.Default
 	}
 	return &Session{
 		ID: id, cwd: cwd, root: cwd, Proc: proc, Transcript: NewTranscript(cwd), Tasks: NewTasks(id), World: NewWorld(), Started: time.Now(),
-		Turns: checkpoint.NewLog(turnBudget),
-		state: StateStarting, mode: mode, applied: map[string]string{}, rewrites: map[string][]byte{},
+		Turns: checkpoint.NewLog(turnBudget), Modes: mode.NewGuard(chosen),
+		state: StateStarting, mode: chosen, applied: map[string]string{}, rewrites: map[string][]byte{},
 	}
 }
 
@@ -271,7 +278,7 @@ func (s *Session) Info() Info {
 	defer s.mu.Unlock()
 	info := Info{
 		ID: s.ID, Name: s.name(), Folder: filepath.Base(s.cwd), Cwd: s.cwd, State: s.state, Mode: s.mode,
-		ClaudeID: s.claudeID, Model: s.model, Effort: s.effort, Error: s.errMsg, Turn: s.turn,
+		ClaudeID: s.claudeID, Model: s.model, Effort: s.effort, Version: s.version, Error: s.errMsg, Turn: s.turn,
 	}
 	if s.context.Max > 0 {
 		c := s.context
@@ -324,6 +331,18 @@ func (s *Session) MarkReady() bool {
 		return false
 	}
 	s.state = StateReady
+	return true
+}
+
+// SetVersion records the claude version the session runs; false when it
+// was known already.
+func (s *Session) SetVersion(v string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if v == "" || v == s.version {
+		return false
+	}
+	s.version = v
 	return true
 }
 
@@ -392,6 +411,27 @@ func (s *Session) MarkApplied(toolUseID, path string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.applied[toolUseID] = path
+}
+
+// SetResultNote keeps a note for Claude that goes with the result of tool
+// call toolUseID (what the user changed in its proposal): our PostToolUse
+// hook hands it over beside the result (TakeResultNote).
+func (s *Session) SetResultNote(toolUseID, note string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.resultNotes == nil {
+		s.resultNotes = map[string]string{}
+	}
+	s.resultNotes[toolUseID] = note
+}
+
+// TakeResultNote returns and forgets the note for toolUseID's result.
+func (s *Session) TakeResultNote(toolUseID string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := s.resultNotes[toolUseID]
+	delete(s.resultNotes, toolUseID)
+	return n
 }
 
 // Queued is a prompt sent while a turn ran: claude holds it until it can

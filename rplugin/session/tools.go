@@ -43,7 +43,94 @@ type toolCall struct {
 	progress int             // seconds, from tool_progress
 	finished bool            // its result came
 	input    json.RawMessage // kept for the tools of the session's world (today.go)
+
+	// subject is what a permission rule for the call speaks of (a Bash
+	// command, a file path, a URL); unasked, for a call that ran without
+	// a can_use_tool, says what let it (package unasked).
+	subject string
+	unasked string
 }
+
+// maxSubject bounds the subject kept per call.
+const maxSubject = 4096
+
+// subjectOf is what a permission rule for a call of tool speaks of.
+func subjectOf(tool string, input json.RawMessage) string {
+	var in struct {
+		Command      string `json:"command"`
+		FilePath     string `json:"file_path"`
+		NotebookPath string `json:"notebook_path"`
+		URL          string `json:"url"`
+	}
+	switch tool {
+	case "Bash", "Write", "Edit", "MultiEdit", "NotebookEdit", "Read", "WebFetch":
+	default:
+		return ""
+	}
+	_ = json.Unmarshal(input, &in)
+	s := in.Command + in.FilePath + in.NotebookPath + in.URL
+	if len(s) > maxSubject {
+		return ""
+	}
+	return s
+}
+
+// MarkAsked records that claude asked the user about tool call id (a
+// can_use_tool came for it): its result needs no word on what let it run.
+func (t *Transcript) MarkAsked(id string) {
+	if id == "" {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.asked.add(id)
+}
+
+// Unasked returns tool call id's tool and subject when it ran (or runs)
+// without claude asking the user; ok is false for a call that was asked
+// about, or that the transcript does not know.
+func (t *Transcript) Unasked(id string) (tool, subject string, ok bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	tc, known := t.tools[id]
+	if !known || t.asked.has(id) {
+		return "", "", false
+	}
+	return tc.name, tc.subject, true
+}
+
+// ExplainUnasked puts on tool call id's line what let it run unasked, once
+// its result comes ("· unasked: acceptEdits mode").
+func (t *Transcript) ExplainUnasked(id, why string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if tc, ok := t.tools[id]; ok {
+		tc.unasked = sanitize.Truncate(sanitize.Line(why), 120)
+	}
+}
+
+// idSet is a set of ids that forgets the oldest beyond maxTools.
+type idSet struct {
+	ids   map[string]bool
+	order []string
+}
+
+func (s *idSet) add(id string) {
+	if s.ids == nil {
+		s.ids = map[string]bool{}
+	}
+	if s.ids[id] {
+		return
+	}
+	s.ids[id] = true
+	s.order = append(s.order, id)
+	if len(s.order) > maxTools {
+		delete(s.ids, s.order[0])
+		s.order = s.order[1:]
+	}
+}
+
+func (s *idSet) has(id string) bool { return s.ids[id] }
 
 // maxTools bounds the tool calls whose lines are remembered (for "the whole
 // result" and outcomes arriving late).
@@ -275,6 +362,9 @@ func (t *Transcript) toolResults(m claude.Message, parent string) []Op {
 			line := tc.summary
 			if tc.headline != "" {
 				line += " · " + tc.headline
+			}
+			if tc.unasked != "" {
+				line += " · unasked: " + tc.unasked
 			}
 			line += " " + outcome
 			if !t.history {

@@ -36,6 +36,7 @@ type Transcript struct {
 
 	tools  map[string]*toolCall // tool_use_id -> its lines
 	order  []string             // tool ids, oldest first (bounded)
+	asked  idSet                // tool ids claude asked the user about
 	drafts []*draft             // blocks being streamed, oldest first
 
 	// Agents and turns (agents.go), status signals (signals.go).

@@ -133,7 +133,7 @@ func TestSubagentAttribution(t *testing.T) {
 			t.Fatalf("task line %d, first footer %d, heading %d:\n%s", taskLine, footer, heading, tr)
 		}
 		block := strings.Join(lines[taskLine:footer], "\n")
-		for _, want := range []string{"  │ ▸ Bash `touch ", "  │   │ $ touch ", "  │ ▸ Bash `echo hello from sub` ✓", "  │   │ hello from sub", "  │ subagent done"} {
+		for _, want := range []string{"  │ ▸ Bash `touch ", "  │   │ $ touch ", "  │ ▸ Bash `echo hello from sub` · unasked: read-only ✓", "  │   │ hello from sub", "  │ subagent done"} {
 			if !strings.Contains(block, want) {
 				t.Fatalf("the Task block lacks %q:\n%s", want, tr)
 			}

@@ -299,13 +299,58 @@ func TestHealth(t *testing.T) {
 		var lines []string
 		e.Lua(&lines, "return vim.api.nvim_buf_get_lines(0, 0, -1, false)")
 		text := strings.Join(lines, "\n")
-		for _, want := range []string{"Neovim 0.1", "host binary", "claude: 2.1.328", "storage is writable"} {
+		out, err := exec.Command(claudeBin(t), "--version").Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{"Neovim 0.1", "host binary", "claude: " + strings.TrimSpace(string(out)), "storage is writable"} {
 			if !strings.Contains(text, want) {
 				t.Errorf("health output lacks %q:\n%s", want, text)
 			}
 		}
 		if strings.Contains(text, "ERROR") {
 			t.Errorf("health reports an error:\n%s", text)
+		}
+	})
+}
+
+// :checkhealth names the supported window of claude versions: ok inside,
+// a warning naming both ends and how to update for an older claude, a word
+// (not a warning) for a newer one.
+func TestHealthNamesTheWindow(t *testing.T) {
+	eachNvim(t, func(t *testing.T, v nvimVersion) {
+		for _, tc := range []struct {
+			said       string
+			want, nots []string
+		}{
+			{"2.0.0 (Claude Code)", []string{"WARNING claude: 2.0.0 (Claude Code) (", "is older than claude-nova supports (2.1.300 to 2.1.332)",
+				"npm install -g @anthropic-ai/claude-code"}, []string{"OK claude:"}},
+			{"2.1.250 (Claude Code)", []string{"is older than claude-nova supports (2.1.300 to 2.1.332)"}, nil},
+			{"2.1.332 (Claude Code)", []string{"OK claude: 2.1.332 (Claude Code)", "supported claude versions: 2.1.300 to 2.1.332"}, []string{"WARNING claude"}},
+			{"2.1.300 (Claude Code)", []string{"OK claude: 2.1.300 (Claude Code)"}, []string{"WARNING claude"}},
+			{"2.1.400 (Claude Code)", []string{"OK claude: 2.1.400 (Claude Code)", "claude 2.1.400 is newer than claude-nova was tested with (2.1.300 to 2.1.332); it is expected to work"},
+				[]string{"WARNING claude"}},
+		} {
+			e := NewEnv(t, v, Options{NoModel: true})
+			script := e.WriteFile("claude-"+strings.Fields(tc.said)[0], "#!/bin/sh\necho '"+tc.said+"'\n")
+			if err := os.Chmod(script, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			e.Lua(nil, `require('claudenova').setup({ cmd = ... })`, script)
+			e.Cmd("checkhealth claudenova")
+			var lines []string
+			e.Lua(&lines, "return vim.api.nvim_buf_get_lines(0, 0, -1, false)")
+			text := strings.Join(lines, "\n")
+			for _, w := range tc.want {
+				if !strings.Contains(text, w) {
+					t.Errorf("%s: health output lacks %q:\n%s", tc.said, w, text)
+				}
+			}
+			for _, w := range tc.nots {
+				if strings.Contains(text, w) {
+					t.Errorf("%s: health output has %q:\n%s", tc.said, w, text)
+				}
+			}
 		}
 	})
 }

@@ -117,6 +117,12 @@ func TestPerHunkReviewTellsClaude(t *testing.T) {
 		if i := strings.Index(req, "[claude-nova]"); i >= 0 {
 			t.Logf("what Claude was told:\n%s", req[i:])
 		}
+		// Beside the tool's result, as a fact about the call (our
+		// PostToolUse hook), not as a message the user typed mid-turn.
+		if !strings.Contains(req, "PostToolUse:Edit hook additional context: [claude-nova] The user changed your edit of big.txt") ||
+			strings.Contains(req, "The user sent a new message while you were working") {
+			t.Fatalf("the note did not come with the tool's result:\n%s", tail(req, 3000))
+		}
 		// The amendment sent to the CLI is not the whole file.
 		m := regexp.MustCompile(`tool=Edit input_bytes=(\d+)`).FindStringSubmatch(e.LogText())
 		if m == nil {

@@ -59,7 +59,7 @@ func TestToolLinesFoldAndLongResults(t *testing.T) {
 			Step("Read", map[string]any{"file_path": e.Project + "/missing.txt"})))
 		e.WaitIdle(id)
 		tr := e.Transcript(id)
-		for _, w := range []string{"▸ Read long.txt ✓", "▸ Bash `echo from bash` ✓", "  │ $ echo from bash", "  │ from bash", "▸ Read missing.txt ✗", "  ┃ File does not exist", "more lines (gf opens the whole result)"} {
+		for _, w := range []string{"▸ Read long.txt ✓", "▸ Bash `echo from bash` · unasked: rule Bash(echo:*) (.claude/settings.local.json) ✓", "  │ $ echo from bash", "  │ from bash", "▸ Read missing.txt ✗", "  ┃ File does not exist", "more lines (gf opens the whole result)"} {
 			if !strings.Contains(tr, w) {
 				t.Fatalf("transcript lacks %q:\n%s", w, tr)
 			}

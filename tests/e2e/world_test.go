@@ -586,17 +586,28 @@ func TestWorkflowAndMonitor(t *testing.T) {
 			"phase(\"one\")\nconst r = await agent(\"say hello\", { label: \"echoer\" })\nreturn { r }\n"
 		id := e.newSession(Seq(Step("Workflow", map[string]any{"script": script}),
 			Step("Monitor", map[string]any{"description": "watch the ticks", "command": "for i in 1 2; do echo tick $i; sleep 1; done", "timeout_ms": 60000})))
+		// A claude without the Monitor tool (2.1.300) refuses the call in
+		// its own words: the Workflow half is checked, and the refusal.
+		noMonitor := func() bool {
+			r, ok := e.Model.ToolResult("toolu_s1")
+			return ok && r.IsError && strings.Contains(r.Content, "No such tool available: Monitor")
+		}
 		e.allowAll("the workflow and the monitor done", func() bool {
 			var wf, mon bool
 			for _, tk := range e.tasks(id) {
 				wf = wf || (tk.Type == "workflow" && tk.Description == "probe workflow" && tk.Status == "completed")
 				mon = mon || (tk.Description == "watch the ticks" && tk.Status != "running")
 			}
-			return wf && mon
+			return wf && (mon || noMonitor())
 		})
 		tr := e.Transcript(id)
-		mustContain(t, "transcript", tr, "▸ Workflow probe-flow · workflow ✓",
-			"▸ Monitor watch the ticks · `for i in 1 2; do echo tick $i; sleep 1; done`", "│ $ for i in 1 2; do echo tick $i; sleep 1; done")
+		mustContain(t, "transcript", tr, "▸ Workflow probe-flow · workflow ✓")
+		if noMonitor() {
+			t.Log("this claude offers no Monitor tool")
+			mustContain(t, "transcript", tr, "▸ Monitor watch the ticks · `for i in 1 2; do echo tick $i; sleep 1; done` ✗")
+		} else {
+			mustContain(t, "transcript", tr, "▸ Monitor watch the ticks · `for i in 1 2; do echo tick $i; sleep 1; done`", "│ $ for i in 1 2; do echo tick $i; sleep 1; done")
+		}
 		if _, claude, _ := strings.Cut(tr, "## Claude"); strings.Contains(claude, "Workflow launched in background") || strings.Contains(claude, "export const meta") {
 			t.Fatalf("launch metadata or the script shown:\n%s", tr)
 		}
@@ -614,7 +625,8 @@ func TestLongToolShowsElapsed(t *testing.T) {
 		})
 		e.WriteFile("go-on", "")
 		e.WaitIdle(id)
-		if tr := e.Transcript(id); strings.Contains(tr, "· running") || !strings.Contains(tr, "echo went on` ✓") {
+		// claude runs it unasked (each part reads only), and the line says so.
+		if tr := e.Transcript(id); strings.Contains(tr, "· running") || !strings.Contains(tr, "echo went on` · unasked: claude's read-only check ✓") {
 			t.Fatalf("transcript:\n%s", tr)
 		}
 	})

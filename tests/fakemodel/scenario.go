@@ -244,7 +244,14 @@ var injectedPrefixes = []string{
 	"<local-command-stdout>", "<local-command-stderr>",
 	"<bash-input>", "<bash-stdout>", "<bash-stderr>",
 	"<user-prompt-submit-hook>",
+	// A prompt sent while a turn runs: 2.1.328 wraps it in a system
+	// message, 2.1.332 in a user message. Either way it joins the running
+	// turn, whose script goes on; it is not a prompt of its own.
+	midTurn,
 }
+
+// midTurn starts the CLI's wrapping of a prompt sent while a turn runs.
+const midTurn = "The user sent a new message while you were working:"
 
 // forkDirective introduces the Task's prompt in a fork subagent's message.
 const forkDirective = "</fork-boilerplate>\n\nYour directive: "

@@ -6,6 +6,7 @@ return {
   {
     name = "base",
     "claudenova.version",
+    "claudenova.window",
     "claudenova.types",
     "claudenova.errors",
     "claudenova.ui.text",

@@ -1,0 +1,131 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/editortools"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/mcp"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
+)
+
+// The plugin's own hooks, registered with claude in initialize (SDK hook
+// callbacks: claude asks the host with a hook_callback control request):
+//   - PreToolUse, every tool: the mode guard (modes.go);
+//   - PostToolUse, Write/Edit/MultiEdit/NotebookEdit, after the change
+//     reached the disk: what Claude must know with the tool's result, as
+//     additional context beside it (the note of what the user changed in
+//     a proposal, the new diagnostics of the file). claude puts that
+//     context right after the tool_result ("PostToolUse:Write hook
+//     additional context: …", a system message in the same request: checked
+//     on 2.1.300, 2.1.328 and 2.1.332), where the model reads it as a fact
+//     about the call, not as something the user typed.
+
+// changeHook is our PostToolUse hook's callback id.
+const changeHook = "claudenova_diagnostics"
+
+// changeTools are the tools whose changes the PostToolUse hook follows.
+const changeTools = "Write|Edit|MultiEdit|NotebookEdit"
+
+// initializeFields are what a new claude is told in initialize: the
+// editor's MCP server (with its handshake, so the CLI needs no round trip
+// for it) and our hooks.
+func initializeFields(o Options) map[string]any {
+	fields := map[string]any{}
+	if tools := offered(o); len(tools) > 0 {
+		fields["sdkMcpServers"] = []string{editortools.Server}
+		manifest := mcp.New(serverInfo(), tools, nil, 0, nil).Manifest()
+		fields["sdkMcpServerManifests"] = map[string]any{editortools.Server: manifest}
+	}
+	fields["hooks"] = map[string]any{
+		"PreToolUse": []any{map[string]any{"matcher": "", "hookCallbackIds": []string{modeHook}, "timeout": 30}},
+		"PostToolUse": []any{map[string]any{
+			"matcher": changeTools, "hookCallbackIds": []string{changeHook},
+			// seconds; we answer within the wait plus the time a server
+			// takes to attach to a buffer we load
+			"timeout": 60,
+		}},
+	}
+	return fields
+}
+
+// hookCallback answers claude's hook_callback requests (one answer each).
+func (a *App) hookCallback(s *session.Session, m claude.Message) {
+	var req struct {
+		Request struct {
+			CallbackID string    `json:"callback_id"`
+			Input      hookInput `json:"input"`
+		} `json:"request"`
+	}
+	_ = json.Unmarshal(m.Raw, &req)
+	in := req.Request.Input
+	switch {
+	case req.Request.CallbackID == modeHook && in.Event == "PreToolUse":
+		a.answerHook(s, m.RequestID, a.modeHookAnswer(s, in))
+	case req.Request.CallbackID == changeHook && in.Event == "PostToolUse":
+		a.afterChange(s, m.RequestID, in)
+	default:
+		a.answerHook(s, m.RequestID, map[string]any{})
+	}
+}
+
+func (a *App) answerHook(s *session.Session, requestID string, answer map[string]any) {
+	if err := s.Proc.RespondControl(requestID, answer); err != nil {
+		a.log.Warn("answer hook_callback", "session", s.ID, "err", err)
+	}
+}
+
+// afterChange answers the PostToolUse hook of a change that reached the
+// disk: the note of what the user changed in its proposal goes with the
+// tool's result; with feedback.diagnostics, the answer also waits (bounded)
+// for the file's diagnostics and carries the new errors and warnings.
+func (a *App) afterChange(s *session.Session, requestID string, in hookInput) {
+	note := s.TakeResultNote(in.ToolUseID)
+	var target struct {
+		FilePath     string `json:"file_path"`
+		NotebookPath string `json:"notebook_path"`
+	}
+	_ = json.Unmarshal(in.ToolInput, &target)
+	path := target.FilePath
+	if path == "" {
+		path = target.NotebookPath
+	}
+	o := a.options()
+	if path == "" || !o.Feedback.diagnostics() || a.editor() == nil {
+		a.answerHook(s, requestID, contextAnswer(note))
+		return
+	}
+	path = editortools.Abs(path, s.Cwd())
+	a.background(func(ctx context.Context) {
+		// claude's turn waits for this answer: bounded by the wait, plus
+		// the attach of a server to a buffer we load, plus a busy editor.
+		ctx, cancel := a.editorWait(ctx, o.Feedback.wait()+changeSlack)
+		defer cancel()
+		rep, err := editortools.AfterChange(ctx, a.editor(), path, a.toolSession(ctx, s, "", nil), o.Feedback.wait())
+		diag := rep.Message(editortools.ByClaude)
+		switch {
+		case err != nil:
+			a.log.Info("diagnostics after a change", "session", s.ID, "path", path, "err", err)
+		case diag != "":
+			a.transcript(s, s.Transcript.ToldBy("The editor told Claude", diag))
+			a.log.Info("diagnostics after a change", "session", s.ID, "path", path, "new", len(rep.New), "timed_out", rep.TimedOut)
+			if note != "" {
+				note += "\n\n"
+			}
+			note += diag
+		default:
+			a.log.Debug("diagnostics after a change: nothing new", "session", s.ID, "path", path, "skipped", rep.Skipped, "timed_out", rep.TimedOut)
+		}
+		a.answerHook(s, requestID, contextAnswer(note))
+	})
+}
+
+// contextAnswer is a PostToolUse hook's answer carrying note beside the
+// tool's result (none when note is "").
+func contextAnswer(note string) map[string]any {
+	if note == "" {
+		return map[string]any{}
+	}
+	return map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": "PostToolUse", "additionalContext": note}}
+}
