@@ -143,12 +143,14 @@ function M.checkpoints(session)
   return host().await("checkpoints", { session = session or 0 })
 end
 
---- Restore the files to their state before prompt id (from checkpoints()).
---- Open buffers are reloaded (unsaved edits kept in storage first); Claude
---- is told. Returns true, message or false, message.
-function M.rewind(id)
+--- Restore the files the session changed since prompt id (from
+--- checkpoints()) to their state before it. Later changes by others
+--- (another session, you) are kept, unless opts.undo_others (those sessions
+--- are told). Open buffers are reloaded (unsaved edits kept in storage
+--- first); Claude is told. Returns true, message or false, message.
+function M.rewind(id, opts)
   local started, answered, ok, msg = pcall(host().wait, function(cb)
-    require("claudenova.ui.rewind").rewind(id, nil, cb)
+    require("claudenova.ui.rewind").rewind(id, nil, cb, (opts or {}).undo_others)
   end, 15000)
   if not started then
     return false, (require("claudenova.errors").message(answered):gsub("^claude%-nova: ", ""))

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/approval"
@@ -53,14 +52,36 @@ func (a *App) replyLater(token string, fn func(ctx context.Context) (any, error)
 // (null for a new file), or a NotebookEdit's original_file. It returns the
 // file ("" when the message changed none).
 func (a *App) recordChanges(s *session.Session, m claude.Message) string {
-	if !bytes.Contains(m.Raw, []byte(`"originalFile"`)) && !bytes.Contains(m.Raw, []byte(`"original_file"`)) {
+	path, orig, ok := changeOf(s, m)
+	if !ok {
 		return ""
+	}
+	s.Turns.Changed(path, orig)
+	// What the session left: a later difference on disk is someone
+	// else's (rewind keeps it).
+	after, exists, err := readNow(path)
+	if err == nil {
+		s.Turns.Landed(path, after, exists)
+	}
+	a.reviewChanged(s, path, orig, after, err)
+	return path
+}
+
+// changeOf reads, from a tool result, the file a Write, Edit or
+// NotebookEdit changed and its content before (nil: a new file).
+func changeOf(s *session.Session, m claude.Message) (path string, orig *string, ok bool) {
+	if !bytes.Contains(m.Raw, []byte(`"originalFile"`)) && !bytes.Contains(m.Raw, []byte(`"original_file"`)) {
+		return "", nil, false
 	}
 	var msg struct {
 		Result json.RawMessage `json:"tool_use_result"`
+		Stored json.RawMessage `json:"toolUseResult"` // claude's session store (a resumed session's history)
 	}
 	if json.Unmarshal(m.Raw, &msg) != nil {
-		return ""
+		return "", nil, false
+	}
+	if len(msg.Result) == 0 {
+		msg.Result = msg.Stored
 	}
 	var r struct {
 		FilePath     string          `json:"filePath"`
@@ -70,30 +91,26 @@ func (a *App) recordChanges(s *session.Session, m claude.Message) string {
 		Error        string          `json:"error"`
 	}
 	if json.Unmarshal(msg.Result, &r) != nil {
-		return ""
+		return "", nil, false
 	}
 	if r.FilePath == "" && r.NotebookPath != "" && r.Error == "" {
 		r.FilePath, r.OriginalFile = r.NotebookPath, r.NotebookOrig
 	}
 	if r.FilePath == "" || len(r.OriginalFile) == 0 {
-		return ""
+		return "", nil, false
 	}
-	var orig *string
 	if string(r.OriginalFile) != "null" {
 		var text string
 		if json.Unmarshal(r.OriginalFile, &text) != nil {
-			return ""
+			return "", nil, false
 		}
 		orig = &text
 	}
-	path := r.FilePath
+	path = r.FilePath
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(s.Cwd(), path)
 	}
-	path = filepath.Clean(path)
-	s.Turns.Changed(path, orig)
-	a.reviewChanged(s, path, orig)
-	return path
+	return filepath.Clean(path), orig, true
 }
 
 // tell gets a note to Claude: at once while a turn runs (the CLI adds it
@@ -117,176 +134,6 @@ func (a *App) sendNote(s *session.Session, note string) bool {
 	return false
 }
 
-// CheckpointView is one prompt of a session and what rewinding to before
-// it would restore (claude's dry run).
-type CheckpointView struct {
-	ID         string   `json:"id"`
-	N          int      `json:"n"`
-	Session    int      `json:"session"`
-	Prompt     string   `json:"prompt"`
-	Time       int64    `json:"time"` // Unix seconds
-	Files      []string `json:"files"`
-	Insertions int      `json:"insertions"`
-	Deletions  int      `json:"deletions"`
-	Error      string   `json:"error,omitempty"` // why it cannot be rewound
-}
-
-type rewindResult struct {
-	CanRewind    bool     `json:"canRewind"`
-	Error        string   `json:"error"`
-	FilesChanged []string `json:"filesChanged"`
-	Insertions   int      `json:"insertions"`
-	Deletions    int      `json:"deletions"`
-	SkippedLinks int      `json:"skippedLinks"`
-}
-
-// checkpointSession resolves the session of a rewind call and checks it
-// can rewind at all.
-func (a *App) checkpointSession(id int) (*session.Session, error) {
-	s, err := a.session(id)
-	if err != nil {
-		return nil, err
-	}
-	if !s.Checkpoints {
-		return nil, fmt.Errorf("session %d was started with checkpoints = false: its files cannot be rewound (set checkpoints = true and start a new session)", s.ID)
-	}
-	if s.State() == session.StateExited {
-		return nil, fmt.Errorf("session %d has exited: resume it to rewind its files", s.ID)
-	}
-	return s, nil
-}
-
-func dryRun(ctx context.Context, s *session.Session, id string) (rewindResult, error) {
-	raw, err := s.Proc.Control(ctx, "rewind_files", map[string]any{"user_message_id": id, "dry_run": true})
-	if err != nil {
-		return rewindResult{}, err
-	}
-	var r rewindResult
-	if err := json.Unmarshal(raw, &r); err != nil {
-		return rewindResult{}, fmt.Errorf("rewind_files: %w", err)
-	}
-	return r, nil
-}
-
-// rewindError says why claude cannot rewind to a prompt, in the user's words.
-func rewindError(msg string) string {
-	if strings.Contains(msg, "No file checkpoint") {
-		return "claude has no checkpoint for this prompt (a prompt sent while Claude was working joins that turn and gets none)"
-	}
-	return msg
-}
-
-// Checkpoints lists the session's prompts, oldest first, each with what
-// rewinding to before it would restore. The answer comes as a reply event.
-func (a *App) Checkpoints(p Later) error {
-	s, err := a.checkpointSession(p.Session)
-	if err != nil {
-		return err
-	}
-	a.replyLater(p.Token, func(ctx context.Context) (any, error) {
-		var out []CheckpointView
-		for _, t := range s.Turns.Turns() {
-			v := CheckpointView{ID: t.ID, N: t.N, Session: s.ID, Prompt: t.Prompt, Time: t.Time.Unix(), Files: []string{}}
-			r, err := dryRun(ctx, s, t.ID)
-			switch {
-			case err != nil:
-				v.Error = err.Error()
-			case !r.CanRewind:
-				v.Error = rewindError(r.Error)
-			default:
-				v.Files, v.Insertions, v.Deletions = r.FilesChanged, r.Insertions, r.Deletions
-				if v.Files == nil {
-					v.Files = []string{}
-				}
-			}
-			out = append(out, v)
-		}
-		if out == nil {
-			out = []CheckpointView{}
-		}
-		return out, nil
-	})
-	return nil
-}
-
-// turnOf finds the session whose prompt is id (p.Session 0: any session).
-func (a *App) turnOf(p Later) (*session.Session, checkpoint.Turn, error) {
-	if p.ID == "" {
-		return nil, checkpoint.Turn{}, errors.New("which checkpoint? (an id from checkpoints())")
-	}
-	// A resumed session shares its earlier prompts with the exited one it
-	// continues: the live one can rewind.
-	var found *session.Session
-	var turn checkpoint.Turn
-	for _, s := range a.sessions.All() {
-		if p.Session != 0 && s.ID != p.Session {
-			continue
-		}
-		if t, ok := s.Turns.Find(p.ID); ok && t.ID == p.ID {
-			if found == nil || found.State() == session.StateExited {
-				found, turn = s, t
-			}
-		}
-	}
-	if found == nil {
-		return nil, checkpoint.Turn{}, fmt.Errorf("no checkpoint %q in this editor's sessions", p.ID)
-	}
-	return found, turn, nil
-}
-
-// Rewind restores the files claude checkpointed to their state before
-// prompt p.ID, then tells Claude. The answer ({files, skipped}) comes as a
-// reply event; the front end has rescued unsaved buffers of those files
-// before it asked.
-func (a *App) Rewind(p Later) error {
-	s, t, err := a.turnOf(p)
-	if err != nil {
-		return err
-	}
-	if _, err := a.checkpointSession(s.ID); err != nil {
-		return err
-	}
-	a.replyLater(p.Token, func(ctx context.Context) (any, error) {
-		dry, err := dryRun(ctx, s, t.ID)
-		if err != nil {
-			return nil, err
-		}
-		if !dry.CanRewind {
-			return nil, errors.New(rewindError(dry.Error))
-		}
-		raw, err := s.Proc.Control(ctx, "rewind_files", map[string]any{"user_message_id": t.ID, "dry_run": false})
-		if err != nil {
-			var ce *claude.ControlError
-			if errors.As(err, &ce) {
-				return nil, fmt.Errorf("claude did not rewind: %s", rewindError(ce.Message))
-			}
-			return nil, err
-		}
-		var r rewindResult
-		_ = json.Unmarshal(raw, &r)
-		files := dry.FilesChanged
-		if files == nil {
-			files = []string{}
-		}
-		rel := make([]string, len(files))
-		for i, f := range files {
-			rel[i] = approval.RelPath(f, s.Cwd())
-		}
-		what := "nothing differed"
-		if len(rel) > 0 {
-			what = strings.Join(rel, ", ") + " restored"
-		}
-		a.transcript(s, s.Transcript.Note(fmt.Sprintf("Rewound to before prompt %d (%q): %s. Changes made by commands (Bash) were not restored.", t.N, sanitize.FirstLine(t.Prompt, 50), what)))
-		if len(files) > 0 {
-			a.tell(s, feedback.Rewound(t.Prompt, rel, r.SkippedLinks))
-			a.diagnoseRewound(s, files)
-		}
-		a.log.Info("rewound", "session", s.ID, "turn", t.N, "files", len(files), "skipped", r.SkippedLinks)
-		return map[string]any{"files": files, "skipped": r.SkippedLinks}, nil
-	})
-	return nil
-}
-
 // FileChange is one file a turn changed: before the turn and now.
 type FileChange struct {
 	Path    string            `json:"path"`
@@ -297,7 +144,10 @@ type FileChange struct {
 	Existed bool              `json:"existed"`
 	Exists  bool              `json:"exists"`
 	Hunks   []checkpoint.Hunk `json:"hunks"`
-	Error   string            `json:"error,omitempty"`
+	// Authors names, per hunk, who wrote its lines when it is not the
+	// session ("session 2 (“fix greet”, 14:02)", "you"; "" for its own).
+	Authors []string `json:"authors"`
+	Error   string   `json:"error,omitempty"`
 }
 
 // ChangesView is what a turn changed.
@@ -343,7 +193,7 @@ func (a *App) Changes(p ChangesParams) (ChangesView, error) {
 	}
 	v := ChangesView{Session: s.ID, Turn: t.ID, N: t.N, Prompt: t.Prompt, Time: t.Time.Unix(), Files: []FileChange{}}
 	for _, f := range t.Files {
-		v.Files = append(v.Files, fileChange(s, t.ID, f))
+		v.Files = append(v.Files, a.markAuthors(s, fileChange(s, t.ID, f)))
 	}
 	return v, nil
 }
@@ -386,6 +236,9 @@ type UndoParams struct {
 	// Round: the hunk is of the session's open review round (its baseline
 	// stands for the content before the turn).
 	Round bool `json:"round"`
+	// Others: the user chose to undo a hunk that holds another session's
+	// (or their own) later lines; that session is told.
+	Others bool `json:"others"`
 }
 
 // UndoHunk puts one hunk of a turn's change back as it was before the turn,
@@ -412,7 +265,13 @@ func (a *App) UndoHunk(p UndoParams) (FileChange, error) {
 	if p.Hunk < 1 || p.Hunk > len(fc.Hunks) {
 		return fc, fmt.Errorf("there is no hunk %d (the change has %d)", p.Hunk, len(fc.Hunks))
 	}
-	next, err := checkpoint.Undo(fc.Before, fc.Now, fc.Hunks[p.Hunk-1])
+	fc = a.markAuthors(s, fc)
+	h := fc.Hunks[p.Hunk-1]
+	if who := fc.Authors[p.Hunk-1]; who != "" && !p.Others {
+		// Never another's work unasked: the front end asks first.
+		return fc, fmt.Errorf("hunk %d of %s was changed by %s: nothing was undone (confirm to undo it too)", p.Hunk, fc.Rel, who)
+	}
+	next, err := checkpoint.Undo(fc.Before, fc.Now, h)
 	if err != nil {
 		return fc, err
 	}
@@ -420,9 +279,19 @@ func (a *App) UndoHunk(p UndoParams) (FileChange, error) {
 	if err := checkpoint.Restore(p.Path, next, remove); err != nil {
 		return fc, err
 	}
+	told := map[int][]string{}
+	if p.Others {
+		a.lossOf(s, a.lineAuthors(s, fc.Path, fc.Now), h.B, h.B+h.Ins-1, fc.Rel, told)
+	}
+	s.Turns.Landed(p.Path, next, !remove)
 	a.tell(s, feedback.Undone(fc.Rel, fc.Now, next))
-	a.log.Info("hunk undone", "session", s.ID, "path", fc.Rel, "hunk", p.Hunk)
-	return fc.with(next, !remove), nil
+	for id, lost := range told {
+		if other, ok := a.sessions.Get(id); ok && other.State() != session.StateExited {
+			a.tell(other, feedback.UndoneByOther(s.ID, sanitize.FirstLine(s.Name(), 40), lost))
+		}
+	}
+	a.log.Info("hunk undone", "session", s.ID, "path", fc.Rel, "hunk", p.Hunk, "others", len(told))
+	return a.markAuthors(s, fc.with(next, !remove)), nil
 }
 
 // turnMark is how a prompt's heading names its checkpoint.

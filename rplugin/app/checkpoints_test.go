@@ -1,7 +1,6 @@
 package app
 
 import (
-	"encoding/json"
 	"os"
 	"strings"
 	"testing"
@@ -108,59 +107,6 @@ func TestChangesUndoHunkAndClaudeIsTold(t *testing.T) {
 	}
 	if tr := m.rec.transcriptText(info.ID); !strings.Contains(tr, "Claude reads this note with your next prompt.") {
 		t.Fatalf("transcript:\n%s", tr)
-	}
-}
-
-func TestRewindAsksClaudeAndTellsIt(t *testing.T) {
-	m := newMem(t)
-	info, c := m.session("edit a")
-	s, _ := m.app.sessions.Get(info.ID)
-	id := s.Turns.Turns()[0].ID
-	var calls []string
-	c.OnControl = func(subtype string, f map[string]any) (json.RawMessage, error) {
-		if subtype != "rewind_files" {
-			return json.RawMessage(`{}`), nil
-		}
-		calls = append(calls, f["user_message_id"].(string)+" "+map[bool]string{true: "dry", false: "real"}[f["dry_run"] == true])
-		if f["user_message_id"] != id {
-			return json.RawMessage(`{"canRewind":false,"error":"No file checkpoint found for this message."}`), nil
-		}
-		if f["dry_run"] == true {
-			return json.RawMessage(`{"canRewind":true,"filesChanged":["` + m.dir + `/a.txt"],"insertions":1,"deletions":2}`), nil
-		}
-		return json.RawMessage(`{"canRewind":true,"skippedLinks":0}`), nil
-	}
-	if err := m.app.Checkpoints(Later{Session: info.ID, Token: "list"}); err != nil {
-		t.Fatal(err)
-	}
-	reply := m.waitReply(t, "list")
-	list, _ := reply["result"].([]CheckpointView)
-	if len(list) != 1 || list[0].Files[0] != m.dir+"/a.txt" || list[0].Insertions != 1 || list[0].Deletions != 2 || list[0].Prompt != "edit a" {
-		t.Fatalf("checkpoints = %+v", reply)
-	}
-	if err := m.app.Rewind(Later{Token: "rw", ID: "nope"}); err == nil {
-		t.Fatal("an unknown checkpoint was accepted")
-	}
-	if err := m.app.Rewind(Later{Token: "rw", ID: id}); err != nil {
-		t.Fatal(err)
-	}
-	if r := m.waitReply(t, "rw"); r["ok"] != true {
-		t.Fatalf("rewind = %+v", r)
-	}
-	if strings.Join(calls, ",") != id+" dry,"+id+" dry,"+id+" real" {
-		t.Fatalf("control calls: %v", calls)
-	}
-	tr := m.rec.transcriptText(info.ID)
-	if !strings.Contains(tr, `Rewound to before prompt 1 ("edit a"): a.txt restored. Changes made by commands (Bash) were not restored.`) {
-		t.Fatalf("transcript:\n%s", tr)
-	}
-	// The turn still runs (no result came): the note goes to claude at once.
-	texts := c.UserTexts()
-	if last := texts[len(texts)-1]; !strings.Contains(last, "rewound files to their state before") || !strings.Contains(last, "- a.txt") {
-		t.Fatalf("Claude was not told: %q", texts)
-	}
-	if notes := s.TakeNotes(); len(notes) != 0 {
-		t.Fatalf("the note also waits: %q", notes)
 	}
 }
 

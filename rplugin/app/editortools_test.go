@@ -330,13 +330,9 @@ func TestDiagnosticsAfterARewind(t *testing.T) {
 	info, c := m.session("edit a")
 	s, _ := m.app.sessions.Get(info.ID)
 	id := s.Turns.Turns()[0].ID
-	c.OnControl = func(subtype string, f map[string]any) (json.RawMessage, error) {
-		if subtype == "rewind_files" && f["dry_run"] == true {
-			return json.RawMessage(`{"canRewind":true,"filesChanged":["` + a + `"]}`), nil
-		}
-		return json.RawMessage(`{"canRewind":true}`), nil
-	}
-	if err := m.app.Rewind(Later{Token: "rw", ID: id}); err != nil {
+	m.write("a.go", "package a\n")
+	m.claudeWrites(t, c, info.ID, a, "package a\n\nvar x = gone\n")
+	if err := m.app.Rewind(RewindParams{Later: Later{Token: "rw", ID: id}}); err != nil {
 		t.Fatal(err)
 	}
 	if !c.Wait(10*time.Second, func([]claudetest.Written) bool {

@@ -155,8 +155,7 @@ func (a *App) expectAmended(path string, proposed, saved []byte) {
 // was orig; nil: it did not exist): the file joins the session's round,
 // comments on it follow the edit, and its lines written by Claude are
 // marked so.
-func (a *App) reviewChanged(s *session.Session, path string, orig *string) {
-	after, _, err := readNow(path)
+func (a *App) reviewChanged(s *session.Session, path string, orig *string, after string, err error) {
 	if err != nil {
 		a.log.Info("review: read the changed file", "path", path, "err", err)
 	}
@@ -316,6 +315,19 @@ func (a *App) ReviewRound(p ReviewArg) (RoundView, error) {
 	if err != nil {
 		return RoundView{}, err
 	}
+	v, err := a.reviewRound(s)
+	if err != nil {
+		return v, err
+	}
+	// Whose each hunk is: a round shows what changed since the baseline,
+	// other sessions' and the user's changes to those files too.
+	for i := range v.Files {
+		v.Files[i] = a.markAuthors(s, v.Files[i])
+	}
+	return v, nil
+}
+
+func (a *App) reviewRound(s *session.Session) (RoundView, error) {
 	a.rev.mu.Lock()
 	defer a.rev.mu.Unlock()
 	rs := a.roundOf(s)
@@ -445,6 +457,35 @@ func (a *App) touched(s *session.Session, path string, from, to int, text string
 		hs = append(hs, [2]int{h.B, h.Ins})
 	}
 	return review.Touches(from, to, hs)
+}
+
+// roundAuthors names the other sessions that wrote lines from-to of text
+// that changed in s's round ("" when none did): the review says whose they
+// are. Called with rev.mu held.
+func (a *App) roundAuthors(s *session.Session, path string, from, to int, text string) string {
+	rs, ok := a.rev.rounds[s.ID]
+	if !ok {
+		return ""
+	}
+	b, ok := rs.r.Baseline(path)
+	if !ok || b.Dropped {
+		return ""
+	}
+	authors := a.lineAuthorsLocked(s, path, text)
+	seen := map[string]bool{}
+	var who []string
+	for _, h := range checkpoint.Hunks(b.Content, text) {
+		for _, w := range others(s, authors, max(from, h.B), min(to, h.B+h.Ins-1)) {
+			if w == "you" {
+				continue // the user's own edit of the lines: theirs to comment on
+			}
+			if !seen[w] {
+				seen[w] = true
+				who = append(who, w)
+			}
+		}
+	}
+	return strings.Join(who, " and ")
 }
 
 // textOf is the text a comment on path quotes: the unsaved buffer's, else
@@ -725,6 +766,7 @@ func (a *App) composeReview(s *session.Session, f *folderReview, r *review.Round
 		if src.ok {
 			it.Lines = src.lines
 			it.Changed = a.touched(s, c.Path, c.From, c.To, src.text)
+			it.Who = a.roundAuthors(s, c.Path, c.From, c.To, src.text)
 		}
 		items = append(items, it)
 		ids = append(ids, c.ID)

@@ -224,7 +224,13 @@ func (a *App) history(s *session.Session, claudeID string) {
 		case e.Parent != "":
 			ops = append(ops, tr.ApplyIn(e.Parent, claude.Message{Type: e.Type, Raw: e.Message})...)
 		default:
-			ops = append(ops, tr.Apply(claude.Message{Type: e.Type, Raw: e.Message})...)
+			m := claude.Message{Type: e.Type, Raw: e.Message}
+			if path, orig, ok := changeOf(s, m); ok {
+				// An earlier change: rewind can restore it, but what
+				// the session left of it is not known here.
+				s.Turns.Changed(path, orig)
+			}
+			ops = append(ops, tr.Apply(m)...)
 		}
 		if len(ops) > 512 {
 			a.transcript(s, ops)

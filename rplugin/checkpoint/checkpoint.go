@@ -54,6 +54,7 @@ type Log struct {
 	turns  []*turn
 	budget int // bytes of before-contents kept, over all turns
 	used   int
+	left   map[string]Left // path -> what the session's last change of it left
 }
 
 // NewLog keeps up to budget bytes of before-turn contents; the oldest
@@ -177,4 +178,74 @@ func (l *Log) Before(id, path string) (Before, error) {
 		return Before{}, fmt.Errorf("turn %d did not change %s", t.N, path)
 	}
 	return Before{}, fmt.Errorf("no turn %q in this session", id)
+}
+
+// Left is what the session left of a file: its content right after the
+// session's last change of it. A file that differs from it on disk was
+// changed since by someone else (another session, the user).
+type Left struct {
+	Content string
+	Exists  bool
+}
+
+// Landed records what the session's change of path left on disk.
+func (l *Log) Landed(path, content string, exists bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.left == nil {
+		l.left = map[string]Left{}
+	}
+	l.used += len(content) - len(l.left[path].Content)
+	l.left[path] = Left{Content: content, Exists: exists}
+}
+
+// LeftOf returns what the session left of path (false when it changed
+// path in no turn this process saw).
+func (l *Log) LeftOf(path string) (Left, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	lf, ok := l.left[path]
+	return lf, ok
+}
+
+// FileBefore is a file a run of turns changed, and its content before the
+// first of them changed it.
+type FileBefore struct {
+	Path string
+	Before
+}
+
+// Since returns each file turn id or a later turn changed, with its content
+// before the first of those changes: what rewinding to before turn id
+// restores of the session's own work. It is ErrForgotten when a content
+// was dropped to stay within the budget.
+func (l *Log) Since(id string) ([]FileBefore, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	start := -1
+	for i, t := range l.turns {
+		if t.ID == id {
+			start = i
+			break
+		}
+	}
+	if start < 0 {
+		return nil, fmt.Errorf("no turn %q in this session", id)
+	}
+	var out []FileBefore
+	seen := map[string]bool{}
+	for _, t := range l.turns[start:] {
+		for _, p := range t.Files {
+			if seen[p] {
+				continue
+			}
+			seen[p] = true
+			b, ok := t.before[p]
+			if !ok {
+				return nil, ErrForgotten
+			}
+			out = append(out, FileBefore{Path: p, Before: b})
+		}
+	}
+	return out, nil
 }

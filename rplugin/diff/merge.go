@@ -41,12 +41,44 @@ type MergeResult struct {
 // region side whose last line has no line end gets one before a marker
 // follows it.
 func Merge3(base, ours, theirs string, labels MergeLabels) MergeResult {
+	eol := lineEnd(base, ours, theirs)
+	var conflicts []int
+	text := merge3(base, ours, theirs, func(out, oPart, bPart, tPart []string) []string {
+		conflicts = append(conflicts, len(out)+1)
+		out = append(out, MarkerOurs+labels.Ours+eol)
+		out = append(out, terminated(oPart, eol)...)
+		out = append(out, MarkerBase+labels.Base+eol)
+		out = append(out, terminated(bPart, eol)...)
+		out = append(out, MarkerSplit+eol)
+		out = append(out, terminated(tPart, eol)...)
+		return append(out, MarkerTheirs+labels.Theirs+eol)
+	})
+	return MergeResult{Text: text, Conflicts: conflicts}
+}
+
+// Kept is a conflict Merge3Ours settled for ours: lines [From, To] of the
+// result (1-based; To < From for a conflict where ours removed lines).
+type Kept struct{ From, To int }
+
+// Merge3Ours merges like Merge3, but settles each conflict for ours, with
+// no markers, and says where: the changes that turned base into theirs
+// apply wherever ours did not change the same lines.
+func Merge3Ours(base, ours, theirs string) (string, []Kept) {
+	var kept []Kept
+	text := merge3(base, ours, theirs, func(out, oPart, _, _ []string) []string {
+		kept = append(kept, Kept{From: len(out) + 1, To: len(out) + len(oPart)})
+		return append(out, oPart...)
+	})
+	return text, kept
+}
+
+// merge3 is the three-way merge of Merge3; conflict writes a conflict's
+// region after out and returns out.
+func merge3(base, ours, theirs string, conflict func(out, oPart, bPart, tPart []string) []string) string {
 	b, o, t := SplitLines(base), SplitLines(ours), SplitLines(theirs)
 	co, ct := Lines(b, o), Lines(b, t)
-	eol := lineEnd(base, ours, theirs)
 
 	var out []string
-	var conflicts []int
 	add := func(ls ...string) { out = append(out, ls...) }
 	// off* map a base position to the other side before the current group.
 	offO, offT := 0, 0
@@ -97,14 +129,7 @@ func Merge3(base, ours, theirs string, labels MergeLabels) MergeResult {
 		case equal(oPart, tPart):
 			add(oPart...)
 		default:
-			conflicts = append(conflicts, len(out)+1)
-			add(MarkerOurs + labels.Ours + eol)
-			add(terminated(oPart, eol)...)
-			add(MarkerBase + labels.Base + eol)
-			add(terminated(b[lo:hi], eol)...)
-			add(MarkerSplit + eol)
-			add(terminated(tPart, eol)...)
-			add(MarkerTheirs + labels.Theirs + eol)
+			out = conflict(out, oPart, b[lo:hi], tPart)
 		}
 		offO += dO
 		offT += dT
@@ -112,7 +137,7 @@ func Merge3(base, ours, theirs string, labels MergeLabels) MergeResult {
 		i, j = gi, gj
 	}
 	add(b[pos:]...)
-	return MergeResult{Text: strings.Join(out, ""), Conflicts: conflicts}
+	return strings.Join(out, "")
 }
 
 // touches reports whether hunk c overlaps the base range [lo, hi) of a

@@ -83,3 +83,28 @@ func TestMerge3OneSidedIsExact(t *testing.T) {
 		}
 	}
 }
+
+// Merge3Ours settles conflicts for ours, without markers, and says where.
+func TestMerge3Ours(t *testing.T) {
+	for _, tc := range []struct {
+		name, base, ours, theirs, want string
+		kept                           []Kept
+	}{
+		{"theirs apart from ours", "a\nb\nc\nd\ne\n", "a\nB\nc\nd\ne\n", "a\nb\nc\nd\nE\n", "a\nB\nc\nd\nE\n", nil},
+		{"the same line: ours", "a\nb\nc\n", "a\nOURS\nc\n", "a\nTHEIRS\nc\n", "a\nOURS\nc\n", []Kept{{2, 2}}},
+		{"ours removed it: removed", "a\nb\nc\n", "a\nc\n", "a\nTHEIRS\nc\n", "a\nc\n", []Kept{{2, 1}}},
+		{"one conflict, one clean", "1\n2\n3\n4\n5\n6\n7\n", "1\nX\n3\n4\n5\n6\n7\n", "1\nY\n3\n4\n5\n6\nZ\n", "1\nX\n3\n4\n5\n6\nZ\n", []Kept{{2, 2}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, kept := Merge3Ours(tc.base, tc.ours, tc.theirs)
+			if got != tc.want || len(kept) != len(tc.kept) {
+				t.Fatalf("got %q %v, want %q %v", got, kept, tc.want, tc.kept)
+			}
+			for i := range kept {
+				if kept[i] != tc.kept[i] {
+					t.Fatalf("kept %v, want %v", kept, tc.kept)
+				}
+			}
+		})
+	}
+}

@@ -140,6 +140,18 @@ func Rewound(prompt string, files []string, skipped int) string {
 	return b.String()
 }
 
+// UndoneByOther is what a session is told when the user, rewinding or
+// undoing in another session, chose to undo that session's later changes
+// too.
+func UndoneByOther(by int, name string, files []string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s The user undid, from session %d (%s), your later changes to these files: read a file again before you edit it.\n", Marker, by, oneLine(name))
+	for _, f := range files {
+		fmt.Fprintf(&b, "- %s\n", f)
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
 // Undone is what Claude is told when the user undid a hunk of a change it
 // made in an earlier turn: the diff from what Claude left to what is on disk.
 func Undone(path, claudes, now string) string {

@@ -271,7 +271,7 @@ var methods = map[string]handler{
 	"commands":       with(func(a *app.App, p sessionArg) (any, error) { return a.Commands(p.Session) }),
 	"resumable":      with(func(a *app.App, p cwdArg) (any, error) { return a.Resumable(p.Cwd) }),
 	"checkpoints":    with(func(a *app.App, p app.Later) (any, error) { return nil, a.Checkpoints(p) }),
-	"rewind":         with(func(a *app.App, p app.Later) (any, error) { return nil, a.Rewind(p) }),
+	"rewind":         with(func(a *app.App, p app.RewindParams) (any, error) { return nil, a.Rewind(p) }),
 	"task_output":    with(func(a *app.App, p app.Later) (any, error) { return nil, a.TaskOutput(p) }),
 	"stop_task":      with(func(a *app.App, p app.Later) (any, error) { return nil, a.StopTask(p) }),
 	"task_at":        with(func(a *app.App, p lineArg) (any, error) { return a.TaskAt(p.Session, p.Line) }),

@@ -30,6 +30,9 @@ type Item struct {
 	Unsaved bool
 	// Changed: the lines are part of what Claude changed in this round.
 	Changed bool
+	// Who wrote the lines when it was not this session ("session 2
+	// (“louder”, 14:02)", "the user"): the review says so.
+	Who string
 }
 
 // Review is what a send puts in one message.
@@ -84,7 +87,10 @@ func (r Review) Message() string {
 	for i, it := range items {
 		fmt.Fprintf(&b, "\n### %d. %s, %s", i+1, it.Rel, rangeOf(it.From, it.To))
 		var notes []string
-		if !it.Changed {
+		switch {
+		case it.Who != "":
+			notes = append(notes, "written by "+it.Who+", not by you")
+		case !it.Changed:
 			notes = append(notes, "not a line you changed in this round")
 		}
 		if it.Unsaved {

@@ -33,9 +33,10 @@ vim.api.nvim_create_autocmd("User", {
 -- plugin, which is exactly what vim.ui.select lets take over.
 function _G.claudenova_test.stub_ui()
   local t = _G.claudenova_test
-  t.selects, t.inputs, t.prompts = {}, {}, {}
+  t.selects, t.inputs, t.prompts, t.choices = {}, {}, {}, {}
   vim.ui.select = function(items, opts, cb)
     table.insert(t.prompts, opts.prompt or "")
+    table.insert(t.choices, vim.tbl_map(opts.format_item or tostring, items))
     local want = table.remove(t.selects, 1)
     if want == nil then
       t.waiting_select = { items = items, opts = opts, cb = cb }

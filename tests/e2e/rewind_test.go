@@ -209,3 +209,52 @@ func TestRewindAfterResume(t *testing.T) {
 		}
 	})
 }
+
+// Two sessions on one file (issue 42): session 1 edits greet.py, then
+// sends a prompt that changes nothing; session 2 edits another line of it
+// and the user applies it. Rewinding session 1 to before either prompt
+// leaves session 2's change in place (the prompt that changed nothing
+// restores nothing), and the confirmation names session 2's change.
+func TestRewindLeavesAnotherSessionsEdit(t *testing.T) {
+	eachNvim(t, func(t *testing.T, v nvimVersion) {
+		e := NewEnv(t, v, Options{})
+		greet := e.WriteFile("greet.py", "def greet(name):\n    return 'hi ' + name\n\n\nprint(greet('x'))\n")
+		var s1 int
+		e.Lua(&s1, `return require('claudenova').new({ prompt = ..., mode = 'acceptEdits' }).id`,
+			Seq(Step("Read", map[string]any{"file_path": greet}), Step("Edit", map[string]any{"file_path": greet, "old_string": "'hi '", "new_string": "'hello '"})))
+		e.Eventually(60*time.Second, "session 1's edit", func() bool { return strings.Contains(e.ReadFile("greet.py"), "'hello '") })
+		e.WaitIdle(s1)
+		e.Lua(nil, `require('claudenova').send(..., { session = select(2, ...) })`, "hello", s1)
+		e.WaitIdle(s1)
+		s2 := e.newSession(Seq(Step("Read", map[string]any{"file_path": greet}), Step("Edit", map[string]any{"file_path": greet, "old_string": "greet('x')", "new_string": "greet('nova')"})))
+		_, buf := e.WaitProposal()
+		e.Lua(nil, "vim.api.nvim_buf_call(..., function() vim.cmd('write') end)", buf)
+		e.Eventually(30*time.Second, "session 2's edit applied", func() bool { return strings.Contains(e.ReadFile("greet.py"), "greet('nova')") })
+		e.WaitIdle(s2)
+		var cps []checkpointRow
+		e.Lua(&cps, "return require('claudenova').checkpoints(...)", s1)
+		if len(cps) != 2 || len(cps[1].Files) != 0 || len(cps[0].Files) != 1 {
+			t.Fatalf("session 1's checkpoints: %+v", cps)
+		}
+		// The prompt that changed nothing: nothing to restore.
+		// Session 1's transcript in view: the session the command acts on.
+		e.Lua(nil, "require('claudenova.ui.transcript').open(...)", s1)
+		e.ScriptUI([]string{"2 · "}, nil)
+		e.Cmd("ClaudeNova rewind")
+		e.Eventually(10*time.Second, "told", func() bool { return e.NoteContaining("prompt 2: nothing to restore") })
+		// The prompt that changed greet.py: session 1's line goes back,
+		// session 2's stays, and the choice said so.
+		e.ScriptUI([]string{"1 · ", "Restore greet.py"}, nil)
+		e.Cmd("ClaudeNova rewind")
+		e.Eventually(20*time.Second, "rewound", func() bool { return strings.Contains(e.ReadFile("greet.py"), "'hi '") })
+		var choices []string
+		e.Lua(&choices, "local c = _G.claudenova_test.choices; return c[#c]")
+		if len(choices) != 3 || !strings.Contains(choices[0], "Restore greet.py (+1 −1; Bash changes stay); kept: greet.py, changed by session 2 at ") ||
+			!strings.Contains(choices[1], "also undo the change to greet.py line 5, changed by session 2 at ") {
+			t.Fatalf("choices %q", choices)
+		}
+		if got, want := e.ReadFile("greet.py"), "def greet(name):\n    return 'hi ' + name\n\n\nprint(greet('nova'))\n"; got != want {
+			t.Fatalf("greet.py %q, want %q", got, want)
+		}
+	})
+}

@@ -11,6 +11,7 @@ local host = require("claudenova.host")
 local keytable = require("claudenova.keys")
 local labels = require("claudenova.ui.labels")
 local target = require("claudenova.ui.target")
+local state = require("claudenova.ui.state")
 local textutil = require("claudenova.ui.text")
 local comments = require("claudenova.ui.comments")
 
@@ -74,7 +75,12 @@ local function winbar_parts(v, width)
   local keys = cfg().keymaps.changes
   local key = textutil.key
   local t = M.tally(v)
-  local head = ("Now · %s · %d hunk%s"):format(v.file.rel, t.hunks, t.hunks == 1 and "" or "s")
+  local head = ("Now · %s%s · %d hunk%s"):format(
+    state.session_prefix(v.session),
+    v.file.rel,
+    t.hunks,
+    t.hunks == 1 and "" or "s"
+  )
   if t.undone > 0 then
     head = head .. (" · %d undone"):format(t.undone)
   end
@@ -111,16 +117,19 @@ local function render(v)
   set_lines(v.now, v.file.now)
   vim.api.nvim_buf_clear_namespace(v.now, ns, 0, -1)
   local count = vim.api.nvim_buf_line_count(v.now)
-  for _, h in ipairs(v.file.hunks) do
+  for i, h in ipairs(v.file.hunks) do
+    local marks = {}
+    local who = (v.file.authors or {})[i]
+    if who and who ~= "" then
+      -- Not this session's change: say whose.
+      table.insert(marks, { "by " .. who, "ClaudeNovaNote" })
+    end
     if v.kept[key_of(h)] then
+      table.insert(marks, { (#marks > 0 and " · " or "") .. "kept", "ClaudeNovaNote" })
+    end
+    if #marks > 0 then
       local row = math.max(0, math.min(h.b - 1, count - 1))
-      vim.api.nvim_buf_set_extmark(
-        v.now,
-        ns,
-        row,
-        0,
-        { virt_text = { { "kept", "ClaudeNovaNote" } }, virt_text_pos = "eol" }
-      )
+      vim.api.nvim_buf_set_extmark(v.now, ns, row, 0, { virt_text = marks, virt_text_pos = "eol" })
     end
   end
   for _, w in ipairs(vim.fn.win_findbuf(v.now)) do
@@ -171,7 +180,11 @@ local function next_hunk(v, from)
   end
 end
 
---- Undo the hunk under the cursor of view v.
+local undo_hunk
+
+--- Undo the hunk under the cursor of view v. A hunk that holds someone
+--- else's change (another session's, yours) is undone only when you choose
+--- to; keeping it is the default.
 function M.undo(v)
   local lnum = vim.api.nvim_win_get_cursor(0)[1]
   local i = M.hunk_at(v, lnum)
@@ -186,11 +199,31 @@ function M.undo(v)
     )
     return
   end
-  local ok, res = pcall(
-    host.request,
-    "undo_hunk",
-    { session = v.session, turn = v.turn, path = v.file.path, hunk = i, sum = v.file.sum, round = v.round ~= nil }
-  )
+  local who = (v.file.authors or {})[i]
+  if who and who ~= "" then
+    local undo = ("Undo it: the change by %s goes too (told so)"):format(who)
+    vim.ui.select({ "Keep it", undo }, {
+      prompt = ("Hunk %d of %s was changed by %s."):format(i, v.file.rel, who),
+    }, function(choice)
+      if choice == undo then
+        undo_hunk(v, i, own, true)
+      end
+    end)
+    return
+  end
+  undo_hunk(v, i, own, false)
+end
+
+undo_hunk = function(v, i, own, others)
+  local ok, res = pcall(host.request, "undo_hunk", {
+    session = v.session,
+    turn = v.turn,
+    path = v.file.path,
+    hunk = i,
+    sum = v.file.sum,
+    round = v.round ~= nil,
+    others = others,
+  })
   if not ok then
     notify.error(res)
     -- The file changed since: show it as it is.

@@ -48,6 +48,36 @@ function M.session_label(r)
   return M.sessions[r.session] and M.label(r.session) or r.session_name or ("session %d"):format(r.session)
 end
 
+--- The file of a request as a person in the editor's folder reads it: the
+--- target (relative to its session's folder) when that folder is the
+--- editor's, else the path from the editor's folder ("../wt/greet.py" reads
+--- as "~/src/wt/greet.py"): a file of another checkout is never mistaken
+--- for the one at hand.
+function M.where(r)
+  local s = M.sessions[r.session]
+  local rel = r.target ~= "" and r.target or (r.path or "")
+  if not (r.path and r.path ~= "" and s and s.cwd and s.cwd ~= "") then
+    return rel
+  end
+  if vim.fs.normalize(s.cwd) == vim.fs.normalize(vim.fn.getcwd()) then
+    return rel
+  end
+  return text.shown_path(r.path)
+end
+
+--- "2 › " when more than one session is known (a view names whose change
+--- it shows), else "".
+function M.session_prefix(sid)
+  local n = 0
+  for _ in pairs(M.sessions) do
+    n = n + 1
+  end
+  if n > 1 and sid then
+    return sid .. " › "
+  end
+  return ""
+end
+
 --- How a request names the subagent that asks: "probe sub", else
 --- "subagent a50e1f91"; nil when Claude itself asks.
 function M.agent_label(r)

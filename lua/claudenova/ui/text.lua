@@ -69,6 +69,20 @@ function M.cut(s, width)
   return (trimmed ~= "" and trimmed or out) .. "…"
 end
 
+--- A path as a person in the editor's folder reads it: relative to `from`
+--- (the editor's folder by default) when inside it, else from ~.
+function M.shown_path(path, from)
+  path = vim.fs.normalize(path)
+  from = vim.fs.normalize(from or vim.fn.getcwd()):gsub("/$", "")
+  if path == from then
+    return "."
+  end
+  if path:sub(1, #from + 1) == from .. "/" then
+    return path:sub(#from + 2)
+  end
+  return vim.fn.fnamemodify(path, ":~")
+end
+
 --- The first line of s that is not blank, trimmed and cut with … to width
 --- cells: how a prompt is named in a picker or a message.
 function M.first_line(s, width)
