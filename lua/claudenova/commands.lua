@@ -45,7 +45,7 @@ M.subcommands = {
   },
   send = {
     usage = "[range]send [{prompt}]",
-    desc = "Send {prompt} to the session in view (a transcript or sidebar row under the cursor), else the current one (starts one if there is none); with a range, the lines go after it as an @path#L reference and their text. Without {prompt}, open the prompt input (with the lines in it).",
+    desc = "Send {prompt} to the session in view (its transcript or request under the cursor, the sidebar row under the cursor, the transcript this tab shows), else the last one you acted on (starts one if there is none; it says where it sent when that transcript is not in view); with a range, the lines go after it as an @path#L reference and their text. Without {prompt}, open the prompt input (with the lines in it).",
     run = function(args, raw, opts)
       local sel
       if opts and opts.range and opts.range > 0 then
@@ -59,7 +59,9 @@ M.subcommands = {
         ui().prompt(ui().sendable(ui().session_in_view()), { context = lines })
         return
       end
-      nova().send(raw, { selection = sel, session = ui().sendable(ui().session_in_view()) })
+      local to = ui().sendable(ui().session_in_view())
+      local info = nova().send(raw, { selection = sel, session = to })
+      ui().said_where(info and info.id)
     end,
   },
   prompt = {

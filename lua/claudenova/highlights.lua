@@ -8,6 +8,10 @@ M.groups = {
   ClaudeNovaSession = { link = "Directory", desc = "Session headers in the sidebar" },
   ClaudeNovaStateWaiting = { link = "WarningMsg", desc = "A session waiting for you" },
   ClaudeNovaStateRunning = { link = "DiagnosticInfo", desc = "A running session" },
+  ClaudeNovaWorking = {
+    link = "DiagnosticInfo",
+    desc = "Transcript: what Claude is doing while nothing new shows (✻ thinking · 12 s)",
+  },
   ClaudeNovaStateIdle = { link = "Comment", desc = "An idle session" },
   ClaudeNovaStateExited = { link = "ErrorMsg", desc = "An exited session" },
   ClaudeNovaSessionExited = { link = "Comment", desc = "An exited session's row in the sidebar (dimmed)" },

@@ -165,6 +165,10 @@ const (
 
 	// HlWinbar: Proposal and plan winbars (default link WinBar).
 	HlWinbar = "ClaudeNovaWinbar"
+
+	// HlWorking: Transcript: what Claude is doing while nothing new
+	// shows (✻ thinking · 12 s) (default link DiagnosticInfo).
+	HlWorking = "ClaudeNovaWorking"
 )
 
 // HlGroups is every group, sorted.
@@ -213,4 +217,5 @@ var HlGroups = []string{
 	"ClaudeNovaToolLine",
 	"ClaudeNovaWaiting",
 	"ClaudeNovaWinbar",
+	"ClaudeNovaWorking",
 }

@@ -7,6 +7,7 @@
 -- Nothing here calls the host synchronously (it is answering a call from
 -- the host: see host.in_apply).
 local state = require("claudenova.ui.state")
+local working = require("claudenova.ui.working")
 local notify = require("claudenova.ui.notify")
 local scheduler = require("claudenova.ui.scheduler")
 local complete = require("claudenova.ui.complete")
@@ -115,6 +116,7 @@ function handlers.session(info)
   local tr = transcript
   tr.ensure(info.id)
   tr.session_changed(info.id)
+  working.session(info.id)
 end
 
 function handlers.session_removed(data)

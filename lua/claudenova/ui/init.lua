@@ -87,6 +87,20 @@ function M.session_in_view()
   return target.session()
 end
 
+--- After a send: say where the prompt went when that session's transcript
+--- is not in view in this tab (nothing to say when it is).
+function M.said_where(sid)
+  if not sid or not state.sessions[sid] then
+    return
+  end
+  for _, w in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
+    if vim.b[vim.api.nvim_win_get_buf(w)].claudenova_session == sid then
+      return
+    end
+  end
+  notify.info(("sent to %s"):format(state.label(sid)))
+end
+
 -- What the surfaces may ask for (ui.actions): the gesture API, the session
 -- operations, and the few front-end moves above.
 for name, fn in pairs({

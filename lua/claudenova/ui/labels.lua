@@ -42,6 +42,9 @@ local function default_name(buf)
   if name == "" then
     return (bt == "nofile" or bt == "nowrite") and "[Scratch]" or (bt == "prompt" and "[Prompt]" or "[No Name]")
   end
+  if name:match("^%a[%w+.-]*://") then
+    return name -- health://, term://…: not a path to shorten
+  end
   return vim.fn.pathshorten(vim.fn.fnamemodify(name, ":~:."))
 end
 
@@ -182,9 +185,13 @@ function M.tabline()
       end
       tw = back ~= 0 and back or tw
     end
-    local name = M.of(vim.api.nvim_win_get_buf(tw))
-    local room = width - 2 - (prefix ~= "" and #prefix + 1 or 0)
-    name = keep_tail(name, math.max(room, 1)):gsub("%%", "%%%%")
+    local buf = vim.api.nvim_win_get_buf(tw)
+    local label = M.get(buf)
+    local room = math.max(width - 2 - (prefix ~= "" and #prefix + 1 or 0), 1)
+    -- A label reads from its start ("Transcript · 2 · fix the…"); a file's
+    -- path keeps its end, the file's name.
+    local name = label and require("claudenova.ui.text").cut(label, room) or keep_tail(default_name(buf), room)
+    name = name:gsub("%%", "%%%%")
     out[#out + 1] = ("%%%dT%s "):format(i, hl)
     if prefix ~= "" then
       out[#out + 1] = prefix .. " "

@@ -35,24 +35,29 @@ end
 local function winbar_parts(r, p, width)
   local keys = cfg().keymaps.proposal
   local key = text.key
-  local rel = r.target ~= "" and r.target or r.path
+  local rel = state.where(r)
   local agent = state.agent_label(r)
   -- A subagent's proposal names it first: a narrow window drops the rest.
-  local head = ("Proposal · %s%s %s"):format(agent and (agent .. " › ") or "", r.tool, rel)
+  local whose = state.session_prefix(r.session) .. (agent and (agent .. " › ") or "")
+  local head = ("Proposal · %s%s %s"):format(whose, r.tool, rel)
   if r.cell and r.cell ~= "" then
     head = head .. " · " .. r.cell
   end
+  -- The hunks' tally is on the bar at every width: it is what ,r and ,c
+  -- change.
+  local tally = ""
   if p and p.hunk_review then
     local t = hunks.tally(p)
-    head = head .. (" · %d hunk%s"):format(t.hunks, t.hunks == 1 and "" or "s")
+    tally = (" · %d hunk%s"):format(t.hunks, t.hunks == 1 and "" or "s")
     if t.rejected > 0 then
-      head = head .. (" · %d rejected"):format(t.rejected)
+      tally = tally .. (" · %d rejected"):format(t.rejected)
     end
     if t.notes > 0 then
-      head = head .. (" · %d note%s"):format(t.notes, t.notes == 1 and "" or "s")
+      tally = tally .. (" · %d note%s"):format(t.notes, t.notes == 1 and "" or "s")
     end
   end
-  local what = (agent and (agent .. " › ") or "") .. r.tool .. " " .. rel
+  head = head .. tally
+  local what = whose .. r.tool .. " " .. rel .. tally
   -- Once changed (a hunk rejected or restored, your edits), :q stops on
   -- E37: name what rejects it then.
   local how = ":w apply · :q reject"
@@ -142,7 +147,7 @@ end
 
 local function original_buf(r, ft)
   local buf = vim.api.nvim_create_buf(false, true)
-  labels.name_buf(buf, "Original · " .. (r.exists and r.target or (r.target .. " (new file)")))
+  labels.name_buf(buf, "Original · " .. (r.exists and state.where(r) or (state.where(r) .. " (new file)")))
   vim.bo[buf].buftype = "nofile"
   vim.bo[buf].bufhidden = "wipe"
   vim.bo[buf].swapfile = false
@@ -263,7 +268,7 @@ local function restore(p)
     local owin = vim.api.nvim_get_current_win()
     vim.api.nvim_win_set_buf(owin, p.orig)
     labels.apply(owin)
-    local what = p.r.exists and p.r.target or "(new file)"
+    local what = p.r.exists and state.where(p.r) or "(new file)"
     if p.r.cell and p.r.cell ~= "" then
       what = (p.r.original and p.r.original ~= "" or not p.r.cell:match("^a new"))
           and (p.r.cell .. " of " .. p.r.target)

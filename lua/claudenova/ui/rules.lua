@@ -211,8 +211,7 @@ function M.open(session)
   if win ~= -1 then
     vim.api.nvim_set_current_win(win)
   else
-    vim.cmd("botright split")
-    vim.api.nvim_win_set_buf(0, M.buf)
+    require("claudenova.ui.split").open(M.buf, 15)
     labels.apply(vim.api.nvim_get_current_win())
   end
   return M.buf

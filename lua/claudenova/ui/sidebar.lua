@@ -3,6 +3,7 @@
 -- beneath them; exited sessions are dimmed and can be cleared; ages
 -- refresh on a timer while it is visible.
 local state = require("claudenova.ui.state")
+local working = require("claudenova.ui.working")
 local text = require("claudenova.ui.text")
 local act = require("claudenova.ui.actions")
 local config = require("claudenova.config")
@@ -543,6 +544,70 @@ end
 
 --- Redraw the sidebar (cheap when it is not visible: only the lines that
 --- changed are set).
+-- What a quiet running session does changes every second.
+working.subscribe_tick(function()
+  if M.buf and vim.api.nvim_buf_is_valid(M.buf) and #vim.fn.win_findbuf(M.buf) > 0 then
+    M.render()
+  end
+end)
+
+--- The short words of states, for a narrow sidebar.
+M.short = {
+  starting = "start",
+  ready = "ready",
+  idle = "idle",
+  running = "run",
+  waiting = "wait",
+  exited = "exit",
+  completed = "done",
+  stopped = "stop",
+  failed = "fail",
+  killed = "stop",
+}
+
+--- A session row's tail: " · waiting · 1 task" (short: " · wait · 1t").
+function M.session_tail(s, st, pending, short)
+  local tail = " · " .. st
+  if pending > 0 and M.folded[s.id] then
+    tail = tail .. (short and (" · %d!"):format(pending) or (" · %d pending"):format(pending))
+  end
+  local n = s.tasks or 0
+  if n > 0 then
+    tail = tail .. (short and (" · %dt"):format(n) or (" · %d task%s"):format(n, n == 1 and "" or "s"))
+  end
+  return tail
+end
+
+--- The line beneath a session's row: its mode when it is not default (the
+--- transcript's winbar always has it) and where it works when that is not
+--- the editor's folder ("acceptEdits · ⎇ .claude/worktrees/feat",
+--- "⌂ ~/src/wt"); "" when there is nothing to say.
+function M.session_more(s)
+  local parts = {}
+  if s.mode and s.mode ~= "" and s.mode ~= "default" then
+    table.insert(parts, s.mode)
+  end
+  local where = M.folder_of(s)
+  if where then
+    table.insert(parts, ((s.worktree and s.worktree ~= "") and "⎇ " or "⌂ ") .. where)
+  end
+  return table.concat(parts, " · ")
+end
+
+--- The folder a session works in, as the editor's folder sees it, when it
+--- is not that folder: "../wt", "~/src/other" (nil when it is).
+function M.folder_of(s)
+  if not s.cwd or s.cwd == "" then
+    return nil
+  end
+  local here = vim.fs.normalize(vim.fn.getcwd())
+  local there = vim.fs.normalize(s.cwd)
+  if there == here then
+    return nil
+  end
+  return text.shown_path(there, here)
+end
+
 function M.render()
   if not (M.buf and vim.api.nvim_buf_is_valid(M.buf)) then
     return
@@ -592,28 +657,42 @@ function M.render()
       glyph = M.folded[sid] and "▸ " or "▾ "
     end
     local st = s.state or ""
-    -- The mode when it is not the default one (the winbar always has it).
-    local mode = (s.mode and s.mode ~= "" and s.mode ~= "default") and (" · " .. s.mode) or ""
-    local tail = (" · %s%s"):format(st, mode)
-    if #reqs > 0 and M.folded[sid] then
-      tail = tail .. (" · %d pending"):format(#reqs)
+    -- A running session quiet for a second says what it does, in a word.
+    local busy = working.word(sid)
+    if busy then
+      st = busy
     end
-    if (s.tasks or 0) > 0 then
-      tail = tail .. (" · %d task%s"):format(s.tasks, s.tasks == 1 and "" or "s")
+    local label = state.label(sid)
+    -- Names before states: when the full tail would cut the name short,
+    -- the states take their short words (M.short), and the name keeps
+    -- what is left.
+    local tail, st_word
+    for _, short in ipairs({ false, true }) do
+      st_word = short and (M.short[st] or st) or st
+      local t = M.session_tail(s, st_word, #reqs, short) .. world.session_tail(sid, short)
+      tail = t
+      if vim.fn.strdisplaywidth(glyph .. label .. t) <= room then
+        break
+      end
     end
-    tail = tail .. world.session_tail(sid, s)
-    -- The name gives way (…) to the state and the mode.
-    local head = glyph .. cut(state.label(sid), math.max(8, room - vim.fn.strdisplaywidth(glyph .. tail)))
+    local head = glyph .. cut(label, math.max(12, room - vim.fn.strdisplaywidth(glyph .. tail)))
     local line = cut(head .. tail, room)
-    if st == "exited" then
+    if s.state == "exited" then
       add(line, { { 0, -1, "ClaudeNovaSessionExited" } })
     else
       add(line, {
         { #glyph, #head, "ClaudeNovaSession" },
-        { #head + #" · ", #head + #" · " + #st, state_hl(st) },
+        { #head + #" · ", #head + #" · " + #st_word, state_hl(s.state or "") },
       })
     end
     srows[#lines] = sid
+    -- Beneath it, when they say something: its mode (other than default)
+    -- and where it works (a worktree, a folder other than the editor's).
+    local more = M.session_more(s)
+    if more ~= "" then
+      add(cut("    " .. more, room), { { 4, -1, "ClaudeNovaAge" } })
+      srows[#lines] = sid
+    end
     if not M.folded[sid] then
       for _, r in ipairs(reqs) do
         local stat = ""
@@ -657,6 +736,13 @@ function M.render()
         local rest = (" · %s %s"):format(t.status, state.task_age(t))
         if t.status == "running" and t.last_tool and t.last_tool ~= "" then
           rest = rest .. " · " .. t.last_tool
+        end
+        if vim.fn.strdisplaywidth(prefix .. what .. rest) > room then
+          -- Names before states here too.
+          rest = (" · %s %s"):format(M.short[t.status] or t.status, state.task_age(t))
+          if vim.fn.strdisplaywidth(prefix .. what .. rest) > room then
+            prefix = "    "
+          end
         end
         what = cut(what, math.max(4, room - vim.fn.strdisplaywidth(prefix .. rest)))
         local row = cut(prefix .. what .. rest, room)

@@ -40,7 +40,25 @@ function M.session()
   if r then
     return r.session
   end
-  return sidebar.session_under_cursor() or state.current
+  return sidebar.session_under_cursor() or M.shown_session() or state.current
+end
+
+--- The session whose transcript this tab shows: the only one shown, else
+--- the current session when it is one of them, else the first shown (nil
+--- when the tab shows none).
+function M.shown_session()
+  local shown, first = {}, nil
+  for _, w in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
+    local sid = vim.b[vim.api.nvim_win_get_buf(w)].claudenova_session
+    if sid and state.sessions[sid] then
+      shown[sid] = true
+      first = first or sid
+    end
+  end
+  if state.current and shown[state.current] then
+    return state.current
+  end
+  return first
 end
 
 --- How a request is named in the picker.

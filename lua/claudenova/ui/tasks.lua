@@ -39,8 +39,10 @@ local function stop_timer(id)
   end
 end
 
+-- Shown in a window of any tab: the output follows also while you are in
+-- another tab, so that it is whole when you come back.
 local function visible(buf)
-  return buf and vim.api.nvim_buf_is_valid(buf) and vim.fn.bufwinid(buf) ~= -1
+  return buf and vim.api.nvim_buf_is_valid(buf) and #vim.fn.win_findbuf(buf) > 0
 end
 
 -- Put the output in the buffer; windows at its end stay there.
@@ -230,8 +232,7 @@ function M.open(id)
     vim.api.nvim_set_current_win(w)
     return
   end
-  vim.cmd("botright 12split")
-  vim.api.nvim_win_set_buf(0, buf)
+  require("claudenova.ui.split").open(buf, 12)
   labels.apply(vim.api.nvim_get_current_win())
   vim.wo.wrap = false
   vim.wo.number = false

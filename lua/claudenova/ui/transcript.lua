@@ -22,6 +22,7 @@ local keytable = require("claudenova.keys")
 local labels = require("claudenova.ui.labels")
 local notify = require("claudenova.ui.notify")
 local state = require("claudenova.ui.state")
+local working = require("claudenova.ui.working")
 local tasks = require("claudenova.ui.tasks")
 local textutil = require("claudenova.ui.text")
 
@@ -105,19 +106,23 @@ local WINBAR = "%!v:lua.require'claudenova.ui.text'.winbar('transcript')"
 
 -- The look of a window showing a transcript.
 local function setup_window(win, id)
-  vim.wo[win].wrap = true
-  vim.wo[win].linebreak = true
+  -- :setlocal for the transcript's buffer in this window only (vim.wo[win][0]):
+  -- a window split from it that shows another buffer (a proposal, a diff)
+  -- does not inherit the transcript's folds, fold text or winbar.
+  local wo = vim.wo[win][0]
+  wo.wrap = true
+  wo.linebreak = true
   -- A tool's details that wrap go on under their text, past the │ gutter.
-  vim.wo[win].breakindent = true
-  vim.wo[win].breakindentopt = "list:-1"
+  wo.breakindent = true
+  wo.breakindentopt = "list:-1"
   vim.bo[vim.api.nvim_win_get_buf(win)].formatlistpat = [[^\s*\%([│┃]\s\+\)\+]]
-  vim.wo[win].number = false
-  vim.wo[win].relativenumber = false
-  vim.wo[win].foldmethod = "expr"
-  vim.wo[win].foldexpr = "v:lua.require'claudenova.ui.transcript'.foldexpr()"
-  vim.wo[win].foldtext = "v:lua.require'claudenova.ui.transcript'.foldtext()"
-  vim.wo[win].foldlevel = 0
-  vim.wo[win].winbar = WINBAR
+  wo.number = false
+  wo.relativenumber = false
+  wo.foldmethod = "expr"
+  wo.foldexpr = "v:lua.require'claudenova.ui.transcript'.foldexpr()"
+  wo.foldtext = "v:lua.require'claudenova.ui.transcript'.foldtext()"
+  wo.foldlevel = 0
+  wo.winbar = WINBAR
 end
 
 --- A session changed: refresh the winbars of its transcript windows.
@@ -126,7 +131,7 @@ function M.session_changed(id)
   if buf and vim.api.nvim_buf_is_valid(buf) then
     for _, w in ipairs(vim.fn.win_findbuf(buf)) do
       -- Set again: the window's bar is drawn anew with the new state.
-      vim.wo[w].winbar = WINBAR
+      vim.wo[w][0].winbar = WINBAR
     end
   end
 end
@@ -476,6 +481,15 @@ function M.ensure(id)
       ts(true)
     end,
   })
+  vim.api.nvim_create_autocmd("BufEnter", {
+    buffer = buf,
+    desc = "claude-nova: the transcript you go to is the current session",
+    callback = function()
+      if state.sessions[id] then
+        state.current = id
+      end
+    end,
+  })
   vim.api.nvim_create_autocmd("BufHidden", {
     buffer = buf,
     desc = "claude-nova: stop parsing a hidden transcript",
@@ -529,8 +543,42 @@ function M.apply(id, ops)
     ::continue::
   end
   vim.bo[buf].modifiable = false
+  if #ops > 0 then
+    working.changed(id)
+  end
   follow(buf, before)
 end
+
+-- The line that says what Claude is doing while nothing new shows (see
+-- ui/working.lua), a virtual line under the transcript's last one.
+working.buffers = M.bufs
+local working_ns = vim.api.nvim_create_namespace("claudenova_working")
+local working_marks = {}
+working.subscribe(function(sid)
+  local buf = M.bufs[sid]
+  if not (buf and vim.api.nvim_buf_is_valid(buf)) then
+    working_marks[sid] = nil
+    return
+  end
+  local line = working.line(sid)
+  if not line then
+    if working_marks[sid] then
+      pcall(vim.api.nvim_buf_del_extmark, buf, working_ns, working_marks[sid])
+      working_marks[sid] = nil
+    end
+    return
+  end
+  local last = vim.api.nvim_buf_line_count(buf) - 1
+  local at = working_marks[sid] and vim.api.nvim_buf_get_extmark_by_id(buf, working_ns, working_marks[sid], {})
+  if at and at[1] and at[1] ~= last then
+    pcall(vim.api.nvim_buf_del_extmark, buf, working_ns, working_marks[sid])
+    working_marks[sid] = nil
+  end
+  working_marks[sid] = vim.api.nvim_buf_set_extmark(buf, working_ns, last, 0, {
+    id = working_marks[sid],
+    virt_lines = { { { line, "ClaudeNovaWorking" } } },
+  })
+end)
 
 local function is_transcript(buf)
   return vim.b[buf].claudenova_session ~= nil

@@ -111,18 +111,19 @@ function M.todo_line(t)
   return "☐ " .. t.text
 end
 
---- What the session line says besides its state: the worktree it works
---- in, a hook running outside any call.
-function M.session_tail(sid, info)
+--- What the session line says besides its state: a hook running outside
+--- any call (the sidebar says where a session works on the line beneath).
+function M.session_tail(sid, short)
   local out = ""
-  if info and info.worktree and info.worktree ~= "" then
-    out = out .. " · ⎇ " .. info.worktree
-  end
   local w = M.worlds[sid]
   local h = w and w.hooks and w.hooks[#w.hooks]
   if h then
     local secs = math.max(0, os.time() - math.floor((h.started or 0) / 1000))
-    out = out .. (" · %s hook %ds"):format(h.event ~= "" and h.event or h.name, secs)
+    if short then
+      out = out .. (" · hook %ds"):format(secs)
+    else
+      out = out .. (" · %s hook %ds"):format(h.event ~= "" and h.event or h.name, secs)
+    end
   end
   return out
 end
