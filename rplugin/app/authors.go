@@ -62,17 +62,42 @@ func others(s *session.Session, authors []review.Author, from, to int) []string 
 }
 
 // markAuthors names, per hunk of fc, who wrote its lines when it is not
-// session s (the changes view and a round mark those hunks).
+// session s, and lists those lines (the changes view and a round mark the
+// blocks they fall in).
 func (a *App) markAuthors(s *session.Session, fc FileChange) FileChange {
-	fc.Authors = make([]string, len(fc.Hunks))
+	fc.Authors, fc.Others = make([]string, len(fc.Hunks)), []Span{}
 	if fc.Error != "" || !fc.Exists || len(fc.Hunks) == 0 {
 		return fc
 	}
 	authors := a.lineAuthors(s, fc.Path, fc.Now)
 	for i, h := range fc.Hunks {
 		fc.Authors[i] = strings.Join(others(s, authors, h.B, h.B+h.Ins-1), " and ")
+		for l := h.B; l < h.B+h.Ins; l++ {
+			who := strings.Join(others(s, authors, l, l), " and ")
+			switch n := len(fc.Others); {
+			case who == "":
+			case n > 0 && fc.Others[n-1].To == l-1 && fc.Others[n-1].Who == who:
+				fc.Others[n-1].To = l
+			default:
+				fc.Others = append(fc.Others, Span{From: l, To: l, Who: who})
+			}
+		}
 	}
 	return fc
+}
+
+// whoWrote names who, other than the session, wrote the lines of block h
+// of fc's file now ("" for the session's own).
+func whoWrote(fc FileChange, h checkpoint.Hunk) string {
+	seen := map[string]bool{}
+	var out []string
+	for _, o := range fc.Others {
+		if o.To >= h.B && o.From <= h.B+h.Ins-1 && !seen[o.Who] {
+			seen[o.Who] = true
+			out = append(out, o.Who)
+		}
+	}
+	return strings.Join(out, " and ")
 }
 
 // authorsOf names the authors of the lines of now that differ from left,

@@ -145,9 +145,20 @@ type FileChange struct {
 	Exists  bool              `json:"exists"`
 	Hunks   []checkpoint.Hunk `json:"hunks"`
 	// Authors names, per hunk, who wrote its lines when it is not the
-	// session ("session 2 (“fix greet”, 14:02)", "you"; "" for its own).
+	// session ("session 2 at 14:02 (“fix greet”)", "you"; "" for its own).
 	Authors []string `json:"authors"`
-	Error   string   `json:"error,omitempty"`
+	// Others are the changed lines of Now that someone other than the
+	// session wrote, as runs: the front end marks the blocks its own diff
+	// shows with them.
+	Others []Span `json:"others"`
+	Error  string `json:"error,omitempty"`
+}
+
+// Span is lines From-To (1-based) of a file, and who wrote them.
+type Span struct {
+	From int    `json:"from"`
+	To   int    `json:"to"`
+	Who  string `json:"who"`
 }
 
 // ChangesView is what a turn changed.
@@ -239,6 +250,10 @@ type UndoParams struct {
 	// Others: the user chose to undo a hunk that holds another session's
 	// (or their own) later lines; that session is told.
 	Others bool `json:"others"`
+	// Range is the block to undo as the editor's diff shows it (its own
+	// diff options may cut the change into other blocks than the host's);
+	// nil: hunk Hunk of the host's.
+	Range *checkpoint.Hunk `json:"range"`
 }
 
 // UndoHunk puts one hunk of a turn's change back as it was before the turn,
@@ -262,12 +277,19 @@ func (a *App) UndoHunk(p UndoParams) (FileChange, error) {
 	if !fc.Exists {
 		return fc, fmt.Errorf("%s is no longer on disk: nothing to undo", fc.Rel)
 	}
-	if p.Hunk < 1 || p.Hunk > len(fc.Hunks) {
-		return fc, fmt.Errorf("there is no hunk %d (the change has %d)", p.Hunk, len(fc.Hunks))
-	}
 	fc = a.markAuthors(s, fc)
-	h := fc.Hunks[p.Hunk-1]
-	if who := fc.Authors[p.Hunk-1]; who != "" && !p.Others {
+	var h checkpoint.Hunk
+	var who string
+	switch {
+	case p.Range != nil:
+		h = *p.Range
+		who = whoWrote(fc, h)
+	case p.Hunk < 1 || p.Hunk > len(fc.Hunks):
+		return fc, fmt.Errorf("there is no hunk %d (the change has %d)", p.Hunk, len(fc.Hunks))
+	default:
+		h, who = fc.Hunks[p.Hunk-1], fc.Authors[p.Hunk-1]
+	}
+	if who != "" && !p.Others {
 		// Never another's work unasked: the front end asks first.
 		return fc, fmt.Errorf("hunk %d of %s was changed by %s: nothing was undone (confirm to undo it too)", p.Hunk, fc.Rel, who)
 	}

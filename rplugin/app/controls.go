@@ -291,17 +291,11 @@ func (a *App) CancelQueued(p Later) error {
 		}
 		a.transcript(s, s.Transcript.Unqueue(p.ID, "withdrawn"))
 		s.Turns.Drop(p.ID)
-		a.note(s, "Withdrawn before Claude read it: "+sanitize.FirstLine(promptOf(p.ID, s), 60))
+		// Its heading says "withdrawn": the note does not repeat it.
+		a.note(s, "Withdrawn before Claude read it (the prompt marked withdrawn above).")
 		return map[string]any{"cancelled": true}, nil
 	})
 	return nil
-}
-
-func promptOf(id string, s *session.Session) string {
-	if t, ok := s.Turns.Find(id); ok {
-		return t.Prompt
-	}
-	return "(the prompt)"
 }
 
 // SteerParams send a prompt that replaces what the session is doing.

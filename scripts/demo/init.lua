@@ -4,6 +4,10 @@ local root = assert(os.getenv("CLAUDENOVA_DEMO_ROOT"))
 vim.opt.rtp:prepend(root)
 vim.o.swapfile = false
 vim.o.linebreak = true -- README.demo.md is one line per paragraph: it wraps at words at any width
+-- ... at spaces only: by default 'linebreak' also breaks after . : - / and
+-- the like ("greet." / "py"); 'breakat' is global, so a plugin cannot set it
+-- for its own windows (your config may, as this one does).
+vim.o.breakat = " \t"
 vim.o.breakindent = true
 vim.g.maplocalleader = ","
 

@@ -131,8 +131,8 @@ func TestQueuedPromptCanBeWithdrawn(t *testing.T) {
 				t.Fatal("the model received the withdrawn prompt")
 			}
 		}
-		if !strings.Contains(e.Transcript(sid), "Withdrawn before Claude read it") {
-			t.Error("the transcript does not say it was withdrawn")
+		if tr := e.Transcript(sid); !strings.Contains(tr, "Withdrawn before Claude read it") || strings.Contains(tr, "(the prompt)") {
+			t.Errorf("the transcript does not say it was withdrawn, or names no prompt:\n%s", tr)
 		}
 		e.Lua(&queued, "return require('claudenova').queued(...)", sid)
 		if len(queued) != 0 {

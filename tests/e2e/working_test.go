@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -126,4 +128,188 @@ func vim(e *Env, code string) string {
 	var s string
 	e.Lua(&s, code)
 	return s
+}
+
+// The changes view counts the blocks diff mode draws (issue 42: "1 hunk"
+// over blocks that Neovim's linematch drew apart), and undoes the one under
+// the cursor as drawn.
+func TestChangesCountWhatTheDiffShows(t *testing.T) {
+	eachNvim(t, func(t *testing.T, v nvimVersion) {
+		e := NewEnv(t, v, Options{})
+		before := "def greet(name):\n    return \"hello \" + name\n\n\nif __name__ == \"__main__\":\n    print(greet(\"world\"))\n"
+		after := "def greet(name: str) -> str:\n    \"\"\"Greet someone by name.\"\"\"\n    return f\"hello {name}\"\n\n\n" +
+			"def farewell(name: str) -> str:\n    \"\"\"Say goodbye to someone by name.\"\"\"\n    return f\"goodbye {name}\"\n\n\n" +
+			"if __name__ == \"__main__\":\n    print(greet(\"world\"))\n"
+		f := e.WriteFile("greet.py", before)
+		var id int
+		e.Lua(&id, `return require('claudenova').new({ prompt = ..., mode = 'acceptEdits' }).id`,
+			Seq(Step("Write", map[string]any{"file_path": f, "content": after})))
+		e.Eventually(60*time.Second, "the write", func() bool { return e.ReadFile("greet.py") == after })
+		e.WaitIdle(id)
+		e.Cmd("ClaudeNova changes")
+		// The blocks diff mode draws: the stops of ]c from the top.
+		var stops int
+		e.Lua(&stops, `vim.api.nvim_win_set_cursor(0, {1, 0})
+			local seen, n = {}, 0
+			if vim.fn.diff_hlID(1, 1) ~= 0 then n = 1; seen[1] = true end
+			for _ = 1, 20 do
+				local before = vim.api.nvim_win_get_cursor(0)[1]
+				vim.cmd("silent! normal! ]c")
+				local l = vim.api.nvim_win_get_cursor(0)[1]
+				if l == before then break end
+				if not seen[l] then seen[l] = true; n = n + 1 end
+			end
+			return n`)
+		bar := e.winbar()
+		want := map[bool]string{true: "1 hunk", false: fmt.Sprintf("%d hunks", stops)}[stops == 1]
+		if !strings.Contains(bar, "greet.py · "+want) {
+			t.Fatalf("winbar %q; the diff draws %d blocks", bar, stops)
+		}
+	})
+}
+
+// A note on a proposal's hunk is a virtual line on the proposal's side; the
+// original's side gets a blank one where it faces it, so that the two sides
+// stay in step below it (issue 42).
+func TestNoteKeepsTheDiffSidesInStep(t *testing.T) {
+	eachNvim(t, func(t *testing.T, v nvimVersion) {
+		e := NewEnv(t, v, Options{})
+		e.Lua(nil, "vim.g.maplocalleader = ','")
+		path := e.WriteFile("f.txt", "one\ntwo\nthree\nfour\nfive\n")
+		e.newSession(readThenEdit(path, "two", "TWO"))
+		_, buf := e.WaitProposal()
+		focusBuf(e, buf)
+		e.WaitGraceOver()
+		e.ScriptUI(nil, []string{"a note"})
+		e.cursorTo(2)
+		e.Input(",c")
+		e.Eventually(5*time.Second, "the note", func() bool { return strings.Contains(e.winbar(), "1 note") })
+		var rows []int
+		e.Lua(&rows, `local p = vim.api.nvim_get_current_win()
+			local o
+			for _, w in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
+				if w ~= p and vim.wo[w].diff then o = w end
+			end
+			vim.cmd("redraw")
+			return { vim.fn.screenpos(p, 4, 1).row, vim.fn.screenpos(o, 4, 1).row }`)
+		if len(rows) != 2 || rows[0] == 0 || rows[0] != rows[1] {
+			t.Fatalf("line 4 is at screen rows %v (proposal, original)", rows)
+		}
+	})
+}
+
+// A surface that waits while you type in normal mode, and you then go on
+// typing in insert mode: the notice moves above the status line, where
+// -- INSERT -- does not cover it (issue 42: it never appeared).
+func TestWaitingNoticeFollowsIntoInsertMode(t *testing.T) {
+	eachNvim(t, func(t *testing.T, v nvimVersion) {
+		e := NewEnv(t, v, Options{})
+		e.AttachUI(80, 24)
+		sid := e.startIdle("")
+		e.Cmd("edit " + e.WriteFile("notes.txt", "notes\n"))
+		p := e.typeAcross(func() { e.sendLua(sid, Seq(bash("echo ran > ran.txt", "write ran.txt"))) }, "l", "h", "l")
+		if !e.waiting(p.ID) {
+			t.Fatal("the panel did not wait")
+		}
+		stop := make(chan struct{})
+		done := make(chan struct{})
+		go func() { defer close(done); e.typeWhile(stop, "o", "a", "b", "c", "d", "e") }()
+		e.Eventually(10*time.Second, "the notice above the status line", func() bool {
+			return strings.Contains(strings.Join(e.screenText(), "\n"), "opens when you pause")
+		})
+		close(stop)
+		<-done
+		e.Input("<Esc>")
+		e.Eventually(10*time.Second, "the panel after a pause", func() bool { return e.PanelID() == p.ID })
+	})
+}
+
+// The real file changes on disk while its proposal is open: a warning comes
+// at once, before any :w, and the winbar says that :w merges (issue 42:
+// the refusal came only after the :w).
+func TestProposalWarnsWhenItsFileChangesOnDisk(t *testing.T) {
+	eachNvim(t, func(t *testing.T, v nvimVersion) {
+		e := NewEnv(t, v, Options{})
+		path := e.WriteFile("r.txt", "a\nb\nc\n")
+		e.newSession(readThenEdit(path, "b\n", "B\n"))
+		_, buf := e.WaitProposal()
+		if err := os.WriteFile(path, []byte("zero\na\nb\nc\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		e.Eventually(10*time.Second, "the warning", func() bool {
+			return e.NoteContaining("r.txt changed on disk after this proposal opened: :w merges your version with it")
+		})
+		focusBuf(e, buf)
+		if bar := e.winbar(); !strings.Contains(bar, "changed on disk: :w merges") {
+			t.Fatalf("winbar %q", bar)
+		}
+		if len(e.Pending()) != 1 {
+			t.Fatal("the warning answered the request")
+		}
+	})
+}
+
+// A draft brought back opens without a completion menu (issue 42: the
+// mode was ic before the user typed); typing brings the menu as usual.
+func TestRestoredDraftOpensWithoutAMenu(t *testing.T) {
+	eachNvim(t, func(t *testing.T, v nvimVersion) {
+		e := NewEnv(t, v, Options{})
+		e.startIdle("")
+		e.WriteFile("ref.txt", "x\n")
+		e.Cmd("ClaudeNova prompt")
+		e.WaitMode("i")
+		e.Type("l", "o", "o", "k", " ", "@", "r", "e")
+		e.Eventually(10*time.Second, "the menu while typing", func() bool { return vim(e, "return tostring(vim.fn.pumvisible())") == "1" })
+		e.Type("<C-e>", "<Esc>")
+		e.WaitMode("n")
+		e.Type("q")
+		e.Eventually(5*time.Second, "input closed", func() bool { return !strings.HasPrefix(e.curBufName(), "claudenova://prompt/") })
+		e.Cmd("ClaudeNova prompt")
+		e.Eventually(5*time.Second, "input again", func() bool { return strings.HasPrefix(e.curBufName(), "claudenova://prompt/") })
+		time.Sleep(1500 * time.Millisecond) // a host answer would have come
+		if mode, _ := e.Mode(); mode != "i" || vim(e, "return tostring(vim.fn.pumvisible())") != "0" {
+			t.Fatalf("the draft opened in mode %q with a menu: %s", mode, vim(e, "return tostring(vim.fn.pumvisible())"))
+		}
+	})
+}
+
+// The comments list after a send shows the new round; its insert keys say
+// how to edit instead of E21; the resume picker marks a session that runs
+// here (issue 42).
+func TestCommentsListAndResumePickerSmallThings(t *testing.T) {
+	eachNvim(t, func(t *testing.T, v nvimVersion) {
+		e := NewEnv(t, v, Options{})
+		a := e.WriteFile("a.txt", "one\ntwo\n")
+		var id int
+		e.Lua(&id, `return require('claudenova').new({ prompt = ..., mode = 'acceptEdits' }).id`,
+			Seq(Step("Read", map[string]any{"file_path": a}), Step("Edit", map[string]any{"file_path": a, "old_string": "two", "new_string": "TWO"})))
+		e.Eventually(60*time.Second, "the edit", func() bool { return e.ReadFile("a.txt") == "one\nTWO\n" })
+		e.WaitIdle(id)
+		e.Cmd("edit " + a)
+		e.Cmd("2ClaudeNova comment why upper case?")
+		e.Cmd("ClaudeNova comments")
+		if bar := e.winbar(); !strings.Contains(bar, "round 1 of session") {
+			t.Fatalf("winbar %q", bar)
+		}
+		e.Input("i")
+		e.Eventually(5*time.Second, "told how to edit", func() bool { return e.NoteContaining("the comments list is read-only") })
+		for _, n := range e.ErrorNotes() {
+			if strings.Contains(n, "E21") {
+				t.Fatalf("E21: %s", n)
+			}
+		}
+		e.Cmd("ClaudeNova comments send")
+		e.Eventually(10*time.Second, "the new round in the list", func() bool {
+			return strings.Contains(vim(e, `for _, w in ipairs(vim.api.nvim_list_wins()) do
+				if vim.b[vim.api.nvim_win_get_buf(w)].claudenova_surface == "comments" then
+					return vim.api.nvim_eval_statusline(vim.wo[w].winbar, { winid = w, use_winbar = true }).str end end return ""`), "round 2 of session")
+		})
+		e.WaitIdle(id)
+		// The resume picker: this session runs here, and says so.
+		e.ScriptUI([]string{"CANCEL"}, nil)
+		e.Cmd("ClaudeNova resume")
+		e.Eventually(10*time.Second, "the picker", func() bool {
+			return strings.Contains(vim(e, "local c = _G.claudenova_test.choices; return c and c[#c] and table.concat(c[#c], '\\n') or ''"), "● runs here as session ")
+		})
+	})
 }

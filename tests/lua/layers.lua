@@ -12,6 +12,7 @@ return {
     "claudenova.ui.text",
     "claudenova.ui.picker",
     "claudenova.ui.split",
+    "claudenova.ui.blocks",
     "claudenova.paths",
     "claudenova.release",
   },

@@ -11,6 +11,7 @@ local host = require("claudenova.host")
 local keytable = require("claudenova.keys")
 local labels = require("claudenova.ui.labels")
 local target = require("claudenova.ui.target")
+local blocks = require("claudenova.ui.blocks")
 local state = require("claudenova.ui.state")
 local textutil = require("claudenova.ui.text")
 local comments = require("claudenova.ui.comments")
@@ -60,15 +61,21 @@ local function key_of(h)
   return h.a .. ":" .. h.del
 end
 
+--- The blocks of a file's change as diff mode draws them (ui/blocks.lua),
+--- each with who wrote its lines when it was not the session.
+function M.blocks(f)
+  return blocks.of_file(f)
+end
+
 --- The tally of a view: hunks left, undone, kept.
 function M.tally(v)
   local kept = 0
-  for _, h in ipairs(v.file.hunks) do
+  for _, h in ipairs(M.blocks(v.file)) do
     if v.kept[key_of(h)] then
       kept = kept + 1
     end
   end
-  return { hunks = #v.file.hunks, undone = v.undone, kept = kept }
+  return { hunks = #M.blocks(v.file), undone = v.undone, kept = kept }
 end
 
 local function winbar_parts(v, width)
@@ -117,10 +124,10 @@ local function render(v)
   set_lines(v.now, v.file.now)
   vim.api.nvim_buf_clear_namespace(v.now, ns, 0, -1)
   local count = vim.api.nvim_buf_line_count(v.now)
-  for i, h in ipairs(v.file.hunks) do
+  for _, h in ipairs(M.blocks(v.file)) do
     local marks = {}
-    local who = (v.file.authors or {})[i]
-    if who and who ~= "" then
+    local who = h.who
+    if who ~= "" then
       -- Not this session's change: say whose.
       table.insert(marks, { "by " .. who, "ClaudeNovaNote" })
     end
@@ -150,7 +157,7 @@ end
 --- The hunk (index, hunk) under line lnum of the right side: the lines it
 --- put there, or for a deletion the line it sits on or after.
 function M.hunk_at(v, lnum)
-  for i, h in ipairs(v.file.hunks) do
+  for i, h in ipairs(M.blocks(v.file)) do
     if h.ins > 0 and lnum >= h.b and lnum < h.b + h.ins then
       return i, h
     end
@@ -169,7 +176,7 @@ local function file_buf(path)
 end
 
 local function next_hunk(v, from)
-  for _, h in ipairs(v.file.hunks) do
+  for _, h in ipairs(M.blocks(v.file)) do
     if h.b > from then
       local w = vim.fn.win_findbuf(v.now)[1]
       if w then
@@ -199,8 +206,9 @@ function M.undo(v)
     )
     return
   end
-  local who = (v.file.authors or {})[i]
-  if who and who ~= "" then
+  local h = M.blocks(v.file)[i]
+  local who = h.who
+  if who ~= "" then
     local undo = ("Undo it: the change by %s goes too (told so)"):format(who)
     vim.ui.select({ "Keep it", undo }, {
       prompt = ("Hunk %d of %s was changed by %s."):format(i, v.file.rel, who),
@@ -215,11 +223,14 @@ function M.undo(v)
 end
 
 undo_hunk = function(v, i, own, others)
+  local h = M.blocks(v.file)[i]
   local ok, res = pcall(host.request, "undo_hunk", {
     session = v.session,
     turn = v.turn,
     path = v.file.path,
     hunk = i,
+    -- The block as diff mode draws it.
+    range = { a = h.a, del = h.del, b = h.b, ins = h.ins },
     sum = v.file.sum,
     round = v.round ~= nil,
     others = others,
@@ -379,8 +390,9 @@ function M.open_file(view, f)
       f.rel
     )
   )
-  if #f.hunks > 0 then
-    vim.api.nvim_win_set_cursor(0, { math.max(1, math.min(f.hunks[1].b, vim.api.nvim_buf_line_count(v.now))), 0 })
+  local blocks = M.blocks(f)
+  if #blocks > 0 then
+    vim.api.nvim_win_set_cursor(0, { math.max(1, math.min(blocks[1].b, vim.api.nvim_buf_line_count(v.now))), 0 })
   end
   return v
 end
@@ -424,8 +436,8 @@ function M.show(view)
       end
       return ("%s · %d hunk%s%s"):format(
         f.rel,
-        #f.hunks,
-        #f.hunks == 1 and "" or "s",
+        #M.blocks(f),
+        #M.blocks(f) == 1 and "" or "s",
         f.existed and "" or " · new file"
       )
     end,

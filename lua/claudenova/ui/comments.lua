@@ -13,6 +13,8 @@ local keytable = require("claudenova.keys")
 local labels = require("claudenova.ui.labels")
 local textutil = require("claudenova.ui.text")
 
+local blocks = require("claudenova.ui.blocks")
+
 local M = {}
 
 local notify = require("claudenova.ui.notify")
@@ -165,22 +167,6 @@ end
 -- In the changes view, the line of the left side (before) that faces line
 -- lnum of the right side (now): a comment's virtual lines on the right get
 -- as many blank ones there, so that the two sides stay lined up.
-local function facing(hunks, lnum)
-  local shift = 0
-  for _, h in ipairs(hunks or {}) do
-    if h.ins > 0 and lnum >= h.b and lnum < h.b + h.ins then
-      if h.del == 0 then
-        return h.a - 1
-      end
-      return h.a + math.min(lnum - h.b, h.del - 1)
-    end
-    if h.b + h.ins <= lnum then
-      shift = shift + h.ins - h.del
-    end
-  end
-  return lnum - shift
-end
-
 local function mark_row(buf, id)
   local m = id and vim.api.nvim_buf_get_extmark_by_id(buf, ns, id, {})
   return m and m[1]
@@ -232,17 +218,8 @@ function M.render(buf)
       bottom = vim.api.nvim_buf_set_extmark(buf, ns, bottom, 0, { right_gravity = false, virt_lines = vl }),
     }
     if left then
-      local blank = {}
-      for _ = 1, #vl do
-        table.insert(blank, { { "", "" } })
-      end
-      local row = facing(view.file.hunks, bottom + 1)
-      local n = vim.api.nvim_buf_line_count(left)
-      if row < 1 then
-        vim.api.nvim_buf_set_extmark(left, ns, 0, 0, { virt_lines = blank, virt_lines_above = true })
-      else
-        vim.api.nvim_buf_set_extmark(left, ns, math.min(row, n) - 1, 0, { virt_lines = blank })
-      end
+      -- The other side keeps in step: as many blank lines where it faces.
+      blocks.pad(left, ns, blocks.facing(blocks.of_file(view.file), bottom + 1), #vl)
     end
   end
   M.marks[buf] = marks
@@ -497,6 +474,7 @@ function M.send()
     buffers = next(buffers) and buffers or vim.empty_dict(),
   })
   notify.info(res.message)
+  M.refresh_open_list() -- its round is over: the list shows the new one
   return res
 end
 
@@ -573,6 +551,13 @@ local function refresh_list()
   draw(M.load())
 end
 
+--- The list, when it is open, shows the round as the host has it now.
+function M.refresh_open_list()
+  if list.buf and vim.api.nvim_buf_is_valid(list.buf) then
+    refresh_list()
+  end
+end
+
 local function under_cursor()
   local c = list.rows[vim.api.nvim_win_get_cursor(0)[1]]
   if not c then
@@ -647,10 +632,7 @@ function M.open_list()
       { k.delete, delete, "delete the comment under the cursor" },
       {
         k.send,
-        function()
-          M.send()
-          refresh_list()
-        end,
+        M.send,
         "send the review (every comment, one message)",
       },
       {
@@ -664,6 +646,20 @@ function M.open_list()
     for _, m in ipairs(maps) do
       if m[1] then
         vim.keymap.set("n", m[1], errors.guard(m[2]), { buffer = buf, nowait = true, desc = "claude-nova: " .. m[3] })
+      end
+    end
+    -- The list is not text to edit: the keys that would insert say what
+    -- does (instead of E21).
+    for _, lhs in ipairs({ "i", "a", "I", "A", "o", "O" }) do
+      if vim.fn.maparg(lhs, "n", false, true).buffer ~= 1 then
+        vim.keymap.set("n", lhs, function()
+          notify.info(
+            ("the comments list is read-only: %s edits the comment under the cursor, %s opens its line"):format(
+              key(k.edit),
+              key(k.jump)
+            )
+          )
+        end, { buffer = buf, nowait = true, desc = "claude-nova: say how to edit a comment" })
       end
     end
     keytable.map(buf, "comments")

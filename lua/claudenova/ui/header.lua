@@ -3,15 +3,30 @@
 -- small split of its own, so it never shifts the lines of a diff, wraps at
 -- words and keeps its height fitted to its text as windows change size.
 local labels = require("claudenova.ui.labels")
+local textutil = require("claudenova.ui.text")
 
 local M = {}
 
 M.wins = {} ---@type table<integer, integer> header window -> its buffer
+M.said = {} ---@type table<integer, string> header window -> its text
 
 local function fit(win)
   if not vim.api.nvim_win_is_valid(win) then
     M.wins[win] = nil
     return
+  end
+  -- Wrapped at words here, at the window's width: no word is split at a
+  -- dot or a colon (as 'linebreak' would).
+  local buf, said = M.wins[win], M.said[win]
+  if buf and said and vim.api.nvim_buf_is_valid(buf) then
+    local width = vim.api.nvim_win_get_width(win)
+    local lines = {}
+    for i, l in ipairs(vim.split(said, "\n", { plain = true })) do
+      vim.list_extend(lines, textutil.wrap((i == 1 and "Claude: " or "") .. l, width - 1))
+    end
+    vim.bo[buf].modifiable = true
+    vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+    vim.bo[buf].modifiable = false
   end
   local ok, h = pcall(vim.api.nvim_win_text_height, win, {})
   local rows = ok and h.all or vim.api.nvim_buf_line_count(vim.api.nvim_win_get_buf(win))
@@ -55,7 +70,7 @@ function M.open(win, text)
   end
   vim.wo[hwin].winhighlight = "Normal:ClaudeNovaNote"
   labels.apply(hwin)
-  M.wins[hwin] = buf
+  M.wins[hwin], M.said[hwin] = buf, vim.trim(text)
   fit(hwin)
   if not M.group then
     M.group = vim.api.nvim_create_augroup("ClaudeNovaHeader", { clear = true })
@@ -81,7 +96,7 @@ function M.close(hwin)
     pcall(vim.api.nvim_win_close, hwin, true)
   end
   if hwin then
-    M.wins[hwin] = nil
+    M.wins[hwin], M.said[hwin] = nil, nil
   end
 end
 

@@ -4,6 +4,7 @@
 -- for a hunk (reject), put Claude's back (restore), and attach a note for
 -- Claude to a hunk. What the user did travels with the save (review()).
 -- The buffer stays a normal editable buffer: do, dp, ]c and [c still work.
+local blocks = require("claudenova.ui.blocks")
 local notify = require("claudenova.ui.notify")
 
 local M = {}
@@ -191,7 +192,12 @@ function M.render(p)
     return
   end
   vim.api.nvim_buf_clear_namespace(p.buf, notes_ns, 0, -1)
+  local orig = p.orig and vim.api.nvim_buf_is_valid(p.orig) and p.orig
+  if orig then
+    vim.api.nvim_buf_clear_namespace(orig, notes_ns, 0, -1)
+  end
   local count = vim.api.nvim_buf_line_count(p.buf)
+  local drawn
   for _, h in ipairs(p.hunks or {}) do
     local s = range(p, h)
     if h.note and s then
@@ -200,6 +206,17 @@ function M.render(p)
         virt_lines = { { { "  ✎ " .. h.note:gsub("\n", " "), "ClaudeNovaNote" } } },
         virt_lines_above = above,
       })
+      if orig then
+        -- The original's side keeps in step with a blank line where it
+        -- faces the note (below the line facing the one above it).
+        drawn = drawn
+          or blocks.of(
+            table.concat(vim.api.nvim_buf_get_lines(orig, 0, -1, false), "\n"),
+            table.concat(vim.api.nvim_buf_get_lines(p.buf, 0, -1, false), "\n")
+          )
+        local at = above and s or count -- the note sits below proposal line `at`
+        blocks.pad(orig, notes_ns, at < 1 and 0 or blocks.facing(drawn, at), 1)
+      end
     end
   end
   if p.on_change then

@@ -52,6 +52,35 @@ local function fire(pattern, data)
   vim.api.nvim_exec_autocmds("User", { pattern = pattern, data = data, modeline = false })
 end
 
+-- Requests whose surface waits for a pause, with what was said of them:
+-- entering insert mode later (-- INSERT -- covers the message line) pins
+-- the line above the status line too, until the surface opens.
+M.waiting_msg = {} ---@type table<string, string>
+local mode_watch
+
+local function watch_mode()
+  if mode_watch then
+    return
+  end
+  mode_watch = vim.api.nvim_create_autocmd("ModeChanged", {
+    group = vim.api.nvim_create_augroup("ClaudeNovaWaitingNotice", { clear = true }),
+    desc = "claude-nova: keep a waiting surface's notice in sight while the mode message covers the message line",
+    callback = function()
+      local covered = notify.covered()
+      for id, msg in pairs(M.waiting_msg) do
+        if not state.requests[id] then
+          M.waiting_msg[id] = nil
+          notify.unpin(id)
+        elseif covered then
+          notify.pin(id, msg)
+        else
+          notify.unpin(id)
+        end
+      end
+    end,
+  })
+end
+
 --- The one-line notification for a request that arrived.
 local function announce(r, waiting)
   if not cfg().notify then
@@ -66,6 +95,8 @@ local function announce(r, waiting)
     -- What to do first (it opens by itself once you pause), then what it
     -- is: a narrow screen cuts the end.
     local msg = ("opens when you pause: %s (%s; :ClaudeNova focus opens it now)"):format(what, state.session_label(r))
+    M.waiting_msg[r.id] = msg
+    watch_mode()
     if notify.covered() then
       -- -- INSERT -- covers the message line: say it above the status line
       -- until the surface opens (:messages has it too).
@@ -157,6 +188,8 @@ local function drop(id, outcome)
 end
 
 function handlers.request_removed(data)
+  M.waiting_msg[data.id] = nil
+  notify.unpin(data.id)
   local r = drop(data.id, data.outcome)
   state.gone[data.id] = nil
   fire("ClaudeNovaRequestDecided", { id = data.id, session = data.session, outcome = data.outcome, request = r })
@@ -180,6 +213,7 @@ function M.show(r, asked)
   local queued = false
   local opened = scheduler.show(r.id, function(how)
     local cur = state.requests[r.id]
+    M.waiting_msg[r.id] = nil
     notify.unpin(r.id)
     if cur then
       mod.open(cur, how)

@@ -45,17 +45,25 @@ function M.pick_resume()
     notify.info("no earlier sessions in this folder (claude's session store); :ClaudeNova resume {id} resumes by id")
     return
   end
+  -- Sessions that run in this editor already: resuming one switches to it.
+  local here = {}
+  for sid, info in pairs(state.sessions) do
+    if info.claude_id and info.claude_id ~= "" and info.state ~= "exited" then
+      here[info.claude_id] = sid
+    end
+  end
   vim.ui.select(items, {
     prompt = "Resume which session?",
     format_item = function(s)
+      local mark = here[s.id] and ("● runs here as session %d · "):format(here[s.id]) or ""
       if not s.known then
-        return ("%s ago · %s"):format(s.ago, s.id)
+        return ("%s%s ago · %s"):format(mark, s.ago, s.id)
       end
       local first = s.first_prompt or ""
       if s.title and s.title ~= "" and first ~= "" and first ~= s.title then
-        return ("%s ago · %s · %s"):format(s.ago, s.name, first)
+        return ("%s%s ago · %s · %s"):format(mark, s.ago, s.name, first)
       end
-      return ("%s ago · %s"):format(s.ago, s.name ~= "" and s.name or s.id)
+      return ("%s%s ago · %s"):format(mark, s.ago, s.name ~= "" and s.name or s.id)
     end,
   }, function(s)
     if s then

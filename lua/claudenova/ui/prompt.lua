@@ -271,10 +271,15 @@ function M.open(session, opts)
     end,
   })
   complete.setup_buffer(buf)
+  -- The text as it opened (a draft brought back): no menu until you type.
+  local opened = vim.b[buf].changedtick
   vim.api.nvim_create_autocmd({ "TextChangedI", "TextChangedP" }, {
     buffer = buf,
     desc = "claude-nova: complete @files and /commands as they are typed",
     callback = function()
+      if vim.b[buf].changedtick == opened then
+        return
+      end
       complete.request(buf, session, cwd)
     end,
   })

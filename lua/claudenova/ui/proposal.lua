@@ -64,6 +64,9 @@ local function winbar_parts(r, p, width)
   if p and vim.api.nvim_buf_is_valid(p.buf) and vim.bo[p.buf].modified then
     how = ":w apply · :q! reject" -- the deny key follows in the bar
   end
+  if p and p.disk_changed then
+    how = "changed on disk: :w merges · " .. how:gsub("^:w apply · ", "")
+  end
   if r.plan_mode then
     how = "plan mode, no plan approved · " .. how
   end
@@ -129,6 +132,57 @@ local function load_original(buf, r)
   vim.bo[buf].modifiable = false
   vim.bo[buf].modified = false
   vim.bo[buf].readonly = true
+end
+
+-- The real file's content now (nil when it does not exist).
+local function read_disk(path)
+  local f = path ~= "" and io.open(path, "rb")
+  if not f then
+    return nil
+  end
+  local data = f:read("*a")
+  f:close()
+  return data
+end
+
+-- Warn as soon as the real file changes on disk while its proposal is
+-- open, before any :w: the :w then merges the user's version with it (the
+-- host never writes over it), and the winbar says so.
+local function watch_disk(p)
+  local path = p.r.path or ""
+  if path == "" or (p.r.cell and p.r.cell ~= "") then
+    return
+  end
+  p.disk = read_disk(path)
+  local w = vim.uv.new_fs_event()
+  if not w then
+    return
+  end
+  local dir, name = vim.fs.dirname(path), vim.fs.basename(path)
+  local ok = w:start(dir, {}, function(_, file)
+    if file ~= name then
+      return
+    end
+    vim.schedule(function()
+      if p.disk_changed or not M.open_[p.r.id] or p.saving then
+        return
+      end
+      if read_disk(path) ~= p.disk then
+        p.disk_changed = true
+        notify.warn(
+          ("%s changed on disk after this proposal opened: :w merges your version with it (nothing is written over)"):format(
+            p.r.target ~= "" and p.r.target or path
+          )
+        )
+        p.on_change()
+      end
+    end)
+  end)
+  if ok then
+    p.watch = w
+  else
+    w:close()
+  end
 end
 
 -- The filetype of a proposal: the real file's (the staged file's name may
@@ -361,6 +415,7 @@ function M.open(r, opts)
   restore(p)
   p.on_change()
   hunks.place(p, r.hunks)
+  watch_disk(p)
   vim.api.nvim_create_autocmd("BufWritePost", {
     group = group,
     buffer = buf,
@@ -447,6 +502,11 @@ end
 --- Close what is left of a proposal's layout: its original side and, in a
 --- tab of its own, the tab once only claude-nova windows remain in it.
 function M.tidy(p)
+  if p.watch then
+    pcall(p.watch.stop, p.watch)
+    pcall(p.watch.close, p.watch)
+    p.watch = nil
+  end
   if p.tab and vim.api.nvim_tabpage_is_valid(p.tab) and #vim.api.nvim_list_tabpages() > 1 then
     local only_ours = true
     for _, w in ipairs(vim.api.nvim_tabpage_list_wins(p.tab)) do
@@ -514,6 +574,8 @@ function M.rebase(data)
   if data.original then
     p.r.original = data.original
   end
+  -- The merge took the file as it is now: a later change warns again.
+  p.disk, p.disk_changed = read_disk(p.r.path or ""), false
   if vim.api.nvim_buf_is_valid(p.orig) then
     load_original(p.orig, p.r)
   end

@@ -69,6 +69,46 @@ function M.cut(s, width)
   return (trimmed ~= "" and trimmed or out) .. "…"
 end
 
+--- s wrapped into lines of at most width cells at spaces only, never in a
+--- word ('linebreak' would also break at . : - and the like: 'breakat' is a
+--- global option the plugin leaves alone); a word wider than width is cut
+--- where it must be. indent (a string) starts the lines after the first.
+function M.wrap(s, width, indent)
+  indent = indent or ""
+  width = math.max(width, vim.fn.strdisplaywidth(indent) + 8)
+  local out, line = {}, ""
+  local function push()
+    table.insert(out, line)
+    line = indent
+  end
+  for word in s:gmatch("%S+") do
+    local lead = (line == "" or line == indent) and "" or " "
+    if vim.fn.strdisplaywidth(line .. lead .. word) <= width then
+      line = line .. lead .. word
+    else
+      if line ~= "" and line ~= indent then
+        push()
+      end
+      while vim.fn.strdisplaywidth(line .. word) > width do
+        local room = width - vim.fn.strdisplaywidth(line)
+        local n = 0
+        while n < vim.fn.strchars(word) and vim.fn.strdisplaywidth(vim.fn.strcharpart(word, 0, n + 1)) <= room do
+          n = n + 1
+        end
+        n = math.max(n, 1)
+        line = line .. vim.fn.strcharpart(word, 0, n)
+        word = vim.fn.strcharpart(word, n)
+        push()
+      end
+      line = line .. word
+    end
+  end
+  if line ~= "" and line ~= indent or #out == 0 then
+    table.insert(out, line)
+  end
+  return out
+end
+
 --- A path as a person in the editor's folder reads it: relative to `from`
 --- (the editor's folder by default) when inside it, else from ~.
 function M.shown_path(path, from)
