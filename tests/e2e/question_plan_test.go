@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 // ScriptUI replaces vim.ui.select/input with a scripted picker.
@@ -190,6 +191,36 @@ func TestPlanKeepPlanning(t *testing.T) {
 		}
 		if e.ReadFile("plan.txt") != "alpha\n" {
 			t.Fatal("file changed while planning")
+		}
+	})
+}
+
+// On a narrow screen the built-in picker prints the question in the
+// message area, which wraps inside words: the prompt comes wrapped at
+// spaces to the screen's width, every word kept.
+func TestQuestionPromptWrapsAtSpaces(t *testing.T) {
+	eachNvim(t, func(t *testing.T, v nvimVersion) {
+		e := NewEnv(t, v, Options{})
+		e.Lua(nil, "vim.o.columns = 60")
+		e.ScriptUI([]string{"A — about A"}, nil)
+		long := "Which of these libraries should the parser of the configuration files use from now on, given the constraints?"
+		e.newSession(Seq(Step("AskUserQuestion", map[string]any{"questions": []any{question(long, "Lib", false, "A", "B")}})))
+		if r := e.WaitToolResult("toolu_s0"); r.IsError {
+			t.Fatalf("tool result %+v", r)
+		}
+		var prompts []string
+		e.Lua(&prompts, "return _G.claudenova_test.prompts")
+		if len(prompts) == 0 {
+			t.Fatal("no prompt")
+		}
+		lines := strings.Split(prompts[0], "\n")
+		for _, l := range lines {
+			if n := utf8.RuneCountInString(l); n > 59 {
+				t.Errorf("a line of %d cells on a 60-column screen: %q", n, l)
+			}
+		}
+		if got := strings.Join(strings.Fields(strings.Join(lines, " ")), " "); got != "[1/1] Lib: "+long {
+			t.Fatalf("the prompt lost words: %q", got)
 		}
 	})
 }

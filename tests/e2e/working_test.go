@@ -313,3 +313,35 @@ func TestCommentsListAndResumePickerSmallThings(t *testing.T) {
 		})
 	})
 }
+
+// At 80 columns the sidebar is 28 wide: a session named "tasks test" and
+// its task "ticker" are shown by name, states shortened (issue 42: "far…
+// · waiting · 1 t…", "shell tic… · running 0s").
+func TestNarrowSidebarKeepsNames(t *testing.T) {
+	eachNvim(t, func(t *testing.T, v nvimVersion) {
+		e := NewEnv(t, v, Options{})
+		e.AttachUI(80, 24)
+		count := Step("Bash", map[string]any{"command": "for i in 1 2 3 4 5 6 7 8 9 10; do echo tick $i; sleep 1; done",
+			"description": "ticker", "run_in_background": true})
+		id := e.newSession(Seq(count))
+		e.Lua(nil, "require('claudenova').rename('tasks test', ...)", id)
+		e.allowAll("a shell task", func() bool {
+			for _, x := range e.tasks(id) {
+				if x.Description == "ticker" && x.Status == "running" {
+					return true
+				}
+			}
+			return false
+		})
+		e.Cmd("ClaudeNova sidebar")
+		var width int
+		e.Lua(&width, "return vim.api.nvim_win_get_width(require('claudenova.ui.sidebar').win())")
+		if width != 28 {
+			t.Fatalf("sidebar width %d", width)
+		}
+		e.Eventually(10*time.Second, "the names", func() bool {
+			side := strings.Join(e.sidebarLines(), "\n")
+			return strings.Contains(side, "tasks test") && strings.Contains(side, "ticker")
+		})
+	})
+}

@@ -75,8 +75,12 @@ local function winbar_parts(r, p, width)
   local parts = { head, how, state.session_label(r) }
   local sw = vim.fn.strdisplaywidth
   if width and width < sw(head) + 3 + sw(how) then
-    -- Too narrow for both: how to apply or reject it first.
+    -- Too narrow for both: how to apply or reject it first, then the
+    -- tally (what ,r and ,c change), then what it is.
     parts = { how, what, state.session_label(r) }
+    if tally ~= "" and sw(how .. " · " .. what) > width then
+      parts = { how, tally:sub(#" · " + 1), whose .. r.tool .. " " .. rel, state.session_label(r) }
+    end
   end
   if p and scheduler.in_grace(p.buf) then
     -- It just took the window: why keys do nothing yet comes first.
@@ -318,7 +322,9 @@ local function restore(p)
     p.header, p.header_buf = header.open(pwin, p.r.said)
   end
   if not win_of(p.orig, tab) then
-    vim.cmd("leftabove vsplit")
+    -- Side by side; on a narrow screen (under 80 columns) the original goes
+    -- above, so that each side has the whole width and no change is cut.
+    vim.cmd(vim.o.columns < 80 and "leftabove split" or "leftabove vsplit")
     local owin = vim.api.nvim_get_current_win()
     vim.api.nvim_win_set_buf(owin, p.orig)
     labels.apply(owin)

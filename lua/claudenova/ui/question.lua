@@ -7,6 +7,7 @@ local notify = require("claudenova.ui.notify")
 local picker = require("claudenova.ui.picker")
 local scheduler = require("claudenova.ui.scheduler")
 local state = require("claudenova.ui.state")
+local textutil = require("claudenova.ui.text")
 
 local M = {}
 
@@ -63,6 +64,13 @@ local function ask(r, idx, q, cb)
     -- Why Claude asks, in its words, above its first question.
     prompt = "Claude: " .. r.said:gsub("%s*\n%s*", " ") .. "\n" .. prompt
   end
+  -- The built-in picker prints the prompt in the message area, which wraps
+  -- inside words: wrap it at spaces to the screen's width first.
+  local wrapped = {}
+  for _, l in ipairs(vim.split(prompt, "\n", { plain = true })) do
+    vim.list_extend(wrapped, textutil.wrap(l, vim.o.columns - 1))
+  end
+  prompt = table.concat(wrapped, "\n")
   local opts = q.options or {}
   if not q.multiSelect then
     local items = {}

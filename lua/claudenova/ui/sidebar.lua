@@ -642,7 +642,11 @@ function M.render()
     return out .. "…"
   end
   local pending = #state.order()
-  add(("Claude Nova · %d pending"):format(pending), { { 0, -1, "ClaudeNovaTitle" } })
+  local title = ("Claude Nova · %d pending"):format(pending)
+  if vim.fn.strdisplaywidth(title) > room then
+    title = ("Nova · %d pending"):format(pending) -- the count, never cut
+  end
+  add(cut(title, room), { { 0, -1, "ClaudeNovaTitle" } })
   for _, l in ipairs(hint_lines(math.max(10, width - 1))) do
     add(l, { { 0, -1, "ClaudeNovaKey" } })
   end
@@ -667,11 +671,14 @@ function M.render()
     -- the states take their short words (M.short), and the name keeps
     -- what is left.
     local tail, st_word
-    for _, short in ipairs({ false, true }) do
-      st_word = short and (M.short[st] or st) or st
-      local t = M.session_tail(s, st_word, #reqs, short) .. world.session_tail(sid, short)
-      tail = t
-      if vim.fn.strdisplaywidth(glyph .. label .. t) <= room then
+    for _, level in ipairs({ "full", "short", "state" }) do
+      st_word = level == "full" and st or (M.short[st] or st)
+      if level == "state" then
+        tail = " · " .. st_word -- the rest waits for a wider sidebar
+      else
+        tail = M.session_tail(s, st_word, #reqs, level == "short") .. world.session_tail(sid, level == "short")
+      end
+      if vim.fn.strdisplaywidth(glyph .. label .. tail) <= room then
         break
       end
     end
@@ -737,12 +744,19 @@ function M.render()
         if t.status == "running" and t.last_tool and t.last_tool ~= "" then
           rest = rest .. " · " .. t.last_tool
         end
-        if vim.fn.strdisplaywidth(prefix .. what .. rest) > room then
-          -- Names before states here too.
-          rest = (" · %s %s"):format(M.short[t.status] or t.status, state.task_age(t))
-          if vim.fn.strdisplaywidth(prefix .. what .. rest) > room then
-            prefix = "    "
+        -- Names before states here too: the type, the age, then the
+        -- state's word give way before the name is cut.
+        local word = M.short[t.status] or t.status
+        for _, try in ipairs({
+          { prefix, (" · %s %s"):format(word, state.task_age(t)) },
+          { "    ", (" · %s %s"):format(word, state.task_age(t)) },
+          { "    ", " · " .. word },
+          { "    ", "" },
+        }) do
+          if vim.fn.strdisplaywidth(prefix .. what .. rest) <= room then
+            break
           end
+          prefix, rest = try[1], try[2]
         end
         what = cut(what, math.max(4, room - vim.fn.strdisplaywidth(prefix .. rest)))
         local row = cut(prefix .. what .. rest, room)
@@ -827,8 +841,11 @@ function M.width()
   end
   local w = math.floor(vim.o.columns * c.width + 0.5)
   w = math.max(c.min_width, math.min(c.max_width, w))
-  -- Never the whole screen: the user's window keeps at least half.
-  return math.max(12, math.min(w, math.floor(vim.o.columns / 2)))
+  -- Never the whole screen: the user's window keeps at least half, and on a
+  -- narrow screen (under 90 columns) about two thirds: 21 of 60 columns,
+  -- 28 of 80 (the sidebar keeps names and shortens states).
+  local cap = vim.o.columns < 90 and math.max(20, math.floor(vim.o.columns * 0.35)) or math.floor(vim.o.columns / 2)
+  return math.max(12, math.min(w, cap))
 end
 
 function M.open()
