@@ -21,7 +21,7 @@ end
 
 return {
   ["the panel of a Bash call"] = {
-    widths = { 60, 100 },
+    widths = { 60, 100, 200 },
     run = function(t)
       t:replay("bash", 7)
       t:eq(#t:floats(), 1, "floating windows")

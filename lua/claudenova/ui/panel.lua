@@ -416,8 +416,12 @@ end
 -- the screen allows, then the panel takes the width those lines need, and
 -- the hint wraps again a cell inside it. That changes nothing unless a line
 -- is wider than the screen allows: only then is it rendered again.
+-- On a wide screen the text stops at MAX_TEXT cells: a line the eye can
+-- follow, the keys in two or three rows rather than one across the screen.
+local MAX_TEXT = 100
+
 local function layout(buf, r, review, rows)
-  local lines, hls, now = render(r, review, math.max(20, vim.o.columns - 6))
+  local lines, hls, now = render(r, review, math.max(20, math.min(MAX_TEXT, vim.o.columns - 6)))
   local width, widest = width_of(lines)
   if widest > width - 1 then
     lines, hls, now = render(r, review, width - 1)
