@@ -94,8 +94,13 @@ func TestTaskOutputFollowsAcrossTabs(t *testing.T) {
 func TestViewsLeaveTheTranscriptReadable(t *testing.T) {
 	eachNvim(t, func(t *testing.T, v nvimVersion) {
 		e := NewEnv(t, v, Options{})
-		e.Lua(nil, "vim.o.lines = 24; vim.o.columns = 80")
+		// make demo's layout at 80 × 30: the user's file above, the sidebar
+		// beside it, the transcript below.
+		e.Lua(nil, "vim.o.lines = 30; vim.o.columns = 80")
+		e.WriteFile("README.md", strings.Repeat("a line of the user's file\n", 40))
+		e.Cmd("edit README.md")
 		id := e.newSession(Seq(Step("Bash", map[string]any{"command": "echo hi; sleep 5", "description": "nap", "run_in_background": true})))
+		e.Cmd("ClaudeNova")
 		var tk Task
 		e.allowAll("a shell task", func() bool {
 			for _, x := range e.tasks(id) {
@@ -106,6 +111,7 @@ func TestViewsLeaveTheTranscriptReadable(t *testing.T) {
 			}
 			return false
 		})
+		e.Cmd("wincmd t")
 		e.Cmd("ClaudeNova transcript")
 		height := func() int {
 			var h int
@@ -117,8 +123,9 @@ func TestViewsLeaveTheTranscriptReadable(t *testing.T) {
 		e.Lua(nil, "require('claudenova.ui.tasks').open(...)", tk.ID)
 		e.Cmd("ClaudeNova rules")
 		e.Eventually(10*time.Second, "the rules view", func() bool { return vim(e, "return vim.bo.filetype") == "claudenova-rules" })
-		t.Logf("heights: %s", vim(e, `local o = {} for _, w in ipairs(vim.api.nvim_tabpage_list_wins(0)) do table.insert(o, vim.bo[vim.api.nvim_win_get_buf(w)].filetype .. "=" .. vim.api.nvim_win_get_height(w)) end return table.concat(o, " ") .. " lines=" .. vim.o.lines`))
-		if h := height(); h < 5 {
+		heights := vim(e, `local o = {} for _, w in ipairs(vim.api.nvim_tabpage_list_wins(0)) do table.insert(o, vim.bo[vim.api.nvim_win_get_buf(w)].filetype .. "=" .. vim.api.nvim_win_get_height(w)) end return table.concat(o, " ") .. " lines=" .. vim.o.lines`)
+		t.Logf("heights: %s", heights)
+		if h := height(); h < 8 {
 			t.Fatalf("the transcript is %d lines high", h)
 		}
 	})
