@@ -82,8 +82,8 @@ test: testbed build vet
 test-window: testbed build
 	. "$(TESTBED)/env" && $(GO) run ./tests/cmd/window $(CLAUDE_VERSIONS)
 
-unit: build
-	$(GO) test -race -count=1 $$($(GO) list ./... | grep -v /tests/e2e)
+unit: testbed build
+	. "$(TESTBED)/env" && $(GO) test -race -count=1 $$($(GO) list ./... | grep -v /tests/e2e)
 
 e2e: testbed build
 	. "$(TESTBED)/env" && $(WITH_CLAUDE) CLAUDENOVA_REQUIRE_E2E=1 $(GO) test -count=1 -timeout 20m -v ./tests/e2e/

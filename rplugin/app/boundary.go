@@ -257,14 +257,14 @@ func (a *App) answerOutside(id string, d approval.Decision) error {
 		return ErrNotPending
 	}
 	ans := editortools.Answer{Allowed: d.Behavior != approval.Deny, Message: d.Message}
-	outcome := "denied"
+	outcome := approval.Outcome(approval.Deny)
 	switch d.Behavior {
 	case approval.Allow:
 		ans.How, outcome = "allowed once by you", "allowed once"
 	case approval.AllowSession:
-		ans.How, outcome = "allowed by you for this session", "allowed for session: "+r.Outside.Shown
+		ans.How, outcome = "allowed by you for this session", approval.Outcomes[approval.AllowSession]+": "+r.Outside.Shown
 	case approval.AllowTool:
-		ans.How, outcome = "allowed by you for this session (its folder)", "allowed for session: "+r.Outside.FolderShown+"/"
+		ans.How, outcome = "allowed by you for this session (its folder)", approval.Outcomes[approval.AllowSession]+": "+r.Outside.FolderShown+"/"
 	case approval.Deny:
 		ans.How = "denied by you"
 	default:

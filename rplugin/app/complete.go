@@ -119,8 +119,8 @@ func (a *App) Complete(p CompleteParams) error {
 	return nil
 }
 
-// filesChanged tells the file lists that a file was created or removed under
-// dir (an applied proposal, a write of Claude's).
-func (a *App) filesChanged(dir string) {
-	a.comp.indexes().Invalidate(dir)
+// fileWritten tells the file lists that Claude wrote path (an applied
+// proposal, a write in acceptEdits): @ completes it at once.
+func (a *App) fileWritten(path string) {
+	a.comp.indexes().Created(path)
 }

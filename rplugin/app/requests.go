@@ -244,9 +244,7 @@ func (a *App) Decide(p DecideParams) (Decided, error) {
 		}
 		return Decided{Reason: why}, nil
 	}
-	outcome := map[string]string{approval.Allow: "allowed", approval.AllowSession: "allowed for session",
-		approval.AllowTool: "allowed for session (the whole tool)", approval.AllowDir: "allowed with its folder for session",
-		approval.Deny: "denied"}[p.Behavior]
+	outcome := approval.Outcome(p.Behavior)
 	stop := p.Behavior == approval.Deny && p.Interrupt
 	if stop {
 		outcome = "denied and stopped"

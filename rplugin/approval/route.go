@@ -43,7 +43,7 @@ type Route struct {
 // reconstruct; the proposal package, which reconstructs them, owns the list.
 func IsFileChange(tool string) bool { return proposal.IsFileChange(tool) }
 
-// RouteOf routes a request to its surface (DESIGN.md §3). stage, when
+// RouteOf routes a request to its surface (the cases below, in order). stage, when
 // given, is called only for file changes under ReviewProposal; an error from
 // it sends the request to the panel with the error as the reason. (To
 // present a request is to open the surface it was routed to: see

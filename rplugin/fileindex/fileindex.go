@@ -14,6 +14,7 @@ import (
 	"io/fs"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -180,14 +181,24 @@ func (x *Indexes) startBuild(root string, e *entry) {
 	}()
 }
 
-// Invalidate makes the next query of root rebuild its list (a file was
-// created or removed there).
-func (x *Indexes) Invalidate(root string) {
+// Created puts a file just written (an absolute path) into every list of a
+// folder that holds it, at once, and makes the next query of those folders
+// rebuild their list in the background (a file the rebuild does not list,
+// an ignored one, leaves the list then).
+func (x *Indexes) Created(path string) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	if e, ok := x.lists[root]; ok && e.list != nil {
+	for root, e := range x.lists {
+		rel, err := filepath.Rel(root, path)
+		if e.list == nil || err != nil || rel == "." || strings.HasPrefix(rel, "..") {
+			continue
+		}
+		rel = filepath.ToSlash(rel)
 		l := *e.list
 		l.Built = time.Time{}
+		if !slices.Contains(l.Files, rel) {
+			l.Files = append(slices.Clip(l.Files), rel)
+		}
 		e.list = &l
 	}
 }

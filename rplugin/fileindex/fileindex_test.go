@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -166,33 +167,43 @@ func TestQueryNarrows(t *testing.T) {
 	}
 }
 
-// An old list answers while a new one is built; Invalidate forces the
-// rebuild at the next query.
+// A file just written is listed at once; an old list answers while a new
+// one is built, which Created forces at the next query.
 func TestRefresh(t *testing.T) {
 	var builds atomic.Int32
+	var mu sync.Mutex
 	files := []string{"a.go"}
 	x := New(func(context.Context, string) (List, error) {
 		builds.Add(1)
+		mu.Lock()
+		defer mu.Unlock()
 		return List{Files: append([]string(nil), files...)}, nil
 	})
 	ctx := context.Background()
 	if r, _ := x.Query(ctx, "/r", "", 10); len(r.Files) != 1 || builds.Load() != 1 {
 		t.Fatalf("%+v, %d builds", r, builds.Load())
 	}
-	files = append(files, "b.go")
-	x.Invalidate("/r")
-	if r, _ := x.Query(ctx, "/r", "", 10); len(r.Files) != 1 {
-		t.Fatalf("the old list should answer: %+v", r)
+	mu.Lock()
+	files = append(files, "sub/b.go", "c.go")
+	mu.Unlock()
+	x.Created("/r/sub/b.go")
+	x.Created("/r/sub/b.go")  // twice: listed once
+	x.Created("/elsewhere/x") // outside every list: nothing
+	if r, _ := x.Query(ctx, "/r", "", 10); strings.Join(r.Files, ",") != "a.go,sub/b.go" {
+		t.Fatalf("the written file should be listed at once: %+v", r)
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		if r, _ := x.Query(ctx, "/r", "", 10); len(r.Files) == 2 {
+		if r, _ := x.Query(ctx, "/r", "", 10); len(r.Files) == 3 {
 			break
 		}
 		if time.Now().After(deadline) {
 			t.Fatal("never rebuilt")
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+	if builds.Load() != 2 {
+		t.Fatalf("%d builds, want 2", builds.Load())
 	}
 }
 

@@ -449,3 +449,32 @@ func TestSendReturnsToTheTranscript(t *testing.T) {
 		}
 	})
 }
+
+// A file Claude just wrote is offered by @ at once, not when the folder's
+// list next expires.
+func TestPromptCompletionKnowsAWrittenFile(t *testing.T) {
+	eachNvim(t, func(t *testing.T, v nvimVersion) {
+		e := NewEnv(t, v, Options{})
+		e.WriteFile("src/app.lua", appLua)
+		id := e.startIdle("acceptEdits")
+		e.Lua(nil, "require('claudenova.ui').prompt(...)", id)
+		e.WaitMode("i")
+		e.typeText("@")
+		e.Eventually(10*time.Second, "the file menu", func() bool { return len(e.menu()) >= 1 })
+		e.Input("<Esc>")
+		e.Lua(nil, "vim.api.nvim_buf_set_lines(0, 0, -1, false, { '' })")
+		e.sendLua(id, Seq(Step("Write", map[string]any{"file_path": filepath.Join(e.Project, "src", "brandnew.lua"), "content": "return {}\n"})))
+		if r := e.WaitToolResult("toolu_s0"); r.IsError {
+			t.Fatalf("write failed: %s", r.Content)
+		}
+		e.Input("i")
+		e.WaitMode("i")
+		e.typeText("@brandn")
+		// Typing starts no new query after this: without the written file
+		// in the list, the menu stays empty.
+		e.Eventually(5*time.Second, "the written file offered", func() bool {
+			m := e.menu()
+			return len(m) > 0 && m[0] == "src/brandnew.lua"
+		})
+	})
+}
