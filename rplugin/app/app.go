@@ -594,7 +594,7 @@ func (a *App) InBackground(requestID string, fn func() error) {
 func (a *App) Shutdown() {
 	a.stopEditorCalls()
 	for _, r := range a.reg.List() {
-		_, _ = a.decide(r.ID, approval.Decision{Behavior: approval.Deny,
+		_, _ = a.decide(r, approval.Decision{Behavior: approval.Deny,
 			Message: "Neovim is exiting; the user could not answer this request."}, "neovim exiting")
 	}
 	a.waitToolCalls(2 * time.Second) // their answers (a denied ask) go out before claude stops

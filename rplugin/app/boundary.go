@@ -251,11 +251,7 @@ func (a *App) askOutside(ctx context.Context, s *session.Session, pol boundary.P
 
 // answerOutside settles an ask with the user's decision: the waiting call
 // gets it (and the grant, for the session, is kept first).
-func (a *App) answerOutside(id string, d approval.Decision) error {
-	r, ok := a.reg.Get(id)
-	if !ok || r.Outside == nil {
-		return ErrNotPending
-	}
+func (a *App) answerOutside(r approval.Pending, d approval.Decision) error {
 	ans := editortools.Answer{Allowed: d.Behavior != approval.Deny, Message: d.Message}
 	outcome := approval.Outcome(approval.Deny)
 	switch d.Behavior {
@@ -270,7 +266,7 @@ func (a *App) answerOutside(id string, d approval.Decision) error {
 	default:
 		return fmt.Errorf("unknown decision %q (want allow, allow_session, allow_tool or deny)", d.Behavior)
 	}
-	return a.finishWith(id, outcome, func(_ *session.Session, p approval.Pending) error {
+	return a.finishWith(r, outcome, func(_ *session.Session, p approval.Pending) error {
 		switch d.Behavior {
 		case approval.AllowSession:
 			a.grantsOf(p.Session).AllowFile(p.Outside.Path)

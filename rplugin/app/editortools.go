@@ -248,14 +248,13 @@ func (a *App) editorToolAllowed(s *session.Session, pr claude.PermissionRequest)
 	case "rule", "hook", "safetyCheck":
 		return false // a rule, a hook or a safety check of the user's asked
 	}
-	if approval.Refusal(approval.Pending{Perm: pr}, approval.Decision{Behavior: approval.Allow}, approval.ViaAuto) != "" {
+	if !approval.MayAutoAllow(pr) {
 		return false
 	}
-	if err := s.Proc.Respond(pr.RequestID, claude.Allow(pr.Input)); err != nil {
+	if err := a.respond(s, pr, claude.Allow(pr.Input), "editor tool, read-only", 0); err != nil {
 		a.log.Warn("answer editor tool", "session", s.ID, "err", err)
 		return false
 	}
-	a.log.Info("answered", "session", s.ID, "tool", pr.ToolName, "behavior", "allow", "by", "editor tool, read-only")
 	return true
 }
 

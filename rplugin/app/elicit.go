@@ -359,15 +359,15 @@ func (a *App) Elicit(p ElicitParams) error {
 		return fmt.Errorf("unknown answer %q (accept, decline or cancel)", p.Action)
 	}
 	outcome := map[string]string{"accept": "answered", "decline": "declined", "cancel": "cancelled"}[p.Action]
-	return a.answerElicit(p.ID, res, outcome)
+	return a.answerElicit(r, res, outcome)
 }
 
-func (a *App) answerElicit(id string, res claude.ElicitationResult, outcome string) error {
-	err := a.finishWith(id, outcome, func(s *session.Session, p approval.Pending) error {
+func (a *App) answerElicit(r approval.Pending, res claude.ElicitationResult, outcome string) error {
+	err := a.finishWith(r, outcome, func(s *session.Session, p approval.Pending) error {
 		return s.Proc.RespondControl(p.Perm.RequestID, res)
 	})
 	if err == nil {
-		a.log.Info("elicitation answered", "id", id, "action", res.Action, "fields", len(res.Content))
+		a.log.Info("elicitation answered", "id", r.ID, "action", res.Action, "fields", len(res.Content))
 	}
 	return err
 }

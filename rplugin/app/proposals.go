@@ -152,7 +152,7 @@ func (a *App) ProposalSaved(sp SaveParams) (Decided, error) {
 			}
 		}
 	}
-	if _, err := a.decide(id, d, outcome); err != nil {
+	if _, err := a.decide(p, d, outcome); err != nil {
 		var nq notQueued
 		if errors.Is(err, ErrNotPending) || errors.As(err, &nq) {
 			return Decided{Reason: err.Error()}, nil
@@ -185,7 +185,7 @@ func (a *App) askRewrite(p approval.Pending, saved []byte) (Decided, error) {
 	}
 	msg := feedback.Rewrite(p.Target, string(saved))
 	s.ExpectRewrite(p.Change.Path, saved)
-	if _, err := a.decide(p.ID, approval.Decision{Behavior: approval.Deny, Message: msg}, "reviewed; Claude writes it again"); err != nil {
+	if _, err := a.decide(p, approval.Decision{Behavior: approval.Deny, Message: msg}, "reviewed; Claude writes it again"); err != nil {
 		if errors.Is(err, ErrNotPending) {
 			return Decided{Reason: err.Error()}, nil
 		}
@@ -341,7 +341,7 @@ func (a *App) ProposalWiped(sp SaveParams) error {
 			a.transcript(s, s.Transcript.Told(msg))
 		}
 	}
-	_, err := a.decide(id, approval.Decision{Behavior: approval.Deny, Message: msg}, "rejected")
+	_, err := a.decide(p, approval.Decision{Behavior: approval.Deny, Message: msg}, "rejected")
 	if errors.Is(err, ErrNotPending) {
 		return nil
 	}

@@ -35,7 +35,7 @@ func (a *App) permission(s *session.Session, m claude.Message) {
 	if err != nil {
 		a.log.Warn("malformed can_use_tool", "session", s.ID, "err", err)
 		if m.RequestID != "" {
-			_ = s.Proc.Respond(m.RequestID, claude.Deny("claude-nova.nvim could not read this permission request ("+err.Error()+"); it was denied."))
+			_ = a.respond(s, claude.PermissionRequest{RequestID: m.RequestID}, claude.Deny("claude-nova.nvim could not read this permission request ("+err.Error()+"); it was denied."), "unreadable", 0)
 		}
 		a.notify("warn", fmt.Sprintf("session %d sent a malformed permission request; it was denied", s.ID))
 		return
@@ -51,13 +51,12 @@ func (a *App) permission(s *session.Session, m claude.Message) {
 		return
 	}
 	if path, content, ok := proposal.WriteContent(pr.ToolName, pr.Input, s.Cwd()); ok &&
-		approval.Refusal(approval.Pending{Perm: pr}, approval.Decision{Behavior: approval.Allow}, approval.ViaAuto) == "" &&
-		s.TakeRewrite(path, content) {
+		approval.MayAutoAllow(pr) && s.TakeRewrite(path, content) {
 		// The user approved exactly these bytes for this file already (a
 		// reviewed Write the CLI refused because the file changed after
 		// Claude read it): allowed without asking again, unless claude
 		// asks for a person's answer (then it is asked like any other).
-		if err := s.Proc.Respond(pr.RequestID, claude.Allow(pr.Input)); err != nil {
+		if err := a.respond(s, pr, claude.Allow(pr.Input), "the content you approved", 0); err != nil {
 			a.log.Warn("answer the approved rewrite", "session", s.ID, "err", err)
 			return
 		}
@@ -65,15 +64,6 @@ func (a *App) permission(s *session.Session, m claude.Message) {
 		return
 	}
 	o := a.options()
-	if r := approval.RouteOf(pr, approval.ReviewEdits(o.ReviewEdits), nil); r.Surface == approval.SurfaceDeny {
-		// Refused before anything is staged or shown: it never becomes a
-		// pending request (no row, no announcement), and is answered once.
-		if err := s.Proc.Respond(pr.RequestID, claude.Deny(r.Reason)); err != nil {
-			a.log.Warn("answer a request for a tool without a UI here", "session", s.ID, "err", err)
-		}
-		a.note(s, "Denied "+sanitize.Line(pr.ToolName)+": it needs an interactive UI this client does not have.")
-		return
-	}
 	p := &approval.Pending{
 		ID: id, Session: s.ID, Perm: pr, Arrived: time.Now(),
 		Target: approval.Target(pr.ToolName, pr.Input, s.Cwd()),
@@ -88,8 +78,9 @@ func (a *App) permission(s *session.Session, m claude.Message) {
 			p.Added, p.Removed = diff.Stat(string(c.Original), string(c.Proposed))
 		}
 	}
-	// Staging and the stale-proposal sweep must not interleave: a folder
-	// being staged is not in the registry yet, so the sweep would take it.
+	// Routed once. Staging and the stale-proposal sweep must not
+	// interleave: a folder being staged is not in the registry yet, so the
+	// sweep would take it.
 	a.stageMu.Lock()
 	p.Route = approval.RouteOf(pr, approval.ReviewEdits(o.ReviewEdits), func() error {
 		if reconErr != nil {
@@ -105,6 +96,16 @@ func (a *App) permission(s *session.Session, m claude.Message) {
 		p.Staged = staged
 		return nil
 	})
+	if p.Route.Surface == approval.SurfaceDeny {
+		a.stageMu.Unlock()
+		// Refused before anything is shown: it never becomes a pending
+		// request (no row, no announcement), and is answered once.
+		if err := a.respond(s, pr, claude.Deny(p.Route.Reason), "no UI here", 0); err != nil {
+			a.log.Warn("answer a request for a tool without a UI here", "session", s.ID, "err", err)
+		}
+		a.note(s, "Denied "+sanitize.Line(pr.ToolName)+": it needs an interactive UI this client does not have.")
+		return
+	}
 	view := a.view(*p)
 	added := a.register(p, s, view)
 	a.stageMu.Unlock()
@@ -220,7 +221,7 @@ func (a *App) Decide(p DecideParams) (Decided, error) {
 		if p.Behavior == approval.AllowDir {
 			return Decided{Reason: "a read outside the session's folders is allowed once, for its file or for its folder (allow_tool)"}, nil
 		}
-		if err := a.answerOutside(p.ID, p.Decision); err != nil {
+		if _, err := a.decide(r, p.Decision, ""); err != nil {
 			return Decided{Reason: err.Error()}, nil
 		}
 		if p.Behavior == approval.Deny && p.Interrupt {
@@ -233,7 +234,7 @@ func (a *App) Decide(p DecideParams) (Decided, error) {
 		if p.Behavior != approval.Deny {
 			return Decided{Reason: "a form is answered with its fields: its surface is open"}, nil
 		}
-		if err := a.answerElicit(p.ID, claude.ElicitationResult{Action: "decline"}, "declined"); err != nil {
+		if _, err := a.decide(r, p.Decision, "declined"); err != nil {
 			return Decided{Reason: err.Error()}, nil
 		}
 		return Decided{Decided: true}, nil
@@ -265,7 +266,7 @@ func (a *App) Decide(p DecideParams) (Decided, error) {
 		// not an error (claude's result says error_during_execution).
 		s.MarkInterrupted()
 	}
-	decided, err := a.decide(p.ID, p.Decision, outcome)
+	decided, err := a.decide(r, p.Decision, outcome)
 	if stop && !decided && s != nil {
 		s.TakeInterrupted() // not answered: the turn goes on
 	}
@@ -302,85 +303,6 @@ func surfaceName(s approval.Surface) string {
 		return "form"
 	}
 	return string(s)
-}
-
-// notQueued is an answer that could not be queued for claude: the request
-// stays pending (nothing is lost) and the user may answer again.
-type notQueued struct{ err error }
-
-func (e notQueued) Error() string { return e.err.Error() }
-func (e notQueued) Unwrap() error { return e.err }
-
-// decide answers a request exactly once: the answer is queued for claude
-// while the request is still in the registry, and only once it is queued
-// does the request leave (the UI hears of it in the same step, before
-// claude can read the answer and ask the next thing). An answer that
-// cannot be queued leaves the request pending.
-func (a *App) decide(id string, d approval.Decision, outcome string) (bool, error) {
-	r, ok := a.reg.Get(id)
-	if !ok {
-		return false, ErrNotPending
-	}
-	if r.Outside != nil {
-		return true, a.answerOutside(id, d)
-	}
-	if r.Elicit != nil {
-		action := "decline"
-		if d.Behavior != approval.Deny {
-			return false, errors.New("an elicitation is answered with its form")
-		}
-		if outcome == "neovim exiting" {
-			action = "cancel"
-		}
-		return true, a.answerElicit(id, claude.ElicitationResult{Action: action}, outcome)
-	}
-	res, err := d.Result(r)
-	if err != nil {
-		return false, err
-	}
-	err = a.finishWith(id, outcome, func(s *session.Session, p approval.Pending) error {
-		if m := res.ModeSet(); m != "" {
-			// The user's choice (a plan approved into a mode, accept
-			// edits for the session): claude's report of it is no
-			// mismatch.
-			s.Modes.Propose(m)
-		}
-		if d.Tell != "" && res.Behavior == "allow" {
-			// Beside the tool's result (hooks.go), not as a message
-			// from the user.
-			s.SetResultNote(p.Perm.ToolUseID, d.Tell)
-		}
-		return s.Proc.Respond(p.Perm.RequestID, res)
-	})
-	if err != nil {
-		return false, err
-	}
-	a.log.Info("answered", "id", id, "behavior", res.Behavior, "tool", r.Perm.ToolName, "input_bytes", len(res.UpdatedInput), "told_bytes", len(d.Tell))
-	return true, nil
-}
-
-// finishWith queues an answer with write and, once it is queued, takes the
-// request out of the registry (see decide).
-func (a *App) finishWith(id, outcome string, write func(*session.Session, approval.Pending) error) error {
-	r, ok := a.reg.Get(id)
-	if !ok {
-		return ErrNotPending
-	}
-	s, ok := a.sessions.Get(r.Session)
-	if !ok {
-		return fmt.Errorf("session %d is gone", r.Session)
-	}
-	p, pending, err := a.reg.FinishIf(id, func(p approval.Pending) error { return write(s, p) },
-		func(p approval.Pending) { a.ui.Send(ui.EvRequestRemoved, removed(p, outcome)) })
-	switch {
-	case !pending:
-		return ErrNotPending
-	case err != nil:
-		a.log.Warn("answer not queued", "id", id, "err", err)
-		return notQueued{fmt.Errorf("the answer to %s could not be sent (%v); the request is still pending: answer it again", sanitize.Line(r.Perm.ToolName), err)}
-	}
-	a.cleanup(p)
-	return nil
 }
 
 // withdraw removes a request without answering it (claude cancelled it).
@@ -496,7 +418,7 @@ func (a *App) Answer(id string, answers []QuestionAnswer) error {
 	if err != nil {
 		return err
 	}
-	_, err = a.decide(id, approval.Decision{Behavior: approval.Allow, UpdatedInput: input}, "answered")
+	_, err = a.decide(r, approval.Decision{Behavior: approval.Allow, UpdatedInput: input}, "answered")
 	return err
 }
 
@@ -520,7 +442,7 @@ func (a *App) PlanDecide(p PlanParams) error {
 		if p.Feedback != "" {
 			msg += " Their feedback: " + p.Feedback
 		}
-		_, err := a.decide(p.ID, approval.Decision{Behavior: approval.Deny, Message: msg}, "keep planning")
+		_, err := a.decide(r, approval.Decision{Behavior: approval.Deny, Message: msg}, "keep planning")
 		return err
 	}
 	if p.Mode == "" {
@@ -540,7 +462,7 @@ func (a *App) PlanDecide(p PlanParams) error {
 			return err
 		}
 	}
-	if _, err := a.decide(p.ID, approval.Decision{Behavior: approval.Allow, UpdatedInput: input, Mode: p.Mode}, "plan approved"); err != nil {
+	if _, err := a.decide(r, approval.Decision{Behavior: approval.Allow, UpdatedInput: input, Mode: p.Mode}, "plan approved"); err != nil {
 		return err
 	}
 	if s, ok := a.sessions.Get(r.Session); ok {

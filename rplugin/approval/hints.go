@@ -9,14 +9,14 @@ import (
 )
 
 // Where a decision comes from: the request's own surface (a panel, a
-// proposal, a form), a key on its sidebar row, a command or the Lua API, a
-// batch over several rows, or the plugin itself (no person involved).
+// proposal, a form), a key on its sidebar row, a command or the Lua API, or
+// a batch over several rows. (The plugin itself allows without a person
+// only what MayAutoAllow lets it.)
 const (
 	ViaSurface = "surface"
 	ViaSidebar = "sidebar"
 	ViaCommand = "command"
 	ViaBatch   = "batch"
-	ViaAuto    = "auto"
 )
 
 // Hints say how a request may be answered, as the CLI asks in its
@@ -78,6 +78,15 @@ func HintsOf(pr claude.PermissionRequest) Hints {
 	return h
 }
 
+// MayAutoAllow reports whether the plugin may allow a request by itself,
+// with no person answering (the editor's own read-only tools, a rewrite of
+// content the user approved already): never when claude asks for a
+// person's answer (HumanOnly, Deliberate).
+func MayAutoAllow(pr claude.PermissionRequest) bool {
+	h := HintsOf(pr)
+	return !h.HumanOnly && !h.Deliberate
+}
+
 // allows reports whether a behavior allows the request.
 func allows(behavior string) bool {
 	return behavior == Allow || behavior == AllowSession || behavior == AllowTool || behavior == AllowDir
@@ -102,7 +111,7 @@ func Refusal(r Pending, d Decision, via string) string {
 		return "claude asks that no lasting rule be made for this request" + because + ": allow or deny it once"
 	case (d.Behavior == AllowSession || d.Behavior == AllowTool || d.Behavior == AllowDir) && h.NoRules:
 		return "claude asks that this request not be allowed for the session" + because + ": allow or deny it once"
-	case (via == ViaBatch || via == ViaAuto) && allows(d.Behavior) && (h.HumanOnly || h.Deliberate):
+	case via == ViaBatch && allows(d.Behavior) && (h.HumanOnly || h.Deliberate):
 		return "it needs your own answer" + because
 	case via == ViaSidebar && allows(d.Behavior) && h.Deliberate:
 		return "claude asks that this not be approved by a single key" + because + ": its panel opens on Deny"
@@ -123,12 +132,13 @@ const OutsideNoRule = "a read outside the session's folders is allowed once or f
 
 // outsideRefusal says why a decision may not answer an editor tool's read
 // outside the session's folders: no lasting rule, and never allowed by a
-// batch or by the plugin itself (only the user lets text leave).
+// batch (only the user lets text leave; the plugin never allows one by
+// itself).
 func outsideRefusal(d Decision, via string) string {
 	switch {
 	case len(d.Rules) > 0:
 		return OutsideNoRule
-	case (via == ViaBatch || via == ViaAuto) && allows(d.Behavior):
+	case via == ViaBatch && allows(d.Behavior):
 		return "it needs your own answer (a read outside the session's folders)"
 	}
 	return ""

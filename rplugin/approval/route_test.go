@@ -205,7 +205,6 @@ func TestRefusal(t *testing.T) {
 		{"safety check: no allow for the session", rmHome, Decision{Behavior: AllowSession}, ViaSurface, "not be allowed for the session"},
 		{"safety check: no whole tool", rmHome, Decision{Behavior: AllowTool}, ViaCommand, "not be allowed for the session"},
 		{"safety check: not in a batch", rmHome, Decision{Behavior: Allow}, ViaBatch, "needs your own answer (a safety check only you can approve"},
-		{"safety check: never automatic", rmHome, Decision{Behavior: Allow}, ViaAuto, "needs your own answer"},
 		{"safety check: a batch may deny", rmHome, Decision{Behavior: Deny}, ViaBatch, ""},
 		{"approvable check in a batch", approvable, Decision{Behavior: Allow}, ViaBatch, ""},
 		{"ask rule: not in a batch", askRule, Decision{Behavior: Allow}, ViaBatch, "your ask rule Bash(touch:*) in localSettings"},
@@ -232,6 +231,28 @@ func TestRefusal(t *testing.T) {
 				t.Errorf("Refusal = %q, want %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// The plugin allows by itself only what claude leaves to anyone.
+func TestMayAutoAllow(t *testing.T) {
+	ask := &claude.AskRule{Source: "localSettings", ToolName: "Bash", RuleContent: "touch:*"}
+	for _, tt := range []struct {
+		name string
+		pr   claude.PermissionRequest
+		want bool
+	}{
+		{"plain", claude.PermissionRequest{ToolName: "Bash"}, true},
+		{"an approvable safety check", claude.PermissionRequest{ToolName: "Bash", ClassifierApprovable: yes(), DecisionReasonType: "safetyCheck"}, true},
+		{"no lasting rule only", claude.PermissionRequest{ToolName: "Bash", SuppressAlwaysAllowRule: true}, true},
+		{"a safety check only a person approves", claude.PermissionRequest{ToolName: "Bash", ClassifierApprovable: no()}, false},
+		{"the user's ask rule", claude.PermissionRequest{ToolName: "Bash", MatchedAskRule: ask}, false},
+		{"default to no", claude.PermissionRequest{ToolName: "Bash", DefaultToNo: true}, false},
+		{"a person's answer", claude.PermissionRequest{ToolName: "Bash", RequiresUserInteraction: true}, false},
+	} {
+		if got := MayAutoAllow(tt.pr); got != tt.want {
+			t.Errorf("%s: MayAutoAllow = %v, want %v", tt.name, got, tt.want)
+		}
 	}
 }
 
