@@ -4,14 +4,14 @@
 --
 -- The front end's layers, lowest first (a module requires only its own layer
 -- or below; tests/lua/layers.lua lists them, layers_spec.lua checks):
---   base      text, errors, paths, version
---   config    config, notify, labels, highlights, install, register, away
---   channel   host.lua: calls to the host and its one ordered stream
---   store     ui/state.lua (what the host told us), ui/actions.lua (gesture slots)
---   services  scheduler, context, keys, disk, rescue, world, tools
---   surfaces  ui/panel, ui/proposal, ui/sidebar, ui/transcript, … (one file each)
---   front end ui/inbox (applies the stream), ui/gestures, ui/ops, ui/init
---   API       this module, commands, health
+--   base       text, errors, paths, version
+--   config     config, notify, labels, highlights, install, register, away
+--   channel    host.lua: calls to the host and its one ordered stream
+--   store      ui/state.lua (what the host told us), ui/actions.lua (gesture slots)
+--   services   scheduler, context, keys, disk, rescue, world, tools
+--   surfaces   ui/panel, ui/proposal, ui/sidebar, ui/transcript, … (one file each)
+--   front end  ui/inbox (applies the stream), ui/gestures, ui/ops, ui/init
+--   API        this module, commands, health
 -- Entry (a command, a key) → API → front end → store → surfaces; the host's
 -- stream → inbox → store → surfaces.
 local M = {}

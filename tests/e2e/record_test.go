@@ -78,4 +78,15 @@ func TestRecordFrontEndFixtures(t *testing.T) {
 			t.Fatalf("bravo's transcript: %q", lines)
 		}
 	})
+	// A plan to approve, in a session started in plan mode.
+	record("plan", func(e *Env) {
+		path := e.WriteFile("plan.txt", "alpha\n")
+		id := e.newSession("--plan " + planSeq(e, path))
+		e.Lua(nil, "require('claudenova').rename('plan the change', ...)", id)
+		p := e.WaitPending(1)[0]
+		if p.Surface != "plan" {
+			t.Fatalf("surface %q", p.Surface)
+		}
+		e.Eventually(20*time.Second, "the plan open", func() bool { return e.PlanBuf(p.ID) != 0 })
+	})
 }

@@ -13,6 +13,7 @@ return {
     "claudenova.ui.picker",
     "claudenova.ui.split",
     "claudenova.ui.blocks",
+    "claudenova.ui.render",
     "claudenova.paths",
     "claudenova.release",
   },

@@ -113,6 +113,7 @@ return {
   },
   ["Always… cancelled goes back to the panel it came from"] = {
     opts = { setup = { surfaces = { quiet_ms = 0, grace_ms = 0 } } },
+    widths = { 60, 100 },
     run = function(t)
       t:replay("bash", 7)
       local id = vim.b.claudenova_request
@@ -121,6 +122,7 @@ return {
       t:settle()
       t:eq(vim.b.claudenova_surface, "always", "the form in front")
       t:eq(#t:floats(), 1, "floating windows (the panel hides)")
+      t:screen("always")
       t:type("q")
       t:settle()
       t:eq(vim.b.claudenova_surface, "panel", "the panel back")
@@ -149,6 +151,14 @@ return {
         return n.method == "proposal_saved"
       end, t.notes), 1, "proposal_saved sent")
       t:eq(vim.fn.readfile(staged), { "def greet(name):", '    return f"hello, {name}!"' }, "the staged file")
+    end,
+  },
+  ["a plan opens in a tab of its own, to read and to edit"] = {
+    widths = { 60, 100 },
+    run = function(t)
+      t:replay("plan")
+      t:eq(vim.b.claudenova_surface, "plan", "the surface in front")
+      t:screen("plan")
     end,
   },
   ["the sidebar lists every session and what waits"] = {

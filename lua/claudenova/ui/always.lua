@@ -53,6 +53,8 @@ function M.open(r, on_confirm, on_cancel)
   vim.b[buf].claudenova_request = r.id
   vim.b[buf].claudenova_surface = "always"
   local what = r.target ~= "" and (r.tool .. " " .. r.target) or r.tool
+  -- Narrow screens: the form takes them whole, so that its files fit.
+  local width = math.min(math.max(76, #("Rule:   " .. (r.suggested_rule or "")) + 4), vim.o.columns - 2)
 
   local function rule_line()
     local l = vim.api.nvim_buf_get_lines(buf, 0, 1, false)[1] or ""
@@ -77,11 +79,17 @@ function M.open(r, on_confirm, on_cancel)
       "Where:",
     }
     for i, s in ipairs(scopes) do
+      local line = ("  %s %d "):format(i == st.scope and "(•)" or "( )", i)
       local label = s.label
       if s.path and s.path ~= "" then
+        -- The files in a column, unless that pushes one over the edge
+        -- (wrapped, a path would break at its dots).
         label = ("%-22s %s"):format(label, s.path)
+        if vim.fn.strdisplaywidth(line .. label) > width then
+          label = s.label .. " " .. s.path
+        end
       end
-      table.insert(lines, ("  %s %d %s"):format(i == st.scope and "(•)" or "( )", i, label))
+      table.insert(lines, line .. label)
     end
     table.insert(lines, "")
     table.insert(
@@ -106,7 +114,6 @@ function M.open(r, on_confirm, on_cancel)
   end
 
   render(presets[1] and presets[1].rule or r.tool)
-  local width = math.min(math.max(76, #("Rule:   " .. (r.suggested_rule or "")) + 4), vim.o.columns - 4)
   local height = FIRST_SCOPE + #scopes + 1
   local win = vim.api.nvim_open_win(buf, true, {
     relative = "editor",

@@ -267,4 +267,8 @@ function M.toggle(buf)
   return true
 end
 
+comments.on_landed(function(paths)
+  M.landed(paths)
+end)
+
 return M

@@ -450,5 +450,8 @@ function M.show(view)
 end
 
 textutil.register_winbar("changes", M.winbar_of)
+comments.add_view_finder(function(buf)
+  return M.views[buf]
+end)
 
 return M

@@ -27,6 +27,22 @@ M.folders = {}
 -- Per buffer: comment id -> { top = extmark, bottom = extmark (carries the text) }.
 M.marks = {}
 
+-- The views above this module tell it what it cannot know itself, by
+-- registering when they load: which file a view's buffer shows (the
+-- changes view), and who hears that Claude's lines landed (blame).
+local finders = {} ---@type (fun(buf: integer): table|nil)[]
+local landed_listeners = {} ---@type fun(paths: string[])[]
+
+--- fn(buf) returns the view buf belongs to ({ file = { path = … } }) or nil.
+function M.add_view_finder(fn)
+  table.insert(finders, fn)
+end
+
+--- Call fn(paths) when the host says Claude's lines landed in paths.
+function M.on_landed(fn)
+  table.insert(landed_listeners, fn)
+end
+
 local function cfg()
   return config.get()
 end
@@ -50,10 +66,11 @@ end
 
 --- The file buf shows (an absolute path) and, in the changes view, its view.
 function M.path_of(buf)
-  local changes = package.loaded["claudenova.ui.changes"]
-  local v = changes and changes.views[buf]
-  if v then
-    return v.file.path, v
+  for _, find in ipairs(finders) do
+    local v = find(buf)
+    if v then
+      return v.file.path, v
+    end
   end
   if vim.bo[buf].buftype ~= "" then
     return nil
@@ -359,9 +376,10 @@ function M.changed(data)
         M.map(b)
       end
     end
-    local blame = package.loaded["claudenova.ui.blame"]
-    if blame and data.blame and #data.blame > 0 then
-      blame.landed(data.blame)
+    if data.blame and #data.blame > 0 then
+      for _, fn in ipairs(landed_listeners) do
+        fn(data.blame)
+      end
     end
     M.redraw_list(data.cwd)
   end)

@@ -451,9 +451,7 @@ function M.host_lost(code)
     drop(id, "lost")
   end
   scheduler.reset()
-  if package.loaded["claudenova.ui.tasks"] then
-    task_view.host_lost()
-  end
+  task_view.host_lost()
   host.fail_waiting("the host stopped before claude answered")
   transcript.host_lost()
   world.reset()

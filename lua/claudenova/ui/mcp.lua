@@ -13,6 +13,7 @@ local labels = require("claudenova.ui.labels")
 local notify = require("claudenova.ui.notify")
 local state = require("claudenova.ui.state")
 local text = require("claudenova.ui.text")
+local draw = require("claudenova.ui.render")
 
 local M = {}
 
@@ -109,17 +110,7 @@ local function render(sid)
       )
     end
   end
-  vim.bo[buf].modifiable = true
-  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
-  vim.bo[buf].modifiable = false
-  vim.api.nvim_buf_clear_namespace(buf, ns, 0, -1)
-  for _, h in ipairs(hls) do
-    local len = #lines[h[1] + 1]
-    local e = h[3] < 0 and len or math.min(h[3], len)
-    if h[2] < e then
-      vim.api.nvim_buf_set_extmark(buf, ns, h[1], h[2], { end_col = e, hl_group = h[4] })
-    end
-  end
+  draw.lines(buf, ns, lines, hls)
   M.rows[buf] = rows
 end
 
@@ -127,6 +118,9 @@ end
 function M.changed(sid)
   render(sid)
 end
+world.on_change(function(sid)
+  M.changed(sid)
+end)
 
 local function server_under_cursor(buf)
   local m = (M.rows[buf] or {})[vim.api.nvim_win_get_cursor(0)[1]]

@@ -8,6 +8,7 @@ local keytable = require("claudenova.keys")
 local notify = require("claudenova.ui.notify")
 local scheduler = require("claudenova.ui.scheduler")
 local state = require("claudenova.ui.state")
+local draw = require("claudenova.ui.render")
 
 local M = {}
 
@@ -393,17 +394,7 @@ end
 -- Fill buf with r's lines for a window width cells wide; rows (the line ->
 -- choice map the keymaps read) is filled again in place.
 local function fill(buf, rows, lines, hls, now)
-  vim.bo[buf].modifiable = true
-  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
-  vim.bo[buf].modifiable = false
-  vim.api.nvim_buf_clear_namespace(buf, ns, 0, -1)
-  for _, h in ipairs(hls) do
-    local len = #lines[h[1] + 1]
-    local e = h[3] < 0 and len or math.min(h[3], len)
-    if h[2] < e then
-      vim.api.nvim_buf_set_extmark(buf, ns, h[1], h[2], { end_col = e, hl_group = h[4] })
-    end
-  end
+  draw.lines(buf, ns, lines, hls)
   for k in pairs(rows) do
     rows[k] = nil
   end

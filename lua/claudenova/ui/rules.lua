@@ -11,6 +11,7 @@ local errors = require("claudenova.errors")
 local host = require("claudenova.host")
 local keytable = require("claudenova.keys")
 local labels = require("claudenova.ui.labels")
+local draw = require("claudenova.ui.render")
 
 local M = {}
 
@@ -44,7 +45,7 @@ local function render()
   local function add(line, hl)
     table.insert(lines, line)
     if hl then
-      table.insert(hls, { #lines - 1, hl })
+      table.insert(hls, { #lines - 1, 0, -1, hl })
     end
   end
   add(
@@ -99,7 +100,7 @@ local function render()
           any = true
           add(("  %-5s  %s"):format(e.behavior, e.rule))
           rows[#lines] = e
-          table.insert(hls, { #lines - 1, e.behavior == "deny" and "ClaudeNovaRemoved" or "ClaudeNovaAdded", 2, 7 })
+          table.insert(hls, { #lines - 1, 2, 7, e.behavior == "deny" and "ClaudeNovaRemoved" or "ClaudeNovaAdded" })
         end
       end
       if not any then
@@ -107,14 +108,7 @@ local function render()
       end
     end
   end
-  vim.bo[buf].modifiable = true
-  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
-  vim.bo[buf].modifiable = false
-  vim.api.nvim_buf_clear_namespace(buf, ns, 0, -1)
-  for _, h in ipairs(hls) do
-    local len = #lines[h[1] + 1]
-    vim.api.nvim_buf_set_extmark(buf, ns, h[1], h[3] or 0, { end_col = math.min(h[4] or len, len), hl_group = h[2] })
-  end
+  draw.lines(buf, ns, lines, hls)
   M.rows = rows
 end
 

@@ -15,6 +15,7 @@ local notify = require("claudenova.ui.notify")
 local panel = require("claudenova.ui.panel")
 local task_view = require("claudenova.ui.tasks")
 local world = require("claudenova.ui.world")
+local draw = require("claudenova.ui.render")
 
 local M = {}
 
@@ -784,26 +785,7 @@ function M.render()
     end
   end
   -- Only the lines that changed: a tick that moves an age rewrites one line.
-  local old = vim.api.nvim_buf_get_lines(M.buf, 0, -1, false)
-  vim.bo[M.buf].modifiable = true
-  if #old ~= #lines then
-    vim.api.nvim_buf_set_lines(M.buf, 0, -1, false, lines)
-  else
-    for i, l in ipairs(lines) do
-      if old[i] ~= l then
-        vim.api.nvim_buf_set_lines(M.buf, i - 1, i, false, { l })
-      end
-    end
-  end
-  vim.bo[M.buf].modifiable = false
-  vim.api.nvim_buf_clear_namespace(M.buf, ns, 0, -1)
-  for _, h in ipairs(hls) do
-    local line_len = #lines[h[1] + 1]
-    local e = h[3] < 0 and line_len or math.min(h[3], line_len)
-    if h[2] < e then
-      vim.api.nvim_buf_set_extmark(M.buf, ns, h[1], h[2], { end_col = e, hl_group = h[4] })
-    end
-  end
+  draw.lines(M.buf, ns, lines, hls, { changed_only = true })
   M.rows, M.session_rows, M.task_rows, M.world_rows = rows, srows, trows, wrows
   if w then
     -- Keep the cursor on the same request (task, session) across re-renders.

@@ -22,6 +22,15 @@ local M = {}
 M.worlds = {} ---@type table<integer, table> session id -> its WorldView
 M.others = nil ---@type table|nil the last AgentsView
 
+-- Who hears of a session's world changing (a view of it that is open: the
+-- MCP view registers itself when it loads).
+local listeners = {} ---@type fun(session: integer)[]
+
+--- Call fn(session) whenever a session's world changes.
+function M.on_change(fn)
+  table.insert(listeners, fn)
+end
+
 local function cfg()
   return config.get()
 end
@@ -29,9 +38,8 @@ end
 --- A session's world changed (the host's "world" event).
 function M.update(v)
   M.worlds[v.session] = v
-  local mcp = package.loaded["claudenova.ui.mcp"]
-  if mcp then
-    mcp.changed(v.session)
+  for _, fn in ipairs(listeners) do
+    fn(v.session)
   end
 end
 
