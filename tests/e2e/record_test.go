@@ -26,10 +26,15 @@ func TestRecordFrontEndFixtures(t *testing.T) {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	record := func(name string, run func(e *Env)) {
+	// record runs one flow; setup, if given, is the plugin's options for it.
+	record := func(name string, run func(e *Env), setup ...map[string]any) {
 		t.Run(name, func(t *testing.T) {
 			rec := filepath.Join(t.TempDir(), "stream.jsonl")
-			e := NewEnv(t, v, Options{NvimEnv: []string{"CLAUDENOVA_RECORD=" + rec}})
+			o := Options{NvimEnv: []string{"CLAUDENOVA_RECORD=" + rec}}
+			if len(setup) > 0 {
+				o.Setup = setup[0]
+			}
+			e := NewEnv(t, v, o)
 			run(e)
 			b, err := os.ReadFile(rec)
 			if err != nil {
@@ -40,6 +45,9 @@ func TestRecordFrontEndFixtures(t *testing.T) {
 			b = bytes.ReplaceAll(b, []byte(e.Home), []byte("{{home}}"))
 			b = bytes.ReplaceAll(b, []byte(claudeBin(t)), []byte("claude"))
 			b = bytes.ReplaceAll(b, []byte(filepath.Dir(e.Home)), []byte("{{base}}"))
+			// A path cut short in a name ("SEQ [[… /tmp/TestRecord…") is
+			// no longer the base whole: its start goes too.
+			b = bytes.ReplaceAll(b, []byte(filepath.Join(os.TempDir(), "TestRecordFrontEndFixtures")), []byte("{{base}}"))
 			if err := os.WriteFile(filepath.Join(out, name+".jsonl"), b, 0o644); err != nil {
 				t.Fatal(err)
 			}
@@ -78,6 +86,51 @@ func TestRecordFrontEndFixtures(t *testing.T) {
 			t.Fatalf("bravo's transcript: %q", lines)
 		}
 	})
+	// The views of a session after an applied edit: what the prompt
+	// changed, the rules in effect, the MCP servers.
+	record("views", func(e *Env) {
+		e.WriteFile("greet.py", "def greet(name):\n    return \"hello \" + name\n")
+		e.WriteFile(".claude/settings.local.json", `{"permissions":{"allow":["Bash(git status:*)"],"deny":["Bash(rm -rf:*)"]}}`)
+		id := e.newSession(`SEQ [["Read", {"file_path": "{{cwd}}/greet.py"}], ` +
+			`["Edit", {"file_path": "{{cwd}}/greet.py", "old_string": "\"hello \" + name", "new_string": "f\"hello {name}\""}, "An f-string reads better."]]`)
+		e.Lua(nil, "require('claudenova').rename('tidy greet.py', ...)", id)
+		_, buf := e.WaitProposal()
+		focusBuf(e, buf)
+		e.Cmd("write")
+		e.WaitIdle(id)
+		e.Cmd("ClaudeNova changes")
+		e.Eventually(10*time.Second, "the changes view", func() bool { return vim(e, "return vim.b.claudenova_surface or ''") == "changes" })
+		e.Cmd("tabclose")
+		e.Cmd("ClaudeNova rules")
+		e.Eventually(10*time.Second, "the rules view", func() bool { return vim(e, "return vim.bo.filetype") == "claudenova-rules" })
+		e.Cmd("close")
+		e.Cmd("ClaudeNova mcp")
+		e.Eventually(10*time.Second, "the MCP view", func() bool { return strings.HasPrefix(vim(e, "return vim.bo.filetype"), "claudenova-mcp") })
+		e.Cmd("close")
+		// Who wrote each line of greet.py, and a comment on Claude's line.
+		e.Cmd("edit greet.py")
+		e.Cmd("ClaudeNova blame")
+		e.Eventually(10*time.Second, "the blame signs", func() bool {
+			return vim(e, "return tostring(#vim.fn.sign_getplaced(0, { group = '*' })[1].signs + #vim.api.nvim_buf_get_extmarks(0, -1, 0, -1, {}))") != "0"
+		})
+		e.Cmd("2")
+		e.Cmd("ClaudeNova comment say hello with a comma")
+		e.Eventually(10*time.Second, "the comment shown", func() bool {
+			return vim(e, "return tostring(#vim.api.nvim_buf_get_extmarks(0, require('claudenova.ui.comments').ns, 0, -1, {}))") != "0"
+		})
+		e.Cmd("ClaudeNova comments")
+		e.Eventually(10*time.Second, "the comments list", func() bool { return vim(e, "return vim.b.claudenova_surface or ''") == "comments" })
+	})
+	// A question with two options, answered in the float picker.
+	record("question", func(e *Env) {
+		id := e.newSession(Seq(Step("AskUserQuestion", map[string]any{"questions": []any{
+			question("Which library should parse the dates: the standard one or a faster one?", "Library", false, "time", "dateparse")}})))
+		e.Lua(nil, "require('claudenova').rename('parse the dates', ...)", id)
+		p := e.WaitPending(1)[0]
+		if p.Surface != "question" {
+			t.Fatalf("surface %q", p.Surface)
+		}
+	}, map[string]any{"questions": map[string]any{"ui": "float"}})
 	// A plan to approve, in a session started in plan mode.
 	record("plan", func(e *Env) {
 		path := e.WriteFile("plan.txt", "alpha\n")

@@ -7,9 +7,9 @@ end
 
 -- The edit recording's files: greet.py as it was, and the staged proposal
 -- (where the recorded request says it is). Returns the staged path.
-local function edit_files(t)
+local function edit_files(t, recording)
   t:write("greet.py", 'def greet(name):\n    return "hello " + name\n')
-  for _, batch in ipairs(t:recording("edit")) do
+  for _, batch in ipairs(t:recording(recording or "edit")) do
     for _, ev in ipairs(batch) do
       if ev.event == "request_added" and ev.data.staged then
         return t:write(ev.data.staged, 'def greet(name):\n    return f"hello {name}"\n')
@@ -151,6 +151,54 @@ return {
         return n.method == "proposal_saved"
       end, t.notes), 1, "proposal_saved sent")
       t:eq(vim.fn.readfile(staged), { "def greet(name):", '    return f"hello, {name}!"' }, "the staged file")
+    end,
+  },
+  ["after an applied edit: what the prompt changed, the rules, the MCP servers"] = {
+    widths = { 60, 100 },
+    run = function(t)
+      edit_files(t, "views")
+      t:replay("views")
+      vim.cmd("ClaudeNova changes")
+      t:settle()
+      t:eq(vim.b.claudenova_surface, "changes", "the changes view in front")
+      t:screen("changes")
+      vim.cmd("tabclose")
+      vim.cmd("ClaudeNova rules")
+      t:settle()
+      t:eq(vim.bo.filetype, "claudenova-rules", "the rules view in front")
+      t:screen("rules")
+      vim.cmd("close")
+      vim.cmd("ClaudeNova mcp")
+      t:settle()
+      t:eq(vim.bo.filetype, "claudenova-mcp", "the MCP view in front")
+      t:screen("mcp")
+      vim.cmd("close")
+      -- greet.py as the edit left it: who wrote each line, a comment.
+      t:write("greet.py", 'def greet(name):\n    return f"hello {name}"\n')
+      vim.cmd("edit greet.py")
+      -- Its buffer was named by its full path (the proposal opened it):
+      -- :cd shortens it, as a user's status line shows it.
+      vim.cmd.cd(vim.fn.getcwd())
+      vim.cmd("ClaudeNova blame")
+      t:settle()
+      t:screen("blame")
+      vim.cmd("2")
+      vim.cmd("ClaudeNova comment say hello with a comma")
+      t:settle()
+      vim.cmd("ClaudeNova comments")
+      t:settle()
+      t:eq(vim.b.claudenova_surface, "comments", "the comments list in front")
+      t:screen("comments")
+    end,
+  },
+  ["a question in the float picker"] = {
+    opts = { setup = { questions = { ui = "float" }, surfaces = { quiet_ms = 0, grace_ms = 0 } } },
+    widths = { 60, 100 },
+    run = function(t)
+      t:replay("question")
+      t:settle()
+      t:eq(#t:floats(), 1, "floating windows")
+      t:screen("question")
     end,
   },
   ["a plan opens in a tab of its own, to read and to edit"] = {

@@ -12,6 +12,7 @@ local host = require("claudenova.host")
 local keytable = require("claudenova.keys")
 local labels = require("claudenova.ui.labels")
 local draw = require("claudenova.ui.render")
+local text = require("claudenova.ui.text")
 
 local M = {}
 
@@ -35,6 +36,13 @@ local TITLES = {
 }
 local ORDER = { "session", "localSettings", "projectSettings", "userSettings", "flagSettings" }
 
+-- The session's folder as the user reads it: its name when it is the
+-- editor's folder, else its path from there or from ~.
+local function folder_name(cwd)
+  local shown = text.shown_path(cwd)
+  return shown == "." and (vim.fs.basename(vim.fs.normalize(cwd)) .. "/") or shown
+end
+
 local function render()
   local v, buf = M.view, M.buf
   if not (v and buf and vim.api.nvim_buf_is_valid(buf)) then
@@ -50,7 +58,7 @@ local function render()
   end
   add(
     ("Rules for %s%s · %s"):format(
-      v.cwd,
+      folder_name(v.cwd),
       v.session ~= 0 and (" (session %d)"):format(v.session) or "",
       v.by_claude and "as claude reads them" or "read from the files"
     ),
