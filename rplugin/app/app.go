@@ -19,13 +19,13 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/approval"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/checkpoint"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/mode"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/others"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/queue"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rules"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
@@ -86,8 +86,7 @@ type App struct {
 
 	versionsSeen map[string]bool // claude versions outside the window already told of (modes.go)
 
-	agentsBusy  atomic.Bool // a claude agents --json runs (others.go)
-	agentsAgain atomic.Bool // a refresh was asked while it ran
+	others *others.Lister // the other Claude sessions of this machine (others.go)
 
 	stageMu sync.Mutex // staging vs. the stale sweep (see permission)
 	spawner *claude.Spawner
@@ -106,6 +105,7 @@ func New(sink ui.Sink, log *slog.Logger) *App {
 		workers: map[int]*queue.Queue[func()]{}, flags: map[int]*rules.Session{},
 	}
 	a.spawner, a.long = claude.NewSpawner(), claude.NewLongLines(claude.DefaultLongLines)
+	a.others = a.newOthers()
 	novel := claude.NewNovelties()
 	a.start = func(cfg claude.Config, log *slog.Logger) (claude.Conn, error) {
 		cfg.Spawner, cfg.LongLines, cfg.Novel = a.spawner, a.long, novel

@@ -38,9 +38,9 @@ func (a *App) lineAuthorsLocked(s *session.Session, path, now string) []review.A
 	return out
 }
 
-// others names the authors, other than session s, of lines [from, to] of
+// otherAuthors names the authors, other than session s, of lines [from, to] of
 // now (sorted; none when they are all the session's own).
-func others(s *session.Session, authors []review.Author, from, to int) []string {
+func otherAuthors(s *session.Session, authors []review.Author, from, to int) []string {
 	seen := map[string]bool{}
 	var out []string
 	for i := max(from, 1); i <= to && i < len(authors); i++ {
@@ -71,9 +71,9 @@ func (a *App) markAuthors(s *session.Session, fc FileChange) FileChange {
 	}
 	authors := a.lineAuthors(s, fc.Path, fc.Now)
 	for i, h := range fc.Hunks {
-		fc.Authors[i] = strings.Join(others(s, authors, h.B, h.B+h.Ins-1), " and ")
+		fc.Authors[i] = strings.Join(otherAuthors(s, authors, h.B, h.B+h.Ins-1), " and ")
 		for l := h.B; l < h.B+h.Ins; l++ {
-			who := strings.Join(others(s, authors, l, l), " and ")
+			who := strings.Join(otherAuthors(s, authors, l, l), " and ")
 			switch n := len(fc.Others); {
 			case who == "":
 			case n > 0 && fc.Others[n-1].To == l-1 && fc.Others[n-1].Who == who:
@@ -108,7 +108,7 @@ func (a *App) authorsOf(s *session.Session, path, left, now string) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, h := range checkpoint.Hunks(left, now) {
-		for _, who := range others(s, authors, h.B, h.B+h.Ins-1) {
+		for _, who := range otherAuthors(s, authors, h.B, h.B+h.Ins-1) {
 			if !seen[who] {
 				seen[who] = true
 				out = append(out, who)

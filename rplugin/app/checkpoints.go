@@ -47,12 +47,12 @@ func (a *App) replyLater(token string, fn func(ctx context.Context) (any, error)
 	})
 }
 
-// recordChanges notes, from a tool result, the file a Write, Edit or
-// NotebookEdit changed and its content before: the CLI's originalFile
-// (null for a new file), or a NotebookEdit's original_file. It returns the
-// file ("" when the message changed none).
-func (a *App) recordChanges(s *session.Session, m claude.Message) string {
-	path, orig, ok := changeOf(s, m)
+// recordChanges notes, from a message's tool results, the file a Write,
+// Edit or NotebookEdit changed and its content before: the CLI's
+// originalFile (null for a new file), or a NotebookEdit's original_file.
+// It returns the file ("" when the message changed none).
+func (a *App) recordChanges(s *session.Session, tr claude.ToolResults) string {
+	path, orig, ok := changeOf(s, tr)
 	if !ok {
 		return ""
 	}
@@ -67,21 +67,12 @@ func (a *App) recordChanges(s *session.Session, m claude.Message) string {
 	return path
 }
 
-// changeOf reads, from a tool result, the file a Write, Edit or
-// NotebookEdit changed and its content before (nil: a new file).
-func changeOf(s *session.Session, m claude.Message) (path string, orig *string, ok bool) {
-	if !bytes.Contains(m.Raw, []byte(`"originalFile"`)) && !bytes.Contains(m.Raw, []byte(`"original_file"`)) {
+// changeOf reads, from a message's structured tool result, the file a
+// Write, Edit or NotebookEdit changed and its content before (nil: a new
+// file).
+func changeOf(s *session.Session, tr claude.ToolResults) (path string, orig *string, ok bool) {
+	if !bytes.Contains(tr.Structured, []byte(`"originalFile"`)) && !bytes.Contains(tr.Structured, []byte(`"original_file"`)) {
 		return "", nil, false
-	}
-	var msg struct {
-		Result json.RawMessage `json:"tool_use_result"`
-		Stored json.RawMessage `json:"toolUseResult"` // claude's session store (a resumed session's history)
-	}
-	if json.Unmarshal(m.Raw, &msg) != nil {
-		return "", nil, false
-	}
-	if len(msg.Result) == 0 {
-		msg.Result = msg.Stored
 	}
 	var r struct {
 		FilePath     string          `json:"filePath"`
@@ -90,7 +81,7 @@ func changeOf(s *session.Session, m claude.Message) (path string, orig *string, 
 		NotebookOrig json.RawMessage `json:"original_file"`
 		Error        string          `json:"error"`
 	}
-	if json.Unmarshal(msg.Result, &r) != nil {
+	if json.Unmarshal(tr.Structured, &r) != nil {
 		return "", nil, false
 	}
 	if r.FilePath == "" && r.NotebookPath != "" && r.Error == "" {

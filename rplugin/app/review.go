@@ -475,7 +475,7 @@ func (a *App) roundAuthors(s *session.Session, path string, from, to int, text s
 	seen := map[string]bool{}
 	var who []string
 	for _, h := range checkpoint.Hunks(b.Content, text) {
-		for _, w := range others(s, authors, max(from, h.B), min(to, h.B+h.Ins-1)) {
+		for _, w := range otherAuthors(s, authors, max(from, h.B), min(to, h.B+h.Ins-1)) {
 			if w == "you" {
 				continue // the user's own edit of the lines: theirs to comment on
 			}

@@ -92,11 +92,11 @@ func (a *App) handle(s *session.Session, m claude.Message) {
 		if a.replayed(s, m) {
 			return
 		}
-		results := claude.ToolResultsIn(m)
-		a.explainUnasked(s, results)
+		results := claude.ToolResultsOf(m) // decoded once, for every reader below
+		a.explainUnasked(s, results.Results)
 		a.transcript(s, s.Transcript.Apply(m))
-		a.toolsFinished(s, results, a.recordChanges(s, m))
-		a.worldFromResults(s, m)
+		a.toolsFinished(s, results.Results, a.recordChanges(s, results))
+		a.worldFromResults(s, results)
 	case "result":
 		interrupted := s.TakeInterrupted()
 		s.EndTurn()

@@ -225,7 +225,7 @@ func (a *App) history(s *session.Session, claudeID string) {
 			ops = append(ops, tr.ApplyIn(e.Parent, claude.Message{Type: e.Type, Raw: e.Message})...)
 		default:
 			m := claude.Message{Type: e.Type, Raw: e.Message}
-			if path, orig, ok := changeOf(s, m); ok {
+			if path, orig, ok := changeOf(s, claude.ToolResultsOf(m)); ok {
 				// An earlier change: rewind can restore it, but what
 				// the session left of it is not known here.
 				s.Turns.Changed(path, orig)

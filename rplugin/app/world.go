@@ -331,37 +331,17 @@ func (a *App) sessionState(s *session.Session, m claude.Message) {
 // worldFromResults applies the results of today's tools to the session's
 // world: a cron job or a wake-up scheduled or deleted, the checklist, the
 // worktree the session moved into.
-func (a *App) worldFromResults(s *session.Session, m claude.Message) {
-	if !bytes.Contains(m.Raw, []byte(`"tool_result"`)) {
-		return
-	}
-	var msg struct {
-		Message struct {
-			Content json.RawMessage `json:"content"`
-		} `json:"message"`
-		Result json.RawMessage `json:"tool_use_result"`
-	}
-	if json.Unmarshal(m.Raw, &msg) != nil {
-		return
-	}
-	var blocks []struct {
-		Type      string `json:"type"`
-		ToolUseID string `json:"tool_use_id"`
-		IsError   bool   `json:"is_error"`
-	}
-	if json.Unmarshal(msg.Message.Content, &blocks) != nil {
-		return
-	}
+func (a *App) worldFromResults(s *session.Session, tr claude.ToolResults) {
 	changed := false
-	for _, b := range blocks {
-		if b.Type != "tool_result" || b.IsError {
+	for _, r := range tr.Results {
+		if r.IsError {
 			continue
 		}
-		name, input, ok := s.Transcript.ToolCall(b.ToolUseID)
+		name, input, ok := s.Transcript.ToolCall(r.ToolUseID)
 		if !ok {
 			continue
 		}
-		if a.applyTool(s, b.ToolUseID, name, input, msg.Result) {
+		if a.applyTool(s, r.ToolUseID, name, input, tr.Structured) {
 			changed = true
 		}
 	}

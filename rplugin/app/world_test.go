@@ -11,6 +11,7 @@ import (
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/approval"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/others"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/ui"
 )
@@ -383,20 +384,20 @@ func TestOtherSessions(t *testing.T) {
 	if web.Blocked || len(web.Attach) != 0 || web.Shown != "/elsewhere/web" {
 		t.Fatalf("interactive %+v", web)
 	}
-	if _, err := parseAgents([]byte(`{"not":"a list"}`)); err == nil {
+	if _, err := others.Parse([]byte(`{"not":"a list"}`)); err == nil {
 		t.Fatal("a bad listing was read")
 	}
 }
 
-func (r *recorder) agents() *AgentsView {
+func (r *recorder) agents() *others.View {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return lastAgents(r.events)
 }
 
-func lastAgents(evs []ui.Event) *AgentsView {
+func lastAgents(evs []ui.Event) *others.View {
 	for i := len(evs) - 1; i >= 0; i-- {
-		if v, ok := evs[i].Data.(AgentsView); ok && evs[i].Name == ui.EvAgents {
+		if v, ok := evs[i].Data.(others.View); ok && evs[i].Name == ui.EvAgents {
 			return &v
 		}
 	}

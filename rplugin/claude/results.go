@@ -25,11 +25,21 @@ type PermissionDecision struct {
 	ReasonType string `json:"reason_type"`
 }
 
-// ToolResultsIn decodes the tool_result blocks of a user message (nil for
-// any other message, and for a user message that carries none).
-func ToolResultsIn(m Message) []ToolResult {
+// ToolResults is what a user message says of the calls it answers,
+// decoded once for every reader: its tool_result blocks, and the CLI's
+// structured result of the call it carries (tool_use_result on the wire,
+// toolUseResult in claude's session store; one call per message), which
+// says what a Write, Edit or a today's tool did.
+type ToolResults struct {
+	Results    []ToolResult
+	Structured json.RawMessage
+}
+
+// ToolResultsOf decodes a user message's tool results (empty for any other
+// message, and for a user message that carries none).
+func ToolResultsOf(m Message) ToolResults {
 	if m.Type != "user" || !bytes.Contains(m.Raw, []byte(`"tool_result"`)) {
-		return nil
+		return ToolResults{}
 	}
 	var msg struct {
 		Message struct {
@@ -39,9 +49,15 @@ func ToolResultsIn(m Message) []ToolResult {
 			ID       string             `json:"id"`
 			Decision PermissionDecision `json:"permission_decision"`
 		} `json:"tool_result_meta"`
+		Result json.RawMessage `json:"tool_use_result"`
+		Stored json.RawMessage `json:"toolUseResult"`
 	}
 	if json.Unmarshal(m.Raw, &msg) != nil {
-		return nil
+		return ToolResults{}
+	}
+	out := ToolResults{Structured: msg.Result}
+	if len(out.Structured) == 0 {
+		out.Structured = msg.Stored
 	}
 	var blocks []struct {
 		Type      string `json:"type"`
@@ -49,9 +65,8 @@ func ToolResultsIn(m Message) []ToolResult {
 		IsError   bool   `json:"is_error"`
 	}
 	if json.Unmarshal(msg.Message.Content, &blocks) != nil {
-		return nil
+		return out
 	}
-	var out []ToolResult
 	for _, b := range blocks {
 		if b.Type != "tool_result" || b.ToolUseID == "" {
 			continue
@@ -62,7 +77,10 @@ func ToolResultsIn(m Message) []ToolResult {
 				r.Decision = mt.Decision
 			}
 		}
-		out = append(out, r)
+		out.Results = append(out.Results, r)
 	}
 	return out
 }
+
+// ToolResultsIn is ToolResultsOf(m).Results.
+func ToolResultsIn(m Message) []ToolResult { return ToolResultsOf(m).Results }

@@ -36,7 +36,7 @@ const (
 	// Outbox).
 	EvMark   = "mark"
 	EvWorld  = "world"  // WorldView: a session's MCP servers, hooks, schedules, checklist, worktree
-	EvAgents = "agents" // AgentsView: the other Claude sessions on this machine
+	EvAgents = "agents" // others.View: the other Claude sessions on this machine
 	EvReview = "review" // ReviewEvent: a folder's review comments, round files, blame changed
 )
 
