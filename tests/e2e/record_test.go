@@ -62,16 +62,7 @@ func TestRecordFrontEndFixtures(t *testing.T) {
 		e.WaitIdle(id)
 	})
 	// An edit: the proposal of a file, applied as it is.
-	record("edit", func(e *Env) {
-		e.WriteFile("greet.py", "def greet(name):\n    return \"hello \" + name\n")
-		id := e.newSession(`SEQ [["Read", {"file_path": "{{cwd}}/greet.py"}], ` +
-			`["Edit", {"file_path": "{{cwd}}/greet.py", "old_string": "\"hello \" + name", "new_string": "f\"hello {name}\""}, "An f-string reads better."]]`)
-		e.Lua(nil, "require('claudenova').rename('tidy greet.py', ...)", id)
-		_, buf := e.WaitProposal()
-		focusBuf(e, buf)
-		e.Cmd("write")
-		e.WaitIdle(id)
-	})
+	record("edit", appliedEdit)
 	// Two sessions, one waiting on a command while the other streams.
 	record("two", func(e *Env) {
 		a := e.newSession(Seq(bash("touch a.txt", "first")))
@@ -89,15 +80,8 @@ func TestRecordFrontEndFixtures(t *testing.T) {
 	// The views of a session after an applied edit: what the prompt
 	// changed, the rules in effect, the MCP servers.
 	record("views", func(e *Env) {
-		e.WriteFile("greet.py", "def greet(name):\n    return \"hello \" + name\n")
 		e.WriteFile(".claude/settings.local.json", `{"permissions":{"allow":["Bash(git status:*)"],"deny":["Bash(rm -rf:*)"]}}`)
-		id := e.newSession(`SEQ [["Read", {"file_path": "{{cwd}}/greet.py"}], ` +
-			`["Edit", {"file_path": "{{cwd}}/greet.py", "old_string": "\"hello \" + name", "new_string": "f\"hello {name}\""}, "An f-string reads better."]]`)
-		e.Lua(nil, "require('claudenova').rename('tidy greet.py', ...)", id)
-		_, buf := e.WaitProposal()
-		focusBuf(e, buf)
-		e.Cmd("write")
-		e.WaitIdle(id)
+		appliedEdit(e)
 		e.Cmd("ClaudeNova changes")
 		e.Eventually(10*time.Second, "the changes view", func() bool { return vim(e, "return vim.b.claudenova_surface or ''") == "changes" })
 		e.Cmd("tabclose")
@@ -142,4 +126,17 @@ func TestRecordFrontEndFixtures(t *testing.T) {
 		}
 		e.Eventually(20*time.Second, "the plan open", func() bool { return e.PlanBuf(p.ID) != 0 })
 	})
+}
+
+// appliedEdit runs a session that edits greet.py, and applies the proposal
+// as it is.
+func appliedEdit(e *Env) {
+	e.WriteFile("greet.py", "def greet(name):\n    return \"hello \" + name\n")
+	id := e.newSession(`SEQ [["Read", {"file_path": "{{cwd}}/greet.py"}], ` +
+		`["Edit", {"file_path": "{{cwd}}/greet.py", "old_string": "\"hello \" + name", "new_string": "f\"hello {name}\""}, "An f-string reads better."]]`)
+	e.Lua(nil, "require('claudenova').rename('tidy greet.py', ...)", id)
+	_, buf := e.WaitProposal()
+	focusBuf(e, buf)
+	e.Cmd("write")
+	e.WaitIdle(id)
 }
