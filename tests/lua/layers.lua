@@ -14,6 +14,7 @@ return {
     "claudenova.ui.split",
     "claudenova.ui.blocks",
     "claudenova.ui.render",
+    "claudenova.ui.tabs",
     "claudenova.paths",
     "claudenova.release",
   },

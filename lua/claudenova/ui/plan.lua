@@ -4,6 +4,7 @@
 local actions = require("claudenova.ui.actions")
 local config = require("claudenova.config")
 local header = require("claudenova.ui.header")
+local tabs = require("claudenova.ui.tabs")
 local host = require("claudenova.host")
 local keytable = require("claudenova.keys")
 local labels = require("claudenova.ui.labels")
@@ -169,22 +170,9 @@ function M.withdraw(id)
     return
   end
   M.open_[id] = nil
-  if p.tab and vim.api.nvim_tabpage_is_valid(p.tab) and #vim.api.nvim_list_tabpages() > 1 then
-    local only_ours = true
-    for _, w in ipairs(vim.api.nvim_tabpage_list_wins(p.tab)) do
-      local b = vim.api.nvim_win_get_buf(w)
-      if b ~= p.buf and b ~= p.header_buf and vim.bo[b].filetype ~= "claudenova-sidebar" then
-        only_ours = false
-      end
-    end
-    if only_ours then
-      pcall(vim.cmd, vim.api.nvim_tabpage_get_number(p.tab) .. "tabclose!")
-    end
-  end
+  tabs.close(p.tab, { p.buf, p.header_buf })
   header.close(p.header)
-  if vim.api.nvim_buf_is_valid(p.buf) then
-    pcall(vim.api.nvim_buf_delete, p.buf, { force = true })
-  end
+  tabs.wipe({ p.buf })
 end
 
 textutil.register_winbar("plan", M.winbar_of)

@@ -6,6 +6,7 @@ local notify = require("claudenova.ui.notify")
 local config = require("claudenova.config")
 local errors = require("claudenova.errors")
 local header = require("claudenova.ui.header")
+local tabs = require("claudenova.ui.tabs")
 local hunks = require("claudenova.ui.hunks")
 local host = require("claudenova.host")
 local keytable = require("claudenova.keys")
@@ -513,24 +514,9 @@ function M.tidy(p)
     pcall(p.watch.close, p.watch)
     p.watch = nil
   end
-  if p.tab and vim.api.nvim_tabpage_is_valid(p.tab) and #vim.api.nvim_list_tabpages() > 1 then
-    local only_ours = true
-    for _, w in ipairs(vim.api.nvim_tabpage_list_wins(p.tab)) do
-      local b = vim.api.nvim_win_get_buf(w)
-      if b ~= p.buf and b ~= p.orig and b ~= p.header_buf and vim.bo[b].filetype ~= "claudenova-sidebar" then
-        only_ours = false
-      end
-    end
-    if only_ours then
-      pcall(vim.cmd, vim.api.nvim_tabpage_get_number(p.tab) .. "tabclose!")
-    end
-  end
+  tabs.close(p.tab, { p.buf, p.orig, p.header_buf })
   header.close(p.header)
-  for _, b in ipairs({ p.buf, p.orig }) do
-    if vim.api.nvim_buf_is_valid(b) then
-      pcall(vim.api.nvim_buf_delete, b, { force = true })
-    end
-  end
+  tabs.wipe({ p.buf, p.orig })
 end
 
 local function keep_edits(p, why)
