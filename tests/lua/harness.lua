@@ -225,13 +225,40 @@ function T:screen_lines()
   return rows
 end
 
+-- The symbols that stand for a screen's highlight attributes, in the order
+-- they first appear on it.
+local ATTR_SYMBOLS = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+--- The screen's highlights, one string per row: a symbol per cell, the same
+--- symbol for the same attributes (as mini.test's screenshots keep them), so
+--- that a highlight lost or moved shows in the reference.
+function T:screen_attrs()
+  local ids, n, rows = {}, 0, {}
+  for r = 1, vim.o.lines do
+    local cells = {}
+    for c = 1, vim.o.columns do
+      local a = vim.fn.screenattr(r, c)
+      if not ids[a] then
+        n = n + 1
+        ids[a] = ATTR_SYMBOLS:sub(n, n) ~= "" and ATTR_SYMBOLS:sub(n, n) or "?"
+      end
+      cells[#cells + 1] = ids[a]
+    end
+    rows[r] = table.concat(cells)
+  end
+  return rows
+end
+
 --- Capture the screen under name (compared by the driver with the stored
---- reference, tests/lua/screens/<spec>/<name>-<width>.txt).
+--- reference, tests/lua/screens/<spec>/<name>-<width>.txt): its text, then
+--- its highlights.
 function T:screen(name)
-  table.insert(
-    self.screens,
-    { name = ("%s-%d"):format(name, vim.o.columns), text = table.concat(self:screen_lines(), "\n") }
-  )
+  local text = self:screen_lines()
+  local attrs = self:screen_attrs()
+  table.insert(self.screens, {
+    name = ("%s-%d"):format(name, vim.o.columns),
+    text = table.concat(text, "\n") .. "\n--- highlights\n" .. table.concat(attrs, "\n"),
+  })
 end
 
 --- Type keys as the user does (they are executed before this returns).
