@@ -105,6 +105,33 @@ func TestRecordFrontEndFixtures(t *testing.T) {
 		e.Cmd("ClaudeNova comments")
 		e.Eventually(10*time.Second, "the comments list", func() bool { return vim(e, "return vim.b.claudenova_surface or ''") == "comments" })
 	})
+	// Work under way: a checklist and a background command's output, in
+	// the sidebar and in the task's view.
+	record("work", func(e *Env) {
+		id := e.newSession(Seq(
+			Step("TodoWrite", map[string]any{"todos": []any{
+				map[string]any{"content": "count the files", "status": "completed", "activeForm": "Counting the files"},
+				map[string]any{"content": "tick three times", "status": "in_progress", "activeForm": "Ticking"},
+				map[string]any{"content": "say it is done", "status": "pending", "activeForm": "Saying it is done"},
+			}}),
+			Step("Bash", map[string]any{"command": "for i in 1 2 3; do echo tick $i; done", "description": "tick three times", "run_in_background": true}),
+		))
+		e.Lua(nil, "require('claudenova').rename('tick along', ...)", id)
+		var tk Task
+		e.allowAll("the task's three ticks", func() bool {
+			for _, x := range e.tasks(id) {
+				if x.Description == "tick three times" && x.Status != "running" {
+					tk = x
+					return true
+				}
+			}
+			return false
+		})
+		e.WaitIdle(id)
+		e.Cmd("ClaudeNova sidebar")
+		e.Lua(nil, "require('claudenova.ui.tasks').open(...)", tk.ID)
+		e.Eventually(10*time.Second, "the task's output", func() bool { return strings.Contains(e.bufLines(0), "tick 3") })
+	})
 	// A question with two options, answered in the float picker.
 	record("question", func(e *Env) {
 		id := e.newSession(Seq(Step("AskUserQuestion", map[string]any{"questions": []any{

@@ -191,6 +191,28 @@ return {
       t:screen("comments")
     end,
   },
+  ["work under way: the checklist and a task in the sidebar, the task's output"] = {
+    widths = { 60, 100 },
+    run = function(t)
+      -- Up to the task's end; its output view asks for the output, which
+      -- the host sends after that.
+      t:replay("work", 19)
+      local tasks = require("claudenova").tasks(1)
+      t:eq(#tasks, 1, "tasks")
+      require("claudenova.ui.tasks").open(tasks[1].id)
+      t:replay_from("work", 20)
+      t:settle()
+      t:ok(
+        table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), "\n"):find("tick 3", 1, true),
+        "the task's output in front"
+      )
+      t:screen("tasks")
+      vim.cmd("ClaudeNova sidebar")
+      t:settle()
+      t:eq(vim.b.claudenova_surface, "sidebar", "the sidebar in front")
+      t:screen("sidebar-work")
+    end,
+  },
   ["a question in the float picker"] = {
     opts = { setup = { questions = { ui = "float" }, surfaces = { quiet_ms = 0, grace_ms = 0 } } },
     widths = { 60, 100 },
@@ -233,7 +255,7 @@ return {
     end,
   },
   ["the prompt input opens where you are and goes back there"] = {
-    widths = { 60 },
+    widths = { 60, 100 },
     run = function(t)
       t:replay("bash")
       local origin = vim.api.nvim_get_current_win()

@@ -629,19 +629,8 @@ function M.render()
   end
   -- A line wider than the sidebar ends in "…" (never cut without a mark).
   local room = math.max(10, width - 1)
-  local function cut(s, cells)
-    if vim.fn.strdisplaywidth(s) <= cells then
-      return s
-    end
-    local out = ""
-    for ch in vim.gsplit(s, "") do
-      if vim.fn.strdisplaywidth(out .. ch) > cells - 1 then
-        break
-      end
-      out = out .. ch
-    end
-    return out .. "…"
-  end
+  -- (By characters: a cut inside one left half a "·" or "…" on screen.)
+  local cut = text.cut
   local pending = #state.order()
   local title = ("Claude Nova · %d pending"):format(pending)
   if vim.fn.strdisplaywidth(title) > room then
@@ -672,9 +661,13 @@ function M.render()
     -- the states take their short words (M.short), and the name keeps
     -- what is left.
     local tail, st_word
-    for _, level in ipairs({ "full", "short", "state" }) do
+    for _, level in ipairs({ "full", "short", "state", "name" }) do
       st_word = level == "full" and st or (M.short[st] or st)
-      if level == "state" then
+      if level == "name" then
+        -- Not even the state fits beside the whole name: the name alone
+        -- (its state shows in its colour, and in a wider sidebar).
+        tail = ""
+      elseif level == "state" then
         tail = " · " .. st_word -- the rest waits for a wider sidebar
       else
         tail = M.session_tail(s, st_word, #reqs, level == "short") .. world.session_tail(sid, level == "short")
@@ -687,6 +680,8 @@ function M.render()
     local line = cut(head .. tail, room)
     if s.state == "exited" then
       add(line, { { 0, -1, "ClaudeNovaSessionExited" } })
+    elseif tail == "" then
+      add(line, { { #glyph, #head, state_hl(s.state or "") } })
     else
       add(line, {
         { #glyph, #head, "ClaudeNovaSession" },

@@ -131,7 +131,7 @@ end
 
 --- How long a task ran, or has run so far: "12s", "3m".
 function M.task_age(t)
-  local now = os.time()
+  local now = text.time() -- the wall clock text.age reads too
   local secs = math.max(0, (t.ended or now) - (t.started or now))
   return text.age((now - secs) * 1000)
 end
