@@ -26,14 +26,15 @@ func TestRecordFrontEndFixtures(t *testing.T) {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	// record runs one flow; setup, if given, is the plugin's options for it.
-	record := func(name string, run func(e *Env), setup ...map[string]any) {
+	// record runs one flow, in an Env with the options given (if any).
+	record := func(name string, run func(e *Env), opts ...Options) {
 		t.Run(name, func(t *testing.T) {
 			rec := filepath.Join(t.TempDir(), "stream.jsonl")
-			o := Options{NvimEnv: []string{"CLAUDENOVA_RECORD=" + rec}}
-			if len(setup) > 0 {
-				o.Setup = setup[0]
+			var o Options
+			if len(opts) > 0 {
+				o = opts[0]
 			}
+			o.NvimEnv = append(o.NvimEnv, "CLAUDENOVA_RECORD="+rec)
 			e := NewEnv(t, v, o)
 			run(e)
 			b, err := os.ReadFile(rec)
@@ -105,15 +106,14 @@ func TestRecordFrontEndFixtures(t *testing.T) {
 		e.Cmd("ClaudeNova comments")
 		e.Eventually(10*time.Second, "the comments list", func() bool { return vim(e, "return vim.b.claudenova_surface or ''") == "comments" })
 	})
-	// Work under way: a checklist and a background command's output, in
-	// the sidebar and in the task's view.
+	// Work under way: a checklist, a scheduled job and a background
+	// command's output, in the sidebar and in the task's view.
 	record("work", func(e *Env) {
 		id := e.newSession(Seq(
-			Step("TodoWrite", map[string]any{"todos": []any{
-				map[string]any{"content": "count the files", "status": "completed", "activeForm": "Counting the files"},
-				map[string]any{"content": "tick three times", "status": "in_progress", "activeForm": "Ticking"},
-				map[string]any{"content": "say it is done", "status": "pending", "activeForm": "Saying it is done"},
-			}}),
+			Step("TaskCreate", map[string]any{"subject": "tick three times", "description": "in the background"}),
+			Step("TaskCreate", map[string]any{"subject": "say it is done", "description": "when it ends"}),
+			Step("TaskUpdate", map[string]any{"taskId": "1", "status": "in_progress", "activeForm": "Ticking"}),
+			Step("CronCreate", map[string]any{"cron": "*/5 * * * *", "prompt": "check the build", "recurring": true}),
 			Step("Bash", map[string]any{"command": "for i in 1 2 3; do echo tick $i; done", "description": "tick three times", "run_in_background": true}),
 		))
 		e.Lua(nil, "require('claudenova').rename('tick along', ...)", id)
@@ -131,7 +131,7 @@ func TestRecordFrontEndFixtures(t *testing.T) {
 		e.Cmd("ClaudeNova sidebar")
 		e.Lua(nil, "require('claudenova.ui.tasks').open(...)", tk.ID)
 		e.Eventually(10*time.Second, "the task's output", func() bool { return strings.Contains(e.bufLines(0), "tick 3") })
-	})
+	}, Options{ClaudeEnv: map[string]string{"CLAUDE_CODE_ENABLE_TODO_TOOLS": "1"}})
 	// A question with two options, answered in the float picker.
 	record("question", func(e *Env) {
 		id := e.newSession(Seq(Step("AskUserQuestion", map[string]any{"questions": []any{
@@ -141,7 +141,7 @@ func TestRecordFrontEndFixtures(t *testing.T) {
 		if p.Surface != "question" {
 			t.Fatalf("surface %q", p.Surface)
 		}
-	}, map[string]any{"questions": map[string]any{"ui": "float"}})
+	}, Options{Setup: map[string]any{"questions": map[string]any{"ui": "float"}}})
 	// A plan to approve, in a session started in plan mode.
 	record("plan", func(e *Env) {
 		path := e.WriteFile("plan.txt", "alpha\n")

@@ -97,6 +97,8 @@ func child(t *testing.T, v version, width, height int) (*nvim.Nvim, string) {
 		"XDG_CONFIG_HOME=" + filepath.Join(base, "config"), "XDG_DATA_HOME=" + filepath.Join(base, "data"),
 		"XDG_STATE_HOME=" + filepath.Join(base, "state"), "XDG_CACHE_HOME=" + filepath.Join(base, "cache"),
 		"CLAUDENOVA_TEST_ROOT=" + root, "CLAUDENOVA_TEST_TRACE=" + filepath.Join(base, "trace"),
+		// Times shown from a recording (a job's next run) are the same anywhere.
+		"TZ=UTC",
 	}
 	n, err := nvim.NewChildProcess(
 		nvim.ChildProcessCommand(v.bin),

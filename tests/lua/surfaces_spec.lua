@@ -196,11 +196,19 @@ return {
     run = function(t)
       -- Up to the task's end; its output view asks for the output, which
       -- the host sends after that.
-      t:replay("work", 19)
+      local asked
+      for i, batch in ipairs(t:recording("work")) do
+        for _, ev in ipairs(batch) do
+          if ev.event == "mark" and ev.data.method == "task_output" then
+            asked = asked or i
+          end
+        end
+      end
+      t:replay("work", asked - 1)
       local tasks = require("claudenova").tasks(1)
       t:eq(#tasks, 1, "tasks")
       require("claudenova.ui.tasks").open(tasks[1].id)
-      t:replay_from("work", 20)
+      t:replay_from("work", asked)
       t:settle()
       t:ok(
         table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), "\n"):find("tick 3", 1, true),
