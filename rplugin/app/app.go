@@ -482,7 +482,10 @@ func (a *App) Stop(id int) (Outcome, error) {
 	a.wg.Add(1)
 	go func() {
 		defer a.wg.Done()
-		if inTurn {
+		// An interrupt ends the turn and claude starts the next one with a
+		// prompt it has already been sent (2.1.300 did, before the kill
+		// came): with prompts dropped, claude is ended without it.
+		if inTurn && len(dropped) == 0 {
 			ctx, cancel := context.WithTimeout(context.Background(), stopInterrupt)
 			_, _ = s.Proc.Control(ctx, "interrupt", nil)
 			cancel()

@@ -11,8 +11,9 @@ import (
 
 // A stop while a request waits: the session reads as stopped at once, the
 // request leaves without an answer (an answer would let the turn go on),
-// the queued prompt is dropped and said so, claude is interrupted and its
-// process group ended (not its stdin closed).
+// the queued prompt is dropped and said so, and claude's process group is
+// ended (not its stdin closed) with no interrupt first: claude would start
+// the next turn with the prompt it was already sent (seen on 2.1.300).
 func TestStopEndsTheTurn(t *testing.T) {
 	m := newMem(t)
 	info, c := m.session("first")
@@ -38,12 +39,8 @@ func TestStopEndsTheTurn(t *testing.T) {
 	if n := len(c.Answers("r1")); n != 0 {
 		t.Fatalf("the request was answered (%d)", n)
 	}
-	interrupted := false
-	for _, w := range c.Written() {
-		interrupted = interrupted || (w.Type == "control_request" && w.Subtype == "interrupt")
-	}
-	if !interrupted {
-		t.Fatal("no interrupt before the kill")
+	if interruptedBefore(c) {
+		t.Fatal("an interrupt before the kill: claude would take the dropped prompt")
 	}
 	m.rec.wait(t, "the dropped prompt noted", func([]ui.Event) bool {
 		tr := m.rec.transcriptText(info.ID)
@@ -53,6 +50,33 @@ func TestStopEndsTheTurn(t *testing.T) {
 	if st := s.State(); st != session.StateExited {
 		t.Fatalf("state %s", st)
 	}
+}
+
+// With nothing queued, a stop interrupts the turn before claude's process
+// group is ended (claude keeps the turn's end in its session store).
+func TestStopInterruptsFirst(t *testing.T) {
+	m := newMem(t)
+	info, c := m.session("first")
+	c.Ask("r1", "Bash", map[string]any{"command": "sleep 1"}, nil)
+	m.waitPending(1)
+	if _, err := m.app.Stop(info.ID); err != nil {
+		t.Fatal(err)
+	}
+	if !c.Wait(5e9, func([]claudetest.Written) bool { return c.Killed() }) {
+		t.Fatal("claude was not killed")
+	}
+	if !interruptedBefore(c) {
+		t.Fatal("no interrupt before the kill")
+	}
+}
+
+func interruptedBefore(c *claudetest.Conn) bool {
+	for _, w := range c.Written() {
+		if w.Type == "control_request" && w.Subtype == "interrupt" {
+			return true
+		}
+	}
+	return false
 }
 
 // A queued prompt's mark leaves its heading when claude takes it

@@ -46,7 +46,14 @@ function _G.claudenova_test.stub_ui()
     if want == "CANCEL" then
       return cb(nil, nil)
     end
+    -- An item that starts with the label first, then one that holds it:
+    -- "1 · " is the first prompt, not the "14:01 · " in another's time.
     local fmt = opts.format_item or tostring
+    for i, it in ipairs(items) do
+      if vim.startswith(fmt(it), want) then
+        return cb(it, i)
+      end
+    end
     for i, it in ipairs(items) do
       if fmt(it):find(want, 1, true) then
         return cb(it, i)

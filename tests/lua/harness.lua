@@ -122,6 +122,12 @@ function T:recording(name)
       if type(ev.data) == "table" and ev.data.arrived then
         ev.data.arrived = (self.clock - 3) * 1000
       end
+      -- Scheduled jobs fire two minutes from the test's now.
+      if ev.event == "world" and type(ev.data) == "table" then
+        for _, sc in ipairs(ev.data.schedules or {}) do
+          sc.at = sc.at and sc.at > 0 and (self.clock + 120) * 1000 or sc.at
+        end
+      end
       -- Tasks too (unix seconds): started 20 s ago, ended 5 s ago on the test's clock.
       if ev.event == "tasks" and type(ev.data) == "table" then
         for _, tk in ipairs(ev.data.tasks or {}) do

@@ -16,6 +16,7 @@ local host = require("claudenova.host")
 local labels = require("claudenova.ui.labels")
 local notify = require("claudenova.ui.notify")
 local store = require("claudenova.ui.state")
+local text = require("claudenova.ui.text")
 
 local M = {}
 
@@ -69,7 +70,7 @@ end
 -- nearest minute (as the host's transcript lines say it).
 local function when(ms)
   local at = math.floor(((ms or 0) / 1000 + 30) / 60) * 60
-  local now = os.time()
+  local now = text.time()
   if os.date("%Y%j", at) == os.date("%Y%j", now) then
     return os.date("%H:%M", at)
   elseif at > now and at - now < 6 * 86400 then
@@ -91,7 +92,7 @@ end
 --- One line for a schedule: "wakes 21:05 · wait for CI", "cron next 21:08
 --- · every 5 minutes · check the build".
 function M.schedule_line(s)
-  local now = os.time() * 1000
+  local now = text.time() * 1000
   if s.kind == "wakeup" then
     return ("wakes %s · %s"):format(s.at and s.at > 0 and when(s.at) or "later", s.what or "")
   end
