@@ -39,6 +39,9 @@ local ORDER = { "session", "localSettings", "projectSettings", "userSettings", "
 -- The session's folder as the user reads it: its name when it is the
 -- editor's folder, else its path from there or from ~.
 local function folder_name(cwd)
+  if not cwd or cwd == "" then
+    return "this folder"
+  end
   local shown = text.shown_path(cwd)
   return shown == "." and (vim.fs.basename(vim.fs.normalize(cwd)) .. "/") or shown
 end
