@@ -258,9 +258,9 @@ func (a *App) answerOutside(r approval.Pending, d approval.Decision) error {
 	case approval.Allow:
 		ans.How, outcome = "allowed once by you", "allowed once"
 	case approval.AllowSession:
-		ans.How, outcome = "allowed by you for this session", approval.Outcomes[approval.AllowSession]+": "+r.Outside.Shown
+		ans.How, outcome = "allowed by you for this session", approval.Outcome(approval.AllowSession)+": "+r.Outside.Shown
 	case approval.AllowTool:
-		ans.How, outcome = "allowed by you for this session (its folder)", approval.Outcomes[approval.AllowSession]+": "+r.Outside.FolderShown+"/"
+		ans.How, outcome = "allowed by you for this session (its folder)", approval.Outcome(approval.AllowSession)+": "+r.Outside.FolderShown+"/"
 	case approval.Deny:
 		ans.How = "denied by you"
 	default:

@@ -1,9 +1,9 @@
 package approval
 
-// Outcomes are the words for what a decision did, as the transcript, the
+// outcomes are the words for what a decision did, as the transcript, the
 // log and the front end's messages say them (lua/claudenova/ui/gestures.lua
-// has the same list; a test checks they agree).
-var Outcomes = map[string]string{
+// has the same list; a test checks they agree). Read through Outcome.
+var outcomes = map[string]string{
 	Allow:        "allowed",
 	AllowSession: "allowed for the session",
 	AllowTool:    "allowed for the session (the whole tool)",
@@ -13,7 +13,7 @@ var Outcomes = map[string]string{
 
 // Outcome is the word for behavior (the behavior itself when unknown).
 func Outcome(behavior string) string {
-	if w, ok := Outcomes[behavior]; ok {
+	if w, ok := outcomes[behavior]; ok {
 		return w
 	}
 	return behavior

@@ -20,10 +20,10 @@ func TestOutcomesAgreeWithTheFrontEnd(t *testing.T) {
 	for _, kv := range regexp.MustCompile(`(\w+) = "([^"]+)"`).FindAllSubmatch(m[1], -1) {
 		lua[string(kv[1])] = string(kv[2])
 	}
-	if len(lua) != len(Outcomes) {
-		t.Fatalf("gestures.lua has %d verbs, the host %d outcomes", len(lua), len(Outcomes))
+	if len(lua) != len(outcomes) {
+		t.Fatalf("gestures.lua has %d verbs, the host %d outcomes", len(lua), len(outcomes))
 	}
-	for b, w := range Outcomes {
+	for b, w := range outcomes {
 		if lua[b] != w {
 			t.Errorf("%s: gestures.lua says %q, the host %q", b, lua[b], w)
 		}
