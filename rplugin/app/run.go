@@ -313,8 +313,8 @@ func (a *App) exited(s *session.Session, sawInit bool) {
 			errMsg = fmt.Sprintf("claude exited unexpectedly (%s)", exitText(err))
 			short := errMsg
 			if stderr != "" {
-				short += ": " + lastLines(stderr, 1)
-				errMsg += "\n" + lastLines(stderr, 5)
+				short += ": " + sanitize.LastLines(stderr, 1)
+				errMsg += "\n" + sanitize.LastLines(stderr, 5)
 			}
 			errMsg += "\ncommand: " + s.Proc.CommandLine()
 			a.notify("error", fmt.Sprintf("session %d: %s (see its transcript)", s.ID, short))
@@ -342,12 +342,4 @@ func exitText(err error) string {
 		return "exit status 0 before the session started"
 	}
 	return err.Error()
-}
-
-func lastLines(s string, n int) string {
-	lines := strings.Split(s, "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
 }

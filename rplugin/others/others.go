@@ -140,10 +140,7 @@ func (l *Lister) List(ctx context.Context) View {
 		if why == "" {
 			why = err.Error()
 		}
-		if lines := strings.Split(why, "\n"); len(lines) > 1 {
-			why = lines[len(lines)-1]
-		}
-		view.Error = "claude agents --json failed: " + sanitize.Truncate(sanitize.Line(why), 200)
+		view.Error = "claude agents --json failed: " + sanitize.Truncate(sanitize.Line(sanitize.LastLines(why, 1)), 200)
 		return view
 	}
 	list, err := Parse(out)

@@ -162,6 +162,16 @@ func FirstLine(s string, n int) string {
 	return ""
 }
 
+// LastLines is the last n lines of s (all of s when it has fewer): the end
+// of a command's error output, where its reason usually is.
+func LastLines(s string, n int) string {
+	lines := strings.Split(s, "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
 // Collapse is s on one line: every run of white space, line breaks
 // included, becomes one space.
 func Collapse(s string) string { return strings.Join(strings.Fields(s), " ") }

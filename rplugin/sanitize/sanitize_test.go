@@ -82,6 +82,24 @@ func FuzzText(f *testing.F) {
 	})
 }
 
+func TestLastLines(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"one", 1, "one"},
+		{"a\nb\nc", 1, "c"},
+		{"a\nb\nc", 2, "b\nc"},
+		{"a\nb", 5, "a\nb"},
+		{"", 1, ""},
+	} {
+		if got := LastLines(tt.in, tt.n); got != tt.want {
+			t.Errorf("LastLines(%q, %d) = %q, want %q", tt.in, tt.n, got, tt.want)
+		}
+	}
+}
+
 func TestFirstLine(t *testing.T) {
 	tests := []struct {
 		in   string
