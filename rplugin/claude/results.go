@@ -81,6 +81,3 @@ func ToolResultsOf(m Message) ToolResults {
 	}
 	return out
 }
-
-// ToolResultsIn is ToolResultsOf(m).Results.
-func ToolResultsIn(m Message) []ToolResult { return ToolResultsOf(m).Results }

@@ -63,7 +63,7 @@ func consume(lines []string) (*Transcript, error) {
 		if err != nil {
 			continue
 		}
-		_ = claude.ToolResultsIn(m)
+		_ = claude.ToolResultsOf(m).Results
 		_ = claude.VersionIn(m.Raw)
 		switch {
 		case IsTaskMessage(m):
@@ -129,7 +129,7 @@ func TestVersionStreamsReadAlike(t *testing.T) {
 				if err != nil {
 					continue
 				}
-				for _, r := range claude.ToolResultsIn(m) {
+				for _, r := range claude.ToolResultsOf(m).Results {
 					if r.Decision.Decision != "" {
 						meta++
 					}
