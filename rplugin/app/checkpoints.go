@@ -57,6 +57,9 @@ func (a *App) recordChanges(s *session.Session, tr claude.ToolResults) string {
 		return ""
 	}
 	s.Turns.Changed(path, orig)
+	if orig == nil {
+		a.fileCreated(path) // a new file: @ completes it at once
+	}
 	// What the session left: a later difference on disk is someone
 	// else's (rewind keeps it).
 	after, exists, err := readNow(path)

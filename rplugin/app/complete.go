@@ -119,8 +119,9 @@ func (a *App) Complete(p CompleteParams) error {
 	return nil
 }
 
-// fileWritten tells the file lists that Claude wrote path (an applied
-// proposal, a write in acceptEdits): @ completes it at once.
-func (a *App) fileWritten(path string) {
+// fileCreated tells the file lists that Claude created path (an applied
+// proposal, a write in acceptEdits): @ completes it at once. Only for a new
+// file: an edited one is listed already, and each call scans the lists.
+func (a *App) fileCreated(path string) {
 	a.comp.indexes().Created(path)
 }

@@ -305,16 +305,14 @@ func joinInts(ns []int) string {
 
 // toolsFinished tells the UI which files claude has written (applied
 // proposals, and written a file it reports: any mode), so buffers of those
-// files follow the disk and @ completes a new one at once.
+// files follow the disk.
 func (a *App) toolsFinished(s *session.Session, results []claude.ToolResult, wrote string) {
 	if wrote != "" {
 		a.ui.Send(ui.EvFileWritten, map[string]any{"path": wrote})
-		a.fileWritten(wrote)
 	}
 	for _, r := range results {
 		if path, ok := s.Written(r.ToolUseID); ok && !r.IsError && path != wrote {
 			a.ui.Send(ui.EvFileWritten, map[string]any{"path": path})
-			a.fileWritten(path)
 		}
 		if note := s.TakeResultNote(r.ToolUseID); note != "" && !r.IsError {
 			// Our PostToolUse hook did not run for it (a claude without
