@@ -49,6 +49,26 @@ func (e *Env) taskNamed(session int, desc string) Task {
 	return found
 }
 
+// allowTask answers allow to what is pending until session's task with
+// this description is as ok says, and returns it.
+func (e *Env) allowTask(session int, desc string, ok func(Task) bool) Task {
+	e.t.Helper()
+	var found Task
+	e.allowAll("task "+desc, func() bool {
+		for _, x := range e.tasks(session) {
+			if x.Description == desc && ok(x) {
+				found = x
+				return true
+			}
+		}
+		return false
+	})
+	return found
+}
+
+// started: the task's task_started came (it has its tool call).
+func started(t Task) bool { return t.ToolUseID != "" }
+
 // allowAll answers allow to what is pending until cond holds (a real CLI
 // asks for some commands and not for others).
 func (e *Env) allowAll(what string, cond func() bool) {
@@ -214,16 +234,7 @@ func TestBackgroundShellTask(t *testing.T) {
 		count := Step("Bash", map[string]any{"command": "for i in 1 2 3 4 5 6 7 8; do echo line $i; sleep 1; done",
 			"description": "count slowly", "run_in_background": true})
 		id := e.newSession(Seq(count))
-		var tk Task
-		e.allowAll("a shell task", func() bool {
-			for _, x := range e.tasks(id) {
-				if x.Description == "count slowly" && x.ToolUseID != "" { // task_started came
-					tk = x
-					return true
-				}
-			}
-			return false
-		})
+		tk := e.allowTask(id, "count slowly", started)
 		if tk.Type != "shell" || tk.ToolUseID == "" {
 			t.Fatalf("task %+v", tk)
 		}
@@ -274,16 +285,7 @@ func TestBackgroundShellTask(t *testing.T) {
 		e.Lua(nil, "vim.cmd('wincmd p')")
 		long := Step("Bash", map[string]any{"command": "echo started; sleep 30", "description": "wait a long time", "run_in_background": true})
 		e.sendLua(id, Seq(long))
-		var sleepy Task
-		e.allowAll("a long task", func() bool {
-			for _, x := range e.tasks(id) {
-				if x.Description == "wait a long time" {
-					sleepy = x
-					return true
-				}
-			}
-			return false
-		})
+		sleepy := e.allowTask(id, "wait a long time", func(Task) bool { return true })
 		var res []any
 		e.Lua(&res, "return { require('claudenova').stop_task(...) }", sleepy.ID)
 		if len(res) != 1 || res[0] != true {

@@ -61,16 +61,7 @@ func TestHelpKeyOnEverySurface(t *testing.T) {
 		e.Cmd("write")
 		e.WaitToolResult("toolu_s2")
 		// The task's output.
-		var tk Task
-		e.allowAll("the background task", func() bool {
-			for _, x := range e.tasks(sid) {
-				if x.Description == "nap" && x.ToolUseID != "" {
-					tk = x
-					return true
-				}
-			}
-			return false
-		})
+		tk := e.allowTask(sid, "nap", started)
 		e.Lua(nil, "require('claudenova.ui.tasks').open(...)", tk.ID)
 		want(e.helpFloat("task output"), "task output", "X", "Stop the task")
 		e.Input("q")

@@ -117,16 +117,7 @@ func TestRecordFrontEndFixtures(t *testing.T) {
 			Step("Bash", map[string]any{"command": "for i in 1 2 3; do echo tick $i; done", "description": "tick three times", "run_in_background": true}),
 		))
 		e.Lua(nil, "require('claudenova').rename('tick along', ...)", id)
-		var tk Task
-		e.allowAll("the task's three ticks", func() bool {
-			for _, x := range e.tasks(id) {
-				if x.Description == "tick three times" && x.Status != "running" {
-					tk = x
-					return true
-				}
-			}
-			return false
-		})
+		tk := e.allowTask(id, "tick three times", func(x Task) bool { return x.Status != "running" })
 		e.WaitIdle(id)
 		e.Cmd("ClaudeNova sidebar")
 		e.Lua(nil, "require('claudenova.ui.tasks').open(...)", tk.ID)

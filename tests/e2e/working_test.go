@@ -62,16 +62,7 @@ func TestTaskOutputFollowsAcrossTabs(t *testing.T) {
 		count := Step("Bash", map[string]any{"command": "for i in 1 2 3 4 5 6; do echo tick $i; sleep 1; done",
 			"description": "ticker", "run_in_background": true})
 		id := e.newSession(Seq(count))
-		var tk Task
-		e.allowAll("a shell task", func() bool {
-			for _, x := range e.tasks(id) {
-				if x.Description == "ticker" && x.ToolUseID != "" {
-					tk = x
-					return true
-				}
-			}
-			return false
-		})
+		tk := e.allowTask(id, "ticker", started)
 		e.Lua(nil, "table.insert(_G.claudenova_test.selects, 'ticker')")
 		e.Cmd("ClaudeNova tasks")
 		e.Eventually(10*time.Second, "the output buffer", func() bool { return e.curBufName() == "claudenova://task/"+tk.ID })
@@ -101,16 +92,7 @@ func TestViewsLeaveTheTranscriptReadable(t *testing.T) {
 		e.Cmd("edit README.md")
 		id := e.newSession(Seq(Step("Bash", map[string]any{"command": "echo hi; sleep 5", "description": "nap", "run_in_background": true})))
 		e.Cmd("ClaudeNova")
-		var tk Task
-		e.allowAll("a shell task", func() bool {
-			for _, x := range e.tasks(id) {
-				if x.Description == "nap" && x.ToolUseID != "" {
-					tk = x
-					return true
-				}
-			}
-			return false
-		})
+		tk := e.allowTask(id, "nap", started)
 		e.Cmd("wincmd t")
 		e.Cmd("ClaudeNova transcript")
 		height := func() int {
@@ -332,14 +314,7 @@ func TestNarrowSidebarKeepsNames(t *testing.T) {
 			"description": "ticker", "run_in_background": true})
 		id := e.newSession(Seq(count))
 		e.Lua(nil, "require('claudenova').rename('tasks test', ...)", id)
-		e.allowAll("a shell task", func() bool {
-			for _, x := range e.tasks(id) {
-				if x.Description == "ticker" && x.Status == "running" {
-					return true
-				}
-			}
-			return false
-		})
+		e.allowTask(id, "ticker", func(x Task) bool { return x.Status == "running" })
 		e.Cmd("ClaudeNova sidebar")
 		var width int
 		e.Lua(&width, "return vim.api.nvim_win_get_width(require('claudenova.ui.sidebar').win())")
