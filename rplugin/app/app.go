@@ -13,6 +13,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/desk"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -27,6 +28,8 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/mode"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/others"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/queue"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/rounds"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/tasks"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rules"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
@@ -62,15 +65,15 @@ const defaultTranscriptLines = 5000
 // 2.1.328: without it, none is sent).
 const stateEventsEnv = "CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS=1"
 
-// controlTimeout bounds how long a background control request may take.
-const controlTimeout = 30 * time.Second
-
 // App is the plugin core.
 type App struct {
 	log      *slog.Logger
 	ui       ui.Sink
 	reg      *approval.Registry
 	sessions *session.Manager
+	desk     *desk.Desk   // what the rooms share: sessions, outbox, background work
+	tasks    *tasks.Room  // background tasks
+	rounds   *rounds.Room // review rounds, comments, who wrote each line
 
 	// start spawns claude (claude.Start; tests swap in claudetest).
 	start func(cfg claude.Config, log *slog.Logger) (claude.Conn, error)
@@ -82,7 +85,6 @@ type App struct {
 
 	ed   editorState // the editor's tools (editortools.go)
 	comp completer   // the prompt input's completion (complete.go)
-	rev  reviewState // rounds, comments and blame (review.go)
 
 	versionsSeen map[string]bool // claude versions outside the window already told of (modes.go)
 
@@ -91,7 +93,6 @@ type App struct {
 	stageMu sync.Mutex // staging vs. the stale sweep (see permission)
 	spawner *claude.Spawner
 	long    *claude.LongLines // shared by the sessions' claudes
-	wg      sync.WaitGroup
 }
 
 // New returns an App that sends UI events to sink.
@@ -99,11 +100,18 @@ func New(sink ui.Sink, log *slog.Logger) *App {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	sessions := session.NewManager()
 	a := &App{
-		log: log, ui: sink, reg: approval.NewRegistry(), sessions: session.NewManager(),
+		log: log, ui: sink, reg: approval.NewRegistry(), sessions: sessions,
+		desk:    desk.New(sink, sessions, log),
 		opts:    Options{Cmd: "claude", ReviewEdits: string(approval.ReviewProposal)},
 		workers: map[int]*queue.Queue[func()]{}, flags: map[int]*rules.Session{},
 	}
+	a.tasks = tasks.New(a.desk)
+	a.rounds = rounds.New(a.desk, rounds.Deps{
+		Storage: func() string { return a.options().Storage },
+		Home:    a.home, Policy: a.folderPolicy, Send: a.send,
+	})
 	a.spawner, a.long = claude.NewSpawner(), claude.NewLongLines(claude.DefaultLongLines)
 	a.others = a.newOthers()
 	novel := claude.NewNovelties()
@@ -252,17 +260,16 @@ func (a *App) NewSession(p NewParams) (session.Info, error) {
 	}
 	a.ui.Send(ui.EvSession, s)
 	if start.Mode != mode.Default {
-		a.note(s, fmt.Sprintf("Permission mode: %s (%s).", start.Mode, start.Where))
+		a.desk.Note(s, fmt.Sprintf("Permission mode: %s (%s).", start.Mode, start.Where))
 	}
-	a.reviewOpened(s)
-	a.wg.Add(1)
+	a.rounds.Opened(s)
 	if p.Resume != "" {
 		// The earlier conversation (and its checkpoints) come first: the
 		// prompt is sent once they are in.
-		go a.run(s, p.Resume, p.Prompt)
+		a.desk.Go(func() { a.run(s, p.Resume, p.Prompt) })
 		return s.Info(), nil
 	}
-	go a.run(s, "", "")
+	a.desk.Go(func() { a.run(s, "", "") })
 	if strings.TrimSpace(p.Prompt) != "" {
 		if err := a.send(s, p.Prompt); err != nil {
 			return s.Info(), err
@@ -285,21 +292,6 @@ func (a *App) live(claudeID string) (*session.Session, bool) {
 	return nil, false
 }
 
-// session resolves id (0 = current).
-func (a *App) session(id int) (*session.Session, error) {
-	if id == 0 {
-		if s, ok := a.sessions.Current(); ok {
-			return s, nil
-		}
-		return nil, errors.New("no running session (start one with :ClaudeNova new)")
-	}
-	s, ok := a.sessions.Get(id)
-	if !ok {
-		return nil, fmt.Errorf("no session %d", id)
-	}
-	return s, nil
-}
-
 // SendParams send a prompt.
 type SendParams struct {
 	Session int    `json:"session"`
@@ -312,7 +304,7 @@ func (a *App) Send(p SendParams) (session.Info, error) {
 	if strings.TrimSpace(p.Prompt) == "" {
 		return session.Info{}, errors.New("empty prompt: nothing was sent")
 	}
-	s, err := a.session(p.Session)
+	s, err := a.desk.Session(p.Session)
 	if err != nil && p.Session == 0 {
 		return a.NewSession(NewParams{Prompt: p.Prompt, Cwd: p.Cwd})
 	}
@@ -348,9 +340,9 @@ func (a *App) send(s *session.Session, prompt string) error {
 		// still be withdrawn (CancelQueued). The mark leaves its line
 		// when claude takes it (promptTaken).
 		s.Queue(id, prompt)
-		a.transcript(s, s.Transcript.PromptQueued(id, prompt, mark))
+		a.desk.Transcript(s, s.Transcript.PromptQueued(id, prompt, mark))
 	} else {
-		a.transcript(s, s.Transcript.PromptMarked(prompt, mark))
+		a.desk.Transcript(s, s.Transcript.PromptMarked(prompt, mark))
 	}
 	s.Prompted(prompt)
 	s.BeginTurn()
@@ -360,15 +352,12 @@ func (a *App) send(s *session.Session, prompt string) error {
 }
 
 // Outcome says what a command did, in words for the user.
-type Outcome struct {
-	Done    bool   `json:"done"`
-	Message string `json:"message"`
-}
+type Outcome = desk.Outcome
 
 // Interrupt asks claude to end the current turn of a session. It returns at
 // once; a refusal from claude arrives as a notification.
 func (a *App) Interrupt(id int) (Outcome, error) {
-	s, err := a.session(id)
+	s, err := a.desk.Session(id)
 	if err != nil {
 		return Outcome{}, err
 	}
@@ -381,9 +370,9 @@ func (a *App) Interrupt(id int) (Outcome, error) {
 		return Outcome{Message: fmt.Sprintf("nothing to interrupt: session %d is %s", s.ID, s.State())}, nil
 	}
 	s.MarkInterrupted()
-	a.background(func(ctx context.Context) {
+	a.desk.Background(func(ctx context.Context) {
 		if _, err := s.Proc.Control(ctx, "interrupt", nil); err != nil {
-			a.notify("error", fmt.Sprintf("interrupt of session %d failed; claude says: %v", s.ID, err))
+			a.desk.Notify("error", fmt.Sprintf("interrupt of session %d failed; claude says: %v", s.ID, err))
 		}
 		// The transcript notes it once, where claude marks it (its
 		// "[Request interrupted by user]"), not here as well.
@@ -398,7 +387,7 @@ func (a *App) SetMode(id int, m string) (Outcome, error) {
 	if err := mode.Check(m); err != nil {
 		return Outcome{}, err
 	}
-	s, err := a.session(id)
+	s, err := a.desk.Session(id)
 	if err != nil {
 		return Outcome{}, err
 	}
@@ -408,11 +397,11 @@ func (a *App) SetMode(id int, m string) (Outcome, error) {
 	// The user's choice from now on: claude's report of it (status) may
 	// come before its answer.
 	s.Modes.Propose(m)
-	a.background(func(ctx context.Context) {
+	a.desk.Background(func(ctx context.Context) {
 		if _, err := s.Proc.Control(ctx, "set_permission_mode", map[string]any{"mode": m}); err != nil {
 			s.Modes.Drop(m)
 			// The CLI's reason, marked as its words (auto may be refused).
-			a.notify("error", fmt.Sprintf("session %d stays in %s; claude says: %v", s.ID, s.Info().Mode, err))
+			a.desk.Notify("error", fmt.Sprintf("session %d stays in %s; claude says: %v", s.ID, s.Info().Mode, err))
 			return
 		}
 		s.Modes.Confirm(m)
@@ -426,7 +415,7 @@ func (a *App) SetMode(id int, m string) (Outcome, error) {
 func (a *App) modeChanged(s *session.Session, m string) {
 	if s.SetMode(m) {
 		a.ui.Send(ui.EvSession, s)
-		a.note(s, "Permission mode: "+m)
+		a.desk.Note(s, "Permission mode: "+m)
 	}
 }
 
@@ -438,24 +427,13 @@ func runOn(s *session.Session) string {
 	if n == 0 {
 		return ""
 	}
-	return fmt.Sprintf("; its %s run%s on (X on a task's sidebar row stops it)", plural(n, "background task"), map[bool]string{true: "s"}[n == 1])
-}
-
-// background runs fn with a bounded context, tracked for Shutdown.
-func (a *App) background(fn func(ctx context.Context)) {
-	a.wg.Add(1)
-	go func() {
-		defer a.wg.Done()
-		ctx, cancel := context.WithTimeout(context.Background(), controlTimeout)
-		defer cancel()
-		fn(ctx)
-	}()
+	return fmt.Sprintf("; its %s run%s on (X on a task's sidebar row stops it)", desk.Plural(n, "background task"), map[bool]string{true: "s"}[n == 1])
 }
 
 // Stop ends a session: its pending requests are withdrawn at once, claude
 // is stopped in the background (the session reports exited when it is gone).
 func (a *App) Stop(id int) (Outcome, error) {
-	s, err := a.session(id)
+	s, err := a.desk.Session(id)
 	if err != nil {
 		return Outcome{}, err
 	}
@@ -473,15 +451,13 @@ func (a *App) Stop(id int) (Outcome, error) {
 	a.ui.Send(ui.EvSession, s)
 	msg := fmt.Sprintf("stopped session %d", s.ID)
 	for _, q := range dropped {
-		a.transcript(s, s.Transcript.Unqueue(q.ID, "dropped"))
+		a.desk.Transcript(s, s.Transcript.Unqueue(q.ID, "dropped"))
 	}
 	if n := len(dropped); n > 0 {
-		msg += fmt.Sprintf("; %s claude had not read yet dropped", plural(n, "queued prompt"))
-		a.note(s, fmt.Sprintf("Dropped %s claude had not read yet: %s", plural(n, "queued prompt"), queuedList(dropped)))
+		msg += fmt.Sprintf("; %s claude had not read yet dropped", desk.Plural(n, "queued prompt"))
+		a.desk.Note(s, fmt.Sprintf("Dropped %s claude had not read yet: %s", desk.Plural(n, "queued prompt"), queuedList(dropped)))
 	}
-	a.wg.Add(1)
-	go func() {
-		defer a.wg.Done()
+	a.desk.Go(func() {
 		// An interrupt ends the turn and claude starts the next one with a
 		// prompt it has already been sent (2.1.300 did, before the kill
 		// came): with prompts dropped, claude is ended without it.
@@ -491,20 +467,13 @@ func (a *App) Stop(id int) (Outcome, error) {
 			cancel()
 		}
 		s.Proc.Kill(time.Second)
-	}()
+	})
 	return Outcome{Done: true, Message: msg}, nil
 }
 
 // stopInterrupt bounds the wait for claude's answer to the interrupt a stop
 // sends before it ends the process.
 const stopInterrupt = 500 * time.Millisecond
-
-func plural(n int, one string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %ss", n, one)
-}
 
 func queuedList(qs []session.Queued) string {
 	parts := make([]string, 0, len(qs))
@@ -575,19 +544,17 @@ func (a *App) InBackground(requestID string, fn func() error) {
 	if !ok {
 		q = queue.New[func()]()
 		a.workers[sid] = q
-		a.wg.Add(1)
-		go func() {
-			defer a.wg.Done()
+		a.desk.Go(func() {
 			backgroundThread()
 			for f := range q.Out() {
 				f()
 			}
-		}()
+		})
 	}
 	a.mu.Unlock()
 	q.Push(func() {
 		if err := fn(); err != nil && !errors.Is(err, ErrNotPending) {
-			a.notify("error", err.Error())
+			a.desk.Notify("error", err.Error())
 		}
 	})
 }
@@ -621,26 +588,14 @@ func (a *App) Shutdown() {
 	a.workers = map[int]*queue.Queue[func()]{}
 	storage := a.opts.Storage
 	a.mu.Unlock()
-	a.wg.Wait()
+	a.desk.Wait()
 	if storage != "" {
 		_ = os.RemoveAll(filepath.Dir(spillFile(storage, 0)))
 	}
 }
 
-func (a *App) note(s *session.Session, text string) {
-	a.transcript(s, s.Transcript.Note(text))
-}
+// Tasks is the room of the sessions' background tasks.
+func (a *App) Tasks() *tasks.Room { return a.tasks }
 
-func (a *App) transcript(s *session.Session, ops []session.Op) {
-	if len(ops) == 0 {
-		return
-	}
-	a.ui.Send(ui.EvTranscript, &session.Update{Session: s.ID, Ops: ops})
-}
-
-// notify tells the user something. The full text is logged; the front end
-// shows it on one line.
-func (a *App) notify(level, msg string) {
-	a.log.Info("notify", "level", level, "msg", msg)
-	a.ui.Send(ui.EvNotify, map[string]any{"msg": msg, "level": level})
-}
+// Rounds is the room of review rounds, comments and blame.
+func (a *App) Rounds() *rounds.Room { return a.rounds }

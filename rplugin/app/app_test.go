@@ -583,7 +583,7 @@ func TestSetModeReturnsAtOnceAndIsNotedOnce(t *testing.T) {
 		t.Fatal("bogus mode accepted")
 	}
 	// Flush: a later note proves the earlier ones were delivered.
-	m.app.note(mustSession(t, m.app, info.ID), "end")
+	m.app.desk.Note(mustSession(t, m.app, info.ID), "end")
 	m.rec.wait(t, "end", func([]ui.Event) bool { return strings.Contains(m.rec.transcriptText(info.ID), "end") })
 	if n := strings.Count(m.rec.transcriptText(info.ID), "Permission mode: acceptEdits"); n != 1 {
 		t.Fatalf("mode noted %d times", n)

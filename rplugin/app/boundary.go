@@ -330,3 +330,18 @@ func (a *App) Boundaries() []BoundaryView {
 	sort.Slice(out, func(i, j int) bool { return out[i].Session < out[j].Session })
 	return out
 }
+
+// folderPolicy is the boundary comments are kept within: the session's
+// folders (its working directory and added directories, from what claude
+// last reported: no call waits on claude here) and its Read deny rules;
+// with no session, the editor's folder.
+func (a *App) folderPolicy(s *session.Session, cwd string) boundary.Policy {
+	if s == nil {
+		return boundary.Policy{Cwd: cwd, Folders: boundary.NewFolders(cwd, a.home())}
+	}
+	a.ed.mu.Lock()
+	reads := a.ed.bounds.reads[s.ID]
+	a.ed.mu.Unlock()
+	dirs := append(boundary.AddDirs(a.options().Args), reads.dirs...)
+	return boundary.Policy{Cwd: s.Cwd(), Folders: boundary.NewFolders(s.Cwd(), a.home(), dirs...), Rules: reads.rules}
+}

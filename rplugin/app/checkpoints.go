@@ -2,12 +2,11 @@ package app
 
 import (
 	"bytes"
-	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/desk"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/rounds"
 	"os"
 	"path/filepath"
 	"time"
@@ -19,7 +18,6 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/proposal"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
-	"github.com/claude-nova/claude-nova.nvim/rplugin/ui"
 )
 
 // checkpointEnv turns claude's file checkpointing on (rewind_files).
@@ -27,25 +25,7 @@ const checkpointEnv = "CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING=true"
 
 // Later answers a call whose work waits on claude: the call returns at
 // once and the result comes as a reply event with the caller's token.
-type Later struct {
-	Token   string `json:"token"`
-	Session int    `json:"session"`
-	ID      string `json:"id"`
-}
-
-// replyLater runs fn in the background and sends its outcome as EvReply.
-func (a *App) replyLater(token string, fn func(ctx context.Context) (any, error)) {
-	a.background(func(ctx context.Context) {
-		res, err := fn(ctx)
-		r := map[string]any{"token": token, "ok": err == nil}
-		if err != nil {
-			r["error"] = err.Error()
-		} else {
-			r["result"] = res
-		}
-		a.ui.Send(ui.EvReply, r)
-	})
-}
+type Later = desk.Later
 
 // recordChanges notes, from a message's tool results, the file a Write,
 // Edit or NotebookEdit changed and its content before: the CLI's
@@ -62,11 +42,11 @@ func (a *App) recordChanges(s *session.Session, tr claude.ToolResults) string {
 	}
 	// What the session left: a later difference on disk is someone
 	// else's (rewind keeps it).
-	after, exists, err := readNow(path)
+	after, exists, err := proposal.ReadNow(path)
 	if err == nil {
 		s.Turns.Landed(path, after, exists)
 	}
-	a.reviewChanged(s, path, orig, after, err)
+	a.rounds.Changed(s, path, orig, after, err)
 	return path
 }
 
@@ -110,9 +90,9 @@ func changeOf(s *session.Session, tr claude.ToolResults) (path string, orig *str
 // tell gets a note to Claude: at once while a turn runs (the CLI adds it
 // to the turn), else with the next prompt. The transcript shows it.
 func (a *App) tell(s *session.Session, note string) {
-	a.transcript(s, s.Transcript.Told(note))
+	a.desk.Transcript(s, s.Transcript.Told(note))
 	if !a.sendNote(s, note) {
-		a.transcript(s, s.Transcript.Note("Claude reads this note with your next prompt."))
+		a.desk.Transcript(s, s.Transcript.Note("Claude reads this note with your next prompt."))
 	}
 }
 
@@ -129,31 +109,7 @@ func (a *App) sendNote(s *session.Session, note string) bool {
 }
 
 // FileChange is one file a turn changed: before the turn and now.
-type FileChange struct {
-	Path    string            `json:"path"`
-	Rel     string            `json:"rel"`
-	Before  string            `json:"before"`
-	Now     string            `json:"now"`
-	Sum     string            `json:"sum"` // of Now: an undo checks the disk still holds it
-	Existed bool              `json:"existed"`
-	Exists  bool              `json:"exists"`
-	Hunks   []checkpoint.Hunk `json:"hunks"`
-	// Authors names, per hunk, who wrote its lines when it is not the
-	// session ("session 2 at 14:02 (“fix greet”)", "you"; "" for its own).
-	Authors []string `json:"authors"`
-	// Others are the changed lines of Now that someone other than the
-	// session wrote, as runs: the front end marks the blocks its own diff
-	// shows with them.
-	Others []Span `json:"others"`
-	Error  string `json:"error,omitempty"`
-}
-
-// Span is lines From-To (1-based) of a file, and who wrote them.
-type Span struct {
-	From int    `json:"from"`
-	To   int    `json:"to"`
-	Who  string `json:"who"`
-}
+type FileChange = checkpoint.FileChange
 
 // ChangesView is what a turn changed.
 type ChangesView struct {
@@ -176,7 +132,7 @@ type ChangesParams struct {
 // Changes is the files a turn changed, each before the turn and now. It
 // reads files only; nothing waits on claude.
 func (a *App) Changes(p ChangesParams) (ChangesView, error) {
-	s, err := a.session(p.Session)
+	s, err := a.desk.Session(p.Session)
 	if err != nil {
 		return ChangesView{}, err
 	}
@@ -198,7 +154,7 @@ func (a *App) Changes(p ChangesParams) (ChangesView, error) {
 	}
 	v := ChangesView{Session: s.ID, Turn: t.ID, N: t.N, Prompt: t.Prompt, Time: t.Time.Unix(), Files: []FileChange{}}
 	for _, f := range t.Files {
-		v.Files = append(v.Files, a.markAuthors(s, fileChange(s, t.ID, f)))
+		v.Files = append(v.Files, a.rounds.MarkAuthors(s, fileChange(s, t.ID, f)))
 	}
 	return v, nil
 }
@@ -214,21 +170,12 @@ func fileChange(s *session.Session, turn, path string) FileChange {
 	data, err := proposal.ReadFile(path)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		return fc.with("", false)
+		return fc.With("", false)
 	case err != nil:
 		fc.Error = err.Error()
 		return fc
 	}
-	return fc.with(string(data), true)
-}
-
-// with is fc with the file as it is now (exists false: not on disk).
-func (fc FileChange) with(now string, exists bool) FileChange {
-	fc.Now, fc.Exists = now, exists
-	sum := sha256.Sum256([]byte(now))
-	fc.Sum = hex.EncodeToString(sum[:])
-	fc.Hunks = checkpoint.Hunks(fc.Before, now)
-	return fc
+	return fc.With(string(data), true)
 }
 
 // UndoParams name one hunk of a turn's change to a file.
@@ -254,13 +201,13 @@ type UndoParams struct {
 // on disk, and tells Claude. It refuses when the file changed since the
 // user saw it. It returns the file as it is now.
 func (a *App) UndoHunk(p UndoParams) (FileChange, error) {
-	s, err := a.session(p.Session)
+	s, err := a.desk.Session(p.Session)
 	if err != nil {
 		return FileChange{}, err
 	}
 	fc := fileChange(s, p.Turn, p.Path)
 	if p.Round {
-		fc = a.roundFileChange(s, p.Path)
+		fc = a.rounds.RoundFile(s, p.Path)
 	}
 	if fc.Error != "" {
 		return fc, errors.New(fc.Error)
@@ -271,13 +218,13 @@ func (a *App) UndoHunk(p UndoParams) (FileChange, error) {
 	if !fc.Exists {
 		return fc, fmt.Errorf("%s is no longer on disk: nothing to undo", fc.Rel)
 	}
-	fc = a.markAuthors(s, fc)
+	fc = a.rounds.MarkAuthors(s, fc)
 	var h checkpoint.Hunk
 	var who string
 	switch {
 	case p.Range != nil:
 		h = *p.Range
-		who = whoWrote(fc, h)
+		who = rounds.WhoWrote(fc, h)
 	case p.Hunk < 1 || p.Hunk > len(fc.Hunks):
 		return fc, fmt.Errorf("there is no hunk %d (the change has %d)", p.Hunk, len(fc.Hunks))
 	default:
@@ -297,7 +244,7 @@ func (a *App) UndoHunk(p UndoParams) (FileChange, error) {
 	}
 	told := map[int][]string{}
 	if p.Others {
-		a.lossOf(s, a.lineAuthors(s, fc.Path, fc.Now), h.B, h.B+h.Ins-1, fc.Rel, told)
+		a.lossOf(s, a.rounds.LineAuthors(s, fc.Path, fc.Now), h.B, h.B+h.Ins-1, fc.Rel, told)
 	}
 	s.Turns.Landed(p.Path, next, !remove)
 	a.tell(s, feedback.Undone(fc.Rel, fc.Now, next))
@@ -307,7 +254,7 @@ func (a *App) UndoHunk(p UndoParams) (FileChange, error) {
 		}
 	}
 	a.log.Info("hunk undone", "session", s.ID, "path", fc.Rel, "hunk", p.Hunk, "others", len(told))
-	return a.markAuthors(s, fc.with(next, !remove)), nil
+	return a.rounds.MarkAuthors(s, fc.With(next, !remove)), nil
 }
 
 // turnMark is how a prompt's heading names its checkpoint.

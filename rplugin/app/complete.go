@@ -79,7 +79,7 @@ func (a *App) Complete(p CompleteParams) error {
 		a.comp.last = p.Token
 	}
 	a.comp.mu.Unlock()
-	a.background(func(ctx context.Context) {
+	a.desk.Background(func(ctx context.Context) {
 		c := Completion{Token: p.Token, Kind: p.Kind, Query: p.Query, Items: []CompleteItem{}}
 		switch p.Kind {
 		case "@":

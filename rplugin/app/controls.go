@@ -24,7 +24,7 @@ type Model struct {
 // Models lists the models of a session's claude (empty until claude
 // answered initialize). It never waits on claude.
 func (a *App) Models(id int) ([]Model, error) {
-	s, err := a.session(id)
+	s, err := a.desk.Session(id)
 	if err != nil {
 		return nil, err
 	}
@@ -82,10 +82,10 @@ func (a *App) SetModel(p ModelParams) (Outcome, error) {
 	if model == "" {
 		return Outcome{}, errors.New("model needs a name (default, opus, sonnet, haiku, or a model id)")
 	}
-	a.background(func(ctx context.Context) {
+	a.desk.Background(func(ctx context.Context) {
 		raw, err := s.Proc.Control(ctx, "set_model", map[string]any{"model": model})
 		if err != nil {
-			a.notify("error", fmt.Sprintf("session %d did not switch to %s; claude says: %v", s.ID, model, err))
+			a.desk.Notify("error", fmt.Sprintf("session %d did not switch to %s; claude says: %v", s.ID, model, err))
 			return
 		}
 		var res struct {
@@ -96,7 +96,7 @@ func (a *App) SetModel(p ModelParams) (Outcome, error) {
 		}
 		s.Update("", "", "", model)
 		a.ui.Send(ui.EvSession, s)
-		a.note(s, "Model: "+sanitize.Line(model))
+		a.desk.Note(s, "Model: "+sanitize.Line(model))
 	})
 	return Outcome{Done: true, Message: fmt.Sprintf("switching session %d to %s", s.ID, sanitize.Line(model))}, nil
 }
@@ -116,14 +116,14 @@ func (a *App) SetEffort(p ModelParams) (Outcome, error) {
 	if level == "" {
 		return Outcome{}, errors.New("effort needs a level (low, medium, high, xhigh, max)")
 	}
-	a.background(func(ctx context.Context) {
+	a.desk.Background(func(ctx context.Context) {
 		if _, err := s.Proc.Control(ctx, "apply_flag_settings", map[string]any{"settings": map[string]any{"effortLevel": level}}); err != nil {
-			a.notify("error", fmt.Sprintf("session %d did not change its effort; claude says: %v", s.ID, err))
+			a.desk.Notify("error", fmt.Sprintf("session %d did not change its effort; claude says: %v", s.ID, err))
 			return
 		}
 		s.SetEffort(level)
 		a.ui.Send(ui.EvSession, s)
-		a.note(s, "Effort: "+level)
+		a.desk.Note(s, "Effort: "+level)
 	})
 	return Outcome{Done: true, Message: fmt.Sprintf("session %d: effort %s from the next request", s.ID, level)}, nil
 }
@@ -159,7 +159,7 @@ func contains(list []string, s string) bool {
 
 // liveSession resolves id (0 = current) to a session that has not exited.
 func (a *App) liveSession(id int) (*session.Session, error) {
-	s, err := a.session(id)
+	s, err := a.desk.Session(id)
 	if err != nil {
 		return nil, err
 	}
@@ -177,7 +177,7 @@ func (a *App) Usage(p Later) error {
 	if err != nil {
 		return err
 	}
-	a.replyLater(p.Token, func(ctx context.Context) (any, error) {
+	a.desk.ReplyLater(p.Token, func(ctx context.Context) (any, error) {
 		raw, err := s.Proc.Control(ctx, "get_usage", map[string]any{"skip_behaviors": true})
 		if err != nil {
 			return nil, fmt.Errorf("claude did not report its usage: %w", err)
@@ -249,7 +249,7 @@ type QueuedView struct {
 // Queued lists the prompts of a session (0 = current) that claude has not
 // taken yet (sent while a turn ran).
 func (a *App) Queued(id int) ([]QueuedView, error) {
-	s, err := a.session(id)
+	s, err := a.desk.Session(id)
 	if err != nil {
 		return nil, err
 	}
@@ -275,7 +275,7 @@ func (a *App) CancelQueued(p Later) error {
 	if s == nil {
 		return errors.New("that prompt is not queued: claude has taken it already")
 	}
-	a.replyLater(p.Token, func(ctx context.Context) (any, error) {
+	a.desk.ReplyLater(p.Token, func(ctx context.Context) (any, error) {
 		raw, err := s.Proc.Control(ctx, "cancel_async_message", map[string]any{"message_uuid": p.ID})
 		if err != nil {
 			return nil, fmt.Errorf("claude did not withdraw it: %w", err)
@@ -286,13 +286,13 @@ func (a *App) CancelQueued(p Later) error {
 		_ = json.Unmarshal(raw, &res)
 		s.Dequeue(p.ID)
 		if !res.Cancelled {
-			a.transcript(s, s.Transcript.Unqueue(p.ID, ""))
+			a.desk.Transcript(s, s.Transcript.Unqueue(p.ID, ""))
 			return map[string]any{"cancelled": false, "why": "already taken: claude read it before it could be withdrawn"}, nil
 		}
-		a.transcript(s, s.Transcript.Unqueue(p.ID, "withdrawn"))
+		a.desk.Transcript(s, s.Transcript.Unqueue(p.ID, "withdrawn"))
 		s.Turns.Drop(p.ID)
 		// Its heading says "withdrawn": the note does not repeat it.
-		a.note(s, "Withdrawn before Claude read it (the prompt marked withdrawn above).")
+		a.desk.Note(s, "Withdrawn before Claude read it (the prompt marked withdrawn above).")
 		return map[string]any{"cancelled": true}, nil
 	})
 	return nil
@@ -326,9 +326,9 @@ func (a *App) Steer(p SteerParams) (Outcome, error) {
 	if err := a.send(s, p.Prompt); err != nil {
 		return Outcome{}, err
 	}
-	a.background(func(ctx context.Context) {
+	a.desk.Background(func(ctx context.Context) {
 		if _, err := s.Proc.Control(ctx, "interrupt", nil); err != nil {
-			a.notify("error", fmt.Sprintf("interrupt of session %d failed: %v", s.ID, err))
+			a.desk.Notify("error", fmt.Sprintf("interrupt of session %d failed: %v", s.ID, err))
 		}
 	})
 	return Outcome{Done: true, Message: fmt.Sprintf("session %d: interrupting the turn; your prompt goes next", s.ID) + runOn(s)}, nil

@@ -265,7 +265,7 @@ func (a *App) diagnoseRewound(s *session.Session, files []string) {
 	if !o.Feedback.diagnostics() || len(files) == 0 || a.editor() == nil {
 		return
 	}
-	a.background(func(ctx context.Context) {
+	a.desk.Background(func(ctx context.Context) {
 		ctx, cancel := a.editorWait(ctx, o.Feedback.wait()+changeSlack)
 		defer cancel()
 		// All files at once: each waits for its own servers.

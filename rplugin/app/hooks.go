@@ -97,7 +97,7 @@ func (a *App) afterChange(s *session.Session, requestID string, in hookInput) {
 		return
 	}
 	path = editortools.Abs(path, s.Cwd())
-	a.background(func(ctx context.Context) {
+	a.desk.Background(func(ctx context.Context) {
 		// claude's turn waits for this answer: bounded by the wait, plus
 		// the attach of a server to a buffer we load, plus a busy editor.
 		ctx, cancel := a.editorWait(ctx, o.Feedback.wait()+changeSlack)
@@ -108,7 +108,7 @@ func (a *App) afterChange(s *session.Session, requestID string, in hookInput) {
 		case err != nil:
 			a.log.Info("diagnostics after a change", "session", s.ID, "path", path, "err", err)
 		case diag != "":
-			a.transcript(s, s.Transcript.ToldBy("The editor told Claude", diag))
+			a.desk.Transcript(s, s.Transcript.ToldBy("The editor told Claude", diag))
 			a.log.Info("diagnostics after a change", "session", s.ID, "path", path, "new", len(rep.New), "timed_out", rep.TimedOut)
 			if note != "" {
 				note += "\n\n"

@@ -48,7 +48,7 @@ func (a *App) startMode(asked, option, cwd string) mode.Source {
 	src, bad := mode.Resolve(asked, option, settings)
 	show := func(p string) string { return boundary.Show(p, cwd, a.userHome()) }
 	for _, b := range bad {
-		a.notify("warn", fmt.Sprintf("%s: permissions.defaultMode %q is not a mode claude knows; sessions start in %s", show(b.Path), b.Mode, src.Mode))
+		a.desk.Notify("warn", fmt.Sprintf("%s: permissions.defaultMode %q is not a mode claude knows; sessions start in %s", show(b.Path), b.Mode, src.Mode))
 	}
 	for _, s := range settings {
 		if s.Path == src.Where {
@@ -74,8 +74,8 @@ func (a *App) modeAtStart(s *session.Session, initErr error) {
 	var me *claude.ModeError
 	if errors.As(initErr, &me) {
 		msg := fmt.Sprintf("claude started in %s and would not switch to %s, the mode you chose (claude says: %s); the session was stopped before any prompt reached it", me.Got, me.Want, me.Reason)
-		a.notify("error", fmt.Sprintf("session %d: %s", s.ID, msg))
-		a.note(s, "**Not started:** "+msg+".")
+		a.desk.Notify("error", fmt.Sprintf("session %d: %s", s.ID, msg))
+		a.desk.Note(s, "**Not started:** "+msg+".")
 		_, _ = a.Stop(s.ID)
 		return
 	}
@@ -86,8 +86,8 @@ func (a *App) modeAtStart(s *session.Session, initErr error) {
 	if got := sb.ModeSetBack(); got != "" {
 		want := s.Modes.Chosen()
 		msg := fmt.Sprintf("claude started in %s, not %s; it was set to %s, the mode you chose, before your prompt", got, want, want)
-		a.notify("warn", fmt.Sprintf("session %d: %s", s.ID, msg))
-		a.note(s, msg+".")
+		a.desk.Notify("warn", fmt.Sprintf("session %d: %s", s.ID, msg))
+		a.desk.Note(s, msg+".")
 	}
 }
 
@@ -111,9 +111,9 @@ func (a *App) modeReported(s *session.Session, m string) {
 	if what := mode.Unasked(m); what != "" {
 		warn += " (in " + m + " " + what + ")"
 	}
-	a.notify("error", warn+": setting it back; until then every tool asks you")
-	a.note(s, fmt.Sprintf("**claude switched to %s by itself** (you chose %s): set back; until then every tool asks you.", m, want))
-	a.background(func(ctx context.Context) {
+	a.desk.Notify("error", warn+": setting it back; until then every tool asks you")
+	a.desk.Note(s, fmt.Sprintf("**claude switched to %s by itself** (you chose %s): set back; until then every tool asks you.", m, want))
+	a.desk.Background(func(ctx context.Context) {
 		_, err := s.Proc.Control(ctx, "set_permission_mode", map[string]any{"mode": want})
 		if err == nil {
 			s.Modes.Done()
@@ -124,8 +124,8 @@ func (a *App) modeReported(s *session.Session, m string) {
 			return
 		}
 		msg := fmt.Sprintf("claude would not go back to %s, the mode you chose, from %s (claude says: %v); the session was stopped", want, m, unwrapControl(err))
-		a.notify("error", fmt.Sprintf("session %d: %s", s.ID, msg))
-		a.note(s, "**Stopped:** "+msg+".")
+		a.desk.Notify("error", fmt.Sprintf("session %d: %s", s.ID, msg))
+		a.desk.Note(s, "**Stopped:** "+msg+".")
 		_, _ = a.Stop(s.ID)
 	})
 }

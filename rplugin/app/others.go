@@ -17,7 +17,7 @@ func (a *App) newOthers() *others.Lister {
 		},
 		a.ourSessions,
 		func(v others.View) { a.ui.Send(ui.EvAgents, v) },
-		a.background,
+		a.desk.Background,
 	)
 }
 

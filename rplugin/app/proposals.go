@@ -95,7 +95,7 @@ func (a *App) ProposalSaved(sp SaveParams) (Decided, error) {
 		if lines := diff.HasMarkers(string(saved), mergeLabels); len(lines) > 0 {
 			msg := fmt.Sprintf("conflict markers remain in %s (line %s): nothing applied; resolve them, then :w",
 				p.Target, joinInts(lines))
-			a.notify("warn", msg)
+			a.desk.Notify("warn", msg)
 			return Decided{Reason: msg}, nil
 		}
 	}
@@ -148,7 +148,7 @@ func (a *App) ProposalSaved(sp SaveParams) (Decided, error) {
 		if am.Changed() {
 			outcome = "applied with your edits"
 			if c.Cell == nil {
-				a.expectAmended(c.Path, c.ClaudeProposed(), saved) // blame: your lines in Claude's
+				a.rounds.ExpectAmended(c.Path, c.ClaudeProposed(), saved) // blame: your lines in Claude's
 			}
 		}
 	}
@@ -164,9 +164,9 @@ func (a *App) ProposalSaved(sp SaveParams) (Decided, error) {
 			s.MarkApplied(p.Perm.ToolUseID, p.Change.Path)
 		}
 		if d.Tell != "" {
-			a.transcript(s, s.Transcript.Told(d.Tell))
+			a.desk.Transcript(s, s.Transcript.Told(d.Tell))
 		} else if d.Behavior == approval.Deny && !sp.Review.Empty() {
-			a.transcript(s, s.Transcript.Told(d.Message))
+			a.desk.Transcript(s, s.Transcript.Told(d.Message))
 		}
 	}
 	return Decided{Decided: true, Warning: rulesWarning(d)}, nil
@@ -191,8 +191,8 @@ func (a *App) askRewrite(p approval.Pending, saved []byte) (Decided, error) {
 		}
 		return Decided{}, err
 	}
-	a.transcript(s, s.Transcript.Told(msg))
-	a.notify("info", fmt.Sprintf("%s changed after Claude read it: Claude is asked to read it again and write exactly your version (allowed without asking)", p.Target))
+	a.desk.Transcript(s, s.Transcript.Told(msg))
+	a.desk.Notify("info", fmt.Sprintf("%s changed after Claude read it: Claude is asked to read it again and write exactly your version (allowed without asking)", p.Target))
 	return Decided{Decided: true}, nil
 }
 
@@ -291,7 +291,7 @@ func (a *App) rebase(p approval.Pending, saved []byte) (string, error) {
 	if !a.reg.Rebase(p.ID, p.Rev, &next, ev.Conflicts, func(approval.Pending) { a.ui.Send(ui.EvProposalRebase, ev) }) {
 		return ErrNotPending.Error(), nil // decided or rebased meanwhile
 	}
-	a.notify("warn", msg)
+	a.desk.Notify("warn", msg)
 	return msg, nil
 }
 
@@ -336,7 +336,7 @@ func (a *App) ProposalWiped(sp SaveParams) error {
 	if len(sp.Review.Notes) > 0 {
 		msg = feedback.Rejection(changeLabel(p), sp.Review)
 		if s, ok := a.sessions.Get(p.Session); ok {
-			a.transcript(s, s.Transcript.Told(msg))
+			a.desk.Transcript(s, s.Transcript.Told(msg))
 		}
 	}
 	_, err := a.decide(p, approval.Decision{Behavior: approval.Deny, Message: msg}, "rejected")

@@ -37,7 +37,7 @@ func (a *App) permission(s *session.Session, m claude.Message) {
 		if m.RequestID != "" {
 			_ = a.respond(s, claude.PermissionRequest{RequestID: m.RequestID}, claude.Deny("claude-nova.nvim could not read this permission request ("+err.Error()+"); it was denied."), "unreadable", 0)
 		}
-		a.notify("warn", fmt.Sprintf("session %d sent a malformed permission request; it was denied", s.ID))
+		a.desk.Notify("warn", fmt.Sprintf("session %d sent a malformed permission request; it was denied", s.ID))
 		return
 	}
 	// Asked: its transcript line needs no word on what let it run.
@@ -60,7 +60,7 @@ func (a *App) permission(s *session.Session, m claude.Message) {
 			a.log.Warn("answer the approved rewrite", "session", s.ID, "err", err)
 			return
 		}
-		a.note(s, "Allowed Write "+approval.Target(pr.ToolName, pr.Input, s.Cwd())+" without asking: exactly the content you approved.")
+		a.desk.Note(s, "Allowed Write "+approval.Target(pr.ToolName, pr.Input, s.Cwd())+" without asking: exactly the content you approved.")
 		return
 	}
 	o := a.options()
@@ -103,7 +103,7 @@ func (a *App) permission(s *session.Session, m claude.Message) {
 		if err := a.respond(s, pr, claude.Deny(p.Route.Reason), "no UI here", 0); err != nil {
 			a.log.Warn("answer a request for a tool without a UI here", "session", s.ID, "err", err)
 		}
-		a.note(s, "Denied "+sanitize.Line(pr.ToolName)+": it needs an interactive UI this client does not have.")
+		a.desk.Note(s, "Denied "+sanitize.Line(pr.ToolName)+": it needs an interactive UI this client does not have.")
 		return
 	}
 	view := a.view(*p)
@@ -470,9 +470,9 @@ func (a *App) PlanDecide(p PlanParams) error {
 			a.ui.Send(ui.EvSession, s)
 		}
 		if edited {
-			a.note(s, "Plan approved with your edits; mode: "+p.Mode)
+			a.desk.Note(s, "Plan approved with your edits; mode: "+p.Mode)
 		} else {
-			a.note(s, "Plan approved; mode: "+p.Mode)
+			a.desk.Note(s, "Plan approved; mode: "+p.Mode)
 		}
 	}
 	return nil

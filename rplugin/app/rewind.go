@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/proposal"
 	"os"
 	"path/filepath"
 	"slices"
@@ -82,7 +83,7 @@ type rewindResult struct {
 // checkpointSession resolves the session of a rewind call and checks it
 // can rewind at all.
 func (a *App) checkpointSession(id int) (*session.Session, error) {
-	s, err := a.session(id)
+	s, err := a.desk.Session(id)
 	if err != nil {
 		return nil, err
 	}
@@ -123,7 +124,7 @@ func (a *App) rewindPlan(s *session.Session, t checkpoint.Turn) ([]checkpoint.Fi
 	if err != nil {
 		return nil, err
 	}
-	return checkpoint.PlanRewind(files, s.Turns.LeftOf, readNow)
+	return checkpoint.PlanRewind(files, s.Turns.LeftOf, proposal.ReadNow)
 }
 
 // view is what a rewind to before t does, for the picker and the
@@ -157,7 +158,7 @@ func (a *App) otherChange(s *session.Session, p checkpoint.FilePlan, rel string)
 	}
 	oc.Kept = strings.Join(kept, ", ")
 	left, _ := s.Turns.LeftOf(p.Path)
-	if who := a.authorsOf(s, p.Path, left.Content, p.Now); len(who) > 0 {
+	if who := a.rounds.AuthorsOf(s, p.Path, left.Content, p.Now); len(who) > 0 {
 		oc.Who = strings.Join(who, " and ")
 	}
 	var lost []string
@@ -185,7 +186,7 @@ func (a *App) Checkpoints(p Later) error {
 	if err != nil {
 		return err
 	}
-	a.replyLater(p.Token, func(ctx context.Context) (any, error) {
+	a.desk.ReplyLater(p.Token, func(ctx context.Context) (any, error) {
 		out := []CheckpointView{}
 		for _, t := range s.Turns.Turns() {
 			out = append(out, a.checkpointView(ctx, s, t))
@@ -262,7 +263,7 @@ func (a *App) Rewind(p RewindParams) error {
 	if _, err := a.checkpointSession(s.ID); err != nil {
 		return err
 	}
-	a.replyLater(p.Token, func(ctx context.Context) (any, error) {
+	a.desk.ReplyLater(p.Token, func(ctx context.Context) (any, error) {
 		plans, err := a.rewindPlan(s, t)
 		if errors.Is(err, checkpoint.ErrForgotten) {
 			return a.rewindByClaude(ctx, s, t)
@@ -288,7 +289,7 @@ func (a *App) Rewind(p RewindParams) error {
 				return nil, err
 			}
 			s.Turns.Landed(pl.Path, content, exists)
-			a.rebaseBlame(s, pl.Path, content, exists)
+			a.rounds.Rebase(s, pl.Path, content, exists)
 			files, rel = append(files, pl.Path), append(rel, r)
 		}
 		what := "nothing differed"
@@ -298,7 +299,7 @@ func (a *App) Rewind(p RewindParams) error {
 		if len(kept) > 0 {
 			what += "; later changes by others to " + strings.Join(kept, ", ") + " kept"
 		}
-		a.note(s, fmt.Sprintf("Rewound to before prompt %d (%q): %s. Changes made by commands (Bash) were not restored.", t.N, sanitize.FirstLine(t.Prompt, 50), what))
+		a.desk.Note(s, fmt.Sprintf("Rewound to before prompt %d (%q): %s. Changes made by commands (Bash) were not restored.", t.N, sanitize.FirstLine(t.Prompt, 50), what))
 		if len(files) > 0 {
 			a.tell(s, feedback.Rewound(t.Prompt, rel, 0))
 			a.diagnoseRewound(s, files)
@@ -321,7 +322,7 @@ func (a *App) Rewind(p RewindParams) error {
 // undo in pl's file, what they lose.
 func (a *App) noteLoss(s *session.Session, pl checkpoint.FilePlan, rel string, told map[int][]string) {
 	left, _ := s.Turns.LeftOf(pl.Path)
-	authors := a.lineAuthors(s, pl.Path, pl.Now)
+	authors := a.rounds.LineAuthors(s, pl.Path, pl.Now)
 	for _, h := range checkpoint.Hunks(left.Content, pl.Now) {
 		a.lossOf(s, authors, h.B, h.B+h.Ins-1, rel, told)
 	}
@@ -358,22 +359,6 @@ func writeRewound(path, content string, exists, existed bool) error {
 	return atomicfile.Write(path, []byte(content), atomicfile.Options{Perm: 0o644, Prefix: ".claude-nova-restore-"})
 }
 
-// rebaseBlame makes the folder's blame record follow a file the rewind
-// wrote: lines it put back are the user's again.
-func (a *App) rebaseBlame(s *session.Session, path, content string, exists bool) {
-	if !exists || len(content) > review.MaxBlameContent {
-		return
-	}
-	a.rev.mu.Lock()
-	defer a.rev.mu.Unlock()
-	f := a.folderOf(s.Cwd())
-	b := a.blameOf(f, path, content)
-	b.Rebase(content)
-	if err := review.SaveBlame(f.dir, b); err != nil {
-		a.log.Warn("save blame", "path", path, "err", err)
-	}
-}
-
 // rewindByClaude is the rewind of a turn whose contents the host no longer
 // keeps: claude's own, which restores every file it tracked (later
 // changes by anyone included; the confirmation said so).
@@ -407,7 +392,7 @@ func (a *App) rewindByClaude(ctx context.Context, s *session.Session, t checkpoi
 	if len(rel) > 0 {
 		what = strings.Join(rel, ", ") + " restored by claude"
 	}
-	a.note(s, fmt.Sprintf("Rewound to before prompt %d (%q): %s. Changes made by commands (Bash) were not restored.", t.N, sanitize.FirstLine(t.Prompt, 50), what))
+	a.desk.Note(s, fmt.Sprintf("Rewound to before prompt %d (%q): %s. Changes made by commands (Bash) were not restored.", t.N, sanitize.FirstLine(t.Prompt, 50), what))
 	if len(files) > 0 {
 		a.tell(s, feedback.Rewound(t.Prompt, rel, r.SkippedLinks))
 		a.diagnoseRewound(s, files)

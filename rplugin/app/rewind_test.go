@@ -2,6 +2,7 @@ package app
 
 import (
 	"encoding/json"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/rounds"
 	"os"
 	"strings"
 	"testing"
@@ -264,7 +265,7 @@ func TestRoundSaysWhoseChangeItIs(t *testing.T) {
 	m.claudeWrites(t, c1, s1.ID, f, "1\nTWO\n3\n4\n5\n6\n7\n8\n")
 	s2, c2 := m.session("louder")
 	m.claudeWrites(t, c2, s2.ID, f, "1\nTWO\n3\n4\n5\n6\n7\nEIGHT\n")
-	rv, err := m.app.ReviewRound(ReviewArg{Session: s1.ID})
+	rv, err := m.app.Rounds().Round(rounds.Arg{Session: s1.ID})
 	if err != nil || len(rv.Files) != 1 {
 		t.Fatalf("round %+v %v", rv, err)
 	}
@@ -272,11 +273,11 @@ func TestRoundSaysWhoseChangeItIs(t *testing.T) {
 		t.Fatalf("authors %q", a)
 	}
 	for _, line := range []int{2, 8} {
-		if _, err := m.app.AddComment(CommentParams{ReviewArg: ReviewArg{Session: s1.ID}, Path: f, From: line, To: line, Text: "why?"}); err != nil {
+		if _, err := m.app.Rounds().AddComment(rounds.CommentParams{Arg: rounds.Arg{Session: s1.ID}, Path: f, From: line, To: line, Text: "why?"}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := m.app.SendReview(SendReviewParams{Session: s1.ID}); err != nil {
+	if _, err := m.app.Rounds().Send(rounds.SendParams{Session: s1.ID}); err != nil {
 		t.Fatal(err)
 	}
 	texts := c1.UserTexts()

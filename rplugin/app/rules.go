@@ -56,17 +56,15 @@ func (a *App) applyFlags(s *session.Session) error {
 		return fmt.Errorf("session %d: the session's rules could not be sent to claude: %w", s.ID, err)
 	}
 	a.log.Info("session rules sent", "session", s.ID, "settings", settings)
-	a.wg.Add(1)
-	go func() {
-		defer a.wg.Done()
+	a.desk.Go(func() {
 		r := <-ch
 		if r.Err != nil {
 			a.log.Warn("apply_flag_settings", "session", s.ID, "err", r.Err)
 			if s.State() != session.StateExited && !s.Stopping() {
-				a.notify("error", fmt.Sprintf("session %d: claude did not take the session's rules: %v", s.ID, r.Err))
+				a.desk.Notify("error", fmt.Sprintf("session %d: claude did not take the session's rules: %v", s.ID, r.Err))
 			}
 		}
-	}()
+	})
 	return nil
 }
 
@@ -189,7 +187,7 @@ type FileState struct {
 // session runs, claude's own view (get_settings) follows as an EvRules
 // event.
 func (a *App) Rules(sid int, cwd string) (RulesView, error) {
-	s, err := a.session(sid)
+	s, err := a.desk.Session(sid)
 	switch {
 	case err == nil:
 		cwd = s.Cwd()
@@ -203,7 +201,7 @@ func (a *App) Rules(sid int, cwd string) (RulesView, error) {
 		v.Session = s.ID
 		v.Rules = append(a.sessionRuleEntries(s.ID), v.Rules...)
 		if s.State() != session.StateExited {
-			a.background(func(ctx context.Context) { a.claudeRules(ctx, s) })
+			a.desk.Background(func(ctx context.Context) { a.claudeRules(ctx, s) })
 		}
 	}
 	return v, nil
@@ -321,7 +319,7 @@ func (a *App) claudeRules(ctx context.Context, s *session.Session) {
 // settings file (and every claude reads its settings again at once).
 func (a *App) RemoveRule(e RuleEntry) error {
 	if e.Source == "session" {
-		s, err := a.session(e.Session)
+		s, err := a.desk.Session(e.Session)
 		if err != nil {
 			return err
 		}

@@ -17,15 +17,13 @@ import (
 // session first shows its earlier conversation (claude does not replay it;
 // its messages wait meanwhile), then its first prompt, if any.
 func (a *App) run(s *session.Session, resumed, prompt string) {
-	defer a.wg.Done()
-	a.wg.Add(2)
-	go a.whenInitialized(s)
-	go a.tick(s)
+	a.desk.Go(func() { a.whenInitialized(s) })
+	a.desk.Go(func() { a.tick(s) })
 	if resumed != "" {
 		a.history(s, resumed)
 		if strings.TrimSpace(prompt) != "" {
 			if err := a.send(s, prompt); err != nil {
-				a.notify("error", err.Error())
+				a.desk.Notify("error", err.Error())
 			}
 		}
 	}
@@ -50,7 +48,6 @@ type initialized interface {
 // with the first turn), so without it a session never sent a prompt, or a
 // resumed one, would read "starting" for as long as it lives.
 func (a *App) whenInitialized(s *session.Session) {
-	defer a.wg.Done()
 	if c, ok := s.Proc.(initialized); ok {
 		select {
 		case <-c.Initialized():
@@ -78,14 +75,14 @@ func (a *App) handle(s *session.Session, m claude.Message) {
 		a.system(s, m)
 	case "assistant", "stream_event":
 		a.turnByItself(s, m)
-		a.seeAgent(s, m)
-		a.transcript(s, s.Transcript.Apply(m))
+		a.tasks.SeeAgent(s, m)
+		a.desk.Transcript(s, s.Transcript.Apply(m))
 		if m.Type == "assistant" {
 			a.nameTaskStops(s, m)
 		}
 		a.activity(s)
 	case "tool_progress":
-		a.transcript(s, s.Transcript.Apply(m))
+		a.desk.Transcript(s, s.Transcript.Apply(m))
 	case "rate_limit_event":
 		a.signal(s, m)
 	case "user":
@@ -94,13 +91,13 @@ func (a *App) handle(s *session.Session, m claude.Message) {
 		}
 		results := claude.ToolResultsOf(m) // decoded once, for every reader below
 		a.explainUnasked(s, results.Results)
-		a.transcript(s, s.Transcript.Apply(m))
+		a.desk.Transcript(s, s.Transcript.Apply(m))
 		a.toolsFinished(s, results.Results, a.recordChanges(s, results))
 		a.worldFromResults(s, results)
 	case "result":
 		interrupted := s.TakeInterrupted()
 		s.EndTurn()
-		a.transcript(s, s.Transcript.Result(m, interrupted))
+		a.desk.Transcript(s, s.Transcript.Result(m, interrupted))
 		state := session.StateIdle
 		switch {
 		case a.reg.Count(s.ID) > 0:
@@ -112,10 +109,10 @@ func (a *App) handle(s *session.Session, m claude.Message) {
 		}
 		s.Update(state, "", "", "")
 		a.ui.Send(ui.EvSession, s)
-		a.background(func(ctx context.Context) { a.contextUsage(ctx, s) })
+		a.desk.Background(func(ctx context.Context) { a.contextUsage(ctx, s) })
 		if msg := resultError(m); msg != "" && !interrupted {
 			// The CLI's words (a refusal, an API error), marked as such.
-			a.notify("error", fmt.Sprintf("session %d: claude says: %s", s.ID, msg))
+			a.desk.Notify("error", fmt.Sprintf("session %d: claude says: %s", s.ID, msg))
 		}
 	case "control_request":
 		switch m.Subtype {
@@ -177,7 +174,7 @@ func (a *App) promptTaken(s *session.Session, uuid string) {
 		return
 	}
 	a.log.Debug("queued prompt taken", "session", s.ID, "uuid", uuid)
-	a.transcript(s, s.Transcript.Unqueue(uuid, ""))
+	a.desk.Transcript(s, s.Transcript.Unqueue(uuid, ""))
 }
 
 // commandLifecycle is claude's word on a prompt of ours (command_uuid is
@@ -267,7 +264,7 @@ func (a *App) system(s *session.Session, m claude.Message) {
 		return
 	default:
 		if session.IsTaskMessage(m) {
-			a.taskMessage(s, m)
+			a.tasks.Message(s, m)
 		} else {
 			a.signal(s, m) // api_retry, compact_boundary, informational, …
 		}
@@ -317,22 +314,22 @@ func (a *App) exited(s *session.Session, sawInit bool) {
 				errMsg += "\n" + sanitize.LastLines(stderr, 5)
 			}
 			errMsg += "\ncommand: " + s.Proc.CommandLine()
-			a.notify("error", fmt.Sprintf("session %d: %s (see its transcript)", s.ID, short))
+			a.desk.Notify("error", fmt.Sprintf("session %d: %s (see its transcript)", s.ID, short))
 		}
 	}
 	s.Exited(errMsg)
-	a.tasksEnded(s)
-	a.transcript(s, s.Transcript.EndHooks())
+	a.tasks.Ended(s)
+	a.desk.Transcript(s, s.Transcript.EndHooks())
 	if s.World.EndHooks() {
 		a.worldChanged(s)
 	}
 	switch {
 	case errMsg != "":
-		a.note(s, "**Session ended:** "+errMsg)
+		a.desk.Note(s, "**Session ended:** "+errMsg)
 	case s.Stopping():
-		a.note(s, "Session stopped.")
+		a.desk.Note(s, "Session stopped.")
 	default:
-		a.note(s, "Session ended.")
+		a.desk.Note(s, "Session ended.")
 	}
 	a.ui.Send(ui.EvSession, s)
 }
@@ -342,4 +339,18 @@ func exitText(err error) string {
 		return "exit status 0 before the session started"
 	}
 	return err.Error()
+}
+
+// signal shows one of claude's status signals (api_retry, compaction, a
+// rate limit, …) in the transcript, and what it does now in the winbar.
+func (a *App) signal(s *session.Session, m claude.Message) {
+	a.desk.Transcript(s, s.Transcript.Apply(m))
+	a.activity(s)
+}
+
+// activity tells the front end when what claude does now changed.
+func (a *App) activity(s *session.Session) {
+	if _, changed := s.Transcript.Activity(); changed {
+		a.ui.Send(ui.EvSession, s)
+	}
 }

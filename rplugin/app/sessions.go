@@ -27,7 +27,7 @@ func (a *App) Rename(id int, name string) (Outcome, error) {
 	if name == "" {
 		return Outcome{}, errors.New("rename needs a name, e.g. :ClaudeNova rename fix the login test")
 	}
-	s, err := a.session(id)
+	s, err := a.desk.Session(id)
 	if err != nil {
 		return Outcome{}, err
 	}
@@ -45,9 +45,9 @@ func (a *App) Rename(id int, name string) (Outcome, error) {
 		}
 		return Outcome{Done: true, Message: msg}, nil
 	}
-	a.background(func(ctx context.Context) {
+	a.desk.Background(func(ctx context.Context) {
 		if _, err := s.Proc.Control(ctx, "rename_session", map[string]any{"title": name}); err != nil {
-			a.notify("warn", fmt.Sprintf("session %d is %q here, but claude did not take the name: %v", s.ID, name, err))
+			a.desk.Notify("warn", fmt.Sprintf("session %d is %q here, but claude did not take the name: %v", s.ID, name, err))
 			a.log.Info("rename refused", "session", s.ID, "old", old, "err", err)
 		}
 	})
@@ -99,7 +99,7 @@ type Command struct {
 // Commands lists the slash commands of a session's claude (empty until
 // claude answered initialize).
 func (a *App) Commands(id int) ([]Command, error) {
-	s, err := a.session(id)
+	s, err := a.desk.Session(id)
 	if err != nil {
 		return nil, err
 	}
@@ -191,7 +191,7 @@ func Ago(d time.Duration) string {
 func (a *App) history(s *session.Session, claudeID string) {
 	path, err := store.Find(a.configDir(), s.Cwd(), claudeID)
 	if err != nil {
-		a.note(s, "Resumed session "+claudeID+": its earlier conversation is not in claude's session store here.")
+		a.desk.Note(s, "Resumed session "+claudeID+": its earlier conversation is not in claude's session store here.")
 		return
 	}
 	sum, err := store.Summarize(path)
@@ -233,7 +233,7 @@ func (a *App) history(s *session.Session, claudeID string) {
 			ops = append(ops, tr.Apply(m)...)
 		}
 		if len(ops) > 512 {
-			a.transcript(s, ops)
+			a.desk.Transcript(s, ops)
 			ops = nil
 		}
 		return nil
@@ -242,5 +242,5 @@ func (a *App) history(s *session.Session, claudeID string) {
 		ops = append(ops, tr.Note(fmt.Sprintf("The rest of the earlier conversation could not be read (%v).", err))...)
 	}
 	ops = append(ops, tr.EndHistory()...)
-	a.transcript(s, ops)
+	a.desk.Transcript(s, ops)
 }

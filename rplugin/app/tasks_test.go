@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude/claudetest"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/tasks"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/store"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/ui"
@@ -66,7 +67,7 @@ func (r *recorder) lastTasks(id int) []session.Task {
 	defer r.mu.Unlock()
 	var out []session.Task
 	for _, e := range r.events {
-		if v, ok := e.Data.(TasksView); ok && e.Name == ui.EvTasks && v.Session == id {
+		if v, ok := e.Data.(tasks.View); ok && e.Name == ui.EvTasks && v.Session == id {
 			out = v.Tasks
 		}
 	}
@@ -81,7 +82,7 @@ func TestSubagentRequestNamesItsAgent(t *testing.T) {
 	f := newFeed(t, c, "agents-task.jsonl")
 	f.until(has(`"subtype":"can_use_tool"`))
 	p := m.waitPending(1)[0]
-	want := AgentView{ID: p.Agent.ID, Type: "general-purpose", Description: "probe sub"}
+	want := session.Agent{ID: p.Agent.ID, Type: "general-purpose", Description: "probe sub"}
 	if p.Agent == nil || *p.Agent != want || p.Agent.ID == "" {
 		t.Fatalf("agent %+v", p.Agent)
 	}
@@ -140,19 +141,19 @@ func TestTaskOutputAndStop(t *testing.T) {
 		})
 		return got
 	}
-	if err := m.app.TaskOutput(Later{Token: "o1", ID: task.ID}); err != nil {
+	if err := m.app.Tasks().Output(Later{Token: "o1", ID: task.ID}); err != nil {
 		t.Fatal(err)
 	}
 	if r := reply("o1"); r["ok"] != true || r["result"] != "line 1\nred\n" {
 		t.Fatalf("output reply %+v", r)
 	}
-	if err := m.app.StopTask(Later{Token: "s1", ID: task.ID}); err != nil {
+	if err := m.app.Tasks().Stop(Later{Token: "s1", ID: task.ID}); err != nil {
 		t.Fatal(err)
 	}
 	if r := reply("s1"); r["ok"] != true || r["result"] != true || len(stopped) != 1 || stopped[0] != task.ID {
 		t.Fatalf("stop reply %+v, stopped %v", r, stopped)
 	}
-	if err := m.app.StopTask(Later{Token: "s2", ID: "nope"}); !errors.Is(err, errNoTask) {
+	if err := m.app.Tasks().Stop(Later{Token: "s2", ID: "nope"}); !errors.Is(err, tasks.ErrNoTask) {
 		t.Fatalf("unknown task: %v", err)
 	}
 	f.until(nil)
@@ -160,7 +161,7 @@ func TestTaskOutputAndStop(t *testing.T) {
 		ts := m.rec.lastTasks(info.ID)
 		return len(ts) == 1 && ts[0].Status == session.TaskCompleted
 	})
-	if err := m.app.StopTask(Later{Token: "s3", ID: task.ID}); err == nil || !strings.Contains(err.Error(), "has already completed") {
+	if err := m.app.Tasks().Stop(Later{Token: "s3", ID: task.ID}); err == nil || !strings.Contains(err.Error(), "has already completed") {
 		t.Fatalf("ended task: %v", err)
 	}
 	// An agent's output is what it did.
@@ -168,7 +169,7 @@ func TestTaskOutputAndStop(t *testing.T) {
 	newFeed(t, c2, "agents-task.jsonl").until(has(`"text":"subagent done"`))
 	m.rec.wait(t, "agent's text", func([]ui.Event) bool { return strings.Contains(m.rec.transcriptText(info2.ID), "subagent done") })
 	agent := m.rec.lastTasks(info2.ID)[0]
-	if err := m.app.TaskOutput(Later{Token: "o2", ID: agent.ID}); err != nil {
+	if err := m.app.Tasks().Output(Later{Token: "o2", ID: agent.ID}); err != nil {
 		t.Fatal(err)
 	}
 	if r := reply("o2"); !strings.Contains(r["result"].(string), "hello from sub") {

@@ -30,8 +30,8 @@ func (a *App) checkVersion(s *session.Session, v string) {
 	}
 	window := claude.OldestSupported + " to " + claude.NewestTested
 	if place < 0 {
-		a.notify("warn", fmt.Sprintf("claude %s is older than claude-nova supports (%s): update it (npm install -g @anthropic-ai/claude-code) or point the cmd option at a newer one", v, window))
+		a.desk.Notify("warn", fmt.Sprintf("claude %s is older than claude-nova supports (%s): update it (npm install -g @anthropic-ai/claude-code) or point the cmd option at a newer one", v, window))
 		return
 	}
-	a.notify("info", fmt.Sprintf("claude %s is newer than claude-nova was tested with (%s); it is expected to work, :checkhealth claudenova says more", v, window))
+	a.desk.Notify("info", fmt.Sprintf("claude %s is newer than claude-nova was tested with (%s); it is expected to work, :checkhealth claudenova says more", v, window))
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/tasks"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
 	"os"
 	"path/filepath"
 	"sort"
@@ -37,7 +39,7 @@ type RequestView struct {
 	Tool        string          `json:"tool"`
 	Target      string          `json:"target"`
 	Surface     string          `json:"surface"`
-	Agent       *AgentView      `json:"agent,omitempty"` // the subagent that asks (nil: Claude itself)
+	Agent       *session.Agent  `json:"agent,omitempty"` // the subagent that asks (nil: Claude itself)
 	Reason      string          `json:"reason,omitempty"`
 	Arrived     int64           `json:"arrived"` // unix milliseconds
 	Added       int             `json:"added"`
@@ -174,8 +176,8 @@ func (a *App) view(r approval.Pending) RequestView {
 		shown = sanitize.Line(pr.DisplayName)
 	}
 	v.Title = shown + " · " + name
-	if v.Agent = a.agent(r.Session, pr.AgentID); v.Agent != nil {
-		v.Title = shown + " · " + agentLabel(v.Agent) + " · " + name
+	if v.Agent = a.tasks.Agent(r.Session, pr.AgentID); v.Agent != nil {
+		v.Title = shown + " · " + tasks.AgentLabel(v.Agent) + " · " + name
 	}
 	if ownSurface[r.Route.Surface] {
 		v.Own, v.OwnRefusal, v.NoAlways = true, ownRefusal(r.Route.Surface), ownNoRule(r.Route.Surface)
@@ -256,7 +258,7 @@ func (a *App) view(r approval.Pending) RequestView {
 		v.Fields = append(v.Fields, Field{"Path it touches", sanitize.Line(approval.RelPath(pr.BlockedPath, cwd))})
 	}
 	if v.Agent != nil {
-		v.Fields = append([]Field{{"Agent", agentLabel(v.Agent)}}, v.Fields...)
+		v.Fields = append([]Field{{"Agent", tasks.AgentLabel(v.Agent)}}, v.Fields...)
 	}
 	switch r.Route.Surface {
 	case approval.SurfaceQuestion:

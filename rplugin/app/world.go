@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/desk"
 	"os"
 	"path/filepath"
 	"strings"
@@ -32,7 +33,7 @@ func (a *App) worldChanged(s *session.Session) {
 
 // refreshMCP asks claude for its MCP servers in the background.
 func (a *App) refreshMCP(s *session.Session) {
-	a.background(func(ctx context.Context) {
+	a.desk.Background(func(ctx context.Context) {
 		if _, err := a.mcpStatus(ctx, s); err != nil {
 			a.log.Debug("mcp_status", "session", s.ID, "err", err)
 		}
@@ -103,7 +104,7 @@ type MCPView struct {
 // MCP is the world of a session (0: the current one) as known now; a
 // fresh mcp_status is asked at once and arrives as EvWorld.
 func (a *App) MCP(id int) (MCPView, error) {
-	s, err := a.session(id)
+	s, err := a.desk.Session(id)
 	if err != nil {
 		return MCPView{}, err
 	}
@@ -120,7 +121,7 @@ func (a *App) MCPRefresh(p Later) error {
 	if err != nil {
 		return err
 	}
-	a.replyLater(p.Token, func(ctx context.Context) (any, error) {
+	a.desk.ReplyLater(p.Token, func(ctx context.Context) (any, error) {
 		return a.mcpStatus(ctx, s)
 	})
 	return nil
@@ -161,7 +162,7 @@ func (a *App) MCPReconnect(p MCPParams) error {
 	if err != nil {
 		return err
 	}
-	a.replyLater(p.Token, func(ctx context.Context) (any, error) {
+	a.desk.ReplyLater(p.Token, func(ctx context.Context) (any, error) {
 		_, cerr := s.Proc.Control(ctx, "mcp_reconnect", map[string]any{"serverName": m.Name})
 		servers, serr := a.mcpStatus(ctx, s)
 		if cerr != nil {
@@ -186,7 +187,7 @@ func (a *App) MCPToggle(p MCPParams) error {
 	if err != nil {
 		return err
 	}
-	a.replyLater(p.Token, func(ctx context.Context) (any, error) {
+	a.desk.ReplyLater(p.Token, func(ctx context.Context) (any, error) {
 		_, cerr := s.Proc.Control(ctx, "mcp_toggle", map[string]any{"serverName": m.Name, "enabled": p.Enabled})
 		servers, serr := a.mcpStatus(ctx, s)
 		if cerr != nil {
@@ -224,7 +225,7 @@ func serverOutcome(name string, servers []session.MCPServer) map[string]any {
 		if m.Name == name {
 			msg := fmt.Sprintf("%s · %s", m.Name, m.Status)
 			if m.Up() {
-				msg += fmt.Sprintf(" (%s)", plural(m.Tools, "tool"))
+				msg += fmt.Sprintf(" (%s)", desk.Plural(m.Tools, "tool"))
 			}
 			if m.Error != "" {
 				msg += ": " + m.Error
@@ -256,7 +257,7 @@ func (a *App) hookMessage(s *session.Session, m claude.Message) {
 		return
 	}
 	ops, onCall := s.Transcript.Hook(h)
-	a.transcript(s, ops)
+	a.desk.Transcript(s, ops)
 	if onCall {
 		return
 	}
@@ -278,7 +279,6 @@ func (a *App) hookMessage(s *session.Session, m claude.Message) {
 // elapsed time of a running hook (on its call's line, in the winbar). It
 // returns when claude exits; a second without a running hook costs a look.
 func (a *App) tick(s *session.Session) {
-	defer a.wg.Done()
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
 	for {
@@ -288,7 +288,7 @@ func (a *App) tick(s *session.Session) {
 		case <-t.C:
 		}
 		if s.Transcript.RunningHooks() {
-			a.transcript(s, s.Transcript.Tick())
+			a.desk.Transcript(s, s.Transcript.Tick())
 		}
 		if s.World.RunningHooks() {
 			a.ui.Send(ui.EvSession, s)
@@ -461,13 +461,13 @@ func (a *App) applyTool(s *session.Session, id, name string, input, result json.
 			subject = in.Subject
 		}
 		s.World.AddTodo(session.Todo{ID: r.Task.ID, Text: subject, Status: "pending", Active: in.ActiveForm})
-		a.transcript(s, s.Transcript.Checklist(id, s.World.Todos()))
+		a.desk.Transcript(s, s.Transcript.Checklist(id, s.World.Todos()))
 		return true
 	case "TaskUpdate":
 		if _, ok := s.World.UpdateTodo(in.TaskID, in.Status, in.Subject, in.ActiveForm); !ok {
 			return false
 		}
-		a.transcript(s, s.Transcript.Checklist(id, s.World.Todos()))
+		a.desk.Transcript(s, s.Transcript.Checklist(id, s.World.Todos()))
 		return true
 	case "EnterWorktree":
 		return a.moveSession(s, r.WorktreePath, r.Branch)
@@ -495,7 +495,7 @@ func (a *App) moveSession(s *session.Session, dir, branch string) bool {
 	cwd := s.Cwd()
 	if cwd == s.Root() {
 		s.World.SetWorktree(nil)
-		a.note(s, "Back in "+sanitize.Line(cwd)+": proposals, the editor tools and rules follow the session's folder.")
+		a.desk.Note(s, "Back in "+sanitize.Line(cwd)+": proposals, the editor tools and rules follow the session's folder.")
 	} else {
 		if old := s.World.View(s.ID).Worktree; branch == "" && old != nil && old.Path == cwd {
 			branch = old.Branch
@@ -505,7 +505,7 @@ func (a *App) moveSession(s *session.Session, dir, branch string) bool {
 		if branch != "" {
 			text += " (branch " + sanitize.Line(branch) + ")"
 		}
-		a.note(s, text+": proposals, the editor tools and rules follow it.")
+		a.desk.Note(s, text+": proposals, the editor tools and rules follow it.")
 	}
 	a.log.Info("session folder moved", "session", s.ID, "cwd", cwd, "root", s.Root())
 	a.ui.Send(ui.EvSession, s)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/app"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/editortools"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/rounds"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/ui"
 )
 
@@ -272,9 +273,9 @@ var methods = map[string]handler{
 	"resumable":      with(func(a *app.App, p cwdArg) (any, error) { return a.Resumable(p.Cwd) }),
 	"checkpoints":    with(func(a *app.App, p app.Later) (any, error) { return nil, a.Checkpoints(p) }),
 	"rewind":         with(func(a *app.App, p app.RewindParams) (any, error) { return nil, a.Rewind(p) }),
-	"task_output":    with(func(a *app.App, p app.Later) (any, error) { return nil, a.TaskOutput(p) }),
-	"stop_task":      with(func(a *app.App, p app.Later) (any, error) { return nil, a.StopTask(p) }),
-	"task_at":        with(func(a *app.App, p lineArg) (any, error) { return a.TaskAt(p.Session, p.Line) }),
+	"task_output":    with(func(a *app.App, p app.Later) (any, error) { return nil, a.Tasks().Output(p) }),
+	"stop_task":      with(func(a *app.App, p app.Later) (any, error) { return nil, a.Tasks().Stop(p) }),
+	"task_at":        with(func(a *app.App, p lineArg) (any, error) { return a.Tasks().At(p.Session, p.Line) }),
 	"changes":        with(func(a *app.App, p app.ChangesParams) (any, error) { return a.Changes(p) }),
 	"models":         with(func(a *app.App, p sessionArg) (any, error) { return a.Models(p.Session) }),
 	"set_model":      with(func(a *app.App, p app.ModelParams) (any, error) { return a.SetModel(p) }),
@@ -292,13 +293,13 @@ var methods = map[string]handler{
 	"mcp_reconnect":  with(func(a *app.App, p app.MCPParams) (any, error) { return nil, a.MCPReconnect(p) }),
 	"mcp_toggle":     with(func(a *app.App, p app.MCPParams) (any, error) { return nil, a.MCPToggle(p) }),
 	"agents_refresh": plain(func(a *app.App) (any, error) { a.RefreshAgents(); return nil, nil }),
-	"review_round":   with(func(a *app.App, p app.ReviewArg) (any, error) { return a.ReviewRound(p) }),
-	"comment_add":    with(func(a *app.App, p app.CommentParams) (any, error) { return a.AddComment(p) }),
-	"comment_edit":   with(func(a *app.App, p app.CommentEdit) (any, error) { return a.EditComment(p) }),
-	"comments":       with(func(a *app.App, p app.ReviewArg) (any, error) { return a.ReviewComments(p) }),
-	"comments_move":  with(func(a *app.App, p app.MovesParams) (any, error) { return nil, a.MoveComments(p) }),
-	"comments_send":  with(func(a *app.App, p app.SendReviewParams) (any, error) { return a.SendReview(p) }),
-	"blame":          with(func(a *app.App, p app.BlameParams) (any, error) { return a.Blame(p) }),
+	"review_round":   with(func(a *app.App, p rounds.Arg) (any, error) { return a.Rounds().Round(p) }),
+	"comment_add":    with(func(a *app.App, p rounds.CommentParams) (any, error) { return a.Rounds().AddComment(p) }),
+	"comment_edit":   with(func(a *app.App, p rounds.CommentEdit) (any, error) { return a.Rounds().EditComment(p) }),
+	"comments":       with(func(a *app.App, p rounds.Arg) (any, error) { return a.Rounds().Comments(p) }),
+	"comments_move":  with(func(a *app.App, p rounds.MovesParams) (any, error) { return nil, a.Rounds().MoveComments(p) }),
+	"comments_send":  with(func(a *app.App, p rounds.SendParams) (any, error) { return a.Rounds().Send(p) }),
+	"blame":          with(func(a *app.App, p rounds.BlameParams) (any, error) { return a.Rounds().Blame(p) }),
 	"shutdown":       plain(func(a *app.App) (any, error) { a.Shutdown(); return nil, nil }),
 	// tool_reply: the editor's later answer to a tool call (a language
 	// server's), matched by its token.

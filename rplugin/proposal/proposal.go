@@ -629,3 +629,15 @@ func cleanDisplay(s string) string {
 	}
 	return s
 }
+
+// ReadNow reads a file as it is now: its text and whether it exists.
+func ReadNow(path string) (string, bool, error) {
+	data, err := ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, err
+	}
+	return string(data), true, nil
+}

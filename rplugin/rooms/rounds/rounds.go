@@ -1,11 +1,19 @@
-package app
+// Package rounds is the room of the review loop (package review): a
+// session's round (what Claude changed since the review baseline), the
+// user's comments on lines (kept per session folder; sent to Claude as one
+// message, which closes the round), and who wrote each line of a file
+// Claude changed (kept per session folder). Every change Claude makes
+// reaches it from its tool result (Changed): applied proposals and
+// acceptEdits writes alike. Rewind, the changes view and review rounds ask
+// it whose a change is.
+package rounds
 
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -13,6 +21,7 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/approval"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/boundary"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/checkpoint"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/desk"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/diff"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/proposal"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/review"
@@ -21,22 +30,46 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/ui"
 )
 
-// The review loop (package review): a session's round (what Claude changed
-// since the review baseline), the user's comments on lines (kept per
-// session folder; sent to Claude as one message, which closes the round),
-// and who wrote each line of a file Claude changed (kept per session
-// folder). Every change Claude makes reaches here from its tool result
-// (recordChanges): applied proposals and acceptEdits writes alike.
+// Deps is what the room asks of the rest of the core.
+type Deps struct {
+	// Storage is the plugin's storage folder (the review keeps its
+	// files there, per session folder).
+	Storage func() string
+	// Home is the user's home folder (how paths are shown).
+	Home func() string
+	// Policy is the boundary comments are kept within, for session s
+	// (nil: no session runs, cwd is the editor's folder).
+	Policy func(s *session.Session, cwd string) boundary.Policy
+	// Send sends a prompt to a session (queued while a turn runs).
+	Send func(s *session.Session, prompt string) error
+}
 
-// reviewState is the app's part of the review. Its lock also orders the
-// writes to the review's files.
-type reviewState struct {
+// Room is the review loop's state. Its lock also orders the writes to the
+// review's files.
+type Room struct {
+	d    *desk.Desk
+	deps Deps
+
 	mu      sync.Mutex
 	folders map[string]*folderReview // by session folder
 	rounds  map[int]*roundState      // by session id
 	// amends are the proposals the user amended, by path, until claude
 	// reports the write: what Claude proposed and what the user saved.
 	amends map[string]amendment
+}
+
+// New returns the review room.
+func New(d *desk.Desk, deps Deps) *Room {
+	return &Room{d: d, deps: deps, folders: map[string]*folderReview{}, rounds: map[int]*roundState{}, amends: map[string]amendment{}}
+}
+
+func (r *Room) storage() string { return r.deps.Storage() }
+func (r *Room) home() string    { return r.deps.Home() }
+func (r *Room) send(s *session.Session, prompt string) error {
+	return r.deps.Send(s, prompt)
+}
+func (r *Room) policy(s *session.Session, cwd string) boundary.Policy {
+	return r.deps.Policy(s, cwd)
 }
 
 type amendment struct{ proposed, saved string }
@@ -56,37 +89,37 @@ type folderReview struct {
 // folderOf returns the review of session folder cwd (its comments read
 // from disk at first use). A comments file that cannot be read is moved
 // aside, never written over, and the user is told. Called with rev.mu held.
-func (a *App) folderOf(cwd string) *folderReview {
+func (r *Room) folderOf(cwd string) *folderReview {
 	cwd = filepath.Clean(cwd)
-	if a.rev.folders == nil {
-		a.rev.folders = map[string]*folderReview{}
+	if r.folders == nil {
+		r.folders = map[string]*folderReview{}
 	}
-	if f, ok := a.rev.folders[cwd]; ok {
+	if f, ok := r.folders[cwd]; ok {
 		return f
 	}
-	dir := review.FolderDir(a.options().Storage, cwd)
+	dir := review.FolderDir(r.storage(), cwd)
 	cs, err := review.LoadComments(dir)
 	if err != nil {
 		aside := filepath.Join(dir, fmt.Sprintf("comments.json.unread-%d", time.Now().Unix()))
 		if rerr := os.Rename(filepath.Join(dir, "comments.json"), aside); rerr == nil {
-			a.notify("warn", fmt.Sprintf("review comments of %s could not all be read (%v): the file is kept as %s", cwd, err, aside))
+			r.d.Notify("warn", fmt.Sprintf("review comments of %s could not all be read (%v): the file is kept as %s", cwd, err, aside))
 		} else {
-			a.notify("warn", fmt.Sprintf("review comments of %s could not all be read: %v", cwd, err))
+			r.d.Notify("warn", fmt.Sprintf("review comments of %s could not all be read: %v", cwd, err))
 		}
 		if len(cs.All()) > 0 {
 			_ = review.SaveComments(dir, cwd, cs) // the ones that were read
 		}
 	}
 	f := &folderReview{cwd: cwd, dir: dir, comments: cs, blame: map[string]*review.Blame{}}
-	a.rev.folders[cwd] = f
+	r.folders[cwd] = f
 	return f
 }
 
 // saveComments keeps f's comments on disk; a failure is reported (the
 // comments stay in memory).
-func (a *App) saveComments(f *folderReview) error {
+func (r *Room) saveComments(f *folderReview) error {
 	if err := review.SaveComments(f.dir, f.cwd, f.comments); err != nil {
-		a.log.Warn("save review comments", "err", err)
+		r.d.Log.Warn("save review comments", "err", err)
 		return fmt.Errorf("the comments are kept until Neovim exits, but could not be saved: %w", err)
 	}
 	return nil
@@ -95,20 +128,20 @@ func (a *App) saveComments(f *folderReview) error {
 // roundOf returns session s's open round: the one kept for its claude
 // session (a resumed session goes on with it), else round 1 since the
 // session began. Called with rev.mu held.
-func (a *App) roundOf(s *session.Session) *roundState {
-	if a.rev.rounds == nil {
-		a.rev.rounds = map[int]*roundState{}
+func (r *Room) roundOf(s *session.Session) *roundState {
+	if r.rounds == nil {
+		r.rounds = map[int]*roundState{}
 	}
-	rs, ok := a.rev.rounds[s.ID]
+	rs, ok := r.rounds[s.ID]
 	if !ok {
 		rs = &roundState{r: review.NewRound(1, s.Started)}
-		a.rev.rounds[s.ID] = rs
+		r.rounds[s.ID] = rs
 	}
 	if id := s.ClaudeID(); id != "" && rs.looked != id {
 		rs.looked = id
-		kept, err := review.LoadRound(a.folderOf(s.Cwd()).dir, id)
+		kept, err := review.LoadRound(r.folderOf(s.Cwd()).dir, id)
 		if err != nil {
-			a.log.Warn("read the kept review round", "session", s.ID, "err", err)
+			r.d.Log.Warn("read the kept review round", "session", s.ID, "err", err)
 		}
 		if kept != nil && len(rs.r.Files()) == 0 {
 			rs.r = kept
@@ -117,47 +150,35 @@ func (a *App) roundOf(s *session.Session) *roundState {
 	return rs
 }
 
-func (a *App) saveRound(s *session.Session, rs *roundState) {
+func (r *Room) saveRound(s *session.Session, rs *roundState) {
 	id := s.ClaudeID()
 	if id == "" {
 		return // kept once claude named the session (its first turn)
 	}
-	if err := review.SaveRound(a.folderOf(s.Cwd()).dir, id, rs.r); err != nil {
-		a.log.Warn("save the review round", "session", s.ID, "err", err)
+	if err := review.SaveRound(r.folderOf(s.Cwd()).dir, id, rs.r); err != nil {
+		r.d.Log.Warn("save the review round", "session", s.ID, "err", err)
 	}
 }
 
-// readNow reads a file as it is now: its text and whether it exists.
-func readNow(path string) (string, bool, error) {
-	data, err := proposal.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return "", false, nil
-	}
-	if err != nil {
-		return "", false, err
-	}
-	return string(data), true, nil
-}
-
-// expectAmended notes a proposal the user amended before it was applied:
+// ExpectAmended notes a proposal the user amended before it was applied:
 // when claude reports writing exactly saved to path, the lines the user
 // changed within Claude's are marked amended.
-func (a *App) expectAmended(path string, proposed, saved []byte) {
-	a.rev.mu.Lock()
-	defer a.rev.mu.Unlock()
-	if a.rev.amends == nil {
-		a.rev.amends = map[string]amendment{}
+func (r *Room) ExpectAmended(path string, proposed, saved []byte) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.amends == nil {
+		r.amends = map[string]amendment{}
 	}
-	a.rev.amends[path] = amendment{proposed: string(proposed), saved: string(saved)}
+	r.amends[path] = amendment{proposed: string(proposed), saved: string(saved)}
 }
 
-// reviewChanged records a change Claude made to path (its content before
+// Changed records a change Claude made to path (its content before
 // was orig; nil: it did not exist): the file joins the session's round,
 // comments on it follow the edit, and its lines written by Claude are
 // marked so.
-func (a *App) reviewChanged(s *session.Session, path string, orig *string, after string, err error) {
+func (r *Room) Changed(s *session.Session, path string, orig *string, after string, err error) {
 	if err != nil {
-		a.log.Info("review: read the changed file", "path", path, "err", err)
+		r.d.Log.Info("review: read the changed file", "path", path, "err", err)
 	}
 	before := ""
 	if orig != nil {
@@ -167,60 +188,60 @@ func (a *App) reviewChanged(s *session.Session, path string, orig *string, after
 	if t, ok := s.Turns.Find(""); ok {
 		by.Turn, by.Prompt = t.N, sanitize.Truncate(t.Prompt, 500)
 	}
-	a.rev.mu.Lock()
-	rs := a.roundOf(s)
+	r.mu.Lock()
+	rs := r.roundOf(s)
 	if rs.r.Changed(path, orig) {
-		a.saveRound(s, rs)
+		r.saveRound(s, rs)
 	}
-	f := a.folderOf(s.Cwd())
+	f := r.folderOf(s.Cwd())
 	if err == nil && f.comments.Remap(path, before, after) {
-		_ = a.saveComments(f)
+		_ = r.saveComments(f)
 	}
 	var prop *string
-	if am, ok := a.rev.amends[path]; ok {
-		delete(a.rev.amends, path)
+	if am, ok := r.amends[path]; ok {
+		delete(r.amends, path)
 		if am.saved == after {
 			prop = &am.proposed
 		}
 	}
 	changed := []string{}
 	if err == nil && len(after) <= review.MaxBlameContent && len(before) <= review.MaxBlameContent {
-		b := a.blameOf(f, path, before)
+		b := r.blameOf(f, path, before)
 		b.Land(before, after, by, prop)
 		if err := review.SaveBlame(f.dir, b); err != nil {
-			a.log.Warn("save blame", "path", path, "err", err)
+			r.d.Log.Warn("save blame", "path", path, "err", err)
 		}
 		changed = append(changed, path)
 	}
-	ev := a.reviewEvent(f)
+	ev := r.event(f)
 	ev.Blame = changed
-	a.rev.mu.Unlock()
-	a.ui.Send(ui.EvReview, ev)
+	r.mu.Unlock()
+	r.d.UI.Send(ui.EvReview, ev)
 }
 
-// reviewOpened tells the front end, when a session starts in a folder that
+// Opened tells the front end, when a session starts in a folder that
 // has unsent comments (from before a restart of the editor, say), so that
 // they show in the buffers of their files at once.
-func (a *App) reviewOpened(s *session.Session) {
-	a.rev.mu.Lock()
-	f := a.folderOf(s.Cwd())
+func (r *Room) Opened(s *session.Session) {
+	r.mu.Lock()
+	f := r.folderOf(s.Cwd())
 	n := len(f.comments.Unsent())
-	ev := a.reviewEvent(f)
-	a.rev.mu.Unlock()
+	ev := r.event(f)
+	r.mu.Unlock()
 	if n > 0 {
-		a.ui.Send(ui.EvReview, ev)
+		r.d.UI.Send(ui.EvReview, ev)
 	}
 }
 
 // blameOf returns f's blame of path (read from disk, or new: every line of
 // known is yours). Called with rev.mu held.
-func (a *App) blameOf(f *folderReview, path, known string) *review.Blame {
+func (r *Room) blameOf(f *folderReview, path, known string) *review.Blame {
 	if b, ok := f.blame[path]; ok {
 		return b
 	}
 	b, err := review.LoadBlame(f.dir, path)
 	if err != nil {
-		a.log.Warn("read blame", "path", path, "err", err)
+		r.d.Log.Warn("read blame", "path", path, "err", err)
 	}
 	if b == nil {
 		b = review.NewBlame(path, known)
@@ -229,8 +250,8 @@ func (a *App) blameOf(f *folderReview, path, known string) *review.Blame {
 	return b
 }
 
-// ReviewEvent tells the front end what the review of a folder holds now.
-type ReviewEvent struct {
+// Event tells the front end what the review of a folder holds now.
+type Event struct {
 	Cwd      string        `json:"cwd"`
 	Comments []CommentView `json:"comments"` // unsent, by file and line
 	Files    []string      `json:"files"`    // the files in the open rounds of the folder's sessions
@@ -254,15 +275,15 @@ func commentView(c review.Comment, cwd string) CommentView {
 		Text: sanitize.Text(c.Text), Session: c.Session, Created: c.Created}
 }
 
-// reviewEvent is f's state for the front end. Called with rev.mu held.
-func (a *App) reviewEvent(f *folderReview) ReviewEvent {
-	ev := ReviewEvent{Cwd: f.cwd, Comments: []CommentView{}, Files: []string{}, Blame: []string{}}
+// event is f's state for the front end. Called with rev.mu held.
+func (r *Room) event(f *folderReview) Event {
+	ev := Event{Cwd: f.cwd, Comments: []CommentView{}, Files: []string{}, Blame: []string{}}
 	for _, c := range f.comments.Unsent() {
 		ev.Comments = append(ev.Comments, commentView(c, f.cwd))
 	}
 	seen := map[string]bool{}
-	for _, s := range a.sessions.All() {
-		rs, ok := a.rev.rounds[s.ID]
+	for _, s := range r.d.Sessions.All() {
+		rs, ok := r.rounds[s.ID]
 		if !ok || filepath.Clean(s.Cwd()) != f.cwd {
 			continue
 		}
@@ -276,17 +297,17 @@ func (a *App) reviewEvent(f *folderReview) ReviewEvent {
 	return ev
 }
 
-// ReviewArg names the review a call is about: the session in view (0: the
+// Arg names the review a call is about: the session in view (0: the
 // current one), else, with no session, the editor's folder.
-type ReviewArg struct {
+type Arg struct {
 	Session int    `json:"session"`
 	Cwd     string `json:"cwd"`
 }
 
-// reviewSession is the session of a call (nil with no session running) and
+// session is the session of a call (nil with no session running) and
 // the folder whose review it is.
-func (a *App) reviewSession(p ReviewArg) (*session.Session, string, error) {
-	s, err := a.session(p.Session)
+func (r *Room) session(p Arg) (*session.Session, string, error) {
+	s, err := r.d.Session(p.Session)
 	if err == nil {
 		return s, s.Cwd(), nil
 	}
@@ -302,46 +323,46 @@ func (a *App) reviewSession(p ReviewArg) (*session.Session, string, error) {
 // RoundView is a session's open round: every file Claude changed since the
 // review baseline, each from its baseline to now.
 type RoundView struct {
-	Session int          `json:"session"`
-	Round   int          `json:"round"`
-	Since   int64        `json:"since"` // Unix seconds
-	Files   []FileChange `json:"files"`
+	Session int                     `json:"session"`
+	Round   int                     `json:"round"`
+	Since   int64                   `json:"since"` // Unix seconds
+	Files   []checkpoint.FileChange `json:"files"`
 }
 
-// ReviewRound is session p.Session's open round. Files a round tracks that
+// Round is session p.Session's open round. Files a round tracks that
 // changed outside Claude's Write and Edit (a command) join it here.
-func (a *App) ReviewRound(p ReviewArg) (RoundView, error) {
-	s, err := a.session(p.Session)
+func (r *Room) Round(p Arg) (RoundView, error) {
+	s, err := r.d.Session(p.Session)
 	if err != nil {
 		return RoundView{}, err
 	}
-	v, err := a.reviewRound(s)
+	v, err := r.round(s)
 	if err != nil {
 		return v, err
 	}
 	// Whose each hunk is: a round shows what changed since the baseline,
 	// other sessions' and the user's changes to those files too.
 	for i := range v.Files {
-		v.Files[i] = a.markAuthors(s, v.Files[i])
+		v.Files[i] = r.MarkAuthors(s, v.Files[i])
 	}
 	return v, nil
 }
 
-func (a *App) reviewRound(s *session.Session) (RoundView, error) {
-	a.rev.mu.Lock()
-	defer a.rev.mu.Unlock()
-	rs := a.roundOf(s)
+func (r *Room) round(s *session.Session) (RoundView, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	rs := r.roundOf(s)
 	grew := false
 	for _, path := range rs.r.Tracked() {
-		now, exists, err := readNow(path)
+		now, exists, err := proposal.ReadNow(path)
 		if err == nil && rs.r.Seen(path, now, exists) {
 			grew = true
 		}
 	}
 	if grew {
-		a.saveRound(s, rs)
+		r.saveRound(s, rs)
 	}
-	v := RoundView{Session: s.ID, Round: rs.r.N, Since: rs.r.Since.Unix(), Files: []FileChange{}}
+	v := RoundView{Session: s.ID, Round: rs.r.N, Since: rs.r.Since.Unix(), Files: []checkpoint.FileChange{}}
 	for _, path := range rs.r.Files() {
 		fc := roundChange(s, rs.r, path)
 		if fc.Error == "" && len(fc.Hunks) == 0 {
@@ -357,8 +378,8 @@ func (a *App) reviewRound(s *session.Session) (RoundView, error) {
 }
 
 // roundChange is one file of a round: at the baseline and now.
-func roundChange(s *session.Session, r *review.Round, path string) FileChange {
-	fc := FileChange{Path: path, Rel: approval.RelPath(path, s.Cwd()), Hunks: []checkpoint.Hunk{}}
+func roundChange(s *session.Session, r *review.Round, path string) checkpoint.FileChange {
+	fc := checkpoint.FileChange{Path: path, Rel: approval.RelPath(path, s.Cwd()), Hunks: []checkpoint.Hunk{}}
 	b, ok := r.Baseline(path)
 	switch {
 	case !ok:
@@ -369,24 +390,24 @@ func roundChange(s *session.Session, r *review.Round, path string) FileChange {
 		return fc
 	}
 	fc.Before, fc.Existed = b.Content, b.Existed
-	now, exists, err := readNow(path)
+	now, exists, err := proposal.ReadNow(path)
 	if err != nil {
 		fc.Error = err.Error()
 		return fc
 	}
-	return fc.with(now, exists)
+	return fc.With(now, exists)
 }
 
-// roundFileChange is path in session s's open round (for an undo).
-func (a *App) roundFileChange(s *session.Session, path string) FileChange {
-	a.rev.mu.Lock()
-	defer a.rev.mu.Unlock()
-	return roundChange(s, a.roundOf(s).r, path)
+// RoundFile is path in session s's open round (for an undo).
+func (r *Room) RoundFile(s *session.Session, path string) checkpoint.FileChange {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return roundChange(s, r.roundOf(s).r, path)
 }
 
 // CommentParams add a comment on lines From-To of Path.
 type CommentParams struct {
-	ReviewArg
+	Arg
 	Path string `json:"path"`
 	From int    `json:"from"`
 	To   int    `json:"to"`
@@ -404,47 +425,35 @@ type CommentAdded struct {
 	Hint    string      `json:"hint"` // what to do next, said when there is room
 }
 
-// folderPolicy is the boundary comments are kept within: the session's
-// folders (its working directory and added directories, from what claude
-// last reported: no call waits on claude here) and its Read deny rules;
-// with no session, the editor's folder.
-func (a *App) folderPolicy(s *session.Session, cwd string) boundary.Policy {
-	if s == nil {
-		return boundary.Policy{Cwd: cwd, Folders: boundary.NewFolders(cwd, a.home())}
-	}
-	a.ed.mu.Lock()
-	reads := a.ed.bounds.reads[s.ID]
-	a.ed.mu.Unlock()
-	dirs := append(boundary.AddDirs(a.options().Args), reads.dirs...)
-	return boundary.Policy{Cwd: s.Cwd(), Folders: boundary.NewFolders(s.Cwd(), a.home(), dirs...), Rules: reads.rules}
-}
-
 // commentPath checks that a comment may go on path: a file inside the
 // session's folders.
-func (a *App) commentPath(s *session.Session, cwd, path string) (string, error) {
-	c := a.folderPolicy(s, cwd).Check(path)
+func (r *Room) commentPath(s *session.Session, cwd, path string) (string, error) {
+	c := r.policy(s, cwd).Check(path)
 	switch {
 	case c.NotFile:
 		return "", errors.New("a comment goes on a line of a file: this buffer is not a file (in the changes view, comment on the right side)")
 	case c.Place == boundary.Refused:
 		return "", fmt.Errorf("refused: your rule %s keeps %s from Claude, so no comment on it is sent", c.Why, sanitize.Line(path))
 	case c.Place != boundary.Inside:
-		return "", fmt.Errorf("refused: %s is outside the session's folder %s; comments go on files Claude works on there", sanitize.Line(boundary.Show(c.Real, cwd, a.home())), sanitize.Line(boundary.Show(cwd, "", a.home())))
+		return "", fmt.Errorf("refused: %s is outside the session's folder %s; comments go on files Claude works on there", sanitize.Line(boundary.Show(c.Real, cwd, r.home())), sanitize.Line(boundary.Show(cwd, "", r.home())))
 	}
 	p := path
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(cwd, p)
+	}
+	if st, err := os.Stat(p); err == nil && st.IsDir() {
+		return "", fmt.Errorf("a comment goes on a line of a file: %s is a folder", sanitize.Line(boundary.Show(p, cwd, r.home())))
 	}
 	return filepath.Clean(p), nil
 }
 
 // touched reports whether lines from-to of text (path now) are among what
 // Claude changed in session s's open round. Called with rev.mu held.
-func (a *App) touched(s *session.Session, path string, from, to int, text string) bool {
+func (r *Room) touched(s *session.Session, path string, from, to int, text string) bool {
 	if s == nil {
 		return false
 	}
-	rs, ok := a.rev.rounds[s.ID]
+	rs, ok := r.rounds[s.ID]
 	if !ok {
 		return false
 	}
@@ -462,8 +471,8 @@ func (a *App) touched(s *session.Session, path string, from, to int, text string
 // roundAuthors names the other sessions that wrote lines from-to of text
 // that changed in s's round ("" when none did): the review says whose they
 // are. Called with rev.mu held.
-func (a *App) roundAuthors(s *session.Session, path string, from, to int, text string) string {
-	rs, ok := a.rev.rounds[s.ID]
+func (r *Room) roundAuthors(s *session.Session, path string, from, to int, text string) string {
+	rs, ok := r.rounds[s.ID]
 	if !ok {
 		return ""
 	}
@@ -471,7 +480,7 @@ func (a *App) roundAuthors(s *session.Session, path string, from, to int, text s
 	if !ok || b.Dropped {
 		return ""
 	}
-	authors := a.lineAuthorsLocked(s, path, text)
+	authors := r.lineAuthorsLocked(s, path, text)
 	seen := map[string]bool{}
 	var who []string
 	for _, h := range checkpoint.Hunks(b.Content, text) {
@@ -494,7 +503,7 @@ func textOf(path string, buffer *string) (string, bool) {
 	if buffer != nil {
 		return *buffer, true
 	}
-	now, exists, err := readNow(path)
+	now, exists, err := proposal.ReadNow(path)
 	return now, err == nil && exists
 }
 
@@ -512,8 +521,8 @@ func linesOf(text string) []string {
 // AddComment keeps a comment on lines p.From-p.To of p.Path. It is refused
 // when empty, or on a file outside the session's folders; on a line Claude
 // did not change it is kept, and the message (and the review) say so.
-func (a *App) AddComment(p CommentParams) (CommentAdded, error) {
-	s, cwd, err := a.reviewSession(p.ReviewArg)
+func (r *Room) AddComment(p CommentParams) (CommentAdded, error) {
+	s, cwd, err := r.session(p.Arg)
 	if err != nil {
 		return CommentAdded{}, err
 	}
@@ -523,7 +532,7 @@ func (a *App) AddComment(p CommentParams) (CommentAdded, error) {
 	if p.From < 1 || p.To < p.From {
 		return CommentAdded{}, fmt.Errorf("no line %d-%d to comment on", p.From, p.To)
 	}
-	path, err := a.commentPath(s, cwd, p.Path)
+	path, err := r.commentPath(s, cwd, p.Path)
 	if err != nil {
 		return CommentAdded{}, err
 	}
@@ -546,18 +555,18 @@ func (a *App) AddComment(p CommentParams) (CommentAdded, error) {
 	if err != nil {
 		return CommentAdded{}, err
 	}
-	a.rev.mu.Lock()
-	f := a.folderOf(cwd)
+	r.mu.Lock()
+	f := r.folderOf(cwd)
 	if err := f.comments.Add(c); err != nil {
-		a.rev.mu.Unlock()
+		r.mu.Unlock()
 		return CommentAdded{}, err
 	}
-	saveErr := a.saveComments(f)
-	changed := a.touched(s, path, c.From, c.To, text)
+	saveErr := r.saveComments(f)
+	changed := r.touched(s, path, c.From, c.To, text)
 	n := len(f.comments.Unsent())
-	ev := a.reviewEvent(f)
-	a.rev.mu.Unlock()
-	a.ui.Send(ui.EvReview, ev)
+	ev := r.event(f)
+	r.mu.Unlock()
+	r.d.UI.Send(ui.EvReview, ev)
 	rel := approval.RelPath(path, cwd)
 	msg := fmt.Sprintf("comment %d kept on %s:%s", n, rel, rangeShort(c.From, c.To))
 	var notes []string
@@ -594,19 +603,19 @@ type CommentsView struct {
 	Files    []string      `json:"files"`
 }
 
-// ReviewComments lists the folder's unsent comments.
-func (a *App) ReviewComments(p ReviewArg) (CommentsView, error) {
-	s, cwd, err := a.reviewSession(p)
+// Comments lists the folder's unsent comments.
+func (r *Room) Comments(p Arg) (CommentsView, error) {
+	s, cwd, err := r.session(p)
 	if err != nil {
 		return CommentsView{}, err
 	}
-	a.rev.mu.Lock()
-	defer a.rev.mu.Unlock()
-	f := a.folderOf(cwd)
-	ev := a.reviewEvent(f)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	f := r.folderOf(cwd)
+	ev := r.event(f)
 	v := CommentsView{Cwd: cwd, Comments: ev.Comments, Files: ev.Files}
 	if s != nil {
-		rs := a.roundOf(s)
+		rs := r.roundOf(s)
 		v.Session, v.Round, v.Since = s.ID, rs.r.N, rs.r.Since.Unix()
 	}
 	return v, nil
@@ -614,35 +623,35 @@ func (a *App) ReviewComments(p ReviewArg) (CommentsView, error) {
 
 // CommentEdit changes (Text) or deletes (Delete) comment ID.
 type CommentEdit struct {
-	ReviewArg
+	Arg
 	ID     string `json:"id"`
 	Text   string `json:"text"`
 	Delete bool   `json:"delete"`
 }
 
 // EditComment edits or deletes an unsent comment.
-func (a *App) EditComment(p CommentEdit) (CommentsView, error) {
-	_, cwd, err := a.reviewSession(p.ReviewArg)
+func (r *Room) EditComment(p CommentEdit) (CommentsView, error) {
+	_, cwd, err := r.session(p.Arg)
 	if err != nil {
 		return CommentsView{}, err
 	}
-	a.rev.mu.Lock()
-	f := a.folderOf(cwd)
+	r.mu.Lock()
+	f := r.folderOf(cwd)
 	if p.Delete {
 		_, err = f.comments.Delete(p.ID)
 	} else {
 		_, err = f.comments.Edit(p.ID, p.Text)
 	}
 	if err == nil {
-		err = a.saveComments(f)
+		err = r.saveComments(f)
 	}
-	ev := a.reviewEvent(f)
-	a.rev.mu.Unlock()
+	ev := r.event(f)
+	r.mu.Unlock()
 	if err != nil {
 		return CommentsView{}, err
 	}
-	a.ui.Send(ui.EvReview, ev)
-	return a.ReviewComments(p.ReviewArg)
+	r.d.UI.Send(ui.EvReview, ev)
+	return r.Comments(p.Arg)
 }
 
 // CommentMove is where a comment's lines are now in its file's buffer.
@@ -654,23 +663,23 @@ type CommentMove struct {
 
 // MovesParams carry comments' new places (their buffers were edited).
 type MovesParams struct {
-	ReviewArg
+	Arg
 	Moves []CommentMove `json:"moves"`
 }
 
 // MoveComments records where the comments are now.
-func (a *App) MoveComments(p MovesParams) error {
-	_, cwd, err := a.reviewSession(p.ReviewArg)
+func (r *Room) MoveComments(p MovesParams) error {
+	_, cwd, err := r.session(p.Arg)
 	if err != nil {
 		return err
 	}
-	a.rev.mu.Lock()
-	defer a.rev.mu.Unlock()
-	a.moveComments(a.folderOf(cwd), p.Moves)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.moveComments(r.folderOf(cwd), p.Moves)
 	return nil
 }
 
-func (a *App) moveComments(f *folderReview, moves []CommentMove) {
+func (r *Room) moveComments(f *folderReview, moves []CommentMove) {
 	moved := false
 	for _, m := range moves {
 		if f.comments.Move(m.ID, m.From, m.To) {
@@ -678,65 +687,65 @@ func (a *App) moveComments(f *folderReview, moves []CommentMove) {
 		}
 	}
 	if moved {
-		_ = a.saveComments(f)
+		_ = r.saveComments(f)
 	}
 }
 
-// SendReviewParams send the open round's comments to a session. Buffers
+// SendParams send the open round's comments to a session. Buffers
 // are the texts of buffers with unsaved edits, by path: the code quoted
 // is theirs.
-type SendReviewParams struct {
+type SendParams struct {
 	Session int               `json:"session"`
 	Buffers map[string]string `json:"buffers"`
 	Moves   []CommentMove     `json:"moves"`
 }
 
-// SendReview sends every unsent comment of the session's folder to the
+// Send sends every unsent comment of the session's folder to the
 // session as one message (queued like any prompt while a turn runs). The
 // round closes: the next one begins now, the comments are marked sent.
-func (a *App) SendReview(p SendReviewParams) (Outcome, error) {
-	s, err := a.session(p.Session)
+func (r *Room) Send(p SendParams) (desk.Outcome, error) {
+	s, err := r.d.Session(p.Session)
 	if err != nil {
-		return Outcome{}, err
+		return desk.Outcome{}, err
 	}
 	if s.State() == session.StateExited {
-		return Outcome{}, fmt.Errorf("session %d has exited: resume it (:ClaudeNova resume) to send the review; the comments are kept", s.ID)
+		return desk.Outcome{}, fmt.Errorf("session %d has exited: resume it (:ClaudeNova resume) to send the review; the comments are kept", s.ID)
 	}
 	now := time.Now()
-	a.rev.mu.Lock()
-	f := a.folderOf(s.Cwd())
-	a.moveComments(f, p.Moves)
-	rs := a.roundOf(s)
-	msg, ids, files := a.composeReview(s, f, rs.r, p.Buffers, now)
+	r.mu.Lock()
+	f := r.folderOf(s.Cwd())
+	r.moveComments(f, p.Moves)
+	rs := r.roundOf(s)
+	msg, ids, files := r.compose(s, f, rs.r, p.Buffers, now)
 	round := rs.r.N
-	a.rev.mu.Unlock()
+	r.mu.Unlock()
 	if len(ids) == 0 {
-		return Outcome{}, errors.New("no comments to send: :ClaudeNova comment {text} adds one on the line under the cursor (<localleader>c in the changes view)")
+		return desk.Outcome{}, errors.New("no comments to send: :ClaudeNova comment {text} adds one on the line under the cursor (<localleader>c in the changes view)")
 	}
 	busy := s.State() == session.StateRunning || s.State() == session.StateWaiting
-	if err := a.send(s, msg); err != nil {
-		return Outcome{}, err
+	if err := r.send(s, msg); err != nil {
+		return desk.Outcome{}, err
 	}
-	a.rev.mu.Lock()
+	r.mu.Lock()
 	f.comments.MarkSent(ids, now, round)
-	_ = a.saveComments(f)
+	_ = r.saveComments(f)
 	track := append(rs.r.Files(), rs.r.Tracked()...)
-	rs.r = rs.r.Next(now, dedupe(track), readNow)
-	a.saveRound(s, rs)
-	ev := a.reviewEvent(f)
-	a.rev.mu.Unlock()
-	a.ui.Send(ui.EvReview, ev)
-	a.log.Info("review sent", "session", s.ID, "comments", len(ids), "files", files, "bytes", len(msg))
-	out := fmt.Sprintf("review sent to session %d: %s in %s; round %d begins", s.ID, plural(len(ids), "comment"), plural(files, "file"), round+1)
+	rs.r = rs.r.Next(now, dedupe(track), proposal.ReadNow)
+	r.saveRound(s, rs)
+	ev := r.event(f)
+	r.mu.Unlock()
+	r.d.UI.Send(ui.EvReview, ev)
+	r.d.Log.Info("review sent", "session", s.ID, "comments", len(ids), "files", files, "bytes", len(msg))
+	out := fmt.Sprintf("review sent to session %d: %s in %s; round %d begins", s.ID, desk.Plural(len(ids), "comment"), desk.Plural(files, "file"), round+1)
 	if busy {
-		out = fmt.Sprintf("review queued for session %d (Claude takes it when its turn allows): %s in %s; round %d begins", s.ID, plural(len(ids), "comment"), plural(files, "file"), round+1)
+		out = fmt.Sprintf("review queued for session %d (Claude takes it when its turn allows): %s in %s; round %d begins", s.ID, desk.Plural(len(ids), "comment"), desk.Plural(files, "file"), round+1)
 	}
-	return Outcome{Done: true, Message: out}, nil
+	return desk.Outcome{Done: true, Message: out}, nil
 }
 
-// composeReview is the message of the folder's unsent comments, their ids
+// compose is the message of the folder's unsent comments, their ids
 // and the number of files. Called with rev.mu held.
-func (a *App) composeReview(s *session.Session, f *folderReview, r *review.Round, buffers map[string]string, now time.Time) (string, []string, int) {
+func (r *Room) compose(s *session.Session, f *folderReview, rd *review.Round, buffers map[string]string, now time.Time) (string, []string, int) {
 	type source struct {
 		text  string
 		lines []string
@@ -765,14 +774,14 @@ func (a *App) composeReview(s *session.Session, f *folderReview, r *review.Round
 			Unsaved: !src.saved}
 		if src.ok {
 			it.Lines = src.lines
-			it.Changed = a.touched(s, c.Path, c.From, c.To, src.text)
-			it.Who = a.roundAuthors(s, c.Path, c.From, c.To, src.text)
+			it.Changed = r.touched(s, c.Path, c.From, c.To, src.text)
+			it.Who = r.roundAuthors(s, c.Path, c.From, c.To, src.text)
 		}
 		items = append(items, it)
 		ids = append(ids, c.ID)
 		files[c.Path] = true
 	}
-	rv := review.Review{Since: r.Since, Now: now, Items: items}
+	rv := review.Review{Since: rd.Since, Now: now, Items: items}
 	return rv.Message(), ids, len(files)
 }
 
@@ -792,7 +801,7 @@ func dedupe(ps []string) []string {
 // lines that differ from what the host knows are the user's); nil: the
 // file on disk.
 type BlameParams struct {
-	ReviewArg
+	Arg
 	Path string  `json:"path"`
 	Text *string `json:"text"`
 }
@@ -818,8 +827,8 @@ type BlameView struct {
 
 // Blame says who wrote each line of a file: the blame is looked for in the
 // session's folder, the editor's, and each folder above the file.
-func (a *App) Blame(p BlameParams) (BlameView, error) {
-	s, cwd, _ := a.reviewSession(p.ReviewArg)
+func (r *Room) Blame(p BlameParams) (BlameView, error) {
+	s, cwd, _ := r.session(p.Arg)
 	if p.Path == "" || !filepath.IsAbs(p.Path) {
 		return BlameView{}, errors.New("blame needs a file (this buffer has none)")
 	}
@@ -828,7 +837,7 @@ func (a *App) Blame(p BlameParams) (BlameView, error) {
 	if p.Text != nil {
 		text = *p.Text
 	} else {
-		now, _, err := readNow(path)
+		now, _, err := proposal.ReadNow(path)
 		if err != nil {
 			return BlameView{}, err
 		}
@@ -847,21 +856,21 @@ func (a *App) Blame(p BlameParams) (BlameView, error) {
 			break
 		}
 	}
-	a.rev.mu.Lock()
-	defer a.rev.mu.Unlock()
-	storage := a.options().Storage
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	storage := r.storage()
 	for _, d := range dedupe(dirs) {
-		f, loaded := a.rev.folders[filepath.Clean(d)]
+		f, loaded := r.folders[filepath.Clean(d)]
 		if !loaded {
 			if !review.HasBlame(review.FolderDir(storage, d), path) {
 				continue
 			}
-			f = a.folderOf(d)
+			f = r.folderOf(d)
 		}
 		if _, ok := f.blame[path]; !ok && !review.HasBlame(f.dir, path) {
 			continue
 		}
-		b := a.blameOf(f, path, text)
+		b := r.blameOf(f, path, text)
 		return blameView(b, path, b.View(text)), nil
 	}
 	n := len(diff.SplitLines(text))
@@ -903,4 +912,140 @@ func authorLabel(au review.Author) string {
 		}
 	}
 	return strings.Join(parts, " · ")
+}
+
+// Whose change it is: the folder's blame record knows, per line, which
+// session (prompt, time) wrote it, or that the user did. Rewind, the
+// changes view and review rounds use it to name changes that are not the
+// session's own.
+
+// LineAuthors returns the authors of the lines of now (the file as it is),
+// one per line (1-based: index 0 is unused).
+func (r *Room) LineAuthors(s *session.Session, path, now string) []review.Author {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.lineAuthorsLocked(s, path, now)
+}
+
+// lineAuthorsLocked is LineAuthors for a caller holding rev.mu.
+func (r *Room) lineAuthorsLocked(s *session.Session, path, now string) []review.Author {
+	b := r.blameOf(r.folderOf(s.Cwd()), path, now)
+	lines := b.View(now)
+	out := make([]review.Author, len(lines)+1)
+	for i, ai := range lines {
+		if ai < len(b.Authors) {
+			out[i+1] = b.Authors[ai]
+		}
+	}
+	return out
+}
+
+// otherAuthors names the authors, other than session s, of lines [from, to] of
+// now (sorted; none when they are all the session's own).
+func otherAuthors(s *session.Session, authors []review.Author, from, to int) []string {
+	seen := map[string]bool{}
+	var out []string
+	for i := max(from, 1); i <= to && i < len(authors); i++ {
+		au := authors[i]
+		if au.Kind != review.You && au.Session == s.ID {
+			continue
+		}
+		who := "you"
+		if au.Kind != review.You {
+			who = sessionLabel(au)
+		}
+		if !seen[who] {
+			seen[who] = true
+			out = append(out, who)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// MarkAuthors names, per hunk of fc, who wrote its lines when it is not
+// session s, and lists those lines (the changes view and a round mark the
+// blocks they fall in).
+func (r *Room) MarkAuthors(s *session.Session, fc checkpoint.FileChange) checkpoint.FileChange {
+	fc.Authors, fc.Others = make([]string, len(fc.Hunks)), []checkpoint.Span{}
+	if fc.Error != "" || !fc.Exists || len(fc.Hunks) == 0 {
+		return fc
+	}
+	authors := r.LineAuthors(s, fc.Path, fc.Now)
+	for i, h := range fc.Hunks {
+		fc.Authors[i] = strings.Join(otherAuthors(s, authors, h.B, h.B+h.Ins-1), " and ")
+		for l := h.B; l < h.B+h.Ins; l++ {
+			who := strings.Join(otherAuthors(s, authors, l, l), " and ")
+			switch n := len(fc.Others); {
+			case who == "":
+			case n > 0 && fc.Others[n-1].To == l-1 && fc.Others[n-1].Who == who:
+				fc.Others[n-1].To = l
+			default:
+				fc.Others = append(fc.Others, checkpoint.Span{From: l, To: l, Who: who})
+			}
+		}
+	}
+	return fc
+}
+
+// WhoWrote names who, other than the session, wrote the lines of block h
+// of fc's file now ("" for the session's own).
+func WhoWrote(fc checkpoint.FileChange, h checkpoint.Hunk) string {
+	seen := map[string]bool{}
+	var out []string
+	for _, o := range fc.Others {
+		if o.To >= h.B && o.From <= h.B+h.Ins-1 && !seen[o.Who] {
+			seen[o.Who] = true
+			out = append(out, o.Who)
+		}
+	}
+	return strings.Join(out, " and ")
+}
+
+// AuthorsOf names the authors of the lines of now that differ from left,
+// as the folder's blame record knows them ("session 2 (“fix greet”,
+// 14:02)", "you"), leaving out session s itself.
+func (r *Room) AuthorsOf(s *session.Session, path, left, now string) []string {
+	authors := r.LineAuthors(s, path, now)
+	seen := map[string]bool{}
+	var out []string
+	for _, h := range checkpoint.Hunks(left, now) {
+		for _, who := range otherAuthors(s, authors, h.B, h.B+h.Ins-1) {
+			if !seen[who] {
+				seen[who] = true
+				out = append(out, who)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// sessionLabel names a session's change for a person: "session 2 at
+// 14:02 (“fix greet”)".
+func sessionLabel(au review.Author) string {
+	s := fmt.Sprintf("session %d", au.Session)
+	if au.Time > 0 {
+		s += " at " + time.Unix(au.Time, 0).Format("15:04")
+	}
+	if au.Prompt != "" {
+		s += " (“" + sanitize.FirstLine(au.Prompt, 40) + "”)"
+	}
+	return s
+}
+
+// Rebase makes the folder's blame record follow a file the rewind
+// wrote: lines it put back are the user's again.
+func (r *Room) Rebase(s *session.Session, path, content string, exists bool) {
+	if !exists || len(content) > review.MaxBlameContent {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	f := r.folderOf(s.Cwd())
+	b := r.blameOf(f, path, content)
+	b.Rebase(content)
+	if err := review.SaveBlame(f.dir, b); err != nil {
+		r.d.Log.Warn("save blame", "path", path, "err", err)
+	}
 }

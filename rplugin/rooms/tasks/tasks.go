@@ -1,4 +1,10 @@
-package app
+// Package tasks is the room of a session's background tasks: claude's
+// subagents, shells started with run_in_background, monitors. Each session
+// keeps its list (session.Tasks); this room applies claude's task messages
+// to it, sends every change to the front end as EvTasks (and on the line of
+// the call that started the task), and serves the task commands, whose
+// answers wait on claude (desk.Later).
+package tasks
 
 import (
 	"bytes"
@@ -8,28 +14,31 @@ import (
 	"fmt"
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/desk"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/ui"
 )
 
-// Background tasks: claude's subagents, shells started with
-// run_in_background, monitors. Each session keeps its list
-// (session.Tasks); every change reaches the front end as EvTasks and shows
-// on the line of the call that started the task. Their output and stopping
-// them wait on claude: those calls answer later (see Later).
-
 // agentOutputLines bounds what task_output returns of an agent's work.
 const agentOutputLines = 400
 
-// TasksView is a session's task list for the front end.
-type TasksView struct {
+// Room serves the task commands and applies claude's task messages.
+type Room struct {
+	d *desk.Desk
+}
+
+// New returns the tasks room.
+func New(d *desk.Desk) *Room { return &Room{d: d} }
+
+// View is a session's task list for the front end.
+type View struct {
 	Session int            `json:"session"`
 	Tasks   []session.Task `json:"tasks"`
 }
 
-// taskMessage applies one of claude's task messages.
-func (a *App) taskMessage(s *session.Session, m claude.Message) {
+// Message applies one of claude's task messages.
+func (r *Room) Message(s *session.Session, m claude.Message) {
 	before := s.Tasks.Active()
 	ch := s.Tasks.Apply(m)
 	if len(ch.Tasks) == 0 {
@@ -44,30 +53,16 @@ func (a *App) taskMessage(s *session.Session, m claude.Message) {
 			ops = append(ops, s.Transcript.Notified(t.ToolUseID, t.Status)...)
 		}
 	}
-	a.transcript(s, ops)
-	a.ui.Send(ui.EvTasks, TasksView{Session: s.ID, Tasks: s.Tasks.List()})
+	r.d.Transcript(s, ops)
+	r.d.UI.Send(ui.EvTasks, View{Session: s.ID, Tasks: s.Tasks.List()})
 	if s.Tasks.Active() != before {
-		a.ui.Send(ui.EvSession, s) // running while its tasks run
+		r.d.UI.Send(ui.EvSession, s) // running while its tasks run
 	}
 }
 
-// signal shows one of claude's status signals (api_retry, compaction, a
-// rate limit, …) in the transcript, and what it does now in the winbar.
-func (a *App) signal(s *session.Session, m claude.Message) {
-	a.transcript(s, s.Transcript.Apply(m))
-	a.activity(s)
-}
-
-// activity tells the front end when what claude does now changed.
-func (a *App) activity(s *session.Session) {
-	if _, changed := s.Transcript.Activity(); changed {
-		a.ui.Send(ui.EvSession, s)
-	}
-}
-
-// seeAgent records who a subagent's message says it is, so that its
+// SeeAgent records who a subagent's message says it is, so that its
 // requests name it even before its task is known.
-func (a *App) seeAgent(s *session.Session, m claude.Message) {
+func (r *Room) SeeAgent(s *session.Session, m claude.Message) {
 	if !bytes.Contains(m.Raw, []byte(`"agent_id"`)) {
 		return
 	}
@@ -81,8 +76,8 @@ func (a *App) seeAgent(s *session.Session, m claude.Message) {
 	}
 }
 
-// tasksEnded records that claude exited: its tasks went with it.
-func (a *App) tasksEnded(s *session.Session) {
+// Ended records that claude exited: its tasks went with it.
+func (r *Room) Ended(s *session.Session) {
 	ended := s.Tasks.EndAll()
 	if len(ended) == 0 {
 		return
@@ -91,28 +86,25 @@ func (a *App) tasksEnded(s *session.Session) {
 	for _, t := range ended {
 		ops = append(ops, s.Transcript.TaskChanged(t)...)
 	}
-	a.transcript(s, ops)
-	a.ui.Send(ui.EvTasks, TasksView{Session: s.ID, Tasks: s.Tasks.List()})
+	r.d.Transcript(s, ops)
+	r.d.UI.Send(ui.EvTasks, View{Session: s.ID, Tasks: s.Tasks.List()})
 }
 
-// AgentView names the agent behind a request.
-type AgentView = session.Agent
-
-// agent names the subagent agentID of session sid ("" agentID: nil).
-func (a *App) agent(sid int, agentID string) *AgentView {
+// Agent names the subagent agentID of session sid ("" agentID: nil).
+func (r *Room) Agent(sid int, agentID string) *session.Agent {
 	if agentID == "" {
 		return nil
 	}
-	v := AgentView{ID: sanitize.Line(agentID)}
-	if s, ok := a.sessions.Get(sid); ok {
+	v := session.Agent{ID: sanitize.Line(agentID)}
+	if s, ok := r.d.Sessions.Get(sid); ok {
 		v, _ = s.Tasks.Agent(agentID)
 	}
 	return &v
 }
 
-// agentLabel is how a request names its agent: its description (its type
+// AgentLabel is how a request names its agent: its description (its type
 // in parentheses), else "subagent <id>".
-func agentLabel(v *AgentView) string {
+func AgentLabel(v *session.Agent) string {
 	name := v.Description
 	if name == "" {
 		name = "subagent " + v.ID
@@ -123,29 +115,29 @@ func agentLabel(v *AgentView) string {
 	return name
 }
 
-var errNoTask = errors.New("no such task")
+var ErrNoTask = errors.New("no such task")
 
 // task finds task id in any session.
-func (a *App) task(id string) (*session.Session, session.Task, error) {
-	for _, s := range a.sessions.All() {
+func (r *Room) task(id string) (*session.Session, session.Task, error) {
+	for _, s := range r.d.Sessions.All() {
 		if t, ok := s.Tasks.Get(id); ok {
 			return s, t, nil
 		}
 	}
-	return nil, session.Task{}, fmt.Errorf("%w: %s", errNoTask, sanitize.Line(id))
+	return nil, session.Task{}, fmt.Errorf("%w: %s", ErrNoTask, sanitize.Line(id))
 }
 
-// TaskOutput answers later with the end of a task's output: a shell's or a
+// Output answers later with the end of a task's output: a shell's or a
 // monitor's from claude (get_task_output: the last 8 KiB, also after it
 // ended), an agent's from the transcript (what it said and did).
-func (a *App) TaskOutput(p Later) error {
-	s, t, err := a.task(p.ID)
+func (r *Room) Output(p desk.Later) error {
+	s, t, err := r.task(p.ID)
 	if err != nil {
 		return err
 	}
 	if t.Type == "agent" {
 		out, ok := s.Transcript.AgentOutput(t.ToolUseID, agentOutputLines)
-		a.replyLater(p.Token, func(context.Context) (any, error) {
+		r.d.ReplyLater(p.Token, func(context.Context) (any, error) {
 			if !ok {
 				return "", nil
 			}
@@ -153,7 +145,7 @@ func (a *App) TaskOutput(p Later) error {
 		})
 		return nil
 	}
-	a.replyLater(p.Token, func(ctx context.Context) (any, error) {
+	r.d.ReplyLater(p.Token, func(ctx context.Context) (any, error) {
 		raw, err := s.Proc.Control(ctx, "get_task_output", map[string]any{"task_id": t.ID})
 		if err != nil {
 			return nil, err
@@ -169,10 +161,10 @@ func (a *App) TaskOutput(p Later) error {
 	return nil
 }
 
-// StopTask asks claude to stop a running task; the answer comes later
+// Stop asks claude to stop a running task; the answer comes later
 // (true once claude stopped it). The task's end arrives as its events.
-func (a *App) StopTask(p Later) error {
-	s, t, err := a.task(p.ID)
+func (r *Room) Stop(p desk.Later) error {
+	s, t, err := r.task(p.ID)
 	if err != nil {
 		return err
 	}
@@ -182,7 +174,7 @@ func (a *App) StopTask(p Later) error {
 	if s.State() == session.StateExited {
 		return fmt.Errorf("session %d has exited", s.ID)
 	}
-	a.replyLater(p.Token, func(ctx context.Context) (any, error) {
+	r.d.ReplyLater(p.Token, func(ctx context.Context) (any, error) {
 		// claude answers stop_task with success even for an id it does
 		// not know (checked on 2.1.328): the task was looked up first.
 		if _, err := s.Proc.Control(ctx, "stop_task", map[string]any{"task_id": t.ID}); err != nil {
@@ -193,10 +185,10 @@ func (a *App) StopTask(p Later) error {
 	return nil
 }
 
-// TaskAt is the task started by the call whose lines include line
+// At is the task started by the call whose lines include line
 // (0-based) of a session's transcript: the innermost one.
-func (a *App) TaskAt(id, line int) (string, error) {
-	s, ok := a.sessions.Get(id)
+func (r *Room) At(id, line int) (string, error) {
+	s, ok := r.d.Sessions.Get(id)
 	if !ok {
 		return "", fmt.Errorf("no session %d", id)
 	}

@@ -1,0 +1,131 @@
+// Package desk is what every room of the core is given: the sessions, the
+// outbox to the front end, the log, and background work tracked for
+// shutdown. A room (tasks, rounds, …) takes a *Desk and nothing else of
+// the app: it talks to the front end by sending events on the outbox, and
+// to other rooms only through the calls app wires between them.
+package desk
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/ui"
+)
+
+// controlTimeout bounds how long background work (a control request to
+// claude, an answer that comes later) may take.
+const controlTimeout = 30 * time.Second
+
+// Desk is shared by the rooms. Its zero value is not usable: see New.
+type Desk struct {
+	Log      *slog.Logger
+	UI       ui.Sink
+	Sessions *session.Manager
+
+	wg sync.WaitGroup
+}
+
+// New returns a desk sending to sink.
+func New(sink ui.Sink, sessions *session.Manager, log *slog.Logger) *Desk {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Desk{Log: log, UI: sink, Sessions: sessions}
+}
+
+// Later is a call whose answer comes later, as EvReply with Token.
+type Later struct {
+	Token   string `json:"token"`
+	Session int    `json:"session"`
+	ID      string `json:"id"`
+}
+
+// Outcome says what a command did, in words for the user.
+type Outcome struct {
+	Done    bool   `json:"done"`
+	Message string `json:"message"`
+}
+
+// Session resolves id (0 = the current session).
+func (d *Desk) Session(id int) (*session.Session, error) {
+	if id == 0 {
+		if s, ok := d.Sessions.Current(); ok {
+			return s, nil
+		}
+		return nil, errors.New("no running session (start one with :ClaudeNova new)")
+	}
+	s, ok := d.Sessions.Get(id)
+	if !ok {
+		return nil, fmt.Errorf("no session %d", id)
+	}
+	return s, nil
+}
+
+// Transcript sends a session's transcript edits to the front end.
+func (d *Desk) Transcript(s *session.Session, ops []session.Op) {
+	if len(ops) == 0 {
+		return
+	}
+	d.UI.Send(ui.EvTranscript, &session.Update{Session: s.ID, Ops: ops})
+}
+
+// Note adds a note line to a session's transcript.
+func (d *Desk) Note(s *session.Session, text string) {
+	d.Transcript(s, s.Transcript.Note(text))
+}
+
+// Notify tells the user something. The full text is logged; the front end
+// shows it on one line.
+func (d *Desk) Notify(level, msg string) {
+	d.Log.Info("notify", "level", level, "msg", msg)
+	d.UI.Send(ui.EvNotify, map[string]any{"msg": msg, "level": level})
+}
+
+// Go runs fn on a goroutine tracked for Wait.
+func (d *Desk) Go(fn func()) {
+	d.wg.Add(1)
+	go func() {
+		defer d.wg.Done()
+		fn()
+	}()
+}
+
+// Background runs fn with a bounded context, tracked for Wait.
+func (d *Desk) Background(fn func(ctx context.Context)) {
+	d.Go(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), controlTimeout)
+		defer cancel()
+		fn(ctx)
+	})
+}
+
+// ReplyLater runs fn in the background and sends its outcome as EvReply.
+func (d *Desk) ReplyLater(token string, fn func(ctx context.Context) (any, error)) {
+	d.Background(func(ctx context.Context) {
+		res, err := fn(ctx)
+		r := map[string]any{"token": token, "ok": err == nil}
+		if err != nil {
+			r["error"] = err.Error()
+		} else {
+			r["result"] = res
+		}
+		d.UI.Send(ui.EvReply, r)
+	})
+}
+
+// Wait returns when every goroutine started by Go, Background and
+// ReplyLater has returned.
+func (d *Desk) Wait() { d.wg.Wait() }
+
+// Plural is "1 file", "2 files".
+func Plural(n int, one string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %ss", n, one)
+}
