@@ -20,12 +20,11 @@ import (
 	"runtime/pprof"
 	"syscall"
 
-	"github.com/neovim/go-client/nvim"
-	"github.com/neovim/go-client/nvim/plugin"
-
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/host"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/logging"
+	"github.com/neovim/go-client/nvim"
+	"github.com/neovim/go-client/nvim/plugin"
 )
 
 func main() {

@@ -13,7 +13,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/claude-nova/claude-nova.nvim/rplugin/desk"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -25,11 +24,14 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/approval"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/checkpoint"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/desk"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/mode"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/others"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/queue"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/controls"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/rounds"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/tasks"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/world"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rules"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
@@ -71,9 +73,11 @@ type App struct {
 	ui       ui.Sink
 	reg      *approval.Registry
 	sessions *session.Manager
-	desk     *desk.Desk   // what the rooms share: sessions, outbox, background work
-	tasks    *tasks.Room  // background tasks
-	rounds   *rounds.Room // review rounds, comments, who wrote each line
+	desk     *desk.Desk     // what the rooms share: sessions, outbox, background work
+	tasks    *tasks.Room    // background tasks
+	rounds   *rounds.Room   // review rounds, comments, who wrote each line
+	world    *world.Room    // MCP servers, hooks, schedules, worktree; the other Claude sessions
+	controls *controls.Room // interrupt, steer, model, effort, usage, queued prompts
 
 	// start spawns claude (claude.Start; tests swap in claudetest).
 	start func(cfg claude.Config, log *slog.Logger) (claude.Conn, error)
@@ -87,8 +91,6 @@ type App struct {
 	comp completer   // the prompt input's completion (complete.go)
 
 	versionsSeen map[string]bool // claude versions outside the window already told of (modes.go)
-
-	others *others.Lister // the other Claude sessions of this machine (others.go)
 
 	stageMu sync.Mutex // staging vs. the stale sweep (see permission)
 	spawner *claude.Spawner
@@ -113,7 +115,11 @@ func New(sink ui.Sink, log *slog.Logger) *App {
 		Home:    a.home, Policy: a.folderPolicy, Send: a.send,
 	})
 	a.spawner, a.long = claude.NewSpawner(), claude.NewLongLines(claude.DefaultLongLines)
-	a.others = a.newOthers()
+	a.controls = controls.New(a.desk, a.send)
+	a.world = world.New(a.desk, func() others.Config {
+		o := a.options()
+		return others.Config{Cmd: o.Cmd, Env: o.Env, Home: a.home()}
+	})
 	novel := claude.NewNovelties()
 	a.start = func(cfg claude.Config, log *slog.Logger) (claude.Conn, error) {
 		cfg.Spawner, cfg.LongLines, cfg.Novel = a.spawner, a.long, novel
@@ -354,32 +360,6 @@ func (a *App) send(s *session.Session, prompt string) error {
 // Outcome says what a command did, in words for the user.
 type Outcome = desk.Outcome
 
-// Interrupt asks claude to end the current turn of a session. It returns at
-// once; a refusal from claude arrives as a notification.
-func (a *App) Interrupt(id int) (Outcome, error) {
-	s, err := a.desk.Session(id)
-	if err != nil {
-		return Outcome{}, err
-	}
-	switch s.State() {
-	case session.StateRunning, session.StateWaiting:
-	default:
-		if n := s.Tasks.Active(); n > 0 && s.State() == session.StateIdle {
-			return Outcome{Message: fmt.Sprintf("nothing to interrupt: session %d is between turns; its %d background task(s) run on (:ClaudeNova tasks stop stops one)", s.ID, n)}, nil
-		}
-		return Outcome{Message: fmt.Sprintf("nothing to interrupt: session %d is %s", s.ID, s.State())}, nil
-	}
-	s.MarkInterrupted()
-	a.desk.Background(func(ctx context.Context) {
-		if _, err := s.Proc.Control(ctx, "interrupt", nil); err != nil {
-			a.desk.Notify("error", fmt.Sprintf("interrupt of session %d failed; claude says: %v", s.ID, err))
-		}
-		// The transcript notes it once, where claude marks it (its
-		// "[Request interrupted by user]"), not here as well.
-	})
-	return Outcome{Done: true, Message: fmt.Sprintf("interrupt sent to session %d", s.ID) + runOn(s)}, nil
-}
-
 // SetMode asks claude to switch a session's permission mode. It returns at
 // once; the switch is noted in the transcript when claude confirms it, a
 // refusal arrives as a notification.
@@ -417,17 +397,6 @@ func (a *App) modeChanged(s *session.Session, m string) {
 		a.ui.Send(ui.EvSession, s)
 		a.desk.Note(s, "Permission mode: "+m)
 	}
-}
-
-// runOn says that a session's background tasks are spared by an
-// interrupt ("" when none runs): perTaskStopAffordance is declared, so
-// the CLI ends the turn only.
-func runOn(s *session.Session) string {
-	n := s.Tasks.Active()
-	if n == 0 {
-		return ""
-	}
-	return fmt.Sprintf("; its %s run%s on (X on a task's sidebar row stops it)", desk.Plural(n, "background task"), map[bool]string{true: "s"}[n == 1])
 }
 
 // Stop ends a session: its pending requests are withdrawn at once, claude
@@ -599,3 +568,11 @@ func (a *App) Tasks() *tasks.Room { return a.tasks }
 
 // Rounds is the room of review rounds, comments and blame.
 func (a *App) Rounds() *rounds.Room { return a.rounds }
+
+// World is the room of the sessions' worlds (MCP, hooks, schedules,
+// worktrees) and of the other Claude sessions of this machine.
+func (a *App) World() *world.Room { return a.world }
+
+// Controls is the room of a session's controls: interrupt, steer, model,
+// effort, usage and the prompts claude has not read yet.
+func (a *App) Controls() *controls.Room { return a.controls }

@@ -603,7 +603,7 @@ func TestInterrupt(t *testing.T) {
 	info, c := m.session("")
 	c.PushJSON(map[string]any{"type": "system", "subtype": "init", "session_id": "s1", "permissionMode": "default"})
 	m.rec.wait(t, "idle", func([]ui.Event) bool { return mustSession(t, m.app, info.ID).State() == session.StateIdle })
-	out, err := m.app.Interrupt(info.ID)
+	out, err := m.app.Controls().Interrupt(info.ID)
 	if err != nil || out.Done || !strings.Contains(out.Message, "nothing to interrupt") {
 		t.Fatalf("idle interrupt: %+v %v", out, err)
 	}
@@ -612,7 +612,7 @@ func TestInterrupt(t *testing.T) {
 	}
 	g := newGate()
 	c.OnControl = g.on
-	out, err = m.app.Interrupt(info.ID)
+	out, err = m.app.Controls().Interrupt(info.ID)
 	if err != nil || !out.Done {
 		t.Fatalf("interrupt: %+v %v", out, err)
 	}

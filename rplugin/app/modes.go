@@ -123,7 +123,7 @@ func (a *App) modeReported(s *session.Session, m string) {
 		if s.Stopping() || s.State() == session.StateExited {
 			return
 		}
-		msg := fmt.Sprintf("claude would not go back to %s, the mode you chose, from %s (claude says: %v); the session was stopped", want, m, unwrapControl(err))
+		msg := fmt.Sprintf("claude would not go back to %s, the mode you chose, from %s (claude says: %v); the session was stopped", want, m, claude.Refusal(err))
 		a.desk.Notify("error", fmt.Sprintf("session %d: %s", s.ID, msg))
 		a.desk.Note(s, "**Stopped:** "+msg+".")
 		_, _ = a.Stop(s.ID)

@@ -226,7 +226,7 @@ func (a *App) Decide(p DecideParams) (Decided, error) {
 		}
 		if p.Behavior == approval.Deny && p.Interrupt {
 			// The editor's own tool: claude is asked to end the turn.
-			_, _ = a.Interrupt(r.Session)
+			_, _ = a.controls.Interrupt(r.Session)
 		}
 		return Decided{Decided: true}, nil
 	}
@@ -276,7 +276,7 @@ func (a *App) Decide(p DecideParams) (Decided, error) {
 		// and the user said stop: that turn is interrupted too. A
 		// background agent's stop leaves the conversation's turn alone.
 		if t, ok := s.Tasks.Get(r.Perm.AgentID); !ok || !t.Background {
-			_, _ = a.Interrupt(r.Session)
+			_, _ = a.controls.Interrupt(r.Session)
 		}
 	}
 	if decided && p.Behavior == approval.AllowDir {

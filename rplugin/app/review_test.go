@@ -2,7 +2,6 @@ package app
 
 import (
 	"fmt"
-	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/rounds"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude/claudetest"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/rounds"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/ui"
 )

@@ -2,13 +2,13 @@ package app
 
 import (
 	"encoding/json"
-	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/rounds"
 	"os"
 	"strings"
 	"testing"
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/checkpoint"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude/claudetest"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/rounds"
 )
 
 // claudeWrites writes content to path as claude would and reports it (the

@@ -18,7 +18,7 @@ import (
 // its messages wait meanwhile), then its first prompt, if any.
 func (a *App) run(s *session.Session, resumed, prompt string) {
 	a.desk.Go(func() { a.whenInitialized(s) })
-	a.desk.Go(func() { a.tick(s) })
+	a.desk.Go(func() { a.world.Tick(s) })
 	if resumed != "" {
 		a.history(s, resumed)
 		if strings.TrimSpace(prompt) != "" {
@@ -66,7 +66,7 @@ func (a *App) whenInitialized(s *session.Session) {
 	}
 	// Its MCP servers, before any prompt (system/init comes with the
 	// first turn): one that failed to start shows at once.
-	a.refreshMCP(s)
+	a.world.RefreshMCP(s)
 }
 
 func (a *App) handle(s *session.Session, m claude.Message) {
@@ -78,7 +78,7 @@ func (a *App) handle(s *session.Session, m claude.Message) {
 		a.tasks.SeeAgent(s, m)
 		a.desk.Transcript(s, s.Transcript.Apply(m))
 		if m.Type == "assistant" {
-			a.nameTaskStops(s, m)
+			a.tasks.NameStops(s, m)
 		}
 		a.activity(s)
 	case "tool_progress":
@@ -93,7 +93,7 @@ func (a *App) handle(s *session.Session, m claude.Message) {
 		a.explainUnasked(s, results.Results)
 		a.desk.Transcript(s, s.Transcript.Apply(m))
 		a.toolsFinished(s, results.Results, a.recordChanges(s, results))
-		a.worldFromResults(s, results)
+		a.world.FromResults(s, results)
 	case "result":
 		interrupted := s.TakeInterrupted()
 		s.EndTurn()
@@ -249,12 +249,12 @@ func (a *App) system(s *session.Session, m claude.Message) {
 		s.Update(st, "", sys.SessionID, sys.Model)
 		a.modeReported(s, sys.PermissionMode)
 		a.checkVersion(s, claude.VersionIn(m.Raw))
-		a.worldInit(s, m)
+		a.world.Init(s, m)
 	case "session_state_changed":
 		a.sessionState(s, m)
 		return
 	case "hook_started", "hook_progress", "hook_response":
-		a.hookMessage(s, m)
+		a.world.Hook(s, m)
 		return
 	case "session_title_changed":
 		s.SetTitle(sys.Title)
@@ -321,7 +321,7 @@ func (a *App) exited(s *session.Session, sawInit bool) {
 	a.tasks.Ended(s)
 	a.desk.Transcript(s, s.Transcript.EndHooks())
 	if s.World.EndHooks() {
-		a.worldChanged(s)
+		a.world.Changed(s)
 	}
 	switch {
 	case errMsg != "":
@@ -353,4 +353,36 @@ func (a *App) activity(s *session.Session) {
 	if _, changed := s.Transcript.Activity(); changed {
 		a.ui.Send(ui.EvSession, s)
 	}
+}
+
+// sessionState applies session_state_changed (sent when claude runs with
+// CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS): "idle" is the authoritative end
+// of a session's work (after its background agents too), "running" a
+// turn under way.
+func (a *App) sessionState(s *session.Session, m claude.Message) {
+	var st struct {
+		State string `json:"state"`
+	}
+	if json.Unmarshal(m.Raw, &st) != nil {
+		return
+	}
+	s.SawState(st.State)
+	switch st.State {
+	case "idle":
+		if s.State() == session.StateExited || a.reg.Count(s.ID) > 0 {
+			return
+		}
+		s.EndTurn()
+		s.Update(session.StateIdle, "", "", "")
+	case "running":
+		switch s.State() {
+		case session.StateIdle, session.StateReady, session.StateStarting:
+			s.Update(session.StateRunning, "", "", "")
+		default:
+			return
+		}
+	default:
+		return // requires_action: the requests say so
+	}
+	a.ui.Send(ui.EvSession, s)
 }

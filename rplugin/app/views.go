@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/tasks"
-	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
 	"os"
 	"path/filepath"
 	"sort"
@@ -17,8 +15,10 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/diff"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/editortools"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/proposal"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/tasks"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rules"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
 )
 
 // reviewCap bounds the diff shown by the panel's Review.
@@ -262,9 +262,9 @@ func (a *App) view(r approval.Pending) RequestView {
 	}
 	switch r.Route.Surface {
 	case approval.SurfaceQuestion:
-		v.Input = sanitizeJSON(pr.Input)
+		v.Input = sanitize.JSON(pr.Input)
 	case approval.SurfacePlan:
-		v.Input = sanitizeJSON(pr.Input)
+		v.Input = sanitize.JSON(pr.Input)
 		v.Plan = sanitize.Text(a.planText(r))
 	case approval.SurfacePanel:
 		v.Review = a.review(r)
@@ -427,39 +427,6 @@ func prettyJSON(raw json.RawMessage) string {
 		return sanitize.Text(string(raw))
 	}
 	return sanitize.Text(b.String())
-}
-
-// sanitizeJSON strips control characters from every string in a JSON value.
-func sanitizeJSON(raw json.RawMessage) json.RawMessage {
-	var v any
-	if json.Unmarshal(raw, &v) != nil {
-		return json.RawMessage("{}")
-	}
-	b, err := json.Marshal(cleanValue(v))
-	if err != nil {
-		return json.RawMessage("{}")
-	}
-	return b
-}
-
-func cleanValue(v any) any {
-	switch t := v.(type) {
-	case string:
-		return sanitize.Text(t)
-	case []any:
-		for i := range t {
-			t[i] = cleanValue(t[i])
-		}
-		return t
-	case map[string]any:
-		out := make(map[string]any, len(t))
-		for k, x := range t {
-			out[sanitize.Text(k)] = cleanValue(x)
-		}
-		return out
-	default:
-		return v
-	}
 }
 
 // planText is the plan to show: input.plan (older CLIs), else what the

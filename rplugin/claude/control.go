@@ -3,7 +3,10 @@ package claude
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+
+	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
 )
 
 // ControlError is an error response from claude to one of our control requests.
@@ -120,4 +123,17 @@ func (p *Process) RespondControl(requestID string, body any) error {
 			"subtype": "success", "request_id": requestID, "response": body,
 		},
 	})
+}
+
+// Refusal is a control request's refusal in the CLI's own words.
+func Refusal(err error) error {
+	var ue *UnsupportedError
+	if errors.As(err, &ue) {
+		return ue // what needs a newer claude, in words
+	}
+	var ce *ControlError
+	if errors.As(err, &ce) {
+		return errors.New(sanitize.Truncate(sanitize.Line(ce.Message), 300))
+	}
+	return err
 }

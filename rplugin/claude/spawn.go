@@ -10,9 +10,8 @@ import (
 	"syscall"
 	"time"
 
-	shellquote "github.com/kballard/go-shellquote"
-
 	"github.com/claude-nova/claude-nova.nvim/rplugin/queue"
+	shellquote "github.com/kballard/go-shellquote"
 )
 
 // Config says how to start claude.

@@ -66,6 +66,19 @@ func (d *Desk) Session(id int) (*session.Session, error) {
 	return s, nil
 }
 
+// Live resolves id (0 = the current session) to a session that has not
+// exited.
+func (d *Desk) Live(id int) (*session.Session, error) {
+	s, err := d.Session(id)
+	if err != nil {
+		return nil, err
+	}
+	if s.State() == session.StateExited {
+		return nil, fmt.Errorf("session %d has exited", s.ID)
+	}
+	return s, nil
+}
+
 // Transcript sends a session's transcript edits to the front end.
 func (d *Desk) Transcript(s *session.Session, ops []session.Op) {
 	if len(ops) == 0 {

@@ -11,12 +11,13 @@ import (
 	"os"
 	"sync"
 
-	"github.com/neovim/go-client/nvim/plugin"
-
 	"github.com/claude-nova/claude-nova.nvim/rplugin/app"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/editortools"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/controls"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/rounds"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/world"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/ui"
+	"github.com/neovim/go-client/nvim/plugin"
 )
 
 // Version is the host's version; the Lua side refuses a host of another version.
@@ -251,7 +252,7 @@ var methods = map[string]handler{
 	"new":            with(func(a *app.App, p app.NewParams) (any, error) { return a.NewSession(p) }),
 	"send":           with(func(a *app.App, p app.SendParams) (any, error) { return a.Send(p) }),
 	"stop":           with(func(a *app.App, p sessionArg) (any, error) { return a.Stop(p.Session) }),
-	"interrupt":      with(func(a *app.App, p sessionArg) (any, error) { return a.Interrupt(p.Session) }),
+	"interrupt":      with(func(a *app.App, p sessionArg) (any, error) { return a.Controls().Interrupt(p.Session) }),
 	"mode":           with(func(a *app.App, p sessionArg) (any, error) { return a.SetMode(p.Session, p.Mode) }),
 	"select":         with(func(a *app.App, p sessionArg) (any, error) { return nil, a.Select(p.Session) }),
 	"sessions":       plain(func(a *app.App) (any, error) { return a.Sessions(), nil }),
@@ -277,22 +278,22 @@ var methods = map[string]handler{
 	"stop_task":      with(func(a *app.App, p app.Later) (any, error) { return nil, a.Tasks().Stop(p) }),
 	"task_at":        with(func(a *app.App, p lineArg) (any, error) { return a.Tasks().At(p.Session, p.Line) }),
 	"changes":        with(func(a *app.App, p app.ChangesParams) (any, error) { return a.Changes(p) }),
-	"models":         with(func(a *app.App, p sessionArg) (any, error) { return a.Models(p.Session) }),
-	"set_model":      with(func(a *app.App, p app.ModelParams) (any, error) { return a.SetModel(p) }),
-	"set_effort":     with(func(a *app.App, p app.ModelParams) (any, error) { return a.SetEffort(p) }),
-	"usage":          with(func(a *app.App, p app.Later) (any, error) { return nil, a.Usage(p) }),
-	"queued":         with(func(a *app.App, p sessionArg) (any, error) { return a.Queued(p.Session) }),
-	"cancel_queued":  with(func(a *app.App, p app.Later) (any, error) { return nil, a.CancelQueued(p) }),
-	"steer":          with(func(a *app.App, p app.SteerParams) (any, error) { return a.Steer(p) }),
+	"models":         with(func(a *app.App, p sessionArg) (any, error) { return a.Controls().Models(p.Session) }),
+	"set_model":      with(func(a *app.App, p controls.ModelParams) (any, error) { return a.Controls().SetModel(p) }),
+	"set_effort":     with(func(a *app.App, p controls.ModelParams) (any, error) { return a.Controls().SetEffort(p) }),
+	"usage":          with(func(a *app.App, p app.Later) (any, error) { return nil, a.Controls().Usage(p) }),
+	"queued":         with(func(a *app.App, p sessionArg) (any, error) { return a.Controls().Queued(p.Session) }),
+	"cancel_queued":  with(func(a *app.App, p app.Later) (any, error) { return nil, a.Controls().CancelQueued(p) }),
+	"steer":          with(func(a *app.App, p controls.SteerParams) (any, error) { return a.Controls().Steer(p) }),
 	"undo_hunk":      with(func(a *app.App, p app.UndoParams) (any, error) { return a.UndoHunk(p) }),
 	"complete":       with(func(a *app.App, p app.CompleteParams) (any, error) { return nil, a.Complete(p) }),
 	"boundaries":     plain(func(a *app.App) (any, error) { return a.Boundaries(), nil }),
-	"mcp":            with(func(a *app.App, p sessionArg) (any, error) { return a.MCP(p.Session) }),
-	"mcp_all":        plain(func(a *app.App) (any, error) { return a.MCPAll(), nil }),
-	"mcp_refresh":    with(func(a *app.App, p app.Later) (any, error) { return nil, a.MCPRefresh(p) }),
-	"mcp_reconnect":  with(func(a *app.App, p app.MCPParams) (any, error) { return nil, a.MCPReconnect(p) }),
-	"mcp_toggle":     with(func(a *app.App, p app.MCPParams) (any, error) { return nil, a.MCPToggle(p) }),
-	"agents_refresh": plain(func(a *app.App) (any, error) { a.RefreshAgents(); return nil, nil }),
+	"mcp":            with(func(a *app.App, p sessionArg) (any, error) { return a.World().MCP(p.Session) }),
+	"mcp_all":        plain(func(a *app.App) (any, error) { return a.World().All(), nil }),
+	"mcp_refresh":    with(func(a *app.App, p app.Later) (any, error) { return nil, a.World().Refresh(p) }),
+	"mcp_reconnect":  with(func(a *app.App, p world.MCPParams) (any, error) { return nil, a.World().Reconnect(p) }),
+	"mcp_toggle":     with(func(a *app.App, p world.MCPParams) (any, error) { return nil, a.World().Toggle(p) }),
+	"agents_refresh": plain(func(a *app.App) (any, error) { a.World().RefreshAgents(); return nil, nil }),
 	"review_round":   with(func(a *app.App, p rounds.Arg) (any, error) { return a.Rounds().Round(p) }),
 	"comment_add":    with(func(a *app.App, p rounds.CommentParams) (any, error) { return a.Rounds().AddComment(p) }),
 	"comment_edit":   with(func(a *app.App, p rounds.CommentEdit) (any, error) { return a.Rounds().EditComment(p) }),

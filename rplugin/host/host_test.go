@@ -12,12 +12,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/neovim/go-client/nvim/plugin"
-
 	"github.com/claude-nova/claude-nova.nvim/rplugin/app"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude/claudetest"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/editortools"
+	"github.com/neovim/go-client/nvim/plugin"
 )
 
 type sink struct{}

@@ -202,3 +202,39 @@ func (r *Room) At(id, line int) (string, error) {
 	}
 	return t.ID, nil
 }
+
+// NameStops puts the name of the task a TaskStop call stops on its
+// line (the call names it by id).
+func (r *Room) NameStops(s *session.Session, m claude.Message) {
+	if !bytes.Contains(m.Raw, []byte(`"TaskStop"`)) {
+		return
+	}
+	var msg struct {
+		Message struct {
+			Content []struct {
+				Type  string `json:"type"`
+				ID    string `json:"id"`
+				Name  string `json:"name"`
+				Input struct {
+					TaskID  string `json:"task_id"`
+					ShellID string `json:"shell_id"`
+				} `json:"input"`
+			} `json:"content"`
+		} `json:"message"`
+	}
+	if json.Unmarshal(m.Raw, &msg) != nil {
+		return
+	}
+	for _, b := range msg.Message.Content {
+		if b.Type != "tool_use" || b.Name != "TaskStop" {
+			continue
+		}
+		id := b.Input.TaskID
+		if id == "" {
+			id = b.Input.ShellID
+		}
+		if t, ok := s.Tasks.Get(id); ok && t.Description != "" {
+			s.Transcript.ToolHeadline(b.ID, "stops "+t.Type+" "+t.Description)
+		}
+	}
+}

@@ -1,47 +1,61 @@
-package app
+// Package world is the room of a session's world (session.World): its MCP
+// servers, the hooks that run outside any call, the wake-ups and cron jobs
+// Claude scheduled, its checklist and its worktree, and the other Claude
+// sessions of this machine (claude agents). Every change reaches the front
+// end as EvWorld (EvAgents for the other sessions). The MCP servers come
+// from system/init and from mcp_status, asked when claude has answered
+// initialize (before any prompt: init comes with the first turn) and after
+// every change (a status that moved, a reconnect, a toggle).
+package world
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/claude-nova/claude-nova.nvim/rplugin/desk"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/desk"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/others"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/ui"
 )
 
-// The session's world (session.World): its MCP servers, the hooks that
-// run outside any call, the wake-ups and cron jobs Claude scheduled, its
-// checklist and its worktree. Every change reaches the front end as
-// EvWorld. The MCP servers come from system/init and from mcp_status,
-// asked when claude has answered initialize (before any prompt: init
-// comes with the first turn) and after every change (a status that moved,
-// a reconnect, a toggle).
-
-// worldChanged tells the front end a session's world.
-func (a *App) worldChanged(s *session.Session) {
-	a.ui.Send(ui.EvWorld, s.LiveWorld())
+// Room keeps the sessions' worlds up to date and serves the MCP and
+// agents commands.
+type Room struct {
+	d      *desk.Desk
+	others *others.Lister
 }
 
-// refreshMCP asks claude for its MCP servers in the background.
-func (a *App) refreshMCP(s *session.Session) {
-	a.desk.Background(func(ctx context.Context) {
-		if _, err := a.mcpStatus(ctx, s); err != nil {
-			a.log.Debug("mcp_status", "session", s.ID, "err", err)
+// New returns the world room; others is how claude agents is run.
+func New(d *desk.Desk, others func() others.Config) *Room {
+	r := &Room{d: d}
+	r.others = r.newOthers(others)
+	return r
+}
+
+// Changed tells the front end a session's world.
+func (r *Room) Changed(s *session.Session) {
+	r.d.UI.Send(ui.EvWorld, s.LiveWorld())
+}
+
+// RefreshMCP asks claude for its MCP servers in the background.
+func (r *Room) RefreshMCP(s *session.Session) {
+	r.d.Background(func(ctx context.Context) {
+		if _, err := r.mcpStatus(ctx, s); err != nil {
+			r.d.Log.Debug("mcp_status", "session", s.ID, "err", err)
 		}
 	})
 }
 
 // mcpStatus asks claude for its MCP servers and records the answer.
-func (a *App) mcpStatus(ctx context.Context, s *session.Session) ([]session.MCPServer, error) {
+func (r *Room) mcpStatus(ctx context.Context, s *session.Session) ([]session.MCPServer, error) {
 	raw, err := s.Proc.Control(ctx, "mcp_status", nil)
 	if err != nil {
 		return nil, fmt.Errorf("claude did not report its MCP servers: %w", err)
@@ -51,27 +65,27 @@ func (a *App) mcpStatus(ctx context.Context, s *session.Session) ([]session.MCPS
 		return nil, err
 	}
 	if changed {
-		a.worldChanged(s)
+		r.Changed(s)
 		for _, m := range s.World.Failing() {
-			a.log.Info("mcp server not connected", "session", s.ID, "server", m.Name, "status", m.Status, "error", m.Error)
+			r.d.Log.Info("mcp server not connected", "session", s.ID, "server", m.Name, "status", m.Status, "error", m.Error)
 		}
 	}
 	return s.World.MCP(), nil
 }
 
-// worldInit reads system/init: the MCP servers and load errors, and the
+// Init reads system/init: the MCP servers and load errors, and the
 // folder claude works in (a worktree it entered says so there too).
-func (a *App) worldInit(s *session.Session, m claude.Message) {
+func (r *Room) Init(s *session.Session, m claude.Message) {
 	var in struct {
 		Cwd string `json:"cwd"`
 	}
 	_ = json.Unmarshal(m.Raw, &in)
 	if in.Cwd != "" && !samePath(in.Cwd, s.Cwd()) {
-		a.moveSession(s, in.Cwd, "")
+		r.Move(s, in.Cwd, "")
 	}
 	if s.World.FromInit(m.Raw) {
-		a.worldChanged(s)
-		a.refreshMCP(s) // the details: errors, scopes, tools
+		r.Changed(s)
+		r.RefreshMCP(s) // the details: errors, scopes, tools
 	}
 }
 
@@ -103,26 +117,26 @@ type MCPView struct {
 
 // MCP is the world of a session (0: the current one) as known now; a
 // fresh mcp_status is asked at once and arrives as EvWorld.
-func (a *App) MCP(id int) (MCPView, error) {
-	s, err := a.desk.Session(id)
+func (r *Room) MCP(id int) (MCPView, error) {
+	s, err := r.d.Session(id)
 	if err != nil {
 		return MCPView{}, err
 	}
 	if s.State() != session.StateExited {
-		a.refreshMCP(s)
+		r.RefreshMCP(s)
 	}
 	return MCPView{Session: s.ID, Name: s.Name(), World: s.World.View(s.ID)}, nil
 }
 
-// MCPRefresh asks claude for its MCP servers; the answer comes later
+// Refresh asks claude for its MCP servers; the answer comes later
 // (the servers, also as EvWorld).
-func (a *App) MCPRefresh(p Later) error {
-	s, err := a.liveSession(p.Session)
+func (r *Room) Refresh(p desk.Later) error {
+	s, err := r.d.Live(p.Session)
 	if err != nil {
 		return err
 	}
-	a.desk.ReplyLater(p.Token, func(ctx context.Context) (any, error) {
-		return a.mcpStatus(ctx, s)
+	r.d.ReplyLater(p.Token, func(ctx context.Context) (any, error) {
+		return r.mcpStatus(ctx, s)
 	})
 	return nil
 }
@@ -150,11 +164,11 @@ func mcpServer(s *session.Session, name string) (session.MCPServer, error) {
 	return m, nil
 }
 
-// MCPReconnect asks claude to connect an MCP server again (mcp_reconnect):
+// Reconnect asks claude to connect an MCP server again (mcp_reconnect):
 // after its command was fixed, it comes up. The answer comes later: the
 // server as it is then, or the CLI's error in its words.
-func (a *App) MCPReconnect(p MCPParams) error {
-	s, err := a.liveSession(p.Session)
+func (r *Room) Reconnect(p MCPParams) error {
+	s, err := r.d.Live(p.Session)
 	if err != nil {
 		return err
 	}
@@ -162,11 +176,11 @@ func (a *App) MCPReconnect(p MCPParams) error {
 	if err != nil {
 		return err
 	}
-	a.desk.ReplyLater(p.Token, func(ctx context.Context) (any, error) {
+	r.d.ReplyLater(p.Token, func(ctx context.Context) (any, error) {
 		_, cerr := s.Proc.Control(ctx, "mcp_reconnect", map[string]any{"serverName": m.Name})
-		servers, serr := a.mcpStatus(ctx, s)
+		servers, serr := r.mcpStatus(ctx, s)
 		if cerr != nil {
-			return nil, fmt.Errorf("%s did not connect; claude says: %w", m.Name, unwrapControl(cerr))
+			return nil, fmt.Errorf("%s did not connect; claude says: %w", m.Name, claude.Refusal(cerr))
 		}
 		if serr != nil {
 			return nil, serr
@@ -176,10 +190,10 @@ func (a *App) MCPReconnect(p MCPParams) error {
 	return nil
 }
 
-// MCPToggle enables or disables an MCP server (mcp_toggle; claude keeps
+// Toggle enables or disables an MCP server (mcp_toggle; claude keeps
 // the choice for the project). The answer comes later, as for reconnect.
-func (a *App) MCPToggle(p MCPParams) error {
-	s, err := a.liveSession(p.Session)
+func (r *Room) Toggle(p MCPParams) error {
+	s, err := r.d.Live(p.Session)
 	if err != nil {
 		return err
 	}
@@ -187,16 +201,16 @@ func (a *App) MCPToggle(p MCPParams) error {
 	if err != nil {
 		return err
 	}
-	a.desk.ReplyLater(p.Token, func(ctx context.Context) (any, error) {
+	r.d.ReplyLater(p.Token, func(ctx context.Context) (any, error) {
 		_, cerr := s.Proc.Control(ctx, "mcp_toggle", map[string]any{"serverName": m.Name, "enabled": p.Enabled})
-		servers, serr := a.mcpStatus(ctx, s)
+		servers, serr := r.mcpStatus(ctx, s)
 		if cerr != nil {
 			verb := "disabled"
 			if p.Enabled {
 				verb = "enabled"
 			}
 			// Enabling connects it: the CLI's error says why it did not.
-			return nil, fmt.Errorf("%s was not %s; claude says: %w", m.Name, verb, unwrapControl(cerr))
+			return nil, fmt.Errorf("%s was not %s; claude says: %w", m.Name, verb, claude.Refusal(cerr))
 		}
 		if serr != nil {
 			return nil, serr
@@ -204,19 +218,6 @@ func (a *App) MCPToggle(p MCPParams) error {
 		return serverOutcome(m.Name, servers), nil
 	})
 	return nil
-}
-
-// unwrapControl is a control request's refusal in the CLI's own words.
-func unwrapControl(err error) error {
-	var ue *claude.UnsupportedError
-	if errors.As(err, &ue) {
-		return ue // what needs a newer claude, in words
-	}
-	var ce *claude.ControlError
-	if errors.As(err, &ce) {
-		return errors.New(sanitize.Truncate(sanitize.Line(ce.Message), 300))
-	}
-	return err
 }
 
 // serverOutcome says how a server is after an action on it.
@@ -236,11 +237,11 @@ func serverOutcome(name string, servers []session.MCPServer) map[string]any {
 	return map[string]any{"message": name + " is no longer listed by claude"}
 }
 
-// MCPAll lists the MCP servers of every running session (for
+// All lists the MCP servers of every running session (for
 // :checkhealth): the details as known now.
-func (a *App) MCPAll() []MCPView {
+func (r *Room) All() []MCPView {
 	out := []MCPView{}
-	for _, s := range a.sessions.All() {
+	for _, s := range r.d.Sessions.All() {
 		if s.State() == session.StateExited {
 			continue
 		}
@@ -249,15 +250,15 @@ func (a *App) MCPAll() []MCPView {
 	return out
 }
 
-// hookMessage shows a hook as it runs: on the line of the call it runs
+// Hook shows a hook as it runs: on the line of the call it runs
 // for, else on the session (its World) until it ends.
-func (a *App) hookMessage(s *session.Session, m claude.Message) {
+func (r *Room) Hook(s *session.Session, m claude.Message) {
 	h, ok := session.DecodeHook(m)
 	if !ok {
 		return
 	}
 	ops, onCall := s.Transcript.Hook(h)
-	a.desk.Transcript(s, ops)
+	r.d.Transcript(s, ops)
 	if onCall {
 		return
 	}
@@ -271,14 +272,14 @@ func (a *App) hookMessage(s *session.Session, m claude.Message) {
 	default:
 		return
 	}
-	a.worldChanged(s)
-	a.ui.Send(ui.EvSession, s)
+	r.Changed(s)
+	r.d.UI.Send(ui.EvSession, s)
 }
 
-// tick moves what is live in a session once a second while it is: the
+// Tick moves what is live in a session once a second while it is: the
 // elapsed time of a running hook (on its call's line, in the winbar). It
 // returns when claude exits; a second without a running hook costs a look.
-func (a *App) tick(s *session.Session) {
+func (r *Room) Tick(s *session.Session) {
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
 	for {
@@ -288,71 +289,39 @@ func (a *App) tick(s *session.Session) {
 		case <-t.C:
 		}
 		if s.Transcript.RunningHooks() {
-			a.desk.Transcript(s, s.Transcript.Tick())
+			r.d.Transcript(s, s.Transcript.Tick())
 		}
 		if s.World.RunningHooks() {
-			a.ui.Send(ui.EvSession, s)
+			r.d.UI.Send(ui.EvSession, s)
 		}
 	}
 }
 
-// sessionState applies session_state_changed (sent when claude runs with
-// CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS): "idle" is the authoritative end
-// of a session's work (after its background agents too), "running" a
-// turn under way.
-func (a *App) sessionState(s *session.Session, m claude.Message) {
-	var st struct {
-		State string `json:"state"`
-	}
-	if json.Unmarshal(m.Raw, &st) != nil {
-		return
-	}
-	s.SawState(st.State)
-	switch st.State {
-	case "idle":
-		if s.State() == session.StateExited || a.reg.Count(s.ID) > 0 {
-			return
-		}
-		s.EndTurn()
-		s.Update(session.StateIdle, "", "", "")
-	case "running":
-		switch s.State() {
-		case session.StateIdle, session.StateReady, session.StateStarting:
-			s.Update(session.StateRunning, "", "", "")
-		default:
-			return
-		}
-	default:
-		return // requires_action: the requests say so
-	}
-	a.ui.Send(ui.EvSession, s)
-}
-
-// worldFromResults applies the results of today's tools to the session's
+// FromResults applies the results of today's tools to the session's
 // world: a cron job or a wake-up scheduled or deleted, the checklist, the
 // worktree the session moved into.
-func (a *App) worldFromResults(s *session.Session, tr claude.ToolResults) {
+func (r *Room) FromResults(s *session.Session, tr claude.ToolResults) {
 	changed := false
-	for _, r := range tr.Results {
-		if r.IsError {
+	for _, res := range tr.Results {
+		if res.IsError {
 			continue
 		}
-		name, input, ok := s.Transcript.ToolCall(r.ToolUseID)
+		name, input, ok := s.Transcript.ToolCall(res.ToolUseID)
 		if !ok {
 			continue
 		}
-		if a.applyTool(s, r.ToolUseID, name, input, tr.Structured) {
+		if r.applyTool(s, res.ToolUseID, name, input, tr.Structured) {
 			changed = true
 		}
 	}
 	if changed {
-		a.worldChanged(s)
+		r.Changed(s)
 	}
 }
 
 // applyTool applies one successful call of a today's tool; it reports
 // whether the world changed.
-func (a *App) applyTool(s *session.Session, id, name string, input, result json.RawMessage) bool {
+func (w *Room) applyTool(s *session.Session, id, name string, input, result json.RawMessage) bool {
 	var in struct {
 		Cron       string  `json:"cron"`
 		Prompt     string  `json:"prompt"`
@@ -461,32 +430,32 @@ func (a *App) applyTool(s *session.Session, id, name string, input, result json.
 			subject = in.Subject
 		}
 		s.World.AddTodo(session.Todo{ID: r.Task.ID, Text: subject, Status: "pending", Active: in.ActiveForm})
-		a.desk.Transcript(s, s.Transcript.Checklist(id, s.World.Todos()))
+		w.d.Transcript(s, s.Transcript.Checklist(id, s.World.Todos()))
 		return true
 	case "TaskUpdate":
 		if _, ok := s.World.UpdateTodo(in.TaskID, in.Status, in.Subject, in.ActiveForm); !ok {
 			return false
 		}
-		a.desk.Transcript(s, s.Transcript.Checklist(id, s.World.Todos()))
+		w.d.Transcript(s, s.Transcript.Checklist(id, s.World.Todos()))
 		return true
 	case "EnterWorktree":
-		return a.moveSession(s, r.WorktreePath, r.Branch)
+		return w.Move(s, r.WorktreePath, r.Branch)
 	case "ExitWorktree":
-		return a.moveSession(s, r.OriginalCwd, "")
+		return w.Move(s, r.OriginalCwd, "")
 	}
 	return false
 }
 
-// moveSession records that claude works in dir now (a worktree it
+// Move records that claude works in dir now (a worktree it
 // entered, or the folder it came back to): proposals, the editor tools'
 // boundary, rules, rewind and the sidebar follow the session's folder. It
 // reports whether the folder changed.
-func (a *App) moveSession(s *session.Session, dir, branch string) bool {
+func (r *Room) Move(s *session.Session, dir, branch string) bool {
 	if dir == "" {
 		return false
 	}
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		a.log.Info("claude named a folder that is not one", "session", s.ID, "dir", dir)
+		r.d.Log.Info("claude named a folder that is not one", "session", s.ID, "dir", dir)
 		return false
 	}
 	if !s.MoveTo(dir) {
@@ -495,7 +464,7 @@ func (a *App) moveSession(s *session.Session, dir, branch string) bool {
 	cwd := s.Cwd()
 	if cwd == s.Root() {
 		s.World.SetWorktree(nil)
-		a.desk.Note(s, "Back in "+sanitize.Line(cwd)+": proposals, the editor tools and rules follow the session's folder.")
+		r.d.Note(s, "Back in "+sanitize.Line(cwd)+": proposals, the editor tools and rules follow the session's folder.")
 	} else {
 		if old := s.World.View(s.ID).Worktree; branch == "" && old != nil && old.Path == cwd {
 			branch = old.Branch
@@ -505,46 +474,42 @@ func (a *App) moveSession(s *session.Session, dir, branch string) bool {
 		if branch != "" {
 			text += " (branch " + sanitize.Line(branch) + ")"
 		}
-		a.desk.Note(s, text+": proposals, the editor tools and rules follow it.")
+		r.d.Note(s, text+": proposals, the editor tools and rules follow it.")
 	}
-	a.log.Info("session folder moved", "session", s.ID, "cwd", cwd, "root", s.Root())
-	a.ui.Send(ui.EvSession, s)
-	a.worldChanged(s)
+	r.d.Log.Info("session folder moved", "session", s.ID, "cwd", cwd, "root", s.Root())
+	r.d.UI.Send(ui.EvSession, s)
+	r.Changed(s)
 	return true
 }
 
-// nameTaskStops puts the name of the task a TaskStop call stops on its
-// line (the call names it by id).
-func (a *App) nameTaskStops(s *session.Session, m claude.Message) {
-	if !bytes.Contains(m.Raw, []byte(`"TaskStop"`)) {
-		return
-	}
-	var msg struct {
-		Message struct {
-			Content []struct {
-				Type  string `json:"type"`
-				ID    string `json:"id"`
-				Name  string `json:"name"`
-				Input struct {
-					TaskID  string `json:"task_id"`
-					ShellID string `json:"shell_id"`
-				} `json:"input"`
-			} `json:"content"`
-		} `json:"message"`
-	}
-	if json.Unmarshal(m.Raw, &msg) != nil {
-		return
-	}
-	for _, b := range msg.Message.Content {
-		if b.Type != "tool_use" || b.Name != "TaskStop" {
+// The other Claude sessions of this machine are package others' room: the
+// app gives it the options, the sessions it runs and the outbox.
+
+func (r *Room) newOthers(cfg func() others.Config) *others.Lister {
+	return others.New(cfg, r.ourSessions,
+		func(v others.View) { r.d.UI.Send(ui.EvAgents, v) },
+		r.d.Background,
+	)
+}
+
+// ourSessions are this editor's sessions as `claude agents` lists them: by
+// their live claude's pid and by claude's session id.
+func (r *Room) ourSessions() others.Ours {
+	ours := others.Ours{Pids: map[int]bool{}, IDs: map[string]bool{}}
+	for _, s := range r.d.Sessions.All() {
+		if cid := s.ClaudeID(); cid != "" {
+			ours.IDs[cid] = true
+		}
+		if s.State() == session.StateExited {
 			continue
 		}
-		id := b.Input.TaskID
-		if id == "" {
-			id = b.Input.ShellID
-		}
-		if t, ok := s.Tasks.Get(id); ok && t.Description != "" {
-			s.Transcript.ToolHeadline(b.ID, "stops "+t.Type+" "+t.Description)
+		if p, ok := s.Proc.(interface{ Pid() int }); ok {
+			ours.Pids[p.Pid()] = true
 		}
 	}
+	return ours
 }
+
+// RefreshAgents lists the other sessions in the background and sends them
+// as EvAgents (see others.Lister.Refresh).
+func (r *Room) RefreshAgents() { r.others.Refresh() }

@@ -1,4 +1,9 @@
-package app
+// Package controls is the room of a running session's controls: interrupt
+// and steer a turn, the model and its effort, the usage, and the prompts
+// claude has not read yet (withdraw one). Each returns at once; what waits
+// on claude runs in the background and answers later (desk.Later) or
+// arrives as a notification.
+package controls
 
 import (
 	"context"
@@ -7,10 +12,23 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/claude-nova/claude-nova.nvim/rplugin/desk"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/ui"
 )
+
+// Room serves the session controls.
+type Room struct {
+	d    *desk.Desk
+	send func(s *session.Session, prompt string) error
+}
+
+// New returns the controls room; send sends a prompt to a session (queued
+// while a turn runs).
+func New(d *desk.Desk, send func(s *session.Session, prompt string) error) *Room {
+	return &Room{d: d, send: send}
+}
 
 // Model is one model a session's claude offers (initialize's models, the
 // same list list_models gives).
@@ -23,8 +41,8 @@ type Model struct {
 
 // Models lists the models of a session's claude (empty until claude
 // answered initialize). It never waits on claude.
-func (a *App) Models(id int) ([]Model, error) {
-	s, err := a.desk.Session(id)
+func (r *Room) Models(id int) ([]Model, error) {
+	s, err := r.d.Session(id)
 	if err != nil {
 		return nil, err
 	}
@@ -73,19 +91,19 @@ type ModelParams struct {
 // session. It returns at once; claude validates the model first (a call to
 // the API), then the switch is noted in the transcript, or its refusal is
 // shown in claude's own words.
-func (a *App) SetModel(p ModelParams) (Outcome, error) {
-	s, err := a.liveSession(p.Session)
+func (r *Room) SetModel(p ModelParams) (desk.Outcome, error) {
+	s, err := r.d.Live(p.Session)
 	if err != nil {
-		return Outcome{}, err
+		return desk.Outcome{}, err
 	}
 	model := strings.TrimSpace(p.Model)
 	if model == "" {
-		return Outcome{}, errors.New("model needs a name (default, opus, sonnet, haiku, or a model id)")
+		return desk.Outcome{}, errors.New("model needs a name (default, opus, sonnet, haiku, or a model id)")
 	}
-	a.desk.Background(func(ctx context.Context) {
+	r.d.Background(func(ctx context.Context) {
 		raw, err := s.Proc.Control(ctx, "set_model", map[string]any{"model": model})
 		if err != nil {
-			a.desk.Notify("error", fmt.Sprintf("session %d did not switch to %s; claude says: %v", s.ID, model, err))
+			r.d.Notify("error", fmt.Sprintf("session %d did not switch to %s; claude says: %v", s.ID, model, err))
 			return
 		}
 		var res struct {
@@ -95,37 +113,37 @@ func (a *App) SetModel(p ModelParams) (Outcome, error) {
 			model = res.Model
 		}
 		s.Update("", "", "", model)
-		a.ui.Send(ui.EvSession, s)
-		a.desk.Note(s, "Model: "+sanitize.Line(model))
+		r.d.UI.Send(ui.EvSession, s)
+		r.d.Note(s, "Model: "+sanitize.Line(model))
 	})
-	return Outcome{Done: true, Message: fmt.Sprintf("switching session %d to %s", s.ID, sanitize.Line(model))}, nil
+	return desk.Outcome{Done: true, Message: fmt.Sprintf("switching session %d to %s", s.ID, sanitize.Line(model))}, nil
 }
 
 // SetEffort sets how much effort the session's model puts into the next
 // replies (apply_flag_settings effortLevel, as /effort does), checked
 // against the levels the session's model supports. It returns at once.
-func (a *App) SetEffort(p ModelParams) (Outcome, error) {
-	s, err := a.liveSession(p.Session)
+func (r *Room) SetEffort(p ModelParams) (desk.Outcome, error) {
+	s, err := r.d.Live(p.Session)
 	if err != nil {
-		return Outcome{}, err
+		return desk.Outcome{}, err
 	}
 	level := strings.TrimSpace(p.Effort)
 	if levels := effortLevels(s); len(levels) > 0 && !contains(levels, level) {
-		return Outcome{}, fmt.Errorf("effort %q: the session's model takes %s", level, strings.Join(levels, ", "))
+		return desk.Outcome{}, fmt.Errorf("effort %q: the session's model takes %s", level, strings.Join(levels, ", "))
 	}
 	if level == "" {
-		return Outcome{}, errors.New("effort needs a level (low, medium, high, xhigh, max)")
+		return desk.Outcome{}, errors.New("effort needs a level (low, medium, high, xhigh, max)")
 	}
-	a.desk.Background(func(ctx context.Context) {
+	r.d.Background(func(ctx context.Context) {
 		if _, err := s.Proc.Control(ctx, "apply_flag_settings", map[string]any{"settings": map[string]any{"effortLevel": level}}); err != nil {
-			a.desk.Notify("error", fmt.Sprintf("session %d did not change its effort; claude says: %v", s.ID, err))
+			r.d.Notify("error", fmt.Sprintf("session %d did not change its effort; claude says: %v", s.ID, err))
 			return
 		}
 		s.SetEffort(level)
-		a.ui.Send(ui.EvSession, s)
-		a.desk.Note(s, "Effort: "+level)
+		r.d.UI.Send(ui.EvSession, s)
+		r.d.Note(s, "Effort: "+level)
 	})
-	return Outcome{Done: true, Message: fmt.Sprintf("session %d: effort %s from the next request", s.ID, level)}, nil
+	return desk.Outcome{Done: true, Message: fmt.Sprintf("session %d: effort %s from the next request", s.ID, level)}, nil
 }
 
 // effortLevels are the effort levels of the session's current model (nil
@@ -157,33 +175,21 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// liveSession resolves id (0 = current) to a session that has not exited.
-func (a *App) liveSession(id int) (*session.Session, error) {
-	s, err := a.desk.Session(id)
-	if err != nil {
-		return nil, err
-	}
-	if s.State() == session.StateExited {
-		return nil, fmt.Errorf("session %d has exited", s.ID)
-	}
-	return s, nil
-}
-
 // Usage asks claude for the session's usage (get_usage: cost, tokens,
 // lines, and the plan's rate limits when claude knows them); the answer
 // comes as a reply event.
-func (a *App) Usage(p Later) error {
-	s, err := a.liveSession(p.Session)
+func (r *Room) Usage(p desk.Later) error {
+	s, err := r.d.Live(p.Session)
 	if err != nil {
 		return err
 	}
-	a.desk.ReplyLater(p.Token, func(ctx context.Context) (any, error) {
+	r.d.ReplyLater(p.Token, func(ctx context.Context) (any, error) {
 		raw, err := s.Proc.Control(ctx, "get_usage", map[string]any{"skip_behaviors": true})
 		if err != nil {
 			return nil, fmt.Errorf("claude did not report its usage: %w", err)
 		}
 		var out map[string]any
-		if json.Unmarshal(sanitizeJSON(raw), &out) != nil || out == nil {
+		if json.Unmarshal(sanitize.JSON(raw), &out) != nil || out == nil {
 			out = map[string]any{}
 		}
 		// What fills the context window (get_context_usage's categories).
@@ -192,7 +198,7 @@ func (a *App) Usage(p Later) error {
 				out["context"] = c
 			}
 		} else {
-			a.log.Debug("get_context_usage for usage", "session", s.ID, "err", err)
+			r.d.Log.Debug("get_context_usage for usage", "session", s.ID, "err", err)
 		}
 		return out, nil
 	})
@@ -248,8 +254,8 @@ type QueuedView struct {
 
 // Queued lists the prompts of a session (0 = current) that claude has not
 // taken yet (sent while a turn ran).
-func (a *App) Queued(id int) ([]QueuedView, error) {
-	s, err := a.desk.Session(id)
+func (r *Room) Queued(id int) ([]QueuedView, error) {
+	s, err := r.d.Session(id)
 	if err != nil {
 		return nil, err
 	}
@@ -263,9 +269,9 @@ func (a *App) Queued(id int) ([]QueuedView, error) {
 // CancelQueued withdraws a queued prompt before claude takes it
 // (cancel_async_message by the uuid the plugin put on it). The reply says
 // {cancelled: true}, or false and why ("already taken" when too late).
-func (a *App) CancelQueued(p Later) error {
+func (r *Room) CancelQueued(p desk.Later) error {
 	var s *session.Session
-	for _, x := range a.sessions.All() {
+	for _, x := range r.d.Sessions.All() {
 		for _, q := range x.QueuedPrompts() {
 			if q.ID == p.ID {
 				s = x
@@ -275,7 +281,7 @@ func (a *App) CancelQueued(p Later) error {
 	if s == nil {
 		return errors.New("that prompt is not queued: claude has taken it already")
 	}
-	a.desk.ReplyLater(p.Token, func(ctx context.Context) (any, error) {
+	r.d.ReplyLater(p.Token, func(ctx context.Context) (any, error) {
 		raw, err := s.Proc.Control(ctx, "cancel_async_message", map[string]any{"message_uuid": p.ID})
 		if err != nil {
 			return nil, fmt.Errorf("claude did not withdraw it: %w", err)
@@ -286,13 +292,13 @@ func (a *App) CancelQueued(p Later) error {
 		_ = json.Unmarshal(raw, &res)
 		s.Dequeue(p.ID)
 		if !res.Cancelled {
-			a.desk.Transcript(s, s.Transcript.Unqueue(p.ID, ""))
+			r.d.Transcript(s, s.Transcript.Unqueue(p.ID, ""))
 			return map[string]any{"cancelled": false, "why": "already taken: claude read it before it could be withdrawn"}, nil
 		}
-		a.desk.Transcript(s, s.Transcript.Unqueue(p.ID, "withdrawn"))
+		r.d.Transcript(s, s.Transcript.Unqueue(p.ID, "withdrawn"))
 		s.Turns.Drop(p.ID)
 		// Its heading says "withdrawn": the note does not repeat it.
-		a.desk.Note(s, "Withdrawn before Claude read it (the prompt marked withdrawn above).")
+		r.d.Note(s, "Withdrawn before Claude read it (the prompt marked withdrawn above).")
 		return map[string]any{"cancelled": true}, nil
 	})
 	return nil
@@ -307,29 +313,66 @@ type SteerParams struct {
 // Steer interrupts the running turn and sends prompt at once (claude takes
 // it as soon as the interrupted turn ends); with no turn running it is a
 // plain send. It returns at once.
-func (a *App) Steer(p SteerParams) (Outcome, error) {
+func (r *Room) Steer(p SteerParams) (desk.Outcome, error) {
 	if strings.TrimSpace(p.Prompt) == "" {
-		return Outcome{}, errors.New("empty prompt: nothing was sent")
+		return desk.Outcome{}, errors.New("empty prompt: nothing was sent")
 	}
-	s, err := a.liveSession(p.Session)
+	s, err := r.d.Live(p.Session)
 	if err != nil {
-		return Outcome{}, err
+		return desk.Outcome{}, err
 	}
 	switch s.State() {
 	case session.StateRunning, session.StateWaiting:
 	default:
-		return Outcome{Done: true, Message: fmt.Sprintf("sent to session %d", s.ID)}, a.send(s, p.Prompt)
+		return desk.Outcome{Done: true, Message: fmt.Sprintf("sent to session %d", s.ID)}, r.send(s, p.Prompt)
 	}
 	s.MarkInterrupted()
 	// The prompt is written right after the interrupt, in order, by the
 	// process's writer: claude takes it when the interrupted turn ends.
-	if err := a.send(s, p.Prompt); err != nil {
-		return Outcome{}, err
+	if err := r.send(s, p.Prompt); err != nil {
+		return desk.Outcome{}, err
 	}
-	a.desk.Background(func(ctx context.Context) {
+	r.d.Background(func(ctx context.Context) {
 		if _, err := s.Proc.Control(ctx, "interrupt", nil); err != nil {
-			a.desk.Notify("error", fmt.Sprintf("interrupt of session %d failed: %v", s.ID, err))
+			r.d.Notify("error", fmt.Sprintf("interrupt of session %d failed: %v", s.ID, err))
 		}
 	})
-	return Outcome{Done: true, Message: fmt.Sprintf("session %d: interrupting the turn; your prompt goes next", s.ID) + runOn(s)}, nil
+	return desk.Outcome{Done: true, Message: fmt.Sprintf("session %d: interrupting the turn; your prompt goes next", s.ID) + runOn(s)}, nil
+}
+
+// Interrupt asks claude to end the current turn of a session. It returns at
+// once; a refusal from claude arrives as a notification.
+func (r *Room) Interrupt(id int) (desk.Outcome, error) {
+	s, err := r.d.Session(id)
+	if err != nil {
+		return desk.Outcome{}, err
+	}
+	switch s.State() {
+	case session.StateRunning, session.StateWaiting:
+	default:
+		if n := s.Tasks.Active(); n > 0 && s.State() == session.StateIdle {
+			return desk.Outcome{Message: fmt.Sprintf("nothing to interrupt: session %d is between turns; its %d background task(s) run on (:ClaudeNova tasks stop stops one)", s.ID, n)}, nil
+		}
+		return desk.Outcome{Message: fmt.Sprintf("nothing to interrupt: session %d is %s", s.ID, s.State())}, nil
+	}
+	s.MarkInterrupted()
+	r.d.Background(func(ctx context.Context) {
+		if _, err := s.Proc.Control(ctx, "interrupt", nil); err != nil {
+			r.d.Notify("error", fmt.Sprintf("interrupt of session %d failed; claude says: %v", s.ID, err))
+		}
+		// The transcript notes it once, where claude marks it (its
+		// "[Request interrupted by user]"), not here as well.
+	})
+	return desk.Outcome{Done: true, Message: fmt.Sprintf("interrupt sent to session %d", s.ID) + runOn(s)}, nil
+}
+
+// runOn says that a session's background tasks are spared by an
+// interrupt ("" when none runs): perTaskStopAffordance is declared, so
+// the CLI ends the turn only.
+func runOn(s *session.Session) string {
+	n := s.Tasks.Active()
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; its %s run%s on (X on a task's sidebar row stops it)", desk.Plural(n, "background task"), map[bool]string{true: "s"}[n == 1])
 }
