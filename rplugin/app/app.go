@@ -29,6 +29,7 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/others"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/queue"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/controls"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/rewind"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/rounds"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/tasks"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/world"
@@ -78,6 +79,7 @@ type App struct {
 	rounds   *rounds.Room   // review rounds, comments, who wrote each line
 	world    *world.Room    // MCP servers, hooks, schedules, worktree; the other Claude sessions
 	controls *controls.Room // interrupt, steer, model, effort, usage, queued prompts
+	rewind   *rewind.Room   // the changes view, hunk undo, rewind
 
 	// start spawns claude (claude.Start; tests swap in claudetest).
 	start func(cfg claude.Config, log *slog.Logger) (claude.Conn, error)
@@ -116,6 +118,7 @@ func New(sink ui.Sink, log *slog.Logger) *App {
 	})
 	a.spawner, a.long = claude.NewSpawner(), claude.NewLongLines(claude.DefaultLongLines)
 	a.controls = controls.New(a.desk, a.send)
+	a.rewind = rewind.New(a.desk, a.rounds, a.diagnoseRewound)
 	a.world = world.New(a.desk, func() others.Config {
 		o := a.options()
 		return others.Config{Cmd: o.Cmd, Env: o.Env, Home: a.home()}
@@ -576,3 +579,7 @@ func (a *App) World() *world.Room { return a.world }
 // Controls is the room of a session's controls: interrupt, steer, model,
 // effort, usage and the prompts claude has not read yet.
 func (a *App) Controls() *controls.Room { return a.controls }
+
+// Rewind is the room of a session's checkpoints: the changes view, hunk
+// undo and rewind.
+func (a *App) Rewind() *rewind.Room { return a.rewind }

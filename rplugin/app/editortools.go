@@ -286,7 +286,7 @@ func (a *App) diagnoseRewound(s *session.Session, files []string) {
 		wg.Wait()
 		notes = slices.DeleteFunc(notes, func(n string) bool { return n == "" })
 		if len(notes) > 0 {
-			a.tell(s, strings.Join(notes, "\n"))
+			a.desk.Tell(s, strings.Join(notes, "\n"))
 		}
 	})
 }

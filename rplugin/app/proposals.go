@@ -319,7 +319,7 @@ func (a *App) toolsFinished(s *session.Session, results []claude.ToolResult, wro
 			// hooks): the note goes as a message instead. A failed call
 			// wrote nothing the note could speak of.
 			a.log.Info("the note for a result goes as a message: no PostToolUse hook came", "session", s.ID, "tool_use_id", r.ToolUseID)
-			a.sendNote(s, note) // the transcript has it (Told, when decided)
+			a.desk.SendNote(s, note) // the transcript has it (Told, when decided)
 		}
 	}
 }

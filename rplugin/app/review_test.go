@@ -11,6 +11,7 @@ import (
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude/claudetest"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/rewind"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/rounds"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/ui"
@@ -174,7 +175,7 @@ func TestReviewRoundCommentsSendNextRound(t *testing.T) {
 
 	// An undo of the round's hunk puts the baseline's lines back.
 	fc := rv.Files[0]
-	got, err := m.app.UndoHunk(UndoParams{Session: sid, Path: cf, Hunk: 1, Sum: fc.Sum, Round: true})
+	got, err := m.app.Rewind().UndoHunk(rewind.UndoParams{Session: sid, Path: cf, Hunk: 1, Sum: fc.Sum, Round: true})
 	if err != nil || got.Now != "gamma\n" {
 		t.Fatalf("undo in the round: %+v, %v", got, err)
 	}

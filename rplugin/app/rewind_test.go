@@ -8,6 +8,7 @@ import (
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/checkpoint"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude/claudetest"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/rewind"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/rounds"
 )
 
@@ -35,21 +36,21 @@ func (m *mem) claudeWrites(t *testing.T, c *claudetest.Conn, sid int, path, cont
 	})
 }
 
-func (m *mem) checkpointsOf(t *testing.T, sid int) []CheckpointView {
+func (m *mem) checkpointsOf(t *testing.T, sid int) []rewind.CheckpointView {
 	t.Helper()
 	tok := "list-" + randomToken()
-	if err := m.app.Checkpoints(Later{Session: sid, Token: tok}); err != nil {
+	if err := m.app.Rewind().Checkpoints(Later{Session: sid, Token: tok}); err != nil {
 		t.Fatal(err)
 	}
 	r := m.waitReply(t, tok)
-	list, _ := r["result"].([]CheckpointView)
+	list, _ := r["result"].([]rewind.CheckpointView)
 	return list
 }
 
-func (m *mem) rewind(t *testing.T, p RewindParams) map[string]any {
+func (m *mem) rewind(t *testing.T, p rewind.RewindParams) map[string]any {
 	t.Helper()
 	p.Token = "rw-" + randomToken()
-	if err := m.app.Rewind(p); err != nil {
+	if err := m.app.Rewind().Rewind(p); err != nil {
 		t.Fatal(err)
 	}
 	r := m.waitReply(t, p.Token)
@@ -80,7 +81,7 @@ func TestRewindRestoresTheSessionsOwnChange(t *testing.T) {
 	if len(cps) != 1 || len(cps[0].Files) != 1 || cps[0].Files[0] != a || cps[0].Insertions != 1 || cps[0].Deletions != 1 || len(cps[0].Others) != 0 {
 		t.Fatalf("checkpoints %+v", cps)
 	}
-	res := m.rewind(t, RewindParams{Later: Later{ID: cps[0].ID}})
+	res := m.rewind(t, rewind.RewindParams{Later: Later{ID: cps[0].ID}})
 	if got := read(t, a); got != "one\ntwo\n" {
 		t.Fatalf("a.txt %q", got)
 	}
@@ -129,12 +130,12 @@ func TestRewindKeepsAnotherSessionsChange(t *testing.T) {
 	if len(cps[0].Files) != 1 || len(cps[0].Others) != 1 || cps[0].Others[0].Rel != "greet.py" || cps[0].Others[0].Kept != "" {
 		t.Fatalf("prompt 1: %+v", cps[0])
 	}
-	m.rewind(t, RewindParams{Later: Later{Session: s1.ID, ID: cps[1].ID}})
+	m.rewind(t, rewind.RewindParams{Later: Later{Session: s1.ID, ID: cps[1].ID}})
 	if got := read(t, greet); !strings.Contains(got, "greet('nova')") || !strings.Contains(got, "'hello '") {
 		t.Fatalf("rewinding a prompt that changed nothing changed greet.py: %q", got)
 	}
 	// To before prompt 1: session 1's line goes back, session 2's stays.
-	m.rewind(t, RewindParams{Later: Later{Session: s1.ID, ID: cps[0].ID}})
+	m.rewind(t, rewind.RewindParams{Later: Later{Session: s1.ID, ID: cps[0].ID}})
 	if got, want := read(t, greet), "def greet(n):\n    return 'hi ' + n\n\n\nprint(greet('nova'))\n"; got != want {
 		t.Fatalf("greet.py %q, want %q", got, want)
 	}
@@ -164,7 +165,7 @@ func TestRewindOnTheSameLines(t *testing.T) {
 		if len(cps[0].Files) != 0 {
 			t.Fatalf("by default nothing is left to restore: %+v", cps[0])
 		}
-		m.rewind(t, RewindParams{Later: Later{Session: s1.ID, ID: cps[0].ID}, UndoOthers: undo})
+		m.rewind(t, rewind.RewindParams{Later: Later{Session: s1.ID, ID: cps[0].ID}, UndoOthers: undo})
 		want := map[bool]string{false: "a\nB!!\nc\n", true: "a\nb\nc\n"}[undo]
 		if got := read(t, f); got != want {
 			t.Fatalf("undo %v: f.txt %q, want %q", undo, got, want)
@@ -202,7 +203,7 @@ func TestRewindOfAForgottenTurnIsClaudes(t *testing.T) {
 	if !cps[0].ByClaude || cps[1].ByClaude || len(cps[0].Files) != 1 {
 		t.Fatalf("checkpoints %+v", cps)
 	}
-	res := m.rewind(t, RewindParams{Later: Later{Session: info.ID, ID: cps[0].ID}})
+	res := m.rewind(t, rewind.RewindParams{Later: Later{Session: info.ID, ID: cps[0].ID}})
 	if files, _ := res["files"].([]string); len(files) != 1 {
 		t.Fatalf("result %v", res)
 	}
@@ -229,7 +230,7 @@ func TestChangesMarkAndGuardOthersHunks(t *testing.T) {
 	m.claudeWrites(t, c1, s1.ID, f, "1\nTWO\n3\n4\n5\n6\n7\n8\n")
 	s2, c2 := m.session("louder")
 	m.claudeWrites(t, c2, s2.ID, f, "1\nTWO\n3\n4\n5\n6\n7\nEIGHT\n")
-	v, err := m.app.Changes(ChangesParams{Session: s1.ID})
+	v, err := m.app.Rewind().Changes(rewind.ChangesParams{Session: s1.ID})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,11 +238,11 @@ func TestChangesMarkAndGuardOthersHunks(t *testing.T) {
 	if len(fc.Hunks) != 2 || fc.Authors[0] != "" || !strings.HasPrefix(fc.Authors[1], "session 2 at ") || !strings.HasSuffix(fc.Authors[1], " (“louder”)") {
 		t.Fatalf("hunks %+v authors %q", fc.Hunks, fc.Authors)
 	}
-	_, err = m.app.UndoHunk(UndoParams{Session: s1.ID, Turn: v.Turn, Path: f, Hunk: 2, Sum: fc.Sum})
+	_, err = m.app.Rewind().UndoHunk(rewind.UndoParams{Session: s1.ID, Turn: v.Turn, Path: f, Hunk: 2, Sum: fc.Sum})
 	if err == nil || !strings.Contains(err.Error(), "hunk 2 of f.txt was changed by session 2 at ") || read(t, f) != "1\nTWO\n3\n4\n5\n6\n7\nEIGHT\n" {
 		t.Fatalf("undo of session 2's hunk: %v, %q", err, read(t, f))
 	}
-	if _, err := m.app.UndoHunk(UndoParams{Session: s1.ID, Turn: v.Turn, Path: f, Hunk: 2, Sum: fc.Sum, Others: true}); err != nil {
+	if _, err := m.app.Rewind().UndoHunk(rewind.UndoParams{Session: s1.ID, Turn: v.Turn, Path: f, Hunk: 2, Sum: fc.Sum, Others: true}); err != nil {
 		t.Fatal(err)
 	}
 	if got := read(t, f); got != "1\nTWO\n3\n4\n5\n6\n7\n8\n" {

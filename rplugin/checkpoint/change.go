@@ -3,6 +3,7 @@ package checkpoint
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"strings"
 )
 
 // FileChange is one file a turn changed: before the turn and now.
@@ -39,4 +40,18 @@ func (fc FileChange) With(now string, exists bool) FileChange {
 	fc.Sum = hex.EncodeToString(sum[:])
 	fc.Hunks = Hunks(fc.Before, now)
 	return fc
+}
+
+// WhoWrote names who, other than the session, wrote the lines of block h
+// of the file now ("" for the session's own).
+func (fc FileChange) WhoWrote(h Hunk) string {
+	seen := map[string]bool{}
+	var out []string
+	for _, o := range fc.Others {
+		if o.To >= h.B && o.From <= h.B+h.Ins-1 && !seen[o.Who] {
+			seen[o.Who] = true
+			out = append(out, o.Who)
+		}
+	}
+	return strings.Join(out, " and ")
 }

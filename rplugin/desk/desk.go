@@ -92,6 +92,27 @@ func (d *Desk) Note(s *session.Session, text string) {
 	d.Transcript(s, s.Transcript.Note(text))
 }
 
+// Tell gets a note to Claude: at once while a turn runs (the CLI adds it
+// to the turn), else with the next prompt. The transcript shows it.
+func (d *Desk) Tell(s *session.Session, note string) {
+	d.Transcript(s, s.Transcript.Told(note))
+	if !d.SendNote(s, note) {
+		d.Transcript(s, s.Transcript.Note("Claude reads this note with your next prompt."))
+	}
+}
+
+// SendNote is Tell without the transcript: true when it went at once.
+func (d *Desk) SendNote(s *session.Session, note string) bool {
+	switch s.State() {
+	case session.StateRunning, session.StateWaiting:
+		if err := s.Proc.SendUser("", note); err == nil {
+			return true
+		}
+	}
+	s.Tell(note)
+	return false
+}
+
 // Notify tells the user something. The full text is logged; the front end
 // shows it on one line.
 func (d *Desk) Notify(level, msg string) {

@@ -14,6 +14,7 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/app"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/editortools"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/controls"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/rewind"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/rounds"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/world"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/ui"
@@ -272,12 +273,12 @@ var methods = map[string]handler{
 	"forget":         with(func(a *app.App, p sessionArg) (any, error) { return a.Forget(p.Session) }),
 	"commands":       with(func(a *app.App, p sessionArg) (any, error) { return a.Commands(p.Session) }),
 	"resumable":      with(func(a *app.App, p cwdArg) (any, error) { return a.Resumable(p.Cwd) }),
-	"checkpoints":    with(func(a *app.App, p app.Later) (any, error) { return nil, a.Checkpoints(p) }),
-	"rewind":         with(func(a *app.App, p app.RewindParams) (any, error) { return nil, a.Rewind(p) }),
+	"checkpoints":    with(func(a *app.App, p app.Later) (any, error) { return nil, a.Rewind().Checkpoints(p) }),
+	"rewind":         with(func(a *app.App, p rewind.RewindParams) (any, error) { return nil, a.Rewind().Rewind(p) }),
 	"task_output":    with(func(a *app.App, p app.Later) (any, error) { return nil, a.Tasks().Output(p) }),
 	"stop_task":      with(func(a *app.App, p app.Later) (any, error) { return nil, a.Tasks().Stop(p) }),
 	"task_at":        with(func(a *app.App, p lineArg) (any, error) { return a.Tasks().At(p.Session, p.Line) }),
-	"changes":        with(func(a *app.App, p app.ChangesParams) (any, error) { return a.Changes(p) }),
+	"changes":        with(func(a *app.App, p rewind.ChangesParams) (any, error) { return a.Rewind().Changes(p) }),
 	"models":         with(func(a *app.App, p sessionArg) (any, error) { return a.Controls().Models(p.Session) }),
 	"set_model":      with(func(a *app.App, p controls.ModelParams) (any, error) { return a.Controls().SetModel(p) }),
 	"set_effort":     with(func(a *app.App, p controls.ModelParams) (any, error) { return a.Controls().SetEffort(p) }),
@@ -285,7 +286,7 @@ var methods = map[string]handler{
 	"queued":         with(func(a *app.App, p sessionArg) (any, error) { return a.Controls().Queued(p.Session) }),
 	"cancel_queued":  with(func(a *app.App, p app.Later) (any, error) { return nil, a.Controls().CancelQueued(p) }),
 	"steer":          with(func(a *app.App, p controls.SteerParams) (any, error) { return a.Controls().Steer(p) }),
-	"undo_hunk":      with(func(a *app.App, p app.UndoParams) (any, error) { return a.UndoHunk(p) }),
+	"undo_hunk":      with(func(a *app.App, p rewind.UndoParams) (any, error) { return a.Rewind().UndoHunk(p) }),
 	"complete":       with(func(a *app.App, p app.CompleteParams) (any, error) { return nil, a.Complete(p) }),
 	"boundaries":     plain(func(a *app.App) (any, error) { return a.Boundaries(), nil }),
 	"mcp":            with(func(a *app.App, p sessionArg) (any, error) { return a.World().MCP(p.Session) }),

@@ -988,20 +988,6 @@ func (r *Room) MarkAuthors(s *session.Session, fc checkpoint.FileChange) checkpo
 	return fc
 }
 
-// WhoWrote names who, other than the session, wrote the lines of block h
-// of fc's file now ("" for the session's own).
-func WhoWrote(fc checkpoint.FileChange, h checkpoint.Hunk) string {
-	seen := map[string]bool{}
-	var out []string
-	for _, o := range fc.Others {
-		if o.To >= h.B && o.From <= h.B+h.Ins-1 && !seen[o.Who] {
-			seen[o.Who] = true
-			out = append(out, o.Who)
-		}
-	}
-	return strings.Join(out, " and ")
-}
-
 // AuthorsOf names the authors of the lines of now that differ from left,
 // as the folder's blame record knows them ("session 2 (“fix greet”,
 // 14:02)", "you"), leaving out session s itself.

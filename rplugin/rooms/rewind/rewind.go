@@ -1,4 +1,14 @@
-package app
+// Package rewind is the room of a session's checkpoints: what each prompt
+// changed (the changes view), undoing one hunk of it, and rewinding the
+// session's files to before a prompt.
+//
+// A rewind restores what this session changed since a prompt, never
+// another session's or the user's later work unasked (checkpoint.PlanRewind):
+// the host writes the files itself. claude's own rewind_files restores
+// every file it tracked to its snapshot, whoever changed it since (checked
+// on 2.1.328: it undid another session's applied edit); it is used only for
+// a turn whose contents the host no longer keeps, and says so.
+package rewind
 
 import (
 	"context"
@@ -14,6 +24,7 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/atomicfile"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/checkpoint"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/desk"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/diff"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/feedback"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/proposal"
@@ -22,7 +33,183 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
 )
 
-// A rewind restores what this session changed since a prompt, never
+// Authors is what the room asks of the review's record of who wrote each
+// line (rooms/rounds serves it): a rewind and an undo never take another's
+// work unasked.
+type Authors interface {
+	// MarkAuthors names, per hunk of fc, who other than s wrote it.
+	MarkAuthors(s *session.Session, fc checkpoint.FileChange) checkpoint.FileChange
+	// LineAuthors is the author of each line of now (1-based).
+	LineAuthors(s *session.Session, path, now string) []review.Author
+	// AuthorsOf names the authors other than s of the lines of now that
+	// differ from left.
+	AuthorsOf(s *session.Session, path, left, now string) []string
+	// RoundFile is path in s's open review round.
+	RoundFile(s *session.Session, path string) checkpoint.FileChange
+	// Rebase makes the record follow a file a rewind wrote.
+	Rebase(s *session.Session, path, content string, exists bool)
+}
+
+// Room serves the changes view, hunk undo and rewind.
+type Room struct {
+	d        *desk.Desk
+	authors  Authors
+	diagnose func(s *session.Session, files []string)
+}
+
+// New returns the rewind room; diagnose tells Claude what the editor's
+// language servers say of the files a rewind wrote.
+func New(d *desk.Desk, authors Authors, diagnose func(s *session.Session, files []string)) *Room {
+	return &Room{d: d, authors: authors, diagnose: diagnose}
+}
+
+// ChangesView is what a turn changed.
+type ChangesView struct {
+	Session int                     `json:"session"`
+	Turn    string                  `json:"turn"`
+	N       int                     `json:"n"`
+	Prompt  string                  `json:"prompt"`
+	Time    int64                   `json:"time"`
+	Files   []checkpoint.FileChange `json:"files"`
+}
+
+// ChangesParams pick a session's turn by id or by number (neither: the
+// last turn that changed a file).
+type ChangesParams struct {
+	Session int    `json:"session"`
+	Turn    string `json:"turn"`
+	N       int    `json:"n"`
+}
+
+// Changes is the files a turn changed, each before the turn and now. It
+// reads files only; nothing waits on claude.
+func (rw *Room) Changes(p ChangesParams) (ChangesView, error) {
+	s, err := rw.d.Session(p.Session)
+	if err != nil {
+		return ChangesView{}, err
+	}
+	t, ok := s.Turns.Find(p.Turn)
+	if p.N > 0 {
+		t, ok = s.Turns.Number(p.N)
+		if !ok {
+			return ChangesView{}, fmt.Errorf("session %d has no prompt %d", s.ID, p.N)
+		}
+	}
+	if !ok {
+		if p.Turn == "" {
+			return ChangesView{}, fmt.Errorf("session %d has not changed a file yet (changes made by commands are not tracked)", s.ID)
+		}
+		return ChangesView{}, fmt.Errorf("no turn %q in session %d", p.Turn, s.ID)
+	}
+	if len(t.Files) == 0 {
+		return ChangesView{}, fmt.Errorf("prompt %d of session %d changed no file with Write, Edit or NotebookEdit (changes made by commands are not tracked)", t.N, s.ID)
+	}
+	v := ChangesView{Session: s.ID, Turn: t.ID, N: t.N, Prompt: t.Prompt, Time: t.Time.Unix(), Files: []checkpoint.FileChange{}}
+	for _, f := range t.Files {
+		v.Files = append(v.Files, rw.authors.MarkAuthors(s, fileChange(s, t.ID, f)))
+	}
+	return v, nil
+}
+
+func fileChange(s *session.Session, turn, path string) checkpoint.FileChange {
+	fc := checkpoint.FileChange{Path: path, Rel: approval.RelPath(path, s.Cwd()), Hunks: []checkpoint.Hunk{}}
+	b, err := s.Turns.Before(turn, path)
+	if err != nil {
+		fc.Error = err.Error()
+		return fc
+	}
+	fc.Before, fc.Existed = b.Content, b.Existed
+	data, err := proposal.ReadFile(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return fc.With("", false)
+	case err != nil:
+		fc.Error = err.Error()
+		return fc
+	}
+	return fc.With(string(data), true)
+}
+
+// UndoParams name one hunk of a turn's change to a file.
+type UndoParams struct {
+	Session int    `json:"session"`
+	Turn    string `json:"turn"`
+	Path    string `json:"path"`
+	Hunk    int    `json:"hunk"` // 1-based
+	Sum     string `json:"sum"`  // of the content the user saw
+	// Round: the hunk is of the session's open review round (its baseline
+	// stands for the content before the turn).
+	Round bool `json:"round"`
+	// Others: the user chose to undo a hunk that holds another session's
+	// (or their own) later lines; that session is told.
+	Others bool `json:"others"`
+	// Range is the block to undo as the editor's diff shows it (its own
+	// diff options may cut the change into other blocks than the host's);
+	// nil: hunk Hunk of the host's.
+	Range *checkpoint.Hunk `json:"range"`
+}
+
+// UndoHunk puts one hunk of a turn's change back as it was before the turn,
+// on disk, and tells Claude. It refuses when the file changed since the
+// user saw it. It returns the file as it is now.
+func (rw *Room) UndoHunk(p UndoParams) (checkpoint.FileChange, error) {
+	s, err := rw.d.Session(p.Session)
+	if err != nil {
+		return checkpoint.FileChange{}, err
+	}
+	fc := fileChange(s, p.Turn, p.Path)
+	if p.Round {
+		fc = rw.authors.RoundFile(s, p.Path)
+	}
+	if fc.Error != "" {
+		return fc, errors.New(fc.Error)
+	}
+	if fc.Sum != p.Sum {
+		return fc, fmt.Errorf("%s changed on disk since you opened it: the view is refreshed, nothing was undone", fc.Rel)
+	}
+	if !fc.Exists {
+		return fc, fmt.Errorf("%s is no longer on disk: nothing to undo", fc.Rel)
+	}
+	fc = rw.authors.MarkAuthors(s, fc)
+	var h checkpoint.Hunk
+	var who string
+	switch {
+	case p.Range != nil:
+		h = *p.Range
+		who = fc.WhoWrote(h)
+	case p.Hunk < 1 || p.Hunk > len(fc.Hunks):
+		return fc, fmt.Errorf("there is no hunk %d (the change has %d)", p.Hunk, len(fc.Hunks))
+	default:
+		h, who = fc.Hunks[p.Hunk-1], fc.Authors[p.Hunk-1]
+	}
+	if who != "" && !p.Others {
+		// Never another's work unasked: the front end asks first.
+		return fc, fmt.Errorf("hunk %d of %s was changed by %s: nothing was undone (confirm to undo it too)", p.Hunk, fc.Rel, who)
+	}
+	next, err := checkpoint.Undo(fc.Before, fc.Now, h)
+	if err != nil {
+		return fc, err
+	}
+	remove := !fc.Existed && next == ""
+	if err := checkpoint.Restore(p.Path, next, remove); err != nil {
+		return fc, err
+	}
+	told := map[int][]string{}
+	if p.Others {
+		rw.lossOf(s, rw.authors.LineAuthors(s, fc.Path, fc.Now), h.B, h.B+h.Ins-1, fc.Rel, told)
+	}
+	s.Turns.Landed(p.Path, next, !remove)
+	rw.d.Tell(s, feedback.Undone(fc.Rel, fc.Now, next))
+	for id, lost := range told {
+		if other, ok := rw.d.Sessions.Get(id); ok && other.State() != session.StateExited {
+			rw.d.Tell(other, feedback.UndoneByOther(s.ID, sanitize.FirstLine(s.Name(), 40), lost))
+		}
+	}
+	rw.d.Log.Info("hunk undone", "session", s.ID, "path", fc.Rel, "hunk", p.Hunk, "others", len(told))
+	return rw.authors.MarkAuthors(s, fc.With(next, !remove)), nil
+}
+
+// rewind restores what this session changed since a prompt, never
 // another session's or the user's later work unasked (checkpoint.PlanRewind):
 // the host writes the files itself. claude's own rewind_files restores
 // every file it tracked to its snapshot, whoever changed it since (checked
@@ -67,7 +254,7 @@ type OtherChange struct {
 // also undoes later changes by someone else on the session's lines (the
 // user's explicit choice; the others are told).
 type RewindParams struct {
-	Later
+	desk.Later
 	UndoOthers bool `json:"undo_others"`
 }
 
@@ -82,8 +269,8 @@ type rewindResult struct {
 
 // checkpointSession resolves the session of a rewind call and checks it
 // can rewind at all.
-func (a *App) checkpointSession(id int) (*session.Session, error) {
-	s, err := a.desk.Session(id)
+func (rw *Room) checkpointSession(id int) (*session.Session, error) {
+	s, err := rw.d.Session(id)
 	if err != nil {
 		return nil, err
 	}
@@ -119,7 +306,7 @@ func rewindError(msg string) string {
 // rewindPlan plans rewinding session s to before turn t: the files it
 // changed since, each with what the rewind writes (nil, ErrForgotten when
 // the host no longer keeps the contents).
-func (a *App) rewindPlan(s *session.Session, t checkpoint.Turn) ([]checkpoint.FilePlan, error) {
+func (rw *Room) rewindPlan(s *session.Session, t checkpoint.Turn) ([]checkpoint.FilePlan, error) {
 	files, err := s.Turns.Since(t.ID)
 	if err != nil {
 		return nil, err
@@ -129,7 +316,7 @@ func (a *App) rewindPlan(s *session.Session, t checkpoint.Turn) ([]checkpoint.Fi
 
 // view is what a rewind to before t does, for the picker and the
 // confirmation.
-func (a *App) rewindView(s *session.Session, t checkpoint.Turn, plans []checkpoint.FilePlan) CheckpointView {
+func (rw *Room) rewindView(s *session.Session, t checkpoint.Turn, plans []checkpoint.FilePlan) CheckpointView {
 	v := CheckpointView{ID: t.ID, N: t.N, Session: s.ID, Prompt: t.Prompt, Time: t.Time.Unix(),
 		Files: []string{}, Others: []OtherChange{}, Untracked: []string{}}
 	for _, p := range plans {
@@ -143,14 +330,14 @@ func (a *App) rewindView(s *session.Session, t checkpoint.Turn, plans []checkpoi
 			v.Untracked = append(v.Untracked, rel)
 		}
 		if p.Others {
-			v.Others = append(v.Others, a.otherChange(s, p, rel))
+			v.Others = append(v.Others, rw.otherChange(s, p, rel))
 		}
 	}
 	return v
 }
 
 // otherChange names who changed p's file after session s, and where.
-func (a *App) otherChange(s *session.Session, p checkpoint.FilePlan, rel string) OtherChange {
+func (rw *Room) otherChange(s *session.Session, p checkpoint.FilePlan, rel string) OtherChange {
 	oc := OtherChange{Path: p.Path, Rel: rel, Who: "someone (the file changed after this session)"}
 	var kept []string
 	for _, k := range p.Kept {
@@ -158,7 +345,7 @@ func (a *App) otherChange(s *session.Session, p checkpoint.FilePlan, rel string)
 	}
 	oc.Kept = strings.Join(kept, ", ")
 	left, _ := s.Turns.LeftOf(p.Path)
-	if who := a.rounds.AuthorsOf(s, p.Path, left.Content, p.Now); len(who) > 0 {
+	if who := rw.authors.AuthorsOf(s, p.Path, left.Content, p.Now); len(who) > 0 {
 		oc.Who = strings.Join(who, " and ")
 	}
 	var lost []string
@@ -181,25 +368,25 @@ func lineRange(from, to int) string {
 
 // Checkpoints lists the session's prompts, oldest first, each with what
 // rewinding to before it would restore. The answer comes as a reply event.
-func (a *App) Checkpoints(p Later) error {
-	s, err := a.checkpointSession(p.Session)
+func (rw *Room) Checkpoints(p desk.Later) error {
+	s, err := rw.checkpointSession(p.Session)
 	if err != nil {
 		return err
 	}
-	a.desk.ReplyLater(p.Token, func(ctx context.Context) (any, error) {
+	rw.d.ReplyLater(p.Token, func(ctx context.Context) (any, error) {
 		out := []CheckpointView{}
 		for _, t := range s.Turns.Turns() {
-			out = append(out, a.checkpointView(ctx, s, t))
+			out = append(out, rw.checkpointView(ctx, s, t))
 		}
 		return out, nil
 	})
 	return nil
 }
 
-func (a *App) checkpointView(ctx context.Context, s *session.Session, t checkpoint.Turn) CheckpointView {
-	plans, err := a.rewindPlan(s, t)
+func (rw *Room) checkpointView(ctx context.Context, s *session.Session, t checkpoint.Turn) CheckpointView {
+	plans, err := rw.rewindPlan(s, t)
 	if err == nil {
-		return a.rewindView(s, t, plans)
+		return rw.rewindView(s, t, plans)
 	}
 	v := CheckpointView{ID: t.ID, N: t.N, Session: s.ID, Prompt: t.Prompt, Time: t.Time.Unix(),
 		Files: []string{}, Others: []OtherChange{}, Untracked: []string{}}
@@ -226,7 +413,7 @@ func (a *App) checkpointView(ctx context.Context, s *session.Session, t checkpoi
 }
 
 // turnOf finds the session whose prompt is id (p.Session 0: any session).
-func (a *App) turnOf(p Later) (*session.Session, checkpoint.Turn, error) {
+func (rw *Room) turnOf(p desk.Later) (*session.Session, checkpoint.Turn, error) {
 	if p.ID == "" {
 		return nil, checkpoint.Turn{}, errors.New("which checkpoint? (an id from checkpoints())")
 	}
@@ -234,7 +421,7 @@ func (a *App) turnOf(p Later) (*session.Session, checkpoint.Turn, error) {
 	// continues: the live one can rewind.
 	var found *session.Session
 	var turn checkpoint.Turn
-	for _, s := range a.sessions.All() {
+	for _, s := range rw.d.Sessions.All() {
 		if p.Session != 0 && s.ID != p.Session {
 			continue
 		}
@@ -255,18 +442,18 @@ func (a *App) turnOf(p Later) (*session.Session, checkpoint.Turn, error) {
 // when the user chose to undo them too. The answer ({files, skipped,
 // kept}) comes as a reply event; the front end has rescued unsaved buffers
 // of those files before it asked.
-func (a *App) Rewind(p RewindParams) error {
-	s, t, err := a.turnOf(p.Later)
+func (rw *Room) Rewind(p RewindParams) error {
+	s, t, err := rw.turnOf(p.Later)
 	if err != nil {
 		return err
 	}
-	if _, err := a.checkpointSession(s.ID); err != nil {
+	if _, err := rw.checkpointSession(s.ID); err != nil {
 		return err
 	}
-	a.desk.ReplyLater(p.Token, func(ctx context.Context) (any, error) {
-		plans, err := a.rewindPlan(s, t)
+	rw.d.ReplyLater(p.Token, func(ctx context.Context) (any, error) {
+		plans, err := rw.rewindPlan(s, t)
 		if errors.Is(err, checkpoint.ErrForgotten) {
-			return a.rewindByClaude(ctx, s, t)
+			return rw.rewindByClaude(ctx, s, t)
 		}
 		if err != nil {
 			return nil, err
@@ -278,7 +465,7 @@ func (a *App) Rewind(p RewindParams) error {
 			content, exists := pl.Result, pl.ResultExists
 			if p.UndoOthers && pl.Others {
 				content, exists = pl.Before.Content, pl.Before.Existed
-				a.noteLoss(s, pl, r, told)
+				rw.noteLoss(s, pl, r, told)
 			} else if len(pl.Kept) > 0 {
 				kept = append(kept, r)
 			}
@@ -289,7 +476,7 @@ func (a *App) Rewind(p RewindParams) error {
 				return nil, err
 			}
 			s.Turns.Landed(pl.Path, content, exists)
-			a.rounds.Rebase(s, pl.Path, content, exists)
+			rw.authors.Rebase(s, pl.Path, content, exists)
 			files, rel = append(files, pl.Path), append(rel, r)
 		}
 		what := "nothing differed"
@@ -299,17 +486,17 @@ func (a *App) Rewind(p RewindParams) error {
 		if len(kept) > 0 {
 			what += "; later changes by others to " + strings.Join(kept, ", ") + " kept"
 		}
-		a.desk.Note(s, fmt.Sprintf("Rewound to before prompt %d (%q): %s. Changes made by commands (Bash) were not restored.", t.N, sanitize.FirstLine(t.Prompt, 50), what))
+		rw.d.Note(s, fmt.Sprintf("Rewound to before prompt %d (%q): %s. Changes made by commands (Bash) were not restored.", t.N, sanitize.FirstLine(t.Prompt, 50), what))
 		if len(files) > 0 {
-			a.tell(s, feedback.Rewound(t.Prompt, rel, 0))
-			a.diagnoseRewound(s, files)
+			rw.d.Tell(s, feedback.Rewound(t.Prompt, rel, 0))
+			rw.diagnose(s, files)
 		}
 		for id, lost := range told {
-			if other, ok := a.sessions.Get(id); ok && other.State() != session.StateExited {
-				a.tell(other, feedback.UndoneByOther(s.ID, sanitize.FirstLine(s.Name(), 40), lost))
+			if other, ok := rw.d.Sessions.Get(id); ok && other.State() != session.StateExited {
+				rw.d.Tell(other, feedback.UndoneByOther(s.ID, sanitize.FirstLine(s.Name(), 40), lost))
 			}
 		}
-		a.log.Info("rewound", "session", s.ID, "turn", t.N, "files", len(files), "kept", len(kept), "undo_others", p.UndoOthers)
+		rw.d.Log.Info("rewound", "session", s.ID, "turn", t.N, "files", len(files), "kept", len(kept), "undo_others", p.UndoOthers)
 		if files == nil {
 			files = []string{}
 		}
@@ -320,17 +507,17 @@ func (a *App) Rewind(p RewindParams) error {
 
 // noteLoss records, for the sessions whose later lines the user chose to
 // undo in pl's file, what they lose.
-func (a *App) noteLoss(s *session.Session, pl checkpoint.FilePlan, rel string, told map[int][]string) {
+func (rw *Room) noteLoss(s *session.Session, pl checkpoint.FilePlan, rel string, told map[int][]string) {
 	left, _ := s.Turns.LeftOf(pl.Path)
-	authors := a.rounds.LineAuthors(s, pl.Path, pl.Now)
+	authors := rw.authors.LineAuthors(s, pl.Path, pl.Now)
 	for _, h := range checkpoint.Hunks(left.Content, pl.Now) {
-		a.lossOf(s, authors, h.B, h.B+h.Ins-1, rel, told)
+		rw.lossOf(s, authors, h.B, h.B+h.Ins-1, rel, told)
 	}
 }
 
 // lossOf adds rel to the losses of every other session that wrote a line
 // of [from, to].
-func (a *App) lossOf(s *session.Session, authors []review.Author, from, to int, rel string, told map[int][]string) {
+func (rw *Room) lossOf(s *session.Session, authors []review.Author, from, to int, rel string, told map[int][]string) {
 	for i := max(from, 1); i <= to && i < len(authors); i++ {
 		au := authors[i]
 		if au.Kind == review.You || au.Session == s.ID || slices.Contains(told[au.Session], rel) {
@@ -362,7 +549,7 @@ func writeRewound(path, content string, exists, existed bool) error {
 // rewindByClaude is the rewind of a turn whose contents the host no longer
 // keeps: claude's own, which restores every file it tracked (later
 // changes by anyone included; the confirmation said so).
-func (a *App) rewindByClaude(ctx context.Context, s *session.Session, t checkpoint.Turn) (any, error) {
+func (rw *Room) rewindByClaude(ctx context.Context, s *session.Session, t checkpoint.Turn) (any, error) {
 	dry, err := dryRun(ctx, s, t.ID)
 	if err != nil {
 		return nil, err
@@ -392,11 +579,11 @@ func (a *App) rewindByClaude(ctx context.Context, s *session.Session, t checkpoi
 	if len(rel) > 0 {
 		what = strings.Join(rel, ", ") + " restored by claude"
 	}
-	a.desk.Note(s, fmt.Sprintf("Rewound to before prompt %d (%q): %s. Changes made by commands (Bash) were not restored.", t.N, sanitize.FirstLine(t.Prompt, 50), what))
+	rw.d.Note(s, fmt.Sprintf("Rewound to before prompt %d (%q): %s. Changes made by commands (Bash) were not restored.", t.N, sanitize.FirstLine(t.Prompt, 50), what))
 	if len(files) > 0 {
-		a.tell(s, feedback.Rewound(t.Prompt, rel, r.SkippedLinks))
-		a.diagnoseRewound(s, files)
+		rw.d.Tell(s, feedback.Rewound(t.Prompt, rel, r.SkippedLinks))
+		rw.diagnose(s, files)
 	}
-	a.log.Info("rewound by claude", "session", s.ID, "turn", t.N, "files", len(files), "skipped", r.SkippedLinks)
+	rw.d.Log.Info("rewound by claude", "session", s.ID, "turn", t.N, "files", len(files), "skipped", r.SkippedLinks)
 	return map[string]any{"files": files, "skipped": r.SkippedLinks, "kept": []string{}}, nil
 }
