@@ -29,6 +29,7 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/others"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/queue"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/controls"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/editor"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/rewind"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/rounds"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/tasks"
@@ -80,6 +81,7 @@ type App struct {
 	world    *world.Room    // MCP servers, hooks, schedules, worktree; the other Claude sessions
 	controls *controls.Room // interrupt, steer, model, effort, usage, queued prompts
 	rewind   *rewind.Room   // the changes view, hunk undo, rewind
+	edit     *editor.Room   // the editor as Claude's tool, the sessions' boundaries
 
 	// start spawns claude (claude.Start; tests swap in claudetest).
 	start func(cfg claude.Config, log *slog.Logger) (claude.Conn, error)
@@ -89,8 +91,7 @@ type App struct {
 	workers map[int]*queue.Queue[func()] // per session: gestures that take time, in order
 	flags   map[int]*rules.Session       // per session: the rules the user added for it (rules.go)
 
-	ed   editorState // the editor's tools (editortools.go)
-	comp completer   // the prompt input's completion (complete.go)
+	comp completer // the prompt input's completion (complete.go)
 
 	versionsSeen map[string]bool // claude versions outside the window already told of (modes.go)
 
@@ -112,13 +113,14 @@ func New(sink ui.Sink, log *slog.Logger) *App {
 		workers: map[int]*queue.Queue[func()]{}, flags: map[int]*rules.Session{},
 	}
 	a.tasks = tasks.New(a.desk)
+	a.edit = editor.New(a.desk, a.editorOptions, outsideAsks{a})
 	a.rounds = rounds.New(a.desk, rounds.Deps{
 		Storage: func() string { return a.options().Storage },
-		Home:    a.home, Policy: a.folderPolicy, Send: a.send,
+		Home:    a.home, Policy: a.edit.FolderPolicy, Send: a.send,
 	})
 	a.spawner, a.long = claude.NewSpawner(), claude.NewLongLines(claude.DefaultLongLines)
 	a.controls = controls.New(a.desk, a.send)
-	a.rewind = rewind.New(a.desk, a.rounds, a.diagnoseRewound)
+	a.rewind = rewind.New(a.desk, a.rounds, a.edit.DiagnoseRewound)
 	a.world = world.New(a.desk, func() others.Config {
 		o := a.options()
 		return others.Config{Cmd: o.Cmd, Env: o.Env, Home: a.home()}
@@ -258,7 +260,7 @@ func (a *App) NewSession(p NewParams) (session.Info, error) {
 	if err != nil {
 		return session.Info{}, err
 	}
-	a.serveTools(s, o) // before its messages are read
+	a.edit.Serve(s) // before its messages are read
 	a.stageMu.Lock()
 	a.cleanStale(o.Storage)
 	a.stageMu.Unlock()
@@ -534,12 +536,12 @@ func (a *App) InBackground(requestID string, fn func() error) {
 // Shutdown answers every pending request with deny (Neovim is quitting) and
 // stops every session. It returns when all claude processes are gone.
 func (a *App) Shutdown() {
-	a.stopEditorCalls()
+	a.edit.Stop()
 	for _, r := range a.reg.List() {
 		_, _ = a.decide(r, approval.Decision{Behavior: approval.Deny,
 			Message: "Neovim is exiting; the user could not answer this request."}, "neovim exiting")
 	}
-	a.waitToolCalls(2 * time.Second) // their answers (a denied ask) go out before claude stops
+	a.edit.WaitCalls(2 * time.Second) // their answers (a denied ask) go out before claude stops
 	var wg sync.WaitGroup
 	for _, s := range a.sessions.All() {
 		if s.State() == session.StateExited {
@@ -583,3 +585,7 @@ func (a *App) Controls() *controls.Room { return a.controls }
 // Rewind is the room of a session's checkpoints: the changes view, hunk
 // undo and rewind.
 func (a *App) Rewind() *rewind.Room { return a.rewind }
+
+// Editor is the room of the editor as Claude's tool and of the sessions'
+// boundaries.
+func (a *App) Editor() *editor.Room { return a.edit }

@@ -166,7 +166,7 @@ func TestMCPMessages(t *testing.T) {
 	ed := &cannedEditor{results: map[string]string{
 		"diagnostics": `{"open":true,"diagnostics":{"paths":["` + filepath.Join(m.dir, "a.lua") + `"],"items":[{"file":0,"line":3,"col":1,"severity":1,"message":"boom"}]}}`,
 	}}
-	m.app.UseEditor(ed)
+	m.app.Editor().Use(ed)
 	info, c := m.session("")
 	// The handshake, answered at once.
 	mcpMessage(c, "m1", "nvim", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}`)
@@ -281,7 +281,7 @@ func TestDiagnosticsAfterAChange(t *testing.T) {
 	b := filepath.Join(m.dir, "b.go")
 	ed := &cannedEditor{results: map[string]string{"after_change": `{"baseline":true,"clients":["gopls"],
 		"after":{"paths":["` + b + `"],"items":[{"file":0,"line":4,"col":9,"severity":1,"source":"compiler","message":"undefined: Helperx"}]}}`}}
-	m.app.UseEditor(ed)
+	m.app.Editor().Use(ed)
 	info, c := m.session("")
 	hookCallback(c, "h1", changeHook, "Edit", "b.go")
 	r := hookAnswer(t, c, "h1")
@@ -326,7 +326,7 @@ func TestDiagnosticsAfterAChange(t *testing.T) {
 func TestDiagnosticsAfterARewind(t *testing.T) {
 	m := newMem(t)
 	a := filepath.Join(m.dir, "a.go")
-	m.app.UseEditor(&cannedEditor{results: map[string]string{"after_change": `{"baseline":true,"clients":["gopls"],
+	m.app.Editor().Use(&cannedEditor{results: map[string]string{"after_change": `{"baseline":true,"clients":["gopls"],
 		"after":{"paths":["` + a + `"],"items":[{"file":0,"line":2,"col":1,"severity":1,"source":"compiler","message":"undefined: gone"}]}}`}})
 	info, c := m.session("edit a")
 	s, _ := m.app.sessions.Get(info.ID)
@@ -368,7 +368,7 @@ func TestShutdownEndsEditorWaits(t *testing.T) {
 	m := newMem(t)
 	m.configure(Options{Feedback: FeedbackOptions{DiagnosticsWait: 60000}})
 	ed := blockedEditor{called: make(chan struct{}), ended: make(chan error, 1)}
-	m.app.UseEditor(ed)
+	m.app.Editor().Use(ed)
 	_, c := m.session("")
 	hookCallback(c, "h1", changeHook, "Edit", filepath.Join(m.dir, "b.go"))
 	<-ed.called // the hook waits for the editor now

@@ -1,12 +1,10 @@
 package app
 
 import (
-	"context"
 	"encoding/json"
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
-	"github.com/claude-nova/claude-nova.nvim/rplugin/editortools"
-	"github.com/claude-nova/claude-nova.nvim/rplugin/mcp"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/editor"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
 )
 
@@ -32,12 +30,7 @@ const changeTools = "Write|Edit|MultiEdit|NotebookEdit"
 // editor's MCP server (with its handshake, so the CLI needs no round trip
 // for it) and our hooks.
 func initializeFields(o Options) map[string]any {
-	fields := map[string]any{}
-	if tools := offered(o); len(tools) > 0 {
-		fields["sdkMcpServers"] = []string{editortools.Server}
-		manifest := mcp.New(serverInfo(), tools, nil, 0, nil).Manifest()
-		fields["sdkMcpServerManifests"] = map[string]any{editortools.Server: manifest}
-	}
+	fields := editor.InitializeFields(o.EditorTools)
 	fields["hooks"] = map[string]any{
 		"PreToolUse": []any{map[string]any{"matcher": "", "hookCallbackIds": []string{modeHook}, "timeout": 30}},
 		"PostToolUse": []any{map[string]any{
@@ -91,32 +84,7 @@ func (a *App) afterChange(s *session.Session, requestID string, in hookInput) {
 	if path == "" {
 		path = target.NotebookPath
 	}
-	o := a.options()
-	if path == "" || !o.Feedback.diagnostics() || a.editor() == nil {
-		a.answerHook(s, requestID, contextAnswer(note))
-		return
-	}
-	path = editortools.Abs(path, s.Cwd())
-	a.desk.Background(func(ctx context.Context) {
-		// claude's turn waits for this answer: bounded by the wait, plus
-		// the attach of a server to a buffer we load, plus a busy editor.
-		ctx, cancel := a.editorWait(ctx, o.Feedback.wait()+changeSlack)
-		defer cancel()
-		rep, err := editortools.AfterChange(ctx, a.editor(), path, a.toolSession(ctx, s, "", nil), o.Feedback.wait())
-		diag := rep.Message(editortools.ByClaude)
-		switch {
-		case err != nil:
-			a.log.Info("diagnostics after a change", "session", s.ID, "path", path, "err", err)
-		case diag != "":
-			a.desk.Transcript(s, s.Transcript.ToldBy("The editor told Claude", diag))
-			a.log.Info("diagnostics after a change", "session", s.ID, "path", path, "new", len(rep.New), "timed_out", rep.TimedOut)
-			if note != "" {
-				note += "\n\n"
-			}
-			note += diag
-		default:
-			a.log.Debug("diagnostics after a change: nothing new", "session", s.ID, "path", path, "skipped", rep.Skipped, "timed_out", rep.TimedOut)
-		}
+	a.edit.AfterChange(s, path, note, func(note string) {
 		a.answerHook(s, requestID, contextAnswer(note))
 	})
 }

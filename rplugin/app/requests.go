@@ -282,7 +282,7 @@ func (a *App) Decide(p DecideParams) (Decided, error) {
 	if decided && p.Behavior == approval.AllowDir {
 		for _, d := range rules.SuggestedDirs(r.Perm.Suggestions) {
 			// The editor's tools may read there too, for the session.
-			a.grantsOf(r.Session).AllowFolder(d)
+			a.edit.Grants(r.Session).AllowFolder(d)
 		}
 	}
 	if errors.Is(err, ErrNotPending) {
@@ -339,7 +339,7 @@ func (a *App) cleanup(p approval.Pending) {
 	if p.Outside != nil {
 		// Withdrawn (claude cancelled, the session ended): the waiting
 		// call learns it; after a decision this is a no-op.
-		a.deliverOutside(p.ID, editortools.Answer{How: "withdrawn"})
+		a.edit.Deliver(p.ID, editortools.Answer{How: "withdrawn"})
 	}
 	if p.Staged != "" {
 		if err := proposal.Unstage(a.options().Storage, p.Staged); err != nil {

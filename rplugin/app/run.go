@@ -123,7 +123,7 @@ func (a *App) handle(s *session.Session, m claude.Message) {
 			a.elicitation(s, m)
 			return
 		case "mcp_message":
-			a.mcpMessage(s, m)
+			a.edit.MCPMessage(s, m)
 			return
 		case "hook_callback":
 			a.hookCallback(s, m)

@@ -205,7 +205,7 @@ func TestAllowThisFolder(t *testing.T) {
 	if b, _ := json.Marshal(perms); string(b) != `[{"destination":"session","directories":["`+out+`"],"type":"addDirectories"}]` {
 		t.Fatalf("updatedPermissions %s", b)
 	}
-	if g := m.app.grantsOf(1).List(); len(g) != 1 || strings.TrimSuffix(g[0], "/") != out {
+	if g := m.app.edit.Grants(1).List(); len(g) != 1 || strings.TrimSuffix(g[0], "/") != out {
 		t.Fatalf("grants %v", g)
 	}
 	// No suggestion: refused, nothing answered.
@@ -264,7 +264,7 @@ func TestWorktreeMovesTheSession(t *testing.T) {
 	if err != nil || string(staged) != "from the worktree\n" {
 		t.Fatalf("staged %q %v", staged, err)
 	}
-	if pol := m.app.policyOf(t.Context(), s); pol.Cwd != wt {
+	if pol := m.app.edit.PolicyOf(t.Context(), s); pol.Cwd != wt {
 		t.Fatalf("the boundary did not follow: %+v", pol)
 	}
 	if _, err := m.app.Decide(DecideParams{ID: p.ID, Via: "surface", Decision: decision("deny")}); err != nil {

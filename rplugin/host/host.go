@@ -60,7 +60,7 @@ func Register(p *plugin.Plugin, log *slog.Logger) *Host {
 			err := v.ExecLua(toolsLua, &out, token, tool, args, wait)
 			return out, err
 		})
-		h.App.UseEditor(h.tools)
+		h.App.Editor().Use(h.tools)
 	}
 	p.HandleFunction(&plugin.FunctionOptions{Name: "ClaudeNovaRequest"}, h.request)
 	p.HandleFunction(&plugin.FunctionOptions{Name: "ClaudeNovaNotify"}, h.notify)
@@ -288,7 +288,7 @@ var methods = map[string]handler{
 	"steer":          with(func(a *app.App, p controls.SteerParams) (any, error) { return a.Controls().Steer(p) }),
 	"undo_hunk":      with(func(a *app.App, p rewind.UndoParams) (any, error) { return a.Rewind().UndoHunk(p) }),
 	"complete":       with(func(a *app.App, p app.CompleteParams) (any, error) { return nil, a.Complete(p) }),
-	"boundaries":     plain(func(a *app.App) (any, error) { return a.Boundaries(), nil }),
+	"boundaries":     plain(func(a *app.App) (any, error) { return a.Editor().Boundaries(), nil }),
 	"mcp":            with(func(a *app.App, p sessionArg) (any, error) { return a.World().MCP(p.Session) }),
 	"mcp_all":        plain(func(a *app.App) (any, error) { return a.World().All(), nil }),
 	"mcp_refresh":    with(func(a *app.App, p app.Later) (any, error) { return nil, a.World().Refresh(p) }),
