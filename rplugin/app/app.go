@@ -30,6 +30,8 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/queue"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/controls"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/editor"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/history"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/permissions"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/rewind"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/rounds"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/tasks"
@@ -75,13 +77,15 @@ type App struct {
 	ui       ui.Sink
 	reg      *approval.Registry
 	sessions *session.Manager
-	desk     *desk.Desk     // what the rooms share: sessions, outbox, background work
-	tasks    *tasks.Room    // background tasks
-	rounds   *rounds.Room   // review rounds, comments, who wrote each line
-	world    *world.Room    // MCP servers, hooks, schedules, worktree; the other Claude sessions
-	controls *controls.Room // interrupt, steer, model, effort, usage, queued prompts
-	rewind   *rewind.Room   // the changes view, hunk undo, rewind
-	edit     *editor.Room   // the editor as Claude's tool, the sessions' boundaries
+	desk     *desk.Desk        // what the rooms share: sessions, outbox, background work
+	tasks    *tasks.Room       // background tasks
+	rounds   *rounds.Room      // review rounds, comments, who wrote each line
+	world    *world.Room       // MCP servers, hooks, schedules, worktree; the other Claude sessions
+	controls *controls.Room    // interrupt, steer, model, effort, usage, queued prompts
+	rewind   *rewind.Room      // the changes view, hunk undo, rewind
+	edit     *editor.Room      // the editor as Claude's tool, the sessions' boundaries
+	perms    *permissions.Room // the rules the user keeps: a session's own, the settings files'
+	history  *history.Room     // claude's session store: resume, rename, forget
 
 	// start spawns claude (claude.Start; tests swap in claudetest).
 	start func(cfg claude.Config, log *slog.Logger) (claude.Conn, error)
@@ -89,7 +93,6 @@ type App struct {
 	mu      sync.Mutex
 	opts    Options
 	workers map[int]*queue.Queue[func()] // per session: gestures that take time, in order
-	flags   map[int]*rules.Session       // per session: the rules the user added for it (rules.go)
 
 	comp completer // the prompt input's completion (complete.go)
 
@@ -110,9 +113,14 @@ func New(sink ui.Sink, log *slog.Logger) *App {
 		log: log, ui: sink, reg: approval.NewRegistry(), sessions: sessions,
 		desk:    desk.New(sink, sessions, log),
 		opts:    Options{Cmd: "claude", ReviewEdits: string(approval.ReviewProposal)},
-		workers: map[int]*queue.Queue[func()]{}, flags: map[int]*rules.Session{},
+		workers: map[int]*queue.Queue[func()]{},
 	}
 	a.tasks = tasks.New(a.desk)
+	a.perms = permissions.New(a.desk, a.claudeHome, a.userHome)
+	a.history = history.New(a.desk, func() string { return a.claudeHome().Dir }, func(sid int) {
+		a.perms.Forget(sid)
+		_ = os.Remove(spillFile(a.options().Storage, sid))
+	})
 	a.edit = editor.New(a.desk, a.editorOptions, outsideAsks{a})
 	a.rounds = rounds.New(a.desk, rounds.Deps{
 		Storage: func() string { return a.options().Storage },
@@ -249,9 +257,7 @@ func (a *App) NewSession(p NewParams) (session.Info, error) {
 		if err != nil {
 			return nil, err
 		}
-		a.mu.Lock()
-		a.flags[id] = &rules.Session{Base: base}
-		a.mu.Unlock()
+		a.perms.Start(id, base)
 		s := session.New(id, p.Cwd, start.Mode, proc)
 		s.Checkpoints = checkpoints
 		s.Transcript.Spill(spillFile(o.Storage, id), o.TranscriptLines)
@@ -344,7 +350,7 @@ func (a *App) send(s *session.Session, prompt string) error {
 	n := s.Turns.Begin(id, prompt, now)
 	mark := ""
 	if s.Checkpoints {
-		mark = turnMark(n, now)
+		mark = checkpoint.Mark(n, now)
 	}
 	if busy {
 		// Claude holds it until the running turn can take it: it can
@@ -589,3 +595,9 @@ func (a *App) Rewind() *rewind.Room { return a.rewind }
 // Editor is the room of the editor as Claude's tool and of the sessions'
 // boundaries.
 func (a *App) Editor() *editor.Room { return a.edit }
+
+// Permissions is the room of the rules the user keeps.
+func (a *App) Permissions() *permissions.Room { return a.perms }
+
+// History is the room of claude's session store.
+func (a *App) History() *history.Room { return a.history }

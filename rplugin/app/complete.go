@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -124,4 +125,42 @@ func (a *App) Complete(p CompleteParams) error {
 // file: an edited one is listed already, and each call scans the lists.
 func (a *App) fileCreated(path string) {
 	a.comp.indexes().Created(path)
+}
+
+// Command is one slash command claude offers (initialize's commands).
+type Command struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	Hint        string `json:"hint,omitempty"`
+}
+
+// Commands lists the slash commands of a session's claude (empty until
+// claude answered initialize).
+func (a *App) Commands(id int) ([]Command, error) {
+	s, err := a.desk.Session(id)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := s.Proc.InitResponse()
+	if err != nil {
+		return []Command{}, nil
+	}
+	var init struct {
+		Commands []struct {
+			Name         string `json:"name"`
+			Description  string `json:"description"`
+			ArgumentHint string `json:"argumentHint"`
+		} `json:"commands"`
+	}
+	if json.Unmarshal(raw, &init) != nil {
+		return []Command{}, nil
+	}
+	out := make([]Command, 0, len(init.Commands))
+	for _, c := range init.Commands {
+		if c.Name == "" {
+			continue
+		}
+		out = append(out, Command{Name: sanitize.Line(c.Name), Description: sanitize.Truncate(sanitize.Line(c.Description), 200), Hint: sanitize.Line(c.ArgumentHint)})
+	}
+	return out, nil
 }

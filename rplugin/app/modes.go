@@ -168,7 +168,7 @@ func (a *App) explainUnasked(s *session.Session, results []claude.ToolResult) {
 			continue
 		}
 		if !read { // only for a message that needs them
-			allow, read = a.allowRules(s), true
+			allow, read = a.perms.AllowRules(s), true
 		}
 		d := r.Decision
 		why := unasked.Why(unasked.Call{Tool: tool, Subject: subject},
@@ -178,32 +178,4 @@ func (a *App) explainUnasked(s *session.Session, results []claude.ToolResult) {
 			s.Transcript.ExplainUnasked(r.ToolUseID, why)
 		}
 	}
-}
-
-// allowRules are the allow rules the plugin knows for session s, with
-// where each lives: the session's own, the ones it was started with, and
-// those of the settings files claude reads for its folder.
-func (a *App) allowRules(s *session.Session) []unasked.Rule {
-	var out []unasked.Rule
-	a.mu.Lock()
-	if own := a.flags[s.ID]; own != nil {
-		for _, r := range own.Allow {
-			out = append(out, unasked.Rule{Rule: r, Where: "this session"})
-		}
-		for _, r := range own.Base.Allow {
-			out = append(out, unasked.Rule{Rule: r, Where: "claude's --settings"})
-		}
-	}
-	a.mu.Unlock()
-	srcs := rules.Sources(s.Cwd(), a.claudeHome().Dir)
-	for i := len(srcs) - 1; i >= 0; i-- {
-		perms, err := rules.Read(srcs[i].Path)
-		if err != nil {
-			continue
-		}
-		for _, r := range perms.Allow {
-			out = append(out, unasked.Rule{Rule: r, Where: boundary.Show(srcs[i].Path, s.Cwd(), a.userHome())})
-		}
-	}
-	return out
 }

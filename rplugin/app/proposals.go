@@ -140,7 +140,7 @@ func (a *App) ProposalSaved(sp SaveParams) (Decided, error) {
 		if _, err := d.Result(p); err != nil {
 			return Decided{}, err
 		}
-		if err := a.keepRules(p, d); err != nil {
+		if err := a.perms.Keep(p, d); err != nil {
 			return Decided{}, err
 		}
 		am := feedback.Amendment{Path: changeLabel(p), Proposed: string(c.ClaudeProposed()), Applied: string(saved), Review: sp.Review}

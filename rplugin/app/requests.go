@@ -257,7 +257,7 @@ func (a *App) Decide(p DecideParams) (Decided, error) {
 	if _, err := p.Decision.Result(r); err != nil {
 		return Decided{}, err
 	}
-	if err := a.keepRules(r, p.Decision); err != nil {
+	if err := a.perms.Keep(r, p.Decision); err != nil {
 		return Decided{}, err
 	}
 	s, _ := a.sessions.Get(r.Session)

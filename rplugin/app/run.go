@@ -20,7 +20,7 @@ func (a *App) run(s *session.Session, resumed, prompt string) {
 	a.desk.Go(func() { a.whenInitialized(s) })
 	a.desk.Go(func() { a.world.Tick(s) })
 	if resumed != "" {
-		a.history(s, resumed)
+		a.history.History(s, resumed)
 		if strings.TrimSpace(prompt) != "" {
 			if err := a.send(s, prompt); err != nil {
 				a.desk.Notify("error", err.Error())

@@ -3,7 +3,9 @@ package checkpoint
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"strings"
+	"time"
 )
 
 // FileChange is one file a turn changed: before the turn and now.
@@ -54,4 +56,9 @@ func (fc FileChange) WhoWrote(h Hunk) string {
 		}
 	}
 	return strings.Join(out, " and ")
+}
+
+// Mark is how a prompt's heading names its checkpoint.
+func Mark(n int, at time.Time) string {
+	return fmt.Sprintf("checkpoint %d · %s", n, at.Format("15:04"))
 }

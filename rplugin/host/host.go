@@ -14,6 +14,7 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/app"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/editortools"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/controls"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/permissions"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/rewind"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/rounds"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/world"
@@ -267,12 +268,12 @@ var methods = map[string]handler{
 	"proposal_saved": with(func(a *app.App, p app.SaveParams) (any, error) { return a.ProposalSaved(p) }),
 	"proposal_wiped": with(func(a *app.App, p app.SaveParams) (any, error) { return nil, a.ProposalWiped(p) }),
 	"tool_output":    with(func(a *app.App, p lineArg) (any, error) { return a.ToolOutput(p.Session, p.Line) }),
-	"rules":          with(func(a *app.App, p rulesArg) (any, error) { return a.Rules(p.Session, p.Cwd) }),
-	"remove_rule":    with(func(a *app.App, e app.RuleEntry) (any, error) { return nil, a.RemoveRule(e) }),
-	"rename":         with(func(a *app.App, p renameArg) (any, error) { return a.Rename(p.Session, p.Name) }),
-	"forget":         with(func(a *app.App, p sessionArg) (any, error) { return a.Forget(p.Session) }),
+	"rules":          with(func(a *app.App, p rulesArg) (any, error) { return a.Permissions().Rules(p.Session, p.Cwd) }),
+	"remove_rule":    with(func(a *app.App, e permissions.RuleEntry) (any, error) { return nil, a.Permissions().RemoveRule(e) }),
+	"rename":         with(func(a *app.App, p renameArg) (any, error) { return a.History().Rename(p.Session, p.Name) }),
+	"forget":         with(func(a *app.App, p sessionArg) (any, error) { return a.History().Forget(p.Session) }),
 	"commands":       with(func(a *app.App, p sessionArg) (any, error) { return a.Commands(p.Session) }),
-	"resumable":      with(func(a *app.App, p cwdArg) (any, error) { return a.Resumable(p.Cwd) }),
+	"resumable":      with(func(a *app.App, p cwdArg) (any, error) { return a.History().Resumable(p.Cwd) }),
 	"checkpoints":    with(func(a *app.App, p app.Later) (any, error) { return nil, a.Rewind().Checkpoints(p) }),
 	"rewind":         with(func(a *app.App, p rewind.RewindParams) (any, error) { return nil, a.Rewind().Rewind(p) }),
 	"task_output":    with(func(a *app.App, p app.Later) (any, error) { return nil, a.Tasks().Output(p) }),

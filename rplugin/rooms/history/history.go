@@ -1,71 +1,85 @@
-package app
+// Package history is the room of the sessions as claude stores them: the
+// earlier conversation of a resumed session, the sessions of a folder one
+// may resume, renaming a session (in claude's store too) and forgetting
+// exited ones.
+package history
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"strings"
 	"time"
 
+	"github.com/claude-nova/claude-nova.nvim/rplugin/checkpoint"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/desk"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/store"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/ui"
 )
 
-// configDir is the folder claude keeps its sessions in (see claudeHome).
-func (a *App) configDir() string { return a.claudeHome().Dir }
+// Room serves the session store's commands.
+type Room struct {
+	d         *desk.Desk
+	configDir func() string // claude's config folder (its session store is in it)
+	forgotten func(sid int) // what else goes with a forgotten session
+}
+
+// New returns the history room.
+func New(d *desk.Desk, configDir func() string, forgotten func(sid int)) *Room {
+	return &Room{d: d, configDir: configDir, forgotten: forgotten}
+}
 
 // Rename gives a session a name. A running claude is asked to rename the
 // session (rename_session: its own store and pickers show it too); an
 // exited one is renamed in claude's session store directly.
-func (a *App) Rename(id int, name string) (Outcome, error) {
+func (r *Room) Rename(id int, name string) (desk.Outcome, error) {
 	name = strings.TrimSpace(sanitize.Line(name))
 	if name == "" {
-		return Outcome{}, errors.New("rename needs a name, e.g. :ClaudeNova rename fix the login test")
+		return desk.Outcome{}, errors.New("rename needs a name, e.g. :ClaudeNova rename fix the login test")
 	}
-	s, err := a.desk.Session(id)
+	s, err := r.d.Session(id)
 	if err != nil {
-		return Outcome{}, err
+		return desk.Outcome{}, err
 	}
 	old := s.Title()
 	s.SetTitle(name)
-	a.ui.Send(ui.EvSession, s)
+	r.d.UI.Send(ui.EvSession, s)
 	if s.State() == session.StateExited {
 		msg := fmt.Sprintf("session %d is now %q", s.ID, s.Name())
 		if cid := s.ClaudeID(); cid != "" {
-			if path, err := store.Find(a.configDir(), s.Cwd(), cid); err == nil {
+			if path, err := store.Find(r.configDir(), s.Cwd(), cid); err == nil {
 				if err := store.AppendTitle(path, cid, name); err != nil {
-					return Outcome{Done: true, Message: msg + " here; " + err.Error()}, nil
+					return desk.Outcome{Done: true, Message: msg + " here; " + err.Error()}, nil
 				}
 			}
 		}
-		return Outcome{Done: true, Message: msg}, nil
+		return desk.Outcome{Done: true, Message: msg}, nil
 	}
-	a.desk.Background(func(ctx context.Context) {
+	r.d.Background(func(ctx context.Context) {
 		if _, err := s.Proc.Control(ctx, "rename_session", map[string]any{"title": name}); err != nil {
-			a.desk.Notify("warn", fmt.Sprintf("session %d is %q here, but claude did not take the name: %v", s.ID, name, err))
-			a.log.Info("rename refused", "session", s.ID, "old", old, "err", err)
+			r.d.Notify("warn", fmt.Sprintf("session %d is %q here, but claude did not take the name: %v", s.ID, name, err))
+			r.d.Log.Info("rename refused", "session", s.ID, "old", old, "err", err)
 		}
 	})
-	return Outcome{Done: true, Message: fmt.Sprintf("session %d is now %q", s.ID, s.Name())}, nil
+	return desk.Outcome{Done: true, Message: fmt.Sprintf("session %d is now %q", s.ID, s.Name())}, nil
 }
 
 // Forget removes exited sessions from the list (id 0: every exited one).
 // It returns how many it removed.
-func (a *App) Forget(id int) (int, error) {
+func (r *Room) Forget(id int) (int, error) {
 	var ids []int
 	if id == 0 {
-		for _, s := range a.sessions.All() {
+		for _, s := range r.d.Sessions.All() {
 			if s.State() == session.StateExited {
 				ids = append(ids, s.ID)
 			}
 		}
 	} else {
-		s, ok := a.sessions.Get(id)
+		s, ok := r.d.Sessions.Get(id)
 		if !ok {
 			return 0, fmt.Errorf("no session %d", id)
 		}
@@ -76,55 +90,14 @@ func (a *App) Forget(id int) (int, error) {
 	}
 	n := 0
 	for _, sid := range ids {
-		if !a.sessions.Remove(sid) {
+		if !r.d.Sessions.Remove(sid) {
 			continue
 		}
 		n++
-		a.mu.Lock()
-		delete(a.flags, sid)
-		a.mu.Unlock()
-		_ = os.Remove(spillFile(a.options().Storage, sid))
-		a.ui.Send(ui.EvSessionRemoved, map[string]any{"session": sid})
+		r.forgotten(sid)
+		r.d.UI.Send(ui.EvSessionRemoved, map[string]any{"session": sid})
 	}
 	return n, nil
-}
-
-// Command is one slash command claude offers (initialize's commands).
-type Command struct {
-	Name        string `json:"name"`
-	Description string `json:"description"`
-	Hint        string `json:"hint,omitempty"`
-}
-
-// Commands lists the slash commands of a session's claude (empty until
-// claude answered initialize).
-func (a *App) Commands(id int) ([]Command, error) {
-	s, err := a.desk.Session(id)
-	if err != nil {
-		return nil, err
-	}
-	raw, err := s.Proc.InitResponse()
-	if err != nil {
-		return []Command{}, nil
-	}
-	var init struct {
-		Commands []struct {
-			Name         string `json:"name"`
-			Description  string `json:"description"`
-			ArgumentHint string `json:"argumentHint"`
-		} `json:"commands"`
-	}
-	if json.Unmarshal(raw, &init) != nil {
-		return []Command{}, nil
-	}
-	out := make([]Command, 0, len(init.Commands))
-	for _, c := range init.Commands {
-		if c.Name == "" {
-			continue
-		}
-		out = append(out, Command{Name: sanitize.Line(c.Name), Description: sanitize.Truncate(sanitize.Line(c.Description), 200), Hint: sanitize.Line(c.ArgumentHint)})
-	}
-	return out, nil
 }
 
 // Resumable is a stored session of a folder, for the resume picker.
@@ -142,7 +115,7 @@ type ResumableList struct {
 }
 
 // Resumable lists the sessions claude stored for cwd, most recent first.
-func (a *App) Resumable(cwd string) (ResumableList, error) {
+func (r *Room) Resumable(cwd string) (ResumableList, error) {
 	if cwd == "" {
 		wd, err := os.Getwd()
 		if err != nil {
@@ -150,7 +123,7 @@ func (a *App) Resumable(cwd string) (ResumableList, error) {
 		}
 		cwd = wd
 	}
-	list, err := store.List(store.Dir(a.configDir(), cwd))
+	list, err := store.List(store.Dir(r.configDir(), cwd))
 	if err != nil {
 		return ResumableList{}, err
 	}
@@ -186,22 +159,22 @@ func Ago(d time.Duration) string {
 	return fmt.Sprintf("%dd", int(d.Hours()/24))
 }
 
-// history shows the earlier conversation of a resumed session (claude does
+// History shows the earlier conversation of a resumed session (claude does
 // not replay it), marked as history, before anything live.
-func (a *App) history(s *session.Session, claudeID string) {
-	path, err := store.Find(a.configDir(), s.Cwd(), claudeID)
+func (r *Room) History(s *session.Session, claudeID string) {
+	path, err := store.Find(r.configDir(), s.Cwd(), claudeID)
 	if err != nil {
-		a.desk.Note(s, "Resumed session "+claudeID+": its earlier conversation is not in claude's session store here.")
+		r.d.Note(s, "Resumed session "+claudeID+": its earlier conversation is not in claude's session store here.")
 		return
 	}
 	sum, err := store.Summarize(path)
-	a.log.Debug("resumed session summary", "session", s.ID, "title", sum.Title != "", "first_prompt", sum.FirstPrompt != "", "err", err)
+	r.d.Log.Debug("resumed session summary", "session", s.ID, "title", sum.Title != "", "first_prompt", sum.FirstPrompt != "", "err", err)
 	if err == nil {
 		s.SetTitle(sum.Title)
 		if sum.FirstPrompt != "" {
 			s.Prompted(sum.FirstPrompt)
 		}
-		a.ui.Send(ui.EvSession, s)
+		r.d.UI.Send(ui.EvSession, s)
 	}
 	tr := s.Transcript
 	ops := tr.BeginHistory(claudeID)
@@ -213,7 +186,7 @@ func (a *App) history(s *session.Session, claudeID string) {
 				// Its checkpoint outlives the process: rewind works on it.
 				n := s.Turns.Begin(e.UUID, e.Prompt, e.Time)
 				if s.Checkpoints {
-					mark = turnMark(n, e.Time.Local())
+					mark = checkpoint.Mark(n, e.Time.Local())
 				}
 			}
 			ops = append(ops, tr.PromptMarked(e.Prompt, mark)...)
@@ -225,7 +198,7 @@ func (a *App) history(s *session.Session, claudeID string) {
 			ops = append(ops, tr.ApplyIn(e.Parent, claude.Message{Type: e.Type, Raw: e.Message})...)
 		default:
 			m := claude.Message{Type: e.Type, Raw: e.Message}
-			if path, orig, ok := changeOf(s, claude.ToolResultsOf(m)); ok {
+			if path, orig, ok := claude.FileChangeOf(claude.ToolResultsOf(m), s.Cwd()); ok {
 				// An earlier change: rewind can restore it, but what
 				// the session left of it is not known here.
 				s.Turns.Changed(path, orig)
@@ -233,7 +206,7 @@ func (a *App) history(s *session.Session, claudeID string) {
 			ops = append(ops, tr.Apply(m)...)
 		}
 		if len(ops) > 512 {
-			a.desk.Transcript(s, ops)
+			r.d.Transcript(s, ops)
 			ops = nil
 		}
 		return nil
@@ -242,5 +215,5 @@ func (a *App) history(s *session.Session, claudeID string) {
 		ops = append(ops, tr.Note(fmt.Sprintf("The rest of the earlier conversation could not be read (%v).", err))...)
 	}
 	ops = append(ops, tr.EndHistory()...)
-	a.desk.Transcript(s, ops)
+	r.d.Transcript(s, ops)
 }
