@@ -31,6 +31,7 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/controls"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/editor"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/history"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/modes"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/permissions"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/rewind"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/rounds"
@@ -86,6 +87,7 @@ type App struct {
 	edit     *editor.Room      // the editor as Claude's tool, the sessions' boundaries
 	perms    *permissions.Room // the rules the user keeps: a session's own, the settings files'
 	history  *history.Room     // claude's session store: resume, rename, forget
+	modes    *modes.Room       // the mode the user chose, kept; claude's version
 
 	// start spawns claude (claude.Start; tests swap in claudetest).
 	start func(cfg claude.Config, log *slog.Logger) (claude.Conn, error)
@@ -95,8 +97,6 @@ type App struct {
 	workers map[int]*queue.Queue[func()] // per session: gestures that take time, in order
 
 	comp completer // the prompt input's completion (complete.go)
-
-	versionsSeen map[string]bool // claude versions outside the window already told of (modes.go)
 
 	stageMu sync.Mutex // staging vs. the stale sweep (see permission)
 	spawner *claude.Spawner
@@ -116,7 +116,11 @@ func New(sink ui.Sink, log *slog.Logger) *App {
 		workers: map[int]*queue.Queue[func()]{},
 	}
 	a.tasks = tasks.New(a.desk)
-	a.perms = permissions.New(a.desk, a.claudeHome, a.userHome)
+	a.perms = permissions.New(a.desk, a.claudeHome, a.home)
+	a.modes = modes.New(a.desk, modes.Deps{
+		ClaudeHome: a.claudeHome, Home: a.home, AllowRules: a.perms.AllowRules,
+		Stop: func(id int) { _, _ = a.Stop(id) },
+	})
 	a.history = history.New(a.desk, func() string { return a.claudeHome().Dir }, func(sid int) {
 		a.perms.Forget(sid)
 		_ = os.Remove(spillFile(a.options().Storage, sid))
@@ -242,7 +246,7 @@ func (a *App) NewSession(p NewParams) (session.Info, error) {
 		model = o.Model
 	}
 	// The mode the user chose, always passed: never claude's own default.
-	start := a.startMode(p.Mode, o.PermissionMode, p.Cwd)
+	start := a.modes.Start(p.Mode, o.PermissionMode, p.Cwd)
 	cfg := claude.Config{
 		Command: o.Cmd, Args: o.Args, Dir: p.Cwd, Env: env,
 		PermissionMode: start.Mode, Model: model, Resume: p.Resume,
@@ -370,45 +374,6 @@ func (a *App) send(s *session.Session, prompt string) error {
 
 // Outcome says what a command did, in words for the user.
 type Outcome = desk.Outcome
-
-// SetMode asks claude to switch a session's permission mode. It returns at
-// once; the switch is noted in the transcript when claude confirms it, a
-// refusal arrives as a notification.
-func (a *App) SetMode(id int, m string) (Outcome, error) {
-	if err := mode.Check(m); err != nil {
-		return Outcome{}, err
-	}
-	s, err := a.desk.Session(id)
-	if err != nil {
-		return Outcome{}, err
-	}
-	if s.State() == session.StateExited {
-		return Outcome{}, fmt.Errorf("session %d has exited", s.ID)
-	}
-	// The user's choice from now on: claude's report of it (status) may
-	// come before its answer.
-	s.Modes.Propose(m)
-	a.desk.Background(func(ctx context.Context) {
-		if _, err := s.Proc.Control(ctx, "set_permission_mode", map[string]any{"mode": m}); err != nil {
-			s.Modes.Drop(m)
-			// The CLI's reason, marked as its words (auto may be refused).
-			a.desk.Notify("error", fmt.Sprintf("session %d stays in %s; claude says: %v", s.ID, s.Info().Mode, err))
-			return
-		}
-		s.Modes.Confirm(m)
-		a.modeChanged(s, m)
-	})
-	return Outcome{Done: true, Message: fmt.Sprintf("switching session %d to %s", s.ID, m)}, nil
-}
-
-// modeChanged records a session's new permission mode and notes it once,
-// whoever reports it first (our control request or claude's status).
-func (a *App) modeChanged(s *session.Session, m string) {
-	if s.SetMode(m) {
-		a.ui.Send(ui.EvSession, s)
-		a.desk.Note(s, "Permission mode: "+m)
-	}
-}
 
 // Stop ends a session: its pending requests are withdrawn at once, claude
 // is stopped in the background (the session reports exited when it is gone).
@@ -574,30 +539,23 @@ func (a *App) Shutdown() {
 	}
 }
 
-// Tasks is the room of the sessions' background tasks.
-func (a *App) Tasks() *tasks.Room { return a.tasks }
+// Rooms are the features of the core, each owning its state (package
+// desk is what they share). Host calls reach them here; app wires them to
+// each other and routes claude's messages and the requests to them.
+type Rooms struct {
+	Tasks       *tasks.Room       // background tasks
+	Rounds      *rounds.Room      // review rounds, comments, who wrote each line
+	World       *world.Room       // MCP servers, hooks, schedules, worktree; other Claude sessions
+	Controls    *controls.Room    // interrupt, steer, model, effort, usage, queued prompts
+	Rewind      *rewind.Room      // the changes view, hunk undo, rewind
+	Editor      *editor.Room      // the editor as Claude's tool, the sessions' boundaries
+	Permissions *permissions.Room // the rules the user keeps
+	History     *history.Room     // claude's session store
+	Modes       *modes.Room       // the mode the user chose; claude's version
+}
 
-// Rounds is the room of review rounds, comments and blame.
-func (a *App) Rounds() *rounds.Room { return a.rounds }
-
-// World is the room of the sessions' worlds (MCP, hooks, schedules,
-// worktrees) and of the other Claude sessions of this machine.
-func (a *App) World() *world.Room { return a.world }
-
-// Controls is the room of a session's controls: interrupt, steer, model,
-// effort, usage and the prompts claude has not read yet.
-func (a *App) Controls() *controls.Room { return a.controls }
-
-// Rewind is the room of a session's checkpoints: the changes view, hunk
-// undo and rewind.
-func (a *App) Rewind() *rewind.Room { return a.rewind }
-
-// Editor is the room of the editor as Claude's tool and of the sessions'
-// boundaries.
-func (a *App) Editor() *editor.Room { return a.edit }
-
-// Permissions is the room of the rules the user keeps.
-func (a *App) Permissions() *permissions.Room { return a.perms }
-
-// History is the room of claude's session store.
-func (a *App) History() *history.Room { return a.history }
+// Rooms returns the rooms.
+func (a *App) Rooms() Rooms {
+	return Rooms{Tasks: a.tasks, Rounds: a.rounds, World: a.world, Controls: a.controls, Rewind: a.rewind,
+		Editor: a.edit, Permissions: a.perms, History: a.history, Modes: a.modes}
+}

@@ -565,7 +565,7 @@ func TestSetModeReturnsAtOnceAndIsNotedOnce(t *testing.T) {
 	info, c := m.session("")
 	g := newGate()
 	c.OnControl = g.on
-	out, err := m.app.SetMode(info.ID, "acceptEdits")
+	out, err := m.app.Rooms().Modes.Set(info.ID, "acceptEdits")
 	if err != nil || !out.Done {
 		t.Fatalf("SetMode: %+v %v", out, err)
 	}
@@ -580,7 +580,7 @@ func TestSetModeReturnsAtOnceAndIsNotedOnce(t *testing.T) {
 	})
 	close(g.release)
 	c.PushJSON(map[string]any{"type": "system", "subtype": "status", "permissionMode": "acceptEdits"})
-	if _, err := m.app.SetMode(info.ID, "bogus"); err == nil {
+	if _, err := m.app.Rooms().Modes.Set(info.ID, "bogus"); err == nil {
 		t.Fatal("bogus mode accepted")
 	}
 	// Flush: a later note proves the earlier ones were delivered.
@@ -604,7 +604,7 @@ func TestInterrupt(t *testing.T) {
 	info, c := m.session("")
 	c.PushJSON(map[string]any{"type": "system", "subtype": "init", "session_id": "s1", "permissionMode": "default"})
 	m.rec.wait(t, "idle", func([]ui.Event) bool { return mustSession(t, m.app, info.ID).State() == session.StateIdle })
-	out, err := m.app.Controls().Interrupt(info.ID)
+	out, err := m.app.Rooms().Controls.Interrupt(info.ID)
 	if err != nil || out.Done || !strings.Contains(out.Message, "nothing to interrupt") {
 		t.Fatalf("idle interrupt: %+v %v", out, err)
 	}
@@ -613,7 +613,7 @@ func TestInterrupt(t *testing.T) {
 	}
 	g := newGate()
 	c.OnControl = g.on
-	out, err = m.app.Controls().Interrupt(info.ID)
+	out, err = m.app.Rooms().Controls.Interrupt(info.ID)
 	if err != nil || !out.Done {
 		t.Fatalf("interrupt: %+v %v", out, err)
 	}
@@ -903,7 +903,7 @@ func TestAlwaysRules(t *testing.T) {
 	if got := flagsBefore(t, c, "r4"); got != `{"allow":["Bash(npm test *)"],"deny":["Bash(rm:*)"]}` {
 		t.Fatalf("no re-read before the deny: %s", got)
 	}
-	v, err := m.app.Permissions().Rules(0, "")
+	v, err := m.app.Rooms().Permissions.Rules(0, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -916,20 +916,20 @@ func TestAlwaysRules(t *testing.T) {
 			t.Fatalf("rules view lacks %q: %+v", w, v.Rules)
 		}
 	}
-	if err := m.app.Permissions().RemoveRule(permissions.RuleEntry{Rule: "Bash(curl:*)", Behavior: "deny", Source: "localSettings", Path: filepath.Join(m.dir, ".claude", "settings.local.json")}); err != nil {
+	if err := m.app.Rooms().Permissions.RemoveRule(permissions.RuleEntry{Rule: "Bash(curl:*)", Behavior: "deny", Source: "localSettings", Path: filepath.Join(m.dir, ".claude", "settings.local.json")}); err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(filepath.Join(m.dir, ".claude", "settings.local.json")); strings.Contains(string(b), "curl") {
 		t.Fatalf("rule not removed:\n%s", b)
 	}
 	// Removing a session rule sends the lists without it.
-	if err := m.app.Permissions().RemoveRule(permissions.RuleEntry{Rule: "Bash(rm:*)", Behavior: "deny", Source: "session", Session: p.Session}); err != nil {
+	if err := m.app.Rooms().Permissions.RemoveRule(permissions.RuleEntry{Rule: "Bash(rm:*)", Behavior: "deny", Source: "session", Session: p.Session}); err != nil {
 		t.Fatal(err)
 	}
 	if got := lastFlags(c); got != `{"allow":["Bash(npm test *)"],"deny":[]}` {
 		t.Fatalf("after removal: %s", got)
 	}
-	if err := m.app.Permissions().RemoveRule(permissions.RuleEntry{Rule: "Bash(rm:*)", Behavior: "deny", Source: "session", Session: p.Session}); err == nil {
+	if err := m.app.Rooms().Permissions.RemoveRule(permissions.RuleEntry{Rule: "Bash(rm:*)", Behavior: "deny", Source: "session", Session: p.Session}); err == nil {
 		t.Fatal("removed twice")
 	}
 }
@@ -1123,7 +1123,7 @@ func TestClaudeConfigDir(t *testing.T) {
 	os.WriteFile(filepath.Join(home, ".claude.json"), []byte(`{"projects":{}}`), 0o644)
 	trust, _ := json.Marshal(map[string]any{"projects": map[string]any{m.dir: map[string]any{"hasTrustDialogAccepted": true}}})
 	os.WriteFile(filepath.Join(cfg, ".claude.json"), trust, 0o644)
-	v, err := m.app.Permissions().Rules(0, m.dir)
+	v, err := m.app.Rooms().Permissions.Rules(0, m.dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1140,7 +1140,7 @@ func TestClaudeConfigDir(t *testing.T) {
 	dir := store.Dir(cfg, m.dir)
 	os.MkdirAll(dir, 0o700)
 	os.WriteFile(filepath.Join(dir, "aaaaaaaa-0000-0000-0000-000000000001.jsonl"), []byte(`{"type":"user","message":{"role":"user","content":"from the config dir"}}`+"\n"), 0o600)
-	list, err := m.app.History().Resumable(m.dir)
+	list, err := m.app.Rooms().History.Resumable(m.dir)
 	if err != nil || len(list.Sessions) != 1 || list.Sessions[0].FirstPrompt != "from the config dir" {
 		t.Fatalf("resumable %+v %v", list, err)
 	}

@@ -56,7 +56,7 @@ func TestOutsideReadsAsk(t *testing.T) {
 		return `{"open":true,"path":"` + p + `","on_disk":true,"from":1,"to":1,"total":1,"lines":["secret of ` + filepath.Base(p) + `"]}`
 	}
 	ed := &cannedEditor{results: map[string]string{"buffer_text": text(todo)}}
-	m.app.Editor().Use(ed)
+	m.app.Rooms().Editor.Use(ed)
 	_, c := m.session("")
 
 	// Denied: the model gets the refusal and the user's words, not the text.
@@ -140,14 +140,14 @@ func TestOutsideReadsAsk(t *testing.T) {
 		return json.RawMessage(`{"effective":{"permissions":{"additionalDirectories":["` + notes + `"]}},"sources":[]}`), nil
 	}
 	m2 := newMem(t)
-	m2.app.Editor().Use(&cannedEditor{results: map[string]string{"buffer_text": text(todo)}})
+	m2.app.Rooms().Editor.Use(&cannedEditor{results: map[string]string{"buffer_text": text(todo)}})
 	_, c2 := m2.session("")
 	c2.OnControl = c.OnControl
 	toolCall(c2, "n1", "buffer_text", map[string]any{"path": todo})
 	if got, isErr := toolReply(t, c2, "n1"); isErr || !strings.Contains(got, "secret of todo.txt") {
 		t.Fatalf("an added directory: %q", got)
 	}
-	if b := m2.app.Editor().Boundaries(); len(b) != 1 || len(b[0].Folders) != 2 {
+	if b := m2.app.Rooms().Editor.Boundaries(); len(b) != 1 || len(b[0].Folders) != 2 {
 		t.Fatalf("boundaries: %+v", b)
 	}
 }
@@ -157,7 +157,7 @@ func TestOutsideReadsAsk(t *testing.T) {
 func TestOutsideAskOnShutdown(t *testing.T) {
 	m := newMem(t)
 	out := filepath.Join(t.TempDir(), "x.txt")
-	m.app.Editor().Use(&cannedEditor{results: map[string]string{"buffer_text": `{"open":true,"path":"` + out + `","on_disk":true,"from":1,"to":1,"total":1,"lines":["s"]}`}})
+	m.app.Rooms().Editor.Use(&cannedEditor{results: map[string]string{"buffer_text": `{"open":true,"path":"` + out + `","on_disk":true,"from":1,"to":1,"total":1,"lines":["s"]}`}})
 	_, c := m.session("")
 	toolCall(c, "m1", "buffer_text", map[string]any{"path": out})
 	m.waitPending(1)

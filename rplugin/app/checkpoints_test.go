@@ -59,7 +59,7 @@ func TestCheckpointsOffSaysSo(t *testing.T) {
 		t.Fatal(err)
 	}
 	info, _ := m.session("hi")
-	err := m.app.Rewind().Checkpoints(Later{Session: info.ID, Token: "t"})
+	err := m.app.Rooms().Rewind.Checkpoints(Later{Session: info.ID, Token: "t"})
 	if err == nil || !strings.Contains(err.Error(), "checkpoints = false") {
 		t.Fatalf("err = %v", err)
 	}
@@ -75,18 +75,18 @@ func TestChangesUndoHunkAndClaudeIsTold(t *testing.T) {
 	c.PushJSON(map[string]any{"type": "result", "subtype": "success", "session_id": "s", "is_error": false})
 	m.rec.wait(t, "idle", func([]ui.Event) bool { s, _ := m.app.sessions.Get(info.ID); return s.State() == session.StateIdle })
 
-	v, err := m.app.Rewind().Changes(rewind.ChangesParams{Session: info.ID})
+	v, err := m.app.Rooms().Rewind.Changes(rewind.ChangesParams{Session: info.ID})
 	if err != nil || len(v.Files) != 1 || len(v.Files[0].Hunks) != 3 || v.Files[0].Before != before || v.Files[0].Now != after {
 		t.Fatalf("changes = %+v, %v", v, err)
 	}
 	f := v.Files[0]
-	if _, err := m.app.Rewind().UndoHunk(rewind.UndoParams{Session: info.ID, Turn: v.Turn, Path: path, Hunk: 2, Sum: "stale"}); err == nil || !strings.Contains(err.Error(), "changed on disk since") {
+	if _, err := m.app.Rooms().Rewind.UndoHunk(rewind.UndoParams{Session: info.ID, Turn: v.Turn, Path: path, Hunk: 2, Sum: "stale"}); err == nil || !strings.Contains(err.Error(), "changed on disk since") {
 		t.Fatalf("a stale view was not refused: %v", err)
 	}
-	if _, err := m.app.Rewind().UndoHunk(rewind.UndoParams{Session: info.ID, Turn: v.Turn, Path: path, Hunk: 4, Sum: f.Sum}); err == nil || err.Error() != "there is no hunk 4 (the change has 3)" {
+	if _, err := m.app.Rooms().Rewind.UndoHunk(rewind.UndoParams{Session: info.ID, Turn: v.Turn, Path: path, Hunk: 4, Sum: f.Sum}); err == nil || err.Error() != "there is no hunk 4 (the change has 3)" {
 		t.Fatalf("hunk 4 of 3: %v", err)
 	}
-	got, err := m.app.Rewind().UndoHunk(rewind.UndoParams{Session: info.ID, Turn: v.Turn, Path: path, Hunk: 2, Sum: f.Sum})
+	got, err := m.app.Rooms().Rewind.UndoHunk(rewind.UndoParams{Session: info.ID, Turn: v.Turn, Path: path, Hunk: 2, Sum: f.Sum})
 	if err != nil {
 		t.Fatal(err)
 	}

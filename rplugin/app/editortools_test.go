@@ -13,6 +13,7 @@ import (
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude/claudetest"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/modes"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/rewind"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/ui"
 )
@@ -118,7 +119,7 @@ func TestInitializeDeclaresTheEditor(t *testing.T) {
 			if len(post) != 1 || post[0].IDs[0] != changeHook || !strings.Contains(post[0].Matcher, "Edit") {
 				t.Fatalf("PostToolUse hook: %s", b)
 			}
-			if len(pre) != 1 || pre[0].IDs[0] != modeHook || pre[0].Matcher != "" {
+			if len(pre) != 1 || pre[0].IDs[0] != modes.Hook || pre[0].Matcher != "" {
 				t.Fatalf("PreToolUse hook: %s", b)
 			}
 		})
@@ -166,7 +167,7 @@ func TestMCPMessages(t *testing.T) {
 	ed := &cannedEditor{results: map[string]string{
 		"diagnostics": `{"open":true,"diagnostics":{"paths":["` + filepath.Join(m.dir, "a.lua") + `"],"items":[{"file":0,"line":3,"col":1,"severity":1,"message":"boom"}]}}`,
 	}}
-	m.app.Editor().Use(ed)
+	m.app.Rooms().Editor.Use(ed)
 	info, c := m.session("")
 	// The handshake, answered at once.
 	mcpMessage(c, "m1", "nvim", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}`)
@@ -281,7 +282,7 @@ func TestDiagnosticsAfterAChange(t *testing.T) {
 	b := filepath.Join(m.dir, "b.go")
 	ed := &cannedEditor{results: map[string]string{"after_change": `{"baseline":true,"clients":["gopls"],
 		"after":{"paths":["` + b + `"],"items":[{"file":0,"line":4,"col":9,"severity":1,"source":"compiler","message":"undefined: Helperx"}]}}`}}
-	m.app.Editor().Use(ed)
+	m.app.Rooms().Editor.Use(ed)
 	info, c := m.session("")
 	hookCallback(c, "h1", changeHook, "Edit", "b.go")
 	r := hookAnswer(t, c, "h1")
@@ -326,14 +327,14 @@ func TestDiagnosticsAfterAChange(t *testing.T) {
 func TestDiagnosticsAfterARewind(t *testing.T) {
 	m := newMem(t)
 	a := filepath.Join(m.dir, "a.go")
-	m.app.Editor().Use(&cannedEditor{results: map[string]string{"after_change": `{"baseline":true,"clients":["gopls"],
+	m.app.Rooms().Editor.Use(&cannedEditor{results: map[string]string{"after_change": `{"baseline":true,"clients":["gopls"],
 		"after":{"paths":["` + a + `"],"items":[{"file":0,"line":2,"col":1,"severity":1,"source":"compiler","message":"undefined: gone"}]}}`}})
 	info, c := m.session("edit a")
 	s, _ := m.app.sessions.Get(info.ID)
 	id := s.Turns.Turns()[0].ID
 	m.write("a.go", "package a\n")
 	m.claudeWrites(t, c, info.ID, a, "package a\n\nvar x = gone\n")
-	if err := m.app.Rewind().Rewind(rewind.RewindParams{Later: Later{Token: "rw", ID: id}}); err != nil {
+	if err := m.app.Rooms().Rewind.Rewind(rewind.RewindParams{Later: Later{Token: "rw", ID: id}}); err != nil {
 		t.Fatal(err)
 	}
 	if !c.Wait(10*time.Second, func([]claudetest.Written) bool {
@@ -368,7 +369,7 @@ func TestShutdownEndsEditorWaits(t *testing.T) {
 	m := newMem(t)
 	m.configure(Options{Feedback: FeedbackOptions{DiagnosticsWait: 60000}})
 	ed := blockedEditor{called: make(chan struct{}), ended: make(chan error, 1)}
-	m.app.Editor().Use(ed)
+	m.app.Rooms().Editor.Use(ed)
 	_, c := m.session("")
 	hookCallback(c, "h1", changeHook, "Edit", filepath.Join(m.dir, "b.go"))
 	<-ed.called // the hook waits for the editor now

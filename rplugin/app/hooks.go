@@ -5,6 +5,7 @@ import (
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/editor"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/modes"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
 )
 
@@ -32,7 +33,7 @@ const changeTools = "Write|Edit|MultiEdit|NotebookEdit"
 func initializeFields(o Options) map[string]any {
 	fields := editor.InitializeFields(o.EditorTools)
 	fields["hooks"] = map[string]any{
-		"PreToolUse": []any{map[string]any{"matcher": "", "hookCallbackIds": []string{modeHook}, "timeout": 30}},
+		"PreToolUse": []any{map[string]any{"matcher": "", "hookCallbackIds": []string{modes.Hook}, "timeout": 30}},
 		"PostToolUse": []any{map[string]any{
 			"matcher": changeTools, "hookCallbackIds": []string{changeHook},
 			// seconds; we answer within the wait plus the time a server
@@ -45,18 +46,11 @@ func initializeFields(o Options) map[string]any {
 
 // hookCallback answers claude's hook_callback requests (one answer each).
 func (a *App) hookCallback(s *session.Session, m claude.Message) {
-	var req struct {
-		Request struct {
-			CallbackID string    `json:"callback_id"`
-			Input      hookInput `json:"input"`
-		} `json:"request"`
-	}
-	_ = json.Unmarshal(m.Raw, &req)
-	in := req.Request.Input
+	id, in := claude.HookCallback(m)
 	switch {
-	case req.Request.CallbackID == modeHook && in.Event == "PreToolUse":
-		a.answerHook(s, m.RequestID, a.modeHookAnswer(s, in))
-	case req.Request.CallbackID == changeHook && in.Event == "PostToolUse":
+	case id == modes.Hook && in.Event == "PreToolUse":
+		a.answerHook(s, m.RequestID, a.modes.HookAnswer(s, in))
+	case id == changeHook && in.Event == "PostToolUse":
 		a.afterChange(s, m.RequestID, in)
 	default:
 		a.answerHook(s, m.RequestID, map[string]any{})
@@ -73,7 +67,7 @@ func (a *App) answerHook(s *session.Session, requestID string, answer map[string
 // disk: the note of what the user changed in its proposal goes with the
 // tool's result; with feedback.diagnostics, the answer also waits (bounded)
 // for the file's diagnostics and carries the new errors and warnings.
-func (a *App) afterChange(s *session.Session, requestID string, in hookInput) {
+func (a *App) afterChange(s *session.Session, requestID string, in claude.HookInput) {
 	note := s.TakeResultNote(in.ToolUseID)
 	var target struct {
 		FilePath     string `json:"file_path"`

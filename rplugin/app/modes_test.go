@@ -11,6 +11,7 @@ import (
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/approval"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude/claudetest"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/modes"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/ui"
 )
@@ -174,7 +175,7 @@ func TestUsersSwitchIsNoMismatch(t *testing.T) {
 		return json.RawMessage(`{}`), nil
 	}
 	info, c := m.session("")
-	if _, err := m.app.SetMode(info.ID, "acceptEdits"); err != nil {
+	if _, err := m.app.Rooms().Modes.Set(info.ID, "acceptEdits"); err != nil {
 		t.Fatal(err)
 	}
 	// claude's status comes before its answer.
@@ -230,7 +231,7 @@ func TestModeHookAsksInAModeNotChosen(t *testing.T) {
 	_, c := m.session("")
 	pre := func(id, mode string) map[string]any {
 		c.PushJSON(map[string]any{"type": "control_request", "request_id": id, "request": map[string]any{
-			"subtype": "hook_callback", "callback_id": modeHook, "tool_use_id": "toolu_1",
+			"subtype": "hook_callback", "callback_id": modes.Hook, "tool_use_id": "toolu_1",
 			"input": map[string]any{"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_use_id": "toolu_1",
 				"permission_mode": mode, "tool_input": map[string]any{"command": "touch x"}},
 		}})

@@ -81,7 +81,7 @@ func TestReviewRoundCommentsSendNextRound(t *testing.T) {
 	m.reviewed(2)
 	m.turnEnds(c, sid)
 
-	rv, err := m.app.Rounds().Round(rounds.Arg{Session: sid})
+	rv, err := m.app.Rooms().Rounds.Round(rounds.Arg{Session: sid})
 	if err != nil || rv.Round != 1 || len(rv.Files) != 2 || rv.Files[0].Rel != "a.txt" || rv.Files[1].Rel != "b.txt" {
 		t.Fatalf("round %+v, %v", rv, err)
 	}
@@ -90,7 +90,7 @@ func TestReviewRoundCommentsSendNextRound(t *testing.T) {
 	}
 
 	// Who wrote a.txt: yours, Claude's, amended, yours.
-	bv, err := m.app.Rounds().Blame(rounds.BlameParams{Arg: rounds.Arg{Session: sid}, Path: a})
+	bv, err := m.app.Rooms().Rounds.Blame(rounds.BlameParams{Arg: rounds.Arg{Session: sid}, Path: a})
 	if err != nil || !bv.Known || kindsOf(bv) != "ycay" || bv.Claude != 1 || bv.Amended != 1 || bv.Yours != 2 {
 		t.Fatalf("blame %+v (%s), %v", bv, kindsOf(bv), err)
 	}
@@ -99,13 +99,13 @@ func TestReviewRoundCommentsSendNextRound(t *testing.T) {
 	}
 	// A hand edit in the buffer of a Claude line reads as yours.
 	edited := "one\nmine now\nTHREE, amended\nfour\n"
-	if bv, _ := m.app.Rounds().Blame(rounds.BlameParams{Path: a, Text: &edited}); kindsOf(bv) != "yyay" {
+	if bv, _ := m.app.Rooms().Rounds.Blame(rounds.BlameParams{Path: a, Text: &edited}); kindsOf(bv) != "yyay" {
 		t.Fatalf("hand edit: %s", kindsOf(bv))
 	}
 
 	add := func(path string, from, to int, text string, buffer *string) rounds.CommentAdded {
 		t.Helper()
-		r, err := m.app.Rounds().AddComment(rounds.CommentParams{Arg: rounds.Arg{Session: sid}, Path: path, From: from, To: to, Text: text, Buffer: buffer})
+		r, err := m.app.Rooms().Rounds.AddComment(rounds.CommentParams{Arg: rounds.Arg{Session: sid}, Path: path, From: from, To: to, Text: text, Buffer: buffer})
 		if err != nil {
 			t.Fatalf("comment %q: %v", text, err)
 		}
@@ -124,11 +124,11 @@ func TestReviewRoundCommentsSendNextRound(t *testing.T) {
 	if !strings.HasSuffix(r3.Message, ": quoted from the unsaved buffer") {
 		t.Fatalf("message %q", r3.Message)
 	}
-	if cv, _ := m.app.Rounds().Comments(rounds.Arg{Session: sid}); len(cv.Comments) != 3 || cv.Round != 1 {
+	if cv, _ := m.app.Rooms().Rounds.Comments(rounds.Arg{Session: sid}); len(cv.Comments) != 3 || cv.Round != 1 {
 		t.Fatalf("comments %+v", cv)
 	}
 
-	out, err := m.app.Rounds().Send(rounds.SendParams{Session: sid, Buffers: map[string]string{b: unsaved}})
+	out, err := m.app.Rooms().Rounds.Send(rounds.SendParams{Session: sid, Buffers: map[string]string{b: unsaved}})
 	if err != nil || !strings.Contains(out.Message, "review sent to session 1: 3 comments in 2 files; round 2 begins") {
 		t.Fatalf("send = %+v, %v", out, err)
 	}
@@ -147,13 +147,13 @@ func TestReviewRoundCommentsSendNextRound(t *testing.T) {
 	if tr := m.rec.transcriptText(sid); !strings.Contains(tr, "## You") || !strings.Contains(tr, "Review of your changes since") {
 		t.Fatalf("transcript:\n%s", tr)
 	}
-	if cv, _ := m.app.Rounds().Comments(rounds.Arg{Session: sid}); len(cv.Comments) != 0 || cv.Round != 2 {
+	if cv, _ := m.app.Rooms().Rounds.Comments(rounds.Arg{Session: sid}); len(cv.Comments) != 0 || cv.Round != 2 {
 		t.Fatalf("after the send: %+v", cv)
 	}
-	if _, err := m.app.Rounds().Round(rounds.Arg{Session: sid}); err == nil || !strings.Contains(err.Error(), "Claude has changed no file since") {
+	if _, err := m.app.Rooms().Rounds.Round(rounds.Arg{Session: sid}); err == nil || !strings.Contains(err.Error(), "Claude has changed no file since") {
 		t.Fatalf("round 2 before any change: %v", err)
 	}
-	if _, err := m.app.Rounds().Send(rounds.SendParams{Session: sid}); err == nil || !strings.Contains(err.Error(), "no comments to send") {
+	if _, err := m.app.Rooms().Rounds.Send(rounds.SendParams{Session: sid}); err == nil || !strings.Contains(err.Error(), "no comments to send") {
 		t.Fatalf("empty send: %v", err)
 	}
 
@@ -161,21 +161,21 @@ func TestReviewRoundCommentsSendNextRound(t *testing.T) {
 	cf := m.write("c.txt", "gamma\n")
 	wrote(t, c, cf, "gamma\n", "GAMMA\n")
 	m.reviewed(7)
-	rv, err = m.app.Rounds().Round(rounds.Arg{Session: sid})
+	rv, err = m.app.Rooms().Rounds.Round(rounds.Arg{Session: sid})
 	if err != nil || rv.Round != 2 || len(rv.Files) != 1 || rv.Files[0].Rel != "c.txt" {
 		t.Fatalf("round 2: %+v, %v", rv, err)
 	}
 	if err := os.WriteFile(a, []byte("one\nTWO\nTHREE, amended\nfour\nfive by bash\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	rv, _ = m.app.Rounds().Round(rounds.Arg{Session: sid})
+	rv, _ = m.app.Rooms().Rounds.Round(rounds.Arg{Session: sid})
 	if len(rv.Files) != 2 || rv.Files[1].Rel != "a.txt" || rv.Files[1].Before != "one\nTWO\nTHREE, amended\nfour\n" {
 		t.Fatalf("a command's change of a tracked file: %+v", rv.Files)
 	}
 
 	// An undo of the round's hunk puts the baseline's lines back.
 	fc := rv.Files[0]
-	got, err := m.app.Rewind().UndoHunk(rewind.UndoParams{Session: sid, Path: cf, Hunk: 1, Sum: fc.Sum, Round: true})
+	got, err := m.app.Rooms().Rewind.UndoHunk(rewind.UndoParams{Session: sid, Path: cf, Hunk: 1, Sum: fc.Sum, Round: true})
 	if err != nil || got.Now != "gamma\n" {
 		t.Fatalf("undo in the round: %+v, %v", got, err)
 	}
@@ -191,7 +191,7 @@ func TestReviewKeptAcrossRestart(t *testing.T) {
 	wrote(t, c, f, "a\nb\n", "a\nB\nc\n")
 	m.reviewed(1)
 	m.turnEnds(c, info.ID)
-	if _, err := m.app.Rounds().AddComment(rounds.CommentParams{Arg: rounds.Arg{Session: info.ID}, Path: f, From: 3, To: 3, Text: "why c?"}); err != nil {
+	if _, err := m.app.Rooms().Rounds.AddComment(rounds.CommentParams{Arg: rounds.Arg{Session: info.ID}, Path: f, From: 3, To: 3, Text: "why c?"}); err != nil {
 		t.Fatal(err)
 	}
 	m.app.Shutdown()
@@ -200,11 +200,11 @@ func TestReviewKeptAcrossRestart(t *testing.T) {
 	if err := again.Configure(Options{Storage: filepath.Join(m.dir, "storage")}); err != nil {
 		t.Fatal(err)
 	}
-	bv, err := again.Rounds().Blame(rounds.BlameParams{Arg: rounds.Arg{Cwd: "/elsewhere"}, Path: f})
+	bv, err := again.Rooms().Rounds.Blame(rounds.BlameParams{Arg: rounds.Arg{Cwd: "/elsewhere"}, Path: f})
 	if err != nil || kindsOf(bv) != "ycc" {
 		t.Fatalf("blame after a restart: %s, %v", kindsOf(bv), err)
 	}
-	cv, err := again.Rounds().Comments(rounds.Arg{Cwd: m.dir})
+	cv, err := again.Rooms().Rounds.Comments(rounds.Arg{Cwd: m.dir})
 	if err != nil || len(cv.Comments) != 1 || cv.Comments[0].Text != "why c?" || cv.Comments[0].From != 3 || cv.Session != 0 {
 		t.Fatalf("comments after a restart: %+v, %v", cv, err)
 	}
@@ -230,7 +230,7 @@ func TestReviewKeptAcrossRestart(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	rv, err := again.Rounds().Round(rounds.Arg{Session: s2.ID})
+	rv, err := again.Rooms().Rounds.Round(rounds.Arg{Session: s2.ID})
 	if err != nil || len(rv.Files) != 1 || rv.Files[0].Before != "a\nb\n" {
 		t.Fatalf("the resumed session's round: %+v, %v", rv, err)
 	}
@@ -261,24 +261,24 @@ func TestReviewBadComments(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := m.app.Rounds().AddComment(rounds.CommentParams{Arg: rounds.Arg{Session: info.ID}, Path: tc.path, From: tc.from, To: tc.to, Text: tc.text})
+			_, err := m.app.Rooms().Rounds.AddComment(rounds.CommentParams{Arg: rounds.Arg{Session: info.ID}, Path: tc.path, From: tc.from, To: tc.to, Text: tc.text})
 			if err == nil || !strings.Contains(err.Error(), tc.err) {
 				t.Fatalf("err = %v, want %q", err, tc.err)
 			}
 		})
 	}
-	if cv, _ := m.app.Rounds().Comments(rounds.Arg{Session: info.ID}); len(cv.Comments) != 0 {
+	if cv, _ := m.app.Rooms().Rounds.Comments(rounds.Arg{Session: info.ID}); len(cv.Comments) != 0 {
 		t.Fatalf("a refused comment was kept: %+v", cv.Comments)
 	}
 	// A comment on a file Claude never changed is kept, and says so.
-	r, err := m.app.Rounds().AddComment(rounds.CommentParams{Arg: rounds.Arg{Session: info.ID}, Path: f, From: 1, To: 2, Text: "ok"})
+	r, err := m.app.Rooms().Rounds.AddComment(rounds.CommentParams{Arg: rounds.Arg{Session: info.ID}, Path: f, From: 1, To: 2, Text: "ok"})
 	if err != nil || !strings.Contains(r.Message, "a line Claude did not change") {
 		t.Fatalf("%+v, %v", r, err)
 	}
-	if _, err := m.app.Rounds().EditComment(rounds.CommentEdit{Arg: rounds.Arg{Session: info.ID}, ID: r.Comment.ID, Text: " "}); err == nil {
+	if _, err := m.app.Rooms().Rounds.EditComment(rounds.CommentEdit{Arg: rounds.Arg{Session: info.ID}, ID: r.Comment.ID, Text: " "}); err == nil {
 		t.Fatal("an edit to nothing was kept")
 	}
-	cv, err := m.app.Rounds().EditComment(rounds.CommentEdit{Arg: rounds.Arg{Session: info.ID}, ID: r.Comment.ID, Delete: true})
+	cv, err := m.app.Rooms().Rounds.EditComment(rounds.CommentEdit{Arg: rounds.Arg{Session: info.ID}, ID: r.Comment.ID, Delete: true})
 	if err != nil || len(cv.Comments) != 0 {
 		t.Fatalf("delete: %+v, %v", cv, err)
 	}
@@ -289,10 +289,10 @@ func TestReviewSentWhileATurnRunsIsQueued(t *testing.T) {
 	m := newMem(t)
 	f := m.write("f.txt", "a\n")
 	info, c := m.session("go")
-	if _, err := m.app.Rounds().AddComment(rounds.CommentParams{Arg: rounds.Arg{Session: info.ID}, Path: f, From: 1, To: 1, Text: "later"}); err != nil {
+	if _, err := m.app.Rooms().Rounds.AddComment(rounds.CommentParams{Arg: rounds.Arg{Session: info.ID}, Path: f, From: 1, To: 1, Text: "later"}); err != nil {
 		t.Fatal(err)
 	}
-	out, err := m.app.Rounds().Send(rounds.SendParams{Session: info.ID})
+	out, err := m.app.Rooms().Rounds.Send(rounds.SendParams{Session: info.ID})
 	if err != nil || !strings.Contains(out.Message, "review queued for session 1") {
 		t.Fatalf("%+v, %v", out, err)
 	}
@@ -336,12 +336,12 @@ func BenchmarkSendReview200(b *testing.B) {
 		b.StopTimer()
 		for k := 0; k < 200; k++ {
 			l := 1 + (k*37)%495
-			if _, err := a.Rounds().AddComment(rounds.CommentParams{Arg: rounds.Arg{Session: info.ID}, Path: paths[k%20], From: l, To: l + 2, Text: "handle the error here"}); err != nil {
+			if _, err := a.Rooms().Rounds.AddComment(rounds.CommentParams{Arg: rounds.Arg{Session: info.ID}, Path: paths[k%20], From: l, To: l + 2, Text: "handle the error here"}); err != nil {
 				b.Fatal(err)
 			}
 		}
 		b.StartTimer()
-		out, err := a.Rounds().Send(rounds.SendParams{Session: info.ID})
+		out, err := a.Rooms().Rounds.Send(rounds.SendParams{Session: info.ID})
 		if err != nil || !strings.Contains(out.Message, "200 comments in 20 files") {
 			b.Fatalf("%+v, %v", out, err)
 		}

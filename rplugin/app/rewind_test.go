@@ -39,7 +39,7 @@ func (m *mem) claudeWrites(t *testing.T, c *claudetest.Conn, sid int, path, cont
 func (m *mem) checkpointsOf(t *testing.T, sid int) []rewind.CheckpointView {
 	t.Helper()
 	tok := "list-" + randomToken()
-	if err := m.app.Rewind().Checkpoints(Later{Session: sid, Token: tok}); err != nil {
+	if err := m.app.Rooms().Rewind.Checkpoints(Later{Session: sid, Token: tok}); err != nil {
 		t.Fatal(err)
 	}
 	r := m.waitReply(t, tok)
@@ -50,7 +50,7 @@ func (m *mem) checkpointsOf(t *testing.T, sid int) []rewind.CheckpointView {
 func (m *mem) rewind(t *testing.T, p rewind.RewindParams) map[string]any {
 	t.Helper()
 	p.Token = "rw-" + randomToken()
-	if err := m.app.Rewind().Rewind(p); err != nil {
+	if err := m.app.Rooms().Rewind.Rewind(p); err != nil {
 		t.Fatal(err)
 	}
 	r := m.waitReply(t, p.Token)
@@ -230,7 +230,7 @@ func TestChangesMarkAndGuardOthersHunks(t *testing.T) {
 	m.claudeWrites(t, c1, s1.ID, f, "1\nTWO\n3\n4\n5\n6\n7\n8\n")
 	s2, c2 := m.session("louder")
 	m.claudeWrites(t, c2, s2.ID, f, "1\nTWO\n3\n4\n5\n6\n7\nEIGHT\n")
-	v, err := m.app.Rewind().Changes(rewind.ChangesParams{Session: s1.ID})
+	v, err := m.app.Rooms().Rewind.Changes(rewind.ChangesParams{Session: s1.ID})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,11 +238,11 @@ func TestChangesMarkAndGuardOthersHunks(t *testing.T) {
 	if len(fc.Hunks) != 2 || fc.Authors[0] != "" || !strings.HasPrefix(fc.Authors[1], "session 2 at ") || !strings.HasSuffix(fc.Authors[1], " (“louder”)") {
 		t.Fatalf("hunks %+v authors %q", fc.Hunks, fc.Authors)
 	}
-	_, err = m.app.Rewind().UndoHunk(rewind.UndoParams{Session: s1.ID, Turn: v.Turn, Path: f, Hunk: 2, Sum: fc.Sum})
+	_, err = m.app.Rooms().Rewind.UndoHunk(rewind.UndoParams{Session: s1.ID, Turn: v.Turn, Path: f, Hunk: 2, Sum: fc.Sum})
 	if err == nil || !strings.Contains(err.Error(), "hunk 2 of f.txt was changed by session 2 at ") || read(t, f) != "1\nTWO\n3\n4\n5\n6\n7\nEIGHT\n" {
 		t.Fatalf("undo of session 2's hunk: %v, %q", err, read(t, f))
 	}
-	if _, err := m.app.Rewind().UndoHunk(rewind.UndoParams{Session: s1.ID, Turn: v.Turn, Path: f, Hunk: 2, Sum: fc.Sum, Others: true}); err != nil {
+	if _, err := m.app.Rooms().Rewind.UndoHunk(rewind.UndoParams{Session: s1.ID, Turn: v.Turn, Path: f, Hunk: 2, Sum: fc.Sum, Others: true}); err != nil {
 		t.Fatal(err)
 	}
 	if got := read(t, f); got != "1\nTWO\n3\n4\n5\n6\n7\n8\n" {
@@ -266,7 +266,7 @@ func TestRoundSaysWhoseChangeItIs(t *testing.T) {
 	m.claudeWrites(t, c1, s1.ID, f, "1\nTWO\n3\n4\n5\n6\n7\n8\n")
 	s2, c2 := m.session("louder")
 	m.claudeWrites(t, c2, s2.ID, f, "1\nTWO\n3\n4\n5\n6\n7\nEIGHT\n")
-	rv, err := m.app.Rounds().Round(rounds.Arg{Session: s1.ID})
+	rv, err := m.app.Rooms().Rounds.Round(rounds.Arg{Session: s1.ID})
 	if err != nil || len(rv.Files) != 1 {
 		t.Fatalf("round %+v %v", rv, err)
 	}
@@ -274,11 +274,11 @@ func TestRoundSaysWhoseChangeItIs(t *testing.T) {
 		t.Fatalf("authors %q", a)
 	}
 	for _, line := range []int{2, 8} {
-		if _, err := m.app.Rounds().AddComment(rounds.CommentParams{Arg: rounds.Arg{Session: s1.ID}, Path: f, From: line, To: line, Text: "why?"}); err != nil {
+		if _, err := m.app.Rooms().Rounds.AddComment(rounds.CommentParams{Arg: rounds.Arg{Session: s1.ID}, Path: f, From: line, To: line, Text: "why?"}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := m.app.Rounds().Send(rounds.SendParams{Session: s1.ID}); err != nil {
+	if _, err := m.app.Rooms().Rounds.Send(rounds.SendParams{Session: s1.ID}); err != nil {
 		t.Fatal(err)
 	}
 	texts := c1.UserTexts()

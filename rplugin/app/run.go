@@ -56,11 +56,11 @@ func (a *App) whenInitialized(s *session.Session) {
 		}
 	}
 	initResp, err := s.Proc.InitResponse()
-	a.modeAtStart(s, err)
+	a.modes.AtStart(s, err)
 	if err != nil {
 		return // it answered with an error, or exited: its exit says so
 	}
-	a.checkVersion(s, claude.VersionIn(initResp))
+	a.modes.CheckVersion(s, claude.VersionIn(initResp))
 	if s.MarkReady() {
 		a.ui.Send(ui.EvSession, s)
 	}
@@ -90,7 +90,7 @@ func (a *App) handle(s *session.Session, m claude.Message) {
 			return
 		}
 		results := claude.ToolResultsOf(m) // decoded once, for every reader below
-		a.explainUnasked(s, results.Results)
+		a.modes.ExplainUnasked(s, results.Results)
 		a.desk.Transcript(s, s.Transcript.Apply(m))
 		a.toolsFinished(s, results.Results, a.recordChanges(s, results))
 		a.world.FromResults(s, results)
@@ -247,8 +247,8 @@ func (a *App) system(s *session.Session, m claude.Message) {
 			st = session.StateIdle
 		}
 		s.Update(st, "", sys.SessionID, sys.Model)
-		a.modeReported(s, sys.PermissionMode)
-		a.checkVersion(s, claude.VersionIn(m.Raw))
+		a.modes.Reported(s, sys.PermissionMode)
+		a.modes.CheckVersion(s, claude.VersionIn(m.Raw))
 		a.world.Init(s, m)
 	case "session_state_changed":
 		a.sessionState(s, m)
@@ -260,7 +260,7 @@ func (a *App) system(s *session.Session, m claude.Message) {
 		s.SetTitle(sys.Title)
 	case "status":
 		a.signal(s, m) // compacting
-		a.modeReported(s, sys.PermissionMode)
+		a.modes.Reported(s, sys.PermissionMode)
 		return
 	default:
 		if session.IsTaskMessage(m) {

@@ -32,7 +32,7 @@ func TestSessionNames(t *testing.T) {
 		s, _ := m.app.sessions.Get(info.ID)
 		return s.Name() == "Login tests"
 	})
-	out, err := m.app.History().Rename(info.ID, "  my name\nsecond line ")
+	out, err := m.app.Rooms().History.Rename(info.ID, "  my name\nsecond line ")
 	if err != nil || !out.Done {
 		t.Fatalf("%+v %v", out, err)
 	}
@@ -50,7 +50,7 @@ func TestSessionNames(t *testing.T) {
 	}) {
 		t.Fatal("claude was not asked to rename")
 	}
-	if _, err := m.app.History().Rename(info.ID, "   "); err == nil {
+	if _, err := m.app.Rooms().History.Rename(info.ID, "   "); err == nil {
 		t.Fatal("an empty name was taken")
 	}
 	// Requests name their session.
@@ -65,7 +65,7 @@ func TestForgetExitedSessions(t *testing.T) {
 	m := newMem(t)
 	a, ca := m.session("one")
 	b, _ := m.session("two")
-	if _, err := m.app.History().Forget(a.ID); err == nil {
+	if _, err := m.app.Rooms().History.Forget(a.ID); err == nil {
 		t.Fatal("a running session was forgotten")
 	}
 	ca.Exit(nil)
@@ -73,7 +73,7 @@ func TestForgetExitedSessions(t *testing.T) {
 		s, _ := m.app.sessions.Get(a.ID)
 		return s.State() == session.StateExited
 	})
-	n, err := m.app.History().Forget(0)
+	n, err := m.app.Rooms().History.Forget(0)
 	if err != nil || n != 1 {
 		t.Fatalf("forgot %d: %v", n, err)
 	}
@@ -120,7 +120,7 @@ func TestResumeShowsHistory(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, id+".jsonl"), []byte(b.String()), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	list, err := m.app.History().Resumable(m.dir)
+	list, err := m.app.Rooms().History.Resumable(m.dir)
 	if err != nil || len(list.Sessions) != 1 || list.Sessions[0].Name != "Stored title" || list.Sessions[0].FirstPrompt != "first prompt" {
 		t.Fatalf("%+v %v", list, err)
 	}

@@ -90,7 +90,7 @@ func TestMCPServersOfASession(t *testing.T) {
 	// The first turn's init names it too; the details stay.
 	c.PushJSON(map[string]any{"type": "system", "subtype": "init", "session_id": "s1", "cwd": m.dir,
 		"mcp_servers": []any{map[string]any{"name": "docs", "status": "failed", "source": "project"}}})
-	if err := m.app.World().Reconnect(world.MCPParams{Token: "r1", Session: info.ID, Server: "docs"}); err != nil {
+	if err := m.app.Rooms().World.Reconnect(world.MCPParams{Token: "r1", Session: info.ID, Server: "docs"}); err != nil {
 		t.Fatal(err)
 	}
 	m.rec.wait(t, "the reconnect's reply", func([]ui.Event) bool { _, ok := m.rec.replyOf("r1"); return ok })
@@ -98,13 +98,13 @@ func TestMCPServersOfASession(t *testing.T) {
 	if r["ok"] != false || !strings.Contains(r["error"].(string), "docs did not connect; claude says: ENOENT: no such file or directory, posix_spawn '/x/server-bin'") {
 		t.Fatalf("reply %v", r)
 	}
-	if err := m.app.World().Reconnect(world.MCPParams{Token: "x", Session: info.ID, Server: "nope"}); err == nil || !strings.Contains(err.Error(), "it has docs") {
+	if err := m.app.Rooms().World.Reconnect(world.MCPParams{Token: "x", Session: info.ID, Server: "nope"}); err == nil || !strings.Contains(err.Error(), "it has docs") {
 		t.Fatalf("unknown server: %v", err)
 	}
 	cl.mu.Lock()
 	cl.fixed = true
 	cl.mu.Unlock()
-	if err := m.app.World().Reconnect(world.MCPParams{Token: "r2", Session: info.ID, Server: "docs"}); err != nil {
+	if err := m.app.Rooms().World.Reconnect(world.MCPParams{Token: "r2", Session: info.ID, Server: "docs"}); err != nil {
 		t.Fatal(err)
 	}
 	m.rec.wait(t, "connected", func([]ui.Event) bool { _, ok := m.rec.replyOf("r2"); return ok })
@@ -118,7 +118,7 @@ func TestMCPServersOfASession(t *testing.T) {
 		t.Fatalf("world %+v", v.MCP)
 	}
 	// Disable and enable again: mcp_toggle with the server's name.
-	if err := m.app.World().Toggle(world.MCPParams{Token: "t1", Session: info.ID, Server: "docs", Enabled: false}); err != nil {
+	if err := m.app.Rooms().World.Toggle(world.MCPParams{Token: "t1", Session: info.ID, Server: "docs", Enabled: false}); err != nil {
 		t.Fatal(err)
 	}
 	m.rec.wait(t, "toggled", func([]ui.Event) bool { _, ok := m.rec.replyOf("t1"); return ok })
@@ -132,7 +132,7 @@ func TestMCPServersOfASession(t *testing.T) {
 	if len(toggles) != 1 || toggles[0]["serverName"] != "docs" || toggles[0]["enabled"] != false {
 		t.Fatalf("toggles %v", toggles)
 	}
-	if all := m.app.World().All(); len(all) != 1 || all[0].World.MCP[0].Name != "docs" {
+	if all := m.app.Rooms().World.All(); len(all) != 1 || all[0].World.MCP[0].Name != "docs" {
 		t.Fatalf("MCPAll %+v", all)
 	}
 }
@@ -364,7 +364,7 @@ func TestOtherSessions(t *testing.T) {
 	if err := m.app.Configure(Options{Storage: filepath.Join(m.dir, "storage"), Cmd: script + " --flag"}); err != nil {
 		t.Fatal(err)
 	}
-	m.app.World().RefreshAgents()
+	m.app.Rooms().World.RefreshAgents()
 	m.rec.wait(t, "an error", func(evs []ui.Event) bool { return lastAgents(evs) != nil })
 	if v := m.rec.agents(); v.Error == "" || !strings.Contains(v.Error, "unexpected --flag agents --json") {
 		t.Fatalf("view %+v", v)
@@ -372,7 +372,7 @@ func TestOtherSessions(t *testing.T) {
 	if err := m.app.Configure(Options{Storage: filepath.Join(m.dir, "storage"), Cmd: script}); err != nil {
 		t.Fatal(err)
 	}
-	m.app.World().RefreshAgents()
+	m.app.Rooms().World.RefreshAgents()
 	m.rec.wait(t, "the listing", func(evs []ui.Event) bool { v := lastAgents(evs); return v != nil && v.Error == "" })
 	v := m.rec.agents()
 	if len(v.Sessions) != 2 {
@@ -426,7 +426,7 @@ func TestAgentsRefreshAskedWhileOneRuns(t *testing.T) {
 	if err := m.app.Configure(Options{Storage: filepath.Join(m.dir, "storage"), Cmd: first}); err != nil {
 		t.Fatal(err)
 	}
-	m.app.World().RefreshAgents()
+	m.app.Rooms().World.RefreshAgents()
 	for deadline := time.Now().Add(10 * time.Second); ; {
 		if _, err := os.Stat(gate + ".started"); err == nil {
 			break
@@ -439,7 +439,7 @@ func TestAgentsRefreshAskedWhileOneRuns(t *testing.T) {
 	if err := m.app.Configure(Options{Storage: filepath.Join(m.dir, "storage"), Cmd: second}); err != nil {
 		t.Fatal(err)
 	}
-	m.app.World().RefreshAgents()
+	m.app.Rooms().World.RefreshAgents()
 	if err := os.WriteFile(gate, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
