@@ -28,6 +28,7 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/mode"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/others"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/queue"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/complete"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/controls"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/editor"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/history"
@@ -88,6 +89,7 @@ type App struct {
 	perms    *permissions.Room // the rules the user keeps: a session's own, the settings files'
 	history  *history.Room     // claude's session store: resume, rename, forget
 	modes    *modes.Room       // the mode the user chose, kept; claude's version
+	complete *complete.Room    // the prompt input's completion
 
 	// start spawns claude (claude.Start; tests swap in claudetest).
 	start func(cfg claude.Config, log *slog.Logger) (claude.Conn, error)
@@ -95,8 +97,6 @@ type App struct {
 	mu      sync.Mutex
 	opts    Options
 	workers map[int]*queue.Queue[func()] // per session: gestures that take time, in order
-
-	comp completer // the prompt input's completion (complete.go)
 
 	stageMu sync.Mutex // staging vs. the stale sweep (see permission)
 	spawner *claude.Spawner
@@ -116,6 +116,7 @@ func New(sink ui.Sink, log *slog.Logger) *App {
 		workers: map[int]*queue.Queue[func()]{},
 	}
 	a.tasks = tasks.New(a.desk)
+	a.complete = complete.New(a.desk)
 	a.perms = permissions.New(a.desk, a.claudeHome, a.home)
 	a.modes = modes.New(a.desk, modes.Deps{
 		ClaudeHome: a.claudeHome, Home: a.home, AllowRules: a.perms.AllowRules,
@@ -552,10 +553,11 @@ type Rooms struct {
 	Permissions *permissions.Room // the rules the user keeps
 	History     *history.Room     // claude's session store
 	Modes       *modes.Room       // the mode the user chose; claude's version
+	Complete    *complete.Room    // the prompt input's completion
 }
 
 // Rooms returns the rooms.
 func (a *App) Rooms() Rooms {
 	return Rooms{Tasks: a.tasks, Rounds: a.rounds, World: a.world, Controls: a.controls, Rewind: a.rewind,
-		Editor: a.edit, Permissions: a.perms, History: a.history, Modes: a.modes}
+		Editor: a.edit, Permissions: a.perms, History: a.history, Modes: a.modes, Complete: a.complete}
 }

@@ -26,7 +26,7 @@ func (a *App) recordChanges(s *session.Session, tr claude.ToolResults) string {
 	}
 	s.Turns.Changed(path, orig)
 	if orig == nil {
-		a.fileCreated(path) // a new file: @ completes it at once
+		a.complete.Created(path) // a new file: @ completes it at once
 	}
 	// What the session left: a later difference on disk is someone
 	// else's (rewind keeps it).

@@ -14,6 +14,7 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/diff"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/editortools"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/form"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/proposal"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/tasks"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rules"
@@ -83,7 +84,7 @@ type RequestView struct {
 	Cell     string `json:"cell,omitempty"`
 	Original string `json:"original,omitempty"`
 	// Form is an MCP server's form (an elicitation).
-	Form *Form `json:"form,omitempty"`
+	Form *form.Form `json:"form,omitempty"`
 	// Said is what Claude said right before the call, in the same message
 	// ("" when nothing): why it asks, in its words.
 	Said string `json:"said,omitempty"`
@@ -188,7 +189,7 @@ func (a *App) view(r approval.Pending) RequestView {
 		return a.outsideView(v, o)
 	}
 	if r.Elicit != nil {
-		f := formOf(*r.Elicit)
+		f := form.Of(*r.Elicit)
 		v.Form, v.Tool = &f, "MCP form"
 		v.Title = "MCP server " + f.Server + " asks · " + name
 		if t := r.Elicit.Title; t != "" {

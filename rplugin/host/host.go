@@ -13,6 +13,7 @@ import (
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/app"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/editortools"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/complete"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/controls"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/permissions"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/rewind"
@@ -274,7 +275,7 @@ var methods = map[string]handler{
 	}),
 	"rename":         with(func(a *app.App, p renameArg) (any, error) { return a.Rooms().History.Rename(p.Session, p.Name) }),
 	"forget":         with(func(a *app.App, p sessionArg) (any, error) { return a.Rooms().History.Forget(p.Session) }),
-	"commands":       with(func(a *app.App, p sessionArg) (any, error) { return a.Commands(p.Session) }),
+	"commands":       with(func(a *app.App, p sessionArg) (any, error) { return a.Rooms().Complete.Commands(p.Session) }),
 	"resumable":      with(func(a *app.App, p cwdArg) (any, error) { return a.Rooms().History.Resumable(p.Cwd) }),
 	"checkpoints":    with(func(a *app.App, p app.Later) (any, error) { return nil, a.Rooms().Rewind.Checkpoints(p) }),
 	"rewind":         with(func(a *app.App, p rewind.RewindParams) (any, error) { return nil, a.Rooms().Rewind.Rewind(p) }),
@@ -290,7 +291,7 @@ var methods = map[string]handler{
 	"cancel_queued":  with(func(a *app.App, p app.Later) (any, error) { return nil, a.Rooms().Controls.CancelQueued(p) }),
 	"steer":          with(func(a *app.App, p controls.SteerParams) (any, error) { return a.Rooms().Controls.Steer(p) }),
 	"undo_hunk":      with(func(a *app.App, p rewind.UndoParams) (any, error) { return a.Rooms().Rewind.UndoHunk(p) }),
-	"complete":       with(func(a *app.App, p app.CompleteParams) (any, error) { return nil, a.Complete(p) }),
+	"complete":       with(func(a *app.App, p complete.Params) (any, error) { return nil, a.Rooms().Complete.Complete(p) }),
 	"boundaries":     plain(func(a *app.App) (any, error) { return a.Rooms().Editor.Boundaries(), nil }),
 	"mcp":            with(func(a *app.App, p sessionArg) (any, error) { return a.Rooms().World.MCP(p.Session) }),
 	"mcp_all":        plain(func(a *app.App) (any, error) { return a.Rooms().World.All(), nil }),

@@ -1,4 +1,8 @@
-package app
+// Package complete is the room of the prompt input's completion: "@" a
+// file of the session's folder (the file lists are rebuilt off the loop,
+// package fileindex, and learn at once of a file Claude created), "/" one
+// of claude's slash commands.
+package complete
 
 import (
 	"context"
@@ -8,19 +12,23 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/claude-nova/claude-nova.nvim/rplugin/desk"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/fileindex"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/ui"
 )
 
+// New returns the completion room.
+func New(d *desk.Desk) *Room { return &Room{d: d} }
+
 // maxItems bounds the items one completion answer holds.
 const maxItems = 200
 
-// CompleteParams is what the prompt input completes: "@" a file of the
+// Params is what the prompt input completes: "@" a file of the
 // session's folder (Cwd when no session runs yet), "/" one of claude's slash
 // commands. Token names the answer (the input drops answers it no longer
 // waits for).
-type CompleteParams struct {
+type Params struct {
 	Session int    `json:"session"`
 	Cwd     string `json:"cwd"`
 	Kind    string `json:"kind"`
@@ -28,8 +36,8 @@ type CompleteParams struct {
 	Token   int    `json:"token"`
 }
 
-// CompleteItem is one choice of the completion menu (complete-items).
-type CompleteItem struct {
+// Item is one choice of the completion menu (complete-items).
+type Item struct {
 	Word string `json:"word"`
 	Abbr string `json:"abbr,omitempty"`
 	Menu string `json:"menu,omitempty"`
@@ -38,57 +46,59 @@ type CompleteItem struct {
 
 // Completion is the answer: the items, best first, and how many matched.
 type Completion struct {
-	Token int            `json:"token"`
-	Kind  string         `json:"kind"`
-	Query string         `json:"query"`
-	Items []CompleteItem `json:"items"`
-	Total int            `json:"total"`
-	Error string         `json:"error,omitempty"`
+	Token int    `json:"token"`
+	Kind  string `json:"kind"`
+	Query string `json:"query"`
+	Items []Item `json:"items"`
+	Total int    `json:"total"`
+	Error string `json:"error,omitempty"`
 }
 
-// completer is the app's part of completion: the file lists of every folder
-// asked about, and the newest token (older answers still being computed are
-// not sent).
-type completer struct {
+// Room completes the prompt input: the file lists of every folder asked
+// about, and the newest token (older answers still being computed are not
+// sent).
+type Room struct {
+	d *desk.Desk
+
 	once  sync.Once
 	index *fileindex.Indexes
 	mu    sync.Mutex
 	last  int
 }
 
-func (c *completer) indexes() *fileindex.Indexes {
-	c.once.Do(func() {
-		if c.index == nil {
-			c.index = fileindex.New(nil)
+func (r *Room) indexes() *fileindex.Indexes {
+	r.once.Do(func() {
+		if r.index == nil {
+			r.index = fileindex.New(nil)
 		}
 	})
-	return c.index
+	return r.index
 }
 
 // Complete ranks the completions of p off the editor's loop and sends them
 // as an EvCompletion event; it returns at once.
-func (a *App) Complete(p CompleteParams) error {
+func (r *Room) Complete(p Params) error {
 	if p.Kind != "@" && p.Kind != "/" {
 		return fmt.Errorf("complete: kind must be @ or /, got %q", p.Kind)
 	}
 	root := p.Cwd
-	if s, ok := a.sessions.Get(p.Session); ok {
+	if s, ok := r.d.Sessions.Get(p.Session); ok {
 		root = s.Cwd()
 	}
-	a.comp.mu.Lock()
-	if p.Token > a.comp.last {
-		a.comp.last = p.Token
+	r.mu.Lock()
+	if p.Token > r.last {
+		r.last = p.Token
 	}
-	a.comp.mu.Unlock()
-	a.desk.Background(func(ctx context.Context) {
-		c := Completion{Token: p.Token, Kind: p.Kind, Query: p.Query, Items: []CompleteItem{}}
+	r.mu.Unlock()
+	r.d.Background(func(ctx context.Context) {
+		c := Completion{Token: p.Token, Kind: p.Kind, Query: p.Query, Items: []Item{}}
 		switch p.Kind {
 		case "@":
 			if root == "" || !filepath.IsAbs(root) {
 				c.Error = "no folder to complete files in"
 				break
 			}
-			res, err := a.comp.indexes().Query(ctx, root, p.Query, maxItems)
+			res, err := r.indexes().Query(ctx, root, p.Query, maxItems)
 			if err != nil {
 				c.Error = "the file list could not be read: " + err.Error()
 				break
@@ -99,32 +109,32 @@ func (a *App) Complete(p CompleteParams) error {
 				if strings.ContainsAny(f, " \t") {
 					word = `"` + f + `"`
 				}
-				c.Items = append(c.Items, CompleteItem{Word: sanitize.Line(word), Abbr: sanitize.Line(f), Menu: "file"})
+				c.Items = append(c.Items, Item{Word: sanitize.Line(word), Abbr: sanitize.Line(f), Menu: "file"})
 			}
 		case "/":
-			cmds, _ := a.Commands(p.Session)
+			cmds, _ := r.Commands(p.Session)
 			for _, cmd := range cmds {
 				if strings.HasPrefix(cmd.Name, p.Query) {
-					c.Items = append(c.Items, CompleteItem{Word: cmd.Name, Menu: cmd.Hint, Info: cmd.Description})
+					c.Items = append(c.Items, Item{Word: cmd.Name, Menu: cmd.Hint, Info: cmd.Description})
 				}
 			}
 			c.Total = len(c.Items)
 		}
-		a.comp.mu.Lock()
-		stale := p.Token < a.comp.last
-		a.comp.mu.Unlock()
+		r.mu.Lock()
+		stale := p.Token < r.last
+		r.mu.Unlock()
 		if !stale {
-			a.ui.Send(ui.EvCompletion, c)
+			r.d.UI.Send(ui.EvCompletion, c)
 		}
 	})
 	return nil
 }
 
-// fileCreated tells the file lists that Claude created path (an applied
+// Created tells the file lists that Claude created path (an applied
 // proposal, a write in acceptEdits): @ completes it at once. Only for a new
 // file: an edited one is listed already, and each call scans the lists.
-func (a *App) fileCreated(path string) {
-	a.comp.indexes().Created(path)
+func (r *Room) Created(path string) {
+	r.indexes().Created(path)
 }
 
 // Command is one slash command claude offers (initialize's commands).
@@ -136,8 +146,8 @@ type Command struct {
 
 // Commands lists the slash commands of a session's claude (empty until
 // claude answered initialize).
-func (a *App) Commands(id int) ([]Command, error) {
-	s, err := a.desk.Session(id)
+func (r *Room) Commands(id int) ([]Command, error) {
+	s, err := r.d.Session(id)
 	if err != nil {
 		return nil, err
 	}
