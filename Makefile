@@ -6,7 +6,7 @@
 #   make demo     Neovim + the plugin + a real claude CLI + our scripted model server: no account needed
 #   make bench    performance figures (diff, approval latency, UI stall, startup)
 #   make release  cross-build the host for linux/darwin x amd64/arm64 into dist/ and
-#                 write the release manifest lua/claudenova/release.lua (commit it with the tag)
+#                 write the release manifest lua/claudenova/core/release.lua (commit it with the tag)
 
 GO      ?= go
 TESTBED ?= $(or $(CLAUDENOVA_TESTBED),$(or $(XDG_CACHE_HOME),$(HOME)/.cache)/claudenova-testbed)
@@ -31,7 +31,7 @@ manifest: bin/claudenova
 
 # The Commands, Configuration and Highlights sections of doc/claudenova.txt
 # are generated from lua/claudenova/commands.lua, the config schema and
-# lua/claudenova/highlights.lua, and so are the host's names of the highlight
+# lua/claudenova/setup/highlights.lua, and so are the host's names of the highlight
 # groups (rplugin/ui/hlgroups.go); tests fail when they drift.
 docs: testbed
 	. "$(TESTBED)/env" && "$$NVIM_012" --headless -u NONE -i NONE -l scripts/gendocs.lua
@@ -44,7 +44,7 @@ helptags: testbed
 # stamped): the same Go toolchain rebuilds the same bytes from the revision
 # the manifest names. RELEASE_FLAGS=-targets=linux/amd64 builds one.
 release:
-	$(GO) run ./cmd/release -dist dist -manifest lua/claudenova/release.lua $(RELEASE_FLAGS)
+	$(GO) run ./cmd/release -dist dist -manifest lua/claudenova/core/release.lua $(RELEASE_FLAGS)
 
 # Format the Go and Lua sources.
 fmt: testbed

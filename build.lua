@@ -1,10 +1,10 @@
 -- lazy.nvim runs this file after it installs or updates the plugin (no
 -- `build` key needed in your spec): it obtains the host binary the way the
 -- first :ClaudeNova command and :ClaudeNova build do (the release asset for
--- your platform, checked against the SHA-256 in lua/claudenova/release.lua;
+-- your platform, checked against the SHA-256 in lua/claudenova/core/release.lua;
 -- else a build with go). Other plugin managers: run `:ClaudeNova build`.
 local root = vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":p:h")
-if not pcall(require, "claudenova.install") then
+if not pcall(require, "claudenova.setup.install") then
   vim.opt.rtp:append(root)
 end
 
@@ -25,4 +25,4 @@ local function lazy_opts()
   return nil
 end
 
-require("claudenova.install").build_step(lazy_opts())
+require("claudenova.setup.install").build_step(lazy_opts())

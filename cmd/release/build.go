@@ -77,15 +77,15 @@ func (b Builder) GoVersion(ctx context.Context) (string, error) {
 
 var luaVersion = regexp.MustCompile(`(?m)^return "([^"]+)"\s*$`)
 
-// LuaVersion is the version of the plugin's Lua side (lua/claudenova/version.lua).
+// LuaVersion is the version of the plugin's Lua side (lua/claudenova/core/version.lua).
 func (b Builder) LuaVersion() (string, error) {
-	text, err := os.ReadFile(filepath.Join(b.Dir, "lua", "claudenova", "version.lua"))
+	text, err := os.ReadFile(filepath.Join(b.Dir, "lua", "claudenova", "core", "version.lua"))
 	if err != nil {
 		return "", err
 	}
 	m := luaVersion.FindSubmatch(text)
 	if m == nil {
-		return "", errors.New("lua/claudenova/version.lua does not return a version string")
+		return "", errors.New("lua/claudenova/core/version.lua does not return a version string")
 	}
 	return string(m[1]), nil
 }

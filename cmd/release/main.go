@@ -1,9 +1,9 @@
 // Command release cross-builds the host binary for every release platform
-// into dist/ and writes the release manifest (lua/claudenova/release.lua:
+// into dist/ and writes the release manifest (lua/claudenova/core/release.lua:
 // version, revision, and per asset its file name and SHA-256), to be
 // committed with the release tag. `make release` runs it.
 //
-//	go run ./cmd/release [-dist dist] [-manifest lua/claudenova/release.lua]
+//	go run ./cmd/release [-dist dist] [-manifest lua/claudenova/core/release.lua]
 //	                     [-targets linux/amd64,linux/arm64,darwin/amd64,darwin/arm64]
 //	                     [-allow-dirty]
 package main
@@ -35,7 +35,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("release", flag.ContinueOnError)
 	dir := fs.String("C", ".", "the checkout (module root)")
 	dist := fs.String("dist", "dist", "folder for the assets (relative to -C)")
-	manifest := fs.String("manifest", filepath.Join("lua", "claudenova", "release.lua"), "manifest to write (relative to -C)")
+	manifest := fs.String("manifest", filepath.Join("lua", "claudenova", "core", "release.lua"), "manifest to write (relative to -C)")
 	targets := fs.String("targets", joinTargets(Targets), "platforms to build, os/arch separated by commas")
 	allowDirty := fs.Bool("allow-dirty", false, "build even when the host's sources have uncommitted changes (the revision is marked -dirty)")
 	goCmd := fs.String("go", "go", "the go command")
@@ -52,7 +52,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	if version != host.Version {
-		return fmt.Errorf("lua/claudenova/version.lua says %s, the host %s: they must agree", version, host.Version)
+		return fmt.Errorf("lua/claudenova/core/version.lua says %s, the host %s: they must agree", version, host.Version)
 	}
 	rev, err := b.Revision(ctx, *allowDirty)
 	if err != nil {

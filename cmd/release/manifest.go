@@ -56,7 +56,7 @@ type Asset struct {
 }
 
 // Manifest is the release manifest committed with the release tag
-// (lua/claudenova/release.lua).
+// (lua/claudenova/core/release.lua).
 type Manifest struct {
 	Version  string // "0.1.0"
 	Revision string // commit of the host's sources the assets were built from

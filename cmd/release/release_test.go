@@ -127,7 +127,7 @@ func TestParseManifestRefusesHandEdits(t *testing.T) {
 // The committed manifest is in the generated format, for this version,
 // and names exactly the four release assets.
 func TestCommittedManifest(t *testing.T) {
-	text, err := os.ReadFile(filepath.Join(root, "lua", "claudenova", "release.lua"))
+	text, err := os.ReadFile(filepath.Join(root, "lua", "claudenova", "core", "release.lua"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,7 +213,7 @@ func TestReleaseBuildMatchesItsManifest(t *testing.T) {
 		t.Fatalf("-build-info = %s (%v), want release %s revision %s", out, err, host.Version, a.Revision)
 	}
 	// The committed manifest, when it is of these sources.
-	text, err := os.ReadFile(filepath.Join(root, "lua", "claudenova", "release.lua"))
+	text, err := os.ReadFile(filepath.Join(root, "lua", "claudenova", "core", "release.lua"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -263,7 +263,7 @@ func TestRevisionIsTheHostSources(t *testing.T) {
 	git("add", ".")
 	git("commit", "--quiet", "-m", "host")
 	hostRev := git("rev-parse", "HEAD")
-	write("lua/claudenova/release.lua", "return {}\n")
+	write("lua/claudenova/core/release.lua", "return {}\n")
 	git("add", ".")
 	git("commit", "--quiet", "-m", "manifest")
 	b := Builder{Dir: dir, Go: "go", Env: os.Environ()}

@@ -1,5 +1,5 @@
 -- :ClaudeNova {sub}: one table drives dispatch, completion and help. Every
--- subcommand that acts on a request finds it with claudenova.ui.target;
+-- subcommand that acts on a request finds it with claudenova.surfaces.target;
 -- every error reaches the user through claudenova.errors.
 local M = {}
 
@@ -8,11 +8,11 @@ local function nova()
 end
 
 local function ui()
-  return require("claudenova.ui")
+  return require("claudenova.frontend")
 end
 
 local function say(msg)
-  require("claudenova.ui.notify").info(msg)
+  require("claudenova.setup.notify").info(msg)
 end
 
 -- Subcommands get their words and the raw text after the subcommand name, so
@@ -54,7 +54,7 @@ M.subcommands = {
       if #args == 0 then
         local lines
         if sel then
-          lines = require("claudenova.context").selection(sel.buf, sel.from, sel.to)
+          lines = require("claudenova.services.context").selection(sel.buf, sel.from, sel.to)
         end
         ui().prompt(ui().sendable(ui().session_in_view()), { context = lines })
         return
@@ -79,7 +79,7 @@ M.subcommands = {
   diff = {
     desc = "Compare the current buffer with its file on disk, side by side in diff mode (after Claude changed a file you have unsaved edits in).",
     run = function()
-      require("claudenova.ui.disk").diff()
+      require("claudenova.services.disk").diff()
     end,
   },
   steer = {
@@ -95,7 +95,7 @@ M.subcommands = {
   withdraw = {
     desc = "Withdraw the last prompt of the session in view that claude has not taken yet (sent while a turn ran).",
     run = function()
-      require("claudenova.ui").withdraw_queued(ui().session_in_view())
+      require("claudenova.frontend").withdraw_queued(ui().session_in_view())
     end,
   },
   add = {
@@ -103,9 +103,9 @@ M.subcommands = {
     desc = "Queue a file reference (default: the current buffer's file) for the next prompt; the prompt input shows it (delete its line to drop it). A buffer with unsaved changes is sent as its text in the editor.",
     run = function(args, raw)
       local rel = nova().add(vim.trim(raw) ~= "" and vim.trim(raw) or nil)
-      local ctx = require("claudenova.context")
+      local ctx = require("claudenova.services.context")
       local n = #ctx.queue
-      local images = require("claudenova.images")
+      local images = require("claudenova.setup.images")
       if images.kind(rel) then
         say(("added %s for the next prompt, sent as an image (%d queued)"):format(images.describe(ctx.queue[n]), n))
         return
@@ -119,10 +119,10 @@ M.subcommands = {
   ["paste-image"] = {
     desc = "Add the clipboard's image to the next prompt (saved under storage/images; with wl-paste, xclip or pngpaste). Without one (Neovim on a server, in a container) the terminal's clipboard is read through OSC 52: it carries text, so the path of an image file on Neovim's machine (or a data:image URL) works; else a message says what to do.",
     run = function()
-      local images = require("claudenova.images")
+      local images = require("claudenova.setup.images")
       images.paste_async(
-        require("claudenova.config").get().storage .. "/images",
-        require("claudenova.errors").guard(function(path, why)
+        require("claudenova.setup.config").get().storage .. "/images",
+        require("claudenova.core.errors").guard(function(path, why)
           if not path then
             error("claude-nova: " .. why, 0)
           end
@@ -155,9 +155,12 @@ M.subcommands = {
     desc = "Stop the session in view (its transcript, proposal, panel or sidebar row under the cursor; else the current one); its pending requests are withdrawn. While its background tasks run it asks first (vim.ui.select): they would go with it.",
     run = function()
       local sid = ui().session_in_view()
-      require("claudenova.ui.world").confirm_stop(sid or require("claudenova.ui.state").current or 0, function()
-        say(nova().stop(sid).message)
-      end)
+      require("claudenova.services.world").confirm_stop(
+        sid or require("claudenova.store.state").current or 0,
+        function()
+          say(nova().stop(sid).message)
+        end
+      )
     end,
   },
   interrupt = {
@@ -181,7 +184,7 @@ M.subcommands = {
   rewind = {
     desc = "Restore the files Claude changed (Write, Edit) to their state before one of your prompts: pick the prompt (its time, and what claude's dry run would restore), confirm. Open buffers are reloaded (unsaved edits are kept in storage first); Claude is told; changes made by commands (Bash) are not restored.",
     run = function()
-      require("claudenova.ui.rewind").pick()
+      require("claudenova.surfaces.rewind").pick()
     end,
   },
   changes = {
@@ -192,7 +195,7 @@ M.subcommands = {
     end,
     run = function(args)
       if args[1] == "round" then
-        require("claudenova.ui.round").open()
+        require("claudenova.surfaces.round").open()
         return
       end
       local n = args[1] and tonumber(args[1])
@@ -203,7 +206,7 @@ M.subcommands = {
           0
         )
       end
-      require("claudenova.ui.changes").open(nil, n)
+      require("claudenova.surfaces.changes").open(nil, n)
     end,
   },
   comment = {
@@ -215,7 +218,7 @@ M.subcommands = {
       if opts and opts.range and opts.range > 0 then
         l1, l2 = opts.line1, opts.line2
       end
-      require("claudenova.ui.comments").add({ text = raw, line1 = l1, line2 = l2 })
+      require("claudenova.surfaces.comments").add({ text = raw, line1 = l1, line2 = l2 })
     end,
   },
   comments = {
@@ -223,11 +226,11 @@ M.subcommands = {
     desc = "List the comments of the open round (<CR> opens one, e edits it, dd deletes it). With send: send them to the session in view as one message (for each: the file, the lines, the code quoted with a few lines around it, then the comment; unsaved buffers are quoted as they are); the round closes and the next begins now. While a turn runs it is queued like any prompt.",
     run = function(args)
       if args[1] == "send" then
-        require("claudenova.ui.comments").send()
+        require("claudenova.surfaces.comments").send()
       elseif args[1] then
         error("claude-nova: comments takes nothing or send, got " .. args[1], 0)
       else
-        require("claudenova.ui.comments").open_list()
+        require("claudenova.surfaces.comments").open_list()
       end
     end,
     complete = function()
@@ -237,7 +240,7 @@ M.subcommands = {
   blame = {
     desc = "Toggle, in the current buffer, a sign per line saying who wrote it: Claude (▌), Claude amended by you in the proposal (▚), or you (┆); <CR> on a line shows the session, the prompt and its time. Kept per session folder; follows Claude's changes as they land, and lines you edit by hand become yours.",
     run = function()
-      require("claudenova.ui.blame").toggle()
+      require("claudenova.surfaces.blame").toggle()
     end,
   },
   mode = {
@@ -245,12 +248,12 @@ M.subcommands = {
     desc = "Switch the permission mode of the session in view: default, acceptEdits, plan, auto, bypassPermissions, dontAsk (claude may refuse auto; its reason is shown).",
     run = function(args)
       if not args[1] then
-        error("claude-nova: mode needs one of " .. table.concat(require("claudenova.config").modes, ", "), 0)
+        error("claude-nova: mode needs one of " .. table.concat(require("claudenova.setup.config").modes, ", "), 0)
       end
       say(nova().set_mode(args[1], ui().session_in_view()).message)
     end,
     complete = function()
-      return require("claudenova.config").modes
+      return require("claudenova.setup.config").modes
     end,
   },
   model = {
@@ -268,14 +271,14 @@ M.subcommands = {
       end
       vim.ui.select(list, {
         prompt = "Model for "
-          .. require("claudenova.ui.state").label(sid or require("claudenova.ui.state").current or 0),
+          .. require("claudenova.store.state").label(sid or require("claudenova.store.state").current or 0),
         kind = "claudenova.model",
         format_item = function(m)
           return ("%s — %s"):format(m.name ~= "" and m.name or m.value, m.description)
         end,
       }, function(m)
         if m then
-          require("claudenova.errors").guard(function()
+          require("claudenova.core.errors").guard(function()
             say(nova().set_model(m.value, sid).message)
           end)()
         end
@@ -303,7 +306,7 @@ M.subcommands = {
       end
       vim.ui.select(M.effort_levels(), { prompt = "Effort", kind = "claudenova.effort" }, function(level)
         if level then
-          require("claudenova.errors").guard(function()
+          require("claudenova.core.errors").guard(function()
             say(nova().set_effort(level, sid).message)
           end)()
         end
@@ -316,7 +319,7 @@ M.subcommands = {
   usage = {
     desc = "Show the usage of the session in view as claude reports it: cost, time, lines changed, tokens per model, and your plan's rate limits when claude knows them.",
     run = function()
-      require("claudenova.ui.usage").open(ui().session_in_view())
+      require("claudenova.surfaces.usage").open(ui().session_in_view())
     end,
   },
   allow = {
@@ -346,7 +349,7 @@ M.subcommands = {
   rules = {
     desc = "List the permission rules in effect for the current session's folder, by source; dd removes a rule from its settings file.",
     run = function()
-      require("claudenova.ui.rules").open()
+      require("claudenova.surfaces.rules").open()
     end,
   },
   deny = {
@@ -359,13 +362,13 @@ M.subcommands = {
   ["deny-stop"] = {
     desc = "Deny the request in view and end the turn, so Claude does not retry a firm no (claude tells it to stop and wait for you; no message is sent).",
     run = function()
-      require("claudenova.ui.gestures").deny_stop_target()
+      require("claudenova.frontend.gestures").deny_stop_target()
     end,
   },
   mcp = {
     desc = "Show the MCP servers of the session in view as its claude reports them: name, scope, transport, status, the CLI's error when one failed, its tools; r reconnects one (after its command was fixed), t disables or enables it.",
     run = function()
-      require("claudenova.ui.mcp").open(ui().session_in_view())
+      require("claudenova.surfaces.mcp").open(ui().session_in_view())
     end,
   },
   tasks = {
@@ -375,7 +378,7 @@ M.subcommands = {
       if args[1] and args[1] ~= "stop" then
         error("claude-nova: tasks takes nothing or stop, got " .. args[1], 0)
       end
-      require("claudenova.ui.tasks").pick(args[1])
+      require("claudenova.surfaces.tasks").pick(args[1])
     end,
     complete = function()
       return { "stop" }
@@ -390,7 +393,7 @@ M.subcommands = {
   log = {
     desc = "Open the host log.",
     run = function()
-      vim.cmd.split(vim.fn.fnameescape(require("claudenova.host").log_path()))
+      vim.cmd.split(vim.fn.fnameescape(require("claudenova.channel.host").log_path()))
     end,
   },
   build = {
@@ -401,7 +404,7 @@ M.subcommands = {
       if via and via ~= "download" and via ~= "go" then
         error("claude-nova: build takes nothing, download or go, got " .. via, 0)
       end
-      require("claudenova.install").obtain({ why = ":ClaudeNova build", via = via })
+      require("claudenova.setup.install").obtain({ why = ":ClaudeNova build", via = via })
     end,
     complete = function()
       return { "download", "go" }
@@ -462,11 +465,11 @@ M.doc = {
 --- <Plug>(ClaudeNovaSendSelection): the visual selection's lines into the
 --- prompt input.
 function M.send_selection()
-  require("claudenova.errors").guard(function()
+  require("claudenova.core.errors").guard(function()
     local a, b = vim.fn.line("v"), vim.fn.line(".")
     vim.cmd("normal! \27")
     local lines =
-      require("claudenova.context").selection(vim.api.nvim_get_current_buf(), math.min(a, b), math.max(a, b))
+      require("claudenova.services.context").selection(vim.api.nvim_get_current_buf(), math.min(a, b), math.max(a, b))
     ui().prompt(nil, { context = lines })
   end)()
 end
@@ -477,7 +480,7 @@ function M.effort_levels()
   local ok, list = pcall(function()
     return nova().models(ui().session_in_view())
   end)
-  local s = require("claudenova.ui.state").sessions[ui().session_in_view() or 0]
+  local s = require("claudenova.store.state").sessions[ui().session_in_view() or 0]
   local cur = s and s.model or ""
   for _, m in ipairs(ok and list or {}) do
     if (m.value == cur or (cur == "" and m.value == "default")) and #m.effort_levels > 0 then
@@ -500,7 +503,7 @@ function M.run(opts)
   local args = vim.deepcopy(opts.fargs)
   local sub = table.remove(args, 1)
   local raw = (opts.args or ""):gsub("^%s*%S+%s?", "", 1)
-  local guard = require("claudenova.errors").guard
+  local guard = require("claudenova.core.errors").guard
   if not sub then
     guard(function()
       ui().toggle_sidebar()
@@ -509,11 +512,11 @@ function M.run(opts)
   end
   -- Requests that arrive while you are away are signaled (notify_away),
   -- also where setup() was never called.
-  require("claudenova.away").setup()
+  require("claudenova.setup.away").setup()
   local cmd = M.subcommands[sub]
   if not cmd then
     -- What to do first: the list is long and may be cut (:messages has it whole).
-    require("claudenova.ui.notify").error(
+    require("claudenova.setup.notify").error(
       (":ClaudeNova <Tab> lists the subcommands (%q is not one: %s)"):format(sub, table.concat(M.names(), ", "))
     )
     return
@@ -524,7 +527,7 @@ function M.run(opts)
   end
   -- The first command after an install (vim.pack has no build step) or an
   -- update builds the host first, in the background, then runs.
-  require("claudenova.host").ready(function()
+  require("claudenova.channel.host").ready(function()
     guard(cmd.run)(args, raw, opts)
   end)
 end

@@ -24,7 +24,7 @@ function M.window_place(said)
   if not v then
     return nil
   end
-  local window = require("claudenova.window")
+  local window = require("claudenova.core.window")
   if compare(v, version(window.oldest)) < 0 then
     return "older"
   elseif compare(v, version(window.newest)) > 0 then
@@ -42,8 +42,8 @@ function M.check()
     h.error("Neovim 0.10 or newer is required, this is " .. tostring(vim.version()))
   end
 
-  local host = require("claudenova.host")
-  local install = require("claudenova.install")
+  local host = require("claudenova.channel.host")
+  local install = require("claudenova.setup.install")
   local problem, kind = host.check_now()
   local plan, no_download = install.plan()
   if problem and kind then
@@ -68,7 +68,7 @@ function M.check()
   elseif problem then
     h.error(problem)
   else
-    h.ok("host binary " .. host.bin() .. " (version " .. require("claudenova.version") .. ")")
+    h.ok("host binary " .. host.bin() .. " (version " .. require("claudenova.core.version") .. ")")
     -- How it was obtained: downloaded or built by the plugin (its stamp),
     -- else by make or go build.
     local st = host.stamp()
@@ -119,9 +119,9 @@ function M.check()
   else
     h.info("download: " .. no_download)
   end
-  h.info("host " .. require("claudenova.register").describe())
+  h.info("host " .. require("claudenova.setup.register").describe())
 
-  local cfg = require("claudenova.config").get()
+  local cfg = require("claudenova.setup.config").get()
   -- Split cmd exactly as the host will run it (shell quoting, no shell).
   local words
   if not problem then
@@ -149,7 +149,7 @@ function M.check()
     if ok and res.code == 0 then
       local said = vim.trim(res.stdout or "")
       local where = M.window_place(said)
-      local window = require("claudenova.window")
+      local window = require("claudenova.core.window")
       local span = ("%s to %s"):format(window.oldest, window.newest)
       if where == "older" then
         h.warn(("claude: %s (%s) is older than claude-nova supports (%s)"):format(said, vim.fn.exepath(exe), span), {
@@ -228,7 +228,7 @@ function M.check()
   else
     h.error("storage is not writable: " .. dir)
   end
-  local away = require("claudenova.away").describe()
+  local away = require("claudenova.setup.away").describe()
   h.info("a request that waits while you are away (no focus, no UI): " .. (away or "no signal (notify_away = false)"))
   h.info("log: " .. host.log_path())
   M.editor_tools(cfg)
@@ -241,7 +241,7 @@ end
 function M.mcp()
   local h = vim.health
   h.start("claude-nova: MCP servers")
-  local host = require("claudenova.host")
+  local host = require("claudenova.channel.host")
   if not host.running() then
     h.info("no session runs: a session's MCP servers (.mcp.json, claude mcp add, plugins) are listed once it starts")
     return
@@ -254,7 +254,7 @@ function M.mcp()
   if #(list or {}) == 0 then
     h.info("no session runs")
   end
-  local world = require("claudenova.ui.world")
+  local world = require("claudenova.services.world")
   for _, v in ipairs(list or {}) do
     local who = ("session %d · %s"):format(v.session, v.name or "")
     local w = v.world or {}
@@ -287,7 +287,7 @@ function M.boundary()
   h.info(
     "A tool's answer that would carry text from outside a session's folders is not given unasked: it is a request in the sidebar (allow once, for the session, or deny). claude's own Read rules are obeyed."
   )
-  local host = require("claudenova.host")
+  local host = require("claudenova.channel.host")
   if not host.running() then
     h.info(
       "no session runs: a session's folders are its working directory, its --add-dir folders and claude's permissions.additionalDirectories"
@@ -320,7 +320,7 @@ end
 --- The file buffer the user was in before :checkhealth opened its own.
 local function user_buf()
   local best
-  local log = vim.fs.normalize(require("claudenova.host").log_path())
+  local log = vim.fs.normalize(require("claudenova.channel.host").log_path())
   for _, info in ipairs(vim.fn.getbufinfo({ buflisted = 1 })) do
     local b = info.bufnr
     -- A file of the user's: not the plugin's own log (:ClaudeNova log), not a
@@ -372,7 +372,7 @@ function M.editor_tools(cfg)
     return
   end
   local name = vim.fn.fnamemodify(vim.api.nvim_buf_get_name(b), ":~:.")
-  local servers = require("claudenova.tools").servers(b)
+  local servers = require("claudenova.services.tools").servers(b)
   if #servers == 0 then
     h.info(
       ("%s: no language server attached (the lsp_* and symbol tools will say so; diagnostics still come from vim.diagnostic)"):format(

@@ -2,43 +2,44 @@
 -- take in the editor. This module is the public Lua API. Errors are raised
 -- as plain messages ("claude-nova: …").
 --
--- The front end's layers, lowest first (a module requires only its own layer
--- or below; tests/lua/layers.lua lists them, layers_spec.lua checks):
---   base       text, errors, paths, version
---   config     config, notify, labels, highlights, install, register, away
---   channel    host.lua: calls to the host and its one ordered stream
---   store      ui/state.lua (what the host told us), ui/actions.lua (gesture slots)
---   services   scheduler, context, keys, disk, rescue, world, tools
---   surfaces   ui/panel, ui/proposal, ui/sidebar, ui/transcript, … (one file each)
---   front end  ui/inbox (applies the stream), ui/gestures, ui/ops, ui/init
+-- The front end's layers, lowest first, each a folder of lua/claudenova/ (a
+-- module requires only its own layer or below; tests/lua/layers.lua lists
+-- them, layers_spec.lua checks):
+--   core       core/: text, errors, paths, version, render, split, picker, tabs
+--   setup      setup/: config, notify, labels, highlights, install, register, away
+--   channel    channel/host.lua: calls to the host and its one ordered stream
+--   store      store/state.lua (what the host told us), store/actions.lua (gesture slots)
+--   services   services/: scheduler, context, keys, disk, rescue, world, tools
+--   surfaces   surfaces/: panel, proposal, sidebar, transcript, … (one file each)
+--   frontend   frontend/: inbox (applies the stream), gestures, ops, init
 --   API        this module, commands, health
 -- Entry (a command, a key) → API → front end → store → surfaces; the host's
 -- stream → inbox → store → surfaces.
 local M = {}
 
-M.version = require("claudenova.version")
+M.version = require("claudenova.core.version")
 
 --- Configure the plugin. Validates every option; errors name the option.
---- (lua/claudenova/types.lua describes the options for lua_ls.)
+--- (lua/claudenova/core/types.lua describes the options for lua_ls.)
 ---@param opts? claudenova.Config
 function M.setup(opts)
-  local cfg = require("claudenova.config").set(opts)
-  require("claudenova.highlights").setup()
-  require("claudenova.away").setup()
-  local host = require("claudenova.host")
+  local cfg = require("claudenova.setup.config").set(opts)
+  require("claudenova.setup.highlights").setup()
+  require("claudenova.setup.away").setup()
+  local host = require("claudenova.channel.host")
   if host.running() then
-    host.request("configure", require("claudenova.config").host_options())
+    host.request("configure", require("claudenova.setup.config").host_options())
   end
   return cfg
 end
 
 -- The API loads the rest on first use (setup() at startup stays cheap).
 local function host()
-  return require("claudenova.host")
+  return require("claudenova.channel.host")
 end
 
 local function ops()
-  return require("claudenova.ui.ops")
+  return require("claudenova.frontend.ops")
 end
 
 --- Start a session. opts: { prompt?, cwd?, mode?, resume?, model? }
@@ -59,7 +60,7 @@ end
 --- Queue a file reference (default: the current buffer's file) for the
 --- next prompt. Returns the path as it will be sent.
 function M.add(path)
-  return require("claudenova.context").add(path)
+  return require("claudenova.services.context").add(path)
 end
 
 --- Stop a session (current by default). Returns { done, message }.
@@ -150,10 +151,10 @@ end
 --- first); Claude is told. Returns true, message or false, message.
 function M.rewind(id, opts)
   local started, answered, ok, msg = pcall(host().wait, function(cb)
-    require("claudenova.ui.rewind").rewind(id, nil, cb, (opts or {}).undo_others)
+    require("claudenova.surfaces.rewind").rewind(id, nil, cb, (opts or {}).undo_others)
   end, 15000)
   if not started then
-    return false, (require("claudenova.errors").message(answered):gsub("^claude%-nova: ", ""))
+    return false, (require("claudenova.core.errors").message(answered):gsub("^claude%-nova: ", ""))
   end
   if not answered then
     return false, "claude did not answer in time"
@@ -164,7 +165,7 @@ end
 --- Open the changes view of a session's prompt (number or id; default:
 --- the last prompt that changed a file).
 function M.changes(session, turn)
-  return require("claudenova.ui.changes").open(session, turn)
+  return require("claudenova.surfaces.changes").open(session, turn)
 end
 
 --- Sessions as plain tables.
@@ -177,7 +178,7 @@ end
 function M.pending()
   local out = {}
   local now = os.time() * 1000
-  for _, r in ipairs(require("claudenova.ui").state.order()) do
+  for _, r in ipairs(require("claudenova.frontend").state.order()) do
     table.insert(out, {
       id = r.id,
       session = r.session,
@@ -198,7 +199,7 @@ end
 --- "monitor", …; status "running", "completed", "failed" or "stopped";
 --- started and ended in Unix seconds.
 function M.tasks(session)
-  local state = require("claudenova.ui").state
+  local state = require("claudenova.frontend").state
   local out = {}
   for _, t in ipairs(state.tasks[session or state.current or 0] or {}) do
     table.insert(out, {
@@ -252,11 +253,11 @@ function M.decide(id, decision)
     decision = { behavior = decision }
   end
   if type(decision) ~= "table" or not decision.behavior then
-    require("claudenova.errors").raise(
+    require("claudenova.core.errors").raise(
       'decide() needs a decision: "allow", "allow_session", "deny" or { behavior = … }'
     )
   end
-  local ui = require("claudenova.ui")
+  local ui = require("claudenova.frontend")
   local opts = { rules = decision.rules, destination = decision.destination, interrupt = decision.interrupt }
   if type(id) ~= "table" then
     return ui.decide(id, decision.behavior, decision.message, "command", opts)
@@ -277,7 +278,7 @@ end
 --- Deny a request and end its turn (a firm no: interrupt in the answer).
 ---@return boolean, string|nil
 function M.deny_stop(id)
-  return require("claudenova.ui").decide(id, "deny", nil, "command", { interrupt = true })
+  return require("claudenova.frontend").decide(id, "deny", nil, "command", { interrupt = true })
 end
 
 --- The MCP servers of a session (the current one by default) as its
@@ -286,8 +287,8 @@ end
 --- "failed", "needs-auth", "pending" or "disabled".
 function M.mcp(session)
   local v = host().request("mcp", { session = session or 0 })
-  require("claudenova.ui.world").update(v.world)
-  return require("claudenova.ui.world").servers(v.session)
+  require("claudenova.services.world").update(v.world)
+  return require("claudenova.services.world").servers(v.session)
 end
 
 --- The other Claude sessions of this machine, as last listed (while the
@@ -295,7 +296,7 @@ end
 --- blocked, attach }, … } (empty when not listed yet or agents.list is
 --- false).
 function M.others()
-  local v = require("claudenova.ui.world").others
+  local v = require("claudenova.services.world").others
   return vim.deepcopy(v and v.sessions or {})
 end
 
@@ -315,7 +316,7 @@ end
 --- background tasks that run ("· 1 task"; alone: "1 task running"); empty
 --- when none.
 function M.status()
-  local ok, ui = pcall(require, "claudenova.ui")
+  local ok, ui = pcall(require, "claudenova.frontend")
   if not ok then
     return ""
   end
@@ -338,7 +339,7 @@ function M.status()
   if s and s.name and s.name ~= "" then
     who = s.name .. ((s.model and s.model ~= "") and (" (" .. s.model .. ")") or "") .. ": "
   end
-  local waiting = #require("claudenova.ui.scheduler").waiting
+  local waiting = #require("claudenova.services.scheduler").waiting
   local out = ("%s%d pending"):format(who, n)
   if waiting > 0 then
     out = ("%s%d pending (%d waiting)"):format(who, n, waiting)

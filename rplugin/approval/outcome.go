@@ -1,7 +1,7 @@
 package approval
 
 // outcomes are the words for what a decision did, as the transcript, the
-// log and the front end's messages say them (lua/claudenova/ui/gestures.lua
+// log and the front end's messages say them (lua/claudenova/frontend/gestures.lua
 // has the same list; a test checks they agree). Read through Outcome.
 var outcomes = map[string]string{
 	Allow:        "allowed",

@@ -8,7 +8,7 @@ import (
 
 // The front end words a gesture's result with the same outcomes.
 func TestOutcomesAgreeWithTheFrontEnd(t *testing.T) {
-	b, err := os.ReadFile("../../lua/claudenova/ui/gestures.lua")
+	b, err := os.ReadFile("../../lua/claudenova/frontend/gestures.lua")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@ import (
 
 // The window of claude versions the plugin supports: the oldest it works
 // with and the newest it was tested with (make test-window runs the suite's
-// flows on both ends and on the pinned version). lua/claudenova/window.lua
+// flows on both ends and on the pinned version). lua/claudenova/core/window.lua
 // says the same for :checkhealth; a test checks they agree.
 //
 // Why 2.1.300 is the oldest: it is the first release whose initialize

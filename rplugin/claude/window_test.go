@@ -8,13 +8,13 @@ import (
 
 // The front end's :checkhealth names the same window.
 func TestWindowAgreesWithTheFrontEnd(t *testing.T) {
-	b, err := os.ReadFile("../../lua/claudenova/window.lua")
+	b, err := os.ReadFile("../../lua/claudenova/core/window.lua")
 	if err != nil {
 		t.Fatal(err)
 	}
 	m := regexp.MustCompile(`oldest = "([^"]+)", newest = "([^"]+)"`).FindSubmatch(b)
 	if m == nil || string(m[1]) != OldestSupported || string(m[2]) != NewestTested {
-		t.Fatalf("lua/claudenova/window.lua says %q; the host says %s to %s", m, OldestSupported, NewestTested)
+		t.Fatalf("lua/claudenova/core/window.lua says %q; the host says %s to %s", m, OldestSupported, NewestTested)
 	}
 }
 

@@ -16,7 +16,7 @@ type Editor interface {
 	Call(ctx context.Context, tool string, args any) (json.RawMessage, error)
 }
 
-// Exec starts one call in Neovim (require'claudenova.tools'.call): it
+// Exec starts one call in Neovim (require'claudenova.services.tools'.call): it
 // returns the reply (JSON {ok, result, error}) when the editor could answer
 // at once, or "" when the answer comes later through Bridge.Resolve.
 // wait is how long the editor may take, in milliseconds.

@@ -358,7 +358,7 @@ func TestTools(t *testing.T) {
 // documents the default).
 func TestLuaListsTheSameTools(t *testing.T) {
 	_, file, _, _ := runtime.Caller(0)
-	b, err := os.ReadFile(filepath.Join(filepath.Dir(file), "..", "..", "lua", "claudenova", "config.lua"))
+	b, err := os.ReadFile(filepath.Join(filepath.Dir(file), "..", "..", "lua", "claudenova", "setup", "config.lua"))
 	if err != nil {
 		t.Fatal(err)
 	}

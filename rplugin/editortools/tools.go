@@ -3,7 +3,7 @@
 // text with its unsaved changes, the visual selection, diagnostics and the
 // user's language servers. The Go side defines the tools, checks their
 // arguments, and turns what the editor reports into text for the model; the
-// Neovim side (lua/claudenova/tools.lua) only gathers data. Tool calls
+// Neovim side (lua/claudenova/services/tools.lua) only gathers data. Tool calls
 // reach Neovim through a Bridge that never blocks the caller beyond a
 // deadline.
 //

@@ -38,11 +38,11 @@ type Host struct {
 }
 
 // applyLua is the single entry point of the Lua front end for UI events.
-const applyLua = "require('claudenova.ui').apply(...)"
+const applyLua = "require('claudenova.frontend').apply(...)"
 
 // toolsLua runs one editor tool call (token, tool, args JSON, wait ms): it
 // returns the reply, or "" when it comes later as a tool_reply notification.
-const toolsLua = "return require('claudenova.tools').call(...)"
+const toolsLua = "return require('claudenova.services.tools').call(...)"
 
 // Register declares the manifest's functions on p. With p.Nvim nil (manifest
 // generation) only the declarations matter.

@@ -14,7 +14,7 @@ import (
 	"sync"
 )
 
-// The modes claude accepts (lua/claudenova/config.lua has the same list; a
+// The modes claude accepts (lua/claudenova/setup/config.lua has the same list; a
 // test checks they agree).
 const (
 	Default           = "default"

@@ -94,7 +94,7 @@ func TestCheck(t *testing.T) {
 
 // The front end offers the same modes (completion, validation).
 func TestModesAgreeWithTheFrontEnd(t *testing.T) {
-	b, err := os.ReadFile("../../lua/claudenova/config.lua")
+	b, err := os.ReadFile("../../lua/claudenova/setup/config.lua")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,7 +21,7 @@ func repoRoot(t *testing.T) string {
 // groups, each defined there with a default link and a description. (The
 // generated file's exact text is checked by scripts/gendocs.lua --check.)
 func TestHighlightGroupsAreTheFrontEndsList(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join(repoRoot(t), "lua", "claudenova", "highlights.lua"))
+	b, err := os.ReadFile(filepath.Join(repoRoot(t), "lua", "claudenova", "setup", "highlights.lua"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// Event names sent to Lua (require'claudenova.ui'.apply).
+// Event names sent to Lua (require'claudenova.frontend'.apply).
 const (
 	EvSession        = "session"         // Info of one session
 	EvSessionRemoved = "session_removed" // {session}: an exited session the user cleared

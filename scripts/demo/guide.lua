@@ -106,7 +106,7 @@ end
 
 --- The newest step the tour's transcript names, as the guide's text.
 function M.update()
-  local tr = require("claudenova.ui.transcript")
+  local tr = require("claudenova.surfaces.transcript")
   local b = M.session and tr.bufs[M.session]
   if not (b and vim.api.nvim_buf_is_valid(b)) then
     return
@@ -134,7 +134,7 @@ function M.follow(sid)
   M.session = sid
   local tries = 0
   local function attach()
-    local tr = require("claudenova.ui.transcript")
+    local tr = require("claudenova.surfaces.transcript")
     local b = tr.bufs[sid]
     if not (b and vim.api.nvim_buf_is_valid(b)) then
       tries = tries + 1

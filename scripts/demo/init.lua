@@ -81,7 +81,7 @@ local function tour()
     reset_files()
   end
   vim.cmd("ClaudeNova new DEMO") -- the tour (scripts/demo/script.json), its transcript below
-  local sid = require("claudenova.ui.state").current
+  local sid = require("claudenova.store.state").current
   require("claudenova").rename(tours == 1 and "the tour" or ("the tour, again (" .. tours .. ")"), sid)
   guide.text = { "The tour is starting: its first step comes in a moment." }
   guide.follow(sid)

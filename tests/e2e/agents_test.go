@@ -116,7 +116,7 @@ func TestSubagentAttribution(t *testing.T) {
 		})
 		e.Eventually(10*time.Second, "the panel", func() bool { return e.PanelID() == p.ID })
 		var panel []string
-		e.Lua(&panel, `local pn = require('claudenova.ui.panel').current
+		e.Lua(&panel, `local pn = require('claudenova.surfaces.panel').current
 			return vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(pn.win), 0, -1, false)`)
 		if !strings.Contains(strings.Join(panel, "\n"), "probe sub (general-purpose)") {
 			t.Fatalf("the panel does not name the agent:\n%s", strings.Join(panel, "\n"))
@@ -261,7 +261,7 @@ func TestBackgroundShellTask(t *testing.T) {
 			t.Fatalf("status() = %q", status)
 		}
 		// <CR> on its sidebar row opens its output; q closes it.
-		e.Lua(nil, `local sb = require('claudenova.ui.sidebar')
+		e.Lua(nil, `local sb = require('claudenova.surfaces.sidebar')
 			vim.api.nvim_set_current_win(sb.win())
 			for l, t in pairs(sb.task_rows) do vim.api.nvim_win_set_cursor(0, { l, 0 }) end`)
 		e.Input("<CR>")

@@ -14,7 +14,7 @@ import (
 // PanelID is the id of the request in the open action panel ("" if none).
 func (e *Env) PanelID() string {
 	var id string
-	e.Lua(&id, `local p = require('claudenova.ui.panel').current
+	e.Lua(&id, `local p = require('claudenova.surfaces.panel').current
 		if p and vim.api.nvim_win_is_valid(p.win) then return p.id end
 		return ""`)
 	return id
@@ -80,7 +80,7 @@ func bashAllowFromPanel(t *testing.T, v nvimVersion, o Options) {
 	}
 	// The sidebar shows the row.
 	var sidebar []string
-	e.Lua(&sidebar, "return vim.api.nvim_buf_get_lines(require('claudenova.ui.sidebar').buf, 0, -1, false)")
+	e.Lua(&sidebar, "return vim.api.nvim_buf_get_lines(require('claudenova.surfaces.sidebar').buf, 0, -1, false)")
 	if !strings.Contains(strings.Join(sidebar, "\n"), "Bash `echo hi > allowed.txt`") {
 		t.Errorf("sidebar lacks the row:\n%s", strings.Join(sidebar, "\n"))
 	}
@@ -165,7 +165,7 @@ func TestClosedPanelKeepsRow(t *testing.T) {
 			t.Fatalf("row gone after closing the panel: %+v", got)
 		}
 		// <CR> on the row in the sidebar re-opens the panel.
-		e.Lua(nil, `local sb = require('claudenova.ui.sidebar')
+		e.Lua(nil, `local sb = require('claudenova.surfaces.sidebar')
 			vim.api.nvim_set_current_win(sb.win())
 			for lnum, id in pairs(sb.rows) do if id == ... then vim.api.nvim_win_set_cursor(0, {lnum, 0}) end end`, p.ID)
 		e.Input("<CR>")
@@ -255,7 +255,7 @@ func TestSidebarKeepsCursorAndFocus(t *testing.T) {
 		e.WaitGraceOver()
 		e.Input(":ClaudeNova<CR>") // focus is in the sidebar now
 		e.Eventually(5*time.Second, "sidebar focused", func() bool { return e.curBufFiletype() == "claudenova-sidebar" })
-		e.Lua(nil, `local sb = require('claudenova.ui.sidebar')
+		e.Lua(nil, `local sb = require('claudenova.surfaces.sidebar')
 			for lnum, id in pairs(sb.rows) do if id == "1:req-b" then vim.api.nvim_win_set_cursor(0, {lnum, 0}) end end`)
 		// The user keeps working in the sidebar (a key every 80 ms that
 		// leaves the cursor's line alone): surfaces wait for a pause.
@@ -274,7 +274,7 @@ func TestSidebarKeepsCursorAndFocus(t *testing.T) {
 			return false
 		})
 		var under string
-		e.Lua(&under, "return require('claudenova.ui.sidebar').id_under_cursor() or ''")
+		e.Lua(&under, "return require('claudenova.surfaces.sidebar').id_under_cursor() or ''")
 		if under != "1:req-b" {
 			t.Fatalf("cursor on %q after re-render, want 1:req-b", under)
 		}

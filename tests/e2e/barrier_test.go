@@ -23,7 +23,7 @@ import (
 // that anything Neovim did before caused, and the host has logged them.
 func (e *Env) rejectLikeAWipe(id string) {
 	e.t.Helper()
-	e.Lua(nil, "require('claudenova.host').notify('proposal_wiped', { id = ... })", id)
+	e.Lua(nil, "require('claudenova.channel.host').notify('proposal_wiped', { id = ... })", id)
 }
 
 // The fake claude's part of fakeAnswerBarrier, good for sentinelRounds

@@ -31,7 +31,7 @@ func (e *Env) WaitGraceOver() {
 	e.t.Helper()
 	e.Eventually(5*time.Second, "grace period over", func() bool {
 		var n int
-		e.Lua(&n, `local s = require('claudenova.ui.scheduler'); local n = 0
+		e.Lua(&n, `local s = require('claudenova.services.scheduler'); local n = 0
 			for b in pairs(s.grace) do if s.in_grace(b) then n = n + 1 end end
 			if s.grace_all > vim.uv.now() then n = n + 1 end
 			return n`)
@@ -42,7 +42,7 @@ func (e *Env) WaitGraceOver() {
 // waiting reports whether request id's surface waits for the user.
 func (e *Env) waiting(id string) bool {
 	var w bool
-	e.Lua(&w, "return require('claudenova.ui.scheduler').is_waiting(...)", id)
+	e.Lua(&w, "return require('claudenova.services.scheduler').is_waiting(...)", id)
 	return w
 }
 
@@ -168,7 +168,7 @@ func TestPlanAndQuestionWaitForNormalMode(t *testing.T) {
 			t.Fatalf("user's buffer %q", lines)
 		}
 		// Keep planning closes it; now a question arrives while typing.
-		e.Lua(nil, "require('claudenova.host').request('plan', { id = ..., approve = false, feedback = 'later' })", p.ID)
+		e.Lua(nil, "require('claudenova.channel.host').request('plan', { id = ..., approve = false, feedback = 'later' })", p.ID)
 		e.WaitToolResult("toolu_s0")
 		e.Eventually(5*time.Second, "plan closed", func() bool { return e.PlanBuf(p.ID) == 0 })
 		e.Cmd("buffer " + notes)
@@ -224,7 +224,7 @@ func TestCommandsActOnTheRequestInView(t *testing.T) {
 		// stay open) and edits it.
 		var buf int
 		e.Eventually(10*time.Second, "session 1's proposal open", func() bool { return e.ProposalBuf(findSession(ps, s1).ID) != 0 })
-		e.Lua(nil, "require('claudenova.ui').present(...)", p2.ID) // as <CR> on its row does
+		e.Lua(nil, "require('claudenova.frontend').present(...)", p2.ID) // as <CR> on its row does
 		e.Eventually(10*time.Second, "session 2's proposal under the cursor", func() bool {
 			var cur int
 			e.Lua(&cur, "return vim.api.nvim_get_current_buf()")
@@ -357,7 +357,7 @@ func TestErrorsHaveNoRPCPlumbing(t *testing.T) {
 		clean(apiErr, "unknown permission mode")
 		// A key: gf in the transcript off a tool call (a prompt to a session
 		// that has exited is no error any more: it starts a new session).
-		e.Lua(nil, "require('claudenova.ui').open_transcript(..., { focus = true })", sid)
+		e.Lua(nil, "require('claudenova.frontend').open_transcript(..., { focus = true })", sid)
 		e.Lua(nil, "vim.api.nvim_win_set_cursor(0, {1, 0})")
 		e.Input("gf")
 		e.Eventually(5*time.Second, "key error", func() bool { return strings.Contains(last(), "no cut tool result") })
@@ -452,15 +452,15 @@ func TestSurfacesComeBackWhole(t *testing.T) {
 		e.newSession(readThenEdit(path, "one", "ONE"))
 		p, buf := e.WaitProposal()
 		// The user closes the original side.
-		e.Lua(nil, `local orig = require('claudenova.ui.proposal').open_[...].orig
+		e.Lua(nil, `local orig = require('claudenova.surfaces.proposal').open_[...].orig
 			for _, w in ipairs(vim.fn.win_findbuf(orig)) do vim.api.nvim_win_close(w, true) end`, p.ID)
 		e.Cmd("ClaudeNova")
-		e.Lua(nil, `local sb = require('claudenova.ui.sidebar')
+		e.Lua(nil, `local sb = require('claudenova.surfaces.sidebar')
 			for lnum, id in pairs(sb.rows) do if id == ... then vim.api.nvim_win_set_cursor(0, {lnum, 0}) end end`, p.ID)
 		e.Input("<CR>")
 		e.Eventually(5*time.Second, "diff layout back", func() bool {
 			var n int
-			e.Lua(&n, `local p = require('claudenova.ui.proposal').open_[...]
+			e.Lua(&n, `local p = require('claudenova.surfaces.proposal').open_[...]
 				if not p or vim.api.nvim_get_current_buf() ~= p.buf then return 0 end
 				local n = 0
 				for _, w in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
@@ -507,7 +507,7 @@ func TestNoHitEnterAfterAPick(t *testing.T) {
 		e := NewEnv(t, v, Options{NoModel: true})
 		e.AttachUI(60, 20)
 		e.LuaAsync(`vim.ui.select({ "greet.py · 1 hunk", "notes/todo.md · 1 hunk · new file" }, { prompt = "Files changed by prompt 1:" }, function(f)
-			require("claudenova.ui.notify").info("changes of " .. tostring(f) .. ": ,u undo a hunk, ,k keep it, q close")
+			require("claudenova.setup.notify").info("changes of " .. tostring(f) .. ": ,u undo a hunk, ,k keep it, q close")
 		end)`)
 		// The list is up: Neovim waits for the pick (0.10: a prompt, mode
 		// "rm"; 0.12: the command line, mode "c").

@@ -47,8 +47,8 @@ func (e *Env) selectSidebarRows() {
 	e.Input(":ClaudeNova sidebar<CR>")
 	e.Eventually(5*time.Second, "sidebar focused", func() bool { return e.curBufFiletype() == "claudenova-sidebar" })
 	var first, last int
-	e.Lua(&first, `local m; for lnum in pairs(require('claudenova.ui.sidebar').rows) do m = math.min(m or lnum, lnum) end return m`)
-	e.Lua(&last, `local m = 0; for lnum in pairs(require('claudenova.ui.sidebar').rows) do m = math.max(m, lnum) end return m`)
+	e.Lua(&first, `local m; for lnum in pairs(require('claudenova.surfaces.sidebar').rows) do m = math.min(m or lnum, lnum) end return m`)
+	e.Lua(&last, `local m = 0; for lnum in pairs(require('claudenova.surfaces.sidebar').rows) do m = math.max(m, lnum) end return m`)
 	e.Lua(nil, "vim.api.nvim_win_set_cursor(0, { ..., 0 })", first)
 	e.Type("V")
 	if last > first {
@@ -118,7 +118,7 @@ func TestSafetyCheckIsAnsweredOnlyOnceAndByHand(t *testing.T) {
 			t.Fatalf("the safety check is no longer pending: %+v", e.Pending())
 		}
 		// Deny works.
-		e.Lua(nil, "require('claudenova.ui').present(...)", p.ID)
+		e.Lua(nil, "require('claudenova.frontend').present(...)", p.ID)
 		e.Eventually(10*time.Second, "panel open", func() bool { return e.PanelID() == p.ID })
 		e.Input("d")
 		e.Eventually(30*time.Second, "denied", func() bool {
@@ -302,7 +302,7 @@ func TestNotebookEditProposal(t *testing.T) {
 			Ft    string   `msgpack:"ft"`
 			Name  string   `msgpack:"name"`
 		}
-		e.Lua(&orig, `local p = require('claudenova.ui.proposal').open_[...]
+		e.Lua(&orig, `local p = require('claudenova.surfaces.proposal').open_[...]
 			return { lines = vim.api.nvim_buf_get_lines(p.orig, 0, -1, false), ft = vim.bo[p.buf].filetype, name = vim.api.nvim_buf_get_name(p.buf) }`, p.ID)
 		if strings.Join(orig.Lines, "\n") != "x = 1\nprint(x)" || orig.Ft != "python" || filepath.Base(orig.Name) != "n.c1.py" {
 			t.Fatalf("original side %+v", orig)
@@ -336,7 +336,7 @@ func TestNotebookEditProposal(t *testing.T) {
 		// The write is a change of the turn, like Write and Edit.
 		e.WaitIdle(sid)
 		var files []string
-		e.Lua(&files, `local v = require('claudenova.host').request('changes', { session = ... })
+		e.Lua(&files, `local v = require('claudenova.channel.host').request('changes', { session = ... })
 			local out = {} for _, f in ipairs(v.files) do table.insert(out, f.rel) end return out`, sid)
 		if len(files) != 1 || files[0] != "n.ipynb" {
 			t.Fatalf("changes %v", files)

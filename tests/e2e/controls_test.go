@@ -215,7 +215,7 @@ func TestImagesInPrompts(t *testing.T) {
 			return e.NoteContaining("sent as an image") && e.NoteContaining("clipboard-")
 		})
 		var queued []string
-		e.Lua(&queued, "return require('claudenova.context').queue")
+		e.Lua(&queued, "return require('claudenova.services.context').queue")
 		if len(queued) != 1 || !strings.HasPrefix(queued[0], e.Storage) {
 			t.Fatalf("queue %v", queued)
 		}
@@ -286,7 +286,7 @@ func TestPasteImageWithoutClipboardTool(t *testing.T) {
 			t.Errorf("the message does not say what to do: %s", whole)
 		}
 		var queued []string
-		e.Lua(&queued, "return require('claudenova.context').queue")
+		e.Lua(&queued, "return require('claudenova.services.context').queue")
 		if len(queued) != 0 {
 			t.Fatalf("queue %v", queued)
 		}

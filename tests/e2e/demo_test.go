@@ -109,7 +109,7 @@ func TestDemoTourThenAFreePrompt(t *testing.T) {
 		e.Input("<CR>")
 		var sid int
 		e.Eventually(30*time.Second, "the tour's session", func() bool {
-			e.Lua(&sid, "return require('claudenova.ui.state').current or 0")
+			e.Lua(&sid, "return require('claudenova.store.state').current or 0")
 			return sid != 0
 		})
 		// 1: the Edit, its print line put back with a note, then :w.
@@ -122,7 +122,7 @@ func TestDemoTourThenAFreePrompt(t *testing.T) {
 		e.Type("G", ",", "r", ",", "c")
 		e.Eventually(5*time.Second, "the note", func() bool {
 			var tally map[string]int
-			e.Lua(&tally, "return require('claudenova.ui.hunks').tally(require('claudenova.ui.proposal').open_[...])", p.ID)
+			e.Lua(&tally, "return require('claudenova.surfaces.hunks').tally(require('claudenova.surfaces.proposal').open_[...])", p.ID)
 			return tally["notes"] == 1 && tally["rejected"] == 1
 		})
 		e.Cmd("write")
@@ -292,10 +292,10 @@ func TestDemoTourAgain(t *testing.T) {
 		e.WaitToolResult("toolu_s1")
 		e.Eventually(10*time.Second, "greet.py changed", func() bool { return strings.Contains(e.ReadFile("greet.py"), "def greet(name: str)") })
 		var first int
-		e.Lua(&first, "return require('claudenova.ui.state').current")
+		e.Lua(&first, "return require('claudenova.store.state').current")
 		e.Cmd("DemoTour")
 		var second int
-		e.Lua(&second, "return require('claudenova.ui.state').current")
+		e.Lua(&second, "return require('claudenova.store.state').current")
 		if second == first {
 			t.Fatal("no new session")
 		}
@@ -304,7 +304,7 @@ func TestDemoTourAgain(t *testing.T) {
 		}
 		label := func(id int) string {
 			var l string
-			e.Lua(&l, "return require('claudenova.ui.state').label(...)", id)
+			e.Lua(&l, "return require('claudenova.store.state').label(...)", id)
 			return l
 		}
 		e.Eventually(10*time.Second, "the new tour named", func() bool { return strings.Contains(label(second), "the tour, again") })

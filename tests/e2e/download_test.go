@@ -50,7 +50,7 @@ func makeRelease(t *testing.T) release {
 		steps := [][]string{
 			{"git", "clone", "--quiet", root, src},
 			{"go", "run", "./cmd/release", "-targets", runtime.GOOS + "/" + runtime.GOARCH},
-			{"git", "-c", "user.name=release", "-c", "user.email=release@localhost", "commit", "--quiet", "-m", "release manifest", "lua/claudenova/release.lua"},
+			{"git", "-c", "user.name=release", "-c", "user.email=release@localhost", "commit", "--quiet", "-m", "release manifest", "lua/claudenova/core/release.lua"},
 		}
 		for _, s := range steps {
 			cmd := exec.Command(s[0], s[1:]...)
@@ -63,7 +63,7 @@ func makeRelease(t *testing.T) release {
 				return
 			}
 		}
-		manifest, err := os.ReadFile(filepath.Join(src, "lua", "claudenova", "release.lua"))
+		manifest, err := os.ReadFile(filepath.Join(src, "lua", "claudenova", "core", "release.lua"))
 		if err != nil {
 			releaseErr = err.Error()
 			return
@@ -212,7 +212,7 @@ func TestInstallDownloadsVerifiedHost(t *testing.T) {
 		return entered == 1
 	})
 	var where string
-	e.Lua(&where, "return require('claudenova.host').root()")
+	e.Lua(&where, "return require('claudenova.channel.host').root()")
 	bin := filepath.Join(where, "bin", "claudenova")
 	if _, err := os.Stat(bin); err == nil {
 		t.Fatal("the clone has a host binary already")
@@ -286,7 +286,7 @@ func TestTamperedHostIsRefused(t *testing.T) {
 		}
 		// The line shown is cut to the screen; :messages has it whole.
 		whole := e.WholeMessage("refused the downloaded host")
-		for _, want := range []string{"its SHA-256 is " + badSum, "release manifest (lua/claudenova/release.lua) says " + rel.sum, "nothing was run"} {
+		for _, want := range []string{"its SHA-256 is " + badSum, "release manifest (lua/claudenova/core/release.lua) says " + rel.sum, "nothing was run"} {
 			if !strings.Contains(whole, want) {
 				t.Errorf("the refusal lacks %q: %s", want, whole)
 			}
@@ -298,7 +298,7 @@ func TestTamperedHostIsRefused(t *testing.T) {
 			t.Errorf("the tampered download was left: %v", left)
 		}
 		var running bool
-		e.Lua(&running, "return require('claudenova.host').running()")
+		e.Lua(&running, "return require('claudenova.channel.host').running()")
 		for _, pid := range e.markedPids() {
 			exe, _ := os.Readlink("/proc/" + strconv.Itoa(pid) + "/exe")
 			if filepath.Base(exe) != "nvim" {

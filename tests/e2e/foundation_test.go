@@ -17,7 +17,7 @@ func (e *Env) newSession(args string) int {
 	e.t.Helper()
 	e.Cmd("ClaudeNova new " + args)
 	var id int
-	e.Lua(&id, "return require('claudenova.ui.state').current or 0")
+	e.Lua(&id, "return require('claudenova.store.state').current or 0")
 	if id == 0 {
 		e.t.Fatalf("no session started; notes: %v", e.Notes())
 	}
@@ -105,7 +105,7 @@ func TestInterruptAndResume(t *testing.T) {
 		id := e.newSession("hello there")
 		e.WaitIdle(id)
 		var claudeID string
-		e.Lua(&claudeID, "return require('claudenova.ui.state').sessions[...].claude_id", id)
+		e.Lua(&claudeID, "return require('claudenova.store.state').sessions[...].claude_id", id)
 		if claudeID == "" {
 			t.Fatal("no claude session id")
 		}
@@ -136,14 +136,14 @@ func TestInterruptAndResume(t *testing.T) {
 
 		e.Cmd("ClaudeNova resume " + claudeID)
 		var rid int
-		e.Lua(&rid, "return require('claudenova.ui.state').current")
+		e.Lua(&rid, "return require('claudenova.store.state').current")
 		if rid == id {
 			t.Fatal("resume did not start a new session")
 		}
 		e.Cmd("ClaudeNova send again")
 		e.Eventually(60*time.Second, "resumed reply", func() bool { return strings.Contains(e.Transcript(rid), "You said: again") })
 		var got string
-		e.Lua(&got, "return require('claudenova.ui.state').sessions[...].claude_id", rid)
+		e.Lua(&got, "return require('claudenova.store.state').sessions[...].claude_id", rid)
 		if got != claudeID {
 			t.Errorf("resumed session id %q, want %q", got, claudeID)
 		}
@@ -242,7 +242,7 @@ func TestVersionsAgree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lua, _ := os.ReadFile(filepath.Join(root, "lua", "claudenova", "version.lua"))
+	lua, _ := os.ReadFile(filepath.Join(root, "lua", "claudenova", "core", "version.lua"))
 	m := regexp.MustCompile(`"([^"]+)"`).FindSubmatch(lua)
 	if m == nil || strings.TrimSpace(string(out)) != string(m[1]) {
 		t.Fatalf("host version %q, lua version %q", strings.TrimSpace(string(out)), m)
@@ -403,7 +403,7 @@ func TestHighlightsAreDefaultLinksThatSurviveColorschemes(t *testing.T) {
 			t.Fatalf("ClaudeNovaTool links to %q after a colorscheme change", link)
 		}
 		// default = true: a user's own definition wins.
-		e.Lua(nil, "vim.api.nvim_set_hl(0, 'ClaudeNovaTool', { fg = '#ff0000' }); require('claudenova.highlights').setup()")
+		e.Lua(nil, "vim.api.nvim_set_hl(0, 'ClaudeNovaTool', { fg = '#ff0000' }); require('claudenova.setup.highlights').setup()")
 		var fg int
 		e.Lua(&fg, "return vim.api.nvim_get_hl(0, { name = 'ClaudeNovaTool' }).fg or 0")
 		if fg != 0xff0000 {

@@ -52,7 +52,7 @@ func TestHelpKeyOnEverySurface(t *testing.T) {
 		e.Eventually(30*time.Second, "panel", func() bool { return e.PanelID() != "" })
 		e.WaitGraceOver()
 		want(e.helpFloat("action panel"), "panel", "D  ", "Deny with an optional message", "Allow once")
-		e.Lua(nil, "vim.api.nvim_set_current_win(require('claudenova.ui.panel').current.win)")
+		e.Lua(nil, "vim.api.nvim_set_current_win(require('claudenova.surfaces.panel').current.win)")
 		e.Input("a")
 		_, buf := e.WaitProposalOf("toolu_s2")
 		focusBuf(e, buf)
@@ -62,12 +62,12 @@ func TestHelpKeyOnEverySurface(t *testing.T) {
 		e.WaitToolResult("toolu_s2")
 		// The task's output.
 		tk := e.allowTask(sid, "nap", started)
-		e.Lua(nil, "require('claudenova.ui.tasks').open(...)", tk.ID)
+		e.Lua(nil, "require('claudenova.surfaces.tasks').open(...)", tk.ID)
 		want(e.helpFloat("task output"), "task output", "X", "Stop the task")
 		e.Input("q")
 		e.WaitIdle(sid)
 		// The transcript, the prompt input, the changes view, the rules, the usage.
-		e.Lua(nil, "require('claudenova.ui').open_transcript(..., { focus = true })", sid)
+		e.Lua(nil, "require('claudenova.frontend').open_transcript(..., { focus = true })", sid)
 		want(e.helpFloat("transcript"), "transcript", "i ", "Open the prompt input", "<CR>", "gf")
 		e.Cmd("ClaudeNova prompt")
 		e.WaitMode("i")
@@ -129,7 +129,7 @@ func TestSessionReadyUntilTheFirstPrompt(t *testing.T) {
 		e.sendLua(sid, "hello")
 		e.WaitIdle(sid)
 		var claudeID string
-		e.Lua(&claudeID, "return require('claudenova.ui.state').sessions[...].claude_id", sid)
+		e.Lua(&claudeID, "return require('claudenova.store.state').sessions[...].claude_id", sid)
 		e.Lua(nil, "require('claudenova').stop(...)", sid)
 		e.Eventually(20*time.Second, "exited", func() bool { st, _ := e.SessionState(sid); return st == "exited" })
 		var again int
@@ -172,7 +172,7 @@ func TestSidebarStopKey(t *testing.T) {
 		e.Eventually(20*time.Second, "running", func() bool { st, _ := e.SessionState(busy); return st == "running" })
 		e.Cmd("ClaudeNova")
 		onRow := func(sid int) {
-			e.Lua(nil, `local sb = require('claudenova.ui.sidebar')
+			e.Lua(nil, `local sb = require('claudenova.surfaces.sidebar')
 				for lnum, id in pairs(sb.session_rows) do if id == ... then vim.api.nvim_win_set_cursor(0, {lnum, 0}) end end`, sid)
 		}
 		onRow(idle)
@@ -205,12 +205,12 @@ func TestSendAfterExitAnnouncesTheNewSession(t *testing.T) {
 	eachNvim(t, func(t *testing.T, v nvimVersion) {
 		e := NewEnv(t, v, Options{})
 		old := e.startIdle("")
-		e.Lua(nil, "require('claudenova.ui').open_transcript(...)", old)
+		e.Lua(nil, "require('claudenova.frontend').open_transcript(...)", old)
 		e.Lua(nil, "require('claudenova').stop(...)", old)
 		e.Eventually(20*time.Second, "exited", func() bool { st, _ := e.SessionState(old); return st == "exited" })
 		e.Cmd("ClaudeNova send are you there?")
 		var cur int
-		e.Lua(&cur, "return require('claudenova.ui.state').current")
+		e.Lua(&cur, "return require('claudenova.store.state').current")
 		if cur == old {
 			t.Fatal("no new session")
 		}
@@ -228,13 +228,13 @@ func TestSendAfterExitAnnouncesTheNewSession(t *testing.T) {
 		}
 		e.Eventually(60*time.Second, "answered", func() bool { return strings.Contains(e.Transcript(cur), "You said: are you there?") })
 		// From the old transcript's own prompt input as well.
-		e.Lua(nil, "require('claudenova.ui').open_transcript(..., { focus = true })", old)
+		e.Lua(nil, "require('claudenova.frontend').open_transcript(..., { focus = true })", old)
 		e.Input("i")
 		e.WaitMode("i")
 		e.Input("still there?<C-s>")
 		e.Eventually(10*time.Second, "a third session", func() bool {
 			var n int
-			e.Lua(&n, "return require('claudenova.ui.state').current")
+			e.Lua(&n, "return require('claudenova.store.state').current")
 			return n != cur && n != old
 		})
 		if strings.Contains(e.Transcript(old), "still there?") {
@@ -249,7 +249,7 @@ func TestTranscriptEnterKeepsTheKeys(t *testing.T) {
 	eachNvim(t, func(t *testing.T, v nvimVersion) {
 		e := NewEnv(t, v, Options{})
 		sid := e.startIdle("")
-		e.Lua(nil, "require('claudenova.ui').open_transcript(..., { focus = true })", sid)
+		e.Lua(nil, "require('claudenova.frontend').open_transcript(..., { focus = true })", sid)
 		e.Lua(nil, "vim.api.nvim_win_set_cursor(0, {1, 0})") // "## You"
 		e.Type("<CR>")
 		e.Type(":ClaudeNova mode acceptEdits<CR>")

@@ -340,9 +340,9 @@ func (e *Env) Eventually(timeout time.Duration, what string, cond func() bool) {
 		}
 		if time.Now().After(deadline) {
 			var stream, sessions any
-			_ = e.V.ExecLua("return require('claudenova.ui.inbox').stream_state()", &stream)
+			_ = e.V.ExecLua("return require('claudenova.frontend.inbox').stream_state()", &stream)
 			// The host's own view, beside the front end's.
-			_ = e.V.ExecLua(`local ok, s = pcall(require('claudenova.host').request, 'sessions')
+			_ = e.V.ExecLua(`local ok, s = pcall(require('claudenova.channel.host').request, 'sessions')
 				if not ok then return tostring(s) end
 				local out = {}
 				for _, i in ipairs(s or {}) do table.insert(out, ("%s:%s"):format(i.id, i.state)) end
@@ -382,7 +382,7 @@ func (e *Env) NoteContaining(s string) bool {
 // Transcript returns the lines of session id's transcript buffer.
 func (e *Env) Transcript(id int) string {
 	var lines []string
-	e.Lua(&lines, `local b = require('claudenova.ui.transcript').bufs[...]
+	e.Lua(&lines, `local b = require('claudenova.surfaces.transcript').bufs[...]
 		if not b or not vim.api.nvim_buf_is_valid(b) then return {} end
 		return vim.api.nvim_buf_get_lines(b, 0, -1, false)`, id)
 	return strings.Join(lines, "\n")
@@ -421,7 +421,7 @@ func (e *Env) SessionState(id int) (state, mode string) {
 		State string `msgpack:"state"`
 		Mode  string `msgpack:"mode"`
 	}
-	e.Lua(&s, "return require('claudenova.ui.state').sessions[...] or {}", id)
+	e.Lua(&s, "return require('claudenova.store.state').sessions[...] or {}", id)
 	return s.State, s.Mode
 }
 

@@ -106,7 +106,7 @@ func TestFilesEdgeCases(t *testing.T) {
 					t.Fatalf("%s: surface %q, want %q", p.Target, p.Surface, want.surface)
 				}
 				var reason string
-				e.Lua(&reason, "return require('claudenova.ui.state').requests[...].reason", p.ID)
+				e.Lua(&reason, "return require('claudenova.store.state').requests[...].reason", p.ID)
 				if !strings.Contains(reason, want.reason) {
 					t.Errorf("%s: reason %q lacks %q", p.Target, reason, want.reason)
 				}

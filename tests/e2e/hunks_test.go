@@ -224,7 +224,7 @@ func TestWinbarFitsTheWidth(t *testing.T) {
 			{20, "Proposal · Edit gre…"},
 		} {
 			var got string
-			e.Lua(&got, "return require('claudenova.ui.text').fit(...)", parts, tc.width)
+			e.Lua(&got, "return require('claudenova.core.text').fit(...)", parts, tc.width)
 			if got != tc.want {
 				t.Errorf("width %d: %q, want %q", tc.width, got, tc.want)
 			}

@@ -47,7 +47,7 @@ func TestInstallWithVimPack(t *testing.T) {
 		return entered == 1
 	})
 	var where string
-	e.Lua(&where, "return require('claudenova.host').root()")
+	e.Lua(&where, "return require('claudenova.channel.host').root()")
 	if !strings.Contains(where, filepath.Join("site", "pack")) {
 		t.Fatalf("the plugin runs from %q, not vim.pack's folder", where)
 	}

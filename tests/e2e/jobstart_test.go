@@ -45,7 +45,7 @@ func jobstartRegistration(t *testing.T, v nvimVersion, o Options) {
 		return strings.Contains(e.Transcript(1), "You said: hello without remote plugins")
 	})
 	var kind string
-	e.Lua(&kind, "return require('claudenova.register').kind()")
+	e.Lua(&kind, "return require('claudenova.setup.register').kind()")
 	if kind != "jobstart" {
 		t.Fatalf("register.kind() = %q, want jobstart", kind)
 	}
@@ -67,7 +67,7 @@ func TestRemoteHostPathByDefault(t *testing.T) {
 		e := NewEnv(t, v, Options{NoModel: true})
 		e.Cmd("ClaudeNova sidebar")
 		var kind string
-		e.Lua(&kind, "return require('claudenova.register').kind()")
+		e.Lua(&kind, "return require('claudenova.setup.register').kind()")
 		if kind != "remote" {
 			t.Fatalf("register.kind() = %q, want remote", kind)
 		}

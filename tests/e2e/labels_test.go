@@ -97,7 +97,7 @@ func TestWindowsAreNamedForPeople(t *testing.T) {
 		// The user's own tab line is theirs.
 		e.Lua(nil, "vim.o.tabline = 'MINE'")
 		e.Cmd("tabnext")
-		e.Lua(nil, "require('claudenova.ui.labels').set(vim.api.nvim_get_current_buf(), 'x')")
+		e.Lua(nil, "require('claudenova.setup.labels').set(vim.api.nvim_get_current_buf(), 'x')")
 		var tl string
 		e.Lua(&tl, "return vim.o.tabline")
 		if tl != "MINE" {

@@ -17,13 +17,13 @@ _G.claudenova_test.events = {}
 vim.api.nvim_create_autocmd("User", {
   pattern = { "ClaudeNovaRequestAdded", "ClaudeNovaRequestDecided" },
   callback = function(ev)
-    local panel = package.loaded["claudenova.ui.panel"]
+    local panel = package.loaded["claudenova.surfaces.panel"]
     table.insert(_G.claudenova_test.events, {
       kind = ev.match,
       id = ev.data.id,
       outcome = ev.data.outcome,
       panel_open = (panel and panel.current and panel.current.id == ev.data.id) and true or false,
-      in_state = require("claudenova.ui.state").requests[ev.data.id] ~= nil,
+      in_state = require("claudenova.store.state").requests[ev.data.id] ~= nil,
     })
   end,
 })

@@ -12,7 +12,7 @@ import (
 // ProposalBuf returns the buffer of the open proposal for request id (0 if none).
 func (e *Env) ProposalBuf(id string) int {
 	var buf int
-	e.Lua(&buf, `local p = require('claudenova.ui.proposal').open_[...]
+	e.Lua(&buf, `local p = require('claudenova.surfaces.proposal').open_[...]
 		if p and vim.api.nvim_buf_is_valid(p.buf) then return p.buf end
 		return 0`, id)
 	return buf
@@ -216,7 +216,7 @@ func TestUnreconstructableEditGoesToPanel(t *testing.T) {
 		e.Eventually(10*time.Second, "panel open", func() bool { return e.PanelID() == p.ID })
 		e.WaitGraceOver()
 		var lines []string
-		e.Lua(&lines, "return vim.api.nvim_buf_get_lines(require('claudenova.ui.panel').current.buf, 0, -1, false)")
+		e.Lua(&lines, "return vim.api.nvim_buf_get_lines(require('claudenova.surfaces.panel').current.buf, 0, -1, false)")
 		if !strings.Contains(strings.Join(lines, "\n"), "not found") {
 			t.Fatalf("panel does not say why:\n%s", strings.Join(lines, "\n"))
 		}
@@ -246,7 +246,7 @@ func TestProposalNeverClobbers(t *testing.T) {
 		// its file).
 		var orig []string
 		e.Eventually(10*time.Second, "the original side refreshed", func() bool {
-			e.Lua(&orig, "return vim.api.nvim_buf_get_lines(require('claudenova.ui.proposal').open_[...].orig, 0, -1, false)", p.ID)
+			e.Lua(&orig, "return vim.api.nvim_buf_get_lines(require('claudenova.surfaces.proposal').open_[...].orig, 0, -1, false)", p.ID)
 			return strings.Join(orig, "\n") == "one\ntwo\nthree from elsewhere"
 		})
 	})
@@ -299,14 +299,14 @@ func TestPanelModeReviewShowsDiff(t *testing.T) {
 		e.Input("r")
 		e.Eventually(5*time.Second, "review with diff", func() bool {
 			var lines []string
-			e.Lua(&lines, "local c = require('claudenova.ui.panel').current; return c and vim.api.nvim_buf_get_lines(c.buf, 0, -1, false) or {}")
+			e.Lua(&lines, "local c = require('claudenova.surfaces.panel').current; return c and vim.api.nvim_buf_get_lines(c.buf, 0, -1, false) or {}")
 			s := strings.Join(lines, "\n")
 			return strings.Contains(s, "-y") && strings.Contains(s, "+z") && strings.Contains(s, "@@ -1,2 +1,2 @@")
 		})
 		// The sidebar row carries +N -M.
 		e.Cmd("ClaudeNova")
 		var sb []string
-		e.Lua(&sb, "return vim.api.nvim_buf_get_lines(require('claudenova.ui.sidebar').buf, 0, -1, false)")
+		e.Lua(&sb, "return vim.api.nvim_buf_get_lines(require('claudenova.surfaces.sidebar').buf, 0, -1, false)")
 		if !strings.Contains(strings.Join(sb, "\n"), "p.txt +1 -1") {
 			t.Errorf("sidebar row lacks +1 -1:\n%s", strings.Join(sb, "\n"))
 		}
@@ -420,7 +420,7 @@ func (e *Env) WaitProposalOf(toolUseID string) (string, int) {
 	var id string
 	var buf int
 	e.Eventually(60*time.Second, "proposal for "+toolUseID, func() bool {
-		e.Lua(&id, `for id, r in pairs(require('claudenova.ui.state').requests) do
+		e.Lua(&id, `for id, r in pairs(require('claudenova.store.state').requests) do
 			if r.surface == 'proposal' then return id end end return ''`)
 		if id == "" {
 			return false

@@ -85,7 +85,7 @@ func TestQuestionCancelKeepsRow(t *testing.T) {
 		// Sidebar allow on a question row re-presents it instead of answering.
 		e.ScriptUI([]string{"y — about y"}, nil)
 		e.Cmd("ClaudeNova")
-		e.Lua(nil, `local sb = require('claudenova.ui.sidebar')
+		e.Lua(nil, `local sb = require('claudenova.surfaces.sidebar')
 			for lnum, id in pairs(sb.rows) do if id == ... then vim.api.nvim_win_set_cursor(0, {lnum, 0}) end end`, p.ID)
 		e.Input("a")
 		r := e.WaitToolResult("toolu_s0")
@@ -104,7 +104,7 @@ func planSeq(e *Env, path string) string {
 // PlanBuf is the buffer of the open plan of request id (0 if none).
 func (e *Env) PlanBuf(id string) int {
 	var buf int
-	e.Lua(&buf, `local p = require('claudenova.ui.plan').open_[...]
+	e.Lua(&buf, `local p = require('claudenova.surfaces.plan').open_[...]
 		return (p and vim.api.nvim_buf_is_valid(p.buf)) and p.buf or 0`, id)
 	return buf
 }
@@ -123,7 +123,7 @@ func TestPlanApproveAcceptEdits(t *testing.T) {
 		}
 		// Sidebar `a` on a plan row opens the plan and does not answer.
 		e.Cmd("ClaudeNova")
-		e.Lua(nil, `local sb = require('claudenova.ui.sidebar')
+		e.Lua(nil, `local sb = require('claudenova.surfaces.sidebar')
 			for lnum, id in pairs(sb.rows) do if id == ... then vim.api.nvim_win_set_cursor(0, {lnum, 0}) end end`, p.ID)
 		e.Input("a")
 		var buf int
@@ -158,7 +158,7 @@ func TestPlanApproveAcceptEdits(t *testing.T) {
 			t.Fatalf("mode %q, want acceptEdits", mode)
 		}
 		var sb []string
-		e.Lua(&sb, "return vim.api.nvim_buf_get_lines(require('claudenova.ui.sidebar').buf, 0, -1, false)")
+		e.Lua(&sb, "return vim.api.nvim_buf_get_lines(require('claudenova.surfaces.sidebar').buf, 0, -1, false)")
 		if !strings.Contains(strings.Join(sb, "\n"), "acceptEdits") {
 			t.Errorf("sidebar does not show the mode:\n%s", strings.Join(sb, "\n"))
 		}

@@ -73,7 +73,7 @@ func TestRecordFrontEndFixtures(t *testing.T) {
 		e.WaitIdle(b)
 		e.Eventually(10*time.Second, "alpha waits", func() bool { st, _ := e.SessionState(a); return st == "waiting" })
 		var lines []string
-		e.Lua(&lines, "return vim.api.nvim_buf_get_lines(require('claudenova.ui.transcript').ensure(...), 0, -1, false)", b)
+		e.Lua(&lines, "return vim.api.nvim_buf_get_lines(require('claudenova.surfaces.transcript').ensure(...), 0, -1, false)", b)
 		if !strings.Contains(strings.Join(lines, "\n"), "chunk 000029") {
 			t.Fatalf("bravo's transcript: %q", lines)
 		}
@@ -101,7 +101,7 @@ func TestRecordFrontEndFixtures(t *testing.T) {
 		e.Cmd("2")
 		e.Cmd("ClaudeNova comment say hello with a comma")
 		e.Eventually(10*time.Second, "the comment shown", func() bool {
-			return vim(e, "return tostring(#vim.api.nvim_buf_get_extmarks(0, require('claudenova.ui.comments').ns, 0, -1, {}))") != "0"
+			return vim(e, "return tostring(#vim.api.nvim_buf_get_extmarks(0, require('claudenova.surfaces.comments').ns, 0, -1, {}))") != "0"
 		})
 		e.Cmd("ClaudeNova comments")
 		e.Eventually(10*time.Second, "the comments list", func() bool { return vim(e, "return vim.b.claudenova_surface or ''") == "comments" })
@@ -120,7 +120,7 @@ func TestRecordFrontEndFixtures(t *testing.T) {
 		tk := e.allowTask(id, "tick three times", func(x Task) bool { return x.Status != "running" })
 		e.WaitIdle(id)
 		e.Cmd("ClaudeNova sidebar")
-		e.Lua(nil, "require('claudenova.ui.tasks').open(...)", tk.ID)
+		e.Lua(nil, "require('claudenova.surfaces.tasks').open(...)", tk.ID)
 		e.Eventually(10*time.Second, "the task's output", func() bool { return strings.Contains(e.bufLines(0), "tick 3") })
 	}, Options{ClaudeEnv: map[string]string{"CLAUDE_CODE_ENABLE_TODO_TOOLS": "1"}})
 	// A question with two options, answered in the float picker.

@@ -26,7 +26,7 @@ func faultEnv(t *testing.T, v nvimVersion, script func(project string) []string)
 
 func (e *Env) hostPid() int {
 	var pid int
-	e.Lua(&pid, "local c = require('claudenova.host').channel; return c and vim.fn.jobpid(c) or 0")
+	e.Lua(&pid, "local c = require('claudenova.channel.host').channel; return c and vim.fn.jobpid(c) or 0")
 	return pid
 }
 
@@ -279,7 +279,7 @@ func hostCrashThenFreshHost(t *testing.T, v nvimVersion, o Options) {
 		t.Fatalf("the new session's transcript holds the old one:\n%s", tr)
 	}
 	var sb []string
-	e.Lua(&sb, "return vim.api.nvim_buf_get_lines(require('claudenova.ui.sidebar').buf, 0, -1, false)")
+	e.Lua(&sb, "return vim.api.nvim_buf_get_lines(require('claudenova.surfaces.sidebar').buf, 0, -1, false)")
 	sessions := 0
 	for _, l := range sb {
 		if sessionRow.MatchString(l) {
@@ -358,11 +358,11 @@ func TestStreamingSessionsKeepHostAndTranscripts(t *testing.T) {
 		}
 		e.Cmd("ClaudeNova transcript")
 		// Wipe one transcript mid-stream: it is re-created and catches up.
-		e.Lua(nil, "pcall(vim.api.nvim_buf_delete, require('claudenova.ui.transcript').ensure(2), { force = true })")
+		e.Lua(nil, "pcall(vim.api.nvim_buf_delete, require('claudenova.surfaces.transcript').ensure(2), { force = true })")
 		for id := 1; id <= n; id++ {
 			if os.Getenv("STREAM_DEBUG") != "" {
 				var st map[string]any
-				e.Lua(&st, "return require('claudenova.ui.inbox').stream_state()")
+				e.Lua(&st, "return require('claudenova.frontend.inbox').stream_state()")
 				t.Logf("stream %v", st)
 			}
 			e.WaitIdle(id)
@@ -375,8 +375,8 @@ func TestStreamingSessionsKeepHostAndTranscripts(t *testing.T) {
 			e.Eventually(10*time.Second, "transcript "+itoa(id)+" complete", func() bool {
 				var same bool
 				e.Lua(&same, `local id = ...
-					local want = require('claudenova.host').request('transcript', { session = id })
-					local buf = require('claudenova.ui.transcript').ensure(id)
+					local want = require('claudenova.channel.host').request('transcript', { session = id })
+					local buf = require('claudenova.surfaces.transcript').ensure(id)
 					local got = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
 					return vim.deep_equal(want.lines, got) and want.first == 0`, id)
 				return same

@@ -134,7 +134,7 @@ func TestRemoteUIProposalAndAwaySignal(t *testing.T) {
 		u.Raw("1b", "5b", "4f")
 		e.Eventually(10*time.Second, "the server knows the user is away", func() bool {
 			var away bool
-			e.Lua(&away, "return (require('claudenova.away').away())")
+			e.Lua(&away, "return (require('claudenova.setup.away').away())")
 			return away
 		})
 		e.Cmd("ClaudeNova send " + Seq(bash("echo away > away.txt", "while you are away")))
@@ -159,11 +159,11 @@ func TestRemoteUIProposalAndAwaySignal(t *testing.T) {
 		u.Raw("1b", "5b", "4f")
 		e.Eventually(10*time.Second, "away again", func() bool {
 			var away bool
-			e.Lua(&away, "return (require('claudenova.away').away())")
+			e.Lua(&away, "return (require('claudenova.setup.away').away())")
 			return away
 		})
 		var signals int
-		e.Lua(&signals, "return #require('claudenova.away').signals")
+		e.Lua(&signals, "return #require('claudenova.setup.away').signals")
 		if signals != 1 {
 			t.Fatalf("%d signals, want one", signals)
 		}
@@ -174,7 +174,7 @@ func TestRemoteUIProposalAndAwaySignal(t *testing.T) {
 		u.Raw("1b", "5b", "49")
 		e.Eventually(10*time.Second, "the panel", func() bool { return e.PanelID() != "" })
 		e.Eventually(10*time.Second, "the panel on the client's screen", func() bool { return strings.Contains(u.Screen(), "echo away") })
-		e.Lua(nil, "vim.api.nvim_set_current_win(require('claudenova.ui.panel').current.win)")
+		e.Lua(nil, "vim.api.nvim_set_current_win(require('claudenova.surfaces.panel').current.win)")
 		u.Keys("a")
 		e.Eventually(30*time.Second, "the command ran", func() bool { return e.ReadFile("away.txt") == "away\n" })
 
@@ -191,7 +191,7 @@ func TestRemoteUIProposalAndAwaySignal(t *testing.T) {
 		if v.name == "nvim-0.12" {
 			e.Eventually(10*time.Second, "the image queued", func() bool {
 				var queued []string
-				e.Lua(&queued, "return require('claudenova.context').queue")
+				e.Lua(&queued, "return require('claudenova.services.context').queue")
 				return len(queued) == 1 && strings.HasSuffix(queued[0], "shot.png")
 			})
 			if !e.NoteContaining("added image: shot.png 8×8 for the next prompt") {
@@ -257,7 +257,7 @@ func TestAwaySignalRunsCommandOnce(t *testing.T) {
 		e.Cmd("ClaudeNova new " + Seq(bash("echo one > one.txt", "one")))
 		e.WaitPending(1)
 		var n int
-		e.Lua(&n, "return #require('claudenova.away').signals")
+		e.Lua(&n, "return #require('claudenova.setup.away').signals")
 		if n != 0 || len(signals()) != 0 {
 			t.Fatalf("a signal while the user looks: %d %v", n, signals())
 		}
@@ -286,7 +286,7 @@ func TestAwaySignalRunsCommandOnce(t *testing.T) {
 		e.WaitPending(1)
 		e.Eventually(10*time.Second, "the command ran again", func() bool { return len(signals()) == 2 })
 		var why []string
-		e.Lua(&why, "return vim.tbl_map(function(s) return s.why end, require('claudenova.away').signals)")
+		e.Lua(&why, "return vim.tbl_map(function(s) return s.why end, require('claudenova.setup.away').signals)")
 		if strings.Join(why, ",") != "Neovim has no focus,no UI is attached" {
 			t.Errorf("signals for %v", why)
 		}

@@ -91,7 +91,7 @@ func (e *Env) round() (int, []roundFile) {
 		Round int         `msgpack:"round"`
 		Files []roundFile `msgpack:"files"`
 	}
-	e.Lua(&v, "return require('claudenova.host').request('review_round', { session = 0 })")
+	e.Lua(&v, "return require('claudenova.channel.host').request('review_round', { session = 0 })")
 	return v.Round, v.Files
 }
 
@@ -304,7 +304,7 @@ func TestReviewBlameAmendedAndRestart(t *testing.T) {
 		e2.Input("dd")
 		e2.Eventually(5*time.Second, "deleted", func() bool { return len(e2.commentLines(fbuf)) == 0 })
 		var n int
-		e2.Lua(&n, "return #require('claudenova.host').request('comments', { session = 0, cwd = vim.fn.getcwd() }).comments")
+		e2.Lua(&n, "return #require('claudenova.channel.host').request('comments', { session = 0, cwd = vim.fn.getcwd() }).comments")
 		if n != 0 {
 			t.Fatalf("%d comments left", n)
 		}
@@ -327,7 +327,7 @@ func TestReviewCommentOutsideRefused(t *testing.T) {
 			t.Fatalf("shown %q", got)
 		}
 		var n int
-		e.Lua(&n, "return #require('claudenova.host').request('comments', { session = 0 }).comments")
+		e.Lua(&n, "return #require('claudenova.channel.host').request('comments', { session = 0 }).comments")
 		if n != 0 {
 			t.Fatalf("%d comments kept", n)
 		}

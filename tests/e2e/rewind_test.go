@@ -195,7 +195,7 @@ func TestRewindAfterResume(t *testing.T) {
 		e.Cmd("ClaudeNova stop")
 		e.Eventually(20*time.Second, "exited", func() bool { st, _ := e.SessionState(id); return st == "exited" })
 		var id2 int
-		e.Lua(&id2, "local info = require('claudenova').resume(...); require('claudenova.ui.state').current = info.id; return info.id", claudeID)
+		e.Lua(&id2, "local info = require('claudenova').resume(...); require('claudenova.store.state').current = info.id; return info.id", claudeID)
 		e.Eventually(30*time.Second, "history", func() bool { return strings.Contains(e.Transcript(id2), "## You · earlier · checkpoint 1 · ") })
 		var cps []checkpointRow
 		e.Eventually(30*time.Second, "the earlier prompt's checkpoint", func() bool {
@@ -238,7 +238,7 @@ func TestRewindLeavesAnotherSessionsEdit(t *testing.T) {
 		}
 		// The prompt that changed nothing: nothing to restore.
 		// Session 1's transcript in view: the session the command acts on.
-		e.Lua(nil, "require('claudenova.ui.transcript').open(...)", s1)
+		e.Lua(nil, "require('claudenova.surfaces.transcript').open(...)", s1)
 		e.ScriptUI([]string{"2 · "}, nil)
 		e.Cmd("ClaudeNova rewind")
 		e.Eventually(10*time.Second, "told", func() bool { return e.NoteContaining("prompt 2: nothing to restore") })

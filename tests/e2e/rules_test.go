@@ -25,7 +25,7 @@ func (e *Env) always(rule string, deny bool, scope string) {
 
 func (e *Env) panelText() string {
 	var lines []string
-	e.Lua(&lines, "local c = require('claudenova.ui.panel').current; return c and vim.api.nvim_buf_get_lines(c.buf, 0, -1, false) or {}")
+	e.Lua(&lines, "local c = require('claudenova.surfaces.panel').current; return c and vim.api.nvim_buf_get_lines(c.buf, 0, -1, false) or {}")
 	return strings.Join(lines, "\n")
 }
 
@@ -51,7 +51,7 @@ func TestAlwaysAllowLocalRule(t *testing.T) {
 		p := e.waitPanel()
 		// The panel says what each choice allows.
 		var panel []string
-		e.Lua(&panel, "return vim.api.nvim_buf_get_lines(require('claudenova.ui.panel').current.buf, 0, -1, false)")
+		e.Lua(&panel, "return vim.api.nvim_buf_get_lines(require('claudenova.surfaces.panel').current.buf, 0, -1, false)")
 		text := strings.Join(panel, "\n")
 		for _, w := range []string{"Allow once", "Allow Bash(touch a.txt) this session", "Allow every Bash call this session", "Always…"} {
 			if !strings.Contains(text, w) {
@@ -162,7 +162,7 @@ func TestDenyRuleRefusedByTheCLI(t *testing.T) {
 
 func (e *Env) rulesLines() string {
 	var lines []string
-	e.Lua(&lines, `local b = require('claudenova.ui.rules').buf
+	e.Lua(&lines, `local b = require('claudenova.surfaces.rules').buf
 		if not b or not vim.api.nvim_buf_is_valid(b) then return {} end
 		return vim.api.nvim_buf_get_lines(b, 0, -1, false)`)
 	return strings.Join(lines, "\n")
@@ -180,7 +180,7 @@ func (e *Env) ddOnRule(rule string, source ...string) {
 		src = source[0]
 	}
 	e.Lua(&found, `local rule, src = ...
-		local rv = require('claudenova.ui.rules')
+		local rv = require('claudenova.surfaces.rules')
 		for lnum, r in pairs(rv.rows) do
 			if r.rule == rule and (src == '' or r.source == src) then
 				vim.api.nvim_win_set_cursor(0, {lnum, 0})
@@ -232,7 +232,7 @@ func TestRulesView(t *testing.T) {
 		var typed bool
 		e.Lua(&typed, `local path, bad = ...
 			local f = assert(io.open(path, 'w')); f:write(bad); f:close()
-			for lnum, r in pairs(require('claudenova.ui.rules').rows) do
+			for lnum, r in pairs(require('claudenova.surfaces.rules').rows) do
 				if r.rule == 'Bash(rm:*)' then
 					vim.api.nvim_win_set_cursor(0, {lnum, 0})
 					vim.api.nvim_feedkeys('dd', 'mx', false)
@@ -276,8 +276,8 @@ func TestBatchDenyInTheSidebar(t *testing.T) {
 		e.Input(":ClaudeNova sidebar<CR>")
 		e.Eventually(5*time.Second, "sidebar focused", func() bool { return e.curBufFiletype() == "claudenova-sidebar" })
 		var first, last int
-		e.Lua(&first, `local m; for lnum in pairs(require('claudenova.ui.sidebar').rows) do m = math.min(m or lnum, lnum) end return m`)
-		e.Lua(&last, `local m = 0; for lnum in pairs(require('claudenova.ui.sidebar').rows) do m = math.max(m, lnum) end return m`)
+		e.Lua(&first, `local m; for lnum in pairs(require('claudenova.surfaces.sidebar').rows) do m = math.min(m or lnum, lnum) end return m`)
+		e.Lua(&last, `local m = 0; for lnum in pairs(require('claudenova.surfaces.sidebar').rows) do m = math.max(m, lnum) end return m`)
 		e.Lua(nil, "vim.api.nvim_win_set_cursor(0, { ..., 0 })", first)
 		e.Type("V", itoa(last-first)+"j", "d")
 		e.Eventually(10*time.Second, "two answers", func() bool { return len(fakeAnswers(log)) >= 2 })

@@ -147,7 +147,7 @@ func TestPromptCompletion(t *testing.T) {
 		var before string
 		e.Lua(&before, "return vim.o.completeopt")
 		id := e.startIdle("")
-		e.Lua(nil, "require('claudenova.ui').prompt(...)", id)
+		e.Lua(nil, "require('claudenova.frontend').prompt(...)", id)
 		e.WaitMode("i")
 		e.typeText("explain @")
 		e.Eventually(10*time.Second, "the file menu", func() bool { return len(e.menu()) >= 3 })
@@ -199,7 +199,7 @@ func TestPromptCompletion(t *testing.T) {
 
 func (e *Env) sidebarLines() []string {
 	var lines []string
-	e.Lua(&lines, "local sb = require('claudenova.ui.sidebar'); if not sb.buf then return {} end; return vim.api.nvim_buf_get_lines(sb.buf, 0, -1, false)")
+	e.Lua(&lines, "local sb = require('claudenova.surfaces.sidebar'); if not sb.buf then return {} end; return vim.api.nvim_buf_get_lines(sb.buf, 0, -1, false)")
 	return lines
 }
 
@@ -212,7 +212,7 @@ func TestSessionsToldApart(t *testing.T) {
 		e.Lua(nil, "_G.claudenova_test.stub_ui()")
 		var a int
 		e.Lua(&a, `local info = require('claudenova').new({ prompt = "fix the flaky login test\nwith details" })
-			require('claudenova.ui').open_transcript(info.id)
+			require('claudenova.frontend').open_transcript(info.id)
 			return info.id`)
 		e.WaitIdle(a)
 		b := e.newSession(Seq(bash("echo hi > out.txt", "write out.txt")))
@@ -227,7 +227,7 @@ func TestSessionsToldApart(t *testing.T) {
 		// the surface opens on).
 		e.Eventually(10*time.Second, "the notification names the session", func() bool { return e.NoteContaining("(2 · SEQ") })
 		var picker []string
-		e.Lua(&picker, `local ui = require('claudenova.ui')
+		e.Lua(&picker, `local ui = require('claudenova.frontend')
 			return vim.tbl_map(ui.session_line, require('claudenova').sessions())`)
 		if len(picker) != 2 || !strings.HasPrefix(picker[0], "1 · fix the flaky login test · ") {
 			t.Fatalf("picker: %q", picker)
@@ -239,7 +239,7 @@ func TestSessionsToldApart(t *testing.T) {
 		}
 		e.Lua(nil, "require('claudenova').decide(require('claudenova').pending()[1].id, 'deny')")
 		// Rename the session in view: session 1's transcript (session 2 is current).
-		e.Lua(nil, `local tr = require('claudenova.ui.transcript')
+		e.Lua(nil, `local tr = require('claudenova.surfaces.transcript')
 			for _, w in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
 				if vim.b[vim.api.nvim_win_get_buf(w)].claudenova_session then
 					vim.api.nvim_set_current_win(w)
@@ -256,7 +256,7 @@ func TestSessionsToldApart(t *testing.T) {
 		})
 		// claude took the name: its session store has it.
 		var claudeID string
-		e.Lua(&claudeID, "return require('claudenova.ui.state').sessions[...].claude_id", a)
+		e.Lua(&claudeID, "return require('claudenova.store.state').sessions[...].claude_id", a)
 		e.Eventually(10*time.Second, "claude stored the title", func() bool {
 			matches, _ := filepath.Glob(filepath.Join(e.Home, ".claude", "projects", "*", claudeID+".jsonl"))
 			if len(matches) == 0 {
@@ -282,13 +282,13 @@ func TestResumeFromPickerWithHistory(t *testing.T) {
 		e.Eventually(30*time.Second, "second answer", func() bool { return strings.Contains(e.Transcript(a), "You said: second turn here") })
 		e.WaitIdle(a)
 		var claudeID string
-		e.Lua(&claudeID, "return require('claudenova.ui.state').sessions[...].claude_id", a)
+		e.Lua(&claudeID, "return require('claudenova.store.state').sessions[...].claude_id", a)
 		e.Cmd("ClaudeNova stop")
 		e.Eventually(10*time.Second, "exited", func() bool { st, _ := e.SessionState(a); return st == "exited" })
 		e.Lua(nil, "table.insert(_G.claudenova_test.selects, 'first turn here')")
 		e.Cmd("ClaudeNova resume")
 		var b int
-		e.Lua(&b, "return require('claudenova.ui.state').current")
+		e.Lua(&b, "return require('claudenova.store.state').current")
 		if b == a || b == 0 {
 			t.Fatalf("no new session (current %d)", b)
 		}
@@ -303,13 +303,13 @@ func TestResumeFromPickerWithHistory(t *testing.T) {
 		// first, in the transcript snapshot the front end fetched.
 		var name string
 		e.Eventually(10*time.Second, "the resumed session named by its first prompt", func() bool {
-			e.Lua(&name, "return require('claudenova.ui.state').sessions[...].name", b)
+			e.Lua(&name, "return require('claudenova.store.state').sessions[...].name", b)
 			return name == "first turn here"
 		})
 		e.Cmd("ClaudeNova send third turn")
 		e.Eventually(30*time.Second, "third answer", func() bool { return strings.Contains(e.Transcript(b), "You said: third turn") })
 		var again string
-		e.Lua(&again, "return require('claudenova.ui.state').sessions[...].claude_id", b)
+		e.Lua(&again, "return require('claudenova.store.state').sessions[...].claude_id", b)
 		if again != claudeID {
 			t.Fatalf("resumed claude session %q, want %q", again, claudeID)
 		}
@@ -360,7 +360,7 @@ func TestSidebarTree(t *testing.T) {
 			}
 		}
 		// <CR> on the session row folds its requests.
-		e.Lua(nil, `local sb = require('claudenova.ui.sidebar')
+		e.Lua(nil, `local sb = require('claudenova.surfaces.sidebar')
 			for l, sid in pairs(sb.session_rows) do if sid == ... then vim.api.nvim_win_set_cursor(0, { l, 0 }) end end`, b)
 		e.Input("<CR>")
 		e.Eventually(5*time.Second, "folded", func() bool { return row() == "" && strings.Contains(strings.Join(e.sidebarLines(), "\n"), "▸ 2 · ") })
@@ -368,7 +368,7 @@ func TestSidebarTree(t *testing.T) {
 		e.Eventually(5*time.Second, "unfolded", func() bool { return row() != "" })
 		// The exited session is dimmed; x on its row clears it.
 		var hl string
-		e.Lua(&hl, `local sb = require('claudenova.ui.sidebar')
+		e.Lua(&hl, `local sb = require('claudenova.surfaces.sidebar')
 			for l, sid in pairs(sb.session_rows) do
 				if sid == ... then
 					vim.api.nvim_win_set_cursor(0, { l, 0 })
@@ -393,7 +393,7 @@ func TestSidebarTree(t *testing.T) {
 		e.Cmd("ClaudeNova")
 		e.Eventually(10*time.Second, "timer stopped", func() bool {
 			var running bool
-			e.Lua(&running, "return require('claudenova.ui.sidebar').timer_running()")
+			e.Lua(&running, "return require('claudenova.surfaces.sidebar').timer_running()")
 			return !running
 		})
 	})
@@ -411,7 +411,7 @@ func TestSendReturnsToTheTranscript(t *testing.T) {
 		e.Cmd("wincmd p")
 		id := e.newSession("hi")
 		e.WaitIdle(id)
-		e.Lua(nil, "require('claudenova.ui').open_transcript(..., { focus = true })", id)
+		e.Lua(nil, "require('claudenova.frontend').open_transcript(..., { focus = true })", id)
 		var trWin int
 		e.Lua(&trWin, "return vim.api.nvim_get_current_win()")
 		e.Input("i")
@@ -421,11 +421,11 @@ func TestSendReturnsToTheTranscript(t *testing.T) {
 		// window is closed and the transcript shown again in a new one.
 		e.Lua(nil, `local tr = ...
 			vim.api.nvim_win_close(tr, true)
-			local b = require('claudenova.ui.transcript').bufs[select(2, ...)]
+			local b = require('claudenova.surfaces.transcript').bufs[select(2, ...)]
 			vim.cmd('botright split')
 			vim.api.nvim_win_set_buf(0, b)
 			vim.cmd('wincmd p')`, trWin, id)
-		e.Lua(&trWin, "return vim.fn.win_findbuf(require('claudenova.ui.transcript').bufs[...])[1]", id)
+		e.Lua(&trWin, "return vim.fn.win_findbuf(require('claudenova.surfaces.transcript').bufs[...])[1]", id)
 		// And the window Neovim goes back to from the input is the user's
 		// file now (its "previous window"), as it was in make demo.
 		e.Lua(nil, `vim.api.nvim_set_current_win(vim.fn.win_getid(1))
@@ -457,7 +457,7 @@ func TestPromptCompletionKnowsAWrittenFile(t *testing.T) {
 		e := NewEnv(t, v, Options{})
 		e.WriteFile("src/app.lua", appLua)
 		id := e.startIdle("acceptEdits")
-		e.Lua(nil, "require('claudenova.ui').prompt(...)", id)
+		e.Lua(nil, "require('claudenova.frontend').prompt(...)", id)
 		e.WaitMode("i")
 		e.typeText("@")
 		e.Eventually(10*time.Second, "the file menu", func() bool { return len(e.menu()) >= 1 })

@@ -27,7 +27,7 @@ func TestStopEndsTheTurn(t *testing.T) {
 		e.waitPanel()
 		e.sendLua(id, "and then this")
 		e.Cmd("ClaudeNova")
-		e.Lua(nil, `local sb = require('claudenova.ui.sidebar')
+		e.Lua(nil, `local sb = require('claudenova.surfaces.sidebar')
 			for lnum, sid in pairs(sb.session_rows) do if sid == ... then vim.api.nvim_win_set_cursor(0, {lnum, 0}) end end`, id)
 		e.Input("X")
 		e.KeysDone()

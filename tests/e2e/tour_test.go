@@ -38,7 +38,7 @@ func TestTourFrictions(t *testing.T) {
 			return false
 		})
 		var sbw int
-		e.Lua(&sbw, "return vim.api.nvim_win_get_width(vim.fn.win_findbuf(require('claudenova.ui.sidebar').buf)[1])")
+		e.Lua(&sbw, "return vim.api.nvim_win_get_width(vim.fn.win_findbuf(require('claudenova.surfaces.sidebar').buf)[1])")
 		var cells int
 		e.Lua(&cells, "return vim.fn.strdisplaywidth(...)", row)
 		if !strings.Contains(row, "…") || cells > sbw || !strings.HasSuffix(strings.TrimSpace(row), "s") {
@@ -52,11 +52,11 @@ func TestTourFrictions(t *testing.T) {
 		e.Lua(nil, "require('claudenova').rename('frictions', ...)", id)
 		e.Eventually(5*time.Second, "renamed", func() bool {
 			var l string
-			e.Lua(&l, "return require('claudenova.ui.state').label(...)", id)
+			e.Lua(&l, "return require('claudenova.store.state').label(...)", id)
 			return strings.Contains(l, "frictions")
 		})
 		e.Cmd("tabnew")
-		e.Lua(nil, "require('claudenova.ui').open_transcript(..., { focus = true })", id)
+		e.Lua(nil, "require('claudenova.frontend').open_transcript(..., { focus = true })", id)
 		e.Input("g?")
 		e.Eventually(5*time.Second, "the key list", func() bool {
 			var s string
@@ -64,7 +64,7 @@ func TestTourFrictions(t *testing.T) {
 			return s == "help"
 		})
 		var tl string
-		e.Lua(&tl, "return require('claudenova.ui.labels').tabline()")
+		e.Lua(&tl, "return require('claudenova.setup.labels').tabline()")
 		if strings.Contains(tl, "[Scratch]") || !strings.Contains(tl, "frictions") {
 			t.Fatalf("tab line %q", tl)
 		}
@@ -74,7 +74,7 @@ func TestTourFrictions(t *testing.T) {
 		// The rules view's g? says what dd takes back.
 		var keys []string
 		e.Lua(&keys, `local out = {}
-			for _, k in ipairs(require('claudenova.keys').list('rules')) do table.insert(out, k[2]) end
+			for _, k in ipairs(require('claudenova.services.keys').list('rules')) do table.insert(out, k[2]) end
 			return out`)
 		mustContain(t, "rules keys", strings.Join(keys, "\n"), "a session rule ends at once")
 	})

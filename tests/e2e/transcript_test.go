@@ -28,14 +28,14 @@ func TestStreamedReplyShowsLive(t *testing.T) {
 		// The buffer is exactly the host's transcript (the draft was replaced
 		// in place, nothing left over).
 		var same bool
-		e.Lua(&same, `local want = require('claudenova.host').request('transcript', { session = ... }).lines
-			return vim.deep_equal(want, vim.api.nvim_buf_get_lines(require('claudenova.ui.transcript').bufs[...], 0, -1, false))`, id)
+		e.Lua(&same, `local want = require('claudenova.channel.host').request('transcript', { session = ... }).lines
+			return vim.deep_equal(want, vim.api.nvim_buf_get_lines(require('claudenova.surfaces.transcript').bufs[...], 0, -1, false))`, id)
 		if !same {
 			t.Fatalf("buffer differs from the host's transcript:\n%s", tr)
 		}
 		// Highlighted without a parser: extmarks on the heading.
 		var marks int
-		e.Lua(&marks, `local b = require('claudenova.ui.transcript').bufs[...]
+		e.Lua(&marks, `local b = require('claudenova.surfaces.transcript').bufs[...]
 			return #vim.api.nvim_buf_get_extmarks(b, vim.api.nvim_get_namespaces().claudenova_transcript, 0, -1, {})`, id)
 		if marks == 0 {
 			t.Fatal("no highlights")
@@ -110,8 +110,8 @@ func TestTranscriptAsMarkdown(t *testing.T) {
 		e.WaitIdle(id)
 		var ft string
 		var marks int
-		e.Lua(&ft, "return vim.bo[require('claudenova.ui.transcript').bufs[...]].filetype", id)
-		e.Lua(&marks, `local b = require('claudenova.ui.transcript').bufs[...]
+		e.Lua(&ft, "return vim.bo[require('claudenova.surfaces.transcript').bufs[...]].filetype", id)
+		e.Lua(&marks, `local b = require('claudenova.surfaces.transcript').bufs[...]
 			return #vim.api.nvim_buf_get_extmarks(b, vim.api.nvim_get_namespaces().claudenova_transcript, 0, -1, {})`, id)
 		if ft != "markdown" || marks != 0 || !strings.Contains(e.Transcript(id), "You said: hello") {
 			t.Fatalf("filetype %q, %d marks", ft, marks)
@@ -131,14 +131,14 @@ func TestTranscriptFollowsOutput(t *testing.T) {
 		e.WaitIdle(id)
 		atEnd := func() bool {
 			var ok bool
-			e.Lua(&ok, `local buf = require('claudenova.ui.transcript').bufs[...]
+			e.Lua(&ok, `local buf = require('claudenova.surfaces.transcript').bufs[...]
 				local w = vim.fn.bufwinid(buf)
 				return w ~= -1 and vim.api.nvim_win_get_cursor(w)[1] == vim.api.nvim_buf_line_count(buf)`, id)
 			return ok
 		}
 		e.Eventually(10*time.Second, "the new session's transcript window at its end", atEnd)
 		// The current window: the user sent the next prompt from the transcript.
-		e.Lua(nil, `vim.api.nvim_set_current_win(vim.fn.bufwinid(require('claudenova.ui.transcript').bufs[...]))`, id)
+		e.Lua(nil, `vim.api.nvim_set_current_win(vim.fn.bufwinid(require('claudenova.surfaces.transcript').bufs[...]))`, id)
 		e.Cmd("ClaudeNova send STREAMD 30 20")
 		e.WaitIdle(id)
 		e.Eventually(10*time.Second, "the current transcript window at its end", atEnd)

@@ -146,7 +146,7 @@ func TestGracePeriodDropsTheFirstKey(t *testing.T) {
 		e.Eventually(10*time.Second, "panel", func() bool { return e.PanelID() == p.ID })
 		e.Input("a") // at once: in the grace period
 		var title string
-		e.Lua(&title, "local c = require('claudenova.ui.panel').current; return vim.api.nvim_win_get_config(c.win).title[1][1]")
+		e.Lua(&title, "local c = require('claudenova.surfaces.panel').current; return vim.api.nvim_win_get_config(c.win).title[1][1]")
 		if !strings.Contains(title, "wait") {
 			t.Errorf("the border does not say the keys wait: %q", title)
 		}
@@ -184,7 +184,7 @@ func TestPickerGraceKeepsTheFirstKeys(t *testing.T) {
 			// not take any of those keys: it opens once they stop.
 			e.Eventually(20*time.Second, "the picker's grace before it opens", func() bool {
 				var pre bool
-				e.Lua(&pre, "return require('claudenova.ui.scheduler').preopen[...] == true", p.ID)
+				e.Lua(&pre, "return require('claudenova.services.scheduler').preopen[...] == true", p.ID)
 				return pre
 			})
 			e.Lua(nil, `vim.cmd('enew'); vim.api.nvim_buf_set_lines(0, 0, -1, false, { string.rep('x', 200) })
@@ -251,7 +251,7 @@ func TestPanelShowsAllOfALongCommand(t *testing.T) {
 			// command is in them, wrapped or not.
 			var inside []string
 			e.Lua(&inside, `vim.cmd('redraw')
-				local win = require('claudenova.ui.panel').current.win
+				local win = require('claudenova.surfaces.panel').current.win
 				local pos = vim.api.nvim_win_get_position(win)
 				local out = {}
 				for r = pos[1] + 1, pos[1] + vim.api.nvim_win_get_height(win) do
@@ -269,7 +269,7 @@ func TestPanelShowsAllOfALongCommand(t *testing.T) {
 			t.Fatalf("the command is not wholly on screen:\n%s", strings.Join(e.screenText(), "\n"))
 		}
 		var wrap bool
-		e.Lua(&wrap, "return vim.wo[require('claudenova.ui.panel').current.win].wrap")
+		e.Lua(&wrap, "return vim.wo[require('claudenova.surfaces.panel').current.win].wrap")
 		if !wrap {
 			t.Error("the panel does not wrap")
 		}
@@ -279,7 +279,7 @@ func TestPanelShowsAllOfALongCommand(t *testing.T) {
 		}
 		e.Eventually(5*time.Second, "panel fits 50 columns", func() bool {
 			var w int
-			e.Lua(&w, "return vim.api.nvim_win_get_width(require('claudenova.ui.panel').current.win)")
+			e.Lua(&w, "return vim.api.nvim_win_get_width(require('claudenova.surfaces.panel').current.win)")
 			return w <= 48
 		})
 		if !visible() {
@@ -296,13 +296,13 @@ func TestSessionCommandsActOnTheSessionInView(t *testing.T) {
 		s1 := e.startIdle("")
 		s2 := e.startIdle("")
 		var cur int
-		e.Lua(&cur, "return require('claudenova.ui.state').current")
+		e.Lua(&cur, "return require('claudenova.store.state').current")
 		if cur != s2 {
 			t.Fatalf("current session %d, want %d", cur, s2)
 		}
 		// The cursor on session 1's row in the sidebar: mode acts on it.
 		e.Cmd("ClaudeNova")
-		e.Lua(nil, `local sb = require('claudenova.ui.sidebar')
+		e.Lua(nil, `local sb = require('claudenova.surfaces.sidebar')
 			for lnum, sid in pairs(sb.session_rows) do if sid == ... then vim.api.nvim_win_set_cursor(0, {lnum, 0}) end end`, s1)
 		e.Cmd("ClaudeNova mode acceptEdits")
 		e.Eventually(20*time.Second, "session 1 in acceptEdits", func() bool { _, m := e.SessionState(s1); return m == "acceptEdits" })
@@ -311,7 +311,7 @@ func TestSessionCommandsActOnTheSessionInView(t *testing.T) {
 		}
 		// In session 1's transcript: send and stop act on session 1.
 		e.Cmd("wincmd p")
-		e.Lua(nil, "require('claudenova.ui').open_transcript(..., { focus = true })", s1)
+		e.Lua(nil, "require('claudenova.frontend').open_transcript(..., { focus = true })", s1)
 		e.Cmd("ClaudeNova send from the transcript")
 		e.Eventually(60*time.Second, "session 1 answered", func() bool { return strings.Contains(e.Transcript(s1), "You said: from the transcript") })
 		if strings.Contains(e.Transcript(s2), "from the transcript") {
@@ -498,7 +498,7 @@ func TestPromptDraftIsKept(t *testing.T) {
 		e.Type(" done", "<C-s>")
 		e.Eventually(60*time.Second, "sent", func() bool { return strings.Contains(e.Transcript(sid), "You said: half done") })
 		var left int
-		e.Lua(&left, "return require('claudenova.ui.prompt').draft(...) and 1 or 0", sid)
+		e.Lua(&left, "return require('claudenova.surfaces.prompt').draft(...) and 1 or 0", sid)
 		if left != 0 {
 			t.Fatal("a sent prompt stayed a draft")
 		}
@@ -513,14 +513,14 @@ func TestResumeOfALiveSessionSwitchesToIt(t *testing.T) {
 		s1 := e.startIdle("")
 		var claudeID string
 		e.Eventually(10*time.Second, "claude id", func() bool {
-			e.Lua(&claudeID, "return require('claudenova.ui.state').sessions[...].claude_id or ''", s1)
+			e.Lua(&claudeID, "return require('claudenova.store.state').sessions[...].claude_id or ''", s1)
 			return claudeID != ""
 		})
 		s2 := e.startIdle("")
 		pids := len(e.ClaudePids())
 		e.Cmd("ClaudeNova resume " + claudeID)
 		var cur int
-		e.Lua(&cur, "return require('claudenova.ui.state').current")
+		e.Lua(&cur, "return require('claudenova.store.state').current")
 		if cur != s1 || s2 == s1 {
 			t.Fatalf("current session %d, want %d", cur, s1)
 		}
@@ -552,7 +552,7 @@ func TestHumanNames(t *testing.T) {
 		e.newSession(readThenEdit(path, "hi", "hello"))
 		p, buf := e.WaitProposal()
 		var orig string
-		e.Lua(&orig, `local o = require('claudenova.ui.proposal').open_[...].orig
+		e.Lua(&orig, `local o = require('claudenova.surfaces.proposal').open_[...].orig
 			return vim.fn.bufname(o)`, p.ID)
 		if orig != "Original · greet.py" {
 			t.Errorf("original side named %q", orig)
@@ -576,7 +576,7 @@ func TestSidebarFollowsScreenAndTabs(t *testing.T) {
 		e.Cmd("ClaudeNova")
 		width := func() int {
 			var w int
-			e.Lua(&w, "return vim.api.nvim_win_get_width(require('claudenova.ui.sidebar').win())")
+			e.Lua(&w, "return vim.api.nvim_win_get_width(require('claudenova.surfaces.sidebar').win())")
 			return w
 		}
 		if w := width(); w != 56 {
@@ -589,7 +589,7 @@ func TestSidebarFollowsScreenAndTabs(t *testing.T) {
 		e.Cmd("tabnew")
 		e.Cmd("tabprevious")
 		var running bool
-		e.Lua(&running, "return require('claudenova.ui.sidebar').timer_running()")
+		e.Lua(&running, "return require('claudenova.surfaces.sidebar').timer_running()")
 		if !running {
 			t.Fatal("the sidebar's timer stopped after another tab was visited")
 		}

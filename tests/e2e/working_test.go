@@ -12,7 +12,7 @@ import (
 // what Claude is doing ("" when there is none).
 func (e *Env) workingLine(id int) string {
 	var s string
-	e.Lua(&s, `local buf = require('claudenova.ui.transcript').bufs[...]
+	e.Lua(&s, `local buf = require('claudenova.surfaces.transcript').bufs[...]
 		if not buf then return "" end
 		local ns = vim.api.nvim_get_namespaces().claudenova_working
 		for _, m in ipairs(vim.api.nvim_buf_get_extmarks(buf, ns, 0, -1, { details = true })) do
@@ -44,7 +44,7 @@ func TestWorkingLineWhileClaudeThinks(t *testing.T) {
 		}
 		e.Eventually(5*time.Second, "the count moves", func() bool { return e.workingLine(id) != first })
 		var sidebar []string
-		e.Lua(&sidebar, "return vim.api.nvim_buf_get_lines(require('claudenova.ui.sidebar').buf, 0, -1, false)")
+		e.Lua(&sidebar, "return vim.api.nvim_buf_get_lines(require('claudenova.surfaces.sidebar').buf, 0, -1, false)")
 		if !strings.Contains(strings.Join(sidebar, "\n"), " · thinking") {
 			t.Errorf("sidebar:\n%s", strings.Join(sidebar, "\n"))
 		}
@@ -72,7 +72,7 @@ func TestTaskOutputFollowsAcrossTabs(t *testing.T) {
 		time.Sleep(2500 * time.Millisecond) // the output's last reads
 		e.Cmd("tabprevious")
 		var lines string
-		e.Lua(&lines, "return table.concat(vim.api.nvim_buf_get_lines(require('claudenova.ui.tasks').bufs[...], 0, -1, false), '\\n')", tk.ID)
+		e.Lua(&lines, "return table.concat(vim.api.nvim_buf_get_lines(require('claudenova.surfaces.tasks').bufs[...], 0, -1, false), '\\n')", tk.ID)
 		if !strings.Contains(lines, "tick 6") {
 			t.Fatalf("the output stopped following while in another tab:\n%s", lines)
 		}
@@ -102,7 +102,7 @@ func TestViewsLeaveTheTranscriptReadable(t *testing.T) {
 			end return 0`)
 			return h
 		}
-		e.Lua(nil, "require('claudenova.ui.tasks').open(...)", tk.ID)
+		e.Lua(nil, "require('claudenova.surfaces.tasks').open(...)", tk.ID)
 		e.Cmd("ClaudeNova rules")
 		e.Eventually(10*time.Second, "the rules view", func() bool { return vim(e, "return vim.bo.filetype") == "claudenova-rules" })
 		heights := vim(e, `local o = {} for _, w in ipairs(vim.api.nvim_tabpage_list_wins(0)) do table.insert(o, vim.bo[vim.api.nvim_win_get_buf(w)].filetype .. "=" .. vim.api.nvim_win_get_height(w)) end return table.concat(o, " ") .. " lines=" .. vim.o.lines`)
@@ -317,7 +317,7 @@ func TestNarrowSidebarKeepsNames(t *testing.T) {
 		e.allowTask(id, "ticker", func(x Task) bool { return x.Status == "running" })
 		e.Cmd("ClaudeNova sidebar")
 		var width int
-		e.Lua(&width, "return vim.api.nvim_win_get_width(require('claudenova.ui.sidebar').win())")
+		e.Lua(&width, "return vim.api.nvim_win_get_width(require('claudenova.surfaces.sidebar').win())")
 		if width != 28 {
 			t.Fatalf("sidebar width %d", width)
 		}

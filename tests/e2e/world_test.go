@@ -416,7 +416,7 @@ func TestWorktreeMovesTheSession(t *testing.T) {
 			t.Fatalf("proposal %+v staged %q", p, staged)
 		}
 		var path string
-		e.Lua(&path, "return require('claudenova.ui.state').requests[...].path", p.ID)
+		e.Lua(&path, "return require('claudenova.store.state').requests[...].path", p.ID)
 		if path != filepath.Join(wt, "a.txt") {
 			t.Fatalf("proposal of %s", path)
 		}
@@ -424,7 +424,7 @@ func TestWorktreeMovesTheSession(t *testing.T) {
 			return strings.Contains(strings.Join(e.sidebarLines(), "\n"), "⎇ .claude/worktrees/feat")
 		})
 		var cwd string
-		e.Lua(&cwd, "return require('claudenova.ui.state').sessions[...].cwd", id)
+		e.Lua(&cwd, "return require('claudenova.store.state').sessions[...].cwd", id)
 		if cwd != wt {
 			t.Fatalf("session cwd %s", cwd)
 		}
@@ -491,7 +491,7 @@ exec "` + claudeBin(t) + `" "$@"
 				if off {
 					// A listing never runs: nothing for a while the sidebar is shown.
 					var watching bool
-					e.Lua(&watching, "return require('claudenova.ui.world').watching()")
+					e.Lua(&watching, "return require('claudenova.services.world').watching()")
 					if watching || strings.Contains(strings.Join(e.sidebarLines(), "\n"), "Other Claude sessions") {
 						t.Fatalf("listed although agents.list = false:\n%s", strings.Join(e.sidebarLines(), "\n"))
 					}
@@ -515,7 +515,7 @@ exec "` + claudeBin(t) + `" "$@"
 					t.Fatalf("others() = %+v (this editor's own session must be left out)", others)
 				}
 				// <CR> on it: claude attach in a terminal split.
-				e.Lua(nil, `local sb = require('claudenova.ui.sidebar')
+				e.Lua(nil, `local sb = require('claudenova.surfaces.sidebar')
 					vim.api.nvim_set_current_win(sb.win())
 					for l, w in pairs(sb.world_rows) do
 						if w.other and w.other.id == "bg-7f3a" then vim.api.nvim_win_set_cursor(0, { l, 0 }) end
@@ -551,7 +551,7 @@ func TestAllowThisFolder(t *testing.T) {
 		p := e.WaitPending(1)[0]
 		e.Eventually(30*time.Second, "the panel", func() bool { return e.PanelID() == p.ID })
 		var panel []string
-		e.Lua(&panel, `local pn = require('claudenova.ui.panel').current
+		e.Lua(&panel, `local pn = require('claudenova.surfaces.panel').current
 			return vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(pn.win), 0, -1, false)`)
 		mustContain(t, "panel", strings.Join(panel, "\n"), "[f] Allow the folder "+out+" this session")
 		e.WaitGraceOver()

@@ -3,10 +3,10 @@
 -- own_refusal, no_always, no_batch_allow) and its replies: the front end
 -- writes none of those rules again.
 local function state()
-  return require("claudenova.ui.state")
+  return require("claudenova.store.state")
 end
 local function gestures()
-  return require("claudenova.ui.gestures")
+  return require("claudenova.frontend.gestures")
 end
 
 -- The messages shown while fn runs, whole (one cut to fit the screen is

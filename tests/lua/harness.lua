@@ -95,7 +95,7 @@ function T:deliver(events)
       ev.seq = self.seq
     end
   end
-  require("claudenova.ui.inbox").apply(vim.json.encode(events))
+  require("claudenova.frontend.inbox").apply(vim.json.encode(events))
 end
 
 --- The batches of a recording, its placeholders filled in.
@@ -150,7 +150,7 @@ function T:replay(name, upto)
       break
     end
     mark(("replay %s batch %d: apply"):format(name, i))
-    require("claudenova.ui.inbox").apply(vim.json.encode(b))
+    require("claudenova.frontend.inbox").apply(vim.json.encode(b))
     self.seq = math.max(self.seq, b[#b] and b[#b].seq or 0)
     mark(("replay %s batch %d: settle"):format(name, i))
     self:settle()
@@ -171,7 +171,7 @@ function T:replay_from(name, from, to)
   local batches = self:recording(name)
   for i = from, to or #batches do
     mark(("replay %s batch %d: apply"):format(name, i))
-    require("claudenova.ui.inbox").apply(vim.json.encode(batches[i]))
+    require("claudenova.frontend.inbox").apply(vim.json.encode(batches[i]))
     self.seq = math.max(self.seq, batches[i][#batches[i]] and batches[i][#batches[i]].seq or 0)
     mark(("replay %s batch %d: settle"):format(name, i))
     self:settle()
@@ -215,7 +215,7 @@ end
 
 --- Deliver events as they are, numbers and all.
 function T:deliver_raw(events)
-  require("claudenova.ui.inbox").apply(vim.json.encode(events))
+  require("claudenova.frontend.inbox").apply(vim.json.encode(events))
 end
 
 --- Returned by a fake reply: the test sends the reply (a mark event with
@@ -363,13 +363,13 @@ function H.context(opts)
     opts.setup or {}
   )
   require("claudenova").setup(setup)
-  require("claudenova.ui.text").time = function()
+  require("claudenova.core.text").time = function()
     return ctx.clock
   end
-  local host = require("claudenova.host")
+  local host = require("claudenova.channel.host")
   host.use_transport(fake_transport(ctx))
-  require("claudenova.ui")
-  require("claudenova.ui.inbox").reset_stream()
+  require("claudenova.frontend")
+  require("claudenova.frontend.inbox").reset_stream()
   ctx.host = host
   return ctx
 end

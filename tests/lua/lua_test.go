@@ -276,7 +276,7 @@ func diffLines(want, got string) string {
 
 // The files generated from the front end's own definitions (make docs: the
 // help's generated sections, the host's names of the highlight groups, the
-// options as LuaCATS classes in lua/claudenova/types.lua) match them.
+// options as LuaCATS classes in lua/claudenova/core/types.lua) match them.
 func TestGeneratedFilesAreCurrent(t *testing.T) {
 	for _, v := range versions(t) {
 		out, err := exec.Command(v.bin, "--headless", "-u", "NONE", "-i", "NONE", "-l", filepath.Join(root, "scripts", "gendocs.lua"), "--check").CombinedOutput()

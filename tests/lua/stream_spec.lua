@@ -2,10 +2,10 @@
 -- applied by the inbox in that order whatever order the batches come in, a
 -- repeat dropped, a call's reply applied at its place in the stream.
 local state = function()
-  return require("claudenova.ui.state")
+  return require("claudenova.store.state")
 end
 local inbox = function()
-  return require("claudenova.ui.inbox")
+  return require("claudenova.frontend.inbox")
 end
 
 -- The recording's events one by one, in a fixed shuffled order (seq 1 last:
@@ -35,7 +35,7 @@ local function shuffled(batches)
 end
 
 local function transcript_lines(id)
-  local buf = require("claudenova.ui.transcript").bufs[id]
+  local buf = require("claudenova.surfaces.transcript").bufs[id]
   return buf and vim.api.nvim_buf_is_valid(buf) and vim.api.nvim_buf_get_lines(buf, 0, -1, false) or {}
 end
 
@@ -84,7 +84,7 @@ local function resync_while_fetching(t, first, dropped_to)
     return t.NO_MARK
   end
   t:deliver({ { event = "session", data = session_info(t, 1, "s", "running") } })
-  require("claudenova.ui.transcript").ensure(1)
+  require("claudenova.surfaces.transcript").ensure(1)
   t:deliver({ { event = "transcript_resync", data = { session = 1, seq = 1 } } })
   return function()
     return n
@@ -142,7 +142,7 @@ return {
   },
   ["a call's reply is applied after the events before it"] = {
     run = function(t)
-      local host = require("claudenova.host")
+      local host = require("claudenova.channel.host")
       local seen
       -- The host sends the session's event, then the reply (its mark) — here
       -- the mark comes first, and waits for the event.
@@ -204,7 +204,7 @@ return {
         end)
         return t.NO_MARK
       end
-      require("claudenova.host").request("new", {}, inbox_mod.session_started)
+      require("claudenova.channel.host").request("new", {}, inbox_mod.session_started)
       t:eq(state().sessions[9].state, "idle", "the session's state")
       t:eq(state().current, 9, "the session in view")
     end,
@@ -244,7 +244,7 @@ return {
     run = function(t)
       t:replay("bash", 3)
       t:ok(inbox().stream_state().next > 1, "the stream moved")
-      local host = require("claudenova.host")
+      local host = require("claudenova.channel.host")
       host.epoch = (host.epoch or 0) + 1
       t.seq = 1
       t:deliver_raw({
@@ -263,7 +263,7 @@ return {
       -- The snapshot of the first fetch predates what the host dropped.
       local fetches = resync_while_fetching(t, { { "old", "a" }, 2 }, 3)
       t:wait(function()
-        return fetches() == 2 and not require("claudenova.ui.transcript").syncing[1]
+        return fetches() == 2 and not require("claudenova.surfaces.transcript").syncing[1]
       end, "a second fetch, answered")
       t:eq(transcript_lines(1), { "old", "a", "b" }, "the transcript")
     end,
@@ -272,7 +272,7 @@ return {
     run = function(t)
       local fetches = resync_while_fetching(t, { { "old", "a", "b" }, 3 }, 3)
       t:wait(function()
-        return fetches() == 1 and not require("claudenova.ui.transcript").syncing[1]
+        return fetches() == 1 and not require("claudenova.surfaces.transcript").syncing[1]
       end, "the fetch, answered")
       t:settle()
       t:eq(fetches(), 1, "fetches")

@@ -2,7 +2,7 @@
 -- widths people use (references in tests/lua/screens/surfaces), and the
 -- rules that decide when a surface may take the window.
 local function scheduler()
-  return require("claudenova.ui.scheduler")
+  return require("claudenova.services.scheduler")
 end
 
 -- The edit recording's files: greet.py as it was, and the staged proposal
@@ -82,7 +82,7 @@ return {
       local fourth = vim.deepcopy(first)
       fourth.id, fourth.hints = "1:fourth", { deliberate = true }
       fourth.session_choice = "Bash(touch fourth.txt) this session"
-      require("claudenova.ui.panel").open(fourth)
+      require("claudenova.surfaces.panel").open(fourth)
       local said, orig = {}, vim.notify
       vim.notify = function(msg)
         table.insert(said, msg)
@@ -99,12 +99,12 @@ return {
       t:eq(t:calls_of("decide")[2].id, fourth.id, "the request s allowed")
       -- The keymaps config changes: the next panel has the new keys only,
       -- and no <CR> of the deliberate one before it.
-      require("claudenova.config").set(vim.tbl_deep_extend("force", require("claudenova.config").get(), {
+      require("claudenova.setup.config").set(vim.tbl_deep_extend("force", require("claudenova.setup.config").get(), {
         keymaps = { panel = { allow = "y" } },
       }))
       local fifth = vim.deepcopy(first)
       fifth.id = "1:fifth"
-      require("claudenova.ui.panel").open(fifth)
+      require("claudenova.surfaces.panel").open(fifth)
       t:ok(map_of("y").lhs ~= nil, "y allows now")
       t:eq(map_of("a").lhs, nil, "a after the change")
       t:eq(map_of("<CR>").lhs, nil, "<CR> after the change")
@@ -207,7 +207,7 @@ return {
       t:replay("work", asked - 1)
       local tasks = require("claudenova").tasks(1)
       t:eq(#tasks, 1, "tasks")
-      require("claudenova.ui.tasks").open(tasks[1].id)
+      require("claudenova.surfaces.tasks").open(tasks[1].id)
       t:replay_from("work", asked)
       t:settle()
       t:ok(
@@ -256,7 +256,7 @@ return {
       -- The transcript opens with the session (as :ClaudeNova new does) and
       -- follows the turn.
       t:replay("bash", 1)
-      require("claudenova.ui").open_transcript(1, { focus = true })
+      require("claudenova.frontend").open_transcript(1, { focus = true })
       t:replay_from("bash", 2)
       t:ok(vim.api.nvim_buf_get_name(0):match("claudenova://session/1$"), "the transcript in front")
       t:screen("transcript")
@@ -267,7 +267,7 @@ return {
     run = function(t)
       t:replay("bash")
       local origin = vim.api.nvim_get_current_win()
-      require("claudenova.ui").prompt(1)
+      require("claudenova.frontend").prompt(1)
       t:ok(vim.api.nvim_get_current_win() ~= origin, "the input has the cursor")
       t:screen("prompt")
       t:type("<Esc>")

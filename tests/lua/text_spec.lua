@@ -1,6 +1,6 @@
 -- Text helpers of the front end's base layer.
 local function text()
-  return require("claudenova.ui.text")
+  return require("claudenova.core.text")
 end
 
 return {

@@ -226,11 +226,11 @@ func (c run) measure(shown bool) (res result, err error) {
 		return res, err
 	}
 	var sid int
-	_ = v.ExecLua("return require('claudenova.ui.state').current", &sid)
+	_ = v.ExecLua("return require('claudenova.store.state').current", &sid)
 	if err := waitFor(10*time.Minute, "every session idle", func() (bool, error) {
 		var idle int
 		err := v.ExecLua(`local n = 0
-			for _, s in pairs(require('claudenova.ui.state').sessions) do if s.state == 'idle' then n = n + 1 end end
+			for _, s in pairs(require('claudenova.store.state').sessions) do if s.state == 'idle' then n = n + 1 end end
 			return n`, &idle)
 		return idle == c.sessions, err
 	}); err != nil {
@@ -240,7 +240,7 @@ func (c run) measure(shown bool) (res result, err error) {
 		return res, err
 	}
 	_ = v.ExecLua("_G.termbench.on = false; _G.termbench.timer:stop()", nil)
-	_ = v.ExecLua(`local b = require('claudenova.ui.transcript').bufs[...]
+	_ = v.ExecLua(`local b = require('claudenova.surfaces.transcript').bufs[...]
 		return b and vim.api.nvim_buf_line_count(b) or 0`, &res.lines, sid)
 	// The screen as the terminal shows it: with the transcript shown, its
 	// text is there (the TUI really drew it).

@@ -338,17 +338,17 @@ func (in *instance) close() {
 // sidebar and whose surface is on screen, and tells the bench client.
 const visibleHook = `
 local chan = ...
-local ui = require('claudenova.ui')
+local ui = require('claudenova.frontend')
 local orig = ui.apply
 local seen = {}
 ui.apply = function(batch)
   orig(batch)
-  local panel = require('claudenova.ui.panel').current
-  local props = require('claudenova.ui.proposal').open_
-  local sb = require('claudenova.ui.sidebar')
+  local panel = require('claudenova.surfaces.panel').current
+  local props = require('claudenova.surfaces.proposal').open_
+  local sb = require('claudenova.surfaces.sidebar')
   local rows = {}
   for _, id in pairs(sb.rows) do rows[id] = true end
-  for id, r in pairs(require('claudenova.ui.state').requests) do
+  for id, r in pairs(require('claudenova.store.state').requests) do
     local visible = (panel and panel.id == id and vim.api.nvim_win_is_valid(panel.win)) or (props[id] ~= nil)
     if not seen[id] and rows[id] and visible then
       seen[id] = true
@@ -419,9 +419,9 @@ func (b *bench) latency(lines, n int) ([]time.Duration, error) {
 			}
 		case <-time.After(30 * time.Second):
 			var dbg string
-			_ = in.v.ExecLua(`local st = require('claudenova.ui.state')
-				local p = require('claudenova.ui.panel').current
-				local sch = require('claudenova.ui.scheduler')
+			_ = in.v.ExecLua(`local st = require('claudenova.store.state')
+				local p = require('claudenova.surfaces.panel').current
+				local sch = require('claudenova.services.scheduler')
 				return vim.inspect({ pending = vim.tbl_keys(st.requests), panel = p and p.id, notes = _G.claudenova_test.notes,
 					mode = vim.api.nvim_get_mode(), busy = sch.busy(), waiting = #sch.waiting, buf = vim.api.nvim_buf_get_name(0),
 					messages = vim.fn.execute('messages') })`, &dbg)
@@ -544,7 +544,7 @@ func (b *bench) stall(sessions int, script func() ([]string, int), shown bool, f
 		return nil, 0, 0, 0, fmt.Errorf("second client: %w", err)
 	}
 	defer probe.Close()
-	_ = in.v.ExecLua(`local ui = require('claudenova.ui'); local orig = ui.apply
+	_ = in.v.ExecLua(`local ui = require('claudenova.frontend'); local orig = ui.apply
 		_G.uibench = { n = 0, ev = 0, total = 0, max = 0 }
 		ui.apply = function(b)
 			local t0 = vim.uv.hrtime(); orig(b); local d = vim.uv.hrtime() - t0
@@ -573,7 +573,7 @@ func (b *bench) stall(sessions int, script func() ([]string, int), shown bool, f
 			return nil, 0, 0, 0, err
 		}
 	}
-	_ = in.v.ExecLua("return vim.fn.jobpid(require('claudenova.host').channel)", &hostPid)
+	_ = in.v.ExecLua("return vim.fn.jobpid(require('claudenova.channel.host').channel)", &hostPid)
 	// The user watches the sidebar and, when shown, one transcript (in a
 	// split): the difference is the cost of highlighting a growing markdown
 	// buffer, not ours.
@@ -611,7 +611,7 @@ func (b *bench) stall(sessions int, script func() ([]string, int), shown bool, f
 		var idle int
 		if len(rts)%50 == 0 {
 			_ = probe.ExecLua(`local n = 0
-				for _, s in pairs(require('claudenova.ui.state').sessions) do if s.state == 'idle' then n = n + 1 end end
+				for _, s in pairs(require('claudenova.store.state').sessions) do if s.state == 'idle' then n = n + 1 end end
 				return n`, &idle)
 			if idle == sessions {
 				break
@@ -693,7 +693,7 @@ func (b *bench) editorTools(n int) ([]time.Duration, []time.Duration, error) {
 	defer probe.Close()
 	// How long Neovim itself works on each call (the time it cannot serve
 	// anyone else).
-	if err := in.v.ExecLua(`local tools = require('claudenova.tools'); local orig = tools.call
+	if err := in.v.ExecLua(`local tools = require('claudenova.services.tools'); local orig = tools.call
 		_G.uibench = { n = 0, total = 0, max = 0 }
 		tools.call = function(...)
 			local t0 = vim.uv.hrtime(); local r = orig(...); local d = vim.uv.hrtime() - t0
@@ -833,8 +833,8 @@ func (b *bench) scroll(lines int) ([]time.Duration, int64, int64, error) {
 	deadline := time.Now().Add(120 * time.Second)
 	for {
 		var n int
-		_ = in.v.ExecLua(`local b = require('claudenova.ui.transcript').bufs[...]
-			local s = require('claudenova.ui.state').sessions[...]
+		_ = in.v.ExecLua(`local b = require('claudenova.surfaces.transcript').bufs[...]
+			local s = require('claudenova.store.state').sessions[...]
 			return (s and s.state == 'idle' and b) and vim.api.nvim_buf_line_count(b) or 0`, &n, id)
 		if n >= lines {
 			break
@@ -849,7 +849,7 @@ func (b *bench) scroll(lines int) ([]time.Duration, int64, int64, error) {
 	}
 	var nvimPid, hostPid int
 	_ = in.v.ExecLua("return vim.fn.getpid()", &nvimPid)
-	_ = in.v.ExecLua("return vim.fn.jobpid(require('claudenova.host').channel)", &hostPid)
+	_ = in.v.ExecLua("return vim.fn.jobpid(require('claudenova.channel.host').channel)", &hostPid)
 	var out []time.Duration
 	for i := 0; i < 400; i++ {
 		var d float64
@@ -911,7 +911,7 @@ func (b *bench) firstText(n int, ft string) ([]time.Duration, error) {
 		return nil, err
 	}
 	if err := in.v.ExecLua(`local chan = ...
-		local tr = require('claudenova.ui.transcript'); local orig = tr.apply
+		local tr = require('claudenova.surfaces.transcript'); local orig = tr.apply
 		local told = {}
 		tr.apply = function(id, ops)
 			orig(id, ops)
@@ -946,7 +946,7 @@ func (b *bench) firstText(n int, ft string) ([]time.Duration, error) {
 		// Wait for the turn to end, then start the next.
 		for k := 0; k < 500; k++ {
 			var idle bool
-			_ = in.v.ExecLua("return require('claudenova.ui.state').sessions[...].state == 'idle'", &idle, id)
+			_ = in.v.ExecLua("return require('claudenova.store.state').sessions[...].state == 'idle'", &idle, id)
 			if idle {
 				break
 			}
@@ -1026,7 +1026,7 @@ func (b *bench) gesture(n int) ([]time.Duration, error) {
 	newSession := func(script string) (int, error) {
 		var id int
 		err := in.v.ExecLua(`local script = ...
-			local cfg = require('claudenova.config').get()
+			local cfg = require('claudenova.setup.config').get()
 			local env = vim.deepcopy(cfg.env); env.FAKECLAUDE_SCRIPT = script
 			require('claudenova').setup(vim.tbl_extend('force', cfg, { env = env }))
 			return require('claudenova').new({ prompt = 'go' }).id`, &id, script)
@@ -1039,7 +1039,7 @@ func (b *bench) gesture(n int) ([]time.Duration, error) {
 	// A's writer, since A's claude reads nothing.
 	var staged string
 	for i := 0; i < 500 && staged == ""; i++ {
-		_ = in.v.ExecLua(`for _, r in pairs(require('claudenova.ui.state').requests) do if r.staged then return r.staged end end return ""`, &staged)
+		_ = in.v.ExecLua(`for _, r in pairs(require('claudenova.store.state').requests) do if r.staged then return r.staged end end return ""`, &staged)
 		time.Sleep(20 * time.Millisecond)
 	}
 	if staged == "" {
@@ -1051,14 +1051,14 @@ func (b *bench) gesture(n int) ([]time.Duration, error) {
 	if err := os.WriteFile(staged, []byte(strings.Repeat("a line the user wrote, forty bytes long.\n", 10<<20/41)), 0o600); err != nil {
 		return nil, err
 	}
-	if err := in.v.ExecLua(`for id in pairs(require('claudenova.ui.state').requests) do require('claudenova.host').notify('proposal_saved', { id = id }) end`, nil); err != nil {
+	if err := in.v.ExecLua(`for id in pairs(require('claudenova.store.state').requests) do require('claudenova.channel.host').notify('proposal_saved', { id = id }) end`, nil); err != nil {
 		return nil, err
 	}
 	// Measure while the answer is being written: A's request is answered
 	// (its answer queued, whole, for A's claude, which reads nothing).
 	for i := 0; ; i++ {
 		var left int
-		_ = in.v.ExecLua(`return #vim.tbl_keys(require('claudenova.ui.state').requests)`, &left)
+		_ = in.v.ExecLua(`return #vim.tbl_keys(require('claudenova.store.state').requests)`, &left)
 		if left == 0 {
 			break
 		}
@@ -1077,7 +1077,7 @@ func (b *bench) gesture(n int) ([]time.Duration, error) {
 		deadline := time.Now().Add(30 * time.Second)
 		for {
 			var here bool
-			_ = in.v.ExecLua("return require('claudenova.ui.state').requests[...] ~= nil", &here, id)
+			_ = in.v.ExecLua("return require('claudenova.store.state').requests[...] ~= nil", &here, id)
 			if here {
 				break
 			}
@@ -1119,7 +1119,7 @@ func (b *bench) backpressure(sessions, lines int) (int64, int, bool, error) {
 		return 0, 0, false, err
 	}
 	_ = in.v.ExecLua(`_G.uibench_resyncs = 0
-		local tr = require('claudenova.ui.transcript'); local orig = tr.resync
+		local tr = require('claudenova.surfaces.transcript'); local orig = tr.resync
 		tr.resync = function(...) _G.uibench_resyncs = _G.uibench_resyncs + 1; return orig(...) end`, nil)
 	for i := 0; i < sessions; i++ {
 		if err := in.v.ExecLua("require('claudenova').new({ prompt = 'go' })", nil); err != nil {
@@ -1127,7 +1127,7 @@ func (b *bench) backpressure(sessions, lines int) (int64, int, bool, error) {
 		}
 	}
 	var hostPid int
-	_ = in.v.ExecLua("return vim.fn.jobpid(require('claudenova.host').channel)", &hostPid)
+	_ = in.v.ExecLua("return vim.fn.jobpid(require('claudenova.channel.host').channel)", &hostPid)
 	// The user answers a prompt: Neovim serves no RPC meanwhile.
 	blocked := make(chan error, 1)
 	go func() { blocked <- in.v.ExecLua("return vim.fn.input('blocked> ')", nil) }()
@@ -1146,8 +1146,8 @@ func (b *bench) backpressure(sessions, lines int) (int64, int, bool, error) {
 	for time.Now().Before(deadline) {
 		peak = max(peak, vmHWM(hostPid))
 		var done bool
-		_ = in.v.ExecLua(`local st = require('claudenova.ui.state')
-			local tr = require('claudenova.ui.transcript')
+		_ = in.v.ExecLua(`local st = require('claudenova.store.state')
+			local tr = require('claudenova.surfaces.transcript')
 			local n = 0
 			for id, s in pairs(st.sessions) do
 				if s.state ~= 'idle' or tr.syncing[id] then return false end
@@ -1159,9 +1159,9 @@ func (b *bench) backpressure(sessions, lines int) (int64, int, bool, error) {
 			var why string
 			// Every buffer holds the whole transcript: its line count is the
 			// host's, and the lines in the middle are transcript text.
-			if err := in.v.ExecLua(`local tr = require('claudenova.ui.transcript')
+			if err := in.v.ExecLua(`local tr = require('claudenova.surfaces.transcript')
 				for id, buf in pairs(tr.bufs) do
-					local snap = require('claudenova.host').request('transcript', { session = id })
+					local snap = require('claudenova.channel.host').request('transcript', { session = id })
 					local total = snap.first + #snap.lines
 					if vim.api.nvim_buf_line_count(buf) ~= total then
 						return ("session %d: %d lines shown, the host has %d"):format(id, vim.api.nvim_buf_line_count(buf), total)

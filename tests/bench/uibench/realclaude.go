@@ -47,7 +47,7 @@ func (b *bench) realPressure(sessions, lines int, blocked time.Duration) (int64,
 		}
 	}
 	var hostPid int
-	_ = in.v.ExecLua("return vim.fn.jobpid(require('claudenova.host').channel)", &hostPid)
+	_ = in.v.ExecLua("return vim.fn.jobpid(require('claudenova.channel.host').channel)", &hostPid)
 	for _, id := range ids {
 		if err := in.v.ExecLua("require('claudenova').send(...)", nil, fmt.Sprintf("STREAM %d", lines), id); err != nil {
 			return 0, false, err
@@ -56,7 +56,7 @@ func (b *bench) realPressure(sessions, lines int, blocked time.Duration) (int64,
 	// The replies are under way before the editor blocks.
 	if err := waitFor(60*time.Second, func() bool {
 		var running bool
-		_ = in.v.ExecLua(`for _, s in pairs(require('claudenova.ui.state').sessions) do
+		_ = in.v.ExecLua(`for _, s in pairs(require('claudenova.store.state').sessions) do
 				if s.state ~= 'running' then return false end end return true`, &running)
 		return running
 	}); err != nil {
@@ -80,14 +80,14 @@ func (b *bench) realPressure(sessions, lines int, blocked time.Duration) (int64,
 	var why string // the last reason the transcripts were not whole, printed when they stay so
 	err = waitFor(300*time.Second, func() bool {
 		peak = max(peak, vmHWM(hostPid))
-		if e := in.v.ExecLua(`local st, tr = require('claudenova.ui.state'), require('claudenova.ui.transcript')
+		if e := in.v.ExecLua(`local st, tr = require('claudenova.store.state'), require('claudenova.surfaces.transcript')
 			local last = ...
 			for id, s in pairs(st.sessions) do
 				if s.state ~= 'idle' then return ("session %d is %s"):format(id, s.state) end
 				if tr.syncing[id] then return ("session %d's transcript is syncing"):format(id) end
 				local buf = tr.bufs[id]
 				if not buf then return ("session %d has no transcript buffer"):format(id) end
-				local snap = require('claudenova.host').request('transcript', { session = id })
+				local snap = require('claudenova.channel.host').request('transcript', { session = id })
 				if vim.api.nvim_buf_line_count(buf) ~= snap.first + #snap.lines then
 					return ("session %d: %d lines shown, the host has %d"):format(id, vim.api.nvim_buf_line_count(buf), snap.first + #snap.lines)
 				end

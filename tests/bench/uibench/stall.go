@@ -103,16 +103,16 @@ func (in *instance) until(d time.Duration, what, lua string, args ...any) error 
 		if time.Now().After(deadline) {
 			var st string
 			_ = in.v.ExecLua(`local out = {}
-				for id, s in pairs(require('claudenova.ui.state').sessions) do
-					local b = require('claudenova.ui.transcript').bufs[id]
+				for id, s in pairs(require('claudenova.store.state').sessions) do
+					local b = require('claudenova.surfaces.transcript').bufs[id]
 					table.insert(out, id .. "=" .. s.state .. "/" .. (b and vim.api.nvim_buf_line_count(b) or -1))
 				end
 				local hs = {}
-				for _, i in ipairs(require('claudenova.host').request('sessions') or {}) do
+				for _, i in ipairs(require('claudenova.channel.host').request('sessions') or {}) do
 					if i.state ~= 'idle' then table.insert(hs, i.id .. "=" .. i.state) end
 				end
 				return table.concat(out, " ") .. " mode=" .. vim.fn.mode() .. "; not idle in the host: " .. table.concat(hs, " ")
-					.. "; stream " .. vim.inspect(require('claudenova.ui.inbox').stream_state())`, &st)
+					.. "; stream " .. vim.inspect(require('claudenova.frontend.inbox').stream_state())`, &st)
 			return fmt.Errorf("%s: not after %v (sessions: %s)", what, d, st)
 		}
 		time.Sleep(20 * time.Millisecond)
@@ -295,7 +295,7 @@ func (b *bench) completeStall(files int, git bool) (stallResult, error) {
 	if err := in.v.ExecLua("return require('claudenova').new({ cwd = ... }).id", &id, folder); err != nil {
 		return stallResult{}, err
 	}
-	if err := in.v.ExecLua("require('claudenova.ui').prompt(...)", nil, id); err != nil {
+	if err := in.v.ExecLua("require('claudenova.frontend').prompt(...)", nil, id); err != nil {
 		return stallResult{}, err
 	}
 	if err := in.until(10*time.Second, "the prompt input in insert mode", "return vim.fn.mode() == 'i' and vim.b.claudenova_prompt_session ~= nil"); err != nil {
@@ -315,7 +315,7 @@ func (b *bench) completeStall(files int, git bool) (stallResult, error) {
 			return err
 		}
 		t0 := time.Now()
-		err := in.until(60*time.Second, "the menu for @sub07file", `local c = require('claudenova.ui.complete')
+		err := in.until(60*time.Second, "the menu for @sub07file", `local c = require('claudenova.surfaces.complete')
 			return vim.fn.pumvisible() == 1 and c.waiting == nil`)
 		menuAfter = time.Since(t0)
 		time.Sleep(300 * time.Millisecond)
@@ -351,8 +351,8 @@ func (b *bench) switchStall(sessions int) (stallResult, error) {
 	}
 	// Idle as the host says: the front end's own view is checked after.
 	if err := in.until(60*time.Second, "every session idle with its transcript", `local n = 0
-		for _, s in ipairs(require('claudenova.host').request('sessions') or {}) do
-			local b = require('claudenova.ui.transcript').bufs[s.id]
+		for _, s in ipairs(require('claudenova.channel.host').request('sessions') or {}) do
+			local b = require('claudenova.surfaces.transcript').bufs[s.id]
 			if s.state ~= 'idle' or not b or vim.api.nvim_buf_line_count(b) < 2000 then return false end
 			n = n + 1
 		end
@@ -362,8 +362,8 @@ func (b *bench) switchStall(sessions int) (stallResult, error) {
 	time.Sleep(500 * time.Millisecond)
 	var stale string
 	if err := in.v.ExecLua(`local out = {}
-		for _, s in ipairs(require('claudenova.host').request('sessions') or {}) do
-			local mine = require('claudenova.ui.state').sessions[s.id]
+		for _, s in ipairs(require('claudenova.channel.host').request('sessions') or {}) do
+			local mine = require('claudenova.store.state').sessions[s.id]
 			if not mine or mine.state ~= s.state then
 				table.insert(out, ("%d: %s here, %s in the host"):format(s.id, mine and mine.state or "none", s.state))
 			end
@@ -386,7 +386,7 @@ func (b *bench) switchStall(sessions int) (stallResult, error) {
 	return in.measure(func() error {
 		for round := 0; round < 3; round++ {
 			for _, id := range ids {
-				if err := in.keys(60*time.Millisecond, fmt.Sprintf(":lua require('claudenova.ui').open_transcript(%d, { focus = true })<CR>", id)); err != nil {
+				if err := in.keys(60*time.Millisecond, fmt.Sprintf(":lua require('claudenova.frontend').open_transcript(%d, { focus = true })<CR>", id)); err != nil {
 					return err
 				}
 			}
@@ -420,8 +420,8 @@ func (b *bench) scrollStall(lines int) (stallResult, error) {
 		return stallResult{}, err
 	}
 	if err := in.until(300*time.Second, fmt.Sprintf("a %d-line transcript", lines), `local id, n = ...
-		local b = require('claudenova.ui.transcript').bufs[id]
-		local s = require('claudenova.ui.state').sessions[id]
+		local b = require('claudenova.surfaces.transcript').bufs[id]
+		local s = require('claudenova.store.state').sessions[id]
 		return (s and s.state == 'idle' and b and vim.api.nvim_buf_line_count(b) >= n) and true or false`, id, lines); err != nil {
 		return stallResult{}, err
 	}
@@ -500,7 +500,7 @@ func (b *bench) diffStall(lines int, proposal bool) (stallResult, error) {
 		if err := in.v.ExecLua("require('claudenova').new({ prompt = 'go' })", nil); err != nil {
 			return err
 		}
-		if err := in.until(60*time.Second, "the proposal", "return next(require('claudenova.ui.proposal').open_) ~= nil and vim.wo.diff"); err != nil {
+		if err := in.until(60*time.Second, "the proposal", "return next(require('claudenova.surfaces.proposal').open_) ~= nil and vim.wo.diff"); err != nil {
 			return err
 		}
 		return in.keys(1500*time.Millisecond, "]c")

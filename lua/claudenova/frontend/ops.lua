@@ -1,0 +1,130 @@
+-- The session operations of the front end: start, send, steer, stop,
+-- interrupt, resume, rename, queued prompts and tasks. The public API
+-- (claudenova) and the surfaces (through ui.actions) both use these, so a
+-- session is started or sent to one way only. Errors are raised as plain
+-- messages ("claude-nova: …").
+local context = require("claudenova.services.context")
+local errors = require("claudenova.core.errors")
+local host = require("claudenova.channel.host")
+local inbox = require("claudenova.frontend.inbox")
+local notify = require("claudenova.setup.notify")
+local state = require("claudenova.store.state")
+local transcript = require("claudenova.surfaces.transcript")
+
+local M = {}
+
+local function plain(err)
+  return (errors.message(err):gsub("^claude%-nova: ", ""))
+end
+
+--- A prompt started session id (none ran, or the one it was written for,
+--- old, had exited): say so, and show its transcript where the old one was
+--- shown.
+function M.started_for_prompt(id, old)
+  local s = old and state.sessions[old]
+  if s and s.state == "exited" then
+    -- What happened first: a narrow screen cuts the end.
+    notify.info(
+      ("new session %s: %s had exited (:ClaudeNova resume continues it)"):format(state.label(id), state.label(old))
+    )
+  else
+    notify.info(("new session %s: no session ran"):format(state.label(id)))
+  end
+  transcript.open(id)
+end
+
+--- Start a session. opts: { prompt?, cwd?, mode?, resume?, model? }
+function M.new(opts)
+  opts = opts or {}
+  opts.cwd = opts.cwd or vim.fn.getcwd()
+  -- Its snapshot goes into the store where the reply stands in the stream.
+  return host.request("new", opts, inbox.session_started)
+end
+
+--- Send a prompt to a session (the current one; starts one if none). See
+--- claudenova.send.
+function M.send(prompt, opts)
+  if type(opts) ~= "table" then
+    opts = { session = opts }
+  end
+  local text = context.build(prompt or "", opts, context.cwd(opts.session))
+  local before = vim.deepcopy(state.sessions)
+  local prev = state.current
+  local info =
+    host.request("send", { prompt = text, session = opts.session or 0, cwd = vim.fn.getcwd() }, inbox.session_started)
+  if not before[info.id] then
+    -- No session ran (the current one exited): this prompt started one.
+    M.started_for_prompt(info.id, prev and before[prev] and prev)
+  end
+  return info
+end
+
+function M.stop(session)
+  return host.request("stop", { session = session or 0 })
+end
+
+function M.interrupt(session)
+  return host.request("interrupt", { session = session or 0 })
+end
+
+function M.steer(prompt, session)
+  local text = context.build(prompt or "", { session = session }, context.cwd(session))
+  return host.request("steer", { session = session or 0, prompt = text })
+end
+
+function M.rename(name, session)
+  return host.request("rename", { session = session or 0, name = name })
+end
+
+--- Continue claude's session id; one that runs here already becomes the
+--- current session.
+function M.resume(id)
+  local known = vim.deepcopy(state.sessions)
+  local info = M.new({ resume = id })
+  if known[info.id] then
+    notify.info(("%s runs here already: it is the current session"):format(state.label(info.id)))
+  end
+  return info
+end
+
+function M.sessions()
+  if not host.running() then
+    return {}
+  end
+  return host.request("sessions") or {}
+end
+
+function M.queued(session)
+  return host.request("queued", { session = session or 0 })
+end
+
+---@return boolean, string|nil
+function M.cancel_queued(id)
+  local ok, res = pcall(host.await, "cancel_queued", { id = id })
+  if not ok then
+    return false, plain(res)
+  end
+  if res and res.cancelled then
+    return true
+  end
+  return false, res and res.why or "not withdrawn"
+end
+
+---@return boolean, string|nil
+function M.stop_task(id)
+  local started, answered, ok, res = pcall(host.wait, function(cb)
+    host.later("stop_task", { id = id }, cb)
+  end, 10000)
+  if not started then
+    return false, plain(answered)
+  end
+  if not answered then
+    return false, "claude did not answer in time"
+  end
+  if not ok then
+    return false, tostring(res)
+  end
+  return true
+end
+
+return M
