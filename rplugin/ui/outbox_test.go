@@ -274,10 +274,12 @@ func (l *liveData) LiveKey() string { return "s1" }
 // the front end gets it once, with the newest state, however the senders
 // raced (what per-snapshot version numbers used to guard against).
 func TestLiveDataIsReadWhenDelivered(t *testing.T) {
-	release := make(chan struct{})
+	release, busy := make(chan struct{}), make(chan struct{})
+	var once sync.Once
 	var mu sync.Mutex
 	var got []string
 	o := NewOutbox(func(batch string) error {
+		once.Do(func() { close(busy) })
 		<-release
 		var evs []struct {
 			Event string `json:"event"`
@@ -293,6 +295,7 @@ func TestLiveDataIsReadWhenDelivered(t *testing.T) {
 	}, slog.New(slog.DiscardHandler))
 	s := &liveData{state: "running"}
 	o.Send("first", 0) // Neovim is busy with this one
+	<-busy             // (the writer has taken it alone)
 	o.Send(EvSession, s)
 	o.Send("between", 1)
 	s.mu.Lock()
