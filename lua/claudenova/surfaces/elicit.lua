@@ -5,17 +5,14 @@
 -- answers, declines or cancels; leaving a picker with <Esc> leaves the
 -- request pending (answer it later with <CR> on its row). Go checks the
 -- answers against the server's schema: a wrong one asks again.
-local notify = require("claudenova.setup.notify")
+local asking = require("claudenova.services.asking")
 local host = require("claudenova.channel.host")
-local scheduler = require("claudenova.services.scheduler")
+local notify = require("claudenova.setup.notify")
 local state = require("claudenova.store.state")
 
 local M = {}
 
--- vim.ui.select, with the picker's grace ended once it is answered.
-local function select(items, opts, cb)
-  vim.ui.select(items, opts, scheduler.picked(cb))
-end
+local KIND = "claudenova.elicit"
 
 M.active = nil ---@type string|nil id of the form being asked
 
@@ -57,74 +54,42 @@ local SKIP = "(leave empty)"
 --- empty, or nil when the user cancelled.
 local function ask(f, i, n, cb)
   local prompt = field_prompt(f, i, n)
-  if f.type == "boolean" then
-    local items = { "yes", "no" }
-    if not f.required then
-      table.insert(items, SKIP)
+  local function label(k, v)
+    return (f.labels and f.labels[k]) or v
+  end
+  if f.type == "array" then
+    -- Several choices: tick them, then Done.
+    local choices = f.choices or {}
+    local labels = {}
+    for k, v in ipairs(choices) do
+      table.insert(labels, label(k, v))
     end
-    select(items, { prompt = prompt, kind = "claudenova.elicit" }, function(it)
-      if it == nil then
+    asking.several({ prompt = prompt, kind = KIND, labels = labels }, function(chosen)
+      if chosen == nil then
         return cb(nil)
       end
-      cb(it == SKIP and "" or it)
+      cb(vim.tbl_map(function(k)
+        return choices[k]
+      end, chosen))
     end)
     return
   end
-  if f.choices and #f.choices > 0 and f.type ~= "array" then
-    local items = {}
+  local items
+  if f.type == "boolean" then
+    items = { { value = "yes", text = "yes" }, { value = "no", text = "no" } }
+  elseif f.choices and #f.choices > 0 then
+    items = {}
     for k, v in ipairs(f.choices) do
-      table.insert(items, { value = v, text = (f.labels and f.labels[k]) or v })
+      table.insert(items, { value = v, text = label(k, v) })
     end
+  end
+  if items then
     if not f.required then
       table.insert(items, { value = "", text = SKIP })
     end
-    select(items, {
-      prompt = prompt,
-      kind = "claudenova.elicit",
-      format_item = function(it)
-        return it.text
-      end,
-    }, function(it)
-      if it == nil then
-        return cb(nil)
-      end
-      cb(it.value)
+    asking.select(items, { prompt = prompt, kind = KIND }, function(it)
+      cb(it and it.value)
     end)
-    return
-  end
-  if f.type == "array" then
-    -- Several choices: toggle them, then Done.
-    local chosen = {}
-    local function loop()
-      local items = {}
-      for k, v in ipairs(f.choices or {}) do
-        table.insert(items, { value = v, text = (chosen[v] and "[x] " or "[ ] ") .. ((f.labels and f.labels[k]) or v) })
-      end
-      table.insert(items, { done = true, text = "Done" })
-      select(items, {
-        prompt = prompt .. " (choose several, then Done)",
-        kind = "claudenova.elicit",
-        format_item = function(it)
-          return it.text
-        end,
-      }, function(it)
-        if it == nil then
-          return cb(nil)
-        end
-        if it.done then
-          local out = {}
-          for _, v in ipairs(f.choices or {}) do
-            if chosen[v] then
-              table.insert(out, v)
-            end
-          end
-          return cb(out)
-        end
-        chosen[it.value] = not chosen[it.value]
-        vim.schedule(loop)
-      end)
-    end
-    loop()
     return
   end
   local default = f.default ~= nil and f.default ~= vim.NIL and tostring(f.default) or nil
@@ -134,41 +99,26 @@ local function ask(f, i, n, cb)
 end
 
 local function fill(r)
-  local form = r.form
-  local fields = form.fields or {}
+  local fields = r.form.fields or {}
   local content = {}
-  local function step(i)
-    if M.active ~= r.id then
-      return -- withdrawn meanwhile
-    end
-    if i > #fields then
-      if not send(r, "accept", content) then
-        -- A wrong answer: the form is asked again, from the start.
-        M.active = r.id
-        vim.schedule(function()
-          step(1)
-        end)
-      end
-      return
-    end
+  asking.row(M, r.id, #fields, function(i, answered)
     ask(fields[i], i, #fields, function(v)
-      if M.active ~= r.id then
-        return
+      if v ~= nil then
+        content[fields[i].name] = v ~= "" and v or nil
       end
-      if v == nil then
-        return left_pending(r)
-      end
-      if v ~= "" then
-        content[fields[i].name] = v
-      else
-        content[fields[i].name] = nil
-      end
-      vim.schedule(function()
-        step(i + 1)
-      end)
+      answered(v)
     end)
-  end
-  step(1)
+  end, function()
+    if not send(r, "accept", content) then
+      -- A wrong answer: the form is asked again, from the start.
+      M.active = r.id
+      vim.schedule(function()
+        fill(r)
+      end)
+    end
+  end, function()
+    left_pending(r)
+  end)
 end
 
 --- Open the form of request r.
@@ -202,13 +152,7 @@ function M.open(r)
       { action = "cancel", text = "Cancel" },
     }
   end
-  select(items, {
-    prompt = ("%s asks: %s"):format(who, msg),
-    kind = "claudenova.elicit",
-    format_item = function(it)
-      return it.text
-    end,
-  }, function(it)
+  asking.select(items, { prompt = ("%s asks: %s"):format(who, msg), kind = KIND }, function(it)
     if M.active ~= r.id then
       return
     end
@@ -232,9 +176,7 @@ function M.open(r)
 end
 
 function M.withdraw(id)
-  if M.active == id then
-    M.active = nil
-  end
+  asking.withdraw(M, id)
 end
 
 return M

@@ -1,11 +1,10 @@
 -- AskUserQuestion: one question at a time through vim.ui.select (so the
 -- user's picker takes over) or a float of our own. Cancelling leaves the
 -- request pending; nothing is answered that the user did not choose.
+local asking = require("claudenova.services.asking")
 local config = require("claudenova.setup.config")
 local host = require("claudenova.channel.host")
 local notify = require("claudenova.setup.notify")
-local picker = require("claudenova.core.picker")
-local scheduler = require("claudenova.services.scheduler")
 local state = require("claudenova.store.state")
 local textutil = require("claudenova.core.text")
 
@@ -15,7 +14,7 @@ M.active = nil ---@type string|nil id of the request being asked
 
 local OTHER = "Other…"
 local DECLINE = "Decline: I'd rather answer in chat"
-local DONE = "Done"
+local KIND = "claudenova.question"
 
 local function cfg()
   return config.get()
@@ -26,13 +25,8 @@ local function left_pending(r)
   notify.info(("question left pending: <CR> on its row in :ClaudeNova answers it (%s)"):format(state.request_label(r)))
 end
 
-local function select(items, opts, cb)
-  cb = scheduler.picked(cb)
-  if cfg().questions.ui == "float" then
-    picker.select(items, opts, cb)
-  else
-    vim.ui.select(items, opts, cb)
-  end
+local function float()
+  return cfg().questions.ui == "float"
 end
 
 local function describe(q, opt)
@@ -79,13 +73,7 @@ local function ask(r, idx, q, cb)
     end
     table.insert(items, { kind = "other", text = OTHER })
     table.insert(items, { kind = "decline", text = DECLINE })
-    select(items, {
-      prompt = prompt,
-      kind = "claudenova.question",
-      format_item = function(it)
-        return it.text
-      end,
-    }, function(it)
+    asking.select(items, { prompt = prompt, kind = KIND, float = float() }, function(it)
       if not it then
         return cb(nil)
       end
@@ -106,60 +94,80 @@ local function ask(r, idx, q, cb)
     end)
     return
   end
-  -- Multi-select: toggle options until Done.
-  local chosen = {}
+  -- Multi-select: tick options until Done.
   local other
-  local function loop()
-    local items = {}
-    for i, o in ipairs(opts) do
-      table.insert(items, { kind = "option", index = i, text = (chosen[i] and "[x] " or "[ ] ") .. describe(q, o) })
-    end
-    table.insert(items, { kind = "other", text = (other and ("[x] Other: " .. other) or "[ ] " .. OTHER) })
-    table.insert(items, { kind = "done", text = DONE })
-    table.insert(items, { kind = "decline", text = DECLINE })
-    select(items, {
-      prompt = prompt .. " (choose several, then Done)",
-      kind = "claudenova.question",
-      format_item = function(it)
-        return it.text
-      end,
-    }, function(it)
-      if not it then
-        return cb(nil)
-      end
-      if it.kind == "decline" then
-        return cb("decline")
-      elseif it.kind == "done" then
-        local sel = {}
-        for i = 1, #opts do
-          if chosen[i] then
-            table.insert(sel, i - 1)
-          end
-        end
-        if #sel == 0 and not other then
-          notify.warn("choose at least one option")
-          return vim.schedule(loop)
-        end
-        return cb({ selected = sel, other = other })
-      elseif it.kind == "other" then
-        if other then
-          other = nil
-          return vim.schedule(loop)
-        end
-        vim.ui.input({ prompt = q.question .. " (other): " }, function(txt)
-          fresh_line()
-          if txt and vim.trim(txt) ~= "" then
-            other = txt
-          end
-          vim.schedule(loop)
-        end)
-        return
-      end
-      chosen[it.index] = not chosen[it.index]
-      vim.schedule(loop)
-    end)
+  local labels = {}
+  for _, o in ipairs(opts) do
+    table.insert(labels, describe(q, o))
   end
-  loop()
+  asking.several({
+    prompt = prompt,
+    kind = KIND,
+    float = float(),
+    labels = labels,
+    extra = function()
+      return {
+        {
+          kind = "other",
+          before_done = true,
+          text = other and ("[x] Other: " .. other) or asking.ticked(false, OTHER),
+        },
+        { kind = "decline", text = DECLINE },
+      }
+    end,
+    on_extra = function(it, again, finish)
+      if it.kind == "decline" then
+        return finish("decline")
+      end
+      if other then -- untick it
+        other = nil
+        return again()
+      end
+      vim.ui.input({ prompt = q.question .. " (other): " }, function(txt)
+        fresh_line()
+        if txt and vim.trim(txt) ~= "" then
+          other = txt
+        end
+        again()
+      end)
+    end,
+    accept = function(chosen)
+      if #chosen == 0 and not other then
+        notify.warn("choose at least one option")
+        return false
+      end
+      return true
+    end,
+  }, function(chosen)
+    if chosen == nil or chosen == "decline" then
+      return cb(chosen)
+    end
+    cb({
+      selected = vim.tbl_map(function(i)
+        return i - 1
+      end, chosen),
+      other = other,
+    })
+  end)
+end
+
+-- The user would rather answer in chat: an optional message for Claude,
+-- then the request is denied with it.
+local function decline(r)
+  vim.ui.input({ prompt = "Message for Claude (optional): " }, function(msg)
+    if msg == nil then
+      return left_pending(r)
+    end
+    local ok, err = pcall(host.request, "decide", {
+      id = r.id,
+      behavior = "deny",
+      via = "surface",
+      message = msg ~= "" and msg or "The user declined to answer here and would rather answer in chat.",
+    })
+    if not ok then
+      notify.error(err)
+    end
+  end)
 end
 
 function M.open(r)
@@ -173,56 +181,33 @@ function M.open(r)
   end
   M.active = r.id
   local answers = {}
-  local function step(i)
-    if M.active ~= r.id then
-      return -- withdrawn meanwhile
-    end
-    if i > #questions then
-      M.active = nil
-      local ok, err = pcall(host.request, "answer", { id = r.id, answers = answers })
-      if not ok then
-        notify.error(err)
-      end
-      return
-    end
+  asking.row(M, r.id, #questions, function(i, answered)
     ask(r, i, questions[i], function(ans)
-      if M.active ~= r.id then
-        return
-      end
-      if ans == nil then
-        return left_pending(r)
-      end
       if ans == "decline" then
-        M.active = nil
-        vim.ui.input({ prompt = "Message for Claude (optional): " }, function(msg)
-          if msg == nil then
-            return left_pending(r)
-          end
-          local ok, err = pcall(host.request, "decide", {
-            id = r.id,
-            behavior = "deny",
-            via = "surface",
-            message = msg ~= "" and msg or "The user declined to answer here and would rather answer in chat.",
-          })
-          if not ok then
-            notify.error(err)
-          end
-        end)
+        if M.active == r.id then
+          M.active = nil
+          decline(r)
+        end
         return
       end
-      answers[i] = { selected = ans.selected or {}, other = ans.other or "" }
-      vim.schedule(function()
-        step(i + 1)
-      end)
+      if ans ~= nil then
+        answers[i] = { selected = ans.selected or {}, other = ans.other or "" }
+      end
+      answered(ans)
     end)
-  end
-  step(1)
+  end, function()
+    M.active = nil
+    local ok, err = pcall(host.request, "answer", { id = r.id, answers = answers })
+    if not ok then
+      notify.error(err)
+    end
+  end, function()
+    left_pending(r)
+  end)
 end
 
 function M.withdraw(id)
-  if M.active == id then
-    M.active = nil
-  end
+  asking.withdraw(M, id)
 end
 
 return M
