@@ -42,6 +42,7 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/ui"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/views"
 )
 
 // Options are the user's settings that matter to the Go side.
@@ -90,6 +91,7 @@ type App struct {
 	history  *history.Room     // claude's session store: resume, rename, forget
 	modes    *modes.Room       // the mode the user chose, kept; claude's version
 	complete *complete.Room    // the prompt input's completion
+	views    *views.Builder    // how a request is worded for the front end
 
 	// start spawns claude (claude.Start; tests swap in claudetest).
 	start func(cfg claude.Config, log *slog.Logger) (claude.Conn, error)
@@ -117,6 +119,8 @@ func New(sink ui.Sink, log *slog.Logger) *App {
 	}
 	a.tasks = tasks.New(a.desk)
 	a.complete = complete.New(a.desk)
+	a.views = views.New(views.Deps{Sessions: sessions, Agent: a.tasks.Agent, Home: a.home,
+		ConfigDir: func() string { return a.claudeHome().Dir }})
 	a.perms = permissions.New(a.desk, a.claudeHome, a.home)
 	a.modes = modes.New(a.desk, modes.Deps{
 		ClaudeHome: a.claudeHome, Home: a.home, AllowRules: a.perms.AllowRules,
@@ -561,3 +565,6 @@ func (a *App) Rooms() Rooms {
 	return Rooms{Tasks: a.tasks, Rounds: a.rounds, World: a.world, Controls: a.controls, Rewind: a.rewind,
 		Editor: a.edit, Permissions: a.perms, History: a.history, Modes: a.modes, Complete: a.complete}
 }
+
+// RequestView is a pending request as the front end shows it.
+type RequestView = views.Request

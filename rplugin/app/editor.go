@@ -35,7 +35,7 @@ type outsideAsks struct{ a *App }
 
 // AskOutside registers an ask outside the session's folders and presents it.
 func (o outsideAsks) AskOutside(p *approval.Pending, s *session.Session) bool {
-	view := o.a.view(*p)
+	view := o.a.views.Request(*p)
 	if !o.a.register(p, s, view) {
 		return false
 	}

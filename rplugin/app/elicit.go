@@ -37,7 +37,7 @@ func (a *App) elicitation(s *session.Session, m claude.Message) {
 		Route:  approval.Route{Surface: approval.SurfaceElicit},
 		Target: "MCP server " + sanitize.Line(er.Server),
 	}
-	view := a.view(*p)
+	view := a.views.Request(*p)
 	if !a.register(p, s, view) {
 		return
 	}

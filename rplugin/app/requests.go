@@ -106,7 +106,7 @@ func (a *App) permission(s *session.Session, m claude.Message) {
 		a.desk.Note(s, "Denied "+sanitize.Line(pr.ToolName)+": it needs an interactive UI this client does not have.")
 		return
 	}
-	view := a.view(*p)
+	view := a.views.Request(*p)
 	added := a.register(p, s, view)
 	a.stageMu.Unlock()
 	if !added { // raced with a duplicate: registered once, answered once
@@ -137,7 +137,7 @@ func (a *App) Pending() []RequestView {
 	ps := a.reg.List()
 	out := make([]RequestView, 0, len(ps))
 	for _, p := range ps {
-		out = append(out, a.view(p))
+		out = append(out, a.views.Request(p))
 	}
 	return out
 }
@@ -148,7 +148,7 @@ func (a *App) Present(id string) error {
 	if !ok {
 		return ErrNotPending
 	}
-	view := a.view(p)
+	view := a.views.Request(p)
 	if !a.reg.Present(id, func(approval.Pending) { a.ui.Send(ui.EvPresent, view) }) {
 		return ErrNotPending
 	}
@@ -185,22 +185,6 @@ func rulesWarning(d approval.Decision) string {
 	return ""
 }
 
-// ownSurface lists the surfaces whose requests only they answer: a gesture
-// from elsewhere (a sidebar key, a command, a batch) opens the surface
-// instead. The front end reads this from the view (RequestView.Own).
-var ownSurface = map[approval.Surface]bool{approval.SurfacePlan: true, approval.SurfaceQuestion: true, approval.SurfaceElicit: true}
-
-// ownRefusal is what a gesture from elsewhere than its surface is told of a
-// request only its surface answers (the surface is presented).
-func ownRefusal(s approval.Surface) string {
-	return fmt.Sprintf("a %s needs its own answer: its surface is open", surfaceName(s))
-}
-
-// ownNoRule is why "Always…" is not offered for such a request.
-func ownNoRule(s approval.Surface) string {
-	return fmt.Sprintf("a %s needs its own answer, not a rule", surfaceName(s))
-}
-
 // Decide applies a user's decision.
 func (a *App) Decide(p DecideParams) (Decided, error) {
 	r, ok := a.reg.Get(p.ID)
@@ -210,9 +194,9 @@ func (a *App) Decide(p DecideParams) (Decided, error) {
 	if p.Via == "" {
 		p.Via = approval.ViaCommand
 	}
-	if ownSurface[r.Route.Surface] && p.Via != approval.ViaSurface {
+	if approval.OwnSurface(r.Route.Surface) && p.Via != approval.ViaSurface {
 		_ = a.Present(p.ID)
-		return Decided{Reason: ownRefusal(r.Route.Surface)}, nil
+		return Decided{Reason: approval.OwnRefusal(r.Route.Surface)}, nil
 	}
 	if r.Outside != nil {
 		if why := approval.Refusal(r, p.Decision, p.Via); why != "" {
@@ -296,13 +280,6 @@ func (a *App) Decide(p DecideParams) (Decided, error) {
 		return Decided{}, err
 	}
 	return Decided{Decided: decided, Warning: rulesWarning(p.Decision)}, nil
-}
-
-func surfaceName(s approval.Surface) string {
-	if s == approval.SurfaceElicit {
-		return "form"
-	}
-	return string(s)
 }
 
 // withdraw removes a request without answering it (claude cancelled it).
@@ -452,7 +429,7 @@ func (a *App) PlanDecide(p PlanParams) error {
 		return fmt.Errorf("cannot approve a plan into mode %q", p.Mode)
 	}
 	input := r.Perm.Input
-	orig := a.planText(r)
+	orig := a.views.PlanText(r)
 	edited := p.Plan != "" && p.Plan != orig
 	if edited {
 		var err error

@@ -14,6 +14,7 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/store"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/ui"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/views"
 )
 
 // feed pushes what claude printed in a captured session (the "<<" lines
@@ -86,7 +87,7 @@ func TestSubagentRequestNamesItsAgent(t *testing.T) {
 	if p.Agent == nil || *p.Agent != want || p.Agent.ID == "" {
 		t.Fatalf("agent %+v", p.Agent)
 	}
-	if !strings.Contains(p.Title, "probe sub (general-purpose)") || p.Fields[0] != (Field{"Agent", "probe sub (general-purpose)"}) {
+	if !strings.Contains(p.Title, "probe sub (general-purpose)") || p.Fields[0] != (views.Field{Label: "Agent", Value: "probe sub (general-purpose)"}) {
 		t.Fatalf("title %q fields %+v", p.Title, p.Fields)
 	}
 	tasks := m.rec.lastTasks(info.ID)

@@ -102,19 +102,6 @@ func (r *Room) Agent(sid int, agentID string) *session.Agent {
 	return &v
 }
 
-// AgentLabel is how a request names its agent: its description (its type
-// in parentheses), else "subagent <id>".
-func AgentLabel(v *session.Agent) string {
-	name := v.Description
-	if name == "" {
-		name = "subagent " + v.ID
-	}
-	if v.Type != "" {
-		name += " (" + v.Type + ")"
-	}
-	return name
-}
-
 var ErrNoTask = errors.New("no such task")
 
 // task finds task id in any session.

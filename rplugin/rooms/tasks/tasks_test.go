@@ -13,21 +13,6 @@ type nowhere struct{}
 
 func (nowhere) Send(string, any) {}
 
-func TestAgentLabel(t *testing.T) {
-	for _, tc := range []struct {
-		agent session.Agent
-		want  string
-	}{
-		{session.Agent{ID: "a1"}, "subagent a1"},
-		{session.Agent{ID: "a1", Type: "Explore"}, "subagent a1 (Explore)"},
-		{session.Agent{ID: "a1", Type: "Explore", Description: "find the tests"}, "find the tests (Explore)"},
-	} {
-		if got := AgentLabel(&tc.agent); got != tc.want {
-			t.Errorf("AgentLabel(%+v) = %q, want %q", tc.agent, got, tc.want)
-		}
-	}
-}
-
 func TestUnknownTasksAreNamed(t *testing.T) {
 	r := New(desk.New(nowhere{}, session.NewManager(), nil))
 	if err := r.Stop(desk.Later{Token: "t", ID: "b7"}); !errors.Is(err, ErrNoTask) || !strings.Contains(err.Error(), "b7") {

@@ -1,10 +1,12 @@
-package app
+// Package views words a pending request for the front end: its title,
+// the fields it shows, the scopes a rule can be saved in, the plan's text,
+// and what a batch may do with it. Every string is sanitized here.
+package views
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -16,11 +18,37 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/editortools"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/form"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/proposal"
-	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/tasks"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rules"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
 )
+
+// Deps is what the words need from the rest of the core.
+type Deps struct {
+	Sessions  *session.Manager
+	Agent     func(sid int, agentID string) *session.Agent // the subagent that asks (nil: Claude)
+	Home      func() string                                // the home folder paths are shown against
+	ConfigDir func() string                                // claude's config folder (the user's settings)
+}
+
+// Builder makes the views of requests.
+type Builder struct{ deps Deps }
+
+// New returns a Builder.
+func New(deps Deps) *Builder { return &Builder{deps: deps} }
+
+// AgentLabel is how a request names its agent: its description (its type
+// in parentheses), else "subagent <id>".
+func AgentLabel(v *session.Agent) string {
+	name := v.Description
+	if name == "" {
+		name = "subagent " + v.ID
+	}
+	if v.Type != "" {
+		name += " (" + v.Type + ")"
+	}
+	return name
+}
 
 // reviewCap bounds the diff shown by the panel's Review.
 const reviewCap = 400
@@ -31,9 +59,9 @@ type Field struct {
 	Value string `json:"value"`
 }
 
-// RequestView is the view model of a pending request. Every string in it is
+// Request is the view model of a pending request. Every string in it is
 // sanitized.
-type RequestView struct {
+type Request struct {
 	ID          string          `json:"id"`
 	Session     int             `json:"session"`
 	SessionName string          `json:"session_name"`
@@ -127,11 +155,8 @@ type Scope struct {
 }
 
 // scopes are the places a rule can be saved for a session in cwd.
-func (a *App) scopes(cwd string) []Scope {
-	home, _ := os.UserHomeDir()
-	if h := a.options().Env["HOME"]; h != "" {
-		home = h
-	}
+func (b *Builder) scopes(cwd string) []Scope {
+	home := b.deps.Home()
 	show := func(p string) string {
 		if rel, err := filepath.Rel(cwd, p); err == nil && !strings.HasPrefix(rel, "..") {
 			return rel
@@ -145,18 +170,18 @@ func (a *App) scopes(cwd string) []Scope {
 	for _, s := range []struct{ name, label string }{
 		{"localSettings", "this project, just me"}, {"projectSettings", "this project, shared"}, {"userSettings", "all my projects"},
 	} {
-		out = append(out, Scope{Name: s.name, Label: s.label, Path: sanitize.Line(show(rules.PathOf(s.name, cwd, a.claudeHome().Dir)))})
+		out = append(out, Scope{Name: s.name, Label: s.label, Path: sanitize.Line(show(rules.PathOf(s.name, cwd, b.deps.ConfigDir())))})
 	}
 	return out
 }
 
-func (a *App) view(r approval.Pending) RequestView {
+func (b *Builder) Request(r approval.Pending) Request {
 	pr := r.Perm
 	name := fmt.Sprintf("session %d", r.Session)
 	cwd := ""
 	planning := false
 	said := ""
-	if s, ok := a.sessions.Get(r.Session); ok {
+	if s, ok := b.deps.Sessions.Get(r.Session); ok {
 		cwd = s.Cwd()
 		name = fmt.Sprintf("%d · %s", r.Session, s.Name())
 		planning = s.Mode() == "plan"
@@ -164,7 +189,7 @@ func (a *App) view(r approval.Pending) RequestView {
 			said = sanitize.Text(s.Transcript.Said(r.Perm.ToolUseID))
 		}
 	}
-	v := RequestView{
+	v := Request{
 		ID: r.ID, Session: r.Session, SessionName: name, Tool: sanitize.Line(pr.ToolName),
 		Target: r.Target, Surface: string(r.Route.Surface), Reason: sanitize.Text(r.Route.Reason),
 		Arrived: r.Arrived.UnixMilli(), Added: r.Added, Removed: r.Removed,
@@ -177,16 +202,16 @@ func (a *App) view(r approval.Pending) RequestView {
 		shown = sanitize.Line(pr.DisplayName)
 	}
 	v.Title = shown + " · " + name
-	if v.Agent = a.tasks.Agent(r.Session, pr.AgentID); v.Agent != nil {
-		v.Title = shown + " · " + tasks.AgentLabel(v.Agent) + " · " + name
+	if v.Agent = b.deps.Agent(r.Session, pr.AgentID); v.Agent != nil {
+		v.Title = shown + " · " + AgentLabel(v.Agent) + " · " + name
 	}
-	if ownSurface[r.Route.Surface] {
-		v.Own, v.OwnRefusal, v.NoAlways = true, ownRefusal(r.Route.Surface), ownNoRule(r.Route.Surface)
+	if approval.OwnSurface(r.Route.Surface) {
+		v.Own, v.OwnRefusal, v.NoAlways = true, approval.OwnRefusal(r.Route.Surface), approval.OwnNoRule(r.Route.Surface)
 	} else {
 		v.NoBatchAllow = approval.Refusal(r, approval.Decision{Behavior: approval.Allow}, approval.ViaBatch)
 	}
 	if o := r.Outside; o != nil {
-		return a.outsideView(v, o)
+		return b.outsideView(v, o)
 	}
 	if r.Elicit != nil {
 		f := form.Of(*r.Elicit)
@@ -217,7 +242,7 @@ func (a *App) view(r approval.Pending) RequestView {
 		if dirs := outsideDirs(rules.SuggestedDirs(pr.Suggestions), cwd); len(dirs) > 0 {
 			shown := make([]string, len(dirs))
 			for i, d := range dirs {
-				shown[i] = boundary.Show(d, "", a.home())
+				shown[i] = boundary.Show(d, "", b.deps.Home())
 			}
 			v.DirChoice = sanitize.Line("the folder " + strings.Join(shown, ", ") + " this session")
 		}
@@ -231,7 +256,7 @@ func (a *App) view(r approval.Pending) RequestView {
 			v.ServerRule = sanitize.Line(sr)
 			v.ServerChoice = "every tool of MCP server " + sanitize.Line(rules.Server(pr.ToolName, mcpName))
 		}
-		v.Scopes = a.scopes(cwd)
+		v.Scopes = b.scopes(cwd)
 	}
 	if c := r.Change; c != nil {
 		v.Path, v.Exists = c.Path, c.Exists
@@ -259,16 +284,16 @@ func (a *App) view(r approval.Pending) RequestView {
 		v.Fields = append(v.Fields, Field{"Path it touches", sanitize.Line(approval.RelPath(pr.BlockedPath, cwd))})
 	}
 	if v.Agent != nil {
-		v.Fields = append([]Field{{"Agent", tasks.AgentLabel(v.Agent)}}, v.Fields...)
+		v.Fields = append([]Field{{"Agent", AgentLabel(v.Agent)}}, v.Fields...)
 	}
 	switch r.Route.Surface {
 	case approval.SurfaceQuestion:
 		v.Input = sanitize.JSON(pr.Input)
 	case approval.SurfacePlan:
 		v.Input = sanitize.JSON(pr.Input)
-		v.Plan = sanitize.Text(a.planText(r))
+		v.Plan = sanitize.Text(b.PlanText(r))
 	case approval.SurfacePanel:
-		v.Review = a.review(r)
+		v.Review = b.review(r)
 	case approval.SurfaceProposal:
 		if r.Change != nil {
 			v.Hunks, _ = proposal.Hunks(*r.Change)
@@ -279,7 +304,7 @@ func (a *App) view(r approval.Pending) RequestView {
 
 // outsideView is the panel of an editor tool's read outside the session's
 // folders: what Claude wants, why it asks, and exactly what it would get.
-func (a *App) outsideView(v RequestView, o *approval.Outside) RequestView {
+func (b *Builder) outsideView(v Request, o *approval.Outside) Request {
 	v.Tool = sanitize.Line(editortools.ModelName(o.Tool))
 	v.Title = "Claude wants to read outside the project · " + v.SessionName
 	v.Outside = o.Shown
@@ -301,7 +326,7 @@ func (a *App) outsideView(v RequestView, o *approval.Outside) RequestView {
 }
 
 // review is the full input, pretty-printed, and the diff for file changes.
-func (a *App) review(r approval.Pending) []string {
+func (b *Builder) review(r approval.Pending) []string {
 	var out []string
 	var pretty bytes.Buffer
 	if json.Indent(&pretty, r.Perm.Input, "", "  ") == nil {
@@ -430,16 +455,16 @@ func prettyJSON(raw json.RawMessage) string {
 	return sanitize.Text(b.String())
 }
 
-// planText is the plan to show: input.plan (older CLIs), else what the
+// PlanText is the plan to show: input.plan (older CLIs), else what the
 // session's transcript knows (see session.Transcript.Plan).
-func (a *App) planText(r approval.Pending) string {
+func (b *Builder) PlanText(r approval.Pending) string {
 	var in struct {
 		Plan string `json:"plan"`
 	}
 	if json.Unmarshal(r.Perm.Input, &in) == nil && in.Plan != "" {
 		return in.Plan
 	}
-	s, ok := a.sessions.Get(r.Session)
+	s, ok := b.deps.Sessions.Get(r.Session)
 	if !ok {
 		return ""
 	}
