@@ -62,7 +62,7 @@ type Options struct {
 	// Checkpoints runs claude with file checkpointing (rewind); nil: on.
 	Checkpoints *bool `json:"checkpoints"`
 	// EditorTools and Feedback: the editor's MCP server and the
-	// diagnostics of Claude's changes (editortools.go).
+	// diagnostics of Claude's changes (rooms/editor).
 	EditorTools EditorToolsOptions `json:"editor_tools"`
 	Feedback    FeedbackOptions    `json:"feedback"`
 }

@@ -11,7 +11,7 @@ import (
 
 // The plugin's own hooks, registered with claude in initialize (SDK hook
 // callbacks: claude asks the host with a hook_callback control request):
-//   - PreToolUse, every tool: the mode guard (modes.go);
+//   - PreToolUse, every tool: the mode guard (rooms/modes);
 //   - PostToolUse, Write/Edit/MultiEdit/NotebookEdit, after the change
 //     reached the disk: what Claude must know with the tool's result, as
 //     additional context beside it (the note of what the user changed in
