@@ -168,31 +168,24 @@ func mcpServer(s *session.Session, name string) (session.MCPServer, error) {
 // after its command was fixed, it comes up. The answer comes later: the
 // server as it is then, or the CLI's error in its words.
 func (r *Room) Reconnect(p MCPParams) error {
-	s, err := r.d.Live(p.Session)
-	if err != nil {
-		return err
-	}
-	m, err := mcpServer(s, p.Server)
-	if err != nil {
-		return err
-	}
-	r.d.ReplyLater(p.Token, func(ctx context.Context) (any, error) {
-		_, cerr := s.Proc.Control(ctx, "mcp_reconnect", map[string]any{"serverName": m.Name})
-		servers, serr := r.mcpStatus(ctx, s)
-		if cerr != nil {
-			return nil, fmt.Errorf("%s did not connect; claude says: %w", m.Name, claude.Refusal(cerr))
-		}
-		if serr != nil {
-			return nil, serr
-		}
-		return serverOutcome(m.Name, servers), nil
-	})
-	return nil
+	return r.onServer(p, "mcp_reconnect", nil, "did not connect")
 }
 
 // Toggle enables or disables an MCP server (mcp_toggle; claude keeps
 // the choice for the project). The answer comes later, as for reconnect.
 func (r *Room) Toggle(p MCPParams) error {
+	// Enabling connects it: the CLI's error says why it did not.
+	failed := "was not disabled"
+	if p.Enabled {
+		failed = "was not enabled"
+	}
+	return r.onServer(p, "mcp_toggle", map[string]any{"enabled": p.Enabled}, failed)
+}
+
+// onServer sends control request subtype (with fields) about server
+// p.Server of a live session; the answer comes later: the server as claude
+// reports it then, or "<server> <failed>; claude says: …".
+func (r *Room) onServer(p MCPParams, subtype string, fields map[string]any, failed string) error {
 	s, err := r.d.Live(p.Session)
 	if err != nil {
 		return err
@@ -201,16 +194,15 @@ func (r *Room) Toggle(p MCPParams) error {
 	if err != nil {
 		return err
 	}
+	req := map[string]any{"serverName": m.Name}
+	for k, v := range fields {
+		req[k] = v
+	}
 	r.d.ReplyLater(p.Token, func(ctx context.Context) (any, error) {
-		_, cerr := s.Proc.Control(ctx, "mcp_toggle", map[string]any{"serverName": m.Name, "enabled": p.Enabled})
+		_, cerr := s.Proc.Control(ctx, subtype, req)
 		servers, serr := r.mcpStatus(ctx, s)
 		if cerr != nil {
-			verb := "disabled"
-			if p.Enabled {
-				verb = "enabled"
-			}
-			// Enabling connects it: the CLI's error says why it did not.
-			return nil, fmt.Errorf("%s was not %s; claude says: %w", m.Name, verb, claude.Refusal(cerr))
+			return nil, fmt.Errorf("%s %s; claude says: %w", m.Name, failed, claude.Refusal(cerr))
 		}
 		if serr != nil {
 			return nil, serr
