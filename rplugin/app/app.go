@@ -117,16 +117,19 @@ func New(sink ui.Sink, log *slog.Logger) *App {
 		opts:    Options{Cmd: "claude", ReviewEdits: string(approval.ReviewProposal)},
 		workers: map[int]*queue.Queue[func()]{},
 	}
+	// claude's config folder (settings, the session store), for the
+	// environment claude runs with.
+	configDir := func() string { return a.claudeHome().Dir }
 	a.tasks = tasks.New(a.desk)
 	a.complete = complete.New(a.desk)
 	a.views = views.New(views.Deps{Sessions: sessions, Agent: a.tasks.Agent, Home: a.home,
-		ConfigDir: func() string { return a.claudeHome().Dir }})
+		ConfigDir: configDir})
 	a.perms = permissions.New(a.desk, a.claudeHome, a.home)
 	a.modes = modes.New(a.desk, modes.Deps{
 		ClaudeHome: a.claudeHome, Home: a.home, AllowRules: a.perms.AllowRules,
 		Stop: func(id int) { _, _ = a.Stop(id) },
 	})
-	a.history = history.New(a.desk, func() string { return a.claudeHome().Dir }, func(sid int) {
+	a.history = history.New(a.desk, configDir, func(sid int) {
 		a.perms.Forget(sid)
 		_ = os.Remove(spillFile(a.options().Storage, sid))
 	})

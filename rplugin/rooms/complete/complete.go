@@ -67,11 +67,7 @@ type Room struct {
 }
 
 func (r *Room) indexes() *fileindex.Indexes {
-	r.once.Do(func() {
-		if r.index == nil {
-			r.index = fileindex.New(nil)
-		}
-	})
+	r.once.Do(func() { r.index = fileindex.New(nil) })
 	return r.index
 }
 

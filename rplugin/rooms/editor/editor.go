@@ -435,14 +435,18 @@ func parseReads(raw json.RawMessage, cwd, home string) (cliReads, error) {
 
 // PolicyOf is session s's boundary now.
 func (r *Room) PolicyOf(ctx context.Context, s *session.Session) boundary.Policy {
-	reads := r.cliReadsOf(ctx, s)
-	dirs := append(boundary.AddDirs(r.opts().Args), reads.dirs...)
-	return boundary.Policy{
-		Cwd:     s.Cwd(),
-		Folders: boundary.NewFolders(s.Cwd(), r.opts().Home, dirs...),
-		Rules:   reads.rules,
-		Grants:  r.Grants(s.ID),
-	}
+	pol := r.policy(s, r.cliReadsOf(ctx, s))
+	pol.Grants = r.Grants(s.ID)
+	return pol
+}
+
+// policy is session s's folders (its working directory, claude's
+// --add-dir folders and the additional directories claude reported) and
+// the Read rules claude reported.
+func (r *Room) policy(s *session.Session, reads cliReads) boundary.Policy {
+	o := r.opts()
+	dirs := append(boundary.AddDirs(o.Args), reads.dirs...)
+	return boundary.Policy{Cwd: s.Cwd(), Folders: boundary.NewFolders(s.Cwd(), o.Home, dirs...), Rules: reads.rules}
 }
 
 // gate is one tool call's view of its session's boundary: the policy is
@@ -598,8 +602,7 @@ func (r *Room) FolderPolicy(s *session.Session, cwd string) boundary.Policy {
 	r.mu.Lock()
 	reads := r.bounds.reads[s.ID]
 	r.mu.Unlock()
-	dirs := append(boundary.AddDirs(r.opts().Args), reads.dirs...)
-	return boundary.Policy{Cwd: s.Cwd(), Folders: boundary.NewFolders(s.Cwd(), r.opts().Home, dirs...), Rules: reads.rules}
+	return r.policy(s, reads)
 }
 
 // AfterChange waits (bounded) for the diagnostics of path after Claude

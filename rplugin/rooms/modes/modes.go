@@ -242,9 +242,6 @@ func (rm *Room) CheckVersion(s *session.Session, v string) {
 	}
 	rm.mu.Lock()
 	seen := rm.seen[v]
-	if rm.seen == nil {
-		rm.seen = map[string]bool{}
-	}
 	rm.seen[v] = true
 	rm.mu.Unlock()
 	if seen {

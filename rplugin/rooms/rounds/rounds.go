@@ -88,12 +88,9 @@ type folderReview struct {
 
 // folderOf returns the review of session folder cwd (its comments read
 // from disk at first use). A comments file that cannot be read is moved
-// aside, never written over, and the user is told. Called with rev.mu held.
+// aside, never written over, and the user is told. Called with r.mu held.
 func (r *Room) folderOf(cwd string) *folderReview {
 	cwd = filepath.Clean(cwd)
-	if r.folders == nil {
-		r.folders = map[string]*folderReview{}
-	}
 	if f, ok := r.folders[cwd]; ok {
 		return f
 	}
@@ -127,11 +124,8 @@ func (r *Room) saveComments(f *folderReview) error {
 
 // roundOf returns session s's open round: the one kept for its claude
 // session (a resumed session goes on with it), else round 1 since the
-// session began. Called with rev.mu held.
+// session began. Called with r.mu held.
 func (r *Room) roundOf(s *session.Session) *roundState {
-	if r.rounds == nil {
-		r.rounds = map[int]*roundState{}
-	}
 	rs, ok := r.rounds[s.ID]
 	if !ok {
 		rs = &roundState{r: review.NewRound(1, s.Started)}
@@ -166,9 +160,6 @@ func (r *Room) saveRound(s *session.Session, rs *roundState) {
 func (r *Room) ExpectAmended(path string, proposed, saved []byte) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.amends == nil {
-		r.amends = map[string]amendment{}
-	}
 	r.amends[path] = amendment{proposed: string(proposed), saved: string(saved)}
 }
 
@@ -234,7 +225,7 @@ func (r *Room) Opened(s *session.Session) {
 }
 
 // blameOf returns f's blame of path (read from disk, or new: every line of
-// known is yours). Called with rev.mu held.
+// known is yours). Called with r.mu held.
 func (r *Room) blameOf(f *folderReview, path, known string) *review.Blame {
 	if b, ok := f.blame[path]; ok {
 		return b
@@ -275,7 +266,7 @@ func commentView(c review.Comment, cwd string) CommentView {
 		Text: sanitize.Text(c.Text), Session: c.Session, Created: c.Created}
 }
 
-// event is f's state for the front end. Called with rev.mu held.
+// event is f's state for the front end. Called with r.mu held.
 func (r *Room) event(f *folderReview) Event {
 	ev := Event{Cwd: f.cwd, Comments: []CommentView{}, Files: []string{}, Blame: []string{}}
 	for _, c := range f.comments.Unsent() {
@@ -448,7 +439,7 @@ func (r *Room) commentPath(s *session.Session, cwd, path string) (string, error)
 }
 
 // touched reports whether lines from-to of text (path now) are among what
-// Claude changed in session s's open round. Called with rev.mu held.
+// Claude changed in session s's open round. Called with r.mu held.
 func (r *Room) touched(s *session.Session, path string, from, to int, text string) bool {
 	if s == nil {
 		return false
@@ -470,7 +461,7 @@ func (r *Room) touched(s *session.Session, path string, from, to int, text strin
 
 // roundAuthors names the other sessions that wrote lines from-to of text
 // that changed in s's round ("" when none did): the review says whose they
-// are. Called with rev.mu held.
+// are. Called with r.mu held.
 func (r *Room) roundAuthors(s *session.Session, path string, from, to int, text string) string {
 	rs, ok := r.rounds[s.ID]
 	if !ok {
@@ -744,7 +735,7 @@ func (r *Room) Send(p SendParams) (desk.Outcome, error) {
 }
 
 // compose is the message of the folder's unsent comments, their ids
-// and the number of files. Called with rev.mu held.
+// and the number of files. Called with r.mu held.
 func (r *Room) compose(s *session.Session, f *folderReview, rd *review.Round, buffers map[string]string, now time.Time) (string, []string, int) {
 	type source struct {
 		text  string
@@ -927,7 +918,7 @@ func (r *Room) LineAuthors(s *session.Session, path, now string) []review.Author
 	return r.lineAuthorsLocked(s, path, now)
 }
 
-// lineAuthorsLocked is LineAuthors for a caller holding rev.mu.
+// lineAuthorsLocked is LineAuthors for a caller holding r.mu.
 func (r *Room) lineAuthorsLocked(s *session.Session, path, now string) []review.Author {
 	b := r.blameOf(r.folderOf(s.Cwd()), path, now)
 	lines := b.View(now)
