@@ -1,7 +1,6 @@
 package app
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -148,17 +147,10 @@ func (a *App) handle(s *session.Session, m claude.Message) {
 // ours): it can no longer be withdrawn, and a session that was idle runs
 // again. Echoes are not shown: the transcript has the prompt already.
 func (a *App) replayed(s *session.Session, m claude.Message) bool {
-	if !bytes.Contains(m.Raw, []byte(`"isReplay"`)) {
+	if m.User == nil || !m.User.IsReplay {
 		return false
 	}
-	var echo struct {
-		UUID     string `json:"uuid"`
-		IsReplay bool   `json:"isReplay"`
-	}
-	if json.Unmarshal(m.Raw, &echo) != nil || !echo.IsReplay {
-		return false
-	}
-	a.promptTaken(s, echo.UUID)
+	a.promptTaken(s, m.User.UUID)
 	if s.State() == session.StateIdle {
 		s.BeginTurn()
 		s.Update(session.StateRunning, "", "", "")
@@ -180,11 +172,8 @@ func (a *App) promptTaken(s *session.Session, uuid string) {
 // commandLifecycle is claude's word on a prompt of ours (command_uuid is
 // the uuid we gave it): "started" when it takes it.
 func (a *App) commandLifecycle(s *session.Session, m claude.Message) {
-	var c struct {
-		UUID  string `json:"command_uuid"`
-		State string `json:"state"`
-	}
-	if json.Unmarshal(m.Raw, &c) != nil {
+	c := m.Lifecycle
+	if c == nil {
 		return
 	}
 	if c.State == "started" || c.State == "completed" {
@@ -198,7 +187,14 @@ func (a *App) commandLifecycle(s *session.Session, m claude.Message) {
 // after a model switch too), not a subagent's message (it works between
 // turns, and its tasks show that).
 func (a *App) turnByItself(s *session.Session, m claude.Message) {
-	if s.State() != session.StateIdle || bytes.Contains(m.Raw, []byte(`"parent_tool_use_id":"`)) || bytes.Contains(m.Raw, []byte(`"agent_id":"`)) {
+	var from claude.Origin
+	switch {
+	case m.Assistant != nil:
+		from = m.Assistant.Origin
+	case m.Stream != nil:
+		from = m.Stream.Origin
+	}
+	if s.State() != session.StateIdle || from.Subagent() {
 		return
 	}
 	s.BeginTurn()
@@ -227,13 +223,8 @@ func (a *App) contextUsage(ctx context.Context, s *session.Session) {
 }
 
 func (a *App) system(s *session.Session, m claude.Message) {
-	var sys struct {
-		SessionID      string `json:"session_id"`
-		PermissionMode string `json:"permissionMode"`
-		Model          string `json:"model"`
-		Title          string `json:"title"`
-	}
-	if json.Unmarshal(m.Raw, &sys) != nil {
+	sys := m.System
+	if sys == nil {
 		return
 	}
 	switch m.Subtype {
@@ -248,8 +239,8 @@ func (a *App) system(s *session.Session, m claude.Message) {
 		}
 		s.Update(st, "", sys.SessionID, sys.Model)
 		a.modes.Reported(s, sys.PermissionMode)
-		a.modes.CheckVersion(s, claude.VersionIn(m.Raw))
-		a.world.Init(s, m)
+		a.modes.CheckVersion(s, sys.Version)
+		a.world.Init(s, sys)
 	case "session_state_changed":
 		a.sessionState(s, m)
 		return
@@ -274,16 +265,11 @@ func (a *App) system(s *session.Session, m claude.Message) {
 }
 
 func resultError(m claude.Message) string {
-	var r struct {
-		Subtype string            `json:"subtype"`
-		IsError bool              `json:"is_error"`
-		Result  claude.LazyString `json:"result"` // the reply's text on success: not read
-		Errors  []string          `json:"errors"`
-	}
-	if json.Unmarshal(m.Raw, &r) != nil || (!r.IsError && (r.Subtype == "" || r.Subtype == "success")) {
+	r := m.Result
+	if r == nil || !r.Failed() {
 		return ""
 	}
-	result := r.Result.String()
+	result := r.Text.String() // the reply's text on success: not read
 	if r.Subtype == "error_during_execution" && result == "" && len(r.Errors) == 0 {
 		return "" // an interrupted turn: already noted in the transcript
 	}
@@ -360,14 +346,12 @@ func (a *App) activity(s *session.Session) {
 // of a session's work (after its background agents too), "running" a
 // turn under way.
 func (a *App) sessionState(s *session.Session, m claude.Message) {
-	var st struct {
-		State string `json:"state"`
-	}
-	if json.Unmarshal(m.Raw, &st) != nil {
+	if m.System == nil {
 		return
 	}
-	s.SawState(st.State)
-	switch st.State {
+	state := m.System.State
+	s.SawState(state)
+	switch state {
 	case "idle":
 		if s.State() == session.StateExited || a.reg.Count(s.ID) > 0 {
 			return

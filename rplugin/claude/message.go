@@ -10,13 +10,27 @@ import (
 	"fmt"
 )
 
-// Message is one decoded line of claude's stdout. Raw keeps the whole line so
-// consumers decode only the parts they need.
+// Message is one decoded line of claude's stdout: its kind, and the typed
+// value of that kind (see kinds.go), decoded once here. Raw keeps the whole
+// line: an unknown kind is kept whole, and a control request is decoded by
+// the function of its subtype.
 type Message struct {
 	Type      string // "system", "assistant", "user", "result", "control_request", ...
 	Subtype   string // message subtype, or the control request's subtype
 	RequestID string // control_request / control_cancel_request / control_response id
 	Raw       json.RawMessage
+
+	// The typed value of the message's kind; nil for the other kinds, and
+	// when the body did not decode (Undecoded says why).
+	Assistant *Assistant
+	User      *User
+	System    *System
+	Result    *Result
+	Stream    *StreamEvent
+	Progress  *ToolProgress
+	RateLimit *RateLimit
+	Lifecycle *Lifecycle
+	Undecoded error
 }
 
 // ErrNotObject is returned for a line that is valid JSON but not an object
@@ -62,6 +76,8 @@ func ParseLine(line []byte) (Message, error) {
 			}
 		}
 		m.Subtype, m.RequestID = resp.Subtype, resp.RequestID
+	default:
+		m.Undecoded = decodeKind(&m)
 	}
 	return m, nil
 }

@@ -53,6 +53,8 @@ func (n *Novelties) Note(m Message, log *slog.Logger) {
 		return
 	}
 	switch {
+	case m.Undecoded != nil:
+		n.once("undecoded "+m.Type+" "+m.Subtype, log, "claude sent a message the plugin could not read; it is passed by", "type", m.Type, "subtype", m.Subtype, "err", m.Undecoded)
 	case !knownTypes[m.Type]:
 		n.once("type "+m.Type, log, "claude sent a message type the plugin does not know; it is skipped", "type", m.Type)
 	case m.Type == "system" && !knownSystem[m.Subtype]:

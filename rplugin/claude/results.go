@@ -1,9 +1,6 @@
 package claude
 
-import (
-	"bytes"
-	"encoding/json"
-)
+import "encoding/json"
 
 // ToolResult is one tool_result block of a user message, with claude's
 // word on what let the call run.
@@ -35,49 +32,11 @@ type ToolResults struct {
 	Structured json.RawMessage
 }
 
-// ToolResultsOf decodes a user message's tool results (empty for any other
+// ToolResultsOf is a user message's tool results (empty for any other
 // message, and for a user message that carries none).
 func ToolResultsOf(m Message) ToolResults {
-	if m.Type != "user" || !bytes.Contains(m.Raw, []byte(`"tool_result"`)) {
+	if m.User == nil {
 		return ToolResults{}
 	}
-	var msg struct {
-		Message struct {
-			Content json.RawMessage `json:"content"`
-		} `json:"message"`
-		Meta []struct {
-			ID       string             `json:"id"`
-			Decision PermissionDecision `json:"permission_decision"`
-		} `json:"tool_result_meta"`
-		Result json.RawMessage `json:"tool_use_result"`
-		Stored json.RawMessage `json:"toolUseResult"`
-	}
-	if json.Unmarshal(m.Raw, &msg) != nil {
-		return ToolResults{}
-	}
-	out := ToolResults{Structured: msg.Result}
-	if len(out.Structured) == 0 {
-		out.Structured = msg.Stored
-	}
-	var blocks []struct {
-		Type      string `json:"type"`
-		ToolUseID string `json:"tool_use_id"`
-		IsError   bool   `json:"is_error"`
-	}
-	if json.Unmarshal(msg.Message.Content, &blocks) != nil {
-		return out
-	}
-	for _, b := range blocks {
-		if b.Type != "tool_result" || b.ToolUseID == "" {
-			continue
-		}
-		r := ToolResult{ToolUseID: b.ToolUseID, IsError: b.IsError}
-		for _, mt := range msg.Meta {
-			if mt.ID == b.ToolUseID {
-				r.Decision = mt.Decision
-			}
-		}
-		out.Results = append(out.Results, r)
-	}
-	return out
+	return m.User.ToolResults
 }

@@ -90,33 +90,6 @@ func clip(b []byte) string {
 	return string(b)
 }
 
-// Envelope is the body of an mcp_message control request.
-type Envelope struct {
-	ServerName string          `json:"server_name"`
-	Message    json.RawMessage `json:"message"`
-}
-
-// DecodeEnvelope extracts the server name and the JSON-RPC message from a
-// whole control_request line ({"type":"control_request","request":{…}}).
-func DecodeEnvelope(line []byte) (Envelope, error) {
-	var env struct {
-		Request *Envelope `json:"request"`
-	}
-	if err := json.Unmarshal(line, &env); err != nil {
-		return Envelope{}, fmt.Errorf("mcp_message: %w", err)
-	}
-	if env.Request == nil {
-		return Envelope{}, errors.New("mcp_message: no request body")
-	}
-	if env.Request.ServerName == "" {
-		return Envelope{}, errors.New("mcp_message: no server_name")
-	}
-	if len(bytes.TrimSpace(env.Request.Message)) == 0 {
-		return Envelope{}, errors.New("mcp_message: no message")
-	}
-	return *env.Request, nil
-}
-
 // Annotations are hints about a tool for the client.
 type Annotations struct {
 	Title          string `json:"title,omitempty"`

@@ -192,26 +192,3 @@ func TestManifest(t *testing.T) {
 		t.Fatalf("%s", b)
 	}
 }
-
-func TestDecodeEnvelope(t *testing.T) {
-	for _, tc := range []struct {
-		line, server, err string
-	}{
-		{`{"type":"control_request","request_id":"r","request":{"subtype":"mcp_message","server_name":"nvim","message":{"jsonrpc":"2.0","id":1,"method":"ping"}}}`, "nvim", ""},
-		{`{"type":"control_request","request":{"subtype":"mcp_message","message":{}}}`, "", "no server_name"},
-		{`{"type":"control_request","request":{"subtype":"mcp_message","server_name":"nvim"}}`, "", "no message"},
-		{`{"type":"control_request"}`, "", "no request body"},
-		{`{"type":`, "", "mcp_message"},
-	} {
-		env, err := DecodeEnvelope([]byte(tc.line))
-		if tc.err != "" {
-			if err == nil || !strings.Contains(err.Error(), tc.err) {
-				t.Fatalf("%s: err %v, want %q", tc.line, err, tc.err)
-			}
-			continue
-		}
-		if err != nil || env.ServerName != tc.server {
-			t.Fatalf("%s: %+v %v", tc.line, env, err)
-		}
-	}
-}

@@ -153,15 +153,14 @@ func (t *Transcript) ApplyIn(parent string, m claude.Message) []Op {
 	defer t.mu.Unlock()
 	switch m.Type {
 	case "assistant":
-		var msg struct {
-			Message struct {
-				Content []contentBlock `json:"content"`
-			} `json:"message"`
-		}
-		if json.Unmarshal(m.Raw, &msg) != nil {
+		if m.Assistant == nil {
 			return nil
 		}
-		return t.nestedAssistant(parent, "", "", "", msg.Message.Content)
+		blocks := make([]contentBlock, len(m.Assistant.Content))
+		for i, b := range m.Assistant.Content {
+			blocks[i] = blockOf(b)
+		}
+		return t.nestedAssistant(parent, "", "", "", blocks)
 	case "user":
 		return t.toolResults(m, parent)
 	}

@@ -1,7 +1,6 @@
 package session
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -164,7 +163,7 @@ func saidTail(s string) string {
 // rememberSaid keeps what Claude said before each tool call of a message
 // (the CLI may send a message's blocks as several messages with one id).
 // Callers hold mu.
-func (t *Transcript) rememberSaid(msgID string, blocks []assistantBlock) {
+func (t *Transcript) rememberSaid(msgID string, blocks []claude.Block) {
 	if msgID != t.saidMsg {
 		t.saidMsg, t.saidText = msgID, ""
 	}
@@ -204,44 +203,34 @@ func (t *Transcript) Said(id string) string {
 }
 
 func (t *Transcript) assistant(m claude.Message) []Op {
-	var msg struct {
-		ParentToolUseID *string `json:"parent_tool_use_id"`
-		AgentID         string  `json:"agent_id"`
-		SubagentType    string  `json:"subagent_type"`
-		TaskDescription string  `json:"task_description"`
-		ThinkingMS      float64 `json:"thinking_duration_ms"`
-		Message         struct {
-			ID      string           `json:"id"`
-			Content []assistantBlock `json:"content"`
-		} `json:"message"`
-	}
-	if json.Unmarshal(m.Raw, &msg) != nil {
+	msg := m.Assistant
+	if msg == nil {
 		return nil
 	}
-	t.rememberSaid(msg.Message.ID, msg.Message.Content)
-	if parent := t.parentOf(msg.ParentToolUseID); parent != "" {
+	t.rememberSaid(msg.MessageID, msg.Content)
+	if parent := msg.Parent(); parent != "" {
 		// A subagent's messages are not streamed: their text is shown whole.
-		blocks := make([]contentBlock, len(msg.Message.Content))
-		for i, b := range msg.Message.Content {
-			blocks[i] = b.decoded()
+		blocks := make([]contentBlock, len(msg.Content))
+		for i, b := range msg.Content {
+			blocks[i] = blockOf(b)
 		}
 		return t.nestedAssistant(parent, msg.AgentID, msg.SubagentType, msg.TaskDescription, blocks)
 	}
 	t.replied()
 	var ops []Op
-	for _, lb := range msg.Message.Content {
+	for _, lb := range msg.Content {
 		// A text draft holds the text (a thinking draft only counts words).
-		if lb.Type == "text" && t.keepDraft("text", msg.Message.ID, lb.Text.Len()) {
+		if lb.Type == "text" && t.keepDraft("text", msg.MessageID, lb.Text.Len()) {
 			continue // streamed whole already
 		}
-		b := lb.decoded()
+		b := blockOf(lb)
 		switch b.Type {
 		case "text":
 			if strings.TrimSpace(b.Text) == "" {
 				continue
 			}
 			t.lastText = b.Text
-			ops = append(ops, t.block("text", msg.Message.ID, sanitize.Lines(b.Text))...)
+			ops = append(ops, t.block("text", msg.MessageID, sanitize.Lines(b.Text))...)
 		case "thinking":
 			head := notePrefix + "_thought"
 			if msg.ThinkingMS > 0 {
@@ -252,7 +241,7 @@ func (t *Transcript) assistant(m claude.Message) []Op {
 			for _, l := range sanitize.Lines(b.Thinking) {
 				lines = append(lines, detailFolded+l)
 			}
-			ops = append(ops, t.block("thinking", msg.Message.ID, lines)...)
+			ops = append(ops, t.block("thinking", msg.MessageID, lines)...)
 		case "tool_use":
 			ops = append(ops, t.toolUse(b)...)
 		}
@@ -278,20 +267,8 @@ func (t *Transcript) Result(m claude.Message, interrupted bool) []Op {
 }
 
 func (t *Transcript) result(m claude.Message, interrupted bool) []Op {
-	var r struct {
-		Subtype    string            `json:"subtype"`
-		IsError    bool              `json:"is_error"`
-		DurationMS float64           `json:"duration_ms"`
-		Cost       float64           `json:"total_cost_usd"`
-		Result     claude.LazyString `json:"result"` // the reply's text again: read on an error only
-		Errors     []string          `json:"errors"`
-		Usage      struct {
-			In    int `json:"input_tokens"`
-			Out   int `json:"output_tokens"`
-			Cache int `json:"cache_read_input_tokens"`
-		} `json:"usage"`
-	}
-	if json.Unmarshal(m.Raw, &r) != nil {
+	r := m.Result
+	if r == nil {
 		return nil
 	}
 	t.drafts = nil // whatever was not finished stays as it was written
@@ -313,15 +290,15 @@ func (t *Transcript) result(m claude.Message, interrupted bool) []Op {
 	}
 	// total_cost_usd is the session's running total: the turn's own cost
 	// is what it grew by (the tokens are the turn's already).
-	turn := r.Cost - t.cost
+	turn := r.CostUSD - t.cost
 	if turn < 0 {
-		turn = r.Cost // a new claude process counts from 0
+		turn = r.CostUSD // a new claude process counts from 0
 	}
-	t.cost = r.Cost
+	t.cost = r.CostUSD
 	line += fmt.Sprintf(" · $%.4f*", turn)
 	ops := t.add("", line)
 	if status != "done" && status != "interrupted" {
-		msg := r.Result.String()
+		msg := r.Text.String()
 		if msg == "" && len(r.Errors) > 0 {
 			msg = strings.Join(r.Errors, "; ")
 		}

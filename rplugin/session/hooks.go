@@ -45,29 +45,14 @@ var toolEvents = map[string]bool{"PreToolUse": true, "PostToolUse": true, "PostT
 var blocking = map[string]bool{"PreToolUse": true, "PermissionRequest": true, "UserPromptSubmit": true, "Stop": true, "SubagentStop": true, "PreCompact": true}
 
 // HookEvent is what a hook message says.
-type HookEvent struct {
-	Subtype  string `json:"subtype"`
-	ID       string `json:"hook_id"`
-	Name     string `json:"hook_name"`
-	Event    string `json:"hook_event"`
-	Output   string `json:"output"`
-	Stdout   string `json:"stdout"`
-	Stderr   string `json:"stderr"`
-	ExitCode *int   `json:"exit_code"`
-	Outcome  string `json:"outcome"`
-}
+type HookEvent claude.Hook
 
 // DecodeHook reads a hook_started, hook_progress or hook_response message.
 func DecodeHook(m claude.Message) (HookEvent, bool) {
-	switch m.Subtype {
-	case "hook_started", "hook_progress", "hook_response":
-	default:
+	if m.System == nil || m.System.Hook == nil || m.System.Hook.ID == "" {
 		return HookEvent{}, false
 	}
-	var h HookEvent
-	if json.Unmarshal(m.Raw, &h) != nil || h.ID == "" {
-		return HookEvent{}, false
-	}
+	h := HookEvent(*m.System.Hook)
 	h.Name, h.Event = sanitize.Line(h.Name), sanitize.Line(h.Event)
 	if h.Event == "" {
 		h.Event, _, _ = strings.Cut(h.Name, ":")
@@ -259,15 +244,10 @@ func (t *Transcript) Progress(m claude.Message) []Op {
 }
 
 func (t *Transcript) progressOf(m claude.Message) []Op {
-	var p struct {
-		ToolUseID string  `json:"tool_use_id"`
-		ToolName  string  `json:"tool_name"`
-		Parent    *string `json:"parent_tool_use_id"`
-		Elapsed   float64 `json:"elapsed_time_seconds"`
-	}
-	if json.Unmarshal(m.Raw, &p) != nil || p.ToolUseID == "" {
+	if m.Progress == nil || m.Progress.ToolUseID == "" {
 		return nil
 	}
+	p := *m.Progress
 	secs := int(p.Elapsed)
 	if strings.HasPrefix(p.ToolUseID, "hook-") && p.Parent != nil {
 		tc, ok := t.tools[*p.Parent]

@@ -1,7 +1,6 @@
 package session
 
 import (
-	"encoding/json"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -25,34 +24,10 @@ func (t *Transcript) signal(m claude.Message) []Op {
 	if m.Type == "rate_limit_event" {
 		return t.rateLimit(m)
 	}
-	var s struct {
-		Status        *string `json:"status"`
-		CompactResult string  `json:"compact_result"`
-		CompactError  string  `json:"compact_error"`
-		// api_retry
-		Attempt     int      `json:"attempt"`
-		MaxRetries  int      `json:"max_retries"`
-		RetryDelay  float64  `json:"retry_delay_ms"`
-		ErrorStatus *int     `json:"error_status"`
-		Error       string   `json:"error"`
-		Meta        struct { // compact_boundary
-			Trigger string `json:"trigger"`
-			Pre     int    `json:"pre_tokens"`
-			Post    int    `json:"post_tokens"`
-		} `json:"compact_metadata"`
-		Content       string `json:"content"`
-		Text          string `json:"text"`
-		Level         string `json:"level"`
-		FallbackModel string `json:"fallback_model"`
-		// permission_denied
-		ToolName  string `json:"tool_name"`
-		ToolUseID string `json:"tool_use_id"`
-		AgentID   string `json:"agent_id"`
-		Message   string `json:"message"`
-	}
-	if json.Unmarshal(m.Raw, &s) != nil {
+	if m.System == nil || m.System.Signal == nil {
 		return nil
 	}
+	s := *m.System.Signal
 	switch m.Subtype {
 	case "api_retry":
 		why := sanitize.Line(s.Error)
@@ -138,33 +113,26 @@ func (t *Transcript) denied(tool, toolUseID, agentID, message string) []Op {
 
 // rateLimit notes a rate limit claude reports, unless all is well.
 func (t *Transcript) rateLimit(m claude.Message) []Op {
-	var e struct {
-		Info struct {
-			Status      string  `json:"status"`
-			ResetsAt    float64 `json:"resetsAt"` // unix seconds
-			Type        string  `json:"rateLimitType"`
-			Utilization float64 `json:"utilization"`
-		} `json:"rate_limit_info"`
-	}
-	if json.Unmarshal(m.Raw, &e) != nil || e.Info.Status == "" || e.Info.Status == "allowed" {
+	if m.RateLimit == nil || m.RateLimit.Status == "" || m.RateLimit.Status == "allowed" {
 		return nil
 	}
+	info := *m.RateLimit
 	text := "rate limit close"
-	if e.Info.Status == "rejected" {
+	if info.Status == "rejected" {
 		text = "rate limited"
 		t.setActivity("rate limited")
 	}
-	if typ := sanitize.Line(strings.ReplaceAll(e.Info.Type, "_", " ")); typ != "" {
+	if typ := sanitize.Line(strings.ReplaceAll(info.Type, "_", " ")); typ != "" {
 		text += " · " + typ
 	}
-	if u := e.Info.Utilization; u > 0 {
+	if u := info.Utilization; u > 0 {
 		if u <= 1 {
 			u *= 100
 		}
 		text += fmt.Sprintf(" · %.0f%% used", u)
 	}
-	if e.Info.ResetsAt > 0 {
-		text += " · resets " + time.Unix(int64(e.Info.ResetsAt), 0).Format("15:04")
+	if info.ResetsAt > 0 {
+		text += " · resets " + time.Unix(int64(info.ResetsAt), 0).Format("15:04")
 	}
 	return t.noteInPlace("rate", text)
 }

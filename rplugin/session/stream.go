@@ -1,7 +1,6 @@
 package session
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -30,31 +29,10 @@ func (d *draft) count() int { return d.done + 1 }
 // (--include-partial-messages). The finished block (an assistant line)
 // replaces its draft in place.
 func (t *Transcript) streamEvent(m claude.Message) []Op {
-	var se struct {
-		ParentToolUseID *string `json:"parent_tool_use_id"`
-		MessageID       string  `json:"api_message_id"`
-		Event           struct {
-			Type    string `json:"type"`
-			Index   int    `json:"index"`
-			Message struct {
-				ID string `json:"id"`
-			} `json:"message"`
-			ContentBlock struct {
-				Type string `json:"type"`
-				ID   string `json:"id"`
-				Name string `json:"name"`
-			} `json:"content_block"`
-			Delta struct {
-				Type        string `json:"type"`
-				Text        string `json:"text"`
-				Thinking    string `json:"thinking"`
-				PartialJSON string `json:"partial_json"`
-			} `json:"delta"`
-		} `json:"event"`
+	if m.Stream == nil || m.Stream.Parent() != "" {
+		return nil // a subagent's messages are not streamed
 	}
-	if json.Unmarshal(m.Raw, &se) != nil || (se.ParentToolUseID != nil && *se.ParentToolUseID != "") {
-		return nil
-	}
+	se := m.Stream
 	ev := se.Event
 	msgID := se.MessageID
 	switch ev.Type {
@@ -165,17 +143,10 @@ const keptBlock = 64 << 10
 
 // assistantBlock is a content block of an assistant line whose text is
 // decoded only when it is shown anew (see keepDraft).
-type assistantBlock struct {
-	Type     string            `json:"type"`
-	Text     claude.LazyString `json:"text"`
-	Thinking claude.LazyString `json:"thinking"`
-	ID       string            `json:"id"`
-	Name     string            `json:"name"`
-	Input    json.RawMessage   `json:"input"`
-}
-
-func (b assistantBlock) decoded() contentBlock {
-	return contentBlock{Type: b.Type, Text: b.Text.String(), Thinking: b.Thinking.String(), ID: b.ID, Name: b.Name, Input: b.Input}
+// blockOf is a content block with its text decoded.
+func blockOf(b claude.Block) contentBlock {
+	return contentBlock{Type: b.Type, Text: b.Text.String(), Thinking: b.Thinking.String(), ID: b.ID, Name: b.Name,
+		Input: b.Input, ToolUseID: b.ToolUseID, Content: b.Content, IsError: b.IsError}
 }
 
 // ---- whole messages ----

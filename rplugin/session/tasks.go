@@ -1,7 +1,6 @@
 package session
 
 import (
-	"encoding/json"
 	"sort"
 	"strings"
 	"sync"
@@ -100,50 +99,11 @@ type Change struct {
 	Notified []Task
 }
 
-type taskMessage struct {
-	Subtype      string `json:"subtype"`
-	TaskID       string `json:"task_id"`
-	ToolUseID    string `json:"tool_use_id"`
-	Description  string `json:"description"`
-	SubagentType string `json:"subagent_type"`
-	TaskType     string `json:"task_type"`
-	Backgrounded *bool  `json:"is_backgrounded"`
-	SpawnDepth   int    `json:"spawn_depth"`
-	ParentTaskID string `json:"parent_task_id"`
-	Status       string `json:"status"`
-	Summary      string `json:"summary"`
-	LastToolName string `json:"last_tool_name"`
-	Ambient      bool   `json:"ambient"`
-	Usage        struct {
-		DurationMS float64 `json:"duration_ms"`
-	} `json:"usage"`
-	Patch struct {
-		Status       string  `json:"status"`
-		Description  string  `json:"description"`
-		EndTime      float64 `json:"end_time"` // unix milliseconds
-		Error        string  `json:"error"`
-		Backgrounded *bool   `json:"is_backgrounded"`
-	} `json:"patch"`
-	List []struct {
-		TaskID       string `json:"task_id"`
-		TaskType     string `json:"task_type"`
-		SubagentType string `json:"subagent_type"`
-		Description  string `json:"description"`
-		ParentTaskID string `json:"parent_task_id"`
-		Ambient      bool   `json:"ambient"`
-	} `json:"tasks"`
-}
+type taskMessage = claude.Task
 
 // IsTaskMessage reports whether m is one Tasks.Apply reads.
 func IsTaskMessage(m claude.Message) bool {
-	if m.Type != "system" {
-		return false
-	}
-	switch m.Subtype {
-	case "task_started", "task_progress", "task_updated", "task_notification", "background_tasks_changed":
-		return true
-	}
-	return false
+	return m.Type == "system" && claude.IsTask(m.Subtype)
 }
 
 // taskType is claude's task_type as the user reads it: local_agent is an
@@ -175,10 +135,10 @@ func status(s string) string {
 
 // Apply updates the list from one claude message (see IsTaskMessage).
 func (ts *Tasks) Apply(m claude.Message) Change {
-	var tm taskMessage
-	if !IsTaskMessage(m) || json.Unmarshal(m.Raw, &tm) != nil {
+	if m.System == nil || m.System.Task == nil {
 		return Change{}
 	}
+	tm := *m.System.Task
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	now := ts.now()

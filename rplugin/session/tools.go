@@ -295,49 +295,20 @@ func planFile(tool string, input json.RawMessage) string {
 // result beneath it: folded, or shown when it failed (and a question's
 // answers); cut after previewLines, the whole kept in a file.
 func (t *Transcript) toolResults(m claude.Message, parent string) []Op {
-	var msg struct {
-		ParentToolUseID *string `json:"parent_tool_use_id"`
-		Message         struct {
-			Content json.RawMessage `json:"content"`
-		} `json:"message"`
-		Launched      launched        `json:"tool_use_result"`
-		StoreLaunched launched        `json:"toolUseResult"`
-		Result        json.RawMessage `json:"-"`
-	}
-	var raw struct {
-		Result      json.RawMessage `json:"tool_use_result"`
-		StoreResult json.RawMessage `json:"toolUseResult"`
-	}
-	if json.Unmarshal(m.Raw, &raw) == nil {
-		msg.Result = raw.Result
-		if len(msg.Result) == 0 {
-			msg.Result = raw.StoreResult
-		}
-	}
-	if json.Unmarshal(m.Raw, &msg) != nil {
-		// tool_use_result is not always an object (a string on errors).
-		msg.Launched, msg.StoreLaunched = launched{}, launched{}
-		msg.Result = raw.Result
-		var lean struct {
-			ParentToolUseID *string `json:"parent_tool_use_id"`
-			Message         struct {
-				Content json.RawMessage `json:"content"`
-			} `json:"message"`
-		}
-		if json.Unmarshal(m.Raw, &lean) != nil {
-			return nil
-		}
-		msg.ParentToolUseID, msg.Message.Content = lean.ParentToolUseID, lean.Message.Content
-	}
-	var blocks []contentBlock
-	if json.Unmarshal(msg.Message.Content, &blocks) != nil {
+	msg := m.User
+	if msg == nil || msg.Content == nil {
 		return nil // plain string content: the echo of our own prompt
 	}
-	if msg.Launched == (launched{}) {
-		msg.Launched = msg.StoreLaunched
+	blocks := make([]contentBlock, len(msg.Content))
+	for i, b := range msg.Content {
+		blocks[i] = blockOf(b)
 	}
+	// What started an agent or a background shell says so in the call's
+	// structured result (not always an object: a string on errors).
+	var started launched
+	_ = json.Unmarshal(msg.Structured, &started)
 	if parent == "" {
-		parent = t.parentOf(msg.ParentToolUseID)
+		parent = msg.Parent()
 	}
 	var ops []Op
 	for _, b := range blocks {
@@ -347,7 +318,7 @@ func (t *Transcript) toolResults(m claude.Message, parent string) []Op {
 			if !ok {
 				continue
 			}
-			if o, ok := t.taskResult(b, tc, msg.Launched); ok {
+			if o, ok := t.taskResult(b, tc, started); ok {
 				ops = append(ops, o...)
 				continue
 			}
@@ -356,7 +327,7 @@ func (t *Transcript) toolResults(m claude.Message, parent string) []Op {
 				outcome = "✗"
 			}
 			tc.finished = true
-			if h := todayHeadline(tc, msg.Result, b.IsError, t.now()); h != "" && tc.headline == "" {
+			if h := todayHeadline(tc, msg.Structured, b.IsError, t.now()); h != "" && tc.headline == "" {
 				tc.headline = h
 			}
 			line := tc.summary
@@ -395,14 +366,6 @@ func (t *Transcript) toolResults(m claude.Message, parent string) []Op {
 
 // InterruptedNote is the transcript's one line for an interrupted turn.
 const InterruptedNote = "Interrupted by you."
-
-// parentOf is the call a message belongs to ("" for Claude's own).
-func (t *Transcript) parentOf(p *string) string {
-	if p == nil {
-		return ""
-	}
-	return *p
-}
 
 var toolErrorTags = strings.NewReplacer("<tool_use_error>", "", "</tool_use_error>", "")
 

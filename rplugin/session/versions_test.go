@@ -80,7 +80,7 @@ func consume(lines []string) (*Transcript, error) {
 			}
 			continue
 		case m.Type == "system" && m.Subtype == "init":
-			w.FromInit(m.Raw)
+			w.FromInit(m.System.Init)
 		case m.Type == "result":
 			if err := apply(tr.Result(m, false)); err != nil {
 				return nil, err

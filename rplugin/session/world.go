@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
 )
 
@@ -199,21 +200,8 @@ func (w *World) Asked() bool {
 // FromInit reads system/init's mcp_servers, plugin_errors and
 // mcp_server_errors; it reports whether anything changed. A server whose
 // status is unchanged keeps the details mcp_status gave.
-func (w *World) FromInit(raw json.RawMessage) bool {
-	var in struct {
-		Servers []struct {
-			Name   string `json:"name"`
-			Status string `json:"status"`
-			Source string `json:"source"`
-		} `json:"mcp_servers"`
-		PluginErrors []struct {
-			Plugin  string `json:"plugin"`
-			Type    string `json:"type"`
-			Message string `json:"message"`
-		} `json:"plugin_errors"`
-		ServerErrors json.RawMessage `json:"mcp_server_errors"`
-	}
-	if json.Unmarshal(raw, &in) != nil {
+func (w *World) FromInit(in *claude.Init) bool {
+	if in == nil {
 		return false
 	}
 	w.mu.Lock()
@@ -223,7 +211,7 @@ func (w *World) FromInit(raw json.RawMessage) bool {
 		old[m.Name] = m
 	}
 	var next []MCPServer
-	for _, s := range in.Servers {
+	for _, s := range in.MCPServers {
 		name := sanitize.Line(s.Name)
 		if name == "" || len(next) >= maxServers {
 			continue
@@ -248,7 +236,7 @@ func (w *World) FromInit(raw json.RawMessage) bool {
 		errs = append(errs, LoadError{Kind: "plugin", Name: sanitize.Line(e.Plugin), Type: sanitize.Line(e.Type),
 			Message: sanitize.Truncate(sanitize.Line(e.Message), 300)})
 	}
-	errs = append(errs, serverErrors(in.ServerErrors)...)
+	errs = append(errs, serverErrors(in.MCPServerErrors)...)
 	changed := !sameServers(w.mcp, next) || !sameErrors(w.errors, errs)
 	w.mcp, w.errors = next, errs
 	return changed

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
 )
 
 // The MCP servers as claude 2.1.328 reports them: init names a failed one,
@@ -13,7 +15,7 @@ import (
 // init.
 func TestWorldMCP(t *testing.T) {
 	w := NewWorld()
-	if !w.FromInit(json.RawMessage(`{"mcp_servers":[{"name":"docs","status":"failed","source":"project"},{"name":"nvim","status":"connected","source":"sdk"}],
+	if !w.FromInit(initOf(t, `{"mcp_servers":[{"name":"docs","status":"failed","source":"project"},{"name":"nvim","status":"connected","source":"sdk"}],
 		"plugin_errors":[{"plugin":"lint@market","type":"path-not-found","message":"not found \u001b[31mhere"}]}`)) {
 		t.Fatal("init changed nothing")
 	}
@@ -39,7 +41,7 @@ func TestWorldMCP(t *testing.T) {
 		t.Fatalf("errors %+v", v.Errors)
 	}
 	// The next turn's init: the same statuses keep the details.
-	if w.FromInit(json.RawMessage(`{"mcp_servers":[{"name":"docs","status":"failed","source":"project"},{"name":"nvim","status":"connected","source":"sdk"}],
+	if w.FromInit(initOf(t, `{"mcp_servers":[{"name":"docs","status":"failed","source":"project"},{"name":"nvim","status":"connected","source":"sdk"}],
 		"plugin_errors":[{"plugin":"lint@market","type":"path-not-found","message":"not found here"}]}`)) {
 		t.Fatal("the same init changed something")
 	}
@@ -164,4 +166,14 @@ func TestMoveTo(t *testing.T) {
 	if got := worktreeLabel("/elsewhere/wt", "/p"); got != "/elsewhere/wt" {
 		t.Fatalf("outside label %q", got)
 	}
+}
+
+// initOf is claude's system/init carrying fields (a JSON object's body).
+func initOf(t *testing.T, fields string) *claude.Init {
+	t.Helper()
+	m, err := claude.ParseLine([]byte(`{"type":"system","subtype":"init",` + strings.TrimPrefix(fields, "{")))
+	if err != nil || m.System == nil || m.System.Init == nil {
+		t.Fatalf("init %s: %v %v", fields, err, m.Undecoded)
+	}
+	return m.System.Init
 }

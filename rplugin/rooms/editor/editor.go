@@ -249,7 +249,7 @@ func (r *Room) OfferedTo(sid int, tool string) bool {
 // MCPMessage answers an mcp_message control request. It never waits: a
 // tool call runs on a goroutine of its own and answers when it is done.
 func (r *Room) MCPMessage(s *session.Session, m claude.Message) {
-	env, err := mcp.DecodeEnvelope(m.Raw)
+	env, err := claude.DecodeMCPMessage(m)
 	if err != nil {
 		r.d.Log.Warn("malformed mcp_message", "session", s.ID, "err", err)
 		_ = s.Proc.RespondError(m.RequestID, "claude-nova.nvim could not read this MCP message: "+err.Error())

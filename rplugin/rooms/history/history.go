@@ -195,9 +195,9 @@ func (r *Room) History(s *session.Session, claudeID string) {
 		case e.Notified != "":
 			ops = append(ops, tr.Notified(e.Notified, e.Status)...)
 		case e.Parent != "":
-			ops = append(ops, tr.ApplyIn(e.Parent, claude.Message{Type: e.Type, Raw: e.Message})...)
+			ops = append(ops, tr.ApplyIn(e.Parent, stored(e))...)
 		default:
-			m := claude.Message{Type: e.Type, Raw: e.Message}
+			m := stored(e)
 			if path, orig, ok := claude.FileChangeOf(claude.ToolResultsOf(m), s.Cwd()); ok {
 				// An earlier change: rewind can restore it, but what
 				// the session left of it is not known here.
@@ -216,4 +216,14 @@ func (r *Room) History(s *session.Session, claudeID string) {
 	}
 	ops = append(ops, tr.EndHistory()...)
 	r.d.Transcript(s, ops)
+}
+
+// stored decodes a message of claude's session store: the same shape as on
+// its stdout.
+func stored(e store.Entry) claude.Message {
+	m, err := claude.ParseLine(e.Message)
+	if err != nil || m.Type != e.Type {
+		return claude.Message{Type: e.Type, Raw: e.Message}
+	}
+	return m
 }

@@ -7,7 +7,6 @@
 package tasks
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -63,15 +62,14 @@ func (r *Room) Message(s *session.Session, m claude.Message) {
 // SeeAgent records who a subagent's message says it is, so that its
 // requests name it even before its task is known.
 func (r *Room) SeeAgent(s *session.Session, m claude.Message) {
-	if !bytes.Contains(m.Raw, []byte(`"agent_id"`)) {
-		return
+	var msg claude.Origin
+	switch {
+	case m.Assistant != nil:
+		msg = m.Assistant.Origin
+	case m.Stream != nil:
+		msg = m.Stream.Origin
 	}
-	var msg struct {
-		AgentID         string `json:"agent_id"`
-		SubagentType    string `json:"subagent_type"`
-		TaskDescription string `json:"task_description"`
-	}
-	if json.Unmarshal(m.Raw, &msg) == nil && msg.AgentID != "" {
+	if msg.AgentID != "" {
 		s.Tasks.SeeAgent(msg.AgentID, msg.SubagentType, msg.TaskDescription)
 	}
 }
@@ -193,32 +191,21 @@ func (r *Room) At(id, line int) (string, error) {
 // NameStops puts the name of the task a TaskStop call stops on its
 // line (the call names it by id).
 func (r *Room) NameStops(s *session.Session, m claude.Message) {
-	if !bytes.Contains(m.Raw, []byte(`"TaskStop"`)) {
+	if m.Assistant == nil {
 		return
 	}
-	var msg struct {
-		Message struct {
-			Content []struct {
-				Type  string `json:"type"`
-				ID    string `json:"id"`
-				Name  string `json:"name"`
-				Input struct {
-					TaskID  string `json:"task_id"`
-					ShellID string `json:"shell_id"`
-				} `json:"input"`
-			} `json:"content"`
-		} `json:"message"`
-	}
-	if json.Unmarshal(m.Raw, &msg) != nil {
-		return
-	}
-	for _, b := range msg.Message.Content {
+	for _, b := range m.Assistant.Content {
 		if b.Type != "tool_use" || b.Name != "TaskStop" {
 			continue
 		}
-		id := b.Input.TaskID
+		var in struct {
+			TaskID  string `json:"task_id"`
+			ShellID string `json:"shell_id"`
+		}
+		_ = json.Unmarshal(b.Input, &in)
+		id := in.TaskID
 		if id == "" {
-			id = b.Input.ShellID
+			id = in.ShellID
 		}
 		if t, ok := s.Tasks.Get(id); ok && t.Description != "" {
 			s.Transcript.ToolHeadline(b.ID, "stops "+t.Type+" "+t.Description)

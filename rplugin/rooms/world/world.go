@@ -75,15 +75,11 @@ func (r *Room) mcpStatus(ctx context.Context, s *session.Session) ([]session.MCP
 
 // Init reads system/init: the MCP servers and load errors, and the
 // folder claude works in (a worktree it entered says so there too).
-func (r *Room) Init(s *session.Session, m claude.Message) {
-	var in struct {
-		Cwd string `json:"cwd"`
-	}
-	_ = json.Unmarshal(m.Raw, &in)
+func (r *Room) Init(s *session.Session, in *claude.System) {
 	if in.Cwd != "" && !samePath(in.Cwd, s.Cwd()) {
 		r.Move(s, in.Cwd, "")
 	}
-	if s.World.FromInit(m.Raw) {
+	if s.World.FromInit(in.Init) {
 		r.Changed(s)
 		r.RefreshMCP(s) // the details: errors, scopes, tools
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
 )
 
@@ -12,7 +13,11 @@ func TestMCPServerNamesWhatThereIs(t *testing.T) {
 	s := session.New(2, t.TempDir(), "", nil)
 	none := session.New(3, t.TempDir(), "", nil)
 	init := `{"type":"system","subtype":"init","mcp_servers":[{"name":"docs","status":"failed"},{"name":"claudenova","status":"connected"}]}`
-	if !s.World.FromInit(json.RawMessage(init)) {
+	m, err := claude.ParseLine([]byte(init))
+	if err != nil || m.System == nil {
+		t.Fatal(err)
+	}
+	if !s.World.FromInit(m.System.Init) {
 		t.Fatal("init brought no servers")
 	}
 	if _, err := s.World.FromStatus(json.RawMessage(`{"mcpServers":[{"name":"docs","status":"failed"},{"name":"claudenova","status":"connected","source":"sdk"}]}`)); err != nil {
