@@ -26,7 +26,9 @@ func TestKindsDecodeOnce(t *testing.T) {
 				return m.Stream != nil && !m.Stream.Subagent() && m.Stream.Event.Delta.Text == "x" && m.Stream.Event.Index == 1
 			}},
 		{"the echo of a prompt", `{"type":"user","uuid":"u1","isReplay":true,"message":{"content":"hello"}}`,
-			func(m Message) bool { return m.User != nil && m.User.IsReplay && m.User.UUID == "u1" && m.User.Content == nil }},
+			func(m Message) bool {
+				return m.User != nil && m.User.IsReplay && m.User.UUID == "u1" && m.User.Content == nil
+			}},
 		{"tool results, the structured one a string", `{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t1","is_error":true,"content":"no"}]},"tool_use_result":"Error: no"}`,
 			func(m Message) bool {
 				u := m.User
@@ -38,7 +40,9 @@ func TestKindsDecodeOnce(t *testing.T) {
 				return r != nil && r.Failed() && r.DurationMS == 1500 && r.Errors[0] == "boom" && r.Usage.In == 3
 			}},
 		{"a turn that went well", `{"type":"result","subtype":"success","result":"all done"}`,
-			func(m Message) bool { return m.Result != nil && !m.Result.Failed() && m.Result.Text.String() == "all done" }},
+			func(m Message) bool {
+				return m.Result != nil && !m.Result.Failed() && m.Result.Text.String() == "all done"
+			}},
 		{"init", `{"type":"system","subtype":"init","session_id":"s","cwd":"/w","model":"m","permissionMode":"default","claude_code_version":"2.1.328","mcp_servers":[{"name":"nvim","status":"connected"}]}`,
 			func(m Message) bool {
 				s := m.System

@@ -185,7 +185,7 @@ func (t *Transcript) nestedToolUse(ac *toolCall, b contentBlock) []Op {
 // of its input (inputLines) still to be written beneath it.
 func (t *Transcript) newCall(b contentBlock, d int) *toolCall {
 	tc := &toolCall{name: b.Name, depth: d, started: t.now(), label: sanitize.Line(b.Name), subject: subjectOf(b.Name, b.Input)}
-	if worldTools[b.Name] && len(b.Input) <= maxKeptInput {
+	if keepsInput(b.Name) && len(b.Input) <= maxKeptInput {
 		tc.input = append(json.RawMessage(nil), b.Input...)
 	}
 	if b.Name == "Bash" || b.Name == "Monitor" {

@@ -80,22 +80,6 @@ func TestTodayToolLines(t *testing.T) {
 	}
 }
 
-func TestWhenShown(t *testing.T) {
-	now := time.Date(2026, 12, 1, 21, 0, 0, 0, time.Local)
-	for _, tt := range []struct {
-		at   time.Time
-		want string
-	}{
-		{now.Add(5 * time.Minute), "21:05"},
-		{now.Add(26 * time.Hour), now.Add(26*time.Hour).Format("Mon") + " 23:00"},
-		{now.Add(30 * 24 * time.Hour), "Dec 31 21:00"},
-	} {
-		if got := WhenShown(tt.at, now); got != tt.want {
-			t.Errorf("WhenShown(%v) = %q, want %q", tt.at, got, tt.want)
-		}
-	}
-}
-
 // A Workflow is attributed like an agent: its task's state on its line,
 // no launch metadata.
 func TestWorkflowLikeAnAgent(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/tools"
 )
 
 // The session's world: what claude reports about the session's
@@ -70,29 +71,15 @@ type Hook struct {
 
 // Schedule kinds.
 const (
-	ScheduleCron   = "cron"
-	ScheduleWakeup = "wakeup"
+	ScheduleCron   = tools.ScheduleCron
+	ScheduleWakeup = tools.ScheduleWakeup
 )
 
 // Schedule is a wake-up or cron job Claude scheduled in the session.
-type Schedule struct {
-	ID        string `json:"id"`
-	Kind      string `json:"kind"`            // cron or wakeup
-	What      string `json:"what"`            // its prompt or reason
-	Human     string `json:"human,omitempty"` // "Every 5 minutes"
-	Cron      string `json:"cron,omitempty"`
-	At        int64  `json:"at,omitempty"` // unix ms of the next fire (0: unknown)
-	Recurring bool   `json:"recurring"`
-	Durable   bool   `json:"durable,omitempty"`
-}
+type Schedule = tools.Schedule
 
 // Todo is one item of Claude's checklist.
-type Todo struct {
-	ID     string `json:"id,omitempty"`
-	Text   string `json:"text"`
-	Status string `json:"status"`           // pending, in_progress, completed
-	Active string `json:"active,omitempty"` // "Running tests"
-}
+type Todo = tools.Todo
 
 // Worktree is the git worktree the session moved into.
 type Worktree struct {
@@ -569,21 +556,13 @@ func (w *World) SetTodos(todos []Todo) {
 		if len(w.todos) >= maxTodos {
 			break
 		}
-		w.todos = append(w.todos, cleanTodo(t))
+		w.todos = append(w.todos, tools.CleanTodo(t))
 	}
-}
-
-func cleanTodo(t Todo) Todo {
-	t.ID, t.Text, t.Status, t.Active = sanitize.Line(t.ID), sanitize.Truncate(sanitize.Line(t.Text), 200), sanitize.Line(t.Status), sanitize.Truncate(sanitize.Line(t.Active), 120)
-	if t.Status == "" {
-		t.Status = "pending"
-	}
-	return t
 }
 
 // AddTodo adds an item (TaskCreate), or replaces the one with its id.
 func (w *World) AddTodo(t Todo) {
-	t = cleanTodo(t)
+	t = tools.CleanTodo(t)
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for i, old := range w.todos {
@@ -655,40 +634,4 @@ func worktreeLabel(path, root string) string {
 		return rel
 	}
 	return path
-}
-
-// Checklist is the checklist as lines for a person: "☑ write tests",
-// "◐ Running tests", "☐ ship" (the item in progress by its active form).
-func Checklist(todos []Todo) []string {
-	out := make([]string, 0, len(todos))
-	for _, t := range todos {
-		out = append(out, TodoLine(t))
-	}
-	return out
-}
-
-// TodoLine is one checklist item for a person.
-func TodoLine(t Todo) string {
-	switch t.Status {
-	case "completed":
-		return "☑ " + t.Text
-	case "in_progress":
-		what := t.Text
-		if t.Active != "" {
-			what = t.Active
-		}
-		return "◐ " + what
-	}
-	return "☐ " + t.Text
-}
-
-// Done counts the completed items.
-func Done(todos []Todo) int {
-	n := 0
-	for _, t := range todos {
-		if t.Status == "completed" {
-			n++
-		}
-	}
-	return n
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/tools"
 )
 
 // The MCP servers as claude 2.1.328 reports them: init names a failed one,
@@ -126,7 +127,7 @@ func TestWorldSchedules(t *testing.T) {
 func TestWorldChecklist(t *testing.T) {
 	w := NewWorld()
 	w.SetTodos([]Todo{{Text: "write tests", Status: "in_progress", Active: "Writing tests"}, {Text: "ship"}})
-	if got := strings.Join(Checklist(w.Todos()), "|"); got != "◐ Writing tests|☐ ship" {
+	if got := strings.Join(tools.Checklist(w.Todos()), "|"); got != "◐ Writing tests|☐ ship" {
 		t.Fatalf("checklist %q", got)
 	}
 	w.SetTodos(nil)
@@ -138,7 +139,7 @@ func TestWorldChecklist(t *testing.T) {
 	if _, ok := w.UpdateTodo("9", "completed", "", ""); ok {
 		t.Fatal("an unknown item was updated")
 	}
-	if got := strings.Join(Checklist(w.Todos()), "|"); got != "☑ fix bug|☐ add test" || Done(w.Todos()) != 1 {
+	if got := strings.Join(tools.Checklist(w.Todos()), "|"); got != "☑ fix bug|☐ add test" || tools.Done(w.Todos()) != 1 {
 		t.Fatalf("checklist %q", got)
 	}
 	w.UpdateTodo("2", "deleted", "", "")

@@ -16,6 +16,7 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/desk"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/tools"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/ui"
 )
 
@@ -195,17 +196,9 @@ func (r *Room) NameStops(s *session.Session, m claude.Message) {
 		return
 	}
 	for _, b := range m.Assistant.Content {
-		if b.Type != "tool_use" || b.Name != "TaskStop" {
+		id, ok := tools.StopsTask(b.Name, b.Input)
+		if b.Type != "tool_use" || !ok {
 			continue
-		}
-		var in struct {
-			TaskID  string `json:"task_id"`
-			ShellID string `json:"shell_id"`
-		}
-		_ = json.Unmarshal(b.Input, &in)
-		id := in.TaskID
-		if id == "" {
-			id = in.ShellID
 		}
 		if t, ok := s.Tasks.Get(id); ok && t.Description != "" {
 			s.Transcript.ToolHeadline(b.ID, "stops "+t.Type+" "+t.Description)

@@ -23,6 +23,7 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/others"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/tools"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/ui"
 )
 
@@ -307,131 +308,51 @@ func (r *Room) FromResults(s *session.Session, tr claude.ToolResults) {
 	}
 }
 
-// applyTool applies one successful call of a today's tool; it reports
-// whether the world changed.
+// applyTool applies one successful call of a today's tool (what it
+// changed is its entry's Effect); it reports whether the world changed.
 func (w *Room) applyTool(s *session.Session, id, name string, input, result json.RawMessage) bool {
-	var in struct {
-		Cron       string  `json:"cron"`
-		Prompt     string  `json:"prompt"`
-		Reason     string  `json:"reason"`
-		Recurring  *bool   `json:"recurring"`
-		ID         string  `json:"id"`
-		Stop       bool    `json:"stop"`
-		Delay      float64 `json:"delaySeconds"`
-		TaskID     string  `json:"taskId"`
-		Status     string  `json:"status"`
-		Subject    string  `json:"subject"`
-		ActiveForm string  `json:"activeForm"`
-		Todos      []struct {
-			Content    string `json:"content"`
-			Status     string `json:"status"`
-			ActiveForm string `json:"activeForm"`
-		} `json:"todos"`
+	t, ok := tools.Of(name)
+	if !ok || t.Effect == nil {
+		return false
 	}
-	_ = json.Unmarshal(input, &in)
-	var r struct {
-		ID           string  `json:"id"`
-		Human        string  `json:"humanSchedule"`
-		Recurring    *bool   `json:"recurring"`
-		Durable      bool    `json:"durable"`
-		NextFire     float64 `json:"nextFireAt"`
-		ScheduledFor float64 `json:"scheduledFor"`
-		Stopped      bool    `json:"stopped"`
-		Jobs         []struct {
-			ID        string  `json:"id"`
-			Cron      string  `json:"cron"`
-			Human     string  `json:"humanSchedule"`
-			Prompt    string  `json:"prompt"`
-			Recurring *bool   `json:"recurring"`
-			Durable   bool    `json:"durable"`
-			NextFire  float64 `json:"nextFireAt"`
-		} `json:"jobs"`
-		Task struct {
-			ID      string `json:"id"`
-			Subject string `json:"subject"`
-		} `json:"task"`
-		WorktreePath string `json:"worktreePath"`
-		Branch       string `json:"worktreeBranch"`
-		OriginalCwd  string `json:"originalCwd"`
+	e := t.Effect(tools.Call{ID: id, In: tools.DecodeInput(input), Result: tools.Result(result), Now: time.Now()})
+	changed := false
+	if e.Schedule != nil {
+		s.World.Schedule(*e.Schedule)
+		changed = true
 	}
-	if len(result) > 0 && result[0] == '{' {
-		_ = json.Unmarshal(result, &r)
+	if e.Unschedule != "" && s.World.Unschedule(e.Unschedule) {
+		changed = true
 	}
-	recurring := func(p *bool) bool { return p == nil || *p }
-	switch name {
-	case "CronCreate":
-		id := r.ID
-		if id == "" {
-			return false
+	if e.Jobs != nil {
+		s.World.SetCrons(*e.Jobs)
+		changed = true
+	}
+	if e.StopWakeups {
+		s.World.StopWakeups()
+		changed = true
+	}
+	if e.Todos != nil {
+		s.World.SetTodos(*e.Todos)
+		changed = true
+	}
+	checklist := false
+	if e.AddTodo != nil {
+		s.World.AddTodo(*e.AddTodo)
+		changed, checklist = true, true
+	}
+	if u := e.UpdateTodo; u != nil {
+		if _, ok := s.World.UpdateTodo(u.ID, u.Status, u.Text, u.Active); ok {
+			changed, checklist = true, true
 		}
-		rec := recurring(r.Recurring)
-		if r.Recurring == nil {
-			rec = recurring(in.Recurring)
-		}
-		s.World.Schedule(session.Schedule{ID: id, Kind: session.ScheduleCron, What: in.Prompt, Human: r.Human,
-			Cron: in.Cron, At: int64(r.NextFire), Recurring: rec, Durable: r.Durable})
-		return true
-	case "CronDelete":
-		id := r.ID
-		if id == "" {
-			id = in.ID
-		}
-		return s.World.Unschedule(id)
-	case "CronList":
-		var jobs []session.Schedule
-		for _, j := range r.Jobs {
-			// A one-shot job (a wake-up's) has no recurring field
-			// (2.1.328); a recurring one says true.
-			jobs = append(jobs, session.Schedule{ID: j.ID, What: j.Prompt, Human: j.Human, Cron: j.Cron,
-				At: int64(j.NextFire), Recurring: j.Recurring != nil && *j.Recurring, Durable: j.Durable})
-		}
-		s.World.SetCrons(jobs)
-		return true
-	case "ScheduleWakeup":
-		if in.Stop || r.Stopped {
-			s.World.StopWakeups()
-			return true
-		}
-		at := int64(r.ScheduledFor)
-		if at == 0 && in.Delay > 0 {
-			at = time.Now().Add(time.Duration(in.Delay * float64(time.Second))).UnixMilli()
-		}
-		what := in.Reason
-		if what == "" {
-			what = in.Prompt
-		}
-		s.World.Schedule(session.Schedule{ID: "wakeup-" + id, Kind: session.ScheduleWakeup, What: what, At: at})
-		return true
-	case "TodoWrite":
-		var todos []session.Todo
-		for _, t := range in.Todos {
-			todos = append(todos, session.Todo{Text: t.Content, Status: t.Status, Active: t.ActiveForm})
-		}
-		s.World.SetTodos(todos)
-		return true
-	case "TaskCreate":
-		if r.Task.ID == "" {
-			return false
-		}
-		subject := r.Task.Subject
-		if subject == "" {
-			subject = in.Subject
-		}
-		s.World.AddTodo(session.Todo{ID: r.Task.ID, Text: subject, Status: "pending", Active: in.ActiveForm})
+	}
+	if checklist {
 		w.d.Transcript(s, s.Transcript.Checklist(id, s.World.Todos()))
-		return true
-	case "TaskUpdate":
-		if _, ok := s.World.UpdateTodo(in.TaskID, in.Status, in.Subject, in.ActiveForm); !ok {
-			return false
-		}
-		w.d.Transcript(s, s.Transcript.Checklist(id, s.World.Todos()))
-		return true
-	case "EnterWorktree":
-		return w.Move(s, r.WorktreePath, r.Branch)
-	case "ExitWorktree":
-		return w.Move(s, r.OriginalCwd, "")
 	}
-	return false
+	if e.MoveTo != nil && w.Move(s, e.MoveTo.Dir, e.MoveTo.Branch) {
+		changed = true
+	}
+	return changed
 }
 
 // Move records that claude works in dir now (a worktree it
