@@ -207,4 +207,40 @@ return {
       t:eq(bad, {}, "globals")
     end,
   },
+  ["a surface draws through core.render"] = {
+    run = function(t)
+      -- Buffers written another way, and why: the transcript applies the
+      -- host's numbered line ops; a proposal, the prompt and a file's copy
+      -- on disk are the user's text; a proposal's hunks are ranges the
+      -- user's edits move (their marks are kept by id).
+      local own = {
+        ["claudenova.surfaces.transcript"] = true,
+        ["claudenova.surfaces.proposal"] = true,
+        ["claudenova.surfaces.prompt"] = true,
+        ["claudenova.surfaces.hunks"] = true,
+        ["claudenova.services.disk"] = true,
+        ["claudenova.core.render"] = true,
+      }
+      local bad = {}
+      for m, f in pairs(modules()) do
+        local layer = m:match("^claudenova%.(%a+)%.")
+        if (layer == "surfaces" or layer == "services" or layer == "frontend") and not own[m] then
+          for n, line in ipairs(vim.fn.readfile(f)) do
+            for _, api in ipairs({
+              "nvim_buf_set_lines",
+              "nvim_buf_set_extmark",
+              "nvim_buf_add_highlight",
+              "nvim_buf_set_text",
+            }) do
+              if line:find(api, 1, true) and not line:find("^%s*%-%-") then
+                table.insert(bad, ("%s:%d %s"):format(m, n, api))
+              end
+            end
+          end
+        end
+      end
+      table.sort(bad)
+      t:eq(bad, {}, "buffers drawn outside core.render")
+    end,
+  },
 }

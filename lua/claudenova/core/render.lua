@@ -1,22 +1,44 @@
--- Drawing a read-only buffer: its lines and their highlights in one step,
--- the one way the surfaces that build a screen of text (the panel, the
--- sidebar, the MCP and rules views) put it in their buffer.
+-- Drawing a buffer: its lines, their highlights and its marks in one
+-- step. Every surface that writes text into a buffer of its own (the
+-- panel, the sidebar, the MCP, rules, tasks, usage, comments, changes
+-- and Always… views, the plan) draws it with M.lines; a surface that
+-- annotates a buffer it does not write (blame's signs, the changes view's
+-- "by …", a proposal's hunks) places its marks with M.marks. (The
+-- transcript applies the host's numbered line ops; the proposal and the
+-- prompt are the user's text.)
 local M = {}
 
---- Set buf's lines to lines and its highlights in namespace ns to hls (the
---- namespace is cleared first). A highlight is { row, start column, end
+-- Place marks ({ row, col, opts }, 0-based; a row past the end is put on
+-- the last line) in namespace ns of buf; returns their ids in order.
+local function place(buf, ns, marks)
+  local ids = {}
+  local last = vim.api.nvim_buf_line_count(buf) - 1
+  for i, m in ipairs(marks) do
+    local row = math.max(0, math.min(m[1], last))
+    local ok, id = pcall(vim.api.nvim_buf_set_extmark, buf, ns, row, m[2] or 0, m[3] or {})
+    ids[i] = ok and id or nil
+  end
+  return ids
+end
+
+--- Set buf's lines to lines, its highlights in namespace ns to hls and its
+--- marks to opts.marks (the namespace is cleared first; ns may be nil for
+--- a buffer of plain text). A highlight is { row, start column, end
 --- column, group }: 0-based, the end column -1 for the end of the line; a
---- span is cut at its line's end, and an empty one is skipped. The buffer
---- is left not modifiable. opts.changed_only rewrites only the lines that
---- differ (a clock that moves rewrites one line, and the cursor stays).
+--- span is cut at its line's end, and an empty one is skipped. A mark is
+--- { row, col, extmark opts }. The buffer is left not modifiable, unless
+--- opts.editable (then it is left unmodified). opts.changed_only rewrites
+--- only the lines that differ (a clock that moves rewrites one line, and
+--- the cursor stays).
 ---@param buf integer
----@param ns integer
+---@param ns integer|nil
 ---@param lines string[]
----@param hls table[]
----@param opts? { changed_only?: boolean }
+---@param hls table[]|nil
+---@param opts? { changed_only?: boolean, editable?: boolean, marks?: table[] }
 function M.lines(buf, ns, lines, hls, opts)
+  opts = opts or {}
   vim.bo[buf].modifiable = true
-  local old = opts and opts.changed_only and vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+  local old = opts.changed_only and vim.api.nvim_buf_get_lines(buf, 0, -1, false)
   if old and #old == #lines then
     for i, l in ipairs(lines) do
       if old[i] ~= l then
@@ -26,9 +48,16 @@ function M.lines(buf, ns, lines, hls, opts)
   else
     vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
   end
-  vim.bo[buf].modifiable = false
+  if opts.editable then
+    vim.bo[buf].modified = false
+  else
+    vim.bo[buf].modifiable = false
+  end
+  if not ns then
+    return
+  end
   vim.api.nvim_buf_clear_namespace(buf, ns, 0, -1)
-  for _, h in ipairs(hls) do
+  for _, h in ipairs(hls or {}) do
     local line = lines[h[1] + 1]
     if line then
       local e = h[3] < 0 and #line or math.min(h[3], #line)
@@ -37,6 +66,19 @@ function M.lines(buf, ns, lines, hls, opts)
       end
     end
   end
+  place(buf, ns, opts.marks or {})
+end
+
+--- Replace the marks of namespace ns in buf (a buffer the surface does not
+--- write: signs, virtual text, tracked ranges) with marks ({ row, col,
+--- extmark opts }); returns their ids in order.
+---@param buf integer
+---@param ns integer
+---@param marks table[]
+---@return integer[]
+function M.marks(buf, ns, marks)
+  vim.api.nvim_buf_clear_namespace(buf, ns, 0, -1)
+  return place(buf, ns, marks)
 end
 
 return M

@@ -3,6 +3,7 @@
 -- small split of its own, so it never shifts the lines of a diff, wraps at
 -- words and keeps its height fitted to its text as windows change size.
 local labels = require("claudenova.setup.labels")
+local render = require("claudenova.core.render")
 local textutil = require("claudenova.core.text")
 
 local M = {}
@@ -24,9 +25,7 @@ local function fit(win)
     for i, l in ipairs(vim.split(said, "\n", { plain = true })) do
       vim.list_extend(lines, textutil.wrap((i == 1 and "Claude: " or "") .. l, width - 1))
     end
-    vim.bo[buf].modifiable = true
-    vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
-    vim.bo[buf].modifiable = false
+    render.lines(buf, nil, lines)
   end
   local ok, h = pcall(vim.api.nvim_win_text_height, win, {})
   local rows = ok and h.all or vim.api.nvim_buf_line_count(vim.api.nvim_win_get_buf(win))
@@ -44,8 +43,7 @@ function M.open(win, text)
   vim.bo[buf].bufhidden = "wipe"
   vim.b[buf].claudenova_surface = "header"
   local lines = vim.split("Claude: " .. vim.trim(text), "\n", { plain = true })
-  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
-  vim.bo[buf].modifiable = false
+  render.lines(buf, nil, lines)
   labels.set(buf, "Claude says")
   local hwin
   vim.api.nvim_win_call(win, function()

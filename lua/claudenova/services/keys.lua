@@ -5,6 +5,7 @@
 -- key of Neovim's own that a surface gives a meaning (:w, :q, ]c) is listed
 -- with its text here.
 local config = require("claudenova.setup.config")
+local render = require("claudenova.core.render")
 local text = require("claudenova.core.text")
 
 local M = {}
@@ -241,8 +242,7 @@ function M.help(surface)
   end
   width = math.max(20, math.min(width, vim.o.columns - 4))
   local buf = vim.api.nvim_create_buf(false, true)
-  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
-  vim.bo[buf].modifiable = false
+  render.lines(buf, nil, lines)
   vim.bo[buf].bufhidden = "wipe"
   vim.b[buf].claudenova_surface = "help"
   local maxh = math.max(3, vim.o.lines - vim.o.cmdheight - 4)

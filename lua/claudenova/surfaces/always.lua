@@ -9,6 +9,7 @@
 -- a request claude asks no lasting rule for (claudenova.frontend's always()
 -- checks its hints).
 local notify = require("claudenova.setup.notify")
+local draw = require("claudenova.core.render")
 local text = require("claudenova.core.text")
 
 local M = {}
@@ -105,12 +106,12 @@ function M.open(r, on_confirm, on_cancel)
     rule = rule or rule_line()
     local lines = { "Rule:   " .. rule }
     vim.list_extend(lines, fixed(rule))
-    vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
-    vim.api.nvim_buf_clear_namespace(buf, ns, 0, -1)
+    local hls = { { #lines - 1, 0, -1, "ClaudeNovaKey" } }
     for i, n in ipairs({ 7, 7, 3, 6 }) do
-      vim.api.nvim_buf_set_extmark(buf, ns, i - 1, 0, { end_col = n, hl_group = "ClaudeNovaLabel" })
+      table.insert(hls, { i - 1, 0, n, "ClaudeNovaLabel" })
     end
-    vim.api.nvim_buf_set_extmark(buf, ns, #lines - 1, 0, { end_col = #lines[#lines], hl_group = "ClaudeNovaKey" })
+    -- Line 1, the rule, is the user's to edit.
+    draw.lines(buf, ns, lines, hls, { editable = true })
   end
 
   render(presets[1] and presets[1].rule or r.tool)

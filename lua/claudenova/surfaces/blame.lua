@@ -7,6 +7,7 @@
 -- turn and its prompt; resting on a line shows its author at the line's
 -- end (review.hover).
 local comments = require("claudenova.surfaces.comments")
+local render = require("claudenova.core.render")
 local config = require("claudenova.setup.config")
 local errors = require("claudenova.core.errors")
 local host = require("claudenova.channel.host")
@@ -35,20 +36,17 @@ local function cfg()
 end
 
 local function draw(buf, v)
-  vim.api.nvim_buf_clear_namespace(buf, ns, 0, -1)
   local count = vim.api.nvim_buf_line_count(buf)
+  local signs = {}
   for i, a in ipairs(v.lines or {}) do
     if i > count then
       break
     end
     local au = v.authors[a + 1]
     local sign = M.SIGNS[au and au.kind or "you"] or M.SIGNS.you
-    vim.api.nvim_buf_set_extmark(buf, ns, i - 1, 0, {
-      sign_text = sign.text,
-      sign_hl_group = sign.hl,
-      priority = 5,
-    })
+    signs[i] = { i - 1, 0, { sign_text = sign.text, sign_hl_group = sign.hl, priority = 5 } }
   end
+  render.marks(buf, ns, signs)
 end
 
 local function rel(path)
@@ -165,19 +163,19 @@ function M.info()
 end
 
 local function hover(buf)
-  vim.api.nvim_buf_clear_namespace(buf, hover_ns, 0, -1)
-  if not cfg().review.hover or vim.api.nvim_get_current_buf() ~= buf then
-    return
+  local marks = {}
+  if cfg().review.hover and vim.api.nvim_get_current_buf() == buf then
+    local lnum = vim.api.nvim_win_get_cursor(0)[1]
+    local au = M.author(buf, lnum)
+    if au and au.kind ~= "you" then
+      marks[1] = {
+        lnum - 1,
+        0,
+        { virt_text = { { "  " .. au.label, "ClaudeNovaBlameInfo" } }, virt_text_pos = "eol", hl_mode = "combine" },
+      }
+    end
   end
-  local lnum = vim.api.nvim_win_get_cursor(0)[1]
-  local au = M.author(buf, lnum)
-  if au and au.kind ~= "you" then
-    vim.api.nvim_buf_set_extmark(buf, hover_ns, lnum - 1, 0, {
-      virt_text = { { "  " .. au.label, "ClaudeNovaBlameInfo" } },
-      virt_text_pos = "eol",
-      hl_mode = "combine",
-    })
-  end
+  render.marks(buf, hover_ns, marks)
 end
 
 --- Turn blame off in buf.

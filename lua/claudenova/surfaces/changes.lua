@@ -7,6 +7,7 @@
 -- Claude changed since the review baseline; comments on its lines go with
 -- the next review (ui.comments).
 local config = require("claudenova.setup.config")
+local draw = require("claudenova.core.render")
 local host = require("claudenova.channel.host")
 local keytable = require("claudenova.services.keys")
 local labels = require("claudenova.setup.labels")
@@ -37,9 +38,7 @@ local function set_lines(buf, text)
   lines = vim.tbl_map(function(l)
     return (l:gsub("\r$", ""))
   end, lines)
-  vim.bo[buf].modifiable = true
-  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
-  vim.bo[buf].modifiable = false
+  draw.lines(buf, nil, lines)
   vim.bo[buf].modified = false
 end
 
@@ -122,8 +121,7 @@ local ns = vim.api.nvim_create_namespace("claudenova_changes")
 local function render(v)
   set_lines(v.before, v.file.before)
   set_lines(v.now, v.file.now)
-  vim.api.nvim_buf_clear_namespace(v.now, ns, 0, -1)
-  local count = vim.api.nvim_buf_line_count(v.now)
+  local notes = {}
   for _, h in ipairs(M.blocks(v.file)) do
     local marks = {}
     local who = h.who
@@ -135,10 +133,10 @@ local function render(v)
       table.insert(marks, { (#marks > 0 and " · " or "") .. "kept", "ClaudeNovaNote" })
     end
     if #marks > 0 then
-      local row = math.max(0, math.min(h.b - 1, count - 1))
-      vim.api.nvim_buf_set_extmark(v.now, ns, row, 0, { virt_text = marks, virt_text_pos = "eol" })
+      table.insert(notes, { h.b - 1, 0, { virt_text = marks, virt_text_pos = "eol" } })
     end
   end
+  draw.marks(v.now, ns, notes)
   for _, w in ipairs(vim.fn.win_findbuf(v.now)) do
     vim.wo[w].winbar = "%!v:lua.require'claudenova.core.text'.winbar('changes')"
   end

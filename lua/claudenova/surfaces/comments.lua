@@ -6,6 +6,7 @@
 -- changes view, with extmarks that follow the user's edits (their places go
 -- back to the host when the buffer is written, and before a list or a send).
 local actions = require("claudenova.store.actions")
+local render = require("claudenova.core.render")
 local config = require("claudenova.setup.config")
 local errors = require("claudenova.core.errors")
 local host = require("claudenova.channel.host")
@@ -215,14 +216,13 @@ function M.render(buf)
   end
   local keep = not view and vim.bo[buf].modified
   local here = keep and M.places(buf) or {}
-  vim.api.nvim_buf_clear_namespace(buf, ns, 0, -1)
   local left = view and vim.api.nvim_buf_is_valid(view.before) and view.before
   if left then
     vim.api.nvim_buf_clear_namespace(left, ns, 0, -1)
   end
   local count = vim.api.nvim_buf_line_count(buf)
   local width = text_width(buf)
-  local marks = {}
+  local marks, placed = {}, {}
   for _, c in ipairs(M.on(path)) do
     local at = here[c.id] or { from = c.from, to = c.to }
     local top = math.min(math.max(at.from, 1), count) - 1
@@ -230,16 +230,21 @@ function M.render(buf)
     local line = vim.api.nvim_buf_get_lines(buf, bottom, bottom + 1, false)[1] or ""
     local indent = line:match("^%s*"):gsub("\t", string.rep(" ", vim.bo[buf].tabstop))
     local vl = virt_lines(c, indent, width)
-    marks[c.id] = {
-      top = vim.api.nvim_buf_set_extmark(buf, ns, top, 0, { right_gravity = false }),
-      bottom = vim.api.nvim_buf_set_extmark(buf, ns, bottom, 0, { right_gravity = false, virt_lines = vl }),
-    }
+    -- Each comment's range, tracked as the buffer changes (its ids below).
+    table.insert(placed, { top, 0, { right_gravity = false } })
+    table.insert(placed, { bottom, 0, { right_gravity = false, virt_lines = vl } })
+    table.insert(marks, c.id)
     if left then
       -- The other side keeps in step: as many blank lines where it faces.
       blocks.pad(left, ns, blocks.facing(blocks.of_file(view.file), bottom + 1), #vl)
     end
   end
-  M.marks[buf] = marks
+  local ids = render.marks(buf, ns, placed)
+  local by_id = {}
+  for i, id in ipairs(marks) do
+    by_id[id] = { top = ids[2 * i - 1], bottom = ids[2 * i] }
+  end
+  M.marks[buf] = by_id
   M.map(buf)
 end
 
@@ -547,9 +552,7 @@ local function draw(v)
   end
   local lines, rows = list_lines(v)
   list.rows, list.view = rows, v
-  vim.bo[buf].modifiable = true
-  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
-  vim.bo[buf].modifiable = false
+  render.lines(buf, nil, lines)
   vim.bo[buf].modified = false
   for _, w in ipairs(vim.fn.win_findbuf(buf)) do
     vim.wo[w].winbar = "%!v:lua.require'claudenova.core.text'.winbar('comments')"

@@ -2,6 +2,7 @@
 -- buffer. Approve (into acceptEdits or default) or keep planning with
 -- feedback. Closing it leaves the request pending in the sidebar.
 local actions = require("claudenova.store.actions")
+local draw = require("claudenova.core.render")
 local config = require("claudenova.setup.config")
 local header = require("claudenova.services.header")
 local tabs = require("claudenova.core.tabs")
@@ -130,8 +131,7 @@ function M.open(r, opts)
   vim.bo[buf].modeline = false
   vim.b[buf].claudenova_request = r.id
   vim.b[buf].claudenova_surface = "plan"
-  vim.api.nvim_buf_set_lines(buf, 0, -1, false, vim.split(text, "\n", { plain = true }))
-  vim.bo[buf].modified = false
+  draw.lines(buf, nil, vim.split(text, "\n", { plain = true }), nil, { editable = true })
   vim.bo[buf].filetype = "markdown"
   vim.wo.winbar = "%!v:lua.require'claudenova.core.text'.winbar('plan')"
   vim.api.nvim_create_autocmd("BufWriteCmd", {

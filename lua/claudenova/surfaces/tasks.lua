@@ -2,6 +2,7 @@
 -- buffer per task that shows the end of its output and follows it while
 -- it is visible (claudenova://task/<id>), a picker, stop.
 local state = require("claudenova.store.state")
+local draw = require("claudenova.core.render")
 local notify = require("claudenova.setup.notify")
 local actions = require("claudenova.store.actions")
 local config = require("claudenova.setup.config")
@@ -57,9 +58,7 @@ local function show(id, text)
   for _, w in ipairs(vim.fn.win_findbuf(buf)) do
     at_end[w] = vim.api.nvim_win_get_cursor(w)[1] >= before
   end
-  vim.bo[buf].modifiable = true
-  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
-  vim.bo[buf].modifiable = false
+  draw.lines(buf, nil, lines)
   for w, yes in pairs(at_end) do
     if yes and vim.api.nvim_win_is_valid(w) then
       pcall(vim.api.nvim_win_set_cursor, w, { #lines, 0 })

@@ -2,6 +2,7 @@
 -- window, and the plan's rate limits, as claude reports them (get_usage,
 -- get_context_usage), in a float.
 local host = require("claudenova.channel.host")
+local draw = require("claudenova.core.render")
 local keytable = require("claudenova.services.keys")
 local notify = require("claudenova.setup.notify")
 local state = require("claudenova.store.state")
@@ -111,8 +112,7 @@ end
 
 local function show(lines)
   local buf = vim.api.nvim_create_buf(false, true)
-  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
-  vim.bo[buf].modifiable = false
+  draw.lines(buf, nil, lines)
   vim.bo[buf].bufhidden = "wipe"
   vim.b[buf].claudenova_surface = "usage"
   local width = 20
