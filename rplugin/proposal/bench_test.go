@@ -56,3 +56,29 @@ func BenchmarkReconstructEdit100kCRLF(b *testing.B) { benchReconstruct(b, 100000
 func BenchmarkReconstructMultiEdit100k(b *testing.B) {
 	benchReconstruct(b, 100000, "\n", "MultiEdit")
 }
+
+// What staging an Edit costs the host besides Reconstruct: writing the
+// staged file and finding the hunks the editor shows.
+func benchStageHunks(b *testing.B, lines int) {
+	data := benchFile(lines, "\n")
+	k := lines * 7 / 10
+	raw, _ := json.Marshal(map[string]any{"file_path": "/r/big.txt", "old_string": fmt.Sprintf("line %d of the", k), "new_string": fmt.Sprintf("LINE %d of the", k)})
+	c, err := Reconstruct("Edit", raw, "/r", func(string) ([]byte, error) { return data, nil })
+	if err != nil {
+		b.Fatal(err)
+	}
+	storage := b.TempDir()
+	b.SetBytes(int64(len(data)))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := Stage(storage, fmt.Sprintf("r%d", i), c.StagePath(), c.Proposed); err != nil {
+			b.Fatal(err)
+		}
+		if h, ok := Hunks(c); !ok || len(h) != 1 {
+			b.Fatalf("hunks %v %v", h, ok)
+		}
+	}
+}
+
+func BenchmarkStageHunks10k(b *testing.B)  { benchStageHunks(b, 10000) }
+func BenchmarkStageHunks100k(b *testing.B) { benchStageHunks(b, 100000) }
