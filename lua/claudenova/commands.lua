@@ -24,15 +24,27 @@ end
 ---@type table<string, {usage?: string, desc: string, run: fun(args: string[], raw: string), complete?: fun(): string[]}>
 M.subcommands = {
   new = {
-    usage = "new [--plan] [{prompt}]",
-    desc = "Start a session in the current directory (in plan mode with --plan) and show its transcript; send {prompt}, or open the prompt input when none is given.",
+    usage = "new [--plan] [--worktree[={name}]] [{prompt}]",
+    desc = "Start a session in the current directory (in plan mode with --plan; in a git worktree of its own with --worktree, named {name} or after the prompt) and show its transcript; send {prompt}, or open the prompt input when none is given.",
     run = function(args, raw)
-      local mode
-      if args[1] == "--plan" then
-        mode = "plan"
-        raw = raw:gsub("^%-%-plan%s*", "")
+      local mode, worktree
+      while true do
+        local flag, rest = raw:match("^(%-%-%S+)%s*(.*)$")
+        if flag == "--plan" then
+          mode = "plan"
+        elseif flag == "--worktree" then
+          worktree = true
+        elseif flag and flag:match("^%-%-worktree=") then
+          worktree = flag:sub(#"--worktree=" + 1)
+          if worktree == "" then
+            error("claude-nova: --worktree= needs a name (or use --worktree alone)", 0)
+          end
+        else
+          break
+        end
+        raw = rest
       end
-      local info = nova().new({ prompt = raw, mode = mode })
+      local info = nova().new({ prompt = raw, mode = mode, worktree = worktree })
       -- The transcript shows beside your work; the cursor stays yours.
       ui().open_transcript(info.id)
       if vim.trim(raw) == "" then
@@ -40,7 +52,7 @@ M.subcommands = {
       end
     end,
     complete = function()
-      return { "--plan" }
+      return { "--plan", "--worktree", "--worktree=" }
     end,
   },
   send = {

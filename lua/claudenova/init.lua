@@ -42,7 +42,10 @@ local function ops()
   return require("claudenova.frontend.ops")
 end
 
---- Start a session. opts: { prompt?, cwd?, mode?, resume?, model? }
+--- Start a session. opts: { prompt?, cwd?, mode?, resume?, model?,
+--- worktree? = true | "name" } (worktree: claude works in a git worktree of
+--- its own, .claude/worktrees/{name} on a branch worktree-{name}, named
+--- after the prompt when true).
 function M.new(opts)
   return ops().new(opts)
 end

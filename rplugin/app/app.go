@@ -43,6 +43,7 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/ui"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/views"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/worktree"
 )
 
 // Options are the user's settings that matter to the Go side.
@@ -205,6 +206,10 @@ type NewParams struct {
 	Mode   string `json:"mode"`
 	Resume string `json:"resume"`
 	Model  string `json:"model"`
+	// Worktree starts claude in a git worktree of its own (claude's
+	// --worktree): named WorktreeName, else after the prompt.
+	Worktree     bool   `json:"worktree"`
+	WorktreeName string `json:"worktree_name"`
 }
 
 // NewSession starts claude in p.Cwd and queues p.Prompt if given. It returns
@@ -253,12 +258,28 @@ func (a *App) NewSession(p NewParams) (session.Info, error) {
 	if model == "" {
 		model = o.Model
 	}
+	var planned *worktree.Plan
+	if p.Worktree || p.WorktreeName != "" {
+		if p.Resume != "" {
+			return session.Info{}, errors.New("a resumed session works where it did: --worktree starts a new one")
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		plan, err := worktree.PlanFor(ctx, p.Cwd, p.WorktreeName, p.Prompt)
+		cancel()
+		if err != nil {
+			return session.Info{}, err
+		}
+		planned = &plan
+	}
 	// The mode the user chose, always passed: never claude's own default.
 	start := a.modes.Start(p.Mode, o.PermissionMode, p.Cwd)
 	cfg := claude.Config{
 		Command: o.Cmd, Args: o.Args, Dir: p.Cwd, Env: env,
 		PermissionMode: start.Mode, Model: model, Resume: p.Resume,
 		Initialize: initializeFields(o),
+	}
+	if planned != nil {
+		cfg.Worktree = planned.Name
 	}
 	var base rules.Permissions
 	if argv, err := claude.Argv(cfg); err == nil {
@@ -271,6 +292,11 @@ func (a *App) NewSession(p NewParams) (session.Info, error) {
 		}
 		a.perms.Start(id, base)
 		s := session.New(id, p.Cwd, start.Mode, proc)
+		if planned != nil {
+			// claude makes it as it starts; the session moves in once
+			// claude answered initialize.
+			s.World.SetWorktree(&session.Worktree{Path: planned.Path, Branch: planned.Branch, Root: s.Root(), Base: planned.Base})
+		}
 		s.Checkpoints = checkpoints
 		s.Transcript.Spill(spillFile(o.Storage, id), o.TranscriptLines)
 		return s, nil

@@ -63,6 +63,7 @@ func (a *App) whenInitialized(s *session.Session) {
 	if s.MarkReady() {
 		a.ui.Send(ui.EvSession, s)
 	}
+	a.world.EnterPlanned(s)
 	// Its MCP servers, before any prompt (system/init comes with the
 	// first turn): one that failed to start shows at once.
 	a.world.RefreshMCP(s)
@@ -109,6 +110,7 @@ func (a *App) handle(s *session.Session, m claude.Message) {
 		s.Update(state, "", "", "")
 		a.ui.Send(ui.EvSession, s)
 		a.desk.Background(func(ctx context.Context) { a.contextUsage(ctx, s) })
+		a.world.CountWorktree(s)
 		if msg := resultError(m); msg != "" && !interrupted {
 			// The CLI's words (a refusal, an API error), marked as such.
 			a.desk.Notify("error", fmt.Sprintf("session %d: claude says: %s", s.ID, msg))

@@ -243,7 +243,7 @@ func TestWorktreeMovesTheSession(t *testing.T) {
 		return s.Cwd() == wt
 	})
 	s, _ := m.app.sessions.Get(info.ID)
-	if got := s.Info(); got.Worktree != ".claude/worktrees/feat" {
+	if got := s.Info(); got.Worktree == nil || got.Worktree.Shown != ".claude/worktrees/feat" || got.Worktree.Path != wt {
 		t.Fatalf("info %+v", got)
 	}
 	// The world event follows the move: wait for it, not for the move.

@@ -23,6 +23,7 @@ type Config struct {
 	PermissionMode string   // --permission-mode, when set
 	Model          string   // --model, when set
 	Resume         string   // --resume, when set
+	Worktree       string   // --worktree NAME: claude makes the worktree and works there
 	Spawner        *Spawner // starts the process (nil: from the calling thread)
 	// LongLines is shared by the host's processes: how many lines longer
 	// than the read buffer they read at once (nil: no bound).
@@ -68,6 +69,9 @@ func Argv(cfg Config) ([]string, error) {
 	}
 	if cfg.PermissionMode != "" {
 		argv = append(argv, "--permission-mode", cfg.PermissionMode)
+	}
+	if cfg.Worktree != "" {
+		argv = append(argv, "--worktree", cfg.Worktree)
 	}
 	if cfg.Resume != "" {
 		argv = append(argv, "--resume", cfg.Resume)

@@ -232,9 +232,8 @@ type Info struct {
 	// Activity is what claude is doing that the conversation does not
 	// show ("retrying 2/10", "compacting", "writing greet.py · 12 kB").
 	Activity string `json:"activity,omitempty"`
-	// Worktree is the folder the session moved to (EnterWorktree), shown
-	// against the folder it started in ("" when it works there).
-	Worktree string `json:"worktree,omitempty"`
+	// Worktree is the git worktree the session works in (nil when none).
+	Worktree *Worktree `json:"worktree,omitempty"`
 }
 
 // New makes a session around a started process.
@@ -294,8 +293,10 @@ func (s *Session) Info() Info {
 	if s.Proc != nil {
 		info.CommandLine = s.Proc.CommandLine()
 	}
-	if s.cwd != s.root {
-		info.Worktree = worktreeLabel(s.cwd, s.root)
+	info.Worktree = s.World.Worktree()
+	if info.Worktree == nil && s.cwd != s.root {
+		// A folder it moved to that is no worktree claude named.
+		info.Worktree = &Worktree{Path: s.cwd, Root: s.root, Shown: worktreeLabel(s.cwd, s.root)}
 	}
 	if info.Activity == "" && info.State != StateExited {
 		info.Activity = s.World.Activity()

@@ -81,12 +81,21 @@ type Schedule = tools.Schedule
 // Todo is one item of Claude's checklist.
 type Todo = tools.Todo
 
-// Worktree is the git worktree the session moved into.
+// Worktree is the git worktree the session works in: one claude made for
+// it (:ClaudeNova new --worktree), or one it entered (EnterWorktree).
 type Worktree struct {
 	Path   string `json:"path"`
 	Branch string `json:"branch,omitempty"`
 	Root   string `json:"root"` // the folder the session started in
 	Shown  string `json:"shown"`
+	// What it changed since Base, the commit it started from (its commits
+	// and its uncommitted work), as last counted.
+	Base    string `json:"base,omitempty"`
+	Files   int    `json:"files"`
+	Added   int    `json:"added"`
+	Removed int    `json:"removed"`
+	// Gone says its folder is no longer there (deleted by hand).
+	Gone bool `json:"gone,omitempty"`
 }
 
 // WorldView is a session's world for the front end.
@@ -624,6 +633,38 @@ func (w *World) SetWorktree(wt *Worktree) {
 		wt = &c
 	}
 	w.worktree = wt
+}
+
+// Worktree returns the worktree the session works in (nil: none).
+func (w *World) Worktree() *Worktree {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.worktree == nil {
+		return nil
+	}
+	c := *w.worktree
+	return &c
+}
+
+// CountWorktree records what the worktree at path changed (when it is still
+// the session's); it reports whether that differs from before.
+func (w *World) CountWorktree(path, base string, files, added, removed int, gone bool) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	wt := w.worktree
+	if wt == nil || wt.Path != path {
+		return false
+	}
+	next := *wt
+	next.Files, next.Added, next.Removed, next.Gone = files, added, removed, gone
+	if base != "" {
+		next.Base = sanitize.Line(base)
+	}
+	if next == *wt {
+		return false
+	}
+	w.worktree = &next
+	return true
 }
 
 // worktreeLabel shows a worktree against the folder the session started

@@ -157,15 +157,37 @@ func TestMoveTo(t *testing.T) {
 	if !s.MoveTo("/p/.claude/worktrees/feat") || s.Cwd() != "/p/.claude/worktrees/feat" || s.Root() != "/p" {
 		t.Fatalf("cwd %s root %s", s.Cwd(), s.Root())
 	}
-	if info := s.Info(); info.Worktree != ".claude/worktrees/feat" || info.Cwd != "/p/.claude/worktrees/feat" || info.Folder != "feat" {
+	if info := s.Info(); info.Worktree == nil || info.Worktree.Shown != ".claude/worktrees/feat" || info.Cwd != "/p/.claude/worktrees/feat" || info.Folder != "feat" {
 		t.Fatalf("info %+v", info)
 	}
 	s.MoveTo("/p")
-	if info := s.Info(); info.Worktree != "" {
+	if info := s.Info(); info.Worktree != nil {
 		t.Fatalf("back home, still a worktree: %+v", info)
 	}
 	if got := worktreeLabel("/elsewhere/wt", "/p"); got != "/elsewhere/wt" {
 		t.Fatalf("outside label %q", got)
+	}
+}
+
+// What a worktree changed is recorded for the worktree it was counted in
+// only, and a count that says nothing new changes nothing.
+func TestCountWorktree(t *testing.T) {
+	w := NewWorld()
+	if w.CountWorktree("/p/wt", "b", 1, 2, 3, false) {
+		t.Fatal("counted without a worktree")
+	}
+	w.SetWorktree(&Worktree{Path: "/p/wt", Branch: "worktree-wt", Root: "/p", Base: "abc"})
+	if w.CountWorktree("/p/other", "b", 1, 2, 3, false) {
+		t.Fatal("counted another worktree")
+	}
+	if !w.CountWorktree("/p/wt", "", 3, 40, 12, false) || w.CountWorktree("/p/wt", "", 3, 40, 12, false) {
+		t.Fatal("a new count did not change it, or the same one did")
+	}
+	if wt := w.Worktree(); wt.Files != 3 || wt.Added != 40 || wt.Removed != 12 || wt.Base != "abc" || wt.Shown != "wt" {
+		t.Fatalf("worktree %+v", wt)
+	}
+	if !w.CountWorktree("/p/wt", "", 0, 0, 0, true) || !w.Worktree().Gone {
+		t.Fatal("gone not recorded")
 	}
 }
 

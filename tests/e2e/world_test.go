@@ -421,7 +421,7 @@ func TestWorktreeMovesTheSession(t *testing.T) {
 			t.Fatalf("proposal of %s", path)
 		}
 		e.Eventually(10*time.Second, "the worktree on the session line", func() bool {
-			return strings.Contains(strings.Join(e.sidebarLines(), "\n"), "⎇ .claude/worktrees/feat")
+			return strings.Contains(strings.Join(e.sidebarLines(), "\n"), "⎇ worktree-feat")
 		})
 		var cwd string
 		e.Lua(&cwd, "return require('claudenova.store.state').sessions[...].cwd", id)

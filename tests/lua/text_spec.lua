@@ -31,4 +31,26 @@ return {
       t:eq(text().wrap("", 9), { "" }, "empty")
     end,
   },
+  ["a session's line says its worktree's branch and what it changed"] = {
+    run = function(t)
+      local sb = require("claudenova.surfaces.sidebar")
+      local wt = { path = "/p/.claude/worktrees/fix", branch = "worktree-fix", shown = ".claude/worktrees/fix" }
+      t:eq(sb.session_more({ cwd = wt.path, worktree = wt }), "⎇ worktree-fix", "nothing changed yet")
+      wt.files, wt.added, wt.removed = 3, 40, 12
+      t:eq(
+        sb.session_more({ mode = "acceptEdits", cwd = wt.path, worktree = wt }),
+        "acceptEdits · ⎇ worktree-fix · 3 files +40 −12",
+        "with its changes and the mode"
+      )
+      wt.files = 1
+      t:eq(sb.worktree_line(wt), "⎇ worktree-fix · 1 file +40 −12", "one file")
+      wt.gone = true
+      t:eq(sb.worktree_line(wt), "⎇ worktree-fix · its folder is gone", "deleted by hand")
+      t:eq(
+        sb.session_more({ cwd = "/elsewhere", worktree = { path = "/elsewhere" } }),
+        "⎇ /elsewhere",
+        "no branch: the path"
+      )
+    end,
+  },
 }

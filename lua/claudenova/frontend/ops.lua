@@ -35,8 +35,15 @@ end
 
 --- Start a session. opts: { prompt?, cwd?, mode?, resume?, model? }
 function M.new(opts)
-  opts = opts or {}
+  opts = vim.deepcopy(opts or {})
   opts.cwd = opts.cwd or vim.fn.getcwd()
+  -- worktree = true (named after the prompt) or "name".
+  local wt = opts.worktree
+  if wt ~= nil and wt ~= false and wt ~= true and type(wt) ~= "string" then
+    error("claude-nova: new({ worktree = … }) takes true or a name, not " .. type(wt), 0)
+  end
+  opts.worktree = wt == true or (type(wt) == "string" and wt ~= "")
+  opts.worktree_name = type(wt) == "string" and wt or nil
   -- Its snapshot goes into the store where the reply stands in the stream.
   return host.request("new", opts, inbox.session_started)
 end

@@ -581,18 +581,38 @@ end
 
 --- The line beneath a session's row: its mode when it is not default (the
 --- transcript's winbar always has it) and where it works when that is not
---- the editor's folder ("acceptEdits · ⎇ .claude/worktrees/feat",
---- "⌂ ~/src/wt"); "" when there is nothing to say.
+--- the editor's folder: a worktree by its branch and what it changed
+--- ("acceptEdits · ⎇ worktree-feat · 2 files +9 −1"), another folder by
+--- its path ("⌂ ~/src/wt"); "" when there is nothing to say.
 function M.session_more(s)
   local parts = {}
   if s.mode and s.mode ~= "" and s.mode ~= "default" then
     table.insert(parts, s.mode)
   end
+  local wt = type(s.worktree) == "table" and s.worktree or nil
+  if wt and wt.branch and wt.branch ~= "" then
+    table.insert(parts, M.worktree_line(wt))
+    return table.concat(parts, " · ")
+  end
   local where = M.folder_of(s)
   if where then
-    table.insert(parts, ((s.worktree and s.worktree ~= "") and "⎇ " or "⌂ ") .. where)
+    table.insert(parts, (wt and "⎇ " or "⌂ ") .. where)
   end
   return table.concat(parts, " · ")
+end
+
+--- A worktree for a person: its branch and what it changed since it
+--- started ("⎇ worktree-fix-login · 3 files +40 −12"), or that it is gone.
+function M.worktree_line(wt)
+  local line = "⎇ " .. wt.branch
+  if wt.gone then
+    return line .. " · its folder is gone"
+  end
+  local files = wt.files or 0
+  if files > 0 then
+    line = line .. (" · %d file%s +%d −%d"):format(files, files == 1 and "" or "s", wt.added or 0, wt.removed or 0)
+  end
+  return line
 end
 
 --- The folder a session works in, as the editor's folder sees it, when it

@@ -25,6 +25,7 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/tools"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/ui"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/worktree"
 )
 
 // Room keeps the sessions' worlds up to date and serves the MCP and
@@ -375,10 +376,17 @@ func (r *Room) Move(s *session.Session, dir, branch string) bool {
 		s.World.SetWorktree(nil)
 		r.d.Note(s, "Back in "+sanitize.Line(cwd)+": proposals, the editor tools and rules follow the session's folder.")
 	} else {
-		if old := s.World.View(s.ID).Worktree; branch == "" && old != nil && old.Path == cwd {
-			branch = old.Branch
+		next := &session.Worktree{Path: cwd, Branch: branch, Root: s.Root()}
+		if old := s.World.Worktree(); old != nil && old.Path == cwd {
+			// The worktree claude was started in (or entered before): what
+			// is known of it stays.
+			next = old
+			if branch != "" {
+				next.Branch = branch
+			}
+			branch = next.Branch
 		}
-		s.World.SetWorktree(&session.Worktree{Path: cwd, Branch: branch, Root: s.Root()})
+		s.World.SetWorktree(next)
 		text := "Now working in the worktree " + sanitize.Line(cwd)
 		if branch != "" {
 			text += " (branch " + sanitize.Line(branch) + ")"
@@ -388,7 +396,49 @@ func (r *Room) Move(s *session.Session, dir, branch string) bool {
 	r.d.Log.Info("session folder moved", "session", s.ID, "cwd", cwd, "root", s.Root())
 	r.d.UI.Send(ui.EvSession, s)
 	r.Changed(s)
+	r.CountWorktree(s)
 	return true
+}
+
+// EnterPlanned moves a session started in a worktree of its own (claude's
+// --worktree makes it at start, before any prompt) into it.
+func (r *Room) EnterPlanned(s *session.Session) {
+	if wt := s.World.Worktree(); wt != nil && s.Cwd() != wt.Path {
+		r.Move(s, wt.Path, wt.Branch)
+	}
+}
+
+// CountWorktree counts, in the background, what the session's worktree
+// changed since it started (files, lines added and removed), and notices a
+// worktree whose folder was deleted by hand.
+func (r *Room) CountWorktree(s *session.Session) {
+	wt := s.World.Worktree()
+	if wt == nil || wt.Branch == "" {
+		return
+	}
+	r.d.Background(func(ctx context.Context) {
+		var st worktree.Stats
+		gone := false
+		if _, err := os.Stat(wt.Path); err != nil {
+			if s.Cwd() != wt.Path {
+				return // not made yet
+			}
+			gone = true
+		} else {
+			var err error
+			if st, err = worktree.StatsOf(ctx, wt.Path, wt.Root); err != nil {
+				r.d.Log.Info("count the worktree's changes", "session", s.ID, "worktree", wt.Path, "err", err)
+				return
+			}
+		}
+		if s.World.CountWorktree(wt.Path, st.Base, st.Files, st.Added, st.Removed, gone) {
+			if gone && !wt.Gone {
+				r.d.Note(s, "The worktree "+sanitize.Line(wt.Path)+" is gone (deleted outside the plugin): claude's tools there will fail.")
+			}
+			r.d.UI.Send(ui.EvSession, s)
+			r.Changed(s)
+		}
+	})
 }
 
 // The other Claude sessions of this machine are package others' room: the

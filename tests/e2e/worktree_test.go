@@ -1,0 +1,109 @@
+package e2e
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// gitIn runs git in dir for the test (its own HOME, no system config).
+func (e *Env) gitIn(dir string, args ...string) string {
+	e.t.Helper()
+	cmd := exec.Command("git", append([]string{"-c", "user.email=t@example.com", "-c", "user.name=t"}, args...)...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "HOME="+e.Home, "GIT_CONFIG_NOSYSTEM=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		e.t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// :ClaudeNova new --worktree=NAME: the real claude makes the worktree and
+// works there from the start; its proposals are of the worktree's files,
+// :w writes there and never in the checkout, and the sidebar names the
+// branch and what it changed. Outside a git repository: a clear message
+// and no session.
+func TestNewSessionInItsOwnWorktree(t *testing.T) {
+	eachNvim(t, func(t *testing.T, v nvimVersion) {
+		e := NewEnv(t, v, Options{})
+		e.WriteFile("a.txt", "committed\n")
+		e.gitIn(e.Project, "init", "-q")
+		e.gitIn(e.Project, "add", "a.txt")
+		e.gitIn(e.Project, "commit", "-qm", "init")
+		base := e.gitIn(e.Project, "rev-parse", "HEAD")
+		e.Cmd("ClaudeNova sidebar")
+		e.Cmd("wincmd p")
+		id := e.newSession("--worktree=fix-login " + Seq(
+			Step("Edit", map[string]any{"file_path": "a.txt", "old_string": "committed", "new_string": "fixed"}),
+			Step("Write", map[string]any{"file_path": "new.txt", "content": "one\ntwo\n"})))
+		wt := filepath.Join(e.Project, ".claude", "worktrees", "fix-login")
+		for _, want := range []struct{ file, text string }{{"a.txt", "fixed\n"}, {"new.txt", "one\ntwo\n"}} {
+			p, buf := e.WaitProposal()
+			var path string
+			e.Lua(&path, "return require('claudenova.store.state').requests[...].path", p.ID)
+			if path != filepath.Join(wt, want.file) {
+				t.Fatalf("a proposal of %s, want the worktree's %s", path, want.file)
+			}
+			focusBuf(e, buf)
+			e.WaitGraceOver()
+			e.Cmd("write")
+			e.Eventually(10*time.Second, "the worktree's "+want.file, func() bool {
+				b, _ := os.ReadFile(filepath.Join(wt, want.file))
+				return string(b) == want.text
+			})
+		}
+		e.WaitIdle(id)
+		if e.ReadFile("a.txt") != "committed\n" {
+			t.Fatalf("the checkout's a.txt changed: %q", e.ReadFile("a.txt"))
+		}
+		if _, err := os.Stat(filepath.Join(e.Project, "new.txt")); err == nil {
+			t.Fatal("new.txt was written in the checkout")
+		}
+		if b := e.gitIn(wt, "rev-parse", "--abbrev-ref", "HEAD"); b != "worktree-fix-login" {
+			t.Fatalf("the worktree is on %s", b)
+		}
+		e.Eventually(15*time.Second, "the branch and its changes on the session line", func() bool {
+			return strings.Contains(strings.Join(e.sidebarLines(), "\n"), "⎇ worktree-fix-login · 2 files +3 −1")
+		})
+		var wtInfo struct {
+			Path   string `msgpack:"path"`
+			Branch string `msgpack:"branch"`
+			Base   string `msgpack:"base"`
+		}
+		e.Lua(&wtInfo, `for _, s in ipairs(require('claudenova').sessions()) do
+			if s.id == ... then return s.worktree end end`, id)
+		if wtInfo.Path != wt || wtInfo.Branch != "worktree-fix-login" || wtInfo.Base != base {
+			t.Fatalf("sessions()[i].worktree = %+v", wtInfo)
+		}
+		// Stopped, the worktree stays, with Claude's work in it.
+		e.Cmd("ClaudeNova stop")
+		e.Eventually(20*time.Second, "exited", func() bool { st, _ := e.SessionState(id); return st == "exited" })
+		if b, err := os.ReadFile(filepath.Join(wt, "a.txt")); err != nil || string(b) != "fixed\n" {
+			t.Fatalf("after stop: %q %v", b, err)
+		}
+
+		// Without a name, the worktree is named after the prompt.
+		second := e.newSession("--worktree Fix the login page")
+		e.Eventually(20*time.Second, "the second worktree", func() bool {
+			var cwd string
+			e.Lua(&cwd, "return require('claudenova.store.state').sessions[...].cwd", second)
+			return cwd == filepath.Join(e.Project, ".claude", "worktrees", "fix-the-login-page")
+		})
+
+		// Outside a git repository: no session, and why.
+		out := t.TempDir()
+		var before, after int
+		e.Lua(&before, "return #require('claudenova').sessions()")
+		var msg string
+		e.Lua(&msg, `local ok, err = pcall(require('claudenova').new, { cwd = ..., worktree = true, prompt = 'x' })
+			return ok and 'started' or err`, out)
+		e.Lua(&after, "return #require('claudenova').sessions()")
+		if !strings.Contains(msg, "not in a git repository") || after != before {
+			t.Fatalf("outside git: %q, sessions %d → %d", msg, before, after)
+		}
+	})
+}
