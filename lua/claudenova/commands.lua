@@ -221,6 +221,25 @@ M.subcommands = {
       require("claudenova.surfaces.changes").open(nil, n)
     end,
   },
+  merge = {
+    usage = "merge [remove[!]]",
+    desc = "Bring the branch of the session in view (one started with new --worktree) into your checkout: every file it changed since it started, committed or not, opens as a proposal; :w applies it with your edits, closing it skips the file. Where your file changed meanwhile the proposal is a three-way merge (conflicts between markers; :w is refused while one is left); a file the branch deleted is a proposal to delete it (:w of it empty). merge remove then removes the worktree and its branch (the session must have stopped); merge remove! also when some of its work was skipped.",
+    complete = function()
+      return { "remove", "remove!" }
+    end,
+    run = function(args)
+      local sid = ui().session_in_view() or 0
+      if args[1] == "remove" or args[1] == "remove!" then
+        say(nova().merge_remove(sid, args[1] == "remove!"))
+        return
+      end
+      if args[1] then
+        error("claude-nova: merge takes nothing, remove or remove!, got " .. args[1], 0)
+      end
+      local sum = nova().merge(sid)
+      say(sum.branch .. ": " .. sum.message)
+    end,
+  },
   comment = {
     usage = "[range]comment [{text}]",
     desc = "Comment on the line under the cursor (with a range: those lines) for the next review, in a file's buffer or the changes view; without {text}, vim.ui.input asks. The comment shows as virtual lines under its line and follows your edits; the host keeps it per session folder until it is sent. A line Claude did not change may be commented on (the review says so); a file outside the session's folder may not.",
@@ -441,6 +460,7 @@ M.order = {
   "resume",
   "rewind",
   "changes",
+  "merge",
   "comment",
   "comments",
   "blame",

@@ -50,6 +50,19 @@ function M.new(opts)
   return ops().new(opts)
 end
 
+--- Bring a worktree session's branch into the checkout as proposals (the
+--- current session by default). Returns { branch, proposed, conflicts,
+--- same, left, message }.
+function M.merge(session)
+  return host().request("merge", { session = session or 0 })
+end
+
+--- Remove a merged worktree session's worktree and its branch; force: also
+--- when some of its work was skipped. Returns what it did.
+function M.merge_remove(session, force)
+  return host().request("merge_remove", { session = session or 0, force = force == true })
+end
+
 --- Send a prompt to a session (the current one; starts one if none).
 --- opts: a session number, or { session?, selection? = { path, from, to },
 --- files? = { path, … } }: the selection goes after the prompt as an

@@ -51,6 +51,17 @@ func (a *App) decide(r approval.Pending, d approval.Decision, outcome string) (b
 	if r.Outside != nil {
 		return true, a.answerOutside(r, d)
 	}
+	if r.Merge != nil {
+		if d.Behavior == approval.Deny {
+			a.merge.Skip(r, outcome)
+			return true, nil
+		}
+		res, err := a.mergeSaved(r) // allowed from elsewhere: as staged
+		if err == nil && !res.Decided {
+			err = errors.New(res.Reason)
+		}
+		return res.Decided, err
+	}
 	if r.Elicit != nil {
 		action := "decline"
 		if d.Behavior != approval.Deny {

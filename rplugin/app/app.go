@@ -32,6 +32,7 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/controls"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/editor"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/history"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/merge"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/modes"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/permissions"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/rewind"
@@ -92,6 +93,7 @@ type App struct {
 	history  *history.Room     // claude's session store: resume, rename, forget
 	modes    *modes.Room       // the mode the user chose, kept; claude's version
 	complete *complete.Room    // the prompt input's completion
+	merge    *merge.Room       // a worktree's branch brought into the checkout as proposals
 	views    *views.Builder    // how a request is worded for the front end
 
 	// start spawns claude (claude.Start; tests swap in claudetest).
@@ -142,6 +144,7 @@ func New(sink ui.Sink, log *slog.Logger) *App {
 	a.spawner, a.long = claude.NewSpawner(), claude.NewLongLines(claude.DefaultLongLines)
 	a.controls = controls.New(a.desk, a.send)
 	a.rewind = rewind.New(a.desk, a.rounds, a.edit.DiagnoseRewound)
+	a.merge = merge.New(a.desk, mergeAsks{a}, func() string { return a.options().Storage })
 	a.world = world.New(a.desk, func() others.Config {
 		o := a.options()
 		return others.Config{Cmd: o.Cmd, Env: o.Env, Home: a.home()}
@@ -587,12 +590,13 @@ type Rooms struct {
 	History     *history.Room     // claude's session store
 	Modes       *modes.Room       // the mode the user chose; claude's version
 	Complete    *complete.Room    // the prompt input's completion
+	Merge       *merge.Room       // a worktree's branch brought into the checkout as proposals
 }
 
 // Rooms returns the rooms.
 func (a *App) Rooms() Rooms {
 	return Rooms{Tasks: a.tasks, Rounds: a.rounds, World: a.world, Controls: a.controls, Rewind: a.rewind,
-		Editor: a.edit, Permissions: a.perms, History: a.history, Modes: a.modes, Complete: a.complete}
+		Editor: a.edit, Permissions: a.perms, History: a.history, Modes: a.modes, Complete: a.complete, Merge: a.merge}
 }
 
 // RequestView is a pending request as the front end shows it.

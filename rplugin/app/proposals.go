@@ -76,6 +76,9 @@ func (a *App) ProposalSaved(sp SaveParams) (Decided, error) {
 	if p.Change == nil || p.Staged == "" {
 		return Decided{}, fmt.Errorf("request %s has no staged proposal", id)
 	}
+	if p.Merge != nil {
+		return a.mergeSaved(p)
+	}
 	via := sp.Via
 	if via == "" {
 		via = approval.ViaSurface
@@ -330,6 +333,10 @@ func (a *App) ProposalWiped(sp SaveParams) error {
 	id := sp.ID
 	p, ok := a.reg.Get(id)
 	if !ok {
+		return nil
+	}
+	if p.Merge != nil {
+		a.merge.Skip(p, "skipped")
 		return nil
 	}
 	msg := fmt.Sprintf("The user rejected this change to %s; the file was not changed.", p.Target)

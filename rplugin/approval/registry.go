@@ -58,8 +58,20 @@ type Pending struct {
 	// answers (claude is not asked, and gets the tool's result, not an
 	// answer). Perm then only names the tool and its arguments.
 	Outside *Outside
+	// Merge is set for a file of a worktree's branch brought into the
+	// checkout (:ClaudeNova merge): claude is not asked, a save writes the
+	// file and a rejection skips it. Perm then only names the file.
+	Merge *Merge
 
 	state State
+}
+
+// Merge is one file of a worktree's branch proposed for the checkout.
+type Merge struct {
+	Branch  string // the worktree's branch
+	Path    string // the file in the checkout
+	Rel     string // as the repository names it
+	Deleted bool   // the branch deleted it: a save removes it
 }
 
 // Outside is what an editor tool wants from outside the session's folders.
@@ -202,14 +214,16 @@ func (g *Registry) FinishIf(id string, answer func(Pending) error, tell func(Pen
 	return *it, true, nil
 }
 
-// FinishSession removes every pending request of a session, oldest first,
-// calling tell for each under the lock.
+// FinishSession removes every pending request claude asked of a session
+// (its claude exited or was stopped), oldest first, calling tell for each
+// under the lock. A merge proposal stays: the user asked for it, and it
+// outlives the session whose branch it brings over.
 func (g *Registry) FinishSession(session int, tell func(Pending)) []Pending {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	var out []*Pending
 	for id, p := range g.items {
-		if p.Session == session {
+		if p.Session == session && p.Merge == nil {
 			out = append(out, p)
 			delete(g.items, id)
 		}

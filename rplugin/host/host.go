@@ -212,6 +212,11 @@ type sessionArg struct {
 	Mode    string `json:"mode"`
 }
 
+type removeArg struct {
+	Session int  `json:"session"`
+	Force   bool `json:"force"`
+}
+
 type renameArg struct {
 	Session int    `json:"session"`
 	Name    string `json:"name"`
@@ -306,6 +311,8 @@ var methods = map[string]handler{
 	"comments_move":  with(func(a *app.App, p rounds.MovesParams) (any, error) { return nil, a.Rooms().Rounds.MoveComments(p) }),
 	"comments_send":  with(func(a *app.App, p rounds.SendParams) (any, error) { return a.Rooms().Rounds.Send(p) }),
 	"blame":          with(func(a *app.App, p rounds.BlameParams) (any, error) { return a.Rooms().Rounds.Blame(p) }),
+	"merge":          with(func(a *app.App, p sessionArg) (any, error) { return a.Rooms().Merge.Start(p.Session) }),
+	"merge_remove":   with(func(a *app.App, p removeArg) (any, error) { return a.Rooms().Merge.Remove(p.Session, p.Force) }),
 	"shutdown":       plain(func(a *app.App) (any, error) { a.Shutdown(); return nil, nil }),
 	// tool_reply: the editor's later answer to a tool call (a language
 	// server's), matched by its token.

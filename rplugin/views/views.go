@@ -193,7 +193,7 @@ func (b *Builder) Request(r approval.Pending) Request {
 		ID: r.ID, Session: r.Session, SessionName: name, Tool: sanitize.Line(pr.ToolName),
 		Target: r.Target, Surface: string(r.Route.Surface), Reason: sanitize.Text(r.Route.Reason),
 		Arrived: r.Arrived.UnixMilli(), Added: r.Added, Removed: r.Removed,
-		FileChange: approval.IsFileChange(pr.ToolName), Staged: r.Staged, Said: said,
+		FileChange: approval.IsFileChange(pr.ToolName) || r.Merge != nil, Staged: r.Staged, Said: said,
 	}
 	// Claude writing its own plan file is part of planning.
 	v.PlanMode = planning && v.FileChange && !strings.Contains(r.Target, ".claude/plans/")

@@ -107,3 +107,111 @@ func TestNewSessionInItsOwnWorktree(t *testing.T) {
 		}
 	})
 }
+
+// mergeProposal waits for the merge proposal of file rel and returns its
+// request id and its buffer.
+func (e *Env) mergeProposal(rel string) (string, int) {
+	e.t.Helper()
+	var id string
+	var dump string
+	defer func() {
+		if e.t.Failed() {
+			e.t.Logf("requests: %s", dump)
+		}
+	}()
+	e.Eventually(20*time.Second, "the merge proposal of "+rel, func() bool {
+		e.Lua(&dump, "return vim.inspect(vim.tbl_map(function(r) return { r.surface, r.target, r.tool } end, require('claudenova.store.state').requests))")
+		e.Lua(&id, `for id, r in pairs(require('claudenova.store.state').requests) do
+			if r.surface == 'proposal' and r.target == ... then return id end end return ''`, rel)
+		return id != ""
+	})
+	var buf int
+	// It opens on its own once the one before is settled and the user
+	// pauses.
+	e.Eventually(20*time.Second, "proposal open", func() bool { buf = e.ProposalBuf(id); return buf != 0 })
+	e.WaitGraceOver()
+	return id, buf
+}
+
+// :ClaudeNova merge brings a stopped worktree session's branch into the
+// checkout as proposals: a file the user changed elsewhere meanwhile is
+// merged three ways without a conflict, a new file is a proposal too, a
+// conflict is written with markers and :w is refused until they are gone;
+// then merge remove deletes the worktree and its branch.
+func TestMergeWorktreeAsProposals(t *testing.T) {
+	eachNvim(t, func(t *testing.T, v nvimVersion) {
+		e := NewEnv(t, v, Options{})
+		e.WriteFile("a.txt", "one\ntwo\nthree\nfour\nfive\n")
+		e.WriteFile("c.txt", "keep\n")
+		e.gitIn(e.Project, "init", "-q")
+		e.gitIn(e.Project, "add", ".")
+		e.gitIn(e.Project, "commit", "-qm", "init")
+		id := e.newSession("--worktree=feat " + Seq(
+			Step("Edit", map[string]any{"file_path": "a.txt", "old_string": "one", "new_string": "ONE"}),
+			Step("Write", map[string]any{"file_path": "b.txt", "content": "new file\n"}),
+			Step("Edit", map[string]any{"file_path": "c.txt", "old_string": "keep", "new_string": "claude's keep"})))
+		wt := filepath.Join(e.Project, ".claude", "worktrees", "feat")
+		for _, want := range []struct{ file, text string }{
+			{"a.txt", "ONE\ntwo\nthree\nfour\nfive\n"}, {"b.txt", "new file\n"}, {"c.txt", "claude's keep\n"}} {
+			_, buf := e.WaitProposal()
+			focusBuf(e, buf)
+			e.Cmd("write")
+			e.Eventually(10*time.Second, "the worktree's "+want.file, func() bool {
+				b, _ := os.ReadFile(filepath.Join(wt, want.file))
+				return string(b) == want.text
+			})
+		}
+		e.WaitIdle(id)
+		e.Cmd("ClaudeNova stop")
+		e.Eventually(20*time.Second, "exited", func() bool { st, _ := e.SessionState(id); return st == "exited" })
+		// Meanwhile, in the checkout: a line Claude did not touch, and the
+		// one it did.
+		e.WriteFile("a.txt", "one\ntwo\nthree\nfour\nFIVE (mine)\n")
+		e.WriteFile("c.txt", "my keep\n")
+
+		e.Cmd("ClaudeNova merge")
+		_, abuf := e.mergeProposal("a.txt")
+		var lines []string
+		e.Lua(&lines, "return vim.api.nvim_buf_get_lines(..., 0, -1, false)", abuf)
+		if strings.Join(lines, "\n") != "ONE\ntwo\nthree\nfour\nFIVE (mine)" {
+			t.Fatalf("a.txt merged as %q", lines)
+		}
+		focusBuf(e, abuf)
+		e.Cmd("write")
+		e.Eventually(10*time.Second, "a.txt applied", func() bool { return e.ReadFile("a.txt") == "ONE\ntwo\nthree\nfour\nFIVE (mine)\n" })
+
+		_, bbuf := e.mergeProposal("b.txt")
+		focusBuf(e, bbuf)
+		e.Cmd("write")
+		e.Eventually(10*time.Second, "b.txt created", func() bool { return e.ReadFile("b.txt") == "new file\n" })
+
+		cid, cbuf := e.mergeProposal("c.txt")
+		e.Lua(&lines, "return vim.api.nvim_buf_get_lines(..., 0, -1, false)", cbuf)
+		text := strings.Join(lines, "\n")
+		if !strings.Contains(text, "<<<<<<< your checkout") || !strings.Contains(text, "my keep") || !strings.Contains(text, "claude's keep") {
+			t.Fatalf("c.txt: %q", text)
+		}
+		focusBuf(e, cbuf)
+		e.Cmd("write")
+		e.Eventually(10*time.Second, "the refusal", func() bool {
+			return strings.Contains(strings.Join(e.Notes(), "\n"), "conflict markers remain in c.txt")
+		})
+		if e.ReadFile("c.txt") != "my keep\n" || e.ProposalBuf(cid) == 0 {
+			t.Fatalf("a save with markers applied: %q", e.ReadFile("c.txt"))
+		}
+		e.Lua(nil, `vim.api.nvim_buf_set_lines(..., 0, -1, false, { "my keep, and claude's" })`, cbuf)
+		e.Cmd("write")
+		e.Eventually(10*time.Second, "c.txt resolved", func() bool { return e.ReadFile("c.txt") == "my keep, and claude's\n" })
+		e.WaitPending(0)
+		e.Eventually(10*time.Second, "the offer to remove the worktree", func() bool {
+			return strings.Contains(strings.Join(e.Notes(), "\n"), "feat: 3 file(s) applied, 0 skipped")
+		})
+		e.Cmd("ClaudeNova merge remove")
+		if _, err := os.Stat(wt); err == nil {
+			t.Fatal("the worktree is still there")
+		}
+		if out := e.gitIn(e.Project, "branch", "--list", "worktree-feat"); out != "" {
+			t.Fatalf("the branch is still there: %q", out)
+		}
+	})
+}

@@ -1,0 +1,41 @@
+package app
+
+import (
+	"fmt"
+
+	"github.com/claude-nova/claude-nova.nvim/rplugin/approval"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/proposal"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/ui"
+)
+
+// A worktree's branch brought into the checkout lives in rooms/merge; here
+// is where its proposals meet the one request path: registered and
+// presented like claude's, answered by a save (the file is written) or a
+// rejection (it is skipped), never by claude.
+
+// mergeAsks is the request path as the merge room sees it.
+type mergeAsks struct{ a *App }
+
+// Propose registers a merge proposal and presents it. The session is not
+// made "waiting": it asks nothing, the user does.
+func (m mergeAsks) Propose(p *approval.Pending) bool {
+	view := m.a.views.Request(*p)
+	if !m.a.reg.Register(p, func(approval.Pending) { m.a.ui.Send(ui.EvRequestAdded, view) }) {
+		return false
+	}
+	m.a.reg.Present(p.ID, func(approval.Pending) { m.a.ui.Send(ui.EvPresent, view) })
+	return true
+}
+
+// Settle ends a merge proposal.
+func (m mergeAsks) Settle(id, outcome string) { m.a.finish(id, outcome) }
+
+// mergeSaved applies a merge proposal as its staged file holds it now.
+func (a *App) mergeSaved(p approval.Pending) (Decided, error) {
+	saved, err := proposal.ReadFile(p.Staged)
+	if err != nil {
+		return Decided{}, fmt.Errorf("read the saved proposal: %w", err)
+	}
+	applied, why, err := a.merge.Saved(p, saved)
+	return Decided{Decided: applied, Reason: why}, err
+}

@@ -1,0 +1,168 @@
+package merge
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/claude-nova/claude-nova.nvim/rplugin/approval"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/desk"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
+)
+
+type nowhere struct{}
+
+func (nowhere) Send(string, any) {}
+
+// asks records what the room proposes and settles.
+type asks struct {
+	proposed map[string]*approval.Pending
+	settled  map[string]string
+}
+
+func (a *asks) Propose(p *approval.Pending) bool { a.proposed[p.Merge.Rel] = p; return true }
+func (a *asks) Settle(id, outcome string)        { a.settled[id] = outcome }
+
+func git(t *testing.T, dir string, args ...string) {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.email=t@example.com", "-c", "user.name=t"}, args...)...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+}
+
+func write(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// repo commits files in a new repository and adds the worktree w on the
+// branch worktree-w.
+func repo(t *testing.T, files map[string]string) (root, wt string) {
+	t.Helper()
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	root = t.TempDir()
+	git(t, root, "init", "-q")
+	for name, text := range files {
+		write(t, filepath.Join(root, name), text)
+	}
+	git(t, root, "add", ".")
+	git(t, root, "commit", "-qm", "init")
+	wt = filepath.Join(root, ".claude", "worktrees", "w")
+	git(t, root, "worktree", "add", "-q", "-b", "worktree-w", wt)
+	return root, wt
+}
+
+// A branch that deleted a file, added one, changed a binary one and made a
+// change the checkout made too: the first two are proposed, the binary one
+// is named and left, the same change is not proposed. A deletion saved
+// empty removes the file; a skipped file keeps the worktree until the user
+// says it may go.
+func TestMergeOfABranch(t *testing.T) {
+	root, wt := repo(t, map[string]string{"a.txt": "a\n", "d.txt": "delete me\n", "img.bin": "\x00\x01"})
+	if err := os.Remove(filepath.Join(wt, "d.txt")); err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(wt, "img.bin"), "\x00\x02")
+	write(t, filepath.Join(wt, "n.txt"), "new\n")
+	write(t, filepath.Join(wt, "a.txt"), "A\n")
+	write(t, filepath.Join(root, "a.txt"), "A\n") // the checkout has it too
+
+	mgr := session.NewManager()
+	s, err := mgr.Add(func(id int) (*session.Session, error) { return session.New(id, root, "", nil), nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.World.SetWorktree(&session.Worktree{Path: wt, Branch: "worktree-w", Root: root})
+	a := &asks{proposed: map[string]*approval.Pending{}, settled: map[string]string{}}
+	storage := t.TempDir()
+	r := New(desk.New(nowhere{}, mgr, nil), a, func() string { return storage })
+
+	sum, err := r.Start(s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rels []string
+	for rel := range a.proposed {
+		rels = append(rels, rel)
+	}
+	sort.Strings(rels)
+	if sum.Proposed != 2 || sum.Same != 1 || strings.Join(sum.Left, ",") != "img.bin" || strings.Join(rels, ",") != "d.txt,n.txt" {
+		t.Fatalf("summary %+v, proposed %v", sum, rels)
+	}
+	if _, err := r.Start(s.ID); err == nil || !strings.Contains(err.Error(), "being merged") {
+		t.Fatalf("a second merge meanwhile: %v", err)
+	}
+	del := a.proposed["d.txt"]
+	if !del.Merge.Deleted || len(del.Change.Proposed) != 0 {
+		t.Fatalf("deletion %+v", del.Merge)
+	}
+	if applied, why, err := r.Saved(*del, nil); err != nil || !applied {
+		t.Fatalf("deletion saved: %v %q %v", applied, why, err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "d.txt")); !os.IsNotExist(err) {
+		t.Fatalf("d.txt is still there: %v", err)
+	}
+	r.Skip(*a.proposed["n.txt"], "skipped")
+	if a.settled[del.ID] != "applied" || a.settled[a.proposed["n.txt"].ID] != "skipped" {
+		t.Fatalf("settled %v", a.settled)
+	}
+	if _, err := os.Stat(filepath.Join(root, "n.txt")); err == nil {
+		t.Fatal("a skipped file was written")
+	}
+	if _, err := r.Remove(s.ID, false); err == nil || !strings.Contains(err.Error(), "stop it first") {
+		t.Fatalf("remove while it runs: %v", err)
+	}
+	s.Update(session.StateExited, "", "", "")
+	if _, err := r.Remove(s.ID, false); err == nil || !strings.Contains(err.Error(), "n.txt, img.bin") {
+		t.Fatalf("remove with work left: %v", err)
+	}
+	if _, err := r.Remove(s.ID, true); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(wt); !os.IsNotExist(err) {
+		t.Fatalf("the worktree is still there: %v", err)
+	}
+	if wt := s.World.Worktree(); wt == nil || !wt.Gone {
+		t.Fatalf("the session's worktree %+v", wt)
+	}
+}
+
+// A conflict is written with markers; a save that keeps one applies
+// nothing, and a file changed on disk since the merge proposed it is not
+// written over.
+func TestMergeConflictAndStale(t *testing.T) {
+	root, wt := repo(t, map[string]string{"c.txt": "base\n"})
+	write(t, filepath.Join(wt, "c.txt"), "theirs\n")
+	write(t, filepath.Join(root, "c.txt"), "ours\n")
+	mgr := session.NewManager()
+	s, _ := mgr.Add(func(id int) (*session.Session, error) { return session.New(id, root, "", nil), nil })
+	s.World.SetWorktree(&session.Worktree{Path: wt, Branch: "worktree-w", Root: root})
+	a := &asks{proposed: map[string]*approval.Pending{}, settled: map[string]string{}}
+	storage := t.TempDir()
+	r := New(desk.New(nowhere{}, mgr, nil), a, func() string { return storage })
+	sum, err := r.Start(s.ID)
+	if err != nil || sum.Conflicts != 1 {
+		t.Fatalf("%+v %v", sum, err)
+	}
+	p := a.proposed["c.txt"]
+	if len(p.Conflicts) != 1 || !strings.Contains(string(p.Change.Proposed), "<<<<<<< your checkout") {
+		t.Fatalf("proposal %q", p.Change.Proposed)
+	}
+	if applied, why, _ := r.Saved(*p, p.Change.Proposed); applied || !strings.Contains(why, "conflict markers remain") {
+		t.Fatalf("a save with markers: %v %q", applied, why)
+	}
+	write(t, filepath.Join(root, "c.txt"), "ours, changed again\n")
+	if applied, why, _ := r.Saved(*p, []byte("resolved\n")); applied || !strings.Contains(why, "changed on disk") {
+		t.Fatalf("a stale save: %v %q", applied, why)
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "c.txt")); string(b) != "ours, changed again\n" {
+		t.Fatalf("c.txt %q", b)
+	}
+}
