@@ -236,8 +236,7 @@ M.subcommands = {
       if args[1] then
         error("claude-nova: merge takes nothing, remove or remove!, got " .. args[1], 0)
       end
-      local sum = nova().merge(sid)
-      say(sum.branch .. ": " .. sum.message)
+      say(nova().merge(sid).message)
     end,
   },
   comment = {

@@ -52,7 +52,7 @@ end
 
 --- Bring a worktree session's branch into the checkout as proposals (the
 --- current session by default). Returns { branch, proposed, conflicts,
---- same, left, message }.
+--- same, left, message (one line), details }.
 function M.merge(session)
   return host().request("merge", { session = session or 0 })
 end

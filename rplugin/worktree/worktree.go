@@ -30,10 +30,10 @@ type Plan struct {
 }
 
 // ErrNotRepo says the folder is in no git repository.
-var ErrNotRepo = errors.New("not in a git repository: a session in a worktree needs one (start it without --worktree here)")
+var ErrNotRepo = errors.New("not in a git repository")
 
 // ErrNoCommit says the repository has no commit for a worktree to start from.
-var ErrNoCommit = errors.New("the repository has no commit yet: a worktree starts from one (commit first)")
+var ErrNoCommit = errors.New("no commit yet to branch from")
 
 // maxName bounds a name made from a prompt.
 const maxName = 32

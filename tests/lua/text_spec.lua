@@ -44,6 +44,7 @@ return {
       )
       wt.files = 1
       t:eq(sb.worktree_line(wt), "⎇ worktree-fix · 1 file +40 −12", "one file")
+      t:eq(sb.worktree_line(wt, true), "⎇ worktree-fix +40 −12", "short: the counts without the files")
       wt.gone = true
       t:eq(sb.worktree_line(wt), "⎇ worktree-fix · its folder is gone", "deleted by hand")
       t:eq(

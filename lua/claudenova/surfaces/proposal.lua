@@ -169,7 +169,7 @@ local function watch_disk(p)
       return
     end
     vim.schedule(function()
-      if p.disk_changed or not M.open_[p.r.id] or p.saving then
+      if p.disk_changed or not M.open_[p.r.id] or p.saving or p.applying then
         return
       end
       if read_disk(path) ~= p.disk then
@@ -429,6 +429,9 @@ function M.open(r, opts)
     desc = "claude-nova: saving the proposal applies it",
     callback = function()
       if not p.saving then
+        -- The host may write the real file itself now (a merge): that is
+        -- no change behind the user's back.
+        p.applying = true
         host.notify("proposal_saved", { id = r.id, review = hunks.review(p) })
         -- In place of Neovim's "<storage path> written", which names the
         -- staged file: what the :w did.
@@ -444,6 +447,7 @@ function M.open(r, opts)
     buffer = buf,
     desc = "claude-nova: keep the hunk tally current",
     callback = function()
+      p.applying = false
       if pending_render then
         return
       end

@@ -584,14 +584,14 @@ end
 --- the editor's folder: a worktree by its branch and what it changed
 --- ("acceptEdits · ⎇ worktree-feat · 2 files +9 −1"), another folder by
 --- its path ("⌂ ~/src/wt"); "" when there is nothing to say.
-function M.session_more(s)
+function M.session_more(s, short)
   local parts = {}
   if s.mode and s.mode ~= "" and s.mode ~= "default" then
     table.insert(parts, s.mode)
   end
   local wt = type(s.worktree) == "table" and s.worktree or nil
   if wt and wt.branch and wt.branch ~= "" then
-    table.insert(parts, M.worktree_line(wt))
+    table.insert(parts, M.worktree_line(wt, short))
     return table.concat(parts, " · ")
   end
   local where = M.folder_of(s)
@@ -602,14 +602,17 @@ function M.session_more(s)
 end
 
 --- A worktree for a person: its branch and what it changed since it
---- started ("⎇ worktree-fix-login · 3 files +40 −12"), or that it is gone.
-function M.worktree_line(wt)
+--- started ("⎇ worktree-fix-login · 3 files +40 −12"; short, for a narrow
+--- sidebar: "⎇ worktree-fix-login +40 −12"), or that it is gone.
+function M.worktree_line(wt, short)
   local line = "⎇ " .. wt.branch
   if wt.gone then
-    return line .. " · its folder is gone"
+    return line .. (short and " · gone" or " · its folder is gone")
   end
   local files = wt.files or 0
-  if files > 0 then
+  if files > 0 and short then
+    line = line .. (" +%d −%d"):format(wt.added or 0, wt.removed or 0)
+  elseif files > 0 then
     line = line .. (" · %d file%s +%d −%d"):format(files, files == 1 and "" or "s", wt.added or 0, wt.removed or 0)
   end
   return line
@@ -712,6 +715,9 @@ function M.render()
     -- Beneath it, when they say something: its mode (other than default)
     -- and where it works (a worktree, a folder other than the editor's).
     local more = M.session_more(s)
+    if vim.fn.strdisplaywidth(more) > room - 4 then
+      more = M.session_more(s, true) -- the branch before its counts
+    end
     if more ~= "" then
       add(cut("    " .. more, room), { { 4, -1, "ClaudeNovaAge" } })
       srows[#lines] = sid

@@ -76,7 +76,8 @@ type Summary struct {
 	Conflicts int      `json:"conflicts"` // proposals with conflict markers
 	Same      int      `json:"same"`      // files the checkout has as the branch does
 	Left      []string `json:"left"`      // files not proposed (binary, links): named
-	Message   string   `json:"message"`
+	Message   string   `json:"message"`   // on one line
+	Details   string   `json:"details"`   // the whole story (the transcript has it)
 }
 
 // Start proposes every file session id's worktree changed.
@@ -87,7 +88,7 @@ func (r *Room) Start(id int) (Summary, error) {
 	}
 	wt := s.World.Worktree()
 	if wt == nil || wt.Branch == "" {
-		return Summary{}, fmt.Errorf("session %d works in no worktree of its own (start one with :ClaudeNova new --worktree)", s.ID)
+		return Summary{}, fmt.Errorf("session %d has no worktree (:ClaudeNova new --worktree)", s.ID)
 	}
 	r.mu.Lock()
 	if m := r.merges[s.ID]; m != nil && len(m.pending) > 0 {
@@ -125,11 +126,11 @@ func (r *Room) Start(id int) (Summary, error) {
 		m.pending[p.ID] = c.Path
 	}
 	sum.Proposed, sum.Left = len(props), m.left
-	sum.Message = message(sum)
+	sum.Message, sum.Details = short(sum), message(sum)
 	r.mu.Lock()
 	r.merges[s.ID] = m
 	r.mu.Unlock()
-	r.d.Note(s, "Merging "+wt.Branch+" into your checkout: "+sum.Message)
+	r.d.Note(s, "Merging "+wt.Branch+" into your checkout: "+sum.Details)
 	for _, p := range props {
 		if !r.reqs.Propose(p) {
 			r.settle(p.Session, p.ID, "", false)
@@ -139,6 +140,21 @@ func (r *Room) Start(id int) (Summary, error) {
 		r.finished(s, m)
 	}
 	return sum, nil
+}
+
+// short says what a merge proposed, on one line.
+func short(sum Summary) string {
+	s := fmt.Sprintf("%s: %d to review", sum.Branch, sum.Proposed)
+	if sum.Proposed == 0 {
+		s = sum.Branch + ": nothing to bring over"
+	}
+	if sum.Conflicts > 0 {
+		s += fmt.Sprintf(", %d with conflicts", sum.Conflicts)
+	}
+	if len(sum.Left) > 0 {
+		s += fmt.Sprintf(", %d left (binary)", len(sum.Left))
+	}
+	return s
 }
 
 // message says what a merge proposed, for a person.
@@ -295,13 +311,15 @@ func (r *Room) finished(s *session.Session, m *run) {
 	r.mu.Unlock()
 	sort.Strings(skipped)
 	text := fmt.Sprintf("%s: %d file(s) applied, %d skipped.", m.branch, applied, len(skipped))
+	line := m.branch + " merged: :ClaudeNova merge remove deletes it"
 	if kept := append(skipped, left...); len(kept) > 0 {
 		text += " Only in the worktree still: " + strings.Join(kept, ", ") + ". :ClaudeNova merge remove! removes the worktree and its branch all the same."
+		line = fmt.Sprintf("%s: %d file(s) only there still (see the transcript)", m.branch, len(kept))
 	} else {
 		text += " :ClaudeNova merge remove removes the worktree and its branch."
 	}
 	r.d.Note(s, text)
-	r.d.Notify("info", text)
+	r.d.Notify("info", line)
 }
 
 // Remove removes session id's worktree and its branch once its merge is
@@ -313,7 +331,7 @@ func (r *Room) Remove(id int, force bool) (string, error) {
 	}
 	wt := s.World.Worktree()
 	if wt == nil || wt.Branch == "" {
-		return "", fmt.Errorf("session %d works in no worktree of its own", s.ID)
+		return "", fmt.Errorf("session %d has no worktree", s.ID)
 	}
 	if s.State() != session.StateExited {
 		return "", fmt.Errorf("session %d still runs in %s: stop it first (:ClaudeNova stop)", s.ID, wt.Branch)
@@ -339,9 +357,8 @@ func (r *Room) Remove(id int, force bool) (string, error) {
 	delete(r.merges, s.ID)
 	r.mu.Unlock()
 	s.World.CountWorktree(wt.Path, "", 0, 0, 0, true)
-	msg := "Removed the worktree " + sanitize.Line(wt.Path) + " and its branch " + sanitize.Line(wt.Branch) + "."
-	r.d.Note(s, msg)
-	return msg, nil
+	r.d.Note(s, "Removed the worktree "+sanitize.Line(wt.Path)+" and its branch "+sanitize.Line(wt.Branch)+".")
+	return "removed " + sanitize.Line(wt.Branch) + " and its worktree", nil
 }
 
 func (r *Room) unstage(ps []*approval.Pending) {
