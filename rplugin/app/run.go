@@ -16,6 +16,9 @@ import (
 // session first shows its earlier conversation (claude does not replay it;
 // its messages wait meanwhile), then its first prompt, if any.
 func (a *App) run(s *session.Session, resumed, prompt string) {
+	if resumed != "" {
+		a.history.ResumedWorktree(s, resumed) // before it is up: it moves in then
+	}
 	a.desk.Go(func() { a.whenInitialized(s) })
 	a.desk.Go(func() { a.world.Tick(s) })
 	if resumed != "" {

@@ -215,3 +215,13 @@ func gitBytes(ctx context.Context, dir string, args ...string) ([]byte, error) {
 	}
 	return out, nil
 }
+
+// BranchOf is the branch checked out in dir ("" when none: detached, or not
+// a repository).
+func BranchOf(ctx context.Context, dir string) string {
+	b, err := git(ctx, dir, "symbolic-ref", "--quiet", "--short", "HEAD")
+	if err != nil {
+		return ""
+	}
+	return b
+}

@@ -124,6 +124,19 @@ func TestStatsOf(t *testing.T) {
 	}
 }
 
+func TestBranchOf(t *testing.T) {
+	ctx := context.Background()
+	dir := repo(t)
+	wt := filepath.Join(dir, ".claude", "worktrees", "w")
+	run(t, dir, "worktree", "add", "-q", "-b", "worktree-w", wt)
+	if b := BranchOf(ctx, wt); b != "worktree-w" {
+		t.Fatalf("branch %q", b)
+	}
+	if b := BranchOf(ctx, t.TempDir()); b != "" {
+		t.Fatalf("outside a repository: %q", b)
+	}
+}
+
 func TestNumstatRename(t *testing.T) {
 	var st Stats
 	st.addNumstat([]byte("1\t2\ta.go\x003\t0\t\x00old.go\x00new.go\x00-\t-\tpic.png\x00"))

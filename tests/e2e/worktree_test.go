@@ -86,6 +86,26 @@ func TestNewSessionInItsOwnWorktree(t *testing.T) {
 			t.Fatalf("after stop: %q %v", b, err)
 		}
 
+		// The resume picker lists it (claude keeps it under the worktree's
+		// folder), and resumed from the checkout it works in its worktree
+		// again, its branch known.
+		var claudeID string
+		e.Lua(&claudeID, "return require('claudenova.store.state').sessions[...].claude_id", id)
+		var listed string
+		e.Lua(&listed, `for _, s in ipairs(require('claudenova.channel.host').request('resumable', { cwd = ... }).sessions) do
+			if s.id == select(2, ...) then return s.worktree or '' end end return 'missing'`, e.Project, claudeID)
+		if listed != "fix-login" {
+			t.Fatalf("the resume list names the worktree as %q", listed)
+		}
+		var resumed int
+		e.Lua(&resumed, "return require('claudenova').resume(...).id", claudeID)
+		e.Eventually(30*time.Second, "the resumed session back in its worktree", func() bool {
+			var cwd string
+			e.Lua(&cwd, "return require('claudenova.store.state').sessions[...].cwd", resumed)
+			return cwd == wt && strings.Contains(strings.Join(e.sidebarLines(), "\n"), "⎇ worktree-fix-login")
+		})
+		e.Cmd("ClaudeNova stop")
+
 		// Without a name, the worktree is named after the prompt.
 		second := e.newSession("--worktree Fix the login page")
 		e.Eventually(20*time.Second, "the second worktree", func() bool {

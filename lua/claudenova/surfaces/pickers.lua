@@ -56,6 +56,9 @@ function M.pick_resume()
     prompt = "Resume which session?",
     format_item = function(s)
       local mark = here[s.id] and ("● runs here as session %d · "):format(here[s.id]) or ""
+      if s.worktree and s.worktree ~= "" then
+        mark = mark .. "⎇ " .. s.worktree .. " · " -- it goes back to its worktree
+      end
       if not s.known then
         return ("%s%s ago · %s"):format(mark, s.ago, s.id)
       end

@@ -9,6 +9,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
@@ -19,6 +21,7 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/store"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/ui"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/worktree"
 )
 
 // Room serves the session store's commands.
@@ -105,6 +108,10 @@ type Resumable struct {
 	store.Summary
 	Name string `json:"name"`
 	Ago  string `json:"ago"`
+	// Worktree names the worktree of this folder the session worked in
+	// (claude keeps such a session under the worktree's folder; resumed
+	// from here, it goes back there).
+	Worktree string `json:"worktree,omitempty"`
 }
 
 // ResumableList is what the resume picker shows.
@@ -127,6 +134,18 @@ func (r *Room) Resumable(cwd string) (ResumableList, error) {
 	if err != nil {
 		return ResumableList{}, err
 	}
+	where := map[string]string{} // session id -> its worktree
+	for _, wt := range worktreesOf(cwd) {
+		more, err := store.List(store.Dir(r.configDir(), filepath.Join(cwd, ".claude", "worktrees", wt)))
+		if err != nil {
+			continue
+		}
+		for _, s := range more {
+			where[s.ID] = wt
+		}
+		list = append(list, more...)
+	}
+	sort.SliceStable(list, func(i, j int) bool { return list[i].Updated > list[j].Updated })
 	out := ResumableList{Sessions: make([]Resumable, 0, len(list))}
 	unknown := 0
 	now := time.Now()
@@ -134,7 +153,7 @@ func (r *Room) Resumable(cwd string) (ResumableList, error) {
 		if !s.Known {
 			unknown++
 		}
-		r := Resumable{Summary: s, Name: sanitize.Line(s.Name()), Ago: Ago(now.Sub(time.Unix(s.Updated, 0)))}
+		r := Resumable{Summary: s, Name: sanitize.Line(s.Name()), Ago: Ago(now.Sub(time.Unix(s.Updated, 0))), Worktree: sanitize.Line(where[s.ID])}
 		r.FirstPrompt = sanitize.Line(r.FirstPrompt)
 		r.LastPrompt = sanitize.Line(r.LastPrompt)
 		r.Title = sanitize.Line(r.Title)
@@ -144,6 +163,43 @@ func (r *Room) Resumable(cwd string) (ResumableList, error) {
 		out.Note = fmt.Sprintf("%d of claude's stored sessions are in a format claude-nova does not know: listed by id", unknown)
 	}
 	return out, nil
+}
+
+// ResumedWorktree records, for a session resumed in its folder, the
+// worktree of that folder claude kept it under (claude goes back there):
+// the session moves in once claude is up, as one started there does.
+func (r *Room) ResumedWorktree(s *session.Session, claudeID string) {
+	path, err := store.Find(r.configDir(), s.Cwd(), claudeID)
+	if err != nil {
+		return
+	}
+	for _, name := range worktreesOf(s.Cwd()) {
+		wt := filepath.Join(s.Cwd(), ".claude", "worktrees", name)
+		if filepath.Dir(path) != store.Dir(r.configDir(), wt) {
+			continue
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		branch := worktree.BranchOf(ctx, wt)
+		cancel()
+		s.World.SetWorktree(&session.Worktree{Path: wt, Branch: branch, Root: s.Root()})
+		return
+	}
+}
+
+// worktreesOf names the worktrees claude made in folder dir
+// (.claude/worktrees/NAME) that are still there.
+func worktreesOf(dir string) []string {
+	entries, err := os.ReadDir(filepath.Join(dir, ".claude", "worktrees"))
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range entries {
+		if e.IsDir() {
+			out = append(out, e.Name())
+		}
+	}
+	return out
 }
 
 // Ago is a short age: 12s, 3m, 1h, 2d.

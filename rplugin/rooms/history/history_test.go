@@ -1,12 +1,15 @@
 package history
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/desk"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/store"
 )
 
 type nowhere struct{}
@@ -40,6 +43,41 @@ func TestResumableOfAFolderWithNone(t *testing.T) {
 	l, err := r.Resumable(t.TempDir())
 	if err != nil || len(l.Sessions) != 0 {
 		t.Fatalf("%+v, %v", l, err)
+	}
+}
+
+// A session claude kept under one of this folder's worktrees is listed
+// with the folder's own, newest first, naming its worktree.
+func TestResumableListsTheFolderWorktrees(t *testing.T) {
+	config, dir := t.TempDir(), t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, ".claude", "worktrees", "fix"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	put := func(folder, id, prompt string, age time.Duration) {
+		d := store.Dir(config, folder)
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(d, id+".jsonl")
+		line := `{"type":"user","message":{"role":"user","content":"` + prompt + `"},"uuid":"u-` + id + `","timestamp":"` +
+			time.Now().Add(-age).UTC().Format(time.RFC3339) + `","sessionId":"` + id + `","cwd":"` + folder + `"}` + "\n"
+		if err := os.WriteFile(p, []byte(line), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		at := time.Now().Add(-age)
+		if err := os.Chtimes(p, at, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put(dir, "aaaa1111", "here", 2*time.Hour)
+	put(filepath.Join(dir, ".claude", "worktrees", "fix"), "bbbb2222", "in the worktree", time.Hour)
+	r := New(desk.New(nowhere{}, session.NewManager(), nil), func() string { return config }, func(int) {})
+	l, err := r.Resumable(dir)
+	if err != nil || len(l.Sessions) != 2 {
+		t.Fatalf("%+v, %v", l, err)
+	}
+	if l.Sessions[0].ID != "bbbb2222" || l.Sessions[0].Worktree != "fix" || l.Sessions[1].ID != "aaaa1111" || l.Sessions[1].Worktree != "" {
+		t.Fatalf("sessions %+v", l.Sessions)
 	}
 }
 

@@ -376,6 +376,13 @@ func (r *Room) Move(s *session.Session, dir, branch string) bool {
 		s.World.SetWorktree(nil)
 		r.d.Note(s, "Back in "+sanitize.Line(cwd)+": proposals, the editor tools and rules follow the session's folder.")
 	} else {
+		if branch == "" && strings.Contains(filepath.ToSlash(cwd), "/.claude/worktrees/") {
+			// system/init names the folder only (a resumed session goes
+			// back to claude's worktree): git knows its branch.
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			branch = worktree.BranchOf(ctx, cwd)
+			cancel()
+		}
 		next := &session.Worktree{Path: cwd, Branch: branch, Root: s.Root()}
 		if old := s.World.Worktree(); old != nil && old.Path == cwd {
 			// The worktree claude was started in (or entered before): what
