@@ -95,9 +95,7 @@ func (a *App) ProposalSaved(sp SaveParams) (Decided, error) {
 		return Decided{}, fmt.Errorf("read the saved proposal: %w", err)
 	}
 	if len(p.Conflicts) > 0 {
-		if lines := diff.HasMarkers(string(saved), mergeLabels); len(lines) > 0 {
-			msg := fmt.Sprintf("conflict markers remain in %s (line %s): nothing applied; resolve them, then :w",
-				p.Target, joinInts(lines))
+		if msg := proposal.MarkersLeft(saved, p.Target, mergeLabels); msg != "" {
 			a.desk.Notify("warn", msg)
 			return Decided{Reason: msg}, nil
 		}

@@ -1,6 +1,8 @@
 package proposal
 
 import (
+	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/diff"
@@ -42,4 +44,19 @@ func bare(lines []string) []string {
 		out[i] = strings.TrimSuffix(strings.TrimSuffix(l, "\n"), "\r")
 	}
 	return out
+}
+
+// MarkersLeft says that a save of target applies nothing while saved still
+// holds the opening marker of a conflict written with labels, and on which
+// lines ("" when none is left).
+func MarkersLeft(saved []byte, target string, labels diff.MergeLabels) string {
+	lines := diff.HasMarkers(string(saved), labels)
+	if len(lines) == 0 {
+		return ""
+	}
+	at := make([]string, len(lines))
+	for i, n := range lines {
+		at[i] = strconv.Itoa(n)
+	}
+	return fmt.Sprintf("conflict markers remain in %s (line %s): nothing applied; resolve them, then :w", target, strings.Join(at, ", "))
 }

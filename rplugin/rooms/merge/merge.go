@@ -184,7 +184,7 @@ func message(sum Summary) string {
 // checkout at top. same says the checkout has it already.
 func (r *Room) proposal(s *session.Session, top, branch string, i int, c worktree.Change) (p *approval.Pending, conflicts, same bool, err error) {
 	path := filepath.Join(top, filepath.FromSlash(c.Path))
-	ours, rerr := os.ReadFile(path)
+	ours, rerr := proposal.ReadFile(path)
 	exists := rerr == nil
 	if rerr != nil && !errors.Is(rerr, os.ErrNotExist) {
 		return nil, false, false, fmt.Errorf("read %s: %w", c.Path, rerr)
@@ -238,13 +238,15 @@ func (r *Room) proposal(s *session.Session, top, branch string, i int, c worktre
 // removed). It says why when it applied nothing.
 func (r *Room) Saved(p approval.Pending, saved []byte) (applied bool, why string, err error) {
 	mg := p.Merge
-	if lines := diff.HasMarkers(string(saved), labels(mg.Branch)); len(lines) > 0 {
-		why = fmt.Sprintf("conflict markers remain in %s (line %s): nothing applied; resolve them, then :w", p.Target, joinInts(lines))
+	if why = proposal.MarkersLeft(saved, p.Target, labels(mg.Branch)); why != "" {
 		r.d.Notify("warn", why)
 		return false, why, nil
 	}
-	now, rerr := os.ReadFile(mg.Path)
-	if (rerr == nil) != p.Change.Exists || (rerr == nil && !bytes.Equal(now, p.Change.Original)) {
+	stale, err := proposal.Stale(*p.Change, proposal.ReadFile)
+	if err != nil {
+		return false, "", fmt.Errorf("check %s on disk: %w", p.Target, err)
+	}
+	if stale {
 		why = fmt.Sprintf("%s changed on disk since the merge proposed it: nothing applied; close it and run :ClaudeNova merge again", p.Target)
 		r.d.Notify("warn", why)
 		return false, why, nil
@@ -365,12 +367,4 @@ func (r *Room) unstage(ps []*approval.Pending) {
 	for _, p := range ps {
 		_ = proposal.Unstage(r.storage(), p.Staged)
 	}
-}
-
-func joinInts(ns []int) string {
-	parts := make([]string, len(ns))
-	for i, n := range ns {
-		parts[i] = fmt.Sprint(n)
-	}
-	return strings.Join(parts, ", ")
 }
