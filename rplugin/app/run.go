@@ -192,14 +192,7 @@ func (a *App) commandLifecycle(s *session.Session, m claude.Message) {
 // after a model switch too), not a subagent's message (it works between
 // turns, and its tasks show that).
 func (a *App) turnByItself(s *session.Session, m claude.Message) {
-	var from claude.Origin
-	switch {
-	case m.Assistant != nil:
-		from = m.Assistant.Origin
-	case m.Stream != nil:
-		from = m.Stream.Origin
-	}
-	if s.State() != session.StateIdle || from.Subagent() {
+	if s.State() != session.StateIdle || m.Origin().Subagent() {
 		return
 	}
 	s.BeginTurn()

@@ -31,6 +31,18 @@ func (o Origin) Parent() string {
 // Subagent reports whether a subagent speaks, not claude's main agent.
 func (o Origin) Subagent() bool { return o.Parent() != "" || o.AgentID != "" }
 
+// Origin is who speaks in an assistant message or a stream event (the
+// zero value for any other message).
+func (m Message) Origin() Origin {
+	switch {
+	case m.Assistant != nil:
+		return m.Assistant.Origin
+	case m.Stream != nil:
+		return m.Stream.Origin
+	}
+	return Origin{}
+}
+
 // Block is one content block of an assistant or user message. Text and
 // thinking are decoded when read: a long reply's final copy is not.
 type Block struct {

@@ -5,6 +5,10 @@ import (
 	"testing"
 )
 
+// claude0 is no one's origin: what a message that is neither an assistant
+// message nor a stream event says.
+var claude0 Origin
+
 func TestKindsDecodeOnce(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -15,11 +19,11 @@ func TestKindsDecodeOnce(t *testing.T) {
 			func(m Message) bool {
 				a := m.Assistant
 				return a != nil && a.MessageID == "m1" && len(a.Content) == 2 && a.Content[0].Text.String() == "hi" &&
-					a.Content[1].Name == "Bash" && string(a.Content[1].Input) == `{"command":"ls"}` && !a.Subagent()
+					a.Content[1].Name == "Bash" && string(a.Content[1].Input) == `{"command":"ls"}` && !a.Subagent() && m.Origin() == a.Origin
 			}},
 		{"a subagent's reply", `{"type":"assistant","parent_tool_use_id":"t0","agent_id":"a1","subagent_type":"Explore","message":{"content":[]}}`,
 			func(m Message) bool {
-				return m.Assistant != nil && m.Assistant.Parent() == "t0" && m.Assistant.AgentID == "a1" && m.Assistant.Subagent()
+				return m.Assistant != nil && m.Assistant.Parent() == "t0" && m.Assistant.AgentID == "a1" && m.Origin().Subagent()
 			}},
 		{"a null parent is claude's own", `{"type":"stream_event","parent_tool_use_id":null,"api_message_id":"m","event":{"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":"x"}}}`,
 			func(m Message) bool {
@@ -27,7 +31,7 @@ func TestKindsDecodeOnce(t *testing.T) {
 			}},
 		{"the echo of a prompt", `{"type":"user","uuid":"u1","isReplay":true,"message":{"content":"hello"}}`,
 			func(m Message) bool {
-				return m.User != nil && m.User.IsReplay && m.User.UUID == "u1" && m.User.Content == nil
+				return m.User != nil && m.User.IsReplay && m.User.UUID == "u1" && m.User.Content == nil && m.Origin() == claude0
 			}},
 		{"tool results, the structured one a string", `{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t1","is_error":true,"content":"no"}]},"tool_use_result":"Error: no"}`,
 			func(m Message) bool {

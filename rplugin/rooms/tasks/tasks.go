@@ -63,14 +63,7 @@ func (r *Room) Message(s *session.Session, m claude.Message) {
 // SeeAgent records who a subagent's message says it is, so that its
 // requests name it even before its task is known.
 func (r *Room) SeeAgent(s *session.Session, m claude.Message) {
-	var msg claude.Origin
-	switch {
-	case m.Assistant != nil:
-		msg = m.Assistant.Origin
-	case m.Stream != nil:
-		msg = m.Stream.Origin
-	}
-	if msg.AgentID != "" {
+	if msg := m.Origin(); msg.AgentID != "" {
 		s.Tasks.SeeAgent(msg.AgentID, msg.SubagentType, msg.TaskDescription)
 	}
 }
