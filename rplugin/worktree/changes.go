@@ -41,13 +41,9 @@ func ChangesOf(ctx context.Context, path, root string) (Branch, error) {
 	if err != nil {
 		return Branch{}, fmt.Errorf("the checkout: %w", err)
 	}
-	head, err := git(ctx, root, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
+	base, err := baseOf(ctx, path, root)
 	if err != nil {
-		return Branch{}, fmt.Errorf("the checkout's HEAD: %w", err)
-	}
-	base, err := git(ctx, path, "merge-base", "HEAD", head)
-	if err != nil {
-		return Branch{}, fmt.Errorf("the worktree's base: %w", err)
+		return Branch{}, err
 	}
 	out, err := gitBytes(ctx, path, "diff", "--name-status", "-z", "--no-renames", base)
 	if err != nil {
@@ -66,14 +62,12 @@ func ChangesOf(ctx context.Context, path, root string) (Branch, error) {
 			status[p] = "modified" // M, T
 		}
 	}
-	untracked, err := gitBytes(ctx, path, "ls-files", "-z", "--others", "--exclude-standard")
+	news, err := untracked(ctx, path)
 	if err != nil {
 		return Branch{}, err
 	}
-	for _, f := range bytes.Split(untracked, []byte{0}) {
-		if len(f) > 0 {
-			status[string(f)] = "added"
-		}
+	for _, f := range news {
+		status[f] = "added"
 	}
 	if len(status) > maxChanges {
 		return Branch{}, fmt.Errorf("the worktree changed %d files, more than %d: merge it with git", len(status), maxChanges)

@@ -120,13 +120,9 @@ const maxUntracked = 2000
 // shares with the checkout at root (where it started, whatever either
 // committed since).
 func StatsOf(ctx context.Context, path, root string) (Stats, error) {
-	head, err := git(ctx, root, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
+	base, err := baseOf(ctx, path, root)
 	if err != nil {
-		return Stats{}, fmt.Errorf("the checkout's HEAD: %w", err)
-	}
-	base, err := git(ctx, path, "merge-base", "HEAD", head)
-	if err != nil {
-		return Stats{}, fmt.Errorf("the worktree's base: %w", err)
+		return Stats{}, err
 	}
 	st := Stats{Base: base}
 	out, err := gitBytes(ctx, path, "diff", "--numstat", "-z", base)
@@ -134,20 +130,47 @@ func StatsOf(ctx context.Context, path, root string) (Stats, error) {
 		return Stats{}, err
 	}
 	st.addNumstat(out)
-	untracked, err := gitBytes(ctx, path, "ls-files", "-z", "--others", "--exclude-standard")
+	news, err := untracked(ctx, path)
 	if err != nil {
 		return Stats{}, err
 	}
-	for i, f := range bytes.Split(untracked, []byte{0}) {
-		if len(f) == 0 {
-			continue
-		}
+	for i, f := range news {
 		st.Files++
 		if i < maxUntracked {
-			st.Added += lineCount(filepath.Join(path, string(f)))
+			st.Added += lineCount(filepath.Join(path, f))
 		}
 	}
 	return st, nil
+}
+
+// untracked lists the worktree's new files git does not track yet (nor
+// ignore).
+func untracked(ctx context.Context, path string) ([]string, error) {
+	out, err := gitBytes(ctx, path, "ls-files", "-z", "--others", "--exclude-standard")
+	if err != nil {
+		return nil, err
+	}
+	var files []string
+	for _, f := range bytes.Split(out, []byte{0}) {
+		if len(f) > 0 {
+			files = append(files, string(f))
+		}
+	}
+	return files, nil
+}
+
+// baseOf is the commit the worktree at path shares with the checkout at
+// root: where it started, whatever either committed since.
+func baseOf(ctx context.Context, path, root string) (string, error) {
+	head, err := git(ctx, root, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
+	if err != nil {
+		return "", fmt.Errorf("the checkout's HEAD: %w", err)
+	}
+	base, err := git(ctx, path, "merge-base", "HEAD", head)
+	if err != nil {
+		return "", fmt.Errorf("the worktree's base: %w", err)
+	}
+	return base, nil
 }
 
 // addNumstat adds git diff --numstat -z output: "added\tremoved\tpath\0",
