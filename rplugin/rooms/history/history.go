@@ -169,13 +169,12 @@ func (r *Room) Resumable(cwd string) (ResumableList, error) {
 // worktree of that folder claude kept it under (claude goes back there):
 // the session moves in once claude is up, as one started there does.
 func (r *Room) ResumedWorktree(s *session.Session, claudeID string) {
-	path, err := store.Find(r.configDir(), s.Cwd(), claudeID)
-	if err != nil {
+	if !store.ValidID(claudeID) {
 		return
 	}
 	for _, name := range worktreesOf(s.Cwd()) {
 		wt := filepath.Join(s.Cwd(), ".claude", "worktrees", name)
-		if filepath.Dir(path) != store.Dir(r.configDir(), wt) {
+		if _, err := os.Stat(filepath.Join(store.Dir(r.configDir(), wt), claudeID+".jsonl")); err != nil {
 			continue
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
