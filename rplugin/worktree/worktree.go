@@ -13,11 +13,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/claude-nova/claude-nova.nvim/rplugin/gitcmd"
 )
 
 // Plan is a worktree a new session will make.
@@ -224,19 +225,11 @@ func lineCount(path string) int {
 }
 
 func git(ctx context.Context, dir string, args ...string) (string, error) {
-	out, err := gitBytes(ctx, dir, args...)
-	return strings.TrimSpace(string(out)), err
+	return gitcmd.Run(ctx, dir, args...)
 }
 
 func gitBytes(ctx context.Context, dir string, args ...string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return nil, fmt.Errorf("git %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
-	}
-	return out, nil
+	return gitcmd.Bytes(ctx, dir, nil, args...)
 }
 
 // BranchOf is the branch checked out in dir ("" when none: detached, or not
