@@ -1,0 +1,38 @@
+package gitai
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/claude-nova/claude-nova.nvim/rplugin/gitcmd"
+)
+
+// Show returns the note of commit rev in the repository at dir (found
+// false when it has none).
+func Show(ctx context.Context, dir, rev string) (text string, found bool, err error) {
+	if _, err := gitcmd.Run(ctx, dir, "rev-parse", "-q", "--verify", Ref); err != nil {
+		return "", false, nil // no note was ever written here
+	}
+	list, err := gitcmd.Run(ctx, dir, "notes", "--ref="+Ref, "list", rev)
+	if err != nil {
+		if strings.Contains(err.Error(), "no note found") {
+			return "", false, nil
+		}
+		return "", false, fmt.Errorf("find the note of %s: %w", rev, err)
+	}
+	out, err := gitcmd.Bytes(ctx, dir, nil, "cat-file", "blob", list)
+	if err != nil {
+		return "", false, fmt.Errorf("read the note of %s: %w", rev, err)
+	}
+	return string(out), true, nil
+}
+
+// Add writes text as the note of commit sha; it fails when the commit
+// has one (a note is never written over).
+func Add(ctx context.Context, dir, sha, text string) error {
+	if _, err := gitcmd.Bytes(ctx, dir, strings.NewReader(text), "notes", "--ref="+Ref, "add", "-F", "-", sha); err != nil {
+		return fmt.Errorf("write the note of %s: %w", sha, err)
+	}
+	return nil
+}
