@@ -273,6 +273,23 @@ M.subcommands = {
       require("claudenova.surfaces.blame").toggle()
     end,
   },
+  provenance = {
+    usage = "provenance [{rev}|push [{remote}]]",
+    desc = "Show the authorship note of a commit (default HEAD) of the current file's repository as a person reads it: per file the lines Claude wrote (session, prompt, model) and the lines you amended in its proposals, then the prompts. Notes are written when you commit (option provenance) under refs/notes/ai in the Git AI standard, which other tools read. With push: push refs/notes/ai to the branch's remote (or {remote}); never done by itself.",
+    complete = function()
+      return { "push", "HEAD", "HEAD~1" }
+    end,
+    run = function(args)
+      if args[1] == "push" then
+        say(nova().provenance_push(args[2]).message)
+        return
+      end
+      if args[2] then
+        error("claude-nova: provenance takes one revision, or push [remote]", 0)
+      end
+      require("claudenova.surfaces.provenance").open(args[1])
+    end,
+  },
   mode = {
     usage = "mode {mode}",
     desc = "Switch the permission mode of the session in view: default, acceptEdits, plan, auto, bypassPermissions, dontAsk (claude may refuse auto; its reason is shown).",
@@ -463,6 +480,7 @@ M.order = {
   "comment",
   "comments",
   "blame",
+  "provenance",
   "mode",
   "model",
   "effort",

@@ -63,6 +63,23 @@ function M.merge_remove(session, force)
   return host().request("merge_remove", { session = session or 0, force = force == true })
 end
 
+--- The authorship note of commit rev (default HEAD) of the repository
+--- holding cwd (default: the current buffer's folder, else Neovim's):
+--- { commit, found, lines } (lines: the note as a person reads it).
+function M.provenance(rev, cwd)
+  return host().request("provenance", { rev = rev or "", cwd = cwd or require("claudenova.surfaces.provenance").cwd() })
+end
+
+--- Push the authorship notes (refs/notes/ai) to remote (default: the
+--- current branch's, else the only one); git runs in the background and
+--- its outcome is told. Returns { done, message }.
+function M.provenance_push(remote, cwd)
+  return host().request(
+    "provenance_push",
+    { remote = remote or "", cwd = cwd or require("claudenova.surfaces.provenance").cwd() }
+  )
+end
+
 --- Send a prompt to a session (the current one; starts one if none).
 --- opts: a session number, or { session?, selection? = { path, from, to },
 --- files? = { path, … } }: the selection goes after the prompt as an

@@ -28,6 +28,7 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/mode"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/others"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/queue"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/review"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/complete"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/controls"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/editor"
@@ -35,6 +36,7 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/merge"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/modes"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/permissions"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/provenance"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/rewind"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/rounds"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/tasks"
@@ -63,6 +65,9 @@ type Options struct {
 	TranscriptLines int `json:"transcript_lines"`
 	// Checkpoints runs claude with file checkpointing (rewind); nil: on.
 	Checkpoints *bool `json:"checkpoints"`
+	// Provenance writes a Git AI authorship note on each commit of a
+	// session's repository that holds Claude's lines; nil: on.
+	Provenance *bool `json:"provenance"`
 	// EditorTools and Feedback: the editor's MCP server and the
 	// diagnostics of Claude's changes (rooms/editor).
 	EditorTools EditorToolsOptions `json:"editor_tools"`
@@ -94,6 +99,7 @@ type App struct {
 	modes    *modes.Room       // the mode the user chose, kept; claude's version
 	complete *complete.Room    // the prompt input's completion
 	merge    *merge.Room       // a worktree's branch brought into the checkout as proposals
+	notes    *provenance.Room  // who wrote each line, kept in git (authorship notes)
 	views    *views.Builder    // how a request is worded for the front end
 
 	// start spawns claude (claude.Start; tests swap in claudetest).
@@ -137,9 +143,15 @@ func New(sink ui.Sink, log *slog.Logger) *App {
 		_ = os.Remove(spillFile(a.options().Storage, sid))
 	})
 	a.edit = editor.New(a.desk, a.editorOptions, outsideAsks{a})
+	a.notes = provenance.New(a.desk, provenance.Deps{
+		Storage: func() string { return a.options().Storage },
+		Enabled: func() bool { o := a.options(); return o.Provenance == nil || *o.Provenance },
+		Known:   func(path string) bool { return a.rounds.Known(path) },
+		Authors: func(path, text string) []review.Author { return a.rounds.AuthorsIn(path, text) },
+	})
 	a.rounds = rounds.New(a.desk, rounds.Deps{
 		Storage: func() string { return a.options().Storage },
-		Home:    a.home, Policy: a.edit.FolderPolicy, Send: a.send,
+		Home:    a.home, Policy: a.edit.FolderPolicy, Send: a.send, Committed: a.notes.Committed,
 	})
 	a.spawner, a.long = claude.NewSpawner(), claude.NewLongLines(claude.DefaultLongLines)
 	a.controls = controls.New(a.desk, a.send)
@@ -321,6 +333,7 @@ func (a *App) NewSession(p NewParams) (session.Info, error) {
 		a.desk.Note(s, fmt.Sprintf("Permission mode: %s (%s).", start.Mode, start.Where))
 	}
 	a.rounds.Opened(s)
+	a.notes.Watch(s)
 	if p.Resume != "" {
 		// The earlier conversation (and its checkpoints) come first: the
 		// prompt is sent once they are in.
@@ -545,6 +558,7 @@ func (a *App) InBackground(requestID string, fn func() error) {
 // stops every session. It returns when all claude processes are gone.
 func (a *App) Shutdown() {
 	a.edit.Stop()
+	a.notes.Close()
 	for _, r := range a.reg.List() {
 		_, _ = a.decide(r, approval.Decision{Behavior: approval.Deny,
 			Message: "Neovim is exiting; the user could not answer this request."}, "neovim exiting")
@@ -591,12 +605,13 @@ type Rooms struct {
 	Modes       *modes.Room       // the mode the user chose; claude's version
 	Complete    *complete.Room    // the prompt input's completion
 	Merge       *merge.Room       // a worktree's branch brought into the checkout as proposals
+	Provenance  *provenance.Room  // who wrote each line, kept in git
 }
 
 // Rooms returns the rooms.
 func (a *App) Rooms() Rooms {
 	return Rooms{Tasks: a.tasks, Rounds: a.rounds, World: a.world, Controls: a.controls, Rewind: a.rewind,
-		Editor: a.edit, Permissions: a.perms, History: a.history, Modes: a.modes, Complete: a.complete, Merge: a.merge}
+		Editor: a.edit, Permissions: a.perms, History: a.history, Modes: a.modes, Complete: a.complete, Merge: a.merge, Provenance: a.notes}
 }
 
 // RequestView is a pending request as the front end shows it.

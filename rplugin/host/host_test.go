@@ -171,6 +171,8 @@ func TestMethodTableWiring(t *testing.T) {
 			m, _ := r.Result.(map[string]any)
 			return r.OK && m["known"] == false && m["yours"] == float64(2)
 		}},
+		{"provenance", `{"cwd":"/nope","rev":"HEAD"}`, func(r reply) bool { return !r.OK && strings.Contains(r.Error, "not in a git repository") }},
+		{"provenance_push", `{"cwd":"/nope"}`, func(r reply) bool { return !r.OK && strings.Contains(r.Error, "not in a git repository") }},
 		{"merge", `{"session":1}`, func(r reply) bool { return !r.OK && strings.Contains(r.Error, "has no worktree") }},
 		{"merge_remove", `{"session":1,"force":true}`, func(r reply) bool { return !r.OK && strings.Contains(r.Error, "has no worktree") }},
 		{"stop", `{"session":1}`, func(r reply) bool { return r.OK }},

@@ -31,6 +31,10 @@ type Author struct {
 	Turn     int    `json:"turn,omitempty"`      // the prompt's number in its session (0: a turn claude started itself)
 	Prompt   string `json:"prompt,omitempty"`    // the prompt's text (cut)
 	Time     int64  `json:"time,omitempty"`      // Unix seconds the change reached the file
+	Model    string `json:"model,omitempty"`     // the session's model then
+	// Commit is the commit whose authorship note names the line (a line
+	// known from git rather than from the live record).
+	Commit string `json:"commit,omitempty"`
 }
 
 // you is the author of every line Claude did not write.

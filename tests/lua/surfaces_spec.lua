@@ -221,6 +221,39 @@ return {
       t:screen("sidebar-work")
     end,
   },
+  ["a commit's authorship note, as a person reads it"] = {
+    widths = { 60, 100 },
+    run = function(t)
+      -- The host's words for a note (rooms/provenance wording, tested in
+      -- Go): the view shows them with the files, Claude's and your lines
+      -- and the prompts told apart.
+      t.replies.provenance = function(args)
+        t:eq(args.rev, "", "HEAD by default")
+        return {
+          commit = "e79f7724a3022226d7064ecdd127ac639ed5a854",
+          found = true,
+          lines = {
+            "Commit  e79f772 louder",
+            "Note    authorship/3.0.0 in refs/notes/ai, written by claude-nova.nvim",
+            "",
+            "greet.py",
+            "  Claude  lines 2, 4-6  (4 lines; prompt 1 of “make it louder”)",
+            "  amended by you  lines 3  (1 line; in Claude's proposal, Ada <ada@example.com>)",
+            "",
+            "Prompts",
+            "  prompt 1 of “make it louder” · claude session 7f3a1b2c · model claude-opus · 4 written, 1 amended by you",
+            "    > make it louder",
+          },
+        }
+      end
+      vim.cmd("ClaudeNova provenance")
+      t:settle()
+      t:eq(vim.b.claudenova_surface, "provenance", "the note in front")
+      t:screen("provenance")
+      vim.cmd("normal q")
+      t:eq(vim.b.claudenova_surface, nil, "q closed it")
+    end,
+  },
   ["a question in the float picker"] = {
     opts = { setup = { questions = { ui = "float" }, surfaces = { quiet_ms = 0, grace_ms = 0 } } },
     widths = { 60, 100 },

@@ -21,6 +21,7 @@
 ---@field notify_away? claudenova.Config.NotifyAway|false A signal when a request waits while you are away: Neovim has no focus (FocusLost: another window, another tmux pane, your terminal in the background) or no UI is attached (a detached --remote-ui, a headless server).
 ---@field permission_mode? string The permission mode every session starts in. (default "")
 ---@field proposal? claudenova.Config.Proposal Editable proposals.
+---@field provenance? boolean When you commit (anywhere: a shell, fugitive, lazygit) in a session's repository, write a Git AI authorship note (refs/notes/ai, schema authorship/3.0.0) on the commit naming the lines Claude wrote, per session and prompt, and the lines you amended in its proposals; :ClaudeNova blame reads them back after a restart or on another machine. (default true)
 ---@field questions? claudenova.Config.Questions AskUserQuestion prompts.
 ---@field review? claudenova.Config.Review Review rounds, comments and who wrote each line (:ClaudeNova changes round, comment, comments, blame).
 ---@field review_edits? "proposal"|"panel" "proposal": file changes open as editable files (:w applies, closing denies). (default "proposal")

@@ -154,6 +154,12 @@ M.surfaces = {
     keys = { { lhs = "q <Esc>", desc = "Close the usage." } },
   },
   {
+    name = "provenance",
+    title = "Provenance",
+    tag = "claudenova-provenance",
+    keys = { { lhs = "q", desc = "Close the note." } },
+  },
+  {
     name = "mcp",
     title = "MCP servers",
     tag = "claudenova-mcp",

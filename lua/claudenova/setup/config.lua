@@ -78,6 +78,11 @@ M.schema = {
     default = true,
     desc = "Run claude with file checkpoints, so :ClaudeNova rewind can restore the files Claude changed (Write, Edit) to their state before any of your prompts. Applies to sessions started afterwards.",
   },
+  provenance = {
+    type = "boolean",
+    default = true,
+    desc = "When you commit (anywhere: a shell, fugitive, lazygit) in a session's repository, write a Git AI authorship note (refs/notes/ai, schema authorship/3.0.0) on the commit naming the lines Claude wrote, per session and prompt, and the lines you amended in its proposals; :ClaudeNova blame reads them back after a restart or on another machine. Notes stay local until :ClaudeNova provenance push. false: write none (blame still reads notes that exist).",
+  },
   download = {
     desc = "Where the host binary comes from when it is missing or outdated (a fresh install, an update): the release asset for your platform, downloaded (curl, else wget) and checked against the SHA-256 that the checkout's lua/claudenova/core/release.lua names before it is made executable and run; without it (no asset, no network, no curl or wget), a build with go. false: never download (same as enabled = false).",
     off = { enabled = false },
@@ -713,6 +718,7 @@ function M.host_options()
     permission_mode = c.permission_mode,
     transcript_lines = c.transcript.memory_lines,
     checkpoints = c.checkpoints,
+    provenance = c.provenance,
     editor_tools = { enabled = c.editor_tools.enabled, ask = c.editor_tools.ask, tools = c.editor_tools.tools },
     feedback = { diagnostics = c.feedback.diagnostics, diagnostics_wait = c.feedback.diagnostics_wait },
   }

@@ -141,7 +141,21 @@ function M.info()
     if au.name and au.name ~= "" then
       table.insert(lines, "Session: " .. au.name)
     end
-    if au.turn and au.turn > 0 then
+    if au.claude_id and au.claude_id ~= "" and au.commit and au.commit ~= "" then
+      table.insert(lines, "Claude session: " .. au.claude_id)
+    end
+    if au.model and au.model ~= "" then
+      table.insert(lines, "Model: " .. au.model)
+    end
+    if au.commit and au.commit ~= "" then
+      table.insert(
+        lines,
+        ("Commit: %s (its authorship note, :ClaudeNova provenance %s)"):format(au.commit:sub(1, 7), au.commit:sub(1, 7))
+      )
+    end
+    if au.commit and au.commit ~= "" and (au.turn or 0) == 0 and (au.prompt or "") == "" then
+      -- known from the note alone: nothing more to say
+    elseif au.turn and au.turn > 0 then
       table.insert(lines, ("Prompt %d:"):format(au.turn))
       for _, l in ipairs(vim.split(au.prompt or "", "\n", { plain = true })) do
         if #lines >= 14 then

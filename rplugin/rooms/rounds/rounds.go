@@ -42,6 +42,10 @@ type Deps struct {
 	Policy func(s *session.Session, cwd string) boundary.Policy
 	// Send sends a prompt to a session (queued while a turn runs).
 	Send func(s *session.Session, prompt string) error
+	// Committed is who wrote each line of text (path's content) as the
+	// authorship notes of the commits that made its lines say (index i:
+	// line i, 1-based; nil: none known). Nil: not asked.
+	Committed func(path, text string) []review.Author
 }
 
 // Room is the review loop's state. Its lock also orders the writes to the
@@ -175,7 +179,7 @@ func (r *Room) Changed(s *session.Session, path string, orig *string, after stri
 	if orig != nil {
 		before = *orig
 	}
-	by := review.Author{Session: s.ID, Name: sanitize.FirstLine(s.Name(), 60), ClaudeID: s.ClaudeID(), Time: time.Now().Unix()}
+	by := review.Author{Session: s.ID, Name: sanitize.FirstLine(s.Name(), 60), ClaudeID: s.ClaudeID(), Time: time.Now().Unix(), Model: s.Info().Model}
 	if t, ok := s.Turns.Find(""); ok {
 		by.Turn, by.Prompt = t.N, sanitize.Truncate(t.Prompt, 500)
 	}
@@ -834,21 +838,39 @@ func (r *Room) Blame(p BlameParams) (BlameView, error) {
 		}
 		text = now
 	}
-	dirs := []string{}
+	var dirs []string
 	if s != nil {
 		dirs = append(dirs, s.Cwd())
 	}
 	if cwd != "" {
 		dirs = append(dirs, cwd)
 	}
+	var committed []review.Author
+	if r.deps.Committed != nil {
+		committed = r.deps.Committed(path, text)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := len(diff.SplitLines(text))
+	var v BlameView
+	if b := r.recordOf(path, dirs); b != nil {
+		v = blameView(b, path, b.View(text))
+	} else {
+		v = BlameView{Path: path, Authors: []AuthorView{{Author: review.Author{Kind: review.You}, Label: "yours"}},
+			Lines: make([]int, n), Yours: n}
+	}
+	return withCommitted(v, committed), nil
+}
+
+// recordOf is the live blame record of path kept in one of dirs or a
+// folder above the file (nil: none). Called with r.mu held.
+func (r *Room) recordOf(path string, dirs []string) *review.Blame {
 	for d := filepath.Dir(path); ; d = filepath.Dir(d) {
 		dirs = append(dirs, d)
 		if d == filepath.Dir(d) {
 			break
 		}
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
 	storage := r.storage()
 	for _, d := range dedupe(dirs) {
 		f, loaded := r.folders[filepath.Clean(d)]
@@ -861,12 +883,68 @@ func (r *Room) Blame(p BlameParams) (BlameView, error) {
 		if _, ok := f.blame[path]; !ok && !review.HasBlame(f.dir, path) {
 			continue
 		}
-		b := r.blameOf(f, path, text)
-		return blameView(b, path, b.View(text)), nil
+		return r.blameOf(f, path, "")
 	}
-	n := len(diff.SplitLines(text))
-	return BlameView{Path: path, Authors: []AuthorView{{Author: review.Author{Kind: review.You}, Label: "yours"}},
-		Lines: make([]int, n), Yours: n}, nil
+	return nil
+}
+
+// Known says whether a live blame record of path is kept (in a folder
+// above it).
+func (r *Room) Known(path string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.recordOf(filepath.Clean(path), nil) != nil
+}
+
+// AuthorsIn is who wrote each line of text (path's content then), from
+// the live record kept above path: index i is line i (1-based; nil when
+// no record is kept).
+func (r *Room) AuthorsIn(path, text string) []review.Author {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	b := r.recordOf(filepath.Clean(path), nil)
+	if b == nil {
+		return nil
+	}
+	lines := b.View(text)
+	out := make([]review.Author, len(lines)+1)
+	for i, ai := range lines {
+		if ai < len(b.Authors) {
+			out[i+1] = b.Authors[ai]
+		}
+	}
+	return out
+}
+
+// withCommitted fills the lines v calls yours with the authors the
+// commits' authorship notes name (committed: per line, 1-based; the live
+// record wins where it knows Claude's line).
+func withCommitted(v BlameView, committed []review.Author) BlameView {
+	idx := map[review.Author]int{}
+	for i, l := range v.Lines {
+		if i+1 >= len(committed) || committed[i+1].Kind == "" || committed[i+1].Kind == review.You {
+			continue
+		}
+		if l < len(v.Authors) && v.Authors[l].Kind != review.You {
+			continue
+		}
+		au := committed[i+1]
+		k, ok := idx[au]
+		if !ok {
+			k = len(v.Authors)
+			idx[au] = k
+			v.Authors = append(v.Authors, AuthorView{Author: au, Label: authorLabel(au)})
+		}
+		v.Lines[i] = k
+		v.Known = true
+		v.Yours--
+		if au.Kind == review.Amended {
+			v.Amended++
+		} else {
+			v.Claude++
+		}
+	}
+	return v
 }
 
 func blameView(b *review.Blame, path string, lines []int) BlameView {
@@ -893,6 +971,9 @@ func authorLabel(au review.Author) string {
 	}
 	if au.Turn > 0 {
 		parts = append(parts, fmt.Sprintf("prompt %d", au.Turn))
+	}
+	if au.Commit != "" {
+		parts = append(parts, "commit "+au.Commit[:min(7, len(au.Commit))])
 	}
 	if au.Time > 0 {
 		t := time.Unix(au.Time, 0).Local()

@@ -1,0 +1,469 @@
+// Package provenance is the room that keeps who wrote each line in git,
+// where other tools read it: when a commit lands in a session's
+// repository (made anywhere: a shell, fugitive, lazygit, a hook), it
+// writes a Git AI authorship note (package gitai, refs/notes/ai) on it for
+// the lines of that commit Claude wrote, per session and prompt, the lines
+// the user amended in Claude's proposals marked as the user's. It reads
+// those notes back for blame (a committed line's author survives a
+// restart, another machine, a fresh clone), shows a commit's note as a
+// person reads it, and pushes the notes ref when asked, never by itself.
+//
+// How it notices a commit: a session's repository is watched from the
+// session's start by polling the stat of HEAD and its reflog (no git
+// process while nothing changes); the last HEAD seen is kept in storage,
+// so commits made while Neovim was closed get their note at the next
+// start of a session there.
+package provenance
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/claude-nova/claude-nova.nvim/rplugin/atomicfile"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/desk"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/diff"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/gitai"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/gitcmd"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/review"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
+)
+
+// Deps is what the room asks of the rest of the core.
+type Deps struct {
+	// Storage is the plugin's storage folder.
+	Storage func() string
+	// Enabled says whether notes are written (option provenance).
+	Enabled func() bool
+	// Known says whether the live record knows who wrote path's lines.
+	Known func(path string) bool
+	// Authors is who wrote each line of text (path's content at some
+	// commit), from the live record: index i is line i (1-based).
+	Authors func(path, text string) []review.Author
+}
+
+// Poll is how often a watched repository's HEAD is looked at.
+const Poll = time.Second
+
+// maxCommits bounds the commits noted at once (a long pull is not ours).
+const maxCommits = 200
+
+// Room watches the session repositories' commits.
+type Room struct {
+	d    *desk.Desk
+	deps Deps
+
+	mu      sync.Mutex
+	repos   map[string]*repo  // by top folder
+	tops    map[string]string // folder -> its repository's top ("": none)
+	notes   map[string]*gitai.Note
+	stop    chan struct{}
+	running bool
+	work    sync.Mutex // one check at a time
+}
+
+type repo struct {
+	top, gitDir string
+	sig         string // the stat of HEAD and its reflog when last looked at
+	head        string // the last HEAD seen
+}
+
+// New returns the room.
+func New(d *desk.Desk, deps Deps) *Room {
+	return &Room{d: d, deps: deps, repos: map[string]*repo{}, tops: map[string]string{}, notes: map[string]*gitai.Note{}, stop: make(chan struct{})}
+}
+
+// Watch starts watching the repository of session s's folder (nothing
+// when it is not in one). Commits made since the last HEAD seen there
+// (while Neovim was closed) are noted at once.
+func (r *Room) Watch(s *session.Session) {
+	cwd := s.Cwd()
+	r.d.Go(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		top := r.topOf(ctx, cwd)
+		if top == "" {
+			return
+		}
+		r.mu.Lock()
+		if _, ok := r.repos[top]; ok {
+			r.mu.Unlock()
+			return
+		}
+		gitDir, err := gitcmd.Run(ctx, top, "rev-parse", "--absolute-git-dir")
+		if err != nil {
+			r.mu.Unlock()
+			r.d.Log.Info("provenance: no git folder", "top", top, "err", err)
+			return
+		}
+		rp := &repo{top: top, gitDir: gitDir}
+		r.repos[top] = rp
+		start := !r.running
+		r.running = true
+		r.mu.Unlock()
+		saved, had := r.loadHead(top)
+		if !had {
+			head, _ := gitcmd.Run(ctx, top, "rev-parse", "-q", "--verify", "HEAD")
+			saved = head
+		}
+		r.work.Lock()
+		rp.head = saved
+		r.work.Unlock()
+		r.check(ctx, rp)
+		if start {
+			r.d.Go(r.loop)
+		}
+	})
+}
+
+// Close stops watching.
+func (r *Room) Close() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	select {
+	case <-r.stop:
+	default:
+		close(r.stop)
+	}
+}
+
+func (r *Room) loop() {
+	t := time.NewTicker(Poll)
+	defer t.Stop()
+	for {
+		select {
+		case <-r.stop:
+			return
+		case <-t.C:
+		}
+		r.mu.Lock()
+		repos := make([]*repo, 0, len(r.repos))
+		for _, rp := range r.repos {
+			repos = append(repos, rp)
+		}
+		r.mu.Unlock()
+		for _, rp := range repos {
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			r.check(ctx, rp)
+			cancel()
+		}
+	}
+}
+
+// signature is the stat of HEAD and its reflog: it changes with every
+// commit, checkout and reset.
+func signature(gitDir string) string {
+	var b strings.Builder
+	for _, p := range []string{"HEAD", filepath.Join("logs", "HEAD")} {
+		if fi, err := os.Stat(filepath.Join(gitDir, p)); err == nil {
+			fmt.Fprintf(&b, "%d.%d;", fi.ModTime().UnixNano(), fi.Size())
+		}
+	}
+	return b.String()
+}
+
+// check notes the commits that moved HEAD since it was last seen.
+func (r *Room) check(ctx context.Context, rp *repo) {
+	r.work.Lock()
+	defer r.work.Unlock()
+	sig := signature(rp.gitDir)
+	if sig == rp.sig {
+		return
+	}
+	head, err := gitcmd.Run(ctx, rp.top, "rev-parse", "-q", "--verify", "HEAD")
+	if err != nil || head == "" {
+		return // no commit yet
+	}
+	rp.sig = sig
+	if head == rp.head {
+		return
+	}
+	var commits []string
+	rng := head
+	if rp.head != "" {
+		rng = rp.head + ".." + head
+	}
+	out, err := gitcmd.Run(ctx, rp.top, "rev-list", "--reverse", "--max-count="+strconv.Itoa(maxCommits), rng)
+	if err != nil {
+		// The last HEAD seen is gone (a reset, a gc): only HEAD is new.
+		commits = []string{head}
+	} else {
+		commits = strings.Fields(out)
+	}
+	for _, c := range commits {
+		if err := r.noteCommit(ctx, rp, c); err != nil {
+			r.d.Log.Warn("provenance: note a commit", "commit", c, "err", err)
+		}
+	}
+	rp.head = head
+	r.saveHead(rp.top, head)
+}
+
+// noteCommit writes the note of commit sha when Claude wrote lines of it.
+func (r *Room) noteCommit(ctx context.Context, rp *repo, sha string) error {
+	if r.deps.Enabled != nil && !r.deps.Enabled() {
+		return nil
+	}
+	if text, found, err := gitai.Show(ctx, rp.top, sha); err != nil {
+		return err
+	} else if found {
+		if n, perr := gitai.Parse(text); perr == nil && n.Ours() {
+			return nil
+		}
+		r.d.Log.Info("provenance: the commit has a note another tool wrote; left as it is", "commit", sha)
+		return nil
+	}
+	info, err := gitcmd.Run(ctx, rp.top, "show", "-s", "--format=%ct%x00%an <%ae>%x00%P", sha)
+	if err != nil {
+		return err
+	}
+	parts := strings.SplitN(info, "\x00", 3)
+	if len(parts) != 3 {
+		return fmt.Errorf("read commit %s: %q", sha, info)
+	}
+	when, _ := strconv.ParseInt(parts[0], 10, 64)
+	author, parents := parts[1], strings.Fields(parts[2])
+	if len(parents) > 1 {
+		return nil // a merge: its branches' commits carry their own notes
+	}
+	changes, err := changedFiles(ctx, rp.top, sha)
+	if err != nil {
+		return err
+	}
+	files := map[string][]gitai.Line{}
+	for _, ch := range changes {
+		abs := filepath.Join(rp.top, filepath.FromSlash(ch.path))
+		if r.deps.Known == nil || !r.deps.Known(abs) {
+			continue
+		}
+		if !gitai.Writable(ch.path) {
+			r.d.Log.Info("provenance: a path the note format cannot hold; left out", "path", ch.path)
+			continue
+		}
+		lines, err := r.claudeLines(ctx, rp.top, sha, parents, ch, abs, when)
+		if err != nil {
+			r.d.Log.Info("provenance: read a file of the commit", "path", ch.path, "err", err)
+			continue
+		}
+		if len(lines) > 0 {
+			files[ch.path] = lines
+		}
+	}
+	n, ok := gitai.Build(sha, author, files)
+	if !ok {
+		return r.copyAmended(ctx, rp, sha)
+	}
+	return r.write(ctx, rp.top, sha, n)
+}
+
+func (r *Room) write(ctx context.Context, top, sha string, n gitai.Note) error {
+	text, err := gitai.Format(n)
+	if err != nil {
+		return err
+	}
+	if err := gitai.Add(ctx, top, sha, text); err != nil {
+		return err
+	}
+	r.mu.Lock()
+	delete(r.notes, sha)
+	r.mu.Unlock()
+	claude, amended := 0, 0
+	for _, p := range n.Meta.Prompts {
+		claude += p.AcceptedLines
+		amended += p.OverridenLines
+	}
+	msg := fmt.Sprintf("authorship note on %s: %s, %s by Claude", short(sha), desk.Plural(len(n.Files), "file"), desk.Plural(claude, "line"))
+	if amended > 0 {
+		msg += fmt.Sprintf(", %d amended by you", amended)
+	}
+	r.d.Log.Info("provenance: wrote a note", "commit", sha, "files", len(n.Files), "claude", claude, "amended", amended)
+	r.d.Notify("info", msg+" (:ClaudeNova provenance)")
+	return nil
+}
+
+// copyAmended carries the note of the commit an amend replaced to the new
+// commit, as git notes copy does, when the new one has no Claude line the
+// live record knows (the record is on another machine, say).
+func (r *Room) copyAmended(ctx context.Context, rp *repo, sha string) error {
+	out, err := gitcmd.Run(ctx, rp.top, "reflog", "-n", "2", "--format=%H%x00%gs", "HEAD")
+	if err != nil {
+		return nil
+	}
+	entries := strings.Split(out, "\n")
+	if len(entries) < 2 {
+		return nil
+	}
+	now, subject, _ := strings.Cut(entries[0], "\x00")
+	old, _, _ := strings.Cut(entries[1], "\x00")
+	if now != sha || !strings.HasPrefix(subject, "commit (amend)") || old == sha {
+		return nil
+	}
+	text, found, err := gitai.Show(ctx, rp.top, old)
+	if err != nil || !found {
+		return err
+	}
+	n, err := gitai.Parse(text)
+	if err != nil {
+		return nil // not the standard's: left to whoever wrote it
+	}
+	n.Meta.BaseCommitSHA = sha
+	return r.write(ctx, rp.top, sha, n)
+}
+
+// change is a file a commit added, changed or renamed.
+type change struct{ path, from string }
+
+// changedFiles lists the files commit sha added or changed against its
+// first parent (a root commit: all of them), renames followed.
+func changedFiles(ctx context.Context, top, sha string) ([]change, error) {
+	out, err := gitcmd.Bytes(ctx, top, nil, "diff-tree", "-r", "-M", "--root", "--no-commit-id", "-z", "--name-status", sha)
+	if err != nil {
+		return nil, err
+	}
+	f := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
+	var cs []change
+	for i := 0; i < len(f); {
+		st := f[i]
+		switch {
+		case st == "":
+			i++
+		case strings.HasPrefix(st, "R") || strings.HasPrefix(st, "C"):
+			if i+2 < len(f) {
+				cs = append(cs, change{path: f[i+2], from: f[i+1]})
+			}
+			i += 3
+		case st == "A":
+			if i+1 < len(f) {
+				cs = append(cs, change{path: f[i+1]})
+			}
+			i += 2
+		case st == "M" || st == "T":
+			if i+1 < len(f) {
+				cs = append(cs, change{path: f[i+1], from: f[i+1]})
+			}
+			i += 2
+		default: // D and the rest: nothing of the file is in the commit
+			i += 2
+		}
+	}
+	return cs, nil
+}
+
+// claudeLines is the lines the commit added to a file that the live
+// record says Claude wrote (before the commit was made).
+func (r *Room) claudeLines(ctx context.Context, top, sha string, parents []string, ch change, abs string, when int64) ([]gitai.Line, error) {
+	now, err := blob(ctx, top, sha, ch.path)
+	if err != nil {
+		return nil, err
+	}
+	before := ""
+	if ch.from != "" && len(parents) > 0 {
+		if before, err = blob(ctx, top, parents[0], ch.from); err != nil {
+			return nil, err
+		}
+	}
+	authors := r.deps.Authors(abs, now)
+	nl := diff.SplitLines(now)
+	var out []gitai.Line
+	for _, c := range diff.Lines(diff.SplitLines(before), nl) {
+		for k := c.B; k < c.B+c.Ins; k++ {
+			line := k + 1
+			if line >= len(authors) {
+				continue
+			}
+			au := authors[line]
+			if au.Kind == review.You || au.Kind == "" || (au.Time > 0 && au.Time > when+60) {
+				continue
+			}
+			out = append(out, gitai.Line{N: line, Amended: au.Kind == review.Amended, Agent: gitai.Agent{
+				SessionID: au.ClaudeID, Model: au.Model, Name: au.Name, Turn: au.Turn, Prompt: au.Prompt,
+			}})
+		}
+	}
+	return out, nil
+}
+
+// blob is path's content at commit rev (a binary file is an error).
+func blob(ctx context.Context, top, rev, path string) (string, error) {
+	out, err := gitcmd.Bytes(ctx, top, nil, "cat-file", "blob", rev+":"+path)
+	if err != nil {
+		return "", err
+	}
+	if len(out) > review.MaxBlameContent {
+		return "", fmt.Errorf("%s is larger than the blame keeps", path)
+	}
+	if strings.IndexByte(string(out), 0) >= 0 {
+		return "", errors.New("a binary file")
+	}
+	return string(out), nil
+}
+
+// topOf is the top folder of the repository holding dir ("": none).
+func (r *Room) topOf(ctx context.Context, dir string) string {
+	dir = filepath.Clean(dir)
+	r.mu.Lock()
+	top, ok := r.tops[dir]
+	r.mu.Unlock()
+	if ok {
+		return top
+	}
+	top, err := gitcmd.Run(ctx, dir, "rev-parse", "--show-toplevel")
+	if err != nil {
+		top = ""
+	}
+	r.mu.Lock()
+	r.tops[dir] = top
+	r.mu.Unlock()
+	return top
+}
+
+func short(sha string) string {
+	if len(sha) > 7 {
+		return sha[:7]
+	}
+	return sha
+}
+
+// The last HEAD seen per repository: <storage>/provenance/<key>.json.
+
+type headFile struct {
+	Top  string `json:"top"`
+	Head string `json:"head"`
+}
+
+func (r *Room) headPath(top string) string {
+	sum := sha256.Sum256([]byte(top))
+	return filepath.Join(r.deps.Storage(), "provenance", hex.EncodeToString(sum[:8])+".json")
+}
+
+func (r *Room) loadHead(top string) (string, bool) {
+	data, err := os.ReadFile(r.headPath(top))
+	if err != nil {
+		return "", false
+	}
+	var hf headFile
+	if json.Unmarshal(data, &hf) != nil || hf.Top != top {
+		return "", false
+	}
+	return hf.Head, true
+}
+
+func (r *Room) saveHead(top, head string) {
+	data, _ := json.Marshal(headFile{Top: top, Head: head})
+	p := r.headPath(top)
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err == nil {
+		err = atomicfile.Write(p, data, atomicfile.Options{})
+		if err != nil {
+			r.d.Log.Warn("provenance: keep the last HEAD seen", "err", err)
+		}
+	}
+}

@@ -1,0 +1,339 @@
+package provenance
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/claude-nova/claude-nova.nvim/rplugin/desk"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/diff"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/gitai"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/review"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
+)
+
+type nowhere struct{}
+
+func (nowhere) Send(string, any) {}
+
+func git(t testing.TB, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.email=t@example.com", "-c", "user.name=t"}, args...)...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func write(t testing.TB, path, text string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// byText is a live record that reads a line's author from its text:
+// "C:" Claude's, "A:" Claude's amended by the user, anything else yours.
+func byText(path, text string) []review.Author {
+	lines := diff.SplitLines(text)
+	out := make([]review.Author, len(lines)+1)
+	for i, l := range lines {
+		switch {
+		case strings.HasPrefix(l, "C:"):
+			out[i+1] = review.Author{Kind: review.Claude, ClaudeID: "sess", Model: "m", Turn: 1, Prompt: "p"}
+		case strings.HasPrefix(l, "A:"):
+			out[i+1] = review.Author{Kind: review.Amended, ClaudeID: "sess", Model: "m", Turn: 1, Prompt: "p"}
+		default:
+			out[i+1] = review.Author{Kind: review.You}
+		}
+	}
+	return out
+}
+
+// fixture is a repository watched by a room whose live record is byText.
+type fixture struct {
+	t    testing.TB
+	top  string
+	room *Room
+	rp   *repo
+	live bool // the live record knows the files
+}
+
+func newFixture(t testing.TB, commit bool) *fixture {
+	t.Helper()
+	if h, ok := t.(interface{ Setenv(string, string) }); ok {
+		h.Setenv("HOME", t.TempDir())
+		h.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	}
+	f := &fixture{t: t, top: t.TempDir(), live: true}
+	f.top, _ = filepath.EvalSymlinks(f.top)
+	git(t, f.top, "init", "-q")
+	git(t, f.top, "config", "user.email", "t@example.com")
+	git(t, f.top, "config", "user.name", "t")
+	if commit {
+		write(t, filepath.Join(f.top, "a.txt"), "one\ntwo\n")
+		git(t, f.top, "add", ".")
+		git(t, f.top, "commit", "-qm", "init")
+	}
+	storage := t.TempDir()
+	f.room = New(desk.New(nowhere{}, session.NewManager(), nil), Deps{
+		Storage: func() string { return storage },
+		Enabled: func() bool { return true },
+		Known:   func(string) bool { return f.live },
+		Authors: byText,
+	})
+	head, _ := exec.Command("git", "-C", f.top, "rev-parse", "-q", "--verify", "HEAD").Output()
+	f.rp = &repo{top: f.top, gitDir: filepath.Join(f.top, ".git"), head: strings.TrimSpace(string(head))}
+	return f
+}
+
+func (f *fixture) commit(files map[string]string, args ...string) string {
+	f.t.Helper()
+	for name, text := range files {
+		write(f.t, filepath.Join(f.top, name), text)
+	}
+	git(f.t, f.top, "add", "-A")
+	git(f.t, f.top, append([]string{"commit", "-q"}, args...)...)
+	return git(f.t, f.top, "rev-parse", "HEAD")
+}
+
+func (f *fixture) check() { f.room.check(context.Background(), f.rp) }
+
+func (f *fixture) note(sha string) (string, bool) {
+	text, found, err := gitai.Show(context.Background(), f.top, sha)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return text, found
+}
+
+func (f *fixture) attested(sha string) string {
+	f.t.Helper()
+	text, found := f.note(sha)
+	if !found {
+		return ""
+	}
+	head, _, _ := strings.Cut(text, "\n---\n")
+	n, err := gitai.Parse(text)
+	if err != nil {
+		f.t.Fatalf("our note does not parse: %v\n%s", err, text)
+	}
+	out := []string{}
+	for _, l := range strings.Split(head, "\n") {
+		if k, rs, ok := strings.Cut(strings.TrimSpace(l), " "); ok && strings.HasPrefix(l, "  ") {
+			who := "claude"
+			if strings.HasPrefix(k, "h_") {
+				who = "you"
+			}
+			out = append(out, "  "+who+" "+rs)
+		} else {
+			out = append(out, l)
+		}
+	}
+	_ = n // parsed: the writer's note is read back
+	return strings.Join(out, "\n")
+}
+
+func TestACommitGetsANoteOfTheLinesClaudeWrote(t *testing.T) {
+	f := newFixture(t, true)
+	sha := f.commit(map[string]string{"a.txt": "one\nC:two\nA:three\nC:four\n", "b.txt": "mine\n"}, "-m", "work")
+	f.check()
+	if got, want := f.attested(sha), "a.txt\n  claude 2,4\n  you 3"; got != want {
+		t.Fatalf("note:\n%s\nwant:\n%s", got, want)
+	}
+	// Only the lines a commit adds are its own: a later commit touching
+	// the file attests its new line alone.
+	sha2 := f.commit(map[string]string{"a.txt": "one\nC:two\nA:three\nC:four\nC:five\n"}, "-m", "more")
+	f.check()
+	if got, want := f.attested(sha2), "a.txt\n  claude 5"; got != want {
+		t.Fatalf("second note:\n%s\nwant:\n%s", got, want)
+	}
+	// Blame reads them back: git blame → commit → note.
+	authors := f.room.Committed(filepath.Join(f.top, "a.txt"), "one\nC:two\nA:three\nC:four\nC:five\nunsaved\n")
+	kinds := ""
+	for _, a := range authors[1:] {
+		kinds += map[review.Kind]string{"": "-", review.Claude: "c", review.Amended: "a"}[a.Kind]
+	}
+	if kinds != "-cacc-" || authors[2].Commit != sha || authors[5].Commit != sha2 || authors[2].Model != "m" || authors[2].Turn != 1 {
+		t.Fatalf("committed authors %q %+v", kinds, authors)
+	}
+}
+
+func TestNoNoteWithoutAClaudeLine(t *testing.T) {
+	f := newFixture(t, true)
+	sha := f.commit(map[string]string{"a.txt": "one\ntwo\nthree\n"}, "-m", "mine")
+	f.check()
+	if _, found := f.note(sha); found {
+		t.Fatal("a note on a commit with no Claude line")
+	}
+}
+
+func TestAnotherToolsNoteIsLeftAlone(t *testing.T) {
+	f := newFixture(t, true)
+	sha := f.commit(map[string]string{"a.txt": "C:x\n"}, "-m", "w")
+	git(t, f.top, "notes", "--ref="+gitai.Ref, "add", "-m", "reviewed by bob", sha)
+	f.check()
+	if text, _ := f.note(sha); text != "reviewed by bob\n" {
+		t.Fatalf("the note became %q", text)
+	}
+}
+
+func TestARenamedFileIsNotedUnderItsNewName(t *testing.T) {
+	f := newFixture(t, true)
+	if err := os.Mkdir(filepath.Join(f.top, "dir with space"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	git(t, f.top, "mv", "a.txt", "dir with space/b.txt")
+	sha := f.commit(map[string]string{"dir with space/b.txt": "one\ntwo\nC:three\n"}, "-m", "move")
+	f.check()
+	if got, want := f.attested(sha), "\"dir with space/b.txt\"\n  claude 3"; got != want {
+		t.Fatalf("note:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+func TestNoCommitsYetThenTheFirstOne(t *testing.T) {
+	f := newFixture(t, false)
+	f.check() // no HEAD: nothing, no error
+	sha := f.commit(map[string]string{"a.txt": "C:first\n"}, "-m", "root")
+	f.check()
+	if got := f.attested(sha); got != "a.txt\n  claude 1" {
+		t.Fatalf("root commit note %q", got)
+	}
+}
+
+func TestADetachedHeadsCommitIsNoted(t *testing.T) {
+	f := newFixture(t, true)
+	git(t, f.top, "checkout", "-q", "--detach")
+	sha := f.commit(map[string]string{"a.txt": "one\ntwo\nC:three\n"}, "-m", "detached")
+	f.check()
+	if got := f.attested(sha); got != "a.txt\n  claude 3" {
+		t.Fatalf("note %q", got)
+	}
+}
+
+// An amend whose lines the live record no longer knows (another machine)
+// keeps the note of the commit it replaced, as git notes copy does.
+func TestAnAmendKeepsTheNote(t *testing.T) {
+	f := newFixture(t, true)
+	sha := f.commit(map[string]string{"a.txt": "one\ntwo\nC:three\n"}, "-m", "w")
+	f.check()
+	f.live = false
+	amended := f.commit(nil, "--amend", "-m", "w, reworded")
+	f.check()
+	text, found := f.note(amended)
+	if !found || !strings.Contains(text, `"base_commit_sha": "`+amended+`"`) || !strings.HasPrefix(text, "a.txt\n") {
+		t.Fatalf("the amended commit's note (found %v):\n%s", found, text)
+	}
+	if _, found := f.note(sha); !found {
+		t.Fatal("the replaced commit lost its note")
+	}
+}
+
+func TestTurnedOffWritesNothing(t *testing.T) {
+	f := newFixture(t, true)
+	f.room.deps.Enabled = func() bool { return false }
+	sha := f.commit(map[string]string{"a.txt": "C:x\n"}, "-m", "w")
+	f.check()
+	if _, found := f.note(sha); found {
+		t.Fatal("a note while provenance = false")
+	}
+}
+
+// BenchmarkNoteOf10kLineCommit: the note of a commit adding a
+// 10,000-line file Claude wrote, git's processes included (off the
+// editor's loop; this is how long a commit waits for its note).
+func BenchmarkNoteOf10kLineCommit(b *testing.B) {
+	b.Setenv("HOME", b.TempDir())
+	b.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	f := newFixture(b, true)
+	for i := 0; b.Loop(); i++ {
+		b.StopTimer()
+		var sb strings.Builder
+		for l := range 10000 {
+			fmt.Fprintf(&sb, "C:line %d of %d\n", l, i)
+		}
+		sha := f.commit(map[string]string{"big.txt": sb.String()}, "-m", "big")
+		b.StartTimer()
+		if err := f.room.noteCommit(context.Background(), f.rp, sha); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkGitNotesAddControl is git's own part of the same work: one
+// `git notes add` of a one-line note on a commit like the one above. The
+// note's cost is read against it.
+func BenchmarkGitNotesAddControl(b *testing.B) {
+	b.Setenv("HOME", b.TempDir())
+	b.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	f := newFixture(b, true)
+	for i := 0; b.Loop(); i++ {
+		b.StopTimer()
+		var sb strings.Builder
+		for l := range 10000 {
+			fmt.Fprintf(&sb, "C:line %d of %d\n", l, i)
+		}
+		sha := f.commit(map[string]string{"big.txt": sb.String()}, "-m", "big")
+		b.StartTimer()
+		if err := gitai.Add(context.Background(), f.top, sha, "x\n"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func TestShowWordsTheNote(t *testing.T) {
+	f := newFixture(t, true)
+	sha := f.commit(map[string]string{"a.txt": "one\nC:two\nA:three\n"}, "-m", "louder")
+	f.check()
+	v, err := f.room.Show(Params{Cwd: f.top})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"Commit  " + sha[:7] + " louder",
+		"Note    authorship/3.0.0 in refs/notes/ai, written by claude-nova.nvim",
+		"",
+		"a.txt",
+		"  Claude  lines 2  (1 line; prompt 1)",
+		"  amended by you  lines 3  (1 line; in Claude's proposal, t <t@example.com>)",
+		"",
+		"Prompts",
+		"  prompt 1 · claude session sess · model m · 1 written, 1 amended by you",
+		"    > p",
+	}
+	if strings.Join(v.Lines, "\n") != strings.Join(want, "\n") || !v.Found || v.Commit != sha {
+		t.Fatalf("view:\n%s\nwant:\n%s", strings.Join(v.Lines, "\n"), strings.Join(want, "\n"))
+	}
+	// A commit without a note says so; a revision that is none is an error.
+	f.commit(map[string]string{"b.txt": "mine\n"}, "-m", "mine")
+	f.check()
+	if v, err := f.room.Show(Params{Cwd: f.top}); err != nil || v.Found || !strings.Contains(strings.Join(v.Lines, "\n"), "No authorship note") {
+		t.Fatalf("no note: %+v %v", v, err)
+	}
+	if _, err := f.room.Show(Params{Cwd: f.top, Rev: "nope"}); err == nil || !strings.Contains(err.Error(), `no commit "nope"`) {
+		t.Fatalf("bad rev: %v", err)
+	}
+	// Push: no remote is a message, a local bare remote gets the ref.
+	if _, err := f.room.Push(Params{Cwd: f.top}); err == nil || !strings.Contains(err.Error(), "no remote") {
+		t.Fatalf("push without a remote: %v", err)
+	}
+	bare := t.TempDir()
+	git(t, bare, "init", "-q", "--bare")
+	git(t, f.top, "remote", "add", "origin", bare)
+	out, err := f.room.Push(Params{Cwd: f.top})
+	if err != nil || !strings.Contains(out.Message, "to origin") {
+		t.Fatalf("push: %+v %v", out, err)
+	}
+	f.room.d.Wait()
+	if got := git(t, bare, "notes", "--ref="+gitai.Ref, "show", sha); !strings.Contains(got, "authorship/3.0.0") {
+		t.Fatalf("the remote's note: %s", got)
+	}
+}

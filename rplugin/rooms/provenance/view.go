@@ -1,0 +1,193 @@
+package provenance
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/claude-nova/claude-nova.nvim/rplugin/desk"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/gitai"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/gitcmd"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
+)
+
+// Params name a commit (Rev, default HEAD) of the repository holding Cwd.
+type Params struct {
+	Cwd    string `json:"cwd"`
+	Rev    string `json:"rev"`
+	Remote string `json:"remote"`
+}
+
+// View is a commit's note as a person reads it.
+type View struct {
+	Commit string   `json:"commit"`
+	Found  bool     `json:"found"`
+	Lines  []string `json:"lines"`
+}
+
+// Show reads the note of a commit.
+func (r *Room) Show(p Params) (View, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	top := r.topOf(ctx, p.Cwd)
+	if top == "" {
+		return View{}, fmt.Errorf("%s is not in a git repository", p.Cwd)
+	}
+	rev := p.Rev
+	if rev == "" {
+		rev = "HEAD"
+	}
+	sha, err := gitcmd.Run(ctx, top, "rev-parse", "-q", "--verify", rev+"^{commit}")
+	if err != nil || sha == "" {
+		return View{}, fmt.Errorf("no commit %q in %s", rev, top)
+	}
+	head, _ := gitcmd.Run(ctx, top, "show", "-s", "--format=%h %s", sha)
+	v := View{Commit: sha, Lines: []string{"Commit  " + sanitize.FirstLine(head, 120)}}
+	text, found, err := gitai.Show(ctx, top, sha)
+	if err != nil {
+		return View{}, err
+	}
+	if !found {
+		v.Lines = append(v.Lines, "", "No authorship note: Claude wrote none of this commit's lines (that the editor knows of).")
+		return v, nil
+	}
+	v.Found = true
+	n, perr := gitai.Parse(text)
+	if perr != nil {
+		v.Lines = append(v.Lines, "Note    not in the Git AI format ("+perr.Error()+"); shown as it is", "")
+		v.Lines = append(v.Lines, strings.Split(strings.TrimRight(text, "\n"), "\n")...)
+		return v, nil
+	}
+	writer := "another tool"
+	if n.Ours() {
+		writer = "claude-nova.nvim"
+	}
+	v.Lines = append(v.Lines, "Note    "+gitai.Schema+" in "+gitai.Ref+", written by "+writer, "")
+	for _, f := range n.Files {
+		v.Lines = append(v.Lines, f.Path)
+		for _, e := range f.Entries {
+			lines := 0
+			for _, rg := range e.Ranges {
+				lines += rg.To - rg.From + 1
+			}
+			ranges := rangesText(e.Ranges)
+			if h, ok := n.Meta.Humans[e.Key]; ok || strings.HasPrefix(e.Key, "h_") {
+				v.Lines = append(v.Lines, fmt.Sprintf("  amended by you  %s  (%s; %s)", ranges, desk.Plural(lines, "line"), orWho(h.Author)))
+				continue
+			}
+			v.Lines = append(v.Lines, fmt.Sprintf("  Claude  %s  (%s; %s)", ranges, desk.Plural(lines, "line"), promptLabel(n.Meta.Prompts[e.Key])))
+		}
+	}
+	if len(n.Meta.Prompts) > 0 {
+		v.Lines = append(v.Lines, "", "Prompts")
+		keys := make([]string, 0, len(n.Meta.Prompts))
+		for k := range n.Meta.Prompts {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			pr := n.Meta.Prompts[k]
+			v.Lines = append(v.Lines, fmt.Sprintf("  %s · %s session %s · model %s · %d written, %d amended by you",
+				promptLabel(pr), orDash(pr.AgentID.Tool), orDash(pr.AgentID.ID), orDash(pr.AgentID.Model), pr.AcceptedLines, pr.OverridenLines))
+			for _, l := range strings.Split(strings.TrimSpace(pr.CustomAttributes[gitai.AttrPrompt]), "\n") {
+				if l != "" {
+					v.Lines = append(v.Lines, "    > "+l)
+				}
+			}
+		}
+	}
+	return v, nil
+}
+
+func rangesText(rs []gitai.Range) string {
+	parts := make([]string, len(rs))
+	for i, r := range rs {
+		if r.From == r.To {
+			parts[i] = fmt.Sprint(r.From)
+		} else {
+			parts[i] = fmt.Sprintf("%d-%d", r.From, r.To)
+		}
+	}
+	return "lines " + strings.Join(parts, ", ")
+}
+
+func promptLabel(p gitai.Prompt) string {
+	s := "prompt " + orDash(p.CustomAttributes[gitai.AttrTurn])
+	if name := p.CustomAttributes[gitai.AttrName]; name != "" {
+		s += " of “" + sanitize.FirstLine(name, 40) + "”"
+	}
+	return s
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "?"
+	}
+	return s
+}
+
+func orWho(s string) string {
+	if s == "" {
+		return "in Claude's proposal"
+	}
+	return "in Claude's proposal, " + s
+}
+
+// Push pushes the notes ref to the remote (Remote, or the current
+// branch's, or the only one) in the background; the outcome is told when
+// git is done. Never done unasked.
+func (r *Room) Push(p Params) (desk.Outcome, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	top := r.topOf(ctx, p.Cwd)
+	if top == "" {
+		return desk.Outcome{}, fmt.Errorf("%s is not in a git repository", p.Cwd)
+	}
+	if _, err := gitcmd.Run(ctx, top, "rev-parse", "-q", "--verify", gitai.Ref); err != nil {
+		return desk.Outcome{Message: "no authorship notes to push here yet (" + gitai.Ref + " is empty)"}, nil
+	}
+	remote := p.Remote
+	if remote == "" {
+		remote = remoteOf(ctx, top)
+	}
+	if remote == "" {
+		return desk.Outcome{}, errors.New("this repository has no remote to push the notes to (:ClaudeNova provenance push {remote})")
+	}
+	r.d.Go(func() {
+		pctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		if _, err := gitcmd.Run(pctx, top, "push", remote, gitai.Ref+":"+gitai.Ref); err != nil {
+			r.d.Notify("error", "pushing the authorship notes failed: "+err.Error())
+			return
+		}
+		r.d.Notify("info", "pushed the authorship notes ("+gitai.Ref+") to "+remote)
+	})
+	return desk.Outcome{Done: true, Message: "pushing " + gitai.Ref + " to " + remote + "…"}, nil
+}
+
+// remoteOf is the current branch's remote, else the only remote, else
+// origin when there is one.
+func remoteOf(ctx context.Context, top string) string {
+	if b, err := gitcmd.Run(ctx, top, "symbolic-ref", "--quiet", "--short", "HEAD"); err == nil && b != "" {
+		if rm, err := gitcmd.Run(ctx, top, "config", "branch."+b+".remote"); err == nil && rm != "" && rm != "." {
+			return rm
+		}
+	}
+	out, err := gitcmd.Run(ctx, top, "remote")
+	if err != nil {
+		return ""
+	}
+	remotes := strings.Fields(out)
+	if len(remotes) == 1 {
+		return remotes[0]
+	}
+	for _, rm := range remotes {
+		if rm == "origin" {
+			return rm
+		}
+	}
+	return ""
+}
