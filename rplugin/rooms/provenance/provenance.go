@@ -222,16 +222,17 @@ func (r *Room) noteCommit(ctx context.Context, rp *repo, sha string) error {
 		r.d.Log.Info("provenance: the commit has a note another tool wrote; left as it is", "commit", sha)
 		return nil
 	}
-	info, err := gitcmd.Run(ctx, rp.top, "show", "-s", "--format=%ct%x00%an <%ae>%x00%P", sha)
+	info, err := gitcmd.Run(ctx, rp.top, "show", "-s", "--format=%ct%x00%an <%ae>%x00%cn%x00%ce%x00%P", sha)
 	if err != nil {
 		return err
 	}
-	parts := strings.SplitN(info, "\x00", 3)
-	if len(parts) != 3 {
+	parts := strings.SplitN(info, "\x00", 5)
+	if len(parts) != 5 {
 		return fmt.Errorf("read commit %s: %q", sha, info)
 	}
 	when, _ := strconv.ParseInt(parts[0], 10, 64)
-	author, parents := parts[1], strings.Fields(parts[2])
+	author, parents := parts[1], strings.Fields(parts[4])
+	committer := []string{parts[2], parts[3]}
 	if len(parents) > 1 {
 		return nil // a merge: its branches' commits carry their own notes
 	}
@@ -260,17 +261,20 @@ func (r *Room) noteCommit(ctx context.Context, rp *repo, sha string) error {
 	}
 	n, ok := gitai.Build(sha, author, files)
 	if !ok {
-		return r.copyAmended(ctx, rp, sha)
+		return r.copyAmended(ctx, rp, sha, committer)
 	}
-	return r.write(ctx, rp.top, sha, n)
+	return r.write(ctx, rp.top, sha, n, committer)
 }
 
-func (r *Room) write(ctx context.Context, top, sha string, n gitai.Note) error {
+// write adds note n on commit sha, made as committer (name, email); a
+// failure is told (the user committed expecting it).
+func (r *Room) write(ctx context.Context, top, sha string, n gitai.Note, committer []string) error {
 	text, err := gitai.Format(n)
-	if err != nil {
-		return err
+	if err == nil {
+		err = gitai.Add(ctx, top, sha, text, committer...)
 	}
-	if err := gitai.Add(ctx, top, sha, text); err != nil {
+	if err != nil {
+		r.d.Notify("warn", fmt.Sprintf("the authorship note of %s could not be written: %v", short(sha), err))
 		return err
 	}
 	r.mu.Lock()
@@ -281,19 +285,20 @@ func (r *Room) write(ctx context.Context, top, sha string, n gitai.Note) error {
 		claude += p.AcceptedLines
 		amended += p.OverridenLines
 	}
-	msg := fmt.Sprintf("authorship note on %s: %s, %s by Claude", short(sha), desk.Plural(len(n.Files), "file"), desk.Plural(claude, "line"))
+	// The command first: the line is cut to the screen's width.
+	msg := fmt.Sprintf(":ClaudeNova provenance shows %s's note: %s by Claude in %s", short(sha), desk.Plural(claude, "line"), desk.Plural(len(n.Files), "file"))
 	if amended > 0 {
 		msg += fmt.Sprintf(", %d amended by you", amended)
 	}
 	r.d.Log.Info("provenance: wrote a note", "commit", sha, "files", len(n.Files), "claude", claude, "amended", amended)
-	r.d.Notify("info", msg+" (:ClaudeNova provenance)")
+	r.d.Notify("info", msg+" (a git note, refs/notes/ai)")
 	return nil
 }
 
 // copyAmended carries the note of the commit an amend replaced to the new
 // commit, as git notes copy does, when the new one has no Claude line the
 // live record knows (the record is on another machine, say).
-func (r *Room) copyAmended(ctx context.Context, rp *repo, sha string) error {
+func (r *Room) copyAmended(ctx context.Context, rp *repo, sha string, committer []string) error {
 	out, err := gitcmd.Run(ctx, rp.top, "reflog", "-n", "2", "--format=%H%x00%gs", "HEAD")
 	if err != nil {
 		return nil
@@ -316,7 +321,7 @@ func (r *Room) copyAmended(ctx context.Context, rp *repo, sha string) error {
 		return nil // not the standard's: left to whoever wrote it
 	}
 	n.Meta.BaseCommitSHA = sha
-	return r.write(ctx, rp.top, sha, n)
+	return r.write(ctx, rp.top, sha, n, committer)
 }
 
 // change is a file a commit added, changed or renamed.

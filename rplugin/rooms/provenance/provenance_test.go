@@ -337,3 +337,16 @@ func TestShowWordsTheNote(t *testing.T) {
 		t.Fatalf("the remote's note: %s", got)
 	}
 }
+
+// Where git knows no identity (only the commit carries one), the note is
+// still written, as the commit's committer.
+func TestANoteWithoutAnIdentityConfigured(t *testing.T) {
+	f := newFixture(t, true)
+	git(t, f.top, "config", "--unset", "user.name")
+	git(t, f.top, "config", "--unset", "user.email")
+	sha := f.commit(map[string]string{"a.txt": "C:x\n"}, "-m", "w")
+	f.check()
+	if got := f.attested(sha); got != "a.txt\n  claude 1" {
+		t.Fatalf("note %q", got)
+	}
+}
