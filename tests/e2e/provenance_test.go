@@ -70,7 +70,9 @@ func TestProvenanceNoteOnCommitThenBlameFromIt(t *testing.T) {
 		if info.ClaudeID == "" || info.Model == "" {
 			t.Fatalf("session %+v", info)
 		}
-		e.Eventually(5*time.Second, "told", func() bool { return e.NoteContaining(":ClaudeNova provenance shows " + sha[:7] + "'s note: 1 line by Claude in 1 file, 1 amended by you") })
+		e.Eventually(5*time.Second, "told", func() bool {
+			return e.NoteContaining(":ClaudeNova provenance shows " + sha[:7] + "'s note: 1 line by Claude in 1 file, 1 amended by you")
+		})
 		// The note as a person reads it.
 		e.Cmd("edit " + f)
 		e.Cmd("ClaudeNova provenance")
