@@ -65,7 +65,7 @@ func (b *Blame) View(text string) []int {
 	if text == b.Content {
 		return b.Lines()
 	}
-	out, _ := carry(diff.SplitLines(b.Content), diff.SplitLines(text), b.lines)
+	out, _ := Carry(diff.SplitLines(b.Content), diff.SplitLines(text), b.lines)
 	return out
 }
 
@@ -90,7 +90,7 @@ func (b *Blame) Rebase(text string) {
 func (b *Blame) Land(before, after string, by Author, proposed *string) {
 	b.Rebase(before)
 	bl, al := diff.SplitLines(before), diff.SplitLines(after)
-	out, added := carry(bl, al, b.lines)
+	out, added := Carry(bl, al, b.lines)
 	by.Kind = Claude
 	claude := b.author(by)
 	var user []bool  // per line of after: differs from Claude's proposal
@@ -181,9 +181,9 @@ func (b *Blame) Counts(lines []int) map[Kind]int {
 	return out
 }
 
-// carry returns, per line of b, the value from has for that line in a when
+// Carry returns, per line of b, the value from has for that line in a when
 // the diff from a to b keeps it, else 0; and which lines of b the diff adds.
-func carry(a, b []string, from []int) ([]int, []bool) {
+func Carry(a, b []string, from []int) ([]int, []bool) {
 	out, added := make([]int, len(b)), make([]bool, len(b))
 	i, j := 0, 0
 	for _, c := range diff.Lines(a, b) {

@@ -63,9 +63,10 @@ type Room struct {
 	deps Deps
 
 	mu      sync.Mutex
-	repos   map[string]*repo  // by top folder
-	tops    map[string]string // folder -> its repository's top ("": none)
-	notes   map[string]*gitai.Note
+	repos   map[string]*repo       // by top folder
+	tops    map[string]string      // folder -> its repository's top ("": none)
+	notes   map[string]*gitai.Note // by notes ref and commit: its note, parsed (nil: none)
+	blamed  map[string]headBlame   // by file: its lines at HEAD, from the notes
 	stop    chan struct{}
 	running bool
 	work    sync.Mutex // one check at a time
@@ -79,7 +80,7 @@ type repo struct {
 
 // New returns the room.
 func New(d *desk.Desk, deps Deps) *Room {
-	return &Room{d: d, deps: deps, repos: map[string]*repo{}, tops: map[string]string{}, notes: map[string]*gitai.Note{}, stop: make(chan struct{})}
+	return &Room{d: d, deps: deps, repos: map[string]*repo{}, tops: map[string]string{}, notes: map[string]*gitai.Note{}, blamed: map[string]headBlame{}, stop: make(chan struct{})}
 }
 
 // Watch starts watching the repository of session s's folder (nothing
@@ -277,9 +278,6 @@ func (r *Room) write(ctx context.Context, top, sha string, n gitai.Note, committ
 		r.d.Notify("warn", fmt.Sprintf("the authorship note of %s could not be written: %v", short(sha), err))
 		return err
 	}
-	r.mu.Lock()
-	delete(r.notes, sha)
-	r.mu.Unlock()
 	claude, amended := 0, 0
 	for _, p := range n.Meta.Prompts {
 		claude += p.AcceptedLines

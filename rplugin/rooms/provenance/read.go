@@ -8,16 +8,19 @@ import (
 	"strings"
 	"time"
 
+	"github.com/claude-nova/claude-nova.nvim/rplugin/diff"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/gitai"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/gitcmd"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/review"
 )
 
 // Committed is who wrote each line of text (path's content, unsaved edits
-// and all) as the authorship notes say: git blame names the commit of
-// each line and its number there, the commit's note says whether Claude
-// wrote it. Index i is line i (1-based); nil when the file is not in a
-// repository or no note names its lines.
+// and all) as the authorship notes say: git blame of HEAD names the commit
+// of each line and its number there, the commit's note says whether Claude
+// wrote it; lines of text that differ from HEAD's are nobody's here (the
+// live record knows them). Index i is line i (1-based); nil when the file
+// is not in a repository or no note names its lines. HEAD's answer is kept
+// until HEAD or the notes move: an edit costs a diff, not a git blame.
 func (r *Room) Committed(path, text string) []review.Author {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -25,39 +28,91 @@ func (r *Room) Committed(path, text string) []review.Author {
 	if top == "" {
 		return nil
 	}
-	if _, err := gitcmd.Run(ctx, top, "rev-parse", "-q", "--verify", gitai.Ref); err != nil {
+	notes, err := gitcmd.Run(ctx, top, "rev-parse", "-q", "--verify", gitai.Ref)
+	if err != nil {
 		return nil // no note here
+	}
+	head, err := gitcmd.Run(ctx, top, "rev-parse", "-q", "--verify", "HEAD")
+	if err != nil {
+		return nil
 	}
 	rel, err := filepath.Rel(top, path)
 	if err != nil || strings.HasPrefix(rel, "..") {
 		return nil
 	}
-	out, err := gitcmd.Bytes(ctx, top, strings.NewReader(text), "blame", "--porcelain", "--contents", "-", "--", filepath.ToSlash(rel))
-	if err != nil {
-		return nil // not tracked, no commit yet
+	key := head + " " + notes
+	r.mu.Lock()
+	c, ok := r.blamed[path]
+	r.mu.Unlock()
+	if !ok || c.key != key {
+		c = r.blameHead(ctx, top, filepath.ToSlash(rel), notes)
+		c.key = key
+		r.mu.Lock()
+		r.blamed[path] = c
+		r.mu.Unlock()
 	}
-	lines := parsePorcelain(string(out))
-	authors := make([]review.Author, len(lines)+1)
-	found := false
-	for i, bl := range lines {
-		if strings.Trim(bl.sha, "0") == "" {
-			continue // not committed yet
+	if len(c.authors) == 0 {
+		return nil
+	}
+	idx := c.idx
+	if text != c.content {
+		idx, _ = review.Carry(diff.SplitLines(c.content), diff.SplitLines(text), c.idx)
+	}
+	out := make([]review.Author, len(idx)+1)
+	for i, k := range idx {
+		if k > 0 {
+			out[i+1] = c.authors[k-1]
 		}
-		n := r.noteOf(ctx, top, bl.sha)
+	}
+	return out
+}
+
+// headBlame is who wrote each line of a file at HEAD, from the notes: idx
+// has, per line of content, 0 (no note names it) or 1 + an index into
+// authors.
+type headBlame struct {
+	key     string // HEAD and the notes ref it was read at
+	content string
+	idx     []int
+	authors []review.Author
+}
+
+func (r *Room) blameHead(ctx context.Context, top, rel, notes string) headBlame {
+	var c headBlame
+	content, err := gitcmd.Bytes(ctx, top, nil, "cat-file", "blob", "HEAD:"+rel)
+	if err != nil {
+		return c // not in HEAD
+	}
+	out, err := gitcmd.Bytes(ctx, top, nil, "blame", "--porcelain", "HEAD", "--", rel)
+	if err != nil {
+		return c
+	}
+	c.content = string(content)
+	lines := parsePorcelain(string(out))
+	c.idx = make([]int, len(diff.SplitLines(c.content)))
+	known := map[review.Author]int{}
+	for i, bl := range lines {
+		if i >= len(c.idx) {
+			break
+		}
+		n := r.noteOf(ctx, top, bl.sha, notes)
 		if n == nil {
 			continue
 		}
-		key := n.Who(bl.file, bl.orig)
-		if key == "" {
+		k := n.Who(bl.file, bl.orig)
+		if k == "" {
 			continue
 		}
-		authors[i+1] = authorOf(n, key, bl.sha)
-		found = true
+		au := authorOf(n, k, bl.sha)
+		j, ok := known[au]
+		if !ok {
+			c.authors = append(c.authors, au)
+			j = len(c.authors)
+			known[au] = j
+		}
+		c.idx[i] = j
 	}
-	if !found {
-		return nil
-	}
-	return authors
+	return c
 }
 
 // authorOf is the author the note's key names.
@@ -74,10 +129,12 @@ func authorOf(n *gitai.Note, key, sha string) review.Author {
 		Name: p.CustomAttributes[gitai.AttrName], Turn: turn, Prompt: p.CustomAttributes[gitai.AttrPrompt]}
 }
 
-// noteOf is commit sha's note, parsed (nil: none, or not the standard's).
-func (r *Room) noteOf(ctx context.Context, top, sha string) *gitai.Note {
+// noteOf is commit sha's note, parsed (nil: none, or not the standard's),
+// as the notes ref was at commit notes.
+func (r *Room) noteOf(ctx context.Context, top, sha, notes string) *gitai.Note {
+	key := notes + ":" + sha
 	r.mu.Lock()
-	n, ok := r.notes[sha]
+	n, ok := r.notes[key]
 	r.mu.Unlock()
 	if ok {
 		return n
@@ -92,7 +149,10 @@ func (r *Room) noteOf(ctx context.Context, top, sha string) *gitai.Note {
 		}
 	}
 	r.mu.Lock()
-	r.notes[sha] = n
+	if len(r.notes) > 4096 {
+		clear(r.notes) // a bound; the notes are read again
+	}
+	r.notes[key] = n
 	r.mu.Unlock()
 	return n
 }
