@@ -16,6 +16,7 @@
 package provenance
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -262,7 +263,7 @@ func (r *Room) noteCommit(ctx context.Context, rp *repo, sha string) error {
 	}
 	n, ok := gitai.Build(sha, author, files)
 	if !ok {
-		return r.copyAmended(ctx, rp, sha, committer)
+		return r.copyRewritten(ctx, rp, sha, committer)
 	}
 	return r.write(ctx, rp.top, sha, n, committer)
 }
@@ -293,21 +294,28 @@ func (r *Room) write(ctx context.Context, top, sha string, n gitai.Note, committ
 	return nil
 }
 
-// copyAmended carries the note of the commit an amend replaced to the new
-// commit, as git notes copy does, when the new one has no Claude line the
-// live record knows (the record is on another machine, say).
-func (r *Room) copyAmended(ctx context.Context, rp *repo, sha string, committer []string) error {
+// copyRewritten carries a note to a commit an amend or a rebase made,
+// when the live record knows none of its lines (it is on another machine,
+// say), as git notes copy does: from the commit an amend replaced (the
+// reflog's entry before it), or from the commit a rebase picked (the
+// commit of ORIG_HEAD's that has the same patch id). A note that is not
+// the standard's is left to whoever wrote it.
+func (r *Room) copyRewritten(ctx context.Context, rp *repo, sha string, committer []string) error {
 	out, err := gitcmd.Run(ctx, rp.top, "reflog", "-n", "2", "--format=%H%x00%gs", "HEAD")
 	if err != nil {
 		return nil
 	}
 	entries := strings.Split(out, "\n")
-	if len(entries) < 2 {
-		return nil
-	}
 	now, subject, _ := strings.Cut(entries[0], "\x00")
-	old, _, _ := strings.Cut(entries[1], "\x00")
-	if now != sha || !strings.HasPrefix(subject, "commit (amend)") || old == sha {
+	old := ""
+	switch {
+	case now != sha:
+	case strings.HasPrefix(subject, "commit (amend)") && len(entries) > 1:
+		old, _, _ = strings.Cut(entries[1], "\x00")
+	case strings.HasPrefix(subject, "rebase"):
+		old = r.picked(ctx, rp.top, sha)
+	}
+	if old == "" || old == sha {
 		return nil
 	}
 	text, found, err := gitai.Show(ctx, rp.top, old)
@@ -316,10 +324,41 @@ func (r *Room) copyAmended(ctx context.Context, rp *repo, sha string, committer 
 	}
 	n, err := gitai.Parse(text)
 	if err != nil {
-		return nil // not the standard's: left to whoever wrote it
+		return nil
 	}
 	n.Meta.BaseCommitSHA = sha
+	r.d.Log.Info("provenance: a rewritten commit keeps its note", "commit", sha, "from", old)
 	return r.write(ctx, rp.top, sha, n, committer)
+}
+
+// picked is the commit a rebase made sha from: the one among ORIG_HEAD's
+// commits that HEAD lacks with the same patch id ("" when none is).
+func (r *Room) picked(ctx context.Context, top, sha string) string {
+	ids := func(args ...string) map[string]string {
+		patch, err := gitcmd.Bytes(ctx, top, nil, args...)
+		if err != nil {
+			return nil
+		}
+		out, err := gitcmd.Bytes(ctx, top, bytes.NewReader(patch), "patch-id", "--stable")
+		if err != nil {
+			return nil
+		}
+		m := map[string]string{}
+		for _, l := range strings.Split(string(out), "\n") {
+			if id, commit, ok := strings.Cut(l, " "); ok {
+				m[id] = commit
+			}
+		}
+		return m
+	}
+	mine := ids("show", "--format=commit %H", sha)
+	before := ids("log", "-p", "--format=commit %H", "--max-count="+strconv.Itoa(maxCommits), "ORIG_HEAD", "^"+sha)
+	for id := range mine {
+		if c, ok := before[id]; ok {
+			return c
+		}
+	}
+	return ""
 }
 
 // change is a file a commit added, changed or renamed.

@@ -350,3 +350,30 @@ func TestANoteWithoutAnIdentityConfigured(t *testing.T) {
 		t.Fatalf("note %q", got)
 	}
 }
+
+// A rebase whose commits the live record no longer knows keeps their
+// notes: each picked commit's note goes to the commit the rebase made.
+func TestARebaseKeepsTheNotes(t *testing.T) {
+	f := newFixture(t, true)
+	main := git(t, f.top, "symbolic-ref", "--short", "HEAD")
+	git(t, f.top, "checkout", "-q", "-b", "topic")
+	sha := f.commit(map[string]string{"c.txt": "C:one\nC:two\n"}, "-m", "topic work")
+	f.check()
+	if f.attested(sha) == "" {
+		t.Fatal("no note on the topic commit")
+	}
+	git(t, f.top, "checkout", "-q", main)
+	f.commit(map[string]string{"d.txt": "theirs\n"}, "-m", "upstream")
+	git(t, f.top, "checkout", "-q", "topic")
+	f.live = false
+	git(t, f.top, "rebase", "-q", main)
+	f.check()
+	rebased := git(t, f.top, "rev-parse", "HEAD")
+	if rebased == sha {
+		t.Fatal("nothing was rebased")
+	}
+	text, found := f.note(rebased)
+	if !found || !strings.HasPrefix(text, "c.txt\n") || !strings.Contains(text, `"base_commit_sha": "`+rebased+`"`) {
+		t.Fatalf("the rebased commit's note (found %v):\n%s", found, text)
+	}
+}
