@@ -142,6 +142,15 @@ func (f *fixture) attested(sha string) string {
 	return strings.Join(out, "\n")
 }
 
+// noted checks what the note of sha attests (see attested).
+func (f *fixture) noted(sha, want string) {
+	f.t.Helper()
+	f.check()
+	if got := f.attested(sha); got != want {
+		f.t.Fatalf("note:\n%s\nwant:\n%s", got, want)
+	}
+}
+
 func TestACommitGetsANoteOfTheLinesClaudeWrote(t *testing.T) {
 	f := newFixture(t, true)
 	sha := f.commit(map[string]string{"a.txt": "one\nC:two\nA:three\nC:four\n", "b.txt": "mine\n"}, "-m", "work")
@@ -203,20 +212,14 @@ func TestNoCommitsYetThenTheFirstOne(t *testing.T) {
 	f := newFixture(t, false)
 	f.check() // no HEAD: nothing, no error
 	sha := f.commit(map[string]string{"a.txt": "C:first\n"}, "-m", "root")
-	f.check()
-	if got := f.attested(sha); got != "a.txt\n  claude 1" {
-		t.Fatalf("root commit note %q", got)
-	}
+	f.noted(sha, "a.txt\n  claude 1")
 }
 
 func TestADetachedHeadsCommitIsNoted(t *testing.T) {
 	f := newFixture(t, true)
 	git(t, f.top, "checkout", "-q", "--detach")
 	sha := f.commit(map[string]string{"a.txt": "one\ntwo\nC:three\n"}, "-m", "detached")
-	f.check()
-	if got := f.attested(sha); got != "a.txt\n  claude 3" {
-		t.Fatalf("note %q", got)
-	}
+	f.noted(sha, "a.txt\n  claude 3")
 }
 
 // An amend whose lines the live record no longer knows (another machine)
@@ -345,10 +348,7 @@ func TestANoteWithoutAnIdentityConfigured(t *testing.T) {
 	git(t, f.top, "config", "--unset", "user.name")
 	git(t, f.top, "config", "--unset", "user.email")
 	sha := f.commit(map[string]string{"a.txt": "C:x\n"}, "-m", "w")
-	f.check()
-	if got := f.attested(sha); got != "a.txt\n  claude 1" {
-		t.Fatalf("note %q", got)
-	}
+	f.noted(sha, "a.txt\n  claude 1")
 }
 
 // A rebase whose commits the live record no longer knows keeps their

@@ -906,6 +906,12 @@ func (r *Room) AuthorsIn(path, text string) []review.Author {
 	if b == nil {
 		return nil
 	}
+	return perLine(b, text)
+}
+
+// perLine is the author of each line of text by b (1-based: index 0 is
+// unused).
+func perLine(b *review.Blame, text string) []review.Author {
 	lines := b.View(text)
 	out := make([]review.Author, len(lines)+1)
 	for i, ai := range lines {
@@ -1001,15 +1007,7 @@ func (r *Room) LineAuthors(s *session.Session, path, now string) []review.Author
 
 // lineAuthorsLocked is LineAuthors for a caller holding r.mu.
 func (r *Room) lineAuthorsLocked(s *session.Session, path, now string) []review.Author {
-	b := r.blameOf(r.folderOf(s.Cwd()), path, now)
-	lines := b.View(now)
-	out := make([]review.Author, len(lines)+1)
-	for i, ai := range lines {
-		if ai < len(b.Authors) {
-			out[i+1] = b.Authors[ai]
-		}
-	}
-	return out
+	return perLine(r.blameOf(r.folderOf(s.Cwd()), path, now), now)
 }
 
 // otherAuthors names the authors, other than session s, of lines [from, to] of
