@@ -101,12 +101,13 @@ type App struct {
 	merge    *merge.Room       // a worktree's branch brought into the checkout as proposals
 	notes    *provenance.Room  // who wrote each line, kept in git (authorship notes)
 	views    *views.Builder    // how a request is worded for the front end
+	route    *router           // each claude's messages, routed (run.go)
 
 	// start spawns claude (claude.Start; tests swap in claudetest).
 	start func(cfg claude.Config, log *slog.Logger) (claude.Conn, error)
 
 	mu      sync.Mutex
-	opts    Options
+	cfg     *settings
 	workers map[int]*queue.Queue[func()] // per session: gestures that take time, in order
 
 	stageMu sync.Mutex // staging vs. the stale sweep (see permission)
@@ -123,44 +124,46 @@ func New(sink ui.Sink, log *slog.Logger) *App {
 	a := &App{
 		log: log, ui: sink, reg: approval.NewRegistry(), sessions: sessions,
 		desk:    desk.New(sink, sessions, log),
-		opts:    Options{Cmd: "claude", ReviewEdits: string(approval.ReviewProposal)},
+		cfg:     &settings{opts: Options{Cmd: "claude", ReviewEdits: string(approval.ReviewProposal)}},
 		workers: map[int]*queue.Queue[func()]{},
 	}
 	// claude's config folder (settings, the session store), for the
 	// environment claude runs with.
-	configDir := func() string { return a.claudeHome().Dir }
+	configDir := func() string { return a.cfg.claudeHome().Dir }
 	a.tasks = tasks.New(a.desk)
 	a.complete = complete.New(a.desk)
-	a.views = views.New(views.Deps{Sessions: sessions, Agent: a.tasks.Agent, Home: a.home,
+	a.views = views.New(views.Deps{Sessions: sessions, Agent: a.tasks.Agent, Home: a.cfg.home,
 		ConfigDir: configDir})
-	a.perms = permissions.New(a.desk, a.claudeHome, a.home)
+	a.perms = permissions.New(a.desk, a.cfg.claudeHome, a.cfg.home)
 	a.modes = modes.New(a.desk, modes.Deps{
-		ClaudeHome: a.claudeHome, Home: a.home, AllowRules: a.perms.AllowRules,
+		ClaudeHome: a.cfg.claudeHome, Home: a.cfg.home, AllowRules: a.perms.AllowRules,
 		Stop: func(id int) { _, _ = a.Stop(id) },
 	})
 	a.history = history.New(a.desk, configDir, func(sid int) {
 		a.perms.Forget(sid)
-		_ = os.Remove(spillFile(a.options().Storage, sid))
+		_ = os.Remove(spillFile(a.cfg.get().Storage, sid))
 	})
-	a.edit = editor.New(a.desk, a.editorOptions, outsideAsks{a})
+	a.edit = editor.New(a.desk, a.cfg.editor, outsideAsks{a})
 	a.notes = provenance.New(a.desk, provenance.Deps{
-		Storage: func() string { return a.options().Storage },
-		Enabled: func() bool { o := a.options(); return o.Provenance == nil || *o.Provenance },
+		Storage: func() string { return a.cfg.get().Storage },
+		Enabled: func() bool { o := a.cfg.get(); return o.Provenance == nil || *o.Provenance },
 		Known:   func(path string) bool { return a.rounds.Known(path) },
 		Authors: func(path, text string) []review.Author { return a.rounds.AuthorsIn(path, text) },
 	})
 	a.rounds = rounds.New(a.desk, rounds.Deps{
-		Storage: func() string { return a.options().Storage },
-		Home:    a.home, Policy: a.edit.FolderPolicy, Send: a.send, Committed: a.notes.Committed,
+		Storage: func() string { return a.cfg.get().Storage },
+		Home:    a.cfg.home, Policy: a.edit.FolderPolicy, Send: a.send, Committed: a.notes.Committed,
 	})
 	a.spawner, a.long = claude.NewSpawner(), claude.NewLongLines(claude.DefaultLongLines)
 	a.controls = controls.New(a.desk, a.send)
 	a.rewind = rewind.New(a.desk, a.rounds, a.edit.DiagnoseRewound)
-	a.merge = merge.New(a.desk, mergeAsks{a}, func() string { return a.options().Storage })
+	a.merge = merge.New(a.desk, mergeAsks{a}, func() string { return a.cfg.get().Storage })
 	a.world = world.New(a.desk, func() others.Config {
-		o := a.options()
-		return others.Config{Cmd: o.Cmd, Env: o.Env, Home: a.home()}
+		o := a.cfg.get()
+		return others.Config{Cmd: o.Cmd, Env: o.Env, Home: a.cfg.home()}
 	})
+	a.route = &router{log: log, ui: sink, desk: a.desk, reg: a.reg, world: a.world, modes: a.modes, tasks: a.tasks,
+		history: a.history, edit: a.edit, rounds: a.rounds, complete: a.complete, asks: a}
 	novel := claude.NewNovelties()
 	a.start = func(cfg claude.Config, log *slog.Logger) (claude.Conn, error) {
 		cfg.Spawner, cfg.LongLines, cfg.Novel = a.spawner, a.long, novel
@@ -202,16 +205,8 @@ func (a *App) Configure(o Options) error {
 	if o.TranscriptLines <= 0 {
 		o.TranscriptLines = defaultTranscriptLines
 	}
-	a.mu.Lock()
-	a.opts = o
-	a.mu.Unlock()
+	a.cfg.set(o)
 	return nil
-}
-
-func (a *App) options() Options {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.opts
 }
 
 // NewParams start a session.
@@ -231,7 +226,7 @@ type NewParams struct {
 // once claude is spawned: the prompt is written after claude answered
 // initialize, by the process's writer.
 func (a *App) NewSession(p NewParams) (session.Info, error) {
-	o := a.options()
+	o := a.cfg.get()
 	if p.Mode != "" {
 		if err := mode.Check(p.Mode); err != nil {
 			return session.Info{}, err
@@ -337,10 +332,10 @@ func (a *App) NewSession(p NewParams) (session.Info, error) {
 	if p.Resume != "" {
 		// The earlier conversation (and its checkpoints) come first: the
 		// prompt is sent once they are in.
-		a.desk.Go(func() { a.run(s, p.Resume, p.Prompt) })
+		a.desk.Go(func() { a.route.run(s, p.Resume, p.Prompt) })
 		return s.Info(), nil
 	}
-	a.desk.Go(func() { a.run(s, "", "") })
+	a.desk.Go(func() { a.route.run(s, "", "") })
 	if strings.TrimSpace(p.Prompt) != "" {
 		if err := a.send(s, p.Prompt); err != nil {
 			return s.Info(), err
@@ -582,7 +577,7 @@ func (a *App) Shutdown() {
 		q.Close()
 	}
 	a.workers = map[int]*queue.Queue[func()]{}
-	storage := a.opts.Storage
+	storage := a.cfg.get().Storage
 	a.mu.Unlock()
 	a.desk.Wait()
 	if storage != "" {

@@ -19,14 +19,14 @@ type Later = desk.Later
 // Edit or NotebookEdit changed and its content before: the CLI's
 // originalFile (null for a new file), or a NotebookEdit's original_file.
 // It returns the file ("" when the message changed none).
-func (a *App) recordChanges(s *session.Session, tr claude.ToolResults) string {
+func (r *router) recordChanges(s *session.Session, tr claude.ToolResults) string {
 	path, orig, ok := claude.FileChangeOf(tr, s.Cwd())
 	if !ok {
 		return ""
 	}
 	s.Turns.Changed(path, orig)
 	if orig == nil {
-		a.complete.Created(path) // a new file: @ completes it at once
+		r.complete.Created(path) // a new file: @ completes it at once
 	}
 	// What the session left: a later difference on disk is someone
 	// else's (rewind keeps it).
@@ -34,7 +34,7 @@ func (a *App) recordChanges(s *session.Session, tr claude.ToolResults) string {
 	if err == nil {
 		s.Turns.Landed(path, after, exists)
 	}
-	a.rounds.Changed(s, path, orig, after, err)
+	r.rounds.Changed(s, path, orig, after, err)
 	return path
 }
 

@@ -2,7 +2,6 @@ package app
 
 import (
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/approval"
@@ -25,11 +24,6 @@ type (
 )
 
 // editorOptions is what the editor room reads of the options.
-func (a *App) editorOptions() editor.Options {
-	o := a.options()
-	return editor.Options{Tools: o.EditorTools, Feedback: o.Feedback, Args: o.Args, Home: a.home()}
-}
-
 // outsideAsks is the request path as the editor room sees it.
 type outsideAsks struct{ a *App }
 
@@ -53,7 +47,7 @@ func (o outsideAsks) Withdraw(id, reason string) { o.a.finish(id, reason) }
 // rules are claude's to enforce: a denied call never asks.
 func (a *App) editorToolAllowed(s *session.Session, pr claude.PermissionRequest) bool {
 	tool := editortools.ToolName(pr.ToolName)
-	if tool == "" || !a.edit.OfferedTo(s.ID, tool) || a.options().EditorTools.Ask {
+	if tool == "" || !a.edit.OfferedTo(s.ID, tool) || a.cfg.get().EditorTools.Ask {
 		return false
 	}
 	if srv := pr.MCPServer; srv == nil || srv.Source != "sdk" || srv.Name != editortools.Server {
@@ -82,16 +76,6 @@ func checkEditorOptions(o Options) error {
 		return fmt.Errorf("option 'feedback.diagnostics_wait' must be between 0 and 60000 ms, got %d", o.Feedback.DiagnosticsWait)
 	}
 	return nil
-}
-
-// home is the home folder paths are shown against ("~/…") and Read rules
-// start from: claude's, as its environment has it.
-func (a *App) home() string {
-	if h := a.options().Env["HOME"]; h != "" {
-		return h
-	}
-	h, _ := os.UserHomeDir()
-	return h
 }
 
 // answerOutside settles an ask with the user's decision: the waiting call

@@ -45,21 +45,21 @@ func initializeFields(o Options) map[string]any {
 }
 
 // hookCallback answers claude's hook_callback requests (one answer each).
-func (a *App) hookCallback(s *session.Session, m claude.Message) {
+func (r *router) hookCallback(s *session.Session, m claude.Message) {
 	id, in := claude.HookCallback(m)
 	switch {
 	case id == modes.Hook && in.Event == "PreToolUse":
-		a.answerHook(s, m.RequestID, a.modes.HookAnswer(s, in))
+		r.answerHook(s, m.RequestID, r.modes.HookAnswer(s, in))
 	case id == changeHook && in.Event == "PostToolUse":
-		a.afterChange(s, m.RequestID, in)
+		r.afterChange(s, m.RequestID, in)
 	default:
-		a.answerHook(s, m.RequestID, map[string]any{})
+		r.answerHook(s, m.RequestID, map[string]any{})
 	}
 }
 
-func (a *App) answerHook(s *session.Session, requestID string, answer map[string]any) {
+func (r *router) answerHook(s *session.Session, requestID string, answer map[string]any) {
 	if err := s.Proc.RespondControl(requestID, answer); err != nil {
-		a.log.Warn("answer hook_callback", "session", s.ID, "err", err)
+		r.log.Warn("answer hook_callback", "session", s.ID, "err", err)
 	}
 }
 
@@ -67,7 +67,7 @@ func (a *App) answerHook(s *session.Session, requestID string, answer map[string
 // disk: the note of what the user changed in its proposal goes with the
 // tool's result; with feedback.diagnostics, the answer also waits (bounded)
 // for the file's diagnostics and carries the new errors and warnings.
-func (a *App) afterChange(s *session.Session, requestID string, in claude.HookInput) {
+func (r *router) afterChange(s *session.Session, requestID string, in claude.HookInput) {
 	note := s.TakeResultNote(in.ToolUseID)
 	var target struct {
 		FilePath     string `json:"file_path"`
@@ -78,8 +78,8 @@ func (a *App) afterChange(s *session.Session, requestID string, in claude.HookIn
 	if path == "" {
 		path = target.NotebookPath
 	}
-	a.edit.AfterChange(s, path, note, func(note string) {
-		a.answerHook(s, requestID, contextAnswer(note))
+	r.edit.AfterChange(s, path, note, func(note string) {
+		r.answerHook(s, requestID, contextAnswer(note))
 	})
 }
 

@@ -63,7 +63,7 @@ func (a *App) permission(s *session.Session, m claude.Message) {
 		a.desk.Note(s, "Allowed Write "+approval.Target(pr.ToolName, pr.Input, s.Cwd())+" without asking: exactly the content you approved.")
 		return
 	}
-	o := a.options()
+	o := a.cfg.get()
 	p := &approval.Pending{
 		ID: id, Session: s.ID, Perm: pr, Arrived: time.Now(),
 		Target: approval.Target(pr.ToolName, pr.Input, s.Cwd()),
@@ -319,7 +319,7 @@ func (a *App) cleanup(p approval.Pending) {
 		a.edit.Deliver(p.ID, editortools.Answer{How: "withdrawn"})
 	}
 	if p.Staged != "" {
-		if err := proposal.Unstage(a.options().Storage, p.Staged); err != nil {
+		if err := proposal.Unstage(a.cfg.get().Storage, p.Staged); err != nil {
 			a.log.Warn("unstage", "path", p.Staged, "err", err)
 		}
 	}
