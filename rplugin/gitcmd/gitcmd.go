@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"strconv"
 	"strings"
 )
 
@@ -27,6 +28,50 @@ func Bytes(ctx context.Context, dir string, stdin io.Reader, args ...string) ([]
 	out, err := cmd.Output()
 	if err != nil {
 		return nil, fmt.Errorf("git %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+	}
+	return out, nil
+}
+
+// Objects reads many objects ("rev:path") through one git cat-file
+// --batch: out[i] is specs[i]'s content, nil when git has no such object.
+// A spec holding a newline cannot be asked this way and is read alone.
+func Objects(ctx context.Context, dir string, specs []string) ([][]byte, error) {
+	out := make([][]byte, len(specs))
+	var batch []int
+	var in strings.Builder
+	for i, s := range specs {
+		if strings.ContainsAny(s, "\n\r") {
+			if b, err := Bytes(ctx, dir, nil, "cat-file", "blob", s); err == nil {
+				out[i] = b
+			}
+			continue
+		}
+		batch = append(batch, i)
+		in.WriteString(s + "\n")
+	}
+	if len(batch) == 0 {
+		return out, nil
+	}
+	raw, err := Bytes(ctx, dir, strings.NewReader(in.String()), "cat-file", "--batch")
+	if err != nil {
+		return nil, err
+	}
+	for _, i := range batch {
+		nl := bytes.IndexByte(raw, '\n')
+		if nl < 0 {
+			return nil, fmt.Errorf("git cat-file --batch: the answer for %q is cut", specs[i])
+		}
+		head := strings.Fields(string(raw[:nl]))
+		raw = raw[nl+1:]
+		if len(head) != 3 {
+			continue // "<spec> missing", "ambiguous": nothing to read
+		}
+		size, err := strconv.Atoi(head[2])
+		if err != nil || size > len(raw) {
+			return nil, fmt.Errorf("git cat-file --batch: a bad header %q", head)
+		}
+		out[i] = raw[:size:size]
+		raw = raw[min(size+1, len(raw)):]
 	}
 	return out, nil
 }

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+
+	"github.com/claude-nova/claude-nova.nvim/rplugin/gitcmd"
 )
 
 // Change is one file a worktree changed since its base: its commits and
@@ -73,13 +75,25 @@ func ChangesOf(ctx context.Context, path, root string) (Branch, error) {
 		return Branch{}, fmt.Errorf("the worktree changed %d files, more than %d: merge it with git", len(status), maxChanges)
 	}
 	b := Branch{Base: base, Top: top}
+	var specs, paths []string
 	for p, st := range status {
-		c := Change{Path: p, Status: st}
 		if st != "added" {
-			if c.Base, err = gitBytes(ctx, path, "show", base+":"+p); err != nil {
-				return Branch{}, err
-			}
+			specs, paths = append(specs, base+":"+p), append(paths, p)
 		}
+	}
+	objs, err := gitcmd.Objects(ctx, path, specs) // one git for every file's base
+	if err != nil {
+		return Branch{}, err
+	}
+	bases := map[string][]byte{}
+	for i, p := range paths {
+		if objs[i] == nil {
+			return Branch{}, fmt.Errorf("%s is not in %s", p, base)
+		}
+		bases[p] = objs[i]
+	}
+	for p, st := range status {
+		c := Change{Path: p, Status: st, Base: bases[p]}
 		if st != "deleted" {
 			full := filepath.Join(path, filepath.FromSlash(p))
 			if fi, err := os.Lstat(full); err == nil && !fi.Mode().IsRegular() {
