@@ -200,20 +200,24 @@ M.subcommands = {
     end,
   },
   changes = {
-    usage = "changes [{N}|round]",
-    desc = "Review what prompt {N} of the session (default: the last that changed a file) changed, file by file, as a diff from before the turn to now; undo a hunk (its old lines go back on disk, Claude is told) or keep it. With round: everything Claude changed since the review baseline (the last review sent, or the session's start): applied proposals, accepted edits, and commands' changes to files a round tracks; comment on its lines for the next review.",
+    usage = "changes [{N}|round|branch]",
+    desc = "Review what prompt {N} of the session (default: the last that changed a file) changed, file by file, as a diff from before the turn to now; undo a hunk (its old lines go back on disk, Claude is told) or keep it. With round: everything Claude changed since the review baseline (the last review sent, or the session's start): applied proposals, accepted edits, and commands' changes to files a round tracks; comment on its lines for the next review. With branch: the branch of the session in view (started with new --worktree) like a pull request, every file it changed since it started. round and branch list their files in the files view: +/− lines, viewed (<localleader>v), comments; <CR> opens a file's diff, ]f and [f go through them.",
     complete = function()
-      return { "round" }
+      return { "round", "branch" }
     end,
     run = function(args)
       if args[1] == "round" then
         require("claudenova.surfaces.round").open()
         return
       end
+      if args[1] == "branch" then
+        require("claudenova.surfaces.round").branch()
+        return
+      end
       local n = args[1] and tonumber(args[1])
       if args[1] and not n then
         error(
-          'claude-nova: changes takes a prompt number (shown as "checkpoint N" in the transcript) or round, got '
+          'claude-nova: changes takes a prompt number (shown as "checkpoint N" in the transcript), round or branch, got '
             .. args[1],
           0
         )

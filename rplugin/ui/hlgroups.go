@@ -57,6 +57,10 @@ const (
 	// HlFence: Transcript: code fences (default link Comment).
 	HlFence = "ClaudeNovaFence"
 
+	// HlFilesViewed: The files view: the mark of a file you viewed
+	// (default link DiagnosticSignOk).
+	HlFilesViewed = "ClaudeNovaFilesViewed"
+
 	// HlFooter: Transcript: a turn's duration, tokens and cost (default
 	// link Comment).
 	HlFooter = "ClaudeNovaFooter"
@@ -187,6 +191,7 @@ var HlGroups = []string{
 	"ClaudeNovaDetailBar",
 	"ClaudeNovaFail",
 	"ClaudeNovaFence",
+	"ClaudeNovaFilesViewed",
 	"ClaudeNovaFooter",
 	"ClaudeNovaHeading",
 	"ClaudeNovaInlineCode",

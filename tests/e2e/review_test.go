@@ -80,6 +80,19 @@ func (e *Env) waitBlame(buf int, want string) {
 	e.Eventually(15*time.Second, "blame "+want, func() bool { got = e.blameKinds(buf); return got == want })
 }
 
+// filesList is the lines of the files view in the current window (waited
+// for).
+func (e *Env) filesList() []string {
+	e.t.Helper()
+	var l []string
+	e.Eventually(10*time.Second, "the files view", func() bool {
+		e.Lua(&l, `if vim.b.claudenova_surface ~= "files" then return {} end
+			return vim.api.nvim_buf_get_lines(0, 0, -1, false)`)
+		return len(l) > 0
+	})
+	return l
+}
+
 type roundFile struct {
 	Rel   string `msgpack:"rel"`
 	Hunks []any  `msgpack:"hunks"`
@@ -129,22 +142,31 @@ func TestReviewRoundCommentsSend(t *testing.T) {
 		if n != 1 || len(files) != 2 || files[0].Rel != "a.txt" || files[1].Rel != "b.txt" || len(files[0].Hunks) != 1 {
 			t.Fatalf("round %d: %+v", n, files)
 		}
-		// The round in the changes view: both files offered, a.txt opened.
-		e.ScriptUI([]string{"a.txt · 1 hunk"}, []string{"use a constant for alpha"})
+		// The round in the files view: both files listed, a.txt opened.
+		e.ScriptUI(nil, []string{"use a constant for alpha"})
 		e.Cmd("ClaudeNova changes round")
-		var prompts []string
-		e.Lua(&prompts, "return _G.claudenova_test.prompts")
-		if len(prompts) == 0 || !strings.HasPrefix(prompts[0], "Files Claude changed since ") || !strings.Contains(prompts[0], "(round 1)") {
-			t.Fatalf("picker prompts %q", prompts)
+		list := e.filesList()
+		if len(list) != 4 || !strings.HasPrefix(list[0], "Round 1 · since ") || !strings.HasSuffix(list[0], " · 2 files · 0 viewed") ||
+			list[2] != "· a.txt  +1 −1" || list[3] != "· b.txt  +1 −1" {
+			t.Fatalf("the files view:\n%s", strings.Join(list, "\n"))
 		}
+		e.Input("<CR>")
 		e.Eventually(10*time.Second, "a.txt's view", func() bool { return strings.Contains(e.winbar(), "Now · a.txt · 1 hunk") })
-		if w := e.winbar(); !strings.Contains(w, "Now · a.txt · 1 hunk") {
-			t.Fatalf("winbar %q", w)
-		}
 		e.cursorTo(2)
 		e.Input(",c")
 		e.waitComment(0, "2:✎ use a constant for alpha")
 		e.Eventually(5*time.Second, "told", func() bool { return e.NoteContaining("comment 1 kept on a.txt:2") })
+		// Viewed: the next file opens; [f goes back; the list says so.
+		e.Input(",v")
+		e.Eventually(10*time.Second, "b.txt's view", func() bool { return strings.Contains(e.winbar(), "Now · b.txt · 1 hunk") })
+		e.Input("[f")
+		e.Eventually(10*time.Second, "a.txt again", func() bool { return strings.Contains(e.winbar(), "Now · a.txt · 1 hunk") })
+		e.Cmd("tabclose")
+		e.Eventually(5*time.Second, "a.txt viewed, its comment counted", func() bool {
+			l := e.filesList()
+			return len(l) == 4 && l[2] == "✓ a.txt  +1 −1  ✎ 1" && strings.HasSuffix(l[0], "1 viewed")
+		})
+		e.Cmd("tabclose")
 
 		// b.txt in its own buffer (the key is mapped there: Claude changed
 		// it), with an unsaved edit above the line.
@@ -187,6 +209,10 @@ func TestReviewRoundCommentsSend(t *testing.T) {
 		e.Eventually(60*time.Second, "c.txt edited", func() bool { return e.ReadFile("c.txt") == "GAMMA ONE\n" })
 		e.WaitIdle(id)
 		e.Cmd("ClaudeNova changes round")
+		if l := e.filesList(); len(l) != 3 || !strings.HasPrefix(l[0], "Round 2 · ") || l[2] != "· c.txt  +1 −1" {
+			t.Fatalf("round 2's files:\n%s", strings.Join(l, "\n"))
+		}
+		e.Input("<CR>")
 		e.Eventually(10*time.Second, "c.txt's view", func() bool { return strings.Contains(e.winbar(), "Now · c.txt · 1 hunk") })
 		if n, files := e.round(); n != 2 || len(files) != 1 || files[0].Rel != "c.txt" {
 			t.Fatalf("round %d: %+v", n, files)

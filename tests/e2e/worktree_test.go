@@ -79,6 +79,32 @@ func TestNewSessionInItsOwnWorktree(t *testing.T) {
 		if wtInfo.Path != wt || wtInfo.Branch != "worktree-fix-login" || wtInfo.Base != base {
 			t.Fatalf("sessions()[i].worktree = %+v", wtInfo)
 		}
+		// The branch as a pull request: its files, then one in a diff
+		// against the base; ]f goes on; undo is not for a branch.
+		e.Cmd("ClaudeNova changes branch")
+		list := e.filesList()
+		if len(list) != 4 || list[0] != "⎇ worktree-fix-login · since "+base[:7]+" · 2 files · 0 viewed" ||
+			list[2] != "· a.txt  +1 −1" || list[3] != "· new.txt  +2 −0  new" {
+			t.Fatalf("the files view:\n%s", strings.Join(list, "\n"))
+		}
+		e.Input("<CR>")
+		e.Eventually(10*time.Second, "a.txt's diff", func() bool { return strings.Contains(e.winbar(), "Now · a.txt · 1 hunk") })
+		var sides []string
+		e.Lua(&sides, `local out = {}
+			for _, w in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
+				table.insert(out, table.concat(vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(w), 0, -1, false), "|"))
+			end
+			return out`)
+		if strings.Join(sides, " ↔ ") != "committed ↔ fixed" {
+			t.Fatalf("the diff's sides %q", sides)
+		}
+		e.Input(`\u`)
+		e.Eventually(5*time.Second, "undo refused", func() bool { return e.NoteContaining(":ClaudeNova merge brings it over") })
+		e.Input("]f")
+		e.Eventually(10*time.Second, "new.txt's diff", func() bool { return strings.Contains(e.winbar(), "Now · new.txt") })
+		e.Cmd("tabclose")
+		e.Cmd("tabclose")
+
 		// Stopped, the worktree stays, with Claude's work in it.
 		e.Cmd("ClaudeNova stop")
 		e.Eventually(20*time.Second, "exited", func() bool { st, _ := e.SessionState(id); return st == "exited" })

@@ -221,6 +221,50 @@ return {
       t:screen("sidebar-work")
     end,
   },
+  ["a branch as a pull request: the files view"] = {
+    widths = { 60, 100 },
+    run = function(t)
+      local function file(rel, before, now, hunks, extra)
+        local f = {
+          path = t.project .. "/" .. rel,
+          rel = rel,
+          before = before,
+          now = now,
+          existed = true,
+          exists = true,
+          hunks = hunks,
+          authors = {},
+          others = {},
+        }
+        for k, v in pairs(extra or {}) do
+          f[k] = v
+        end
+        return f
+      end
+      t.replies.branch_changes = function()
+        return {
+          session = 1,
+          branch = "worktree-fix-login",
+          base = "3ba0ed2c1f00000000000000000000000000beef",
+          files = {
+            file("src/login.py", "a\nb\n", "a\nB\nc\n", { { a = 2, del = 1, b = 2, ins = 2 } }),
+            file("src/new_helper.py", "", "x\ny\n", { { a = 0, del = 0, b = 1, ins = 2 } }, { existed = false }),
+            file("logo.png", "", "", {}, { error = "a binary file: no text to show" }),
+          },
+        }
+      end
+      t.replies.comments = function()
+        return { cwd = t.project, comments = {}, files = {} }
+      end
+      vim.cmd("ClaudeNova changes branch")
+      t:settle()
+      t:eq(vim.b.claudenova_surface, "files", "the files view in front")
+      vim.cmd("normal \\v")
+      t:settle()
+      t:screen("files")
+      t:eq(vim.api.nvim_buf_get_lines(0, 2, 3, false)[1], "✓ src/login.py  +2 −1", "viewed")
+    end,
+  },
   ["a commit's authorship note, as a person reads it"] = {
     widths = { 60, 100 },
     run = function(t)

@@ -60,6 +60,7 @@
 ---@class claudenova.Config.Keymaps
 ---@field changes? claudenova.Config.Keymaps.Changes Keys in the changes view (:ClaudeNova changes).
 ---@field comments? claudenova.Config.Keymaps.Comments Keys in the comments list (:ClaudeNova comments).
+---@field files? claudenova.Config.Keymaps.Files Keys in the files view (:ClaudeNova changes branch, changes round) and in the diff of a file opened from it.
 ---@field help? string|false In every claude-nova surface (sidebar, panel, proposal, plan, transcript, prompt input, rules, changes, task output, usage, MCP servers): show its keys. (default "g?")
 ---@field mcp? claudenova.Config.Keymaps.Mcp Keys in the MCP servers view (:ClaudeNova mcp).
 ---@field panel? claudenova.Config.Keymaps.Panel Keys in the action panel.
@@ -86,6 +87,14 @@
 ---@field edit? string|false Edit the comment under the cursor (vim.ui.input). (default "e")
 ---@field jump? string|false Open the comment's file at its line. (default "<CR>")
 ---@field send? string|false Send the review: every comment, as one message to the session (:ClaudeNova comments send). (default "<localleader>s")
+
+--- Keys in the files view (:ClaudeNova changes branch, changes round) and in the diff of a file opened from it.
+---@class claudenova.Config.Keymaps.Files
+---@field close? string|false Close the files view. (default "q")
+---@field next_file? string|false The next file (in a file's diff: open it). (default "]f")
+---@field open? string|false Open the file under the cursor in a diff (its content at the base ↔ now). (default "<CR>")
+---@field prev_file? string|false The previous file (in a file's diff: open it). (default "[f")
+---@field viewed? string|false Mark the file viewed (or not); in a file's diff, mark it viewed and open the next. (default "<localleader>v")
 
 --- Keys in the MCP servers view (:ClaudeNova mcp).
 ---@class claudenova.Config.Keymaps.Mcp

@@ -129,6 +129,20 @@ M.surfaces = {
     },
   },
   {
+    name = "files",
+    title = "Files view",
+    tag = "claudenova-files",
+    keys = {
+      { key = "open" },
+      { key = "viewed" },
+      { key = "next_file" },
+      { key = "prev_file" },
+      { key = "close" },
+      { lhs = "<localleader>s", desc = "Send the comments as one review (:ClaudeNova comments send)." },
+    },
+    note = "In a file's diff opened from the list, next_file, prev_file and viewed are mapped too, beside the changes view's keys.",
+  },
+  {
     name = "review",
     title = "Changed files",
     tag = "claudenova-review",

@@ -503,6 +503,24 @@ M.schema = {
           close = { type = "key", default = "q", desc = "Close the changes view." },
         },
       },
+      files = {
+        desc = "Keys in the files view (:ClaudeNova changes branch, changes round) and in the diff of a file opened from it.",
+        fields = {
+          open = {
+            type = "key",
+            default = "<CR>",
+            desc = "Open the file under the cursor in a diff (its content at the base ↔ now).",
+          },
+          viewed = {
+            type = "key",
+            default = "<localleader>v",
+            desc = "Mark the file viewed (or not); in a file's diff, mark it viewed and open the next.",
+          },
+          next_file = { type = "key", default = "]f", desc = "The next file (in a file's diff: open it)." },
+          prev_file = { type = "key", default = "[f", desc = "The previous file (in a file's diff: open it)." },
+          close = { type = "key", default = "q", desc = "Close the files view." },
+        },
+      },
       review = {
         desc = "Keys in the buffers of files Claude changed in the open round (and of files with comments), and while blame is on. A buffer-local mapping of yours on the same key wins.",
         fields = {

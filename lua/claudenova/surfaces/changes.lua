@@ -191,6 +191,12 @@ local undo_hunk
 --- else's change (another session's, yours) is undone only when you choose
 --- to; keeping it is the default.
 function M.undo(v)
+  if v.branch then
+    notify.info(
+      ("%s is the branch's work, not on your disk: :ClaudeNova merge brings it over as proposals"):format(v.file.rel)
+    )
+    return
+  end
   local lnum = vim.api.nvim_win_get_cursor(0)[1]
   local i = M.hunk_at(v, lnum)
   if not i then
@@ -302,6 +308,7 @@ function M.open_file(view, f)
   local ft = vim.filetype.match({ filename = f.path })
   local what = M.what(view)
   local base = view.round and ("claudenova://round/%d/%d/"):format(view.session, view.round)
+    or view.branch and ("claudenova://branch/%d/"):format(view.session)
     or ("claudenova://changes/%d/%d/"):format(view.session, view.n)
   vim.cmd("tabnew")
   local tab = vim.api.nvim_get_current_tabpage()
@@ -311,6 +318,7 @@ function M.open_file(view, f)
     turn = view.turn,
     n = view.n,
     round = view.round,
+    branch = view.branch,
     file = f,
     undone = 0,
     kept = {},
@@ -380,14 +388,18 @@ function M.open_file(view, f)
   })
   render(v)
   local key = textutil.key
-  notify.info(
-    ("%s undo a hunk, %s keep it, %s close: changes of %s"):format(
-      key(keys.undo_hunk),
-      key(keys.keep_hunk),
-      key(keys.close),
-      f.rel
+  if v.branch then
+    notify.info(("%s keep a hunk, %s close: %s on %s"):format(key(keys.keep_hunk), key(keys.close), f.rel, v.branch))
+  else
+    notify.info(
+      ("%s undo a hunk, %s keep it, %s close: changes of %s"):format(
+        key(keys.undo_hunk),
+        key(keys.keep_hunk),
+        key(keys.close),
+        f.rel
+      )
     )
-  )
+  end
   local blocks = M.blocks(f)
   if #blocks > 0 then
     vim.api.nvim_win_set_cursor(0, { math.max(1, math.min(blocks[1].b, vim.api.nvim_buf_line_count(v.now))), 0 })
@@ -397,6 +409,9 @@ end
 
 --- What a view shows: "prompt 3", or "round 2" for a review round.
 function M.what(view)
+  if view.branch then
+    return view.branch
+  end
   if view.round then
     return ("round %d"):format(view.round)
   end

@@ -44,6 +44,13 @@ function M.on_landed(fn)
   table.insert(landed_listeners, fn)
 end
 
+local changed_listeners = {} ---@type fun()[]
+
+--- Call fn() when the comments changed (added, edited, sent, moved).
+function M.on_changed(fn)
+  table.insert(changed_listeners, fn)
+end
+
 local function cfg()
   return config.get()
 end
@@ -387,6 +394,9 @@ function M.changed(data)
       end
     end
     M.redraw_list(data.cwd)
+    for _, fn in ipairs(changed_listeners) do
+      fn()
+    end
   end)
 end
 

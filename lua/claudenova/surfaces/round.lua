@@ -1,10 +1,12 @@
 -- :ClaudeNova changes round: everything Claude changed since the review
 -- baseline (the last review sent, or the session's start), every file from
--- its content then to now, in the changes view (ui.changes): undo or keep
--- a hunk, comment on a line for the next review.
+-- its content then to now, listed in the files view (surfaces/files.lua),
+-- each opened in the changes view: undo or keep a hunk, comment on a line
+-- for the next review. :ClaudeNova changes branch: a worktree session's
+-- branch the same way.
 local actions = require("claudenova.store.actions")
-local changes = require("claudenova.surfaces.changes")
 local comments = require("claudenova.surfaces.comments")
+local files = require("claudenova.surfaces.files")
 local host = require("claudenova.channel.host")
 
 local M = {}
@@ -15,7 +17,17 @@ function M.open(session)
   local view = host.request("review_round", { session = session })
   comments.ensure()
   pcall(comments.load) -- the comments show in the view at once
-  return changes.show(view)
+  return files.show(view)
+end
+
+--- Open the branch of a worktree session (the one in view by default) as
+--- a pull request: every file it changed since its base.
+function M.branch(session)
+  session = session or actions.session_in_view() or 0
+  local view = host.request("branch_changes", { session = session })
+  comments.ensure()
+  pcall(comments.load)
+  return files.show(view)
 end
 
 return M

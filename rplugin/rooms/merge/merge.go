@@ -82,13 +82,9 @@ type Summary struct {
 
 // Start proposes every file session id's worktree changed.
 func (r *Room) Start(id int) (Summary, error) {
-	s, err := r.d.Session(id)
+	s, wt, err := r.worktreeOf(id)
 	if err != nil {
 		return Summary{}, err
-	}
-	wt := s.World.Worktree()
-	if wt == nil || wt.Branch == "" {
-		return Summary{}, fmt.Errorf("session %d has no worktree (:ClaudeNova new --worktree)", s.ID)
 	}
 	r.mu.Lock()
 	if m := r.merges[s.ID]; m != nil && len(m.pending) > 0 {

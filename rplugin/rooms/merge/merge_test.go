@@ -1,6 +1,7 @@
 package merge
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -164,5 +165,106 @@ func TestMergeConflictAndStale(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(root, "c.txt")); string(b) != "ours, changed again\n" {
 		t.Fatalf("c.txt %q", b)
+	}
+}
+
+// The branch as a pull request: every file it changed, committed or not,
+// from the base to now; a binary file is named with why it has no text.
+func TestTheBranchAsAPullRequest(t *testing.T) {
+	root, wt := repo(t, map[string]string{"a.txt": "a\nb\n", "img.bin": "\x00\x01"})
+	write(t, filepath.Join(wt, "a.txt"), "a\nB\nc\n")
+	git(t, wt, "commit", "-qam", "work")
+	write(t, filepath.Join(wt, "img.bin"), "\x00\x02")
+	write(t, filepath.Join(wt, "n.txt"), "new\n")
+	mgr := session.NewManager()
+	s, _ := mgr.Add(func(id int) (*session.Session, error) { return session.New(id, wt, "", nil), nil })
+	r := New(desk.New(nowhere{}, mgr, nil), &asks{}, func() string { return t.TempDir() })
+	if _, err := r.Changes(s.ID); err == nil || !strings.Contains(err.Error(), "has no worktree") {
+		t.Fatalf("no worktree: %v", err)
+	}
+	s.World.SetWorktree(&session.Worktree{Path: wt, Branch: "worktree-w", Root: root})
+	v, err := r.Changes(s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range v.Files {
+		ins, del := 0, 0
+		for _, h := range f.Hunks {
+			ins, del = ins+h.Ins, del+h.Del
+		}
+		got = append(got, fmt.Sprintf("%s +%d -%d existed=%v %s", f.Rel, ins, del, f.Existed, f.Error))
+	}
+	want := []string{"a.txt +2 -1 existed=true ", "img.bin +0 -0 existed=true a binary file: no text to show", "n.txt +1 -0 existed=false "}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") || v.Branch != "worktree-w" || len(v.Base) != 40 {
+		t.Fatalf("files:\n%s\nwant:\n%s\n(%+v)", strings.Join(got, "\n"), strings.Join(want, "\n"), v)
+	}
+	if v.Files[0].Path != filepath.Join(wt, "a.txt") || v.Files[0].Before != "a\nb\n" || v.Files[0].Now != "a\nB\nc\n" {
+		t.Fatalf("a.txt %+v", v.Files[0])
+	}
+}
+
+// benchBranch is a worktree whose branch changed 200 files of 100 lines.
+func benchBranch(b *testing.B) (*Room, int, string) {
+	b.Helper()
+	b.Setenv("HOME", b.TempDir())
+	b.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	files := map[string]string{}
+	for i := range 200 {
+		var sb strings.Builder
+		for l := range 100 {
+			fmt.Fprintf(&sb, "line %d of file %d\n", l, i)
+		}
+		files[fmt.Sprintf("f%03d.txt", i)] = sb.String()
+	}
+	root := b.TempDir()
+	run := func(dir string, args ...string) {
+		cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.email=t@example.com", "-c", "user.name=t"}, args...)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	run(root, "init", "-q")
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(root, name), []byte(text), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	run(root, "add", ".")
+	run(root, "commit", "-qm", "init")
+	wt := filepath.Join(root, ".claude", "worktrees", "w")
+	run(root, "worktree", "add", "-q", "-b", "worktree-w", wt)
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(wt, name), []byte(strings.Replace(text, "line 50 ", "LINE 50 ", 1)), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	mgr := session.NewManager()
+	s, _ := mgr.Add(func(id int) (*session.Session, error) { return session.New(id, wt, "", nil), nil })
+	s.World.SetWorktree(&session.Worktree{Path: wt, Branch: "worktree-w", Root: root})
+	return New(desk.New(nowhere{}, mgr, nil), &asks{}, func() string { return b.TempDir() }), s.ID, wt
+}
+
+// BenchmarkBranchChanges200: the files view's data for a branch that
+// changed 200 files (every file's text at the base and now, its hunks).
+func BenchmarkBranchChanges200(b *testing.B) {
+	r, id, _ := benchBranch(b)
+	for b.Loop() {
+		v, err := r.Changes(id)
+		if err != nil || len(v.Files) != 200 {
+			b.Fatalf("%d files, %v", len(v.Files), err)
+		}
+	}
+}
+
+// BenchmarkGitDiffStatControl: git's own summary of the same branch, one
+// process (git diff --numstat against HEAD): the figure above is read
+// against it.
+func BenchmarkGitDiffStatControl(b *testing.B) {
+	_, _, wt := benchBranch(b)
+	for b.Loop() {
+		if out, err := exec.Command("git", "-C", wt, "diff", "--numstat", "HEAD").Output(); err != nil || len(out) == 0 {
+			b.Fatal(err)
+		}
 	}
 }

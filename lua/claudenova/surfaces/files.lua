@@ -1,0 +1,291 @@
+-- The files view: a worktree session's branch (:ClaudeNova changes branch)
+-- or a review round (:ClaudeNova changes round) read like a pull request.
+-- One buffer lists every changed file with its +/− lines, whether you
+-- marked it viewed and how many comments it has; <CR> opens a file in the
+-- changes view (its content at the base ↔ now, diff mode), and there ]f
+-- and [f go on to the next and the previous file and <localleader>v marks
+-- it viewed and goes on. Comments work as in the changes view.
+local changes = require("claudenova.surfaces.changes")
+local comments = require("claudenova.surfaces.comments")
+local config = require("claudenova.setup.config")
+local draw = require("claudenova.core.render")
+local keytable = require("claudenova.services.keys")
+local labels = require("claudenova.setup.labels")
+local notify = require("claudenova.setup.notify")
+local textutil = require("claudenova.core.text")
+
+local M = {}
+
+local ns = vim.api.nvim_create_namespace("claudenova_files")
+
+-- What you marked viewed, per view ("branch:<session>", "round:<session>:<n>"):
+-- kept while Neovim runs, so the list opened again keeps its marks.
+M.viewed = {}
+-- buf -> { view, key, list = the files in order }
+M.lists = {}
+
+local function keys()
+  return config.get().keymaps.files
+end
+
+--- The +/− lines of a file's change.
+function M.stat(f)
+  local ins, del = 0, 0
+  for _, h in ipairs(f.hunks or {}) do
+    ins, del = ins + (h.ins or 0), del + (h.del or 0)
+  end
+  return ins, del
+end
+
+--- The key of a view's marks.
+function M.key(view)
+  if view.branch then
+    return ("branch:%d:%s"):format(view.session, view.branch)
+  end
+  return ("round:%d:%d"):format(view.session, view.round or 0)
+end
+
+--- The heading of a view.
+function M.heading(view)
+  local marks = M.viewed[M.key(view)] or {}
+  local n = 0
+  for _, f in ipairs(view.files) do
+    if marks[f.rel] then
+      n = n + 1
+    end
+  end
+  local files = ("%d file%s · %d viewed"):format(#view.files, #view.files == 1 and "" or "s", n)
+  if view.branch then
+    return ("⎇ %s · since %s · %s"):format(view.branch, (view.base or ""):sub(1, 7), files)
+  end
+  return ("Round %d · since %s · %s"):format(view.round or 0, os.date("%H:%M", view.since or 0), files)
+end
+
+--- The list's lines and highlights: the heading, then a line per file.
+function M.lines(view)
+  local marks = M.viewed[M.key(view)] or {}
+  local lines, hls = { M.heading(view), "" }, { { 0, 0, -1, "Title" } }
+  for _, f in ipairs(view.files) do
+    local ins, del = M.stat(f)
+    local seen = marks[f.rel] and "✓" or "·"
+    local n = #comments.on(f.path)
+    local tail = ""
+    if f.error and f.error ~= "" then
+      tail = "  " .. f.error
+    elseif not f.existed then
+      tail = "  new"
+    elseif not f.exists then
+      tail = "  deleted"
+    end
+    local stats = ("+%d −%d"):format(ins, del)
+    local line = ("%s %s  %s%s%s"):format(seen, f.rel, stats, n > 0 and ("  ✎ %d"):format(n) or "", tail)
+    local row = #lines
+    table.insert(lines, line)
+    table.insert(hls, { row, 0, #seen, marks[f.rel] and "ClaudeNovaFilesViewed" or "Comment" })
+    local s = #seen + 1 + #f.rel + 2
+    local plus = ("+%d"):format(ins)
+    table.insert(hls, { row, s, s + #plus, "DiffAdded" })
+    table.insert(hls, { row, s + #plus + 1, s + #stats, "DiffRemoved" })
+  end
+  return lines, hls
+end
+
+local function file_at(st, lnum)
+  return st.view.files[lnum - 2]
+end
+
+local function redraw(buf)
+  local st = M.lists[buf]
+  if st and vim.api.nvim_buf_is_valid(buf) then
+    local lines, hls = M.lines(st.view)
+    draw.lines(buf, ns, lines, hls, { changed_only = true })
+  end
+end
+
+local function redraw_all()
+  for buf in pairs(M.lists) do
+    redraw(buf)
+  end
+end
+
+--- Mark file f of view viewed (or not, when it was).
+function M.toggle(view, f)
+  local key = M.key(view)
+  M.viewed[key] = M.viewed[key] or {}
+  M.viewed[key][f.rel] = not M.viewed[key][f.rel] or nil
+  redraw_all()
+end
+
+local open -- forward
+
+-- In a file's diff: the files around it, viewed, back to the list.
+local function map_diff(st, index, v)
+  local k = keys()
+  local function go(to)
+    local f = st.view.files[to]
+    if not f then
+      notify.info(to < 1 and "the first file" or "the last file")
+      return
+    end
+    pcall(vim.cmd, "tabclose")
+    open(st, to)
+  end
+  local maps = {
+    {
+      k.next_file,
+      function()
+        go(index + 1)
+      end,
+      "Open the next file of the list",
+    },
+    {
+      k.prev_file,
+      function()
+        go(index - 1)
+      end,
+      "Open the previous file of the list",
+    },
+    {
+      k.viewed,
+      function()
+        local f = st.view.files[index]
+        local was = (M.viewed[M.key(st.view)] or {})[f.rel]
+        M.toggle(st.view, f)
+        if not was and st.view.files[index + 1] then
+          go(index + 1)
+        else
+          notify.info(("%s: %s"):format(f.rel, was and "not viewed" or "viewed"))
+        end
+      end,
+      "Mark the file viewed and open the next",
+    },
+  }
+  for _, b in ipairs({ v.before, v.now }) do
+    for _, m in ipairs(maps) do
+      if m[1] then
+        vim.keymap.set("n", m[1], m[2], { buffer = b, nowait = true, desc = "claude-nova: " .. m[3] })
+      end
+    end
+  end
+end
+
+open = function(st, index)
+  local f = st.view.files[index]
+  if not f then
+    return
+  end
+  local v = changes.open_file(st.view, f)
+  if v then
+    map_diff(st, index, v)
+    local k = keys()
+    notify.info(
+      ("%s viewed, %s %s next/previous file · %s (%d of %d)"):format(
+        textutil.key(k.viewed),
+        textutil.key(k.next_file),
+        textutil.key(k.prev_file),
+        f.rel,
+        index,
+        #st.view.files
+      )
+    )
+  end
+end
+
+--- Show view (a branch's or a round's files) in the files list.
+function M.show(view)
+  local name = ("claudenova://files/%s"):format(M.key(view):gsub(":", "/"))
+  local existing = vim.fn.bufnr(name)
+  if existing > 0 then
+    pcall(vim.api.nvim_buf_delete, existing, { force = true })
+  end
+  local buf = vim.api.nvim_create_buf(false, true)
+  vim.bo[buf].bufhidden = "wipe"
+  vim.bo[buf].swapfile = false
+  pcall(vim.api.nvim_buf_set_name, buf, name)
+  local st = { view = view, key = M.key(view) }
+  M.lists[buf] = st
+  vim.cmd("tabnew")
+  local placeholder = vim.api.nvim_get_current_buf()
+  vim.api.nvim_win_set_buf(0, buf)
+  if placeholder ~= buf and vim.api.nvim_buf_is_valid(placeholder) then
+    pcall(vim.api.nvim_buf_delete, placeholder, { force = true })
+  end
+  labels.set(buf, view.branch and ("Branch · " .. view.branch) or ("Round " .. (view.round or 0)))
+  vim.b[buf].claudenova_surface = "files"
+  vim.bo[buf].filetype = "claudenova-files"
+  redraw(buf)
+  vim.api.nvim_win_set_cursor(0, { math.min(3, vim.api.nvim_buf_line_count(buf)), 0 })
+  local k = keys()
+  local maps = {
+    {
+      k.open,
+      function()
+        local lnum = vim.api.nvim_win_get_cursor(0)[1]
+        if file_at(st, lnum) then
+          open(st, lnum - 2)
+        end
+      end,
+      "Open the file under the cursor in a diff",
+    },
+    {
+      k.viewed,
+      function()
+        local f = file_at(st, vim.api.nvim_win_get_cursor(0)[1])
+        if f then
+          M.toggle(view, f)
+        end
+      end,
+      "Mark the file under the cursor viewed (or not)",
+    },
+    {
+      k.next_file,
+      function()
+        local lnum = vim.api.nvim_win_get_cursor(0)[1]
+        vim.api.nvim_win_set_cursor(0, { math.min(math.max(3, lnum + 1), #view.files + 2), 0 })
+      end,
+      "Next file",
+    },
+    {
+      k.prev_file,
+      function()
+        local lnum = vim.api.nvim_win_get_cursor(0)[1]
+        vim.api.nvim_win_set_cursor(0, { math.max(3, lnum - 1), 0 })
+      end,
+      "Previous file",
+    },
+    {
+      k.close,
+      function()
+        pcall(vim.cmd, "tabclose")
+      end,
+      "Close the files view",
+    },
+  }
+  for _, m in ipairs(maps) do
+    if m[1] then
+      vim.keymap.set("n", m[1], m[2], { buffer = buf, nowait = true, desc = "claude-nova: " .. m[3] })
+    end
+  end
+  if config.get().keymaps.changes.comment then
+    vim.keymap.set("n", "<localleader>s", function()
+      comments.send()
+    end, { buffer = buf, desc = "claude-nova: Send the comments as one review" })
+  end
+  keytable.map(buf, "files")
+  vim.api.nvim_create_autocmd("BufWipeout", {
+    buffer = buf,
+    once = true,
+    callback = function()
+      M.lists[buf] = nil
+    end,
+  })
+  notify.info(
+    ("%s opens a file, %s marks it viewed: %s"):format(textutil.key(k.open), textutil.key(k.viewed), M.heading(view))
+  )
+  return buf
+end
+
+-- Comments change: the counts follow.
+comments.on_changed(redraw_all)
+
+return M
