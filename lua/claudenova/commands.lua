@@ -24,16 +24,21 @@ end
 ---@type table<string, {usage?: string, desc: string, run: fun(args: string[], raw: string), complete?: fun(): string[]}>
 M.subcommands = {
   new = {
-    usage = "new [--plan] [--worktree[={name}]] [{prompt}]",
-    desc = "Start a session in the current directory (in plan mode with --plan; in a git worktree of its own with --worktree, named {name} or after the prompt) and show its transcript; send {prompt}, or open the prompt input when none is given.",
+    usage = "new [--plan] [--worktree[={name}] [--count={N}]] [{prompt}]",
+    desc = "Start a session in the current directory (in plan mode with --plan; in a git worktree of its own with --worktree, named {name} or after the prompt) and show its transcript; send {prompt}, or open the prompt input when none is given. With --worktree --count={N} (2 to 8): N sessions on the same prompt, each in its own worktree (best of N; :ClaudeNova compare lays them side by side).",
     run = function(args, raw)
-      local mode, worktree
+      local mode, worktree, count
       while true do
         local flag, rest = raw:match("^(%-%-%S+)%s*(.*)$")
         if flag == "--plan" then
           mode = "plan"
         elseif flag == "--worktree" then
           worktree = true
+        elseif flag and flag:match("^%-%-count=") then
+          count = tonumber(flag:sub(#"--count=" + 1))
+          if not count then
+            error("claude-nova: --count= needs a number (--count=2)", 0)
+          end
         elseif flag and flag:match("^%-%-worktree=") then
           worktree = flag:sub(#"--worktree=" + 1)
           if worktree == "" then
@@ -44,7 +49,22 @@ M.subcommands = {
         end
         raw = rest
       end
-      local info = nova().new({ prompt = raw, mode = mode, worktree = worktree })
+      if count and vim.trim(raw) == "" then
+        error("claude-nova: --count needs the prompt the sessions share", 0)
+      end
+      local info, all = nova().new({ prompt = raw, mode = mode, worktree = worktree, count = count })
+      if all then
+        local ids = {}
+        for _, i in ipairs(all) do
+          table.insert(ids, tostring(i.id))
+        end
+        say(
+          ("%d sessions on one prompt, each in its own worktree: %s (:ClaudeNova compare when they are done)"):format(
+            #all,
+            table.concat(ids, ", ")
+          )
+        )
+      end
       -- The transcript shows beside your work; the cursor stays yours.
       ui().open_transcript(info.id)
       if vim.trim(raw) == "" then
@@ -52,7 +72,7 @@ M.subcommands = {
       end
     end,
     complete = function()
-      return { "--plan", "--worktree", "--worktree=" }
+      return { "--plan", "--worktree", "--worktree=", "--count=2" }
     end,
   },
   send = {
@@ -223,6 +243,12 @@ M.subcommands = {
         )
       end
       require("claudenova.surfaces.changes").open(nil, n)
+    end,
+  },
+  compare = {
+    desc = "Lay the worktree sessions of this repository side by side (best of N: new --worktree --count=N): each branch with its session, state and +/−, then every file any of them changed with each branch's +/−. <CR> on a file shows its versions side by side in diff mode, <CR> on a branch its files view, m on a branch merges it into your checkout; the rest you stop and remove (merge remove!).",
+    run = function()
+      require("claudenova.surfaces.compare").open()
     end,
   },
   merge = {
@@ -481,6 +507,7 @@ M.order = {
   "rewind",
   "changes",
   "merge",
+  "compare",
   "comment",
   "comments",
   "blame",

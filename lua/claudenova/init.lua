@@ -45,7 +45,9 @@ end
 --- Start a session. opts: { prompt?, cwd?, mode?, resume?, model?,
 --- worktree? = true | "name" } (worktree: claude works in a git worktree of
 --- its own, .claude/worktrees/{name} on a branch worktree-{name}, named
---- after the prompt when true).
+--- after the prompt when true), count? = N (with worktree = true: N
+--- sessions on the prompt, each in its own worktree; the first's info is
+--- returned, then the list of all).
 function M.new(opts)
   return ops().new(opts)
 end

@@ -274,7 +274,14 @@ func (a *App) NewSession(p NewParams) (session.Info, error) {
 			return session.Info{}, errors.New("a resumed session works where it did: --worktree starts a new one")
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		plan, err := worktree.PlanFor(ctx, p.Cwd, p.WorktreeName, p.Prompt)
+		plan, err := worktree.PlanFor(ctx, p.Cwd, p.WorktreeName, p.Prompt, func(path string) bool {
+			for _, o := range a.sessions.All() {
+				if wt := o.World.Worktree(); wt != nil && wt.Path == path {
+					return true
+				}
+			}
+			return false
+		})
 		cancel()
 		if err != nil {
 			return session.Info{}, err

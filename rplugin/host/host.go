@@ -227,6 +227,11 @@ type cwdArg struct {
 	Cwd string `json:"cwd"`
 }
 
+type cwdSessionArg struct {
+	Session int    `json:"session"`
+	Cwd     string `json:"cwd"`
+}
+
 type lineArg struct {
 	Session int `json:"session"`
 	Line    int `json:"line"`
@@ -316,6 +321,7 @@ var methods = map[string]handler{
 	"provenance_push": with(func(a *app.App, p provenance.Params) (any, error) { return a.Rooms().Provenance.Push(p) }),
 	"merge":           with(func(a *app.App, p sessionArg) (any, error) { return a.Rooms().Merge.Start(p.Session) }),
 	"branch_changes":  with(func(a *app.App, p sessionArg) (any, error) { return a.Rooms().Merge.Changes(p.Session) }),
+	"compare":         with(func(a *app.App, p cwdSessionArg) (any, error) { return a.Rooms().Merge.Compare(p.Session, p.Cwd) }),
 	"merge_remove":    with(func(a *app.App, p removeArg) (any, error) { return a.Rooms().Merge.Remove(p.Session, p.Force) }),
 	"shutdown":        plain(func(a *app.App) (any, error) { a.Shutdown(); return nil, nil }),
 	// tool_reply: the editor's later answer to a tool call (a language

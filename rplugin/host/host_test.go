@@ -175,6 +175,7 @@ func TestMethodTableWiring(t *testing.T) {
 		{"provenance_push", `{"cwd":"/nope"}`, func(r reply) bool { return !r.OK && strings.Contains(r.Error, "not in a git repository") }},
 		{"merge", `{"session":1}`, func(r reply) bool { return !r.OK && strings.Contains(r.Error, "has no worktree") }},
 		{"branch_changes", `{"session":1}`, func(r reply) bool { return !r.OK && strings.Contains(r.Error, "has no worktree") }},
+		{"compare", `{"session":1,"cwd":"/nope"}`, func(r reply) bool { return !r.OK && strings.Contains(r.Error, "in none") }},
 		{"merge_remove", `{"session":1,"force":true}`, func(r reply) bool { return !r.OK && strings.Contains(r.Error, "has no worktree") }},
 		{"stop", `{"session":1}`, func(r reply) bool { return r.OK }},
 		{"shutdown", ``, func(r reply) bool { return r.OK }},

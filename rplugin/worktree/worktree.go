@@ -41,8 +41,10 @@ const maxName = 32
 
 // PlanFor plans a worktree for a session started in dir: named name, or
 // after prompt when name is "" ("fix the login bug" → fix-the-login-bug),
-// with -2, -3… added while its folder or branch exists.
-func PlanFor(ctx context.Context, dir, name, prompt string) (Plan, error) {
+// with -2, -3… added while its folder or branch exists or taken (nil:
+// nothing else) says its folder is another session's (planned, not yet
+// made: sessions started together on one prompt).
+func PlanFor(ctx context.Context, dir, name, prompt string, taken func(path string) bool) (Plan, error) {
 	root, err := git(ctx, dir, "rev-parse", "--show-toplevel")
 	if err != nil {
 		return Plan{}, ErrNotRepo
@@ -69,7 +71,7 @@ func PlanFor(ctx context.Context, dir, name, prompt string) (Plan, error) {
 		p := Plan{Root: root, Name: n, Path: filepath.Join(root, ".claude", "worktrees", n), Branch: "worktree-" + n, Base: base}
 		_, statErr := os.Stat(p.Path)
 		_, refErr := git(ctx, root, "rev-parse", "--verify", "--quiet", "refs/heads/"+p.Branch)
-		if errors.Is(statErr, os.ErrNotExist) && refErr != nil {
+		if errors.Is(statErr, os.ErrNotExist) && refErr != nil && (taken == nil || !taken(p.Path)) {
 			return p, nil
 		}
 		if i >= 100 {

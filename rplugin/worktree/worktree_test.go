@@ -61,7 +61,7 @@ func TestPlanFor(t *testing.T) {
 	if err := os.Mkdir(sub, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	p, err := PlanFor(ctx, sub, "", "Fix the login bug")
+	p, err := PlanFor(ctx, sub, "", "Fix the login bug", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,24 +73,24 @@ func TestPlanFor(t *testing.T) {
 	// A branch of that name, then a folder of the next: the one after.
 	run(t, dir, "branch", "worktree-fix-the-login-bug")
 	write(t, filepath.Join(dir, ".claude", "worktrees", "fix-the-login-bug-2", "x"), "")
-	if p, err := PlanFor(ctx, dir, "", "fix the login bug"); err != nil || p.Name != "fix-the-login-bug-3" {
+	if p, err := PlanFor(ctx, dir, "", "fix the login bug", nil); err != nil || p.Name != "fix-the-login-bug-3" {
 		t.Fatalf("plan %+v %v", p, err)
 	}
-	if p, err := PlanFor(ctx, dir, "feat", "whatever"); err != nil || p.Name != "feat" {
+	if p, err := PlanFor(ctx, dir, "feat", "whatever", nil); err != nil || p.Name != "feat" {
 		t.Fatalf("named: %+v %v", p, err)
 	}
-	if _, err := PlanFor(ctx, dir, "Bad Name", ""); err == nil {
+	if _, err := PlanFor(ctx, dir, "Bad Name", "", nil); err == nil {
 		t.Fatal("a name git would not take was taken")
 	}
-	if p, err := PlanFor(ctx, dir, "", "???"); err != nil || p.Name != "session" {
+	if p, err := PlanFor(ctx, dir, "", "???", nil); err != nil || p.Name != "session" {
 		t.Fatalf("no words: %+v %v", p, err)
 	}
-	if _, err := PlanFor(ctx, t.TempDir(), "", "x"); !errors.Is(err, ErrNotRepo) {
+	if _, err := PlanFor(ctx, t.TempDir(), "", "x", nil); !errors.Is(err, ErrNotRepo) {
 		t.Fatalf("outside a repository: %v", err)
 	}
 	empty := t.TempDir()
 	run(t, empty, "init", "-q")
-	if _, err := PlanFor(ctx, empty, "", "x"); !errors.Is(err, ErrNoCommit) {
+	if _, err := PlanFor(ctx, empty, "", "x", nil); !errors.Is(err, ErrNoCommit) {
 		t.Fatalf("no commit: %v", err)
 	}
 }
@@ -142,5 +142,25 @@ func TestNumstatRename(t *testing.T) {
 	st.addNumstat([]byte("1\t2\ta.go\x003\t0\t\x00old.go\x00new.go\x00-\t-\tpic.png\x00"))
 	if st.Files != 3 || st.Added != 4 || st.Removed != 2 {
 		t.Fatalf("%+v", st)
+	}
+}
+
+// A name another session planned (its worktree not made yet) is skipped.
+func TestPlanForSkipsAPlannedName(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	for _, args := range [][]string{{"init", "-q"}, {"-c", "user.email=t@e", "-c", "user.name=t", "commit", "-q", "--allow-empty", "-m", "i"}} {
+		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
+	}
+	first, err := PlanFor(context.Background(), dir, "", "fix it", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := PlanFor(context.Background(), dir, "", "fix it", func(p string) bool { return p == first.Path })
+	if err != nil || second.Name != "fix-it-2" {
+		t.Fatalf("second plan %+v %v", second, err)
 	}
 }

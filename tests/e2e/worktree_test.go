@@ -265,3 +265,79 @@ func TestMergeWorktreeAsProposals(t *testing.T) {
 		}
 	})
 }
+
+// Best of two: one prompt, two sessions each in its own worktree; the
+// comparison lays both branches and their file side by side; one is
+// merged into the checkout.
+func TestBestOfTwoComparedOneMerged(t *testing.T) {
+	eachNvim(t, func(t *testing.T, v nvimVersion) {
+		e := NewEnv(t, v, Options{})
+		e.WriteFile("a.txt", "committed\n")
+		e.gitIn(e.Project, "init", "-q")
+		e.gitIn(e.Project, "add", "a.txt")
+		e.gitIn(e.Project, "commit", "-qm", "init")
+		e.Cmd("ClaudeNova new --worktree --count=2 " + Seq(
+			Step("Edit", map[string]any{"file_path": "a.txt", "old_string": "committed", "new_string": "fixed"})))
+		e.Eventually(5*time.Second, "told", func() bool { return e.NoteContaining("2 sessions on one prompt, each in its own worktree: 1, 2") })
+		var paths []string
+		for range 2 {
+			p, buf := e.WaitProposal()
+			var path string
+			e.Lua(&path, "return require('claudenova.store.state').requests[...].path", p.ID)
+			paths = append(paths, path)
+			focusBuf(e, buf)
+			e.Cmd("write")
+			e.Eventually(10*time.Second, "applied", func() bool {
+				b, _ := os.ReadFile(path)
+				return string(b) == "fixed\n"
+			})
+		}
+		if paths[0] == paths[1] || !strings.Contains(paths[0], filepath.Join(".claude", "worktrees")) {
+			t.Fatalf("the two sessions wrote %q", paths)
+		}
+		e.WaitIdle(1)
+		e.WaitIdle(2)
+		if e.ReadFile("a.txt") != "committed\n" {
+			t.Fatalf("the checkout changed: %q", e.ReadFile("a.txt"))
+		}
+
+		e.Cmd("ClaudeNova compare")
+		var lines []string
+		e.Lua(&lines, "return vim.api.nvim_buf_get_lines(0, 0, -1, false)")
+		if len(lines) != 7 || lines[0] != "Compare 2 branches of project" ||
+			!strings.Contains(lines[2], " · session 1 idle · 1 file +1 −1 · ") || !strings.Contains(lines[3], " · session 2 idle · 1 file +1 −1 · ") ||
+			!strings.HasPrefix(lines[6], "a.txt  +1 −1") {
+			t.Fatalf("the comparison:\n%s", strings.Join(lines, "\n"))
+		}
+		// The file's versions side by side, in diff mode.
+		e.cursorTo(7)
+		e.Input("<CR>")
+		var sides []string
+		e.Eventually(5*time.Second, "two windows in diff mode", func() bool {
+			e.Lua(&sides, `local out = {}
+				for _, w in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
+					if vim.wo[w].diff then
+						table.insert(out, table.concat(vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(w), 0, -1, false), "|"))
+					end
+				end
+				return out`)
+			return len(sides) == 2
+		})
+		if sides[0] != "fixed" || sides[1] != "fixed" {
+			t.Fatalf("sides %q", sides)
+		}
+		e.Input("q")
+		// m on the first branch merges it: a proposal into the checkout.
+		e.cursorTo(3)
+		e.Input("m")
+		id, buf := e.mergeProposal("a.txt")
+		var path string
+		e.Lua(&path, "return require('claudenova.store.state').requests[...].path", id)
+		if path != filepath.Join(e.Project, "a.txt") {
+			t.Fatalf("the merge proposes %s", path)
+		}
+		focusBuf(e, buf)
+		e.Cmd("write")
+		e.Eventually(10*time.Second, "merged into the checkout", func() bool { return e.ReadFile("a.txt") == "fixed\n" })
+	})
+}

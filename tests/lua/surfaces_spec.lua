@@ -265,6 +265,54 @@ return {
       t:eq(vim.api.nvim_buf_get_lines(0, 2, 3, false)[1], "✓ src/login.py  +2 −1", "viewed")
     end,
   },
+  ["best of two: the branches side by side"] = {
+    widths = { 60, 100 },
+    run = function(t)
+      local function branch(session, name, text, extra)
+        return vim.tbl_extend("force", {
+          session = session,
+          branch = name,
+          base = "3ba0ed2c1f00000000000000000000000000beef",
+          name = "fix the login check",
+          state = "idle",
+          added = 2,
+          removed = 1,
+          files = {
+            {
+              path = t.project .. "/.claude/worktrees/x/login.py",
+              rel = "login.py",
+              before = "a\nb\n",
+              now = text,
+              existed = true,
+              exists = true,
+              hunks = { { a = 2, del = 1, b = 2, ins = 2 } },
+            },
+          },
+        }, extra or {})
+      end
+      t.replies.compare = function()
+        local second = branch(2, "worktree-fix-the-login-check-2", "a\nB\nc\n", { added = 4, removed = 1 })
+        table.insert(second.files, {
+          path = t.project .. "/.claude/worktrees/y/test_login.py",
+          rel = "test_login.py",
+          before = "",
+          now = "x\ny\n",
+          existed = false,
+          exists = true,
+          hunks = { { a = 0, del = 0, b = 1, ins = 2 } },
+        })
+        return {
+          root = t.project,
+          branches = { branch(1, "worktree-fix-the-login-check", "a\nB\nb2\n"), second },
+          paths = { "login.py", "test_login.py" },
+        }
+      end
+      vim.cmd("ClaudeNova compare")
+      t:settle()
+      t:eq(vim.b.claudenova_surface, "compare", "the comparison in front")
+      t:screen("compare")
+    end,
+  },
   ["a commit's authorship note, as a person reads it"] = {
     widths = { 60, 100 },
     run = function(t)

@@ -60,6 +60,7 @@
 ---@class claudenova.Config.Keymaps
 ---@field changes? claudenova.Config.Keymaps.Changes Keys in the changes view (:ClaudeNova changes).
 ---@field comments? claudenova.Config.Keymaps.Comments Keys in the comments list (:ClaudeNova comments).
+---@field compare? claudenova.Config.Keymaps.Compare Keys in the comparison of worktree branches (:ClaudeNova compare).
 ---@field files? claudenova.Config.Keymaps.Files Keys in the files view (:ClaudeNova changes branch, changes round) and in the diff of a file opened from it.
 ---@field help? string|false In every claude-nova surface (sidebar, panel, proposal, plan, transcript, prompt input, rules, changes, task output, usage, MCP servers): show its keys. (default "g?")
 ---@field mcp? claudenova.Config.Keymaps.Mcp Keys in the MCP servers view (:ClaudeNova mcp).
@@ -87,6 +88,12 @@
 ---@field edit? string|false Edit the comment under the cursor (vim.ui.input). (default "e")
 ---@field jump? string|false Open the comment's file at its line. (default "<CR>")
 ---@field send? string|false Send the review: every comment, as one message to the session (:ClaudeNova comments send). (default "<localleader>s")
+
+--- Keys in the comparison of worktree branches (:ClaudeNova compare).
+---@class claudenova.Config.Keymaps.Compare
+---@field close? string|false Close the comparison. (default "q")
+---@field merge? string|false Merge the branch under the cursor into your checkout. (default "m")
+---@field open? string|false On a file: its versions side by side in diff mode; on a branch: its files view. (default "<CR>")
 
 --- Keys in the files view (:ClaudeNova changes branch, changes round) and in the diff of a file opened from it.
 ---@class claudenova.Config.Keymaps.Files

@@ -33,7 +33,9 @@ function M.started_for_prompt(id, old)
   transcript.open(id)
 end
 
---- Start a session. opts: { prompt?, cwd?, mode?, resume?, model? }
+--- Start a session. opts: { prompt?, cwd?, mode?, resume?, model?,
+--- worktree?, count? } (count: that many sessions on the prompt, each in a
+--- worktree of its own; returns the first's info, then all of them).
 function M.new(opts)
   opts = vim.deepcopy(opts or {})
   opts.cwd = opts.cwd or vim.fn.getcwd()
@@ -44,6 +46,28 @@ function M.new(opts)
   end
   opts.worktree = wt == true or (type(wt) == "string" and wt ~= "")
   opts.worktree_name = type(wt) == "string" and wt or nil
+  local count = opts.count
+  opts.count = nil
+  if count ~= nil then
+    if type(count) ~= "number" or count < 1 or count > 8 or count % 1 ~= 0 then
+      error("claude-nova: new({ count = … }) takes a whole number from 1 to 8", 0)
+    end
+    if not opts.worktree then
+      error("claude-nova: count starts several sessions on one prompt, each in its own worktree: add --worktree", 0)
+    end
+    if type(wt) == "string" then
+      error(
+        "claude-nova: with count the worktrees are named after the prompt (-2, -3, …): --worktree without a name",
+        0
+      )
+    end
+    -- Best of N: the same prompt, each session in a worktree of its own.
+    local infos = {}
+    for i = 1, count do
+      infos[i] = host.request("new", vim.deepcopy(opts), inbox.session_started)
+    end
+    return infos[1], infos
+  end
   -- Its snapshot goes into the store where the reply stands in the stream.
   return host.request("new", opts, inbox.session_started)
 end

@@ -143,6 +143,12 @@ M.surfaces = {
     note = "In a file's diff opened from the list, next_file, prev_file and viewed are mapped too, beside the changes view's keys.",
   },
   {
+    name = "compare",
+    title = "Compare",
+    tag = "claudenova-compare",
+    keys = { { key = "open" }, { key = "merge" }, { key = "close" } },
+  },
+  {
     name = "review",
     title = "Changed files",
     tag = "claudenova-review",

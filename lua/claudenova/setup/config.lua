@@ -521,6 +521,18 @@ M.schema = {
           close = { type = "key", default = "q", desc = "Close the files view." },
         },
       },
+      compare = {
+        desc = "Keys in the comparison of worktree branches (:ClaudeNova compare).",
+        fields = {
+          open = {
+            type = "key",
+            default = "<CR>",
+            desc = "On a file: its versions side by side in diff mode; on a branch: its files view.",
+          },
+          merge = { type = "key", default = "m", desc = "Merge the branch under the cursor into your checkout." },
+          close = { type = "key", default = "q", desc = "Close the comparison." },
+        },
+      },
       review = {
         desc = "Keys in the buffers of files Claude changed in the open round (and of files with comments), and while blame is on. A buffer-local mapping of yours on the same key wins.",
         fields = {

@@ -268,3 +268,34 @@ func BenchmarkGitDiffStatControl(b *testing.B) {
 		}
 	}
 }
+
+// Best of two: two worktree sessions of one repository side by side, every
+// file either changed listed once.
+func TestCompareTwoBranches(t *testing.T) {
+	root, wt := repo(t, map[string]string{"a.txt": "a\n"})
+	wt2 := filepath.Join(root, ".claude", "worktrees", "w2")
+	git(t, root, "worktree", "add", "-q", "-b", "worktree-w2", wt2)
+	write(t, filepath.Join(wt, "a.txt"), "one way\n")
+	write(t, filepath.Join(wt2, "a.txt"), "another\nway\n")
+	write(t, filepath.Join(wt2, "b.txt"), "new\n")
+	mgr := session.NewManager()
+	var ids []int
+	for _, w := range []struct{ path, branch string }{{wt, "worktree-w"}, {wt2, "worktree-w2"}} {
+		s, _ := mgr.Add(func(id int) (*session.Session, error) { return session.New(id, w.path, "", nil), nil })
+		s.World.SetWorktree(&session.Worktree{Path: w.path, Branch: w.branch, Root: root})
+		ids = append(ids, s.ID)
+	}
+	r := New(desk.New(nowhere{}, mgr, nil), &asks{}, func() string { return t.TempDir() })
+	v, err := r.Compare(ids[0], "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(v.Branches) != 2 || strings.Join(v.Paths, ",") != "a.txt,b.txt" ||
+		v.Branches[0].Added != 1 || v.Branches[1].Added != 3 || v.Branches[1].Removed != 1 {
+		t.Fatalf("compare %+v", v)
+	}
+	empty := New(desk.New(nowhere{}, session.NewManager(), nil), &asks{}, func() string { return t.TempDir() })
+	if _, err := empty.Compare(0, t.TempDir()); err == nil || !strings.Contains(err.Error(), "in none") {
+		t.Fatalf("outside a repository: %v", err)
+	}
+}
