@@ -65,6 +65,10 @@ const (
 	// link Comment).
 	HlFooter = "ClaudeNovaFooter"
 
+	// HlGroup: Sidebar: the repository heading over its sessions
+	// (several repositories) (default link Directory).
+	HlGroup = "ClaudeNovaGroup"
+
 	// HlHeading: Transcript: ## You / ## Claude (default link Title).
 	HlHeading = "ClaudeNovaHeading"
 
@@ -193,6 +197,7 @@ var HlGroups = []string{
 	"ClaudeNovaFence",
 	"ClaudeNovaFilesViewed",
 	"ClaudeNovaFooter",
+	"ClaudeNovaGroup",
 	"ClaudeNovaHeading",
 	"ClaudeNovaInlineCode",
 	"ClaudeNovaItalic",

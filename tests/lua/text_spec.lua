@@ -31,6 +31,28 @@ return {
       t:eq(text().wrap("", 9), { "" }, "empty")
     end,
   },
+  ["the sidebar groups a repository's sessions, worktrees with their checkout"] = {
+    run = function(t)
+      local sb = require("claudenova.surfaces.sidebar")
+      local state = require("claudenova.store.state")
+      local saved = state.sessions
+      state.sessions = {
+        [1] = { id = 1, cwd = "/src/app" },
+        [2] = { id = 2, cwd = "/src/lib" },
+        [3] = {
+          id = 3,
+          cwd = "/src/app/.claude/worktrees/fix",
+          worktree = { root = "/src/app", branch = "worktree-fix" },
+        },
+      }
+      local g = sb.groups()
+      t:eq(g.order, { 1, 3, 2 }, "the app's worktree session beside the app's")
+      t:eq(g.heading, { [1] = "/src/app", [2] = "/src/lib" }, "a heading per repository")
+      state.sessions = { [1] = { id = 1, cwd = "/src/app" }, [2] = { id = 2, cwd = "/src/app" } }
+      t:eq(sb.groups().heading, {}, "one repository: no heading")
+      state.sessions = saved
+    end,
+  },
   ["a session's line says its worktree's branch and what it changed"] = {
     run = function(t)
       local sb = require("claudenova.surfaces.sidebar")

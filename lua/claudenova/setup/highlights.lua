@@ -67,6 +67,10 @@ M.groups = {
   },
   ClaudeNovaBlameYours = { link = "NonText", desc = "Blame: the sign of a line you wrote (or that was there before)" },
   ClaudeNovaBlameInfo = { link = "Comment", desc = "Blame: who wrote the cursor's line, at its end" },
+  ClaudeNovaGroup = {
+    link = "Directory",
+    desc = "Sidebar: the repository heading over its sessions (several repositories)",
+  },
   ClaudeNovaFilesViewed = { link = "DiagnosticSignOk", desc = "The files view: the mark of a file you viewed" },
 }
 

@@ -38,8 +38,10 @@ local function stat_of(b, rel)
   end
 end
 
---- The view's lines, highlights and what each row stands for.
-function M.lines(view)
+--- The view's lines, highlights and what each row stands for, the table
+--- fitted to width columns.
+function M.lines(view, width)
+  width = width or 80
   local lines = { ("Compare %d branches of %s"):format(#view.branches, vim.fn.fnamemodify(view.root, ":t")), "" }
   local hls = { { 0, 0, -1, "Title" } }
   local rows = {}
@@ -62,21 +64,24 @@ function M.lines(view)
     table.insert(hls, { #lines - 1, 0, #("⎇ " .. b.branch), "Directory" })
   end
   table.insert(lines, "")
-  local width = 4
+  -- Each branch's column as wide as its name, or its share of the room
+  -- left beside the paths (at least a "+12 −3").
+  local fw = 4
   for _, p in ipairs(view.paths) do
-    width = math.max(width, vim.fn.strdisplaywidth(p))
+    fw = math.max(fw, vim.fn.strdisplaywidth(p))
   end
-  width = math.min(width, 48)
+  fw = math.min(fw, math.max(12, math.floor(width / 3)))
+  local share = math.max(10, math.floor((width - 1 - fw) / math.max(1, #view.branches)) - 2)
   local cols = {}
-  local head = pad("File", width)
+  local head = pad("File", fw)
   for i, b in ipairs(view.branches) do
-    cols[i] = math.max(10, vim.fn.strdisplaywidth(short(b.branch)))
-    head = head .. "  " .. pad(short(b.branch), cols[i])
+    cols[i] = math.min(share, math.max(10, vim.fn.strdisplaywidth(short(b.branch))))
+    head = head .. "  " .. pad(textutil.cut(short(b.branch), cols[i]), cols[i])
   end
   table.insert(lines, head)
   table.insert(hls, { #lines - 1, 0, -1, "Comment" })
   for _, p in ipairs(view.paths) do
-    local line = pad(textutil.cut(p, width), width)
+    local line = pad(textutil.cut(p, fw), fw)
     for i, b in ipairs(view.branches) do
       local f, ins, del = stat_of(b, p)
       local cell = "·"
@@ -158,7 +163,7 @@ function M.open(session)
   end
   labels.set(buf, "Compare")
   vim.b[buf].claudenova_surface = "compare"
-  local lines, hls, rows = M.lines(view)
+  local lines, hls, rows = M.lines(view, vim.api.nvim_win_get_width(0))
   draw.lines(buf, ns, lines, hls)
   M.open_views[buf] = { view = view, rows = rows }
   vim.api.nvim_win_set_cursor(0, { 3, 0 })
@@ -221,10 +226,13 @@ function M.open(session)
       M.open_views[buf] = nil
     end,
   })
+  -- The keys first: a narrow screen cuts the end.
   notify.info(
-    ("%s on a file: its versions side by side · %s on a branch: merge it"):format(
+    ("%s versions · %s merge · %d branches, %d files"):format(
       textutil.key(k.open),
-      textutil.key(k.merge)
+      textutil.key(k.merge),
+      #view.branches,
+      #view.paths
     )
   )
   return buf

@@ -179,7 +179,7 @@ open = function(st, index)
     map_diff(st, index, v)
     local k = keys()
     notify.info(
-      ("%s viewed, %s %s next/previous file · %s (%d of %d)"):format(
+      ("%s viewed · %s %s next/previous · %s (%d of %d)"):format(
         textutil.key(k.viewed),
         textutil.key(k.next_file),
         textutil.key(k.prev_file),
@@ -279,8 +279,14 @@ function M.show(view)
       M.lists[buf] = nil
     end,
   })
+  -- The keys first: a narrow screen cuts the end.
   notify.info(
-    ("%s opens a file, %s marks it viewed: %s"):format(textutil.key(k.open), textutil.key(k.viewed), M.heading(view))
+    ("%s open · %s viewed · %s next: %s"):format(
+      textutil.key(k.open),
+      textutil.key(k.viewed),
+      textutil.key(k.next_file),
+      M.heading(view)
+    )
   )
   return buf
 end

@@ -579,6 +579,41 @@ function M.session_tail(s, st, pending, short)
   return tail
 end
 
+--- The repository (or folder) a session belongs to: its worktree's
+--- checkout, else its folder.
+function M.group_of(s)
+  local wt = type(s.worktree) == "table" and s.worktree or nil
+  if wt and wt.root and wt.root ~= "" then
+    return vim.fs.normalize(wt.root)
+  end
+  return vim.fs.normalize(s.cwd or "")
+end
+
+--- The sessions in the order the sidebar lists them: a repository's
+--- together (repositories in the order their first session started), and
+--- when there are several, a heading before each one's first session
+--- ({ order = { sid … }, heading = { [sid] = "~/src/app" } }).
+function M.groups()
+  local ids = state.session_ids()
+  local keys, members = {}, {}
+  for _, sid in ipairs(ids) do
+    local k = M.group_of(state.sessions[sid])
+    if not members[k] then
+      members[k] = {}
+      table.insert(keys, k)
+    end
+    table.insert(members[k], sid)
+  end
+  local out = { order = {}, heading = {} }
+  for _, k in ipairs(keys) do
+    if #keys > 1 then
+      out.heading[members[k][1]] = k == "" and "(no folder)" or vim.fn.fnamemodify(k, ":~")
+    end
+    vim.list_extend(out.order, members[k])
+  end
+  return out
+end
+
 --- The line beneath a session's row: its mode when it is not default (the
 --- transcript's winbar always has it) and where it works when that is not
 --- the editor's folder: a worktree by its branch and what it changed
@@ -663,12 +698,18 @@ function M.render()
   for _, l in ipairs(hint_lines(math.max(10, width - 1))) do
     add(l, { { 0, -1, "ClaudeNovaKey" } })
   end
-  for _, sid in ipairs(state.session_ids()) do
+  local groups = M.groups()
+  for _, sid in ipairs(groups.order) do
     local s = state.sessions[sid]
     local reqs = state.for_session(sid)
     local tasks = shown_tasks(sid)
     local extra = world.rows(sid)
     add("")
+    local heading = groups.heading[sid]
+    if heading then
+      -- Sessions of several repositories: each repository's under its name.
+      add(cut("▤ " .. heading, room), { { 0, -1, "ClaudeNovaGroup" } })
+    end
     local glyph = "  "
     if #reqs > 0 or #tasks > 0 or #extra > 0 then
       glyph = M.folded[sid] and "▸ " or "▾ "
