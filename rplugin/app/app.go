@@ -157,7 +157,7 @@ func New(sink ui.Sink, log *slog.Logger) *App {
 	a.spawner, a.long = claude.NewSpawner(), claude.NewLongLines(claude.DefaultLongLines)
 	a.controls = controls.New(a.desk, a.send)
 	a.rewind = rewind.New(a.desk, a.rounds, a.edit.DiagnoseRewound)
-	a.merge = merge.New(a.desk, mergeAsks{a}, func() string { return a.cfg.get().Storage })
+	a.merge = merge.New(a.desk, mergeAsks{a}, func() string { return a.cfg.get().Storage }, a.rounds)
 	a.world = world.New(a.desk, func() others.Config {
 		o := a.cfg.get()
 		return others.Config{Cmd: o.Cmd, Env: o.Env, Home: a.cfg.home()}

@@ -132,6 +132,32 @@ func (b *Blame) Land(before, after string, by Author, proposed *string) {
 	b.compact()
 }
 
+// Adopt records lines brought over from another file (a worktree's branch
+// merged into the checkout): the file went from before to after; the lines
+// of after that came as they are from source keep the authors from gives
+// them (per line of source, 1-based), the rest of what changed is yours.
+// Lines that differ between the last known content and before become
+// yours first.
+func (b *Blame) Adopt(before, after, source string, from []Author) {
+	b.Rebase(before)
+	bl, al, sl := diff.SplitLines(before), diff.SplitLines(after), diff.SplitLines(source)
+	out, added := Carry(bl, al, b.lines)
+	idx := make([]int, len(sl)) // per line of source: an index into Authors (0: yours)
+	for i := range sl {
+		if i+1 < len(from) && from[i+1].Kind != You && from[i+1].Kind != "" {
+			idx[i] = b.author(from[i+1])
+		}
+	}
+	carried, _ := Carry(sl, al, idx)
+	for j := range al {
+		if added[j] {
+			out[j] = carried[j]
+		}
+	}
+	b.Content, b.lines = after, out
+	b.compact()
+}
+
 // author is the index of a in Authors (added when new).
 func (b *Blame) author(a Author) int {
 	for i, x := range b.Authors {

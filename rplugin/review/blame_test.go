@@ -1,6 +1,7 @@
 package review
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -116,3 +117,20 @@ func TestLineMap(t *testing.T) {
 }
 
 func split(s string) []string { return diff.SplitLines(s) }
+
+// Lines merged in from a worktree's file keep their authors there; the
+// merge's own lines (a conflict resolved by hand) are yours.
+func TestAdoptCarriesTheAuthorsOfAMergedFile(t *testing.T) {
+	by := Author{Kind: Claude, Session: 2, Turn: 1}
+	src := "ONE\ntwo\nNEW\n"
+	from := []Author{{}, by, {Kind: You}, by} // per line of src, 1-based
+	b := NewBlame("/repo/a.txt", "one\ntwo\n")
+	b.Adopt("one\ntwo\n", "ONE\ntwo\nNEW\nmine\n", src, from)
+	var got []Kind
+	for _, i := range b.Lines() {
+		got = append(got, b.Authors[i].Kind)
+	}
+	if want := []Kind{Claude, You, Claude, You}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("kinds %v, want %v", got, want)
+	}
+}

@@ -256,6 +256,15 @@ func TestMergeWorktreeAsProposals(t *testing.T) {
 		if notes := strings.Join(e.Notes(), "\n"); strings.Contains(notes, "changed on disk after this proposal opened") {
 			t.Fatalf("a merge's own write was taken for a change on disk:\n%s", notes)
 		}
+		// Who wrote the merged lines: Claude's stay Claude's in the
+		// checkout (a.txt's first line; b.txt whole), the rest yours.
+		e.Cmd("tabnew " + filepath.Join(e.Project, "a.txt"))
+		e.Cmd("ClaudeNova blame")
+		e.waitBlame(0, "cyyyy")
+		e.Cmd("edit " + filepath.Join(e.Project, "b.txt"))
+		e.Cmd("ClaudeNova blame")
+		e.waitBlame(0, "c")
+		e.Cmd("tabclose")
 		e.Cmd("ClaudeNova merge remove")
 		if _, err := os.Stat(wt); err == nil {
 			t.Fatal("the worktree is still there")

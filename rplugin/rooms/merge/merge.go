@@ -41,11 +41,18 @@ type Requests interface {
 	Settle(id, outcome string)
 }
 
+// Authorship is who wrote each line, as the room hands it on: a merged
+// file's lines keep the authors they had in the worktree (rooms/rounds).
+type Authorship interface {
+	Adopt(dst, before, after, src, srcText, root string)
+}
+
 // Room brings branches into the checkout.
 type Room struct {
 	d       *desk.Desk
 	reqs    Requests
 	storage func() string
+	authors Authorship // nil: not kept
 
 	mu     sync.Mutex
 	merges map[int]*run // by session
@@ -60,8 +67,8 @@ type run struct {
 }
 
 // New returns the merge room.
-func New(d *desk.Desk, reqs Requests, storage func() string) *Room {
-	return &Room{d: d, reqs: reqs, storage: storage, merges: map[int]*run{}}
+func New(d *desk.Desk, reqs Requests, storage func() string, authors Authorship) *Room {
+	return &Room{d: d, reqs: reqs, storage: storage, authors: authors, merges: map[int]*run{}}
 }
 
 // labels name the sides of a conflict in a merge proposal.
@@ -262,6 +269,16 @@ func (r *Room) Saved(p approval.Pending, saved []byte) (applied bool, why string
 		}
 		if err := atomicfile.Write(mg.Path, saved, atomicfile.Options{Perm: perm}); err != nil {
 			return false, "", err
+		}
+		r.mu.Lock()
+		m := r.merges[p.Session]
+		r.mu.Unlock()
+		if m != nil && r.authors != nil {
+			// Claude's lines stay Claude's in the checkout (blame, notes).
+			src := filepath.Join(m.path, filepath.FromSlash(mg.Rel))
+			if theirs, err := os.ReadFile(src); err == nil {
+				r.authors.Adopt(mg.Path, string(p.Change.Original), string(saved), src, string(theirs), m.root)
+			}
 		}
 	}
 	r.settle(p.Session, p.ID, "applied", true)

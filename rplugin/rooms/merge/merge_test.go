@@ -83,7 +83,7 @@ func TestMergeOfABranch(t *testing.T) {
 	s.World.SetWorktree(&session.Worktree{Path: wt, Branch: "worktree-w", Root: root})
 	a := &asks{proposed: map[string]*approval.Pending{}, settled: map[string]string{}}
 	storage := t.TempDir()
-	r := New(desk.New(nowhere{}, mgr, nil), a, func() string { return storage })
+	r := New(desk.New(nowhere{}, mgr, nil), a, func() string { return storage }, nil)
 
 	sum, err := r.Start(s.ID)
 	if err != nil {
@@ -147,7 +147,7 @@ func TestMergeConflictAndStale(t *testing.T) {
 	s.World.SetWorktree(&session.Worktree{Path: wt, Branch: "worktree-w", Root: root})
 	a := &asks{proposed: map[string]*approval.Pending{}, settled: map[string]string{}}
 	storage := t.TempDir()
-	r := New(desk.New(nowhere{}, mgr, nil), a, func() string { return storage })
+	r := New(desk.New(nowhere{}, mgr, nil), a, func() string { return storage }, nil)
 	sum, err := r.Start(s.ID)
 	if err != nil || sum.Conflicts != 1 {
 		t.Fatalf("%+v %v", sum, err)
@@ -178,7 +178,7 @@ func TestTheBranchAsAPullRequest(t *testing.T) {
 	write(t, filepath.Join(wt, "n.txt"), "new\n")
 	mgr := session.NewManager()
 	s, _ := mgr.Add(func(id int) (*session.Session, error) { return session.New(id, wt, "", nil), nil })
-	r := New(desk.New(nowhere{}, mgr, nil), &asks{}, func() string { return t.TempDir() })
+	r := New(desk.New(nowhere{}, mgr, nil), &asks{}, func() string { return t.TempDir() }, nil)
 	if _, err := r.Changes(s.ID); err == nil || !strings.Contains(err.Error(), "has no worktree") {
 		t.Fatalf("no worktree: %v", err)
 	}
@@ -242,7 +242,7 @@ func benchBranch(b *testing.B) (*Room, int, string) {
 	mgr := session.NewManager()
 	s, _ := mgr.Add(func(id int) (*session.Session, error) { return session.New(id, wt, "", nil), nil })
 	s.World.SetWorktree(&session.Worktree{Path: wt, Branch: "worktree-w", Root: root})
-	return New(desk.New(nowhere{}, mgr, nil), &asks{}, func() string { return b.TempDir() }), s.ID, wt
+	return New(desk.New(nowhere{}, mgr, nil), &asks{}, func() string { return b.TempDir() }, nil), s.ID, wt
 }
 
 // BenchmarkBranchChanges200: the files view's data for a branch that
@@ -285,7 +285,7 @@ func TestCompareTwoBranches(t *testing.T) {
 		s.World.SetWorktree(&session.Worktree{Path: w.path, Branch: w.branch, Root: root})
 		ids = append(ids, s.ID)
 	}
-	r := New(desk.New(nowhere{}, mgr, nil), &asks{}, func() string { return t.TempDir() })
+	r := New(desk.New(nowhere{}, mgr, nil), &asks{}, func() string { return t.TempDir() }, nil)
 	v, err := r.Compare(ids[0], "")
 	if err != nil {
 		t.Fatal(err)
@@ -294,7 +294,7 @@ func TestCompareTwoBranches(t *testing.T) {
 		v.Branches[0].Added != 1 || v.Branches[1].Added != 3 || v.Branches[1].Removed != 1 {
 		t.Fatalf("compare %+v", v)
 	}
-	empty := New(desk.New(nowhere{}, session.NewManager(), nil), &asks{}, func() string { return t.TempDir() })
+	empty := New(desk.New(nowhere{}, session.NewManager(), nil), &asks{}, func() string { return t.TempDir() }, nil)
 	if _, err := empty.Compare(0, t.TempDir()); err == nil || !strings.Contains(err.Error(), "in none") {
 		t.Fatalf("outside a repository: %v", err)
 	}

@@ -922,6 +922,30 @@ func perLine(b *review.Blame, text string) []review.Author {
 	return out
 }
 
+// Adopt records that a file of a worktree's branch (src, as srcText) was
+// merged into the checkout's dst (before → after): the lines that came as
+// they are keep their authors, kept in the folder of the checkout's top
+// (root). Nothing is recorded when src's authors are not known.
+func (r *Room) Adopt(dst, before, after, src, srcText, root string) {
+	r.mu.Lock()
+	sb := r.recordOf(filepath.Clean(src), nil)
+	if sb == nil {
+		r.mu.Unlock()
+		return
+	}
+	from := perLine(sb, srcText)
+	f := r.folderOf(root)
+	b := r.blameOf(f, dst, before)
+	b.Adopt(before, after, srcText, from)
+	if err := review.SaveBlame(f.dir, b); err != nil {
+		r.d.Log.Warn("save blame", "path", dst, "err", err)
+	}
+	ev := r.event(f)
+	ev.Blame = []string{dst}
+	r.mu.Unlock()
+	r.d.UI.Send(ui.EvReview, ev)
+}
+
 // withCommitted fills the lines v calls yours with the authors the
 // commits' authorship notes name (committed: per line, 1-based; the live
 // record wins where it knows Claude's line).
