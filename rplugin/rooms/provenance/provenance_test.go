@@ -377,3 +377,24 @@ func TestARebaseKeepsTheNotes(t *testing.T) {
 		t.Fatalf("the rebased commit's note (found %v):\n%s", found, text)
 	}
 }
+
+// A shallow clone (history cut at depth 1): a commit made there is noted,
+// and blame there reads the note back.
+func TestAShallowCloneIsNoted(t *testing.T) {
+	f := newFixture(t, true)
+	f.commit(map[string]string{"a.txt": "one\ntwo\nthree\n"}, "-m", "second")
+	clone := filepath.Join(t.TempDir(), "shallow")
+	git(t, filepath.Dir(clone), "clone", "-q", "--depth=1", "file://"+f.top, clone)
+	git(t, clone, "config", "user.email", "t@example.com")
+	git(t, clone, "config", "user.name", "t")
+	f.top = clone
+	head := git(t, clone, "rev-parse", "HEAD")
+	f.rp = &repo{top: clone, gitDir: filepath.Join(clone, ".git"), head: head}
+	sha := f.commit(map[string]string{"a.txt": "one\ntwo\nthree\nC:four\n"}, "-m", "in the clone")
+	f.noted(sha, "a.txt\n  claude 4")
+	// Blame in the shallow clone reads it back.
+	authors := f.room.Committed(filepath.Join(clone, "a.txt"), "one\ntwo\nthree\nC:four\n")
+	if len(authors) != 5 || authors[4].Kind != review.Claude || authors[4].Commit != sha {
+		t.Fatalf("committed authors %+v", authors)
+	}
+}
