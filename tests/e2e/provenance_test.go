@@ -96,14 +96,7 @@ func TestProvenanceNoteOnCommitThenBlameFromIt(t *testing.T) {
 		e2.waitBlame(0, "ycayy")
 		e2.cursorTo(2)
 		e2.Input("<CR>")
-		var float string
-		e2.Eventually(5*time.Second, "the float", func() bool {
-			e2.Lua(&float, `for _, w in ipairs(vim.api.nvim_list_wins()) do
-				if vim.api.nvim_win_get_config(w).relative ~= "" then
-					return table.concat(vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(w), 0, -1, false), "\n") end end
-				return ""`)
-			return float != ""
-		})
+		float := e2.floatText()
 		for _, want := range []string{"Commit: " + sha[:7], "Model: " + info.Model, "Claude session: " + info.ClaudeID, "Prompt 1:"} {
 			if !strings.Contains(float, want) {
 				t.Fatalf("float lacks %q:\n%s", want, float)

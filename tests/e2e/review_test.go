@@ -80,6 +80,20 @@ func (e *Env) waitBlame(buf int, want string) {
 	e.Eventually(15*time.Second, "blame "+want, func() bool { got = e.blameKinds(buf); return got == want })
 }
 
+// floatText is the text of the floating window that opens (waited for).
+func (e *Env) floatText() string {
+	e.t.Helper()
+	var float string
+	e.Eventually(5*time.Second, "the float", func() bool {
+		e.Lua(&float, `for _, w in ipairs(vim.api.nvim_list_wins()) do
+			if vim.api.nvim_win_get_config(w).relative ~= "" then
+				return table.concat(vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(w), 0, -1, false), "\n") end end
+			return ""`)
+		return float != ""
+	})
+	return float
+}
+
 // filesList is the lines of the files view in the current window (waited
 // for).
 func (e *Env) filesList() []string {
@@ -264,14 +278,7 @@ func TestReviewBlameAmendedAndRestart(t *testing.T) {
 		// <CR> on Claude's line: the session, the prompt and its text.
 		e.cursorTo(2)
 		e.Input("<CR>")
-		var float string
-		e.Eventually(5*time.Second, "the float", func() bool {
-			e.Lua(&float, `for _, w in ipairs(vim.api.nvim_list_wins()) do
-				if vim.api.nvim_win_get_config(w).relative ~= "" then
-					return table.concat(vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(w), 0, -1, false), "\n") end end
-				return ""`)
-			return float != ""
-		})
+		float := e.floatText()
 		if !strings.HasPrefix(float, "Claude · session 1 · prompt 1 · ") || !strings.Contains(float, "Prompt 1:\n  SEQ [") {
 			t.Fatalf("float %q", float)
 		}

@@ -310,6 +310,16 @@ function M.help(surface)
   return buf, win
 end
 
+--- Map maps ({ lhs, fn, what }; an lhs the user turned off is nil) in buf,
+--- each one's description "claude-nova: <what>".
+function M.bind(buf, maps)
+  for _, m in ipairs(maps) do
+    if m[1] then
+      vim.keymap.set("n", m[1], m[2], { buffer = buf, nowait = true, desc = "claude-nova: " .. m[3] })
+    end
+  end
+end
+
 --- Map the help key (keymaps.help) in buf to show the surface's keys.
 function M.map(buf, surface)
   local lhs = config.get().keymaps.help

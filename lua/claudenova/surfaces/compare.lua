@@ -213,11 +213,7 @@ function M.open(session)
       "Close the comparison",
     },
   }
-  for _, m in ipairs(maps) do
-    if m[1] then
-      vim.keymap.set("n", m[1], m[2], { buffer = buf, nowait = true, desc = "claude-nova: " .. m[3] })
-    end
-  end
+  keytable.bind(buf, maps)
   keytable.map(buf, "compare")
   vim.api.nvim_create_autocmd("BufWipeout", {
     buffer = buf,

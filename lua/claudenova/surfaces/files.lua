@@ -161,11 +161,7 @@ local function map_diff(st, index, v)
     },
   }
   for _, b in ipairs({ v.before, v.now }) do
-    for _, m in ipairs(maps) do
-      if m[1] then
-        vim.keymap.set("n", m[1], m[2], { buffer = b, nowait = true, desc = "claude-nova: " .. m[3] })
-      end
-    end
+    keytable.bind(b, maps)
   end
 end
 
@@ -261,11 +257,7 @@ function M.show(view)
       "Close the files view",
     },
   }
-  for _, m in ipairs(maps) do
-    if m[1] then
-      vim.keymap.set("n", m[1], m[2], { buffer = buf, nowait = true, desc = "claude-nova: " .. m[3] })
-    end
-  end
+  keytable.bind(buf, maps)
   if config.get().keymaps.changes.comment then
     vim.keymap.set("n", "<localleader>s", function()
       comments.send()

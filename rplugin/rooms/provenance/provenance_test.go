@@ -250,6 +250,16 @@ func TestTurnedOffWritesNothing(t *testing.T) {
 	}
 }
 
+// commitBig commits a 10,000-line file of Claude's lines (the i-th
+// version).
+func (f *fixture) commitBig(i int) string {
+	var sb strings.Builder
+	for l := range 10000 {
+		fmt.Fprintf(&sb, "C:line %d of %d\n", l, i)
+	}
+	return f.commit(map[string]string{"big.txt": sb.String()}, "-m", "big")
+}
+
 // BenchmarkNoteOf10kLineCommit: the note of a commit adding a
 // 10,000-line file Claude wrote, git's processes included (off the
 // editor's loop; this is how long a commit waits for its note).
@@ -259,11 +269,7 @@ func BenchmarkNoteOf10kLineCommit(b *testing.B) {
 	f := newFixture(b, true)
 	for i := 0; b.Loop(); i++ {
 		b.StopTimer()
-		var sb strings.Builder
-		for l := range 10000 {
-			fmt.Fprintf(&sb, "C:line %d of %d\n", l, i)
-		}
-		sha := f.commit(map[string]string{"big.txt": sb.String()}, "-m", "big")
+		sha := f.commitBig(i)
 		b.StartTimer()
 		if err := f.room.noteCommit(context.Background(), f.rp, sha); err != nil {
 			b.Fatal(err)
@@ -280,11 +286,7 @@ func BenchmarkGitNotesAddControl(b *testing.B) {
 	f := newFixture(b, true)
 	for i := 0; b.Loop(); i++ {
 		b.StopTimer()
-		var sb strings.Builder
-		for l := range 10000 {
-			fmt.Fprintf(&sb, "C:line %d of %d\n", l, i)
-		}
-		sha := f.commit(map[string]string{"big.txt": sb.String()}, "-m", "big")
+		sha := f.commitBig(i)
 		b.StartTimer()
 		if err := gitai.Add(context.Background(), f.top, sha, "x\n"); err != nil {
 			b.Fatal(err)
