@@ -224,11 +224,12 @@ function M.open(session)
   })
   -- The keys first: a narrow screen cuts the end.
   notify.info(
-    ("%s versions · %s merge · %d branches, %d files"):format(
+    ("%s versions · %s merge · %d branches, %d file%s"):format(
       textutil.key(k.open),
       textutil.key(k.merge),
       #view.branches,
-      #view.paths
+      #view.paths,
+      #view.paths == 1 and "" or "s"
     )
   )
   return buf
