@@ -69,6 +69,8 @@ type Room struct {
 	notes   map[string]*gitai.Note // by notes ref and commit: its note, parsed (nil: none)
 	blamed  map[string]headBlame   // by file: its lines at HEAD, from the notes
 	stop    chan struct{}
+	ctx     context.Context // cancelled by Close: a note being written stops
+	cancel  context.CancelFunc
 	running bool
 	work    sync.Mutex // one check at a time
 }
@@ -81,7 +83,9 @@ type repo struct {
 
 // New returns the room.
 func New(d *desk.Desk, deps Deps) *Room {
-	return &Room{d: d, deps: deps, repos: map[string]*repo{}, tops: map[string]string{}, notes: map[string]*gitai.Note{}, blamed: map[string]headBlame{}, stop: make(chan struct{})}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Room{d: d, deps: deps, repos: map[string]*repo{}, tops: map[string]string{}, notes: map[string]*gitai.Note{},
+		blamed: map[string]headBlame{}, stop: make(chan struct{}), ctx: ctx, cancel: cancel}
 }
 
 // Watch starts watching the repository of session s's folder (nothing
@@ -90,7 +94,7 @@ func New(d *desk.Desk, deps Deps) *Room {
 func (r *Room) Watch(s *session.Session) {
 	cwd := s.Cwd()
 	r.d.Go(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		ctx, cancel := context.WithTimeout(r.ctx, 30*time.Second)
 		defer cancel()
 		top := r.topOf(ctx, cwd)
 		if top == "" {
@@ -127,8 +131,9 @@ func (r *Room) Watch(s *session.Session) {
 	})
 }
 
-// Close stops watching.
+// Close stops watching; a note being written is given up.
 func (r *Room) Close() {
+	r.cancel()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	select {
@@ -154,7 +159,7 @@ func (r *Room) loop() {
 		}
 		r.mu.Unlock()
 		for _, rp := range repos {
-			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			ctx, cancel := context.WithTimeout(r.ctx, 60*time.Second)
 			r.check(ctx, rp)
 			cancel()
 		}
@@ -204,6 +209,10 @@ func (r *Room) check(ctx context.Context, rp *repo) {
 	for _, c := range commits {
 		if err := r.noteCommit(ctx, rp, c); err != nil {
 			r.d.Log.Warn("provenance: note a commit", "commit", c, "err", err)
+		}
+		if ctx.Err() != nil {
+			rp.sig = "" // given up (Neovim exits): the next start goes on from the last HEAD kept
+			return
 		}
 	}
 	rp.head = head
@@ -276,7 +285,9 @@ func (r *Room) write(ctx context.Context, top, sha string, n gitai.Note, committ
 		err = gitai.Add(ctx, top, sha, text, committer...)
 	}
 	if err != nil {
-		r.d.Notify("warn", fmt.Sprintf("the authorship note of %s could not be written: %v", short(sha), err))
+		if ctx.Err() == nil { // not when Neovim exits meanwhile
+			r.d.Notify("warn", fmt.Sprintf("the authorship note of %s could not be written: %v", short(sha), err))
+		}
 		return err
 	}
 	claude, amended := 0, 0

@@ -400,3 +400,19 @@ func TestAShallowCloneIsNoted(t *testing.T) {
 		t.Fatalf("committed authors %+v", authors)
 	}
 }
+
+// Neovim exiting (Close) gives up a check: the last HEAD kept is not moved
+// past commits that got no note, so the next start notes them.
+func TestAClosedRoomKeepsTheLastHead(t *testing.T) {
+	f := newFixture(t, true)
+	before := f.rp.head
+	sha := f.commit(map[string]string{"a.txt": "C:x\n"}, "-m", "w")
+	f.room.Close()
+	f.room.check(f.room.ctx, f.rp)
+	if f.rp.head != before {
+		t.Fatalf("the last HEAD moved to %s", f.rp.head)
+	}
+	if _, found := f.note(sha); found {
+		t.Fatal("a note written after Close")
+	}
+}
