@@ -11,9 +11,6 @@ import (
 // Show returns the note of commit rev in the repository at dir (found
 // false when it has none).
 func Show(ctx context.Context, dir, rev string) (text string, found bool, err error) {
-	if _, err := gitcmd.Run(ctx, dir, "rev-parse", "-q", "--verify", Ref); err != nil {
-		return "", false, nil // no note was ever written here
-	}
 	list, err := gitcmd.Run(ctx, dir, "notes", "--ref="+Ref, "list", rev)
 	if err != nil {
 		if strings.Contains(err.Error(), "no note found") {

@@ -414,13 +414,21 @@ func changedFiles(ctx context.Context, top, sha string) ([]change, error) {
 // claudeLines is the lines the commit added to a file that the live
 // record says Claude wrote (before the commit was made).
 func (r *Room) claudeLines(ctx context.Context, top, sha string, parents []string, ch change, abs string, when int64) ([]gitai.Line, error) {
-	now, err := blob(ctx, top, sha, ch.path)
+	specs := []string{sha + ":" + ch.path}
+	if ch.from != "" && len(parents) > 0 {
+		specs = append(specs, parents[0]+":"+ch.from)
+	}
+	objs, err := gitcmd.Objects(ctx, top, specs) // both sides in one git
+	if err != nil {
+		return nil, err
+	}
+	now, err := text(objs[0], ch.path)
 	if err != nil {
 		return nil, err
 	}
 	before := ""
-	if ch.from != "" && len(parents) > 0 {
-		if before, err = blob(ctx, top, parents[0], ch.from); err != nil {
+	if len(objs) > 1 {
+		if before, err = text(objs[1], ch.from); err != nil {
 			return nil, err
 		}
 	}
@@ -445,11 +453,11 @@ func (r *Room) claudeLines(ctx context.Context, top, sha string, parents []strin
 	return out, nil
 }
 
-// blob is path's content at commit rev (a binary file is an error).
-func blob(ctx context.Context, top, rev, path string) (string, error) {
-	out, err := gitcmd.Bytes(ctx, top, nil, "cat-file", "blob", rev+":"+path)
-	if err != nil {
-		return "", err
+// text is a file's content read from git (missing, too large or binary:
+// an error).
+func text(out []byte, path string) (string, error) {
+	if out == nil {
+		return "", fmt.Errorf("%s is not in the commit", path)
 	}
 	if len(out) > review.MaxBlameContent {
 		return "", fmt.Errorf("%s is larger than the blame keeps", path)
