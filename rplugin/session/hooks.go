@@ -235,14 +235,8 @@ func (t *Transcript) sessionStart(h HookEvent) []Op {
 	return t.put(at, 0, block, nil)
 }
 
-// Progress shows claude's tool_progress: a long tool's elapsed time on its
-// line; a hook's heartbeat names the call it runs for.
-func (t *Transcript) Progress(m claude.Message) []Op {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.progressOf(m)
-}
-
+// progressOf shows claude's tool_progress (Apply gives it): a long tool's
+// elapsed time on its line; a hook's heartbeat names the call it runs for.
 func (t *Transcript) progressOf(m claude.Message) []Op {
 	if m.Progress == nil || m.Progress.ToolUseID == "" {
 		return nil
