@@ -42,10 +42,10 @@ func (tc *toolCall) grow(n int) {
 
 // insertIn puts lines at the end of tc's block (at the end of the
 // transcript when the block has left memory) and returns where.
-func (t *Transcript) insertIn(tc *toolCall, lines []string) (int, []Op) {
+func (nst *agentNest) insertIn(t *Transcript, tc *toolCall, lines []string) (int, []Op) {
 	at := tc.end()
-	if at < t.base || at > t.count() {
-		at = t.count()
+	if at < t.page.base || at > t.page.count(t) {
+		at = t.page.count(t)
 	}
 	ops := t.put(at, 0, lines, nil)
 	tc.grow(len(lines))
@@ -98,32 +98,32 @@ func callLabel(tool string, input json.RawMessage) string {
 
 // agentCall is the call whose agent sent a message: the Task line, or (when
 // it is unknown: long gone, or a store without it) a line made for it.
-func (t *Transcript) agentCall(parent, agentID, subagentType, description string) (*toolCall, []Op) {
+func (nst *agentNest) agentCall(t *Transcript, parent, agentID, subagentType, description string) (*toolCall, []Op) {
 	if agentID != "" {
-		if len(t.agentCalls) >= maxTools {
-			t.agentCalls = map[string]string{} // the oldest agents are long gone
+		if len(nst.agentCalls) >= maxTools {
+			nst.agentCalls = map[string]string{} // the oldest agents are long gone
 		}
-		t.agentCalls[agentID] = parent
+		nst.agentCalls[agentID] = parent
 	}
-	if tc, ok := t.tools[parent]; ok {
+	if tc, ok := t.calling.tools[parent]; ok {
 		return tc, nil
 	}
 	summary := agentSummary("Agent", agentInput{Description: description, SubagentType: subagentType})
 	tc := &toolCall{summary: summary, name: "Agent", agent: true, label: sanitize.Line(description), started: t.now()}
 	t.speaker, t.last = "", "tool"
 	lines := []string{summary + " …"}
-	if t.count() > 0 {
+	if t.page.count(t) > 0 {
 		lines = append([]string{""}, lines...)
 	}
-	tc.line = t.count() + len(lines) - 1
+	tc.line = t.page.count(t) + len(lines) - 1
 	ops := t.add(lines...)
-	t.remember(parent, tc)
+	t.calling.remember(t, parent, tc)
 	return tc, ops
 }
 
 // nestedAssistant shows a subagent's message beneath its call.
-func (t *Transcript) nestedAssistant(parent, agentID, subagentType, description string, blocks []contentBlock) []Op {
-	ac, ops := t.agentCall(parent, agentID, subagentType, description)
+func (nst *agentNest) nestedAssistant(t *Transcript, parent, agentID, subagentType, description string, blocks []contentBlock) []Op {
+	ac, ops := nst.agentCall(t, parent, agentID, subagentType, description)
 	d := ac.depth + 1
 	for _, b := range blocks {
 		switch b.Type {
@@ -131,15 +131,15 @@ func (t *Transcript) nestedAssistant(parent, agentID, subagentType, description 
 			if strings.TrimSpace(b.Text) == "" {
 				continue
 			}
-			_, o := t.insertIn(ac, prefixed(nest(d), sanitize.Lines(b.Text)))
+			_, o := nst.insertIn(t, ac, prefixed(nest(d), sanitize.Lines(b.Text)))
 			ops = append(ops, o...)
 		case "thinking":
 			lines := []string{nest(d) + notePrefix + "_thought_"}
 			lines = append(lines, prefixed(nest(d+1), sanitize.Lines(b.Thinking))...)
-			_, o := t.insertIn(ac, lines)
+			_, o := nst.insertIn(t, ac, lines)
 			ops = append(ops, o...)
 		case "tool_use":
-			ops = append(ops, t.nestedToolUse(ac, b)...)
+			ops = append(ops, nst.nestedToolUse(t, ac, b)...)
 		}
 	}
 	return ops
@@ -160,30 +160,30 @@ func (t *Transcript) ApplyIn(parent string, m claude.Message) []Op {
 		for i, b := range m.Assistant.Content {
 			blocks[i] = blockOf(b)
 		}
-		return t.nestedAssistant(parent, "", "", "", blocks)
+		return t.nesting.nestedAssistant(t, parent, "", "", "", blocks)
 	case "user":
-		return t.toolResults(m, parent)
+		return t.calling.toolResults(t, m, parent)
 	}
 	return nil
 }
 
 // nestedToolUse shows a subagent's tool call in its agent's block.
-func (t *Transcript) nestedToolUse(ac *toolCall, b contentBlock) []Op {
+func (nst *agentNest) nestedToolUse(t *Transcript, ac *toolCall, b contentBlock) []Op {
 	d := ac.depth + 1
-	tc := t.newCall(b, d)
+	tc := nst.newCall(t, b, d)
 	tc.parent = ac
 	details := tc.inputLines
 	tc.inputLines = nil
 	tc.text = tc.summary + " …"
-	at, ops := t.insertIn(ac, append([]string{tc.text}, details...))
+	at, ops := nst.insertIn(t, ac, append([]string{tc.text}, details...))
 	tc.line = at
-	t.remember(b.ID, tc) // after the insert: lines it inserts do not move it
+	t.calling.remember(t, b.ID, tc) // after the insert: lines it inserts do not move it
 	return ops
 }
 
 // newCall is the toolCall of a tool_use block at depth d, with the lines
 // of its input (inputLines) still to be written beneath it.
-func (t *Transcript) newCall(b contentBlock, d int) *toolCall {
+func (nst *agentNest) newCall(t *Transcript, b contentBlock, d int) *toolCall {
 	tc := &toolCall{name: b.Name, depth: d, started: t.now(), label: sanitize.Line(b.Name), subject: subjectOf(b.Name, b.Input)}
 	if keepsInput(b.Name) && len(b.Input) <= maxKeptInput {
 		tc.input = append(json.RawMessage(nil), b.Input...)
@@ -244,7 +244,7 @@ type launched struct {
 // background shell: claude's internal metadata is replaced by one status
 // line, and the call's line says it runs until its task ends. It reports
 // false for every other result.
-func (t *Transcript) taskResult(b contentBlock, tc *toolCall, l launched) ([]Op, bool) {
+func (nst *agentNest) taskResult(t *Transcript, b contentBlock, tc *toolCall, l launched) ([]Op, bool) {
 	if b.IsError {
 		return nil, false
 	}
@@ -277,7 +277,7 @@ func (t *Transcript) taskResult(b contentBlock, tc *toolCall, l launched) ([]Op,
 		ops = append(ops, t.setLine(tc, line)...)
 	}
 	tc.finished = true
-	_, o := t.insertIn(tc, []string{nest(tc.depth) + detailFolded + status})
+	_, o := nst.insertIn(t, tc, []string{nest(tc.depth) + detailFolded + status})
 	return append(ops, o...), true
 }
 
@@ -310,8 +310,8 @@ func taskSuffix(st taskState) string {
 func (t *Transcript) TaskChanged(task Task) []Op {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	tc, ok := t.tools[task.ToolUseID]
-	if !ok || tc.line < t.base {
+	tc, ok := t.calling.tools[task.ToolUseID]
+	if !ok || tc.line < t.page.base {
 		return nil
 	}
 	if tc.agent && tc.typ == "" && task.SubagentType != "" {
@@ -339,12 +339,12 @@ func (t *Transcript) Notified(toolUseID, status string) []Op {
 	defer t.mu.Unlock()
 	var ops []Op
 	label, agent := "a background task", false
-	if tc, ok := t.tools[toolUseID]; ok {
+	if tc, ok := t.calling.tools[toolUseID]; ok {
 		if tc.depth > 0 {
 			return nil
 		}
 		label, agent = tc.label, tc.agent
-		if tc.task == nil && !tc.done && tc.line >= t.base {
+		if tc.task == nil && !tc.done && tc.line >= t.page.base {
 			// History: no task events came, this is the end.
 			tc.live, tc.done = false, true
 			outcome := " ✓"
@@ -374,7 +374,7 @@ func (t *Transcript) Notified(toolUseID, status string) []Op {
 
 // claudeHeading starts a block of Claude's; the first of a turn Claude
 // started by itself says what started it.
-func (t *Transcript) claudeHeading(kind string) []Op {
+func (nst *agentNest) claudeHeading(t *Transcript, kind string) []Op {
 	mark := ""
 	if !t.inTurn {
 		t.inTurn = true
@@ -384,7 +384,7 @@ func (t *Transcript) claudeHeading(kind string) []Op {
 			t.speaker = "" // a heading of its own
 		}
 	}
-	return t.headingMarked("claude", "Claude", mark, kind)
+	return t.saying.headingMarked(t, "claude", "Claude", mark, kind)
 }
 
 // AgentOutput is what the agent started by call toolUseID said and did
@@ -393,19 +393,19 @@ func (t *Transcript) claudeHeading(kind string) []Op {
 func (t *Transcript) AgentOutput(toolUseID string, limit int) (string, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	tc, ok := t.tools[toolUseID]
+	tc, ok := t.calling.tools[toolUseID]
 	if !ok {
 		return "", false
 	}
-	from := max(tc.line+1+tc.inputs, t.base)
-	to := min(tc.end(), t.count())
+	from := max(tc.line+1+tc.inputs, t.page.base)
+	to := min(tc.end(), t.page.count(t))
 	if to-from > limit {
 		from = to - limit
 	}
 	prefix := nest(tc.depth + 1)
 	var out []string
 	for i := from; i < to; i++ {
-		out = append(out, strings.TrimPrefix(t.lines[i-t.base], prefix))
+		out = append(out, strings.TrimPrefix(t.page.lines[i-t.page.base], prefix))
 	}
 	return strings.Join(out, "\n"), true
 }
@@ -416,10 +416,16 @@ func (t *Transcript) CallAt(line int) (string, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	best, depth := "", -1
-	for id, tc := range t.tools {
+	for id, tc := range t.calling.tools {
 		if (tc.agent || tc.task != nil || tc.live) && line >= tc.line && line < tc.end() && tc.depth > depth {
 			best, depth = id, tc.depth
 		}
 	}
 	return best, best != ""
+}
+
+// agentNest is where subagents' lines go: each agent's call (agent id ->
+// the tool_use_id of its call), its lines nested beneath it.
+type agentNest struct {
+	agentCalls map[string]string // agent id -> the tool_use_id of its call
 }

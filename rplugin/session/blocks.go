@@ -12,13 +12,13 @@ import (
 // heading starts a block by who; a blank line separates blocks of
 // different kinds and consecutive text blocks (so text after a list never
 // runs into its last item); tool lines stay packed. Callers hold mu.
-func (t *Transcript) heading(who, title, kind string) []Op {
-	return t.headingMarked(who, title, "", kind)
+func (sy *saidLog) heading(t *Transcript, who, title, kind string) []Op {
+	return sy.headingMarked(t, who, title, "", kind)
 }
 
 // headingMarked is heading with a mark after the title (and after
 // "earlier" in history): "You · earlier · checkpoint 2 · 14:02".
-func (t *Transcript) headingMarked(who, title, mark, kind string) []Op {
+func (sy *saidLog) headingMarked(t *Transcript, who, title, mark, kind string) []Op {
 	var ops []Op
 	if t.history {
 		title += " · earlier"
@@ -28,7 +28,7 @@ func (t *Transcript) headingMarked(who, title, mark, kind string) []Op {
 	}
 	if t.speaker != who {
 		t.speaker = who
-		if t.count() == 0 {
+		if t.page.count(t) == 0 {
 			ops = append(ops, t.add("## "+title, "")...)
 		} else {
 			ops = append(ops, t.add("", "## "+title, "")...)
@@ -50,7 +50,7 @@ func (t *Transcript) PromptMarked(text, mark string) []Op {
 	defer t.mu.Unlock()
 	t.speaker = ""
 	t.inTurn = true
-	ops := t.headingMarked("you", "You", sanitize.Line(mark), "text")
+	ops := t.saying.headingMarked(t, "you", "You", sanitize.Line(mark), "text")
 	return append(ops, t.add(sanitize.Lines(text)...)...)
 }
 
@@ -64,12 +64,12 @@ func (t *Transcript) PromptQueued(id, text, mark string) []Op {
 	defer t.mu.Unlock()
 	t.speaker = ""
 	t.inTurn = true
-	at := t.count()
+	at := t.page.count(t)
 	if at > 0 {
 		at++ // a blank line before the heading
 	}
 	full := strings.TrimPrefix(mark+" · "+QueuedMark, " · ")
-	ops := t.headingMarked("you", "You", sanitize.Line(full), "text")
+	ops := t.saying.headingMarked(t, "you", "You", sanitize.Line(full), "text")
 	line := at
 	t.queued[id] = &line
 	t.queuedHead[id] = "## You · " + sanitize.Line(mark)
@@ -88,7 +88,7 @@ func (t *Transcript) Unqueue(id, mark string) []Op {
 	head := t.queuedHead[id]
 	delete(t.queued, id)
 	delete(t.queuedHead, id)
-	if !ok || *at < t.base || *at >= t.count() {
+	if !ok || *at < t.page.base || *at >= t.page.count(t) {
 		return nil
 	}
 	if mark != "" {
@@ -107,7 +107,7 @@ func (t *Transcript) Note(text string) []Op {
 func (t *Transcript) note(lines ...string) []Op {
 	t.speaker, t.last = "", "note"
 	out := make([]string, 0, len(lines)+1)
-	if t.count() > 0 {
+	if t.page.count(t) > 0 {
 		out = append(out, "")
 	}
 	for _, l := range lines {
@@ -131,7 +131,7 @@ func (t *Transcript) ToldBy(label, text string) []Op {
 		out = append(out, detailFolded+l)
 	}
 	t.speaker, t.last = "", "note"
-	if t.count() > 0 {
+	if t.page.count(t) > 0 {
 		out = append([]string{""}, out...)
 	}
 	return t.add(out...)
@@ -163,9 +163,9 @@ func saidTail(s string) string {
 // rememberSaid keeps what Claude said before each tool call of a message
 // (the CLI may send a message's blocks as several messages with one id).
 // Callers hold mu.
-func (t *Transcript) rememberSaid(msgID string, blocks []claude.Block) {
-	if msgID != t.saidMsg {
-		t.saidMsg, t.saidText = msgID, ""
+func (sy *saidLog) rememberSaid(t *Transcript, msgID string, blocks []claude.Block) {
+	if msgID != sy.saidMsg {
+		sy.saidMsg, sy.saidText = msgID, ""
 	}
 	for _, b := range blocks {
 		switch b.Type {
@@ -173,23 +173,23 @@ func (t *Transcript) rememberSaid(msgID string, blocks []claude.Block) {
 			// Only its end is kept: a long reply is not decoded whole.
 			txt, cut := b.Text.Tail(maxSaidBytes)
 			if txt = strings.TrimSpace(txt); cut && txt != "" {
-				t.saidText = "…\n" + txt
+				sy.saidText = "…\n" + txt
 			} else if txt != "" {
-				t.saidText = saidTail(strings.TrimSpace(t.saidText + "\n\n" + txt))
+				sy.saidText = saidTail(strings.TrimSpace(sy.saidText + "\n\n" + txt))
 			}
 		case "tool_use":
 			if b.ID == "" {
 				continue
 			}
-			if t.saidText != "" {
-				t.said[b.ID] = t.saidText
-				t.saidOrder = append(t.saidOrder, b.ID)
-				if len(t.saidOrder) > maxSaid {
-					delete(t.said, t.saidOrder[0])
-					t.saidOrder = t.saidOrder[1:]
+			if sy.saidText != "" {
+				sy.said[b.ID] = sy.saidText
+				sy.saidOrder = append(sy.saidOrder, b.ID)
+				if len(sy.saidOrder) > maxSaid {
+					delete(sy.said, sy.saidOrder[0])
+					sy.saidOrder = sy.saidOrder[1:]
 				}
 			}
-			t.saidText = ""
+			sy.saidText = ""
 		}
 	}
 }
@@ -199,28 +199,28 @@ func (t *Transcript) rememberSaid(msgID string, blocks []claude.Block) {
 func (t *Transcript) Said(id string) string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.said[id]
+	return t.saying.said[id]
 }
 
-func (t *Transcript) assistant(m claude.Message) []Op {
+func (sy *saidLog) assistant(t *Transcript, m claude.Message) []Op {
 	msg := m.Assistant
 	if msg == nil {
 		return nil
 	}
-	t.rememberSaid(msg.MessageID, msg.Content)
+	sy.rememberSaid(t, msg.MessageID, msg.Content)
 	if parent := msg.Parent(); parent != "" {
 		// A subagent's messages are not streamed: their text is shown whole.
 		blocks := make([]contentBlock, len(msg.Content))
 		for i, b := range msg.Content {
 			blocks[i] = blockOf(b)
 		}
-		return t.nestedAssistant(parent, msg.AgentID, msg.SubagentType, msg.TaskDescription, blocks)
+		return t.nesting.nestedAssistant(t, parent, msg.AgentID, msg.SubagentType, msg.TaskDescription, blocks)
 	}
-	t.replied()
+	t.status.replied(t)
 	var ops []Op
 	for _, lb := range msg.Content {
 		// A text draft holds the text (a thinking draft only counts words).
-		if lb.Type == "text" && t.keepDraft("text", msg.MessageID, lb.Text.Len()) {
+		if lb.Type == "text" && t.streaming.keepDraft(t, "text", msg.MessageID, lb.Text.Len()) {
 			continue // streamed whole already
 		}
 		b := blockOf(lb)
@@ -230,7 +230,7 @@ func (t *Transcript) assistant(m claude.Message) []Op {
 				continue
 			}
 			t.lastText = b.Text
-			ops = append(ops, t.block("text", msg.MessageID, sanitize.Lines(b.Text))...)
+			ops = append(ops, sy.block(t, "text", msg.MessageID, sanitize.Lines(b.Text))...)
 		case "thinking":
 			head := notePrefix + "_thought"
 			if msg.ThinkingMS > 0 {
@@ -241,9 +241,9 @@ func (t *Transcript) assistant(m claude.Message) []Op {
 			for _, l := range sanitize.Lines(b.Thinking) {
 				lines = append(lines, detailFolded+l)
 			}
-			ops = append(ops, t.block("thinking", msg.MessageID, lines)...)
+			ops = append(ops, sy.block(t, "thinking", msg.MessageID, lines)...)
 		case "tool_use":
-			ops = append(ops, t.toolUse(b)...)
+			ops = append(ops, t.calling.toolUse(t, b)...)
 		}
 	}
 	return ops
@@ -251,11 +251,11 @@ func (t *Transcript) assistant(m claude.Message) []Op {
 
 // block shows a finished text or thinking block of Claude's message id: in
 // place of its streamed draft when there is one, else as new lines.
-func (t *Transcript) block(kind, id string, lines []string) []Op {
-	if fin, ok := t.finishDraft(kind, id, lines); ok {
+func (sy *saidLog) block(t *Transcript, kind, id string, lines []string) []Op {
+	if fin, ok := t.streaming.finishDraft(t, kind, id, lines); ok {
 		return fin
 	}
-	return append(t.claudeHeading(kind), t.add(lines...)...)
+	return append(t.nesting.claudeHeading(t, kind), t.add(lines...)...)
 }
 
 // Result records the end of a turn. interrupted says the user asked for
@@ -263,17 +263,17 @@ func (t *Transcript) block(kind, id string, lines []string) []Op {
 func (t *Transcript) Result(m claude.Message, interrupted bool) []Op {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.result(m, interrupted)
+	return t.saying.result(t, m, interrupted)
 }
 
-func (t *Transcript) result(m claude.Message, interrupted bool) []Op {
+func (sy *saidLog) result(t *Transcript, m claude.Message, interrupted bool) []Op {
 	r := m.Result
 	if r == nil {
 		return nil
 	}
-	t.drafts = nil // whatever was not finished stays as it was written
+	t.streaming.drafts = nil // whatever was not finished stays as it was written
 	t.speaker, t.last = "", "footer"
-	t.endTurn()
+	t.status.endTurn(t)
 	status := "done"
 	switch {
 	case interrupted && r.Subtype != "" && r.Subtype != "success":
@@ -319,4 +319,13 @@ func thousands(n int) string {
 		b.WriteRune(c)
 	}
 	return b.String()
+}
+
+// saidLog is what Claude said before each tool call (tool_use id -> its
+// words, oldest first), and the blocks of its messages and turns.
+type saidLog struct {
+	said      map[string]string // tool_use id -> what Claude said before the call
+	saidOrder []string
+	saidMsg   string // the message whose text is in saidText
+	saidText  string
 }

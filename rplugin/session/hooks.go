@@ -85,33 +85,33 @@ func (h HookEvent) Why() string {
 func (t *Transcript) Hook(h HookEvent) ([]Op, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.hook(h)
+	return t.hooking.hook(t, h)
 }
 
-func (t *Transcript) hook(h HookEvent) ([]Op, bool) {
-	if t.hooks == nil {
-		t.hooks = map[string]*toolCall{}
+func (hr *hookRuns) hook(t *Transcript, h HookEvent) ([]Op, bool) {
+	if hr.hooks == nil {
+		hr.hooks = map[string]*toolCall{}
 	}
 	switch h.Subtype {
 	case "hook_started":
 		if !toolEvents[h.Event] {
 			return nil, false
 		}
-		tc := t.callFor(h)
+		tc := hr.callFor(t, h)
 		if tc == nil {
 			return nil, false
 		}
 		tc.hook = &hookRun{id: h.ID, name: h.Name, event: h.Event, started: t.now()}
-		t.hooks[h.ID] = tc
+		hr.hooks[h.ID] = tc
 		return t.setLine(tc, tc.text), true
 	case "hook_progress":
-		_, ok := t.hooks[h.ID]
+		_, ok := hr.hooks[h.ID]
 		return nil, ok
 	case "hook_response":
-		tc, ok := t.hooks[h.ID]
-		delete(t.hooks, h.ID)
+		tc, ok := hr.hooks[h.ID]
+		delete(hr.hooks, h.ID)
 		if !ok {
-			return t.sessionHook(h), false
+			return hr.sessionHook(t, h), false
 		}
 		tc.hook = nil
 		var ops []Op
@@ -124,7 +124,7 @@ func (t *Transcript) hook(h HookEvent) ([]Op, bool) {
 		}
 		ops = append(ops, t.setLine(tc, tc.text)...)
 		if lines := hookOutput(h); len(lines) > 0 {
-			_, o := t.insertIn(tc, prefixed(nest(tc.depth)+detailFolded, lines))
+			_, o := t.nesting.insertIn(t, tc, prefixed(nest(tc.depth)+detailFolded, lines))
 			ops = append(ops, o...)
 		}
 		return ops, true
@@ -134,11 +134,11 @@ func (t *Transcript) hook(h HookEvent) ([]Op, bool) {
 
 // callFor is the call a tool event's hook runs for: the last call of its
 // tool (an unfinished one for PreToolUse and PermissionRequest).
-func (t *Transcript) callFor(h HookEvent) *toolCall {
+func (hr *hookRuns) callFor(t *Transcript, h HookEvent) *toolCall {
 	_, tool, _ := strings.Cut(h.Name, ":")
 	before := h.Event == "PreToolUse" || h.Event == "PermissionRequest"
-	for i := len(t.order) - 1; i >= 0; i-- {
-		tc := t.tools[t.order[i]]
+	for i := len(t.calling.order) - 1; i >= 0; i-- {
+		tc := t.calling.tools[t.calling.order[i]]
 		if tc == nil || (tool != "" && tc.name != tool) || tc.hook != nil {
 			continue
 		}
@@ -185,10 +185,10 @@ func hookOutput(h HookEvent) []string {
 // sessionHook shows the end of a hook that ran for no call: a
 // SessionStart hook's output at the head, a hook that blocked or failed as
 // a note.
-func (t *Transcript) sessionHook(h HookEvent) []Op {
+func (hr *hookRuns) sessionHook(t *Transcript, h HookEvent) []Op {
 	switch {
 	case h.Event == "SessionStart":
-		return t.sessionStart(h)
+		return hr.sessionStart(t, h)
 	case h.Blocked():
 		text := "hook " + h.Name + " blocked it"
 		if w := h.Why(); w != "" {
@@ -210,7 +210,7 @@ func (t *Transcript) sessionHook(h HookEvent) []Op {
 
 // sessionStart puts a SessionStart hook's output at the head of the
 // transcript (at the end once the head has left memory).
-func (t *Transcript) sessionStart(h HookEvent) []Op {
+func (hr *hookRuns) sessionStart(t *Transcript, h HookEvent) []Op {
 	lines := hookOutput(h)
 	if len(lines) == 0 {
 		return nil
@@ -219,17 +219,17 @@ func (t *Transcript) sessionStart(h HookEvent) []Op {
 	for _, l := range lines[1:] {
 		block = append(block, detailFolded+strings.TrimPrefix(l, "  "))
 	}
-	if t.base > 0 {
+	if t.page.base > 0 {
 		return t.note(append([]string{lines[0]}, lines[1:]...)...)
 	}
-	at := t.heads
-	if t.count() > at {
+	at := hr.heads
+	if t.page.count(t) > at {
 		block = append(block, "")
 	} else if at > 0 {
 		block = append([]string{""}, block...)
 	}
-	t.heads += len(block)
-	if t.count() == 0 {
+	hr.heads += len(block)
+	if t.page.count(t) == 0 {
 		t.speaker, t.last = "", "note"
 	}
 	return t.put(at, 0, block, nil)
@@ -237,25 +237,25 @@ func (t *Transcript) sessionStart(h HookEvent) []Op {
 
 // progressOf shows claude's tool_progress (Apply gives it): a long tool's
 // elapsed time on its line; a hook's heartbeat names the call it runs for.
-func (t *Transcript) progressOf(m claude.Message) []Op {
+func (hr *hookRuns) progressOf(t *Transcript, m claude.Message) []Op {
 	if m.Progress == nil || m.Progress.ToolUseID == "" {
 		return nil
 	}
 	p := *m.Progress
 	secs := int(p.Elapsed)
 	if strings.HasPrefix(p.ToolUseID, "hook-") && p.Parent != nil {
-		tc, ok := t.tools[*p.Parent]
+		tc, ok := t.calling.tools[*p.Parent]
 		if !ok {
 			return nil
 		}
-		for id, c := range t.hooks {
+		for id, c := range hr.hooks {
 			if c.hook != nil && c.hook.event == p.ToolName && c != tc {
 				// The hook was put on another call of its tool: the
 				// heartbeat knows better.
 				run := c.hook
 				c.hook = nil
 				ops := t.setLine(c, c.text)
-				tc.hook, t.hooks[id] = run, tc
+				tc.hook, hr.hooks[id] = run, tc
 				run.cli = secs
 				return append(ops, t.setLine(tc, tc.text)...)
 			}
@@ -272,7 +272,7 @@ func (t *Transcript) progressOf(m claude.Message) []Op {
 		// ("toolu_s1-heartbeat-0", checked on 2.1.328).
 		id = *p.Parent
 	}
-	tc, ok := t.tools[id]
+	tc, ok := t.calling.tools[id]
 	if !ok || tc.finished || secs <= tc.progress {
 		return nil
 	}
@@ -288,7 +288,7 @@ func (t *Transcript) Tick() []Op {
 	defer t.mu.Unlock()
 	var ops []Op
 	now := t.now()
-	for _, tc := range t.hooks {
+	for _, tc := range t.hooking.hooks {
 		if h := tc.hook; h != nil && h.secs(now) != h.shown {
 			ops = append(ops, t.setLine(tc, tc.text)...)
 		}
@@ -300,7 +300,7 @@ func (t *Transcript) Tick() []Op {
 func (t *Transcript) RunningHooks() bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return len(t.hooks) > 0
+	return len(t.hooking.hooks) > 0
 }
 
 // EndHooks forgets the running hooks (claude exited): their lines say
@@ -309,10 +309,10 @@ func (t *Transcript) EndHooks() []Op {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	var ops []Op
-	for id, tc := range t.hooks {
+	for id, tc := range t.hooking.hooks {
 		tc.hook = nil
 		ops = append(ops, t.setLine(tc, tc.text)...)
-		delete(t.hooks, id)
+		delete(t.hooking.hooks, id)
 	}
 	return ops
 }
@@ -346,9 +346,16 @@ func (t *Transcript) SetCwd(dir string) {
 func (t *Transcript) ToolCall(id string) (name string, input json.RawMessage, ok bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	tc, ok := t.tools[id]
+	tc, ok := t.calling.tools[id]
 	if !ok {
 		return "", nil, false
 	}
 	return tc.name, tc.input, true
+}
+
+// hookRuns is the hooks running for tool calls (by hook id: the call it
+// runs for) and how many lines at the head SessionStart hooks wrote.
+type hookRuns struct {
+	hooks map[string]*toolCall // running hook id -> the call it runs for (hooks.go)
+	heads int                  // lines at the head: SessionStart hooks' output
 }

@@ -78,8 +78,8 @@ func humanBytes(n int) string {
 
 // saveImage keeps an image of a tool result next to the spill file, for gf
 // (the front end opens it with the system's viewer). "" when it cannot.
-func (t *Transcript) saveImage(id string, n int, img toolImage) string {
-	if t.spill == "" || len(img.data) > maxImageBytes {
+func (cl *toolCalls) saveImage(t *Transcript, id string, n int, img toolImage) string {
+	if t.page.spill == "" || len(img.data) > maxImageBytes {
 		return ""
 	}
 	ext := strings.TrimPrefix(img.mediaType, "image/")
@@ -89,8 +89,8 @@ func (t *Transcript) saveImage(id string, n int, img toolImage) string {
 	if ext == "" || strings.ContainsAny(ext, "/.\\") {
 		ext = "img"
 	}
-	base := strings.TrimSuffix(filepath.Base(t.spill), ".md") + "-" + safeName(id) + fmt.Sprintf("-%d.%s", n, ext)
-	path := filepath.Join(filepath.Dir(t.spill), base)
+	base := strings.TrimSuffix(filepath.Base(t.page.spill), ".md") + "-" + safeName(id) + fmt.Sprintf("-%d.%s", n, ext)
+	path := filepath.Join(filepath.Dir(t.page.spill), base)
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return ""
 	}

@@ -20,9 +20,9 @@ import (
 // long tool input being written shows as "writing greet.py · 12 kB".
 
 // signal turns a system message (or a rate_limit_event) into a note.
-func (t *Transcript) signal(m claude.Message) []Op {
+func (sl *statusLines) signal(t *Transcript, m claude.Message) []Op {
 	if m.Type == "rate_limit_event" {
-		return t.rateLimit(m)
+		return sl.rateLimit(t, m)
 	}
 	if m.System == nil || m.System.Signal == nil {
 		return nil
@@ -37,26 +37,26 @@ func (t *Transcript) signal(m claude.Message) []Op {
 		if why == "" {
 			why = "no answer"
 		}
-		t.setActivity(fmt.Sprintf("retrying %d/%d", s.Attempt, s.MaxRetries))
-		return t.noteInPlace("retry", fmt.Sprintf("retrying · attempt %d/%d · %s · in %.1f s", s.Attempt, s.MaxRetries, why, s.RetryDelay/1000))
+		sl.setActivity(t, fmt.Sprintf("retrying %d/%d", s.Attempt, s.MaxRetries))
+		return sl.noteInPlace(t, "retry", fmt.Sprintf("retrying · attempt %d/%d · %s · in %.1f s", s.Attempt, s.MaxRetries, why, s.RetryDelay/1000))
 	case "status":
 		switch {
 		case s.Status != nil && *s.Status == "compacting":
-			t.setActivity("compacting")
-			return t.noteInPlace("compact", "compacting the conversation…")
+			sl.setActivity(t, "compacting")
+			return sl.noteInPlace(t, "compact", "compacting the conversation…")
 		case s.CompactResult == "failed":
-			t.setActivity("")
+			sl.setActivity(t, "")
 			text := "compacting failed"
 			if e := sanitize.Line(s.CompactError); e != "" {
 				text += ": " + e
 			}
-			return t.noteInPlace("compact", text)
+			return sl.noteInPlace(t, "compact", text)
 		case s.CompactResult == "success":
-			t.setActivity("")
-			return t.noteInPlace("compact", "compacted the conversation")
+			sl.setActivity(t, "")
+			return sl.noteInPlace(t, "compact", "compacted the conversation")
 		}
 	case "compact_boundary":
-		t.setActivity("")
+		sl.setActivity(t, "")
 		text := "compacted the conversation"
 		if s.Meta.Trigger == "auto" {
 			text += " (the context was full)"
@@ -64,8 +64,8 @@ func (t *Transcript) signal(m claude.Message) []Op {
 		if s.Meta.Pre > 0 && s.Meta.Post > 0 {
 			text += fmt.Sprintf(" · %s → %s tokens", thousands(s.Meta.Pre), thousands(s.Meta.Post))
 		}
-		ops := t.noteInPlace("compact", text)
-		delete(t.anchors, "compact")
+		ops := sl.noteInPlace(t, "compact", text)
+		delete(sl.anchors, "compact")
 		return ops
 	case "model_refusal_fallback":
 		text := "the model declined; " + sanitize.Line(s.FallbackModel) + " answered instead"
@@ -84,7 +84,7 @@ func (t *Transcript) signal(m claude.Message) []Op {
 			return t.note(c)
 		}
 	case "permission_denied":
-		return t.denied(s.ToolName, s.ToolUseID, s.AgentID, s.Message)
+		return sl.denied(t, s.ToolName, s.ToolUseID, s.AgentID, s.Message)
 	}
 	return nil
 }
@@ -92,19 +92,19 @@ func (t *Transcript) signal(m claude.Message) []Op {
 // denied shows that claude's own rules refused a call (no permission
 // request came): in the call's block, shown; as a note when the call is
 // not known.
-func (t *Transcript) denied(tool, toolUseID, agentID, message string) []Op {
+func (sl *statusLines) denied(t *Transcript, tool, toolUseID, agentID, message string) []Op {
 	const why = "refused by your permission rules, without asking you"
-	if tc, ok := t.tools[toolUseID]; ok {
-		_, ops := t.insertIn(tc, []string{nest(tc.depth) + detailOpen + why})
+	if tc, ok := t.calling.tools[toolUseID]; ok {
+		_, ops := t.nesting.insertIn(t, tc, []string{nest(tc.depth) + detailOpen + why})
 		return ops
 	}
 	text := why + ": " + sanitize.Line(tool)
 	if m := sanitize.Truncate(sanitize.Line(message), 200); m != "" {
 		text += " · " + m
 	}
-	if call, ok := t.agentCalls[agentID]; ok && agentID != "" {
-		if ac, ok := t.tools[call]; ok {
-			_, ops := t.insertIn(ac, []string{nest(ac.depth+1) + notePrefix + text})
+	if call, ok := t.nesting.agentCalls[agentID]; ok && agentID != "" {
+		if ac, ok := t.calling.tools[call]; ok {
+			_, ops := t.nesting.insertIn(t, ac, []string{nest(ac.depth+1) + notePrefix + text})
 			return ops
 		}
 	}
@@ -112,7 +112,7 @@ func (t *Transcript) denied(tool, toolUseID, agentID, message string) []Op {
 }
 
 // rateLimit notes a rate limit claude reports, unless all is well.
-func (t *Transcript) rateLimit(m claude.Message) []Op {
+func (sl *statusLines) rateLimit(t *Transcript, m claude.Message) []Op {
 	if m.RateLimit == nil || m.RateLimit.Status == "" || m.RateLimit.Status == "allowed" {
 		return nil
 	}
@@ -120,7 +120,7 @@ func (t *Transcript) rateLimit(m claude.Message) []Op {
 	text := "rate limit close"
 	if info.Status == "rejected" {
 		text = "rate limited"
-		t.setActivity("rate limited")
+		sl.setActivity(t, "rate limited")
 	}
 	if typ := sanitize.Line(strings.ReplaceAll(info.Type, "_", " ")); typ != "" {
 		text += " · " + typ
@@ -134,40 +134,40 @@ func (t *Transcript) rateLimit(m claude.Message) []Op {
 	if info.ResetsAt > 0 {
 		text += " · resets " + time.Unix(int64(info.ResetsAt), 0).Format("15:04")
 	}
-	return t.noteInPlace("rate", text)
+	return sl.noteInPlace(t, "rate", text)
 }
 
 // noteInPlace writes a note for signal key, over the note the same signal
 // wrote last in this turn.
-func (t *Transcript) noteInPlace(key, text string) []Op {
+func (sl *statusLines) noteInPlace(t *Transcript, key, text string) []Op {
 	line := notePrefix + text
-	if a := t.anchors[key]; a != nil && *a >= t.base && *a < t.count() {
+	if a := sl.anchors[key]; a != nil && *a >= t.page.base && *a < t.page.count(t) {
 		return t.put(*a, 1, []string{line}, nil)
 	}
 	ops := t.note(text)
-	at := t.count() - 1
-	t.anchors[key] = &at
+	at := t.page.count(t) - 1
+	sl.anchors[key] = &at
 	return ops
 }
 
 // replied records that Claude's reply came: a retry is over.
-func (t *Transcript) replied() {
-	delete(t.anchors, "retry")
-	t.setActivity("")
+func (sl *statusLines) replied(t *Transcript) {
+	delete(sl.anchors, "retry")
+	sl.setActivity(t, "")
 }
 
 // endTurn forgets the turn's signals (the next turn's are notes of their
 // own). Callers hold mu.
-func (t *Transcript) endTurn() {
+func (sl *statusLines) endTurn(t *Transcript) {
 	t.inTurn = false
-	t.anchors = map[string]*int{}
-	t.input = nil
-	t.setActivity("")
+	sl.anchors = map[string]*int{}
+	sl.input = nil
+	sl.setActivity(t, "")
 }
 
-func (t *Transcript) setActivity(a string) {
-	if t.activity != a {
-		t.activity, t.changed = a, true
+func (sl *statusLines) setActivity(t *Transcript, a string) {
+	if sl.activity != a {
+		sl.activity, sl.changed = a, true
 	}
 }
 
@@ -177,16 +177,16 @@ func (t *Transcript) setActivity(a string) {
 func (t *Transcript) Activity() (string, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	ch := t.changed
-	t.changed = false
-	return t.activity, ch
+	ch := t.status.changed
+	t.status.changed = false
+	return t.status.activity, ch
 }
 
 // CurrentActivity is Activity without taking the change.
 func (t *Transcript) CurrentActivity() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.activity
+	return t.status.activity
 }
 
 // ---- a long tool input ----
@@ -209,8 +209,8 @@ const inputShown = 2 << 10
 // inputHead bounds the bytes of an input kept to find its file path.
 const inputHead = 1 << 10
 
-func (t *Transcript) startInput(msgID string, index int, id, name string) {
-	t.input = &inputDraft{message: msgID, index: index, id: id, name: sanitize.Line(name)}
+func (sl *statusLines) startInput(t *Transcript, msgID string, index int, id, name string) {
+	sl.input = &inputDraft{message: msgID, index: index, id: id, name: sanitize.Line(name)}
 }
 
 var filePathRE = regexp.MustCompile(`"(?:file_path|notebook_path)"\s*:\s*("(?:[^"\\]|\\.)*")`)
@@ -227,8 +227,8 @@ func (d *inputDraft) what(cwd string) string {
 
 // growInput counts a delta of a tool input; past inputShown it shows (and
 // updates, per kB) a line saying what is being written.
-func (t *Transcript) growInput(msgID string, index int, partial string) []Op {
-	d := t.input
+func (sl *statusLines) growInput(t *Transcript, msgID string, index int, partial string) []Op {
+	d := sl.input
 	if d == nil || d.message != msgID || d.index != index {
 		return nil
 	}
@@ -245,15 +245,15 @@ func (t *Transcript) growInput(msgID string, index int, partial string) []Op {
 	}
 	d.kb = kb
 	text := fmt.Sprintf("writing %s · %d kB", d.what(t.cwd), kb)
-	t.setActivity(text)
+	sl.setActivity(t, text)
 	if d.shown == nil {
-		ops := t.claudeHeading("tool")
-		d.shown = &draft{message: msgID, index: index, kind: "input", start: t.count(), began: t.now()}
+		ops := t.nesting.claudeHeading(t, "tool")
+		d.shown = &draft{message: msgID, index: index, kind: "input", start: t.page.count(t), began: t.now()}
 		ops = append(ops, t.put(d.shown.start, 0, []string{notePrefix + text}, nil)...)
-		t.drafts = append(t.drafts, d.shown)
+		t.streaming.drafts = append(t.streaming.drafts, d.shown)
 		return ops
 	}
-	if d.shown.start < t.base {
+	if d.shown.start < t.page.base {
 		return nil
 	}
 	return t.put(d.shown.start, 1, []string{notePrefix + text}, nil)
@@ -261,21 +261,31 @@ func (t *Transcript) growInput(msgID string, index int, partial string) []Op {
 
 // takeInput returns (and forgets) the line of tool call id's input being
 // written, if it showed one.
-func (t *Transcript) takeInput(id string) *draft {
-	d := t.input
+func (sl *statusLines) takeInput(t *Transcript, id string) *draft {
+	d := sl.input
 	if d == nil || d.id != id {
 		return nil
 	}
-	t.input = nil
-	t.setActivity("")
+	sl.input = nil
+	sl.setActivity(t, "")
 	if d.shown == nil {
 		return nil
 	}
-	for i, x := range t.drafts {
+	for i, x := range t.streaming.drafts {
 		if x == d.shown {
-			t.drafts = append(t.drafts[:i], t.drafts[i+1:]...)
+			t.streaming.drafts = append(t.streaming.drafts[:i], t.streaming.drafts[i+1:]...)
 			break
 		}
 	}
 	return d.shown
+}
+
+// statusLines is what claude says about itself: status notes updated in
+// place (anchors: a signal's note line), a tool input being streamed, and
+// what claude is doing now (activity, changed since it was read).
+type statusLines struct {
+	anchors  map[string]*int // signal -> the line of its note, updated in place
+	input    *inputDraft     // a tool input being streamed
+	activity string          // what claude is doing now, for the winbar
+	changed  bool            // activity changed since Activity was read
 }

@@ -44,45 +44,45 @@ func alive(pid int) bool {
 func (t *Transcript) Spill(path string, keep int) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.spill, t.keep = path, max(keep, 100)
+	t.page.spill, t.page.keep = path, max(keep, 100)
 }
 
 // trim moves the oldest lines to the spill file once a quarter more than
 // keep are in memory. Callers hold mu.
-func (t *Transcript) trim() {
-	if t.spill == "" || t.spillErr != nil || len(t.lines) <= t.keep+t.keep/4 {
+func (pg *page) trim(t *Transcript) {
+	if pg.spill == "" || pg.spillErr != nil || len(pg.lines) <= pg.keep+pg.keep/4 {
 		return
 	}
-	n := len(t.lines) - t.keep
+	n := len(pg.lines) - pg.keep
 	// Never spill a draft being streamed, which still changes, unless it
 	// is large: then its finished lines go (its last line stays), and the
 	// finished block keeps the draft instead of replacing it (keepDraft).
 	// Nor the block of an agent at work (its lines go beneath its call),
 	// unless it is huge.
-	for _, d := range t.drafts {
-		if d.done > t.keep/4 {
+	for _, d := range t.streaming.drafts {
+		if d.done > pg.keep/4 {
 			d.spilled = true
-			n = min(n, d.start+d.done-t.base)
+			n = min(n, d.start+d.done-pg.base)
 			continue
 		}
-		n = min(n, d.start-t.base)
+		n = min(n, d.start-pg.base)
 	}
-	for _, tc := range t.tools {
-		if tc.live && tc.depth == 0 && tc.details < t.keep/2 {
-			n = min(n, tc.line-t.base)
+	for _, tc := range t.calling.tools {
+		if tc.live && tc.depth == 0 && tc.details < pg.keep/2 {
+			n = min(n, tc.line-pg.base)
 		}
 	}
 	if n <= 0 {
 		return
 	}
-	if err := appendFile(t.spill, t.lines[:n]); err != nil {
-		t.spillErr = err // keep everything in memory from now on
+	if err := appendFile(pg.spill, pg.lines[:n]); err != nil {
+		pg.spillErr = err // keep everything in memory from now on
 		return
 	}
-	rest := make([]string, len(t.lines)-n, t.keep+t.keep/4+1)
-	copy(rest, t.lines[n:])
-	t.lines = rest
-	t.base += n
+	rest := make([]string, len(pg.lines)-n, pg.keep+pg.keep/4+1)
+	copy(rest, pg.lines[n:])
+	pg.lines = rest
+	pg.base += n
 }
 
 func appendFile(path string, lines []string) error {

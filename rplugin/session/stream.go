@@ -28,7 +28,7 @@ func (d *draft) count() int { return d.done + 1 }
 // streamEvent shows a text or thinking block while it is written
 // (--include-partial-messages). The finished block (an assistant line)
 // replaces its draft in place.
-func (t *Transcript) streamEvent(m claude.Message) []Op {
+func (sd *streamDrafts) streamEvent(t *Transcript, m claude.Message) []Op {
 	if m.Stream == nil || m.Stream.Parent() != "" {
 		return nil // a subagent's messages are not streamed
 	}
@@ -39,19 +39,19 @@ func (t *Transcript) streamEvent(m claude.Message) []Op {
 	case "content_block_start":
 		switch ev.ContentBlock.Type {
 		case "text", "thinking":
-			return t.startDraft(msgID, ev.Index, ev.ContentBlock.Type)
+			return sd.startDraft(t, msgID, ev.Index, ev.ContentBlock.Type)
 		case "tool_use":
-			t.startInput(msgID, ev.Index, ev.ContentBlock.ID, ev.ContentBlock.Name)
+			t.status.startInput(t, msgID, ev.Index, ev.ContentBlock.ID, ev.ContentBlock.Name)
 		}
 	case "content_block_delta":
 		switch ev.Delta.Type {
 		case "input_json_delta":
-			return t.growInput(msgID, ev.Index, ev.Delta.PartialJSON)
+			return t.status.growInput(t, msgID, ev.Index, ev.Delta.PartialJSON)
 		case "text_delta":
-			d, ops := t.draftFor(msgID, ev.Index, "text")
-			return append(ops, t.grow(d, ev.Delta.Text)...)
+			d, ops := sd.draftFor(t, msgID, ev.Index, "text")
+			return append(ops, sd.grow(t, d, ev.Delta.Text)...)
 		case "thinking_delta":
-			d, ops := t.draftFor(msgID, ev.Index, "thinking")
+			d, ops := sd.draftFor(t, msgID, ev.Index, "thinking")
 			d.words += len(strings.Fields(ev.Delta.Thinking))
 			return append(ops, t.put(d.start, 1, []string{thinkingLine(d)}, nil)...)
 		}
@@ -63,33 +63,33 @@ func thinkingLine(d *draft) string {
 	return fmt.Sprintf("%s_thinking… (%d words)_", notePrefix, d.words)
 }
 
-func (t *Transcript) startDraft(msgID string, index int, kind string) []Op {
-	t.setActivity("")
-	ops := t.claudeHeading(kind)
-	d := &draft{message: msgID, index: index, kind: kind, start: t.count(), began: t.now()}
+func (sd *streamDrafts) startDraft(t *Transcript, msgID string, index int, kind string) []Op {
+	t.status.setActivity(t, "")
+	ops := t.nesting.claudeHeading(t, kind)
+	d := &draft{message: msgID, index: index, kind: kind, start: t.page.count(t), began: t.now()}
 	first := ""
 	if kind == "thinking" {
 		first = thinkingLine(d)
 	}
 	ops = append(ops, t.put(d.start, 0, []string{first}, nil)...)
-	t.drafts = append(t.drafts, d) // after put: lines it inserts do not move it
+	sd.drafts = append(sd.drafts, d) // after put: lines it inserts do not move it
 	return ops
 }
 
 // draftFor finds (or starts, when the start event was not seen) a draft.
-func (t *Transcript) draftFor(msgID string, index int, kind string) (*draft, []Op) {
-	for _, d := range t.drafts {
+func (sd *streamDrafts) draftFor(t *Transcript, msgID string, index int, kind string) (*draft, []Op) {
+	for _, d := range sd.drafts {
 		if d.message == msgID && d.index == index {
 			return d, nil
 		}
 	}
-	ops := t.startDraft(msgID, index, kind)
-	return t.drafts[len(t.drafts)-1], ops
+	ops := sd.startDraft(t, msgID, index, kind)
+	return sd.drafts[len(sd.drafts)-1], ops
 }
 
 // grow adds streamed text to a draft: the lines it completes and its new
 // last line replace the draft's old last line.
-func (t *Transcript) grow(d *draft, text string) []Op {
+func (sd *streamDrafts) grow(t *Transcript, d *draft, text string) []Op {
 	text = sanitize.Text(text)
 	lastIdx := d.start + d.done
 	parts := strings.Split(d.partial+text, "\n")
@@ -106,13 +106,13 @@ func (t *Transcript) grow(d *draft, text string) []Op {
 }
 
 // finishDraft replaces the draft of a finished block by its final lines.
-func (t *Transcript) finishDraft(kind string, msgID string, lines []string) ([]Op, bool) {
-	for i := len(t.drafts) - 1; i >= 0; i-- {
-		d := t.drafts[i]
+func (sd *streamDrafts) finishDraft(t *Transcript, kind string, msgID string, lines []string) ([]Op, bool) {
+	for i := len(sd.drafts) - 1; i >= 0; i-- {
+		d := sd.drafts[i]
 		if d.kind != kind || (d.message != msgID && d.message != "" && msgID != "") {
 			continue
 		}
-		t.drafts = append(t.drafts[:i], t.drafts[i+1:]...)
+		sd.drafts = append(sd.drafts[:i], sd.drafts[i+1:]...)
 		return t.put(d.start, d.count(), lines, nil), true
 	}
 	return nil, false
@@ -122,16 +122,16 @@ func (t *Transcript) finishDraft(kind string, msgID string, lines []string) ([]O
 // the block is large (size: its encoded text) or part of the draft went to
 // the spill file: its text is the block's (the deltas add up to it), so it
 // is not decoded and written again. It reports whether it did.
-func (t *Transcript) keepDraft(kind string, msgID string, size int) bool {
-	for i := len(t.drafts) - 1; i >= 0; i-- {
-		d := t.drafts[i]
+func (sd *streamDrafts) keepDraft(t *Transcript, kind string, msgID string, size int) bool {
+	for i := len(sd.drafts) - 1; i >= 0; i-- {
+		d := sd.drafts[i]
 		if d.kind != kind || (d.message != msgID && d.message != "" && msgID != "") {
 			continue
 		}
 		if size <= keptBlock && !d.spilled {
 			return false
 		}
-		t.drafts = append(t.drafts[:i], t.drafts[i+1:]...)
+		sd.drafts = append(sd.drafts[:i], sd.drafts[i+1:]...)
 		return true
 	}
 	return false
@@ -150,3 +150,9 @@ func blockOf(b claude.Block) contentBlock {
 }
 
 // ---- whole messages ----
+
+// streamDrafts is the text and thinking blocks being streamed, oldest
+// first.
+type streamDrafts struct {
+	drafts []*draft // blocks being streamed, oldest first
+}

@@ -75,7 +75,7 @@ func todayHeadline(tc *toolCall, result json.RawMessage, isError bool, now time.
 func (t *Transcript) Checklist(id string, todos []Todo) []Op {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	tc, ok := t.tools[id]
+	tc, ok := t.calling.tools[id]
 	if !ok || tc.name == "TodoWrite" || len(todos) == 0 {
 		return nil // TodoWrite's input is the list: its details show it
 	}
@@ -83,6 +83,6 @@ func (t *Transcript) Checklist(id string, todos []Todo) []Op {
 	for _, l := range tools.Checklist(todos) {
 		lines = append(lines, "  "+l)
 	}
-	_, ops := t.insertIn(tc, prefixed(nest(tc.depth)+detailFolded, lines))
+	_, ops := t.nesting.insertIn(t, tc, prefixed(nest(tc.depth)+detailFolded, lines))
 	return ops
 }

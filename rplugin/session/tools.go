@@ -83,7 +83,7 @@ func (t *Transcript) MarkAsked(id string) {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.asked.add(id)
+	t.calling.asked.add(id)
 }
 
 // Unasked returns tool call id's tool and subject when it ran (or runs)
@@ -92,8 +92,8 @@ func (t *Transcript) MarkAsked(id string) {
 func (t *Transcript) Unasked(id string) (tool, subject string, ok bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	tc, known := t.tools[id]
-	if !known || t.asked.has(id) {
+	tc, known := t.calling.tools[id]
+	if !known || t.calling.asked.has(id) {
 		return "", "", false
 	}
 	return tc.name, tc.subject, true
@@ -104,7 +104,7 @@ func (t *Transcript) Unasked(id string) (tool, subject string, ok bool) {
 func (t *Transcript) ExplainUnasked(id, why string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if tc, ok := t.tools[id]; ok {
+	if tc, ok := t.calling.tools[id]; ok {
 		tc.unasked = sanitize.Truncate(sanitize.Line(why), 120)
 	}
 }
@@ -158,9 +158,9 @@ func (t *Transcript) Plan(toolUseID string, read func(string) ([]byte, error)) s
 	return last
 }
 
-func (t *Transcript) toolUse(b contentBlock) []Op {
-	ops := t.claudeHeading("tool")
-	tc := t.newCall(b, 0)
+func (cl *toolCalls) toolUse(t *Transcript, b contentBlock) []Op {
+	ops := t.nesting.claudeHeading(t, "tool")
+	tc := t.nesting.newCall(t, b, 0)
 	if p := planFile(b.Name, b.Input); p != "" {
 		t.planPath = p
 	}
@@ -180,14 +180,14 @@ func (t *Transcript) toolUse(b contentBlock) []Op {
 		tc.details, tc.inputs = len(details), len(details)
 	}
 	// A long input shown while it was written: the call takes its line.
-	at, n := t.count(), 0
-	if d := t.takeInput(b.ID); d != nil && d.start >= t.base {
+	at, n := t.page.count(t), 0
+	if d := t.status.takeInput(t, b.ID); d != nil && d.start >= t.page.base {
 		at, n = d.start, 1
 	}
 	tc.line = at
 	tc.text = tc.summary + " …"
 	ops = append(ops, t.put(at, n, append([]string{tc.text}, details...), nil)...)
-	t.remember(b.ID, tc) // after put: lines it inserts do not move it
+	cl.remember(t, b.ID, tc) // after put: lines it inserts do not move it
 	return ops
 }
 
@@ -209,17 +209,17 @@ func toolName(name string) string {
 func (t *Transcript) ToolHeadline(id, headline string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if tc, ok := t.tools[id]; ok {
+	if tc, ok := t.calling.tools[id]; ok {
 		tc.headline = sanitize.Truncate(sanitize.Line(headline), 60)
 	}
 }
 
-func (t *Transcript) remember(id string, tc *toolCall) {
-	t.tools[id] = tc
-	t.order = append(t.order, id)
-	if len(t.order) > maxTools {
-		delete(t.tools, t.order[0])
-		t.order = t.order[1:]
+func (cl *toolCalls) remember(t *Transcript, id string, tc *toolCall) {
+	cl.tools[id] = tc
+	cl.order = append(cl.order, id)
+	if len(cl.order) > maxTools {
+		delete(cl.tools, cl.order[0])
+		cl.order = cl.order[1:]
 	}
 }
 
@@ -294,7 +294,7 @@ func planFile(tool string, input json.RawMessage) string {
 // toolResults marks each finished call ✓ or ✗ with its time, and puts its
 // result beneath it: folded, or shown when it failed (and a question's
 // answers); cut after previewLines, the whole kept in a file.
-func (t *Transcript) toolResults(m claude.Message, parent string) []Op {
+func (cl *toolCalls) toolResults(t *Transcript, m claude.Message, parent string) []Op {
 	msg := m.User
 	if msg == nil || msg.Content == nil {
 		return nil // plain string content: the echo of our own prompt
@@ -314,11 +314,11 @@ func (t *Transcript) toolResults(m claude.Message, parent string) []Op {
 	for _, b := range blocks {
 		switch b.Type {
 		case "tool_result":
-			tc, ok := t.tools[b.ToolUseID]
+			tc, ok := cl.tools[b.ToolUseID]
 			if !ok {
 				continue
 			}
-			if o, ok := t.taskResult(b, tc, started); ok {
+			if o, ok := t.nesting.taskResult(t, b, tc, started); ok {
 				ops = append(ops, o...)
 				continue
 			}
@@ -342,9 +342,9 @@ func (t *Transcript) toolResults(m claude.Message, parent string) []Op {
 				line += fmt.Sprintf(" %.1f s", t.now().Sub(tc.started).Seconds())
 			}
 			ops = append(ops, t.setLine(tc, line)...)
-			if res := t.resultDetails(b, tc); len(res) > 0 && !todayQuiet(tc, b.IsError) {
+			if res := cl.resultDetails(t, b, tc); len(res) > 0 && !todayQuiet(tc, b.IsError) {
 				// Long gone from memory: at the end instead.
-				_, o := t.insertIn(tc, res)
+				_, o := t.nesting.insertIn(t, tc, res)
 				ops = append(ops, o...)
 			}
 		case "text":
@@ -353,8 +353,8 @@ func (t *Transcript) toolResults(m claude.Message, parent string) []Op {
 			}
 			// The CLI's own mark of an interrupt the user asked for
 			// ("[Request interrupted by user…]"): the one line that says so.
-			if ac, ok := t.tools[parent]; ok && parent != "" {
-				_, o := t.insertIn(ac, []string{nest(ac.depth+1) + notePrefix + InterruptedNote})
+			if ac, ok := cl.tools[parent]; ok && parent != "" {
+				_, o := t.nesting.insertIn(t, ac, []string{nest(ac.depth+1) + notePrefix + InterruptedNote})
 				ops = append(ops, o...)
 				continue
 			}
@@ -369,14 +369,14 @@ const InterruptedNote = "Interrupted by you."
 
 var toolErrorTags = strings.NewReplacer("<tool_use_error>", "", "</tool_use_error>", "")
 
-func (t *Transcript) resultDetails(b contentBlock, tc *toolCall) []string {
+func (cl *toolCalls) resultDetails(t *Transcript, b contentBlock, tc *toolCall) []string {
 	text := strings.TrimSpace(toolErrorTags.Replace(resultText(b.Content)))
 	var out []string
 	// An image (a Read of a PNG) is one line shown beneath the call; gf
 	// opens it.
 	for i, img := range resultImages(b.Content) {
 		line := nest(tc.depth) + detailOpen + imageLine(img)
-		if path := t.saveImage(b.ToolUseID, i+1, img); path != "" && tc.full == "" {
+		if path := cl.saveImage(t, b.ToolUseID, i+1, img); path != "" && tc.full == "" {
 			tc.full = path
 			line += " (gf opens it)"
 		}
@@ -393,7 +393,7 @@ func (t *Transcript) resultDetails(b contentBlock, tc *toolCall) []string {
 	for i, l := range lines {
 		if i == previewLines && len(lines) > previewLines+1 {
 			more := fmt.Sprintf("%s… %d more lines", prefix, len(lines)-previewLines)
-			if path := t.saveFull(b.ToolUseID, text); path != "" {
+			if path := cl.saveFull(t, b.ToolUseID, text); path != "" {
 				tc.full = path
 				more += " (gf opens the whole result)"
 			}
@@ -405,11 +405,11 @@ func (t *Transcript) resultDetails(b contentBlock, tc *toolCall) []string {
 }
 
 // saveFull keeps a whole tool result next to the spill file.
-func (t *Transcript) saveFull(id, text string) string {
-	if t.spill == "" {
+func (cl *toolCalls) saveFull(t *Transcript, id, text string) string {
+	if t.page.spill == "" {
 		return ""
 	}
-	path := filepath.Join(filepath.Dir(t.spill), strings.TrimSuffix(filepath.Base(t.spill), ".md")+"-"+safeName(id)+".txt")
+	path := filepath.Join(filepath.Dir(t.page.spill), strings.TrimSuffix(filepath.Base(t.page.spill), ".md")+"-"+safeName(id)+".txt")
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return ""
 	}
@@ -434,7 +434,7 @@ func safeName(id string) string {
 func (t *Transcript) ToolAt(line int) (string, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	for _, tc := range t.tools {
+	for _, tc := range t.calling.tools {
 		if line >= tc.line && line <= tc.line+tc.details && tc.full != "" {
 			return tc.full, true
 		}
@@ -458,4 +458,12 @@ func resultText(raw json.RawMessage) string {
 		return strings.Join(out, "\n")
 	}
 	return ""
+}
+
+// toolCalls is the tool calls' lines (tool_use_id -> its call), oldest
+// first (bounded), and which ones claude asked the user about.
+type toolCalls struct {
+	tools map[string]*toolCall // tool_use_id -> its lines
+	order []string             // tool ids, oldest first (bounded)
+	asked idSet                // tool ids claude asked the user about
 }

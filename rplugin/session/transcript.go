@@ -19,56 +19,52 @@ import (
 // Only a tail of the lines is kept in memory (Spill): older lines are
 // appended to a file, so a session that talks for hours costs the host a
 // bounded amount of memory while the whole text stays available.
+//
+// What it keeps is split in parts, each in the file of its concern with
+// the methods that change it: page (the lines, the spill, the version;
+// transcript.go), toolCalls (tools.go), streamDrafts (stream.go),
+// agentNest (agents.go), hookRuns (hooks.go), statusLines (signals.go)
+// and saidLog (blocks.go). A part's methods take the transcript for the
+// lines they write (put, add, note, setLine) and run under its lock; the
+// transcript's own methods are what the rest of the host calls.
 type Transcript struct {
-	mu       sync.Mutex
-	cwd      string
-	lines    []string // lines[i] is line base+i
-	base     int      // lines already moved to the spill file
-	spill    string   // the spill file ("" keeps every line in memory)
-	keep     int      // lines kept in memory when spilling
-	spillErr error
+	mu  sync.Mutex
+	cwd string
 
 	cost    float64 // the session's cost at the last turn's end (claude's running total)
-	seq     int     // version: ops made so far
 	speaker string  // who wrote the last block: "you", "claude", ""
 	last    string  // the kind of the last block: "text", "tool", "note", …
 	history bool    // replaying a resumed session's earlier conversation
 
-	tools  map[string]*toolCall // tool_use_id -> its lines
-	order  []string             // tool ids, oldest first (bounded)
-	asked  idSet                // tool ids claude asked the user about
-	drafts []*draft             // blocks being streamed, oldest first
-
 	// Agents and turns (agents.go), status signals (signals.go).
-	agentCalls map[string]string // agent id -> the tool_use_id of its call
 	inTurn     bool              // a turn is running (prompted, or started by claude)
 	why        []string          // tasks that ended, for the heading of claude's next own turn
-	anchors    map[string]*int   // signal -> the line of its note, updated in place
-	said       map[string]string // tool_use id -> what Claude said before the call
-	saidOrder  []string
-	saidMsg    string // the message whose text is in saidText
-	saidText   string
 	queued     map[string]*int   // queued prompt id -> the line of its heading
 	queuedHead map[string]string // queued prompt id -> its heading without the mark
-	input      *inputDraft       // a tool input being streamed
-	activity   string            // what claude is doing now, for the winbar
-	changed    bool              // activity changed since Activity was read
-
-	hooks map[string]*toolCall // running hook id -> the call it runs for (hooks.go)
-	heads int                  // lines at the head: SessionStart hooks' output
 
 	planPath string            // last plan file written under ~/.claude/plans/
 	lastText string            // last assistant text (plan fallback)
 	plans    map[string]string // tool_use_id -> plan text of an ExitPlanMode call
+
+	// The parts, each with what it keeps.
+	page      page
+	hooking   hookRuns
+	status    statusLines
+	streaming streamDrafts
+	nesting   agentNest
+	saying    saidLog
+	calling   toolCalls
 
 	now func() time.Time // the clock of tool and draft durations (tests fix it)
 }
 
 // NewTranscript returns an empty transcript for a session in cwd.
 func NewTranscript(cwd string) *Transcript {
-	return &Transcript{cwd: cwd, tools: map[string]*toolCall{}, plans: map[string]string{},
-		agentCalls: map[string]string{}, anchors: map[string]*int{},
-		queued: map[string]*int{}, queuedHead: map[string]string{}, said: map[string]string{}, hooks: map[string]*toolCall{}, now: time.Now}
+	return &Transcript{cwd: cwd, plans: map[string]string{},
+		queued: map[string]*int{}, queuedHead: map[string]string{}, now: time.Now,
+		calling: toolCalls{tools: map[string]*toolCall{}}, nesting: agentNest{agentCalls: map[string]string{}},
+		status: statusLines{anchors: map[string]*int{}}, saying: saidLog{said: map[string]string{}},
+		hooking: hookRuns{hooks: map[string]*toolCall{}}}
 }
 
 // Snapshot is the whole transcript: lines [0, First) are in File, the rest
@@ -86,9 +82,9 @@ type Snapshot struct {
 func (t *Transcript) Snapshot() Snapshot {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	sn := Snapshot{Seq: t.seq, First: t.base, Lines: append([]string(nil), t.lines...)}
-	if t.base > 0 {
-		sn.File = t.spill
+	sn := Snapshot{Seq: t.page.seq, First: t.page.base, Lines: append([]string(nil), t.page.lines...)}
+	if t.page.base > 0 {
+		sn.File = t.page.spill
 	}
 	var st hlState
 	sn.Marks, sn.Code = highlight(sn.Lines, &st)
@@ -100,11 +96,11 @@ func (t *Transcript) Snapshot() Snapshot {
 func (t *Transcript) Lines() []string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return append([]string(nil), t.lines...)
+	return append([]string(nil), t.page.lines...)
 }
 
 // count is the number of lines, spilled ones included. Callers hold mu.
-func (t *Transcript) count() int { return t.base + len(t.lines) }
+func (pg *page) count(t *Transcript) int { return pg.base + len(pg.lines) }
 
 // put replaces lines [index, index+n) by lines (n 0 inserts) and returns
 // the ops saying so (one, or several of at most maxOpLines lines),
@@ -119,29 +115,29 @@ func (t *Transcript) put(index, n int, lines []string, st *hlState) []Op {
 	var ops []Op
 	for len(op.Lines) > maxOpLines {
 		head, tail := cut(op, maxOpLines)
-		ops = append(ops, t.number(head))
+		ops = append(ops, t.page.number(t, head))
 		op = tail
 	}
-	ops = append(ops, t.number(op))
-	if index >= t.base {
-		i := index - t.base
-		end := min(i+n, len(t.lines))
+	ops = append(ops, t.page.number(t, op))
+	if index >= t.page.base {
+		i := index - t.page.base
+		end := min(i+n, len(t.page.lines))
 		// In place: lines nested in an agent's block go in the middle.
-		t.lines = slices.Replace(t.lines, i, end, lines...)
+		t.page.lines = slices.Replace(t.page.lines, i, end, lines...)
 	}
 	// Calls and drafts after the replaced lines move with them.
 	if shift := len(lines) - n; shift != 0 {
-		for _, tc := range t.tools {
+		for _, tc := range t.calling.tools {
 			if tc.line >= index+n {
 				tc.line += shift
 			}
 		}
-		for _, d := range t.drafts {
+		for _, d := range t.streaming.drafts {
 			if d.start >= index+n {
 				d.start += shift
 			}
 		}
-		for _, a := range t.anchors {
+		for _, a := range t.status.anchors {
 			if *a >= index+n {
 				*a += shift
 			}
@@ -152,20 +148,20 @@ func (t *Transcript) put(index, n int, lines []string, st *hlState) []Op {
 			}
 		}
 	}
-	t.trim()
+	t.page.trim(t)
 	return ops
 }
 
-func (t *Transcript) number(op Op) Op {
-	op.Prev = t.seq
-	t.seq++
-	op.Seq = t.seq
+func (pg *page) number(t *Transcript, op Op) Op {
+	op.Prev = pg.seq
+	pg.seq++
+	op.Seq = pg.seq
 	return op
 }
 
 // add appends lines as a fresh block.
 func (t *Transcript) add(lines ...string) []Op {
-	return t.put(t.count(), 0, lines, nil)
+	return t.put(t.page.count(t), 0, lines, nil)
 }
 
 // Apply turns one claude message into buffer operations.
@@ -174,21 +170,21 @@ func (t *Transcript) Apply(m claude.Message) []Op {
 	defer t.mu.Unlock()
 	switch m.Type {
 	case "stream_event":
-		return t.streamEvent(m)
+		return t.streaming.streamEvent(t, m)
 	case "assistant":
-		return t.assistant(m)
+		return t.saying.assistant(t, m)
 	case "user":
-		return t.toolResults(m, "")
+		return t.calling.toolResults(t, m, "")
 	case "result":
-		return t.result(m, false)
+		return t.saying.result(t, m, false)
 	case "system", "rate_limit_event":
 		if h, ok := DecodeHook(m); ok {
-			ops, _ := t.hook(h)
+			ops, _ := t.hooking.hook(t, h)
 			return ops
 		}
-		return t.signal(m)
+		return t.status.signal(t, m)
 	case "tool_progress":
-		return t.progressOf(m)
+		return t.hooking.progressOf(t, m)
 	}
 	return nil
 }
@@ -206,3 +202,15 @@ type contentBlock struct {
 }
 
 // ---- streaming ----
+
+// page is the transcript's lines: a tail in memory (lines[i] is line
+// base+i), the older ones in the spill file, and the version the ops made
+// so far (seq).
+type page struct {
+	lines    []string // lines[i] is line base+i
+	base     int      // lines already moved to the spill file
+	spill    string   // the spill file ("" keeps every line in memory)
+	keep     int      // lines kept in memory when spilling
+	spillErr error
+	seq      int // version: ops made so far
+}
