@@ -86,7 +86,7 @@ func (a *App) decide(r approval.Pending, d approval.Decision, outcome string) (b
 		if d.Tell != "" && res.Behavior == "allow" {
 			// Beside the tool's result (hooks.go), not as a message
 			// from the user.
-			s.SetResultNote(p.Perm.ToolUseID, d.Tell)
+			s.Applied.SetResultNote(p.Perm.ToolUseID, d.Tell)
 		}
 		return a.respond(s, p.Perm, res, outcome, len(d.Tell))
 	})

@@ -68,7 +68,7 @@ func (r *router) answerHook(s *session.Session, requestID string, answer map[str
 // tool's result; with feedback.diagnostics, the answer also waits (bounded)
 // for the file's diagnostics and carries the new errors and warnings.
 func (r *router) afterChange(s *session.Session, requestID string, in claude.HookInput) {
-	note := s.TakeResultNote(in.ToolUseID)
+	note := s.Applied.TakeResultNote(in.ToolUseID)
 	var target struct {
 		FilePath     string `json:"file_path"`
 		NotebookPath string `json:"notebook_path"`

@@ -162,7 +162,7 @@ func (a *App) ProposalSaved(sp SaveParams) (Decided, error) {
 	}
 	if s, ok := a.sessions.Get(p.Session); ok {
 		if d.Behavior != approval.Deny {
-			s.MarkApplied(p.Perm.ToolUseID, p.Change.Path)
+			s.Applied.Mark(p.Perm.ToolUseID, p.Change.Path)
 		}
 		if d.Tell != "" {
 			a.desk.Transcript(s, s.Transcript.Told(d.Tell))
@@ -185,7 +185,7 @@ func (a *App) askRewrite(p approval.Pending, saved []byte) (Decided, error) {
 		return Decided{}, fmt.Errorf("session %d is gone", p.Session)
 	}
 	msg := feedback.Rewrite(p.Target, string(saved))
-	s.ExpectRewrite(p.Change.Path, saved)
+	s.Applied.ExpectRewrite(p.Change.Path, saved)
 	if _, err := a.decide(p, approval.Decision{Behavior: approval.Deny, Message: msg}, "reviewed; Claude writes it again"); err != nil {
 		if errors.Is(err, ErrNotPending) {
 			return Decided{Reason: err.Error()}, nil
@@ -312,10 +312,10 @@ func (a *App) toolsFinished(s *session.Session, results []claude.ToolResult, wro
 		a.ui.Send(ui.EvFileWritten, map[string]any{"path": wrote})
 	}
 	for _, r := range results {
-		if path, ok := s.Written(r.ToolUseID); ok && !r.IsError && path != wrote {
+		if path, ok := s.Applied.Written(r.ToolUseID); ok && !r.IsError && path != wrote {
 			a.ui.Send(ui.EvFileWritten, map[string]any{"path": path})
 		}
-		if note := s.TakeResultNote(r.ToolUseID); note != "" && !r.IsError {
+		if note := s.Applied.TakeResultNote(r.ToolUseID); note != "" && !r.IsError {
 			// Our PostToolUse hook did not run for it (a claude without
 			// hooks): the note goes as a message instead. A failed call
 			// wrote nothing the note could speak of.

@@ -51,7 +51,7 @@ func (a *App) permission(s *session.Session, m claude.Message) {
 		return
 	}
 	if path, content, ok := proposal.WriteContent(pr.ToolName, pr.Input, s.Cwd()); ok &&
-		approval.MayAutoAllow(pr) && s.TakeRewrite(path, content) {
+		approval.MayAutoAllow(pr) && s.Applied.TakeRewrite(path, content) {
 		// The user approved exactly these bytes for this file already (a
 		// reviewed Write the CLI refused because the file changed after
 		// Claude read it): allowed without asking again, unless claude

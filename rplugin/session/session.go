@@ -45,6 +45,9 @@ type Session struct {
 	// Modes is the permission mode the user chose and judges the ones
 	// claude reports (package mode).
 	Modes *mode.Guard
+	// Applied is what the user decided about the session's proposals that
+	// has yet to meet claude's side (applied.go).
+	Applied *Applied
 
 	mu sync.Mutex
 	// cwd is the session's folder: where claude was started (root), or
@@ -60,12 +63,9 @@ type Session struct {
 	model       string
 	errMsg      string
 	stopping    bool
-	interrupted bool              // the user asked to interrupt the current turn
-	turn        bool              // a turn runs: a prompt was sent, or claude started one
-	applied     map[string]string // tool_use_id -> path: allowed proposals claude has yet to write
-	rewrites    map[string][]byte // path -> content the user approved for a Write Claude must make again
-	resultNotes map[string]string // tool_use_id -> a note for Claude that goes with its result
-	queued      []Queued          // prompts sent while a turn ran, not known to be read by claude yet
+	interrupted bool     // the user asked to interrupt the current turn
+	turn        bool     // a turn runs: a prompt was sent, or claude started one
+	queued      []Queued // prompts sent while a turn ran, not known to be read by claude yet
 	context     Context
 	title       string // claude's title (rename) or the stored one of a resumed session
 	firstPrompt string
@@ -244,7 +244,7 @@ func New(id int, cwd, chosen string, proc claude.Conn) *Session {
 	return &Session{
 		ID: id, cwd: cwd, root: cwd, Proc: proc, Transcript: NewTranscript(cwd), Tasks: NewTasks(id), World: NewWorld(), Started: time.Now(),
 		Turns: checkpoint.NewLog(turnBudget), Modes: mode.NewGuard(chosen),
-		state: StateStarting, mode: chosen, applied: map[string]string{}, rewrites: map[string][]byte{},
+		state: StateStarting, mode: chosen, Applied: newApplied(),
 	}
 }
 
@@ -407,34 +407,6 @@ func (s *Session) TakeInterrupted() bool {
 	return was
 }
 
-// MarkApplied records an allowed proposal claude is about to write.
-func (s *Session) MarkApplied(toolUseID, path string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.applied[toolUseID] = path
-}
-
-// SetResultNote keeps a note for Claude that goes with the result of tool
-// call toolUseID (what the user changed in its proposal): our PostToolUse
-// hook hands it over beside the result (TakeResultNote).
-func (s *Session) SetResultNote(toolUseID, note string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.resultNotes == nil {
-		s.resultNotes = map[string]string{}
-	}
-	s.resultNotes[toolUseID] = note
-}
-
-// TakeResultNote returns and forgets the note for toolUseID's result.
-func (s *Session) TakeResultNote(toolUseID string) string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	n := s.resultNotes[toolUseID]
-	delete(s.resultNotes, toolUseID)
-	return n
-}
-
 // Queued is a prompt sent while a turn ran: claude holds it until it can
 // read it (it joins the running turn or starts the next).
 type Queued struct {
@@ -469,47 +441,13 @@ func (s *Session) Dequeue(id string) bool {
 	return false
 }
 
-// ExpectRewrite records content the user approved for path: Claude was asked
-// to read the file again and Write exactly this (the CLI refused the first
-// Write because the file changed after Claude read it).
-func (s *Session) ExpectRewrite(path string, content []byte) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.rewrites[path] = append([]byte(nil), content...)
-}
-
-// TakeRewrite reports whether content is exactly what the user approved for
-// path (see ExpectRewrite), and forgets the approval when it is: it allows
-// one Write.
-func (s *Session) TakeRewrite(path string, content []byte) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	want, ok := s.rewrites[path]
-	if !ok || string(want) != string(content) {
-		return false
-	}
-	delete(s.rewrites, path)
-	return true
-}
-
-// Written returns (and forgets) the path of an applied proposal whose tool
-// call finished.
-func (s *Session) Written(toolUseID string) (string, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	path, ok := s.applied[toolUseID]
-	delete(s.applied, toolUseID)
-	return path, ok
-}
-
 // Exited marks the session as ended with an optional error text.
 func (s *Session) Exited(errMsg string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.state = StateExited
 	s.errMsg = errMsg
-	s.applied = map[string]string{}
-	s.rewrites = map[string][]byte{}
+	s.Applied.forget()
 	s.queued = nil
 }
 
