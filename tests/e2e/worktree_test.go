@@ -348,5 +348,25 @@ func TestBestOfTwoComparedOneMerged(t *testing.T) {
 		focusBuf(e, buf)
 		e.Cmd("write")
 		e.Eventually(10*time.Second, "merged into the checkout", func() bool { return e.ReadFile("a.txt") == "fixed\n" })
+
+		// x discards the other: asked first, its session stops, its
+		// worktree and branch go; the merged one stays.
+		var wts []string
+		e.Lua(&wts, `local st = require('claudenova.store.state')
+			return { st.sessions[1].worktree.path, st.sessions[2].worktree.path }`)
+		e.Cmd("ClaudeNova compare")
+		e.cursorTo(4)
+		e.ScriptUI([]string{"Remove "}, nil)
+		e.Input("x")
+		e.Eventually(20*time.Second, "the other worktree removed", func() bool {
+			_, err := os.Stat(wts[1])
+			return os.IsNotExist(err)
+		})
+		if st, _ := e.SessionState(2); st != "exited" {
+			t.Fatalf("the discarded session is %s", st)
+		}
+		if _, err := os.Stat(wts[0]); err != nil {
+			t.Fatalf("the merged worktree went too: %v", err)
+		}
 	})
 }

@@ -92,6 +92,7 @@
 --- Keys in the comparison of worktree branches (:ClaudeNova compare).
 ---@class claudenova.Config.Keymaps.Compare
 ---@field close? string|false Close the comparison. (default "q")
+---@field discard? string|false Discard the branch under the cursor: after you confirm, its session stops and its worktree and branch are removed, with the work not merged. (default "x")
 ---@field merge? string|false Merge the branch under the cursor into your checkout. (default "m")
 ---@field open? string|false On a file: its versions side by side in diff mode; on a branch: its files view. (default "<CR>")
 

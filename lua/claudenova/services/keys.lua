@@ -146,7 +146,7 @@ M.surfaces = {
     name = "compare",
     title = "Compare",
     tag = "claudenova-compare",
-    keys = { { key = "open" }, { key = "merge" }, { key = "close" } },
+    keys = { { key = "open" }, { key = "merge" }, { key = "discard" }, { key = "close" } },
   },
   {
     name = "review",

@@ -530,6 +530,11 @@ M.schema = {
             desc = "On a file: its versions side by side in diff mode; on a branch: its files view.",
           },
           merge = { type = "key", default = "m", desc = "Merge the branch under the cursor into your checkout." },
+          discard = {
+            type = "key",
+            default = "x",
+            desc = "Discard the branch under the cursor: after you confirm, its session stops and its worktree and branch are removed, with the work not merged.",
+          },
           close = { type = "key", default = "q", desc = "Close the comparison." },
         },
       },

@@ -4,7 +4,7 @@
 -- changed with each branch's +/−. <CR> on a file lays its versions side by
 -- side in diff mode (one window per branch that changed it, the base where
 -- none did); <CR> on a branch opens its files view; m merges that branch
--- into your checkout (:ClaudeNova merge).
+-- into your checkout (:ClaudeNova merge); x discards one (asks first).
 local actions = require("claudenova.store.actions")
 local config = require("claudenova.setup.config")
 local draw = require("claudenova.core.render")
@@ -147,6 +147,35 @@ function M.file(view, rel)
   end
 end
 
+--- Discard branch b (after asking): its session is stopped, then its
+--- worktree and its branch are removed with what was not merged.
+function M.discard(b)
+  local n = #(b.files or {})
+  local remove = ("Remove %s and its worktree (%d file%s of work)"):format(b.branch, n, n == 1 and "" or "s")
+  vim.ui.select({ "Keep it", remove }, { prompt = ("Discard %s?"):format(b.branch) }, function(choice)
+    if choice ~= remove then
+      return
+    end
+    if b.state ~= "exited" then
+      pcall(host.request, "stop", { session = b.session })
+    end
+    -- The session stops in the background: remove once it has.
+    local tries = 0
+    local function try()
+      tries = tries + 1
+      local ok, res = pcall(host.request, "merge_remove", { session = b.session, force = true })
+      if ok then
+        notify.info(res)
+      elseif tostring(res):find("stop it first", 1, true) and tries < 50 then
+        vim.defer_fn(try, 200)
+      else
+        notify.error(res)
+      end
+    end
+    try()
+  end)
+end
+
 --- Open the comparison of the repository of the session in view (or of
 --- Neovim's folder).
 function M.open(session)
@@ -206,6 +235,18 @@ function M.open(session)
       "Merge the branch under the cursor into your checkout (the comparison closes; its proposals open)",
     },
     {
+      k.discard,
+      function()
+        local r = row()
+        if not (r and r.branch) then
+          notify.info("x on a branch's row discards it")
+          return
+        end
+        M.discard(view.branches[r.branch])
+      end,
+      "Discard the branch under the cursor: stop its session, remove its worktree and branch (asks first)",
+    },
+    {
       k.close,
       function()
         pcall(vim.cmd, "tabclose")
@@ -224,9 +265,10 @@ function M.open(session)
   })
   -- The keys first: a narrow screen cuts the end.
   notify.info(
-    ("%s versions · %s merge · %d branches, %d file%s"):format(
+    ("%s versions · %s merge · %s discard · %d branches, %d file%s"):format(
       textutil.key(k.open),
       textutil.key(k.merge),
+      textutil.key(k.discard),
       #view.branches,
       #view.paths,
       #view.paths == 1 and "" or "s"
