@@ -75,3 +75,9 @@ func Objects(ctx context.Context, dir string, specs []string) ([][]byte, error) 
 	}
 	return out, nil
 }
+
+// Short is a commit's name as git shows it in one line: its first 7 hex
+// digits.
+func Short(sha string) string {
+	return sha[:min(7, len(sha))]
+}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/checkpoint"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/gitcmd"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/worktree"
 )
@@ -64,14 +65,7 @@ func (r *Room) Changes(id int) (BranchView, error) {
 		v.Files = append(v.Files, fc)
 	}
 	if len(v.Files) == 0 {
-		return v, fmt.Errorf("%s has changed nothing since it started (%s)", wt.Branch, short7(br.Base))
+		return v, fmt.Errorf("%s has changed nothing since it started (%s)", wt.Branch, gitcmd.Short(br.Base))
 	}
 	return v, nil
-}
-
-func short7(sha string) string {
-	if len(sha) > 7 {
-		return sha[:7]
-	}
-	return sha
 }

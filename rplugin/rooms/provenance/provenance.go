@@ -286,7 +286,7 @@ func (r *Room) write(ctx context.Context, top, sha string, n gitai.Note, committ
 	}
 	if err != nil {
 		if ctx.Err() == nil { // not when Neovim exits meanwhile
-			r.d.Notify("warn", fmt.Sprintf("the authorship note of %s could not be written: %v", short(sha), err))
+			r.d.Notify("warn", fmt.Sprintf("the authorship note of %s could not be written: %v", gitcmd.Short(sha), err))
 		}
 		return err
 	}
@@ -296,7 +296,7 @@ func (r *Room) write(ctx context.Context, top, sha string, n gitai.Note, committ
 		amended += p.OverridenLines
 	}
 	// The command first: the line is cut to the screen's width.
-	msg := fmt.Sprintf(":ClaudeNova provenance shows %s's note: %s by Claude in %s", short(sha), desk.Plural(claude, "line"), desk.Plural(len(n.Files), "file"))
+	msg := fmt.Sprintf(":ClaudeNova provenance shows %s's note: %s by Claude in %s", gitcmd.Short(sha), desk.Plural(claude, "line"), desk.Plural(len(n.Files), "file"))
 	if amended > 0 {
 		msg += fmt.Sprintf(", %d amended by you", amended)
 	}
@@ -485,13 +485,6 @@ func (r *Room) topOf(ctx context.Context, dir string) string {
 	r.tops[dir] = top
 	r.mu.Unlock()
 	return top
-}
-
-func short(sha string) string {
-	if len(sha) > 7 {
-		return sha[:7]
-	}
-	return sha
 }
 
 // The last HEAD seen per repository: <storage>/provenance/<key>.json.

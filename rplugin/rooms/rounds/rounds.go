@@ -23,6 +23,7 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/checkpoint"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/desk"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/diff"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/gitcmd"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/proposal"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/review"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
@@ -1003,7 +1004,7 @@ func authorLabel(au review.Author) string {
 		parts = append(parts, fmt.Sprintf("prompt %d", au.Turn))
 	}
 	if au.Commit != "" {
-		parts = append(parts, "commit "+au.Commit[:min(7, len(au.Commit))])
+		parts = append(parts, "commit "+gitcmd.Short(au.Commit))
 	}
 	if au.Time > 0 {
 		t := time.Unix(au.Time, 0).Local()
