@@ -138,7 +138,7 @@ end
 --- A session's usage as claude reports it (get_usage: session cost and
 --- tokens per model, and the plan's rate limits when known).
 function M.usage(session)
-  return host().await("usage", { session = session or 0 })
+  return host().request("usage", { session = session or 0 })
 end
 
 --- Prompts of a session (current by default) that claude has not taken
@@ -176,7 +176,7 @@ end
 --- { { id, n, prompt, time, files, insertions, deletions, error? }, … };
 --- time in Unix seconds, files absolute paths.
 function M.checkpoints(session)
-  return host().await("checkpoints", { session = session or 0 })
+  return host().request("checkpoints", { session = session or 0 })
 end
 
 --- Restore the files the session changed since prompt id (from
@@ -185,16 +185,12 @@ end
 --- are told). Open buffers are reloaded (unsaved edits kept in storage
 --- first); Claude is told. Returns true, message or false, message.
 function M.rewind(id, opts)
-  local started, answered, ok, msg = pcall(host().wait, function(cb)
-    require("claudenova.surfaces.rewind").rewind(id, nil, cb, (opts or {}).undo_others)
-  end, 15000)
-  if not started then
-    return false, (require("claudenova.core.errors").message(answered):gsub("^claude%-nova: ", ""))
+  local rewind = require("claudenova.surfaces.rewind")
+  local ok, res = pcall(host().request, "rewind", rewind.args(id, nil, (opts or {}).undo_others))
+  if not ok then
+    return false, (require("claudenova.core.errors").message(res):gsub("^claude%-nova: ", ""))
   end
-  if not answered then
-    return false, "claude did not answer in time"
-  end
-  return ok, msg
+  return true, rewind.rewound(res, nil)
 end
 
 --- Open the changes view of a session's prompt (number or id; default:
@@ -257,7 +253,7 @@ end
 --- claude keeps it, also after it ended; an agent's work as the transcript
 --- shows it.
 function M.task_output(id)
-  return host().await("task_output", { id = id })
+  return host().request("task_output", { id = id })
 end
 
 --- Stop a running task. Returns true once claude stopped it (its status

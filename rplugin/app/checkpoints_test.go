@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude/claudetest"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/desk"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/rewind"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/ui"
@@ -59,7 +60,7 @@ func TestCheckpointsOffSaysSo(t *testing.T) {
 		t.Fatal(err)
 	}
 	info, _ := m.session("hi")
-	err := m.app.Rooms().Rewind.Checkpoints(Later{Session: info.ID, Token: "t"})
+	err := m.app.Rooms().Rewind.Checkpoints(Later{Session: info.ID, ReplyTo: desk.ReplyTo{Token: "t"}})
 	if err == nil || !strings.Contains(err.Error(), "checkpoints = false") {
 		t.Fatalf("err = %v", err)
 	}
@@ -116,8 +117,8 @@ func (m *mem) waitReply(t *testing.T, token string) map[string]any {
 	var got map[string]any
 	m.rec.wait(t, "reply "+token, func(evs []ui.Event) bool {
 		for _, e := range evs {
-			if r, ok := e.Data.(map[string]any); ok && e.Name == ui.EvReply && r["token"] == token {
-				got = r
+			if mk, ok := e.Data.(ui.Mark); ok && e.Name == ui.EvMark && mk.Token == token {
+				got = markMap(mk)
 				return true
 			}
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude/claudetest"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/desk"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/modes"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/rewind"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/ui"
@@ -334,7 +335,7 @@ func TestDiagnosticsAfterARewind(t *testing.T) {
 	id := s.Turns.Turns()[0].ID
 	m.write("a.go", "package a\n")
 	m.claudeWrites(t, c, info.ID, a, "package a\n\nvar x = gone\n")
-	if err := m.app.Rooms().Rewind.Rewind(rewind.RewindParams{Later: Later{Token: "rw", ID: id}}); err != nil {
+	if err := m.app.Rooms().Rewind.Rewind(rewind.RewindParams{Later: Later{ReplyTo: desk.ReplyTo{Token: "rw"}, ID: id}}); err != nil {
 		t.Fatal(err)
 	}
 	if !c.Wait(10*time.Second, func([]claudetest.Written) bool {

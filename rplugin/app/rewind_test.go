@@ -8,6 +8,7 @@ import (
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/checkpoint"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude/claudetest"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/desk"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/rewind"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/rounds"
 )
@@ -39,7 +40,7 @@ func (m *mem) claudeWrites(t *testing.T, c *claudetest.Conn, sid int, path, cont
 func (m *mem) checkpointsOf(t *testing.T, sid int) []rewind.CheckpointView {
 	t.Helper()
 	tok := "list-" + randomToken()
-	if err := m.app.Rooms().Rewind.Checkpoints(Later{Session: sid, Token: tok}); err != nil {
+	if err := m.app.Rooms().Rewind.Checkpoints(Later{Session: sid, ReplyTo: desk.ReplyTo{Token: tok}}); err != nil {
 		t.Fatal(err)
 	}
 	r := m.waitReply(t, tok)

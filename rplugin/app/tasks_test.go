@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude/claudetest"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/desk"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/tasks"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/store"
@@ -133,8 +134,8 @@ func TestTaskOutputAndStop(t *testing.T) {
 		var got map[string]any
 		m.rec.wait(t, "reply "+token, func(evs []ui.Event) bool {
 			for _, e := range evs {
-				if r, ok := e.Data.(map[string]any); ok && e.Name == ui.EvReply && r["token"] == token {
-					got = r
+				if mk, ok := e.Data.(ui.Mark); ok && e.Name == ui.EvMark && mk.Token == token {
+					got = markMap(mk)
 					return true
 				}
 			}
@@ -142,19 +143,19 @@ func TestTaskOutputAndStop(t *testing.T) {
 		})
 		return got
 	}
-	if err := m.app.Rooms().Tasks.Output(Later{Token: "o1", ID: task.ID}); err != nil {
+	if err := m.app.Rooms().Tasks.Output(Later{ReplyTo: desk.ReplyTo{Token: "o1"}, ID: task.ID}); err != nil {
 		t.Fatal(err)
 	}
 	if r := reply("o1"); r["ok"] != true || r["result"] != "line 1\nred\n" {
 		t.Fatalf("output reply %+v", r)
 	}
-	if err := m.app.Rooms().Tasks.Stop(Later{Token: "s1", ID: task.ID}); err != nil {
+	if err := m.app.Rooms().Tasks.Stop(Later{ReplyTo: desk.ReplyTo{Token: "s1"}, ID: task.ID}); err != nil {
 		t.Fatal(err)
 	}
 	if r := reply("s1"); r["ok"] != true || r["result"] != true || len(stopped) != 1 || stopped[0] != task.ID {
 		t.Fatalf("stop reply %+v, stopped %v", r, stopped)
 	}
-	if err := m.app.Rooms().Tasks.Stop(Later{Token: "s2", ID: "nope"}); !errors.Is(err, tasks.ErrNoTask) {
+	if err := m.app.Rooms().Tasks.Stop(Later{ReplyTo: desk.ReplyTo{Token: "s2"}, ID: "nope"}); !errors.Is(err, tasks.ErrNoTask) {
 		t.Fatalf("unknown task: %v", err)
 	}
 	f.until(nil)
@@ -162,7 +163,7 @@ func TestTaskOutputAndStop(t *testing.T) {
 		ts := m.rec.lastTasks(info.ID)
 		return len(ts) == 1 && ts[0].Status == session.TaskCompleted
 	})
-	if err := m.app.Rooms().Tasks.Stop(Later{Token: "s3", ID: task.ID}); err == nil || !strings.Contains(err.Error(), "has already completed") {
+	if err := m.app.Rooms().Tasks.Stop(Later{ReplyTo: desk.ReplyTo{Token: "s3"}, ID: task.ID}); err == nil || !strings.Contains(err.Error(), "has already completed") {
 		t.Fatalf("ended task: %v", err)
 	}
 	// An agent's output is what it did.
@@ -170,7 +171,7 @@ func TestTaskOutputAndStop(t *testing.T) {
 	newFeed(t, c2, "agents-task.jsonl").until(has(`"text":"subagent done"`))
 	m.rec.wait(t, "agent's text", func([]ui.Event) bool { return strings.Contains(m.rec.transcriptText(info2.ID), "subagent done") })
 	agent := m.rec.lastTasks(info2.ID)[0]
-	if err := m.app.Rooms().Tasks.Output(Later{Token: "o2", ID: agent.ID}); err != nil {
+	if err := m.app.Rooms().Tasks.Output(Later{ReplyTo: desk.ReplyTo{Token: "o2"}, ID: agent.ID}); err != nil {
 		t.Fatal(err)
 	}
 	if r := reply("o2"); !strings.Contains(r["result"].(string), "hello from sub") {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/approval"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/desk"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/others"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/world"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
@@ -29,13 +30,24 @@ func (r *recorder) lastWorld(id int) (session.WorldView, bool) {
 	return session.WorldView{}, false
 }
 
-// replyOf is the EvReply of a later call's token.
+// markMap is a reply as the front end reads it: token, ok, result, error.
+func markMap(mk ui.Mark) map[string]any {
+	m := map[string]any{"token": mk.Token, "ok": mk.Reply.OK}
+	if mk.Reply.OK {
+		m["result"] = mk.Reply.Result
+	} else {
+		m["error"] = mk.Reply.Error
+	}
+	return m
+}
+
+// replyOf is the reply (a mark) of a later call's token.
 func (r *recorder) replyOf(token string) (map[string]any, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, e := range r.events {
-		if m, ok := e.Data.(map[string]any); ok && e.Name == ui.EvReply && m["token"] == token {
-			return m, true
+		if mk, ok := e.Data.(ui.Mark); ok && e.Name == ui.EvMark && mk.Token == token {
+			return markMap(mk), true
 		}
 	}
 	return nil, false
@@ -90,7 +102,7 @@ func TestMCPServersOfASession(t *testing.T) {
 	// The first turn's init names it too; the details stay.
 	c.PushJSON(map[string]any{"type": "system", "subtype": "init", "session_id": "s1", "cwd": m.dir,
 		"mcp_servers": []any{map[string]any{"name": "docs", "status": "failed", "source": "project"}}})
-	if err := m.app.Rooms().World.Reconnect(world.MCPParams{Token: "r1", Session: info.ID, Server: "docs"}); err != nil {
+	if err := m.app.Rooms().World.Reconnect(world.MCPParams{ReplyTo: desk.ReplyTo{Token: "r1"}, Session: info.ID, Server: "docs"}); err != nil {
 		t.Fatal(err)
 	}
 	m.rec.wait(t, "the reconnect's reply", func([]ui.Event) bool { _, ok := m.rec.replyOf("r1"); return ok })
@@ -98,13 +110,13 @@ func TestMCPServersOfASession(t *testing.T) {
 	if r["ok"] != false || !strings.Contains(r["error"].(string), "docs did not connect; claude says: ENOENT: no such file or directory, posix_spawn '/x/server-bin'") {
 		t.Fatalf("reply %v", r)
 	}
-	if err := m.app.Rooms().World.Reconnect(world.MCPParams{Token: "x", Session: info.ID, Server: "nope"}); err == nil || !strings.Contains(err.Error(), "it has docs") {
+	if err := m.app.Rooms().World.Reconnect(world.MCPParams{ReplyTo: desk.ReplyTo{Token: "x"}, Session: info.ID, Server: "nope"}); err == nil || !strings.Contains(err.Error(), "it has docs") {
 		t.Fatalf("unknown server: %v", err)
 	}
 	cl.mu.Lock()
 	cl.fixed = true
 	cl.mu.Unlock()
-	if err := m.app.Rooms().World.Reconnect(world.MCPParams{Token: "r2", Session: info.ID, Server: "docs"}); err != nil {
+	if err := m.app.Rooms().World.Reconnect(world.MCPParams{ReplyTo: desk.ReplyTo{Token: "r2"}, Session: info.ID, Server: "docs"}); err != nil {
 		t.Fatal(err)
 	}
 	m.rec.wait(t, "connected", func([]ui.Event) bool { _, ok := m.rec.replyOf("r2"); return ok })
@@ -118,7 +130,7 @@ func TestMCPServersOfASession(t *testing.T) {
 		t.Fatalf("world %+v", v.MCP)
 	}
 	// Disable and enable again: mcp_toggle with the server's name.
-	if err := m.app.Rooms().World.Toggle(world.MCPParams{Token: "t1", Session: info.ID, Server: "docs", Enabled: false}); err != nil {
+	if err := m.app.Rooms().World.Toggle(world.MCPParams{ReplyTo: desk.ReplyTo{Token: "t1"}, Session: info.ID, Server: "docs", Enabled: false}); err != nil {
 		t.Fatal(err)
 	}
 	m.rec.wait(t, "toggled", func([]ui.Event) bool { _, ok := m.rec.replyOf("t1"); return ok })

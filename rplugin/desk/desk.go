@@ -38,12 +38,29 @@ func New(sink ui.Sink, sessions *session.Manager, log *slog.Logger) *Desk {
 	return &Desk{Log: log, UI: sink, Sessions: sessions}
 }
 
-// Later is a call whose answer comes later, as EvReply with Token.
+// Later is a call whose answer comes later: a mark (ui.EvMark) with the
+// call's token, sent by ReplyLater.
 type Later struct {
-	Token   string `json:"token"`
+	ReplyTo
 	Session int    `json:"session"`
 	ID      string `json:"id"`
 }
+
+// ReplyTo is where a later answer goes: the call's token (the host's, never
+// the arguments'), and its method (named in the reply for people reading a
+// recorded stream).
+type ReplyTo struct {
+	Token  string `json:"-"`
+	Method string `json:"-"`
+}
+
+// Replier is implemented by the parameters of a call whose answer comes
+// later (they hold a ReplyTo): the host gives them the call's token, and
+// its reply waits for ReplyLater's.
+type Replier interface{ SetReply(token, method string) }
+
+// SetReply sets where the answer goes.
+func (r *ReplyTo) SetReply(token, method string) { r.Token, r.Method = token, method }
 
 // Outcome says what a command did, in words for the user.
 type Outcome struct {
@@ -138,17 +155,12 @@ func (d *Desk) Background(fn func(ctx context.Context)) {
 	})
 }
 
-// ReplyLater runs fn in the background and sends its outcome as EvReply.
-func (d *Desk) ReplyLater(token string, fn func(ctx context.Context) (any, error)) {
+// ReplyLater runs fn in the background and sends its outcome as the
+// call's reply (a mark with its token), in the stream like every reply.
+func (d *Desk) ReplyLater(to ReplyTo, fn func(ctx context.Context) (any, error)) {
 	d.Background(func(ctx context.Context) {
 		res, err := fn(ctx)
-		r := map[string]any{"token": token, "ok": err == nil}
-		if err != nil {
-			r["error"] = err.Error()
-		} else {
-			r["result"] = res
-		}
-		d.UI.Send(ui.EvReply, r)
+		d.UI.Send(ui.EvMark, ui.Mark{Token: to.Token, Method: to.Method, Reply: ui.Answered(res, err)})
 	})
 }
 

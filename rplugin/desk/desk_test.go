@@ -51,12 +51,13 @@ func TestReplyLaterAnswersOnceWithTheToken(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := &sent{}
 			d := New(s, session.NewManager(), nil)
-			d.ReplyLater("t1", func(context.Context) (any, error) { return tc.res, tc.err })
+			d.ReplyLater(ReplyTo{Token: "t1"}, func(context.Context) (any, error) { return tc.res, tc.err })
 			d.Wait()
-			if len(s.name) != 1 || s.name[0] != ui.EvReply {
-				t.Fatalf("sent %v, want one %s", s.name, ui.EvReply)
+			if len(s.name) != 1 || s.name[0] != ui.EvMark {
+				t.Fatalf("sent %v, want one %s", s.name, ui.EvMark)
 			}
-			got := s.data[0].(map[string]any)
+			mk := s.data[0].(ui.Mark)
+			got := map[string]any{"token": mk.Token, "ok": mk.Reply.OK, "result": mk.Reply.Result, "error": mk.Reply.Error}
 			for k, v := range tc.want {
 				if got[k] != v {
 					t.Errorf("%s = %v, want %v", k, got[k], v)

@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/app"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/desk"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/editortools"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/complete"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/controls"
@@ -80,58 +81,51 @@ func (h *Host) Close() {
 	}
 }
 
-// reply is the answer to a ClaudeNovaRequest: the result, or the error in
-// words for the user. Errors never travel as RPC errors, whose text Neovim
-// wraps in its own plumbing.
-type reply struct {
-	OK     bool   `json:"ok"`
-	Result any    `json:"result,omitempty"`
-	Error  string `json:"error,omitempty"`
-}
-
 // queued is what ClaudeNovaRequest returns when the reply went into the
 // event stream.
 type queued struct {
 	Queued bool `json:"queued"`
 }
 
+// later is what a handler returns when its reply comes later, sent by
+// desk.ReplyLater with the call's token once claude answered.
+type later struct{}
+
 // request is ClaudeNovaRequest(method, json[, token]). With a token, the
 // reply is an event of the stream (EvMark {token, reply}), queued after
 // every event the call caused, so the front end acts on it in the order
-// things happened; the call itself returns {queued: true}. Without one (the
-// first calls of a channel, tests) the reply is returned.
+// things happened; the call itself returns {queued: true} at once. A call
+// that waits on claude (its parameters are a desk.Replier) is given the
+// token and replies the same way when claude answered. Without a token
+// (the first calls of a channel, tests) the reply is returned.
 func (h *Host) request(args []string) (string, error) {
 	token := ""
-	if len(args) == 3 && args[2] != "" {
+	if len(args) == 3 {
 		token, args = args[2], args[:2]
 	}
-	out, err := h.call(args)
-	r := reply{OK: err == nil, Result: out}
-	if err != nil {
-		r.Result, r.Error = nil, err.Error()
+	out, err := h.call(args, token)
+	if _, ok := out.(later); ok && err == nil {
+		if token != "" {
+			b, _ := json.Marshal(queued{Queued: true})
+			return string(b), nil
+		}
+		out = nil
 	}
+	r := ui.Answered(out, err)
 	if token != "" && h.outbox != nil {
 		method := ""
 		if len(args) > 0 {
 			method = args[0]
 		}
-		h.outbox.Send(ui.EvMark, mark{Token: token, Method: method, Reply: r})
+		h.outbox.Send(ui.EvMark, ui.Mark{Token: token, Method: method, Reply: r})
 		b, _ := json.Marshal(queued{Queued: true})
 		return string(b), nil
 	}
 	b, err := json.Marshal(r)
 	if err != nil {
-		b, _ = json.Marshal(reply{Error: "encode result: " + err.Error()})
+		b, _ = json.Marshal(ui.Answer{Error: "encode result: " + err.Error()})
 	}
 	return string(b), nil
-}
-
-// mark is a reply in the event stream; the method it answers is named for
-// people reading a recorded stream (and the front end's tests replaying one).
-type mark struct {
-	Token  string `json:"token"`
-	Method string `json:"method,omitempty"`
-	Reply  reply  `json:"reply"`
 }
 
 // background lists the notification methods whose work may take time: they
@@ -145,13 +139,13 @@ func (h *Host) notify(args []string) {
 		id, err := decode[idArg]([]byte(argOr(args, 1, "{}")))
 		if err == nil {
 			h.App.InBackground(id.ID, func() error {
-				_, err := h.call(args)
+				_, err := h.call(args, "")
 				return err
 			})
 			return
 		}
 	}
-	if _, err := h.call(args); err != nil {
+	if _, err := h.call(args, ""); err != nil {
 		h.outbox.Send(ui.EvNotify, map[string]any{"msg": err.Error(), "level": "error"})
 	}
 }
@@ -165,7 +159,9 @@ func argOr(args []string, i int, def string) string {
 
 var errBadCall = errors.New("ClaudeNovaRequest takes a method name, a JSON argument and a reply token")
 
-func (h *Host) call(args []string) (any, error) {
+// call runs a method; token is the call's reply token (for a call whose
+// answer comes later).
+func (h *Host) call(args []string, token string) (any, error) {
 	if len(args) == 0 || len(args) > 2 {
 		return nil, errBadCall
 	}
@@ -175,10 +171,10 @@ func (h *Host) call(args []string) (any, error) {
 		return nil, fmt.Errorf("unknown method %q", method)
 	}
 	h.log.Debug("rpc", "method", method)
-	return hd(h, []byte(payload))
+	return hd(h, []byte(payload), token, method)
 }
 
-type handler func(h *Host, payload []byte) (any, error)
+type handler func(h *Host, payload []byte, token, method string) (any, error)
 
 func decode[T any](payload []byte) (T, error) {
 	var v T
@@ -188,20 +184,30 @@ func decode[T any](payload []byte) (T, error) {
 	return v, nil
 }
 
-// with decodes the payload into T and calls fn.
+// with decodes the payload into T and calls fn. Parameters of a call
+// whose answer comes later (a desk.Replier) get the call's token, and the
+// reply waits for theirs.
 func with[T any](fn func(a *app.App, p T) (any, error)) handler {
-	return func(h *Host, payload []byte) (any, error) {
+	return func(h *Host, payload []byte, token, method string) (any, error) {
 		p, err := decode[T](payload)
 		if err != nil {
 			return nil, err
 		}
-		return fn(h.App, p)
+		r, replies := any(&p).(desk.Replier)
+		if replies && token != "" {
+			r.SetReply(token, method)
+		}
+		out, err := fn(h.App, p)
+		if replies && err == nil {
+			return later{}, nil
+		}
+		return out, err
 	}
 }
 
 // plain adapts a method without arguments.
 func plain(fn func(a *app.App) (any, error)) handler {
-	return func(h *Host, _ []byte) (any, error) { return fn(h.App) }
+	return func(h *Host, _ []byte, _, _ string) (any, error) { return fn(h.App) }
 }
 
 type idArg struct {
@@ -261,7 +267,7 @@ type answerArg struct {
 
 // methods maps each RPC method to the app.
 var methods = map[string]handler{
-	"version":        func(*Host, []byte) (any, error) { return Version, nil },
+	"version":        func(*Host, []byte, string, string) (any, error) { return Version, nil },
 	"configure":      with(func(a *app.App, o app.Options) (any, error) { return nil, a.Configure(o) }),
 	"new":            with(func(a *app.App, p app.NewParams) (any, error) { return a.NewSession(p) }),
 	"send":           with(func(a *app.App, p app.SendParams) (any, error) { return a.Send(p) }),
@@ -326,7 +332,7 @@ var methods = map[string]handler{
 	"shutdown":        plain(func(a *app.App) (any, error) { a.Shutdown(); return nil, nil }),
 	// tool_reply: the editor's later answer to a tool call (a language
 	// server's), matched by its token.
-	"tool_reply": func(h *Host, payload []byte) (any, error) {
+	"tool_reply": func(h *Host, payload []byte, _, _ string) (any, error) {
 		p, err := decode[toolReplyArg](payload)
 		if err != nil {
 			return nil, err
@@ -337,7 +343,7 @@ var methods = map[string]handler{
 		return nil, nil
 	},
 	// log: a message the front end showed cut to one line, kept whole here.
-	"log": func(h *Host, payload []byte) (any, error) {
+	"log": func(h *Host, payload []byte, _, _ string) (any, error) {
 		p, err := decode[logArg](payload)
 		if err != nil {
 			return nil, err

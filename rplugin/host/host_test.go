@@ -16,6 +16,7 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude/claudetest"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/editortools"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/ui"
 	"github.com/neovim/go-client/nvim/plugin"
 )
 
@@ -37,9 +38,9 @@ func testHost(t *testing.T) (*Host, *[]*claudetest.Conn) {
 	return &Host{App: a, log: slog.New(slog.DiscardHandler)}, &conns
 }
 
-func decodeReply(t *testing.T, s string) reply {
+func decodeReply(t *testing.T, s string) ui.Answer {
 	t.Helper()
-	var r reply
+	var r ui.Answer
 	if err := json.Unmarshal([]byte(s), &r); err != nil {
 		t.Fatalf("reply %q: %v", s, err)
 	}
@@ -79,106 +80,106 @@ func TestMethodTableWiring(t *testing.T) {
 	dir := t.TempDir()
 	calls := []struct {
 		method, payload string
-		check           func(r reply) bool
+		check           func(r ui.Answer) bool
 	}{
-		{"configure", `{"storage":"` + filepath.Join(dir, "st") + `"}`, func(r reply) bool { return r.OK }},
-		{"new", `{"cwd":"` + dir + `","prompt":"hi"}`, func(r reply) bool {
+		{"configure", `{"storage":"` + filepath.Join(dir, "st") + `"}`, func(r ui.Answer) bool { return r.OK }},
+		{"new", `{"cwd":"` + dir + `","prompt":"hi"}`, func(r ui.Answer) bool {
 			m, _ := r.Result.(map[string]any)
 			return r.OK && m["id"] == float64(1)
 		}},
-		{"send", `{"session":1,"prompt":"again"}`, func(r reply) bool { return r.OK }},
-		{"sessions", ``, func(r reply) bool { l, _ := r.Result.([]any); return r.OK && len(l) == 1 }},
-		{"select", `{"session":1}`, func(r reply) bool { return r.OK }},
-		{"transcript", `{"session":1}`, func(r reply) bool {
+		{"send", `{"session":1,"prompt":"again"}`, func(r ui.Answer) bool { return r.OK }},
+		{"sessions", ``, func(r ui.Answer) bool { l, _ := r.Result.([]any); return r.OK && len(l) == 1 }},
+		{"select", `{"session":1}`, func(r ui.Answer) bool { return r.OK }},
+		{"transcript", `{"session":1}`, func(r ui.Answer) bool {
 			m, _ := r.Result.(map[string]any)
 			l, _ := m["lines"].([]any)
 			return r.OK && len(l) > 0 && m["first"] == float64(0)
 		}},
-		{"pending", ``, func(r reply) bool { return r.OK }},
-		{"mode", `{"session":1,"mode":"acceptEdits"}`, func(r reply) bool { return r.OK }},
-		{"mode", `{"session":1,"mode":"bogus"}`, func(r reply) bool { return !r.OK && strings.Contains(r.Error, "unknown permission mode") }},
-		{"interrupt", `{"session":1}`, func(r reply) bool { return r.OK }},
-		{"present", `{"id":"1:none"}`, func(r reply) bool { return !r.OK && strings.Contains(r.Error, "no longer pending") }},
-		{"decide", `{"id":"1:none","behavior":"allow"}`, func(r reply) bool {
+		{"pending", ``, func(r ui.Answer) bool { return r.OK }},
+		{"mode", `{"session":1,"mode":"acceptEdits"}`, func(r ui.Answer) bool { return r.OK }},
+		{"mode", `{"session":1,"mode":"bogus"}`, func(r ui.Answer) bool { return !r.OK && strings.Contains(r.Error, "unknown permission mode") }},
+		{"interrupt", `{"session":1}`, func(r ui.Answer) bool { return r.OK }},
+		{"present", `{"id":"1:none"}`, func(r ui.Answer) bool { return !r.OK && strings.Contains(r.Error, "no longer pending") }},
+		{"decide", `{"id":"1:none","behavior":"allow"}`, func(r ui.Answer) bool {
 			m, _ := r.Result.(map[string]any)
 			return r.OK && m["decided"] == false
 		}},
-		{"answer", `{"id":"1:none","answers":[]}`, func(r reply) bool { return !r.OK }},
-		{"plan", `{"id":"1:none","approve":true}`, func(r reply) bool { return !r.OK }},
-		{"proposal_saved", `{"id":"1:none"}`, func(r reply) bool { return r.OK }},
-		{"proposal_wiped", `{"id":"1:none"}`, func(r reply) bool { return r.OK }},
-		{"log", `{"level":"info","msg":"hello"}`, func(r reply) bool { return r.OK }},
-		{"tool_reply", `{"token":"none","ok":true,"result":{}}`, func(r reply) bool { return r.OK }},
-		{"tool_reply", `{"token":1}`, func(r reply) bool { return !r.OK && strings.Contains(r.Error, "bad arguments") }},
-		{"tool_output", `{"session":1,"line":0}`, func(r reply) bool { return !r.OK && strings.Contains(r.Error, "no cut tool result") }},
-		{"rules", `{"session":1}`, func(r reply) bool {
+		{"answer", `{"id":"1:none","answers":[]}`, func(r ui.Answer) bool { return !r.OK }},
+		{"plan", `{"id":"1:none","approve":true}`, func(r ui.Answer) bool { return !r.OK }},
+		{"proposal_saved", `{"id":"1:none"}`, func(r ui.Answer) bool { return r.OK }},
+		{"proposal_wiped", `{"id":"1:none"}`, func(r ui.Answer) bool { return r.OK }},
+		{"log", `{"level":"info","msg":"hello"}`, func(r ui.Answer) bool { return r.OK }},
+		{"tool_reply", `{"token":"none","ok":true,"result":{}}`, func(r ui.Answer) bool { return r.OK }},
+		{"tool_reply", `{"token":1}`, func(r ui.Answer) bool { return !r.OK && strings.Contains(r.Error, "bad arguments") }},
+		{"tool_output", `{"session":1,"line":0}`, func(r ui.Answer) bool { return !r.OK && strings.Contains(r.Error, "no cut tool result") }},
+		{"rules", `{"session":1}`, func(r ui.Answer) bool {
 			m, _ := r.Result.(map[string]any)
 			return r.OK && m["session"] == float64(1)
 		}},
-		{"remove_rule", `{"rule":"Bash","behavior":"allow","source":"session","session":1}`, func(r reply) bool { return !r.OK && strings.Contains(r.Error, "has no allow rule Bash") }},
-		{"elicit", `{"id":"1:nope","action":"decline"}`, func(r reply) bool { return !r.OK && strings.Contains(r.Error, "no longer pending") }},
-		{"rename", `{"session":1,"name":"fix the login test"}`, func(r reply) bool {
+		{"remove_rule", `{"rule":"Bash","behavior":"allow","source":"session","session":1}`, func(r ui.Answer) bool { return !r.OK && strings.Contains(r.Error, "has no allow rule Bash") }},
+		{"elicit", `{"id":"1:nope","action":"decline"}`, func(r ui.Answer) bool { return !r.OK && strings.Contains(r.Error, "no longer pending") }},
+		{"rename", `{"session":1,"name":"fix the login test"}`, func(r ui.Answer) bool {
 			m, _ := r.Result.(map[string]any)
 			return r.OK && strings.Contains(fmt.Sprint(m["message"]), "fix the login test")
 		}},
-		{"commands", `{"session":1}`, func(r reply) bool { return r.OK }},
-		{"resumable", `{"cwd":"` + dir + `"}`, func(r reply) bool {
+		{"commands", `{"session":1}`, func(r ui.Answer) bool { return r.OK }},
+		{"resumable", `{"cwd":"` + dir + `"}`, func(r ui.Answer) bool {
 			m, _ := r.Result.(map[string]any)
 			return r.OK && m["sessions"] != nil
 		}},
-		{"checkpoints", `{"session":1,"token":"t1"}`, func(r reply) bool { return r.OK }},
-		{"rewind", `{"session":1,"token":"t2"}`, func(r reply) bool { return !r.OK && strings.Contains(r.Error, "which checkpoint") }},
-		{"changes", `{"session":1}`, func(r reply) bool { return !r.OK && strings.Contains(r.Error, "has not changed a file yet") }},
-		{"undo_hunk", `{"session":1,"turn":"x","path":"/nope","hunk":1}`, func(r reply) bool { return !r.OK && strings.Contains(r.Error, "no turn") }},
-		{"task_output", `{"id":"nope","token":"t3"}`, func(r reply) bool { return !r.OK && strings.Contains(r.Error, "no such task: nope") }},
-		{"stop_task", `{"id":"nope","token":"t4"}`, func(r reply) bool { return !r.OK && strings.Contains(r.Error, "no such task: nope") }},
-		{"task_at", `{"session":1,"line":0}`, func(r reply) bool { return !r.OK && strings.Contains(r.Error, "no task on this line") }},
-		{"models", `{"session":1}`, func(r reply) bool { return r.OK }},
-		{"set_model", `{"session":1,"model":"haiku"}`, func(r reply) bool { return r.OK }},
-		{"set_effort", `{"session":1,"effort":"high"}`, func(r reply) bool { return r.OK }},
-		{"usage", `{"session":1,"token":"t5"}`, func(r reply) bool { return r.OK }},
-		{"queued", `{"session":1}`, func(r reply) bool { return r.OK }},
-		{"cancel_queued", `{"id":"nope","token":"t6"}`, func(r reply) bool { return !r.OK && strings.Contains(r.Error, "not queued") }},
-		{"steer", `{"session":1,"prompt":" "}`, func(r reply) bool { return !r.OK && strings.Contains(r.Error, "empty prompt") }},
-		{"forget", `{"session":1}`, func(r reply) bool { return !r.OK && strings.Contains(r.Error, "stop it first") }},
-		{"complete", `{"session":1,"kind":"/","query":"co","token":1}`, func(r reply) bool { return r.OK }},
-		{"complete", `{"session":1,"kind":"#","query":"x","token":2}`, func(r reply) bool { return !r.OK && strings.Contains(r.Error, "kind must be @ or /") }},
-		{"boundaries", ``, func(r reply) bool {
+		{"checkpoints", `{"session":1,"token":"t1"}`, func(r ui.Answer) bool { return r.OK }},
+		{"rewind", `{"session":1,"token":"t2"}`, func(r ui.Answer) bool { return !r.OK && strings.Contains(r.Error, "which checkpoint") }},
+		{"changes", `{"session":1}`, func(r ui.Answer) bool { return !r.OK && strings.Contains(r.Error, "has not changed a file yet") }},
+		{"undo_hunk", `{"session":1,"turn":"x","path":"/nope","hunk":1}`, func(r ui.Answer) bool { return !r.OK && strings.Contains(r.Error, "no turn") }},
+		{"task_output", `{"id":"nope","token":"t3"}`, func(r ui.Answer) bool { return !r.OK && strings.Contains(r.Error, "no such task: nope") }},
+		{"stop_task", `{"id":"nope","token":"t4"}`, func(r ui.Answer) bool { return !r.OK && strings.Contains(r.Error, "no such task: nope") }},
+		{"task_at", `{"session":1,"line":0}`, func(r ui.Answer) bool { return !r.OK && strings.Contains(r.Error, "no task on this line") }},
+		{"models", `{"session":1}`, func(r ui.Answer) bool { return r.OK }},
+		{"set_model", `{"session":1,"model":"haiku"}`, func(r ui.Answer) bool { return r.OK }},
+		{"set_effort", `{"session":1,"effort":"high"}`, func(r ui.Answer) bool { return r.OK }},
+		{"usage", `{"session":1,"token":"t5"}`, func(r ui.Answer) bool { return r.OK }},
+		{"queued", `{"session":1}`, func(r ui.Answer) bool { return r.OK }},
+		{"cancel_queued", `{"id":"nope","token":"t6"}`, func(r ui.Answer) bool { return !r.OK && strings.Contains(r.Error, "not queued") }},
+		{"steer", `{"session":1,"prompt":" "}`, func(r ui.Answer) bool { return !r.OK && strings.Contains(r.Error, "empty prompt") }},
+		{"forget", `{"session":1}`, func(r ui.Answer) bool { return !r.OK && strings.Contains(r.Error, "stop it first") }},
+		{"complete", `{"session":1,"kind":"/","query":"co","token":1}`, func(r ui.Answer) bool { return r.OK }},
+		{"complete", `{"session":1,"kind":"#","query":"x","token":2}`, func(r ui.Answer) bool { return !r.OK && strings.Contains(r.Error, "kind must be @ or /") }},
+		{"boundaries", ``, func(r ui.Answer) bool {
 			l, _ := r.Result.([]any)
 			return r.OK && len(l) == 1
 		}},
-		{"mcp", `{"session":1}`, func(r reply) bool {
+		{"mcp", `{"session":1}`, func(r ui.Answer) bool {
 			m, _ := r.Result.(map[string]any)
 			return r.OK && m["session"] == float64(1)
 		}},
-		{"mcp_all", ``, func(r reply) bool { l, _ := r.Result.([]any); return r.OK && len(l) == 1 }},
-		{"mcp_refresh", `{"session":1,"token":"t7"}`, func(r reply) bool { return r.OK }},
-		{"mcp_reconnect", `{"session":1,"server":"docs","token":"t8"}`, func(r reply) bool { return !r.OK && strings.Contains(r.Error, `no MCP server "docs"`) }},
-		{"mcp_toggle", `{"session":1,"server":"","token":"t9"}`, func(r reply) bool { return !r.OK && strings.Contains(r.Error, "which MCP server") }},
-		{"agents_refresh", ``, func(r reply) bool { return r.OK }},
-		{"review_round", `{"session":1}`, func(r reply) bool { return !r.OK && strings.Contains(r.Error, "Claude has changed no file since") }},
-		{"comment_add", `{"session":1,"path":"/elsewhere/x.go","from":1,"to":1,"text":"why"}`, func(r reply) bool {
+		{"mcp_all", ``, func(r ui.Answer) bool { l, _ := r.Result.([]any); return r.OK && len(l) == 1 }},
+		{"mcp_refresh", `{"session":1,"token":"t7"}`, func(r ui.Answer) bool { return r.OK }},
+		{"mcp_reconnect", `{"session":1,"server":"docs","token":"t8"}`, func(r ui.Answer) bool { return !r.OK && strings.Contains(r.Error, `no MCP server "docs"`) }},
+		{"mcp_toggle", `{"session":1,"server":"","token":"t9"}`, func(r ui.Answer) bool { return !r.OK && strings.Contains(r.Error, "which MCP server") }},
+		{"agents_refresh", ``, func(r ui.Answer) bool { return r.OK }},
+		{"review_round", `{"session":1}`, func(r ui.Answer) bool { return !r.OK && strings.Contains(r.Error, "Claude has changed no file since") }},
+		{"comment_add", `{"session":1,"path":"/elsewhere/x.go","from":1,"to":1,"text":"why"}`, func(r ui.Answer) bool {
 			return !r.OK && strings.Contains(r.Error, "outside the session's folder")
 		}},
-		{"comment_edit", `{"session":1,"id":"nope","delete":true}`, func(r reply) bool { return !r.OK && strings.Contains(r.Error, `no comment "nope"`) }},
-		{"comments", `{"session":1}`, func(r reply) bool {
+		{"comment_edit", `{"session":1,"id":"nope","delete":true}`, func(r ui.Answer) bool { return !r.OK && strings.Contains(r.Error, `no comment "nope"`) }},
+		{"comments", `{"session":1}`, func(r ui.Answer) bool {
 			m, _ := r.Result.(map[string]any)
 			return r.OK && m["round"] == float64(1)
 		}},
-		{"comments_move", `{"session":1,"moves":[{"id":"nope","from":2,"to":2}]}`, func(r reply) bool { return r.OK }},
-		{"comments_send", `{"session":1}`, func(r reply) bool { return !r.OK && strings.Contains(r.Error, "no comments to send") }},
-		{"blame", `{"session":1,"path":"/nope/x.go","text":"a\nb\n"}`, func(r reply) bool {
+		{"comments_move", `{"session":1,"moves":[{"id":"nope","from":2,"to":2}]}`, func(r ui.Answer) bool { return r.OK }},
+		{"comments_send", `{"session":1}`, func(r ui.Answer) bool { return !r.OK && strings.Contains(r.Error, "no comments to send") }},
+		{"blame", `{"session":1,"path":"/nope/x.go","text":"a\nb\n"}`, func(r ui.Answer) bool {
 			m, _ := r.Result.(map[string]any)
 			return r.OK && m["known"] == false && m["yours"] == float64(2)
 		}},
-		{"provenance", `{"cwd":"/nope","rev":"HEAD"}`, func(r reply) bool { return !r.OK && strings.Contains(r.Error, "not in a git repository") }},
-		{"provenance_push", `{"cwd":"/nope"}`, func(r reply) bool { return !r.OK && strings.Contains(r.Error, "not in a git repository") }},
-		{"merge", `{"session":1}`, func(r reply) bool { return !r.OK && strings.Contains(r.Error, "has no worktree") }},
-		{"branch_changes", `{"session":1}`, func(r reply) bool { return !r.OK && strings.Contains(r.Error, "has no worktree") }},
-		{"compare", `{"session":1,"cwd":"/nope"}`, func(r reply) bool { return !r.OK && strings.Contains(r.Error, "in none") }},
-		{"merge_remove", `{"session":1,"force":true}`, func(r reply) bool { return !r.OK && strings.Contains(r.Error, "has no worktree") }},
-		{"stop", `{"session":1}`, func(r reply) bool { return r.OK }},
-		{"shutdown", ``, func(r reply) bool { return r.OK }},
+		{"provenance", `{"cwd":"/nope","rev":"HEAD"}`, func(r ui.Answer) bool { return !r.OK && strings.Contains(r.Error, "not in a git repository") }},
+		{"provenance_push", `{"cwd":"/nope"}`, func(r ui.Answer) bool { return !r.OK && strings.Contains(r.Error, "not in a git repository") }},
+		{"merge", `{"session":1}`, func(r ui.Answer) bool { return !r.OK && strings.Contains(r.Error, "has no worktree") }},
+		{"branch_changes", `{"session":1}`, func(r ui.Answer) bool { return !r.OK && strings.Contains(r.Error, "has no worktree") }},
+		{"compare", `{"session":1,"cwd":"/nope"}`, func(r ui.Answer) bool { return !r.OK && strings.Contains(r.Error, "in none") }},
+		{"merge_remove", `{"session":1,"force":true}`, func(r ui.Answer) bool { return !r.OK && strings.Contains(r.Error, "has no worktree") }},
+		{"stop", `{"session":1}`, func(r ui.Answer) bool { return r.OK }},
+		{"shutdown", ``, func(r ui.Answer) bool { return r.OK }},
 	}
 	seen := map[string]bool{}
 	for _, c := range calls {
@@ -250,5 +251,80 @@ func TestManifestDeclaresTheEntryPoints(t *testing.T) {
 		if !strings.Contains(m, want) {
 			t.Errorf("manifest lacks %s:\n%s", want, m)
 		}
+	}
+}
+
+// Every call's reply is one mark in the stream, with the call's token:
+// at once, or, for a call that waits on claude, when its work is done; an
+// error found before that work starts is replied at once.
+func TestEveryReplyIsOneMarkWithTheCallsToken(t *testing.T) {
+	batches := make(chan string, 64)
+	o := ui.NewOutbox(func(b string) error { batches <- b; return nil }, slog.New(slog.DiscardHandler))
+	a := app.New(o, nil)
+	a.UseStarter(func(claude.Config, *slog.Logger) (claude.Conn, error) { return claudetest.New(), nil })
+	t.Cleanup(func() { a.Shutdown(); o.Close() })
+	h := &Host{App: a, outbox: o, log: slog.New(slog.DiscardHandler)}
+	dir := t.TempDir()
+	for _, c := range []struct{ method, args, token string }{
+		{"configure", `{"storage":"` + filepath.Join(dir, "st") + `"}`, "c1"},
+		{"new", `{"cwd":"` + dir + `","prompt":"hi"}`, "c2"},
+		{"checkpoints", `{"session":1}`, "c3"},           // later: its work runs
+		{"task_output", `{"id":"nope"}`, "c4"},           // later, refused before its work
+		{"checkpoints", `{"session":1,"token":"x"}`, ""}, // no token: replied in the call
+	} {
+		out, err := h.request([]string{c.method, c.args, c.token})
+		if err != nil {
+			t.Fatalf("%s: RPC error %v", c.method, err)
+		}
+		if c.token == "" {
+			if r := decodeReply(t, out); !r.OK {
+				t.Errorf("%s without a token = %s", c.method, out)
+			}
+			continue
+		}
+		if out != `{"queued":true}` {
+			t.Errorf("%s = %s, want it queued", c.method, out)
+		}
+	}
+	marks := map[string]ui.Mark{}
+	deadline := time.After(5 * time.Second)
+	have := func() bool {
+		for _, tok := range []string{"c1", "c2", "c3", "c4"} {
+			if _, ok := marks[tok]; !ok {
+				return false
+			}
+		}
+		return true
+	}
+	for !have() {
+		select {
+		case b := <-batches:
+			var evs []struct {
+				Name string  `json:"event"`
+				Data ui.Mark `json:"data"`
+			}
+			if err := json.Unmarshal([]byte(b), &evs); err != nil {
+				t.Fatal(err)
+			}
+			for _, ev := range evs {
+				if ev.Name == ui.EvMark {
+					if _, dup := marks[ev.Data.Token]; dup && ev.Data.Token != "" {
+						t.Errorf("two replies for %s", ev.Data.Token)
+					}
+					marks[ev.Data.Token] = ev.Data
+				}
+			}
+		case <-deadline:
+			t.Fatalf("replies %v, want c1 to c4", marks)
+		}
+	}
+	if m := marks["c3"]; !m.Reply.OK || m.Method != "checkpoints" {
+		t.Errorf("checkpoints' reply %+v", m)
+	}
+	if m := marks["c4"]; m.Reply.OK || !strings.Contains(m.Reply.Error, "nope") || m.Method != "task_output" {
+		t.Errorf("task_output's reply %+v", m)
+	}
+	if _, ok := marks["x"]; ok {
+		t.Error("a token in the arguments was used for the reply")
 	}
 }

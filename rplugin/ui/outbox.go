@@ -27,18 +27,42 @@ const (
 	EvProposalRebase   = "proposal_rebase" // {id, path, exists}: the real file changed on disk
 	EvFileWritten      = "file_written"    // {path}: claude wrote an applied proposal
 	EvRules            = "rules"           // RulesView: the rules in effect, as claude reports them
-	EvReply            = "reply"           // {token, ok, result, error}: the answer to a call that waited on claude
 	EvTasks            = "tasks"           // {session, tasks}: a session's background tasks
 	EvCompletion       = "completion"      // Completion: the prompt input's choices for what was typed
-	// EvMark is a synchronous call's reply, in the stream: {token, reply}.
-	// The caller waits for it, and what it does with the reply comes after
-	// every event the call caused and before any later one (one order, see
-	// Outbox).
+	// EvMark is the reply of a call, in the stream: a Mark. Every call's
+	// reply comes this way, at once or, for a call that waits on claude,
+	// when claude answered; the caller acts on it after every event the
+	// call caused and before any later one (one order, see Outbox).
 	EvMark   = "mark"
 	EvWorld  = "world"  // WorldView: a session's MCP servers, hooks, schedules, checklist, worktree
 	EvAgents = "agents" // others.View: the other Claude sessions on this machine
 	EvReview = "review" // ReviewEvent: a folder's review comments, round files, blame changed
 )
+
+// Answer is a call's result, or its error in words for the user. Errors
+// never travel as RPC errors, whose text Neovim wraps in its own plumbing.
+type Answer struct {
+	OK     bool   `json:"ok"`
+	Result any    `json:"result,omitempty"`
+	Error  string `json:"error,omitempty"`
+}
+
+// Answered is the Answer of a call that returned res and err.
+func Answered(res any, err error) Answer {
+	if err != nil {
+		return Answer{Error: err.Error()}
+	}
+	return Answer{OK: true, Result: res}
+}
+
+// Mark is a call's reply in the stream (EvMark), matched by the token the
+// front end gave the call; the method it answers is named for people
+// reading a recorded stream (and the front end's tests replaying one).
+type Mark struct {
+	Token  string `json:"token"`
+	Method string `json:"method,omitempty"`
+	Reply  Answer `json:"reply"`
+}
 
 // Event is one message to the Lua front end. Seq numbers the events of one
 // outbox as they are delivered (1, 2, 3, … with no gap): the front end

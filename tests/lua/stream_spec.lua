@@ -168,9 +168,15 @@ return {
         end)
         return t.NO_MARK
       end
-      local result = host.request("probe", {}, function(res)
+      local result
+      host.request("probe", {}, function(ok, res)
+        t:ok(ok, "the call answered")
+        result = res
         seen = state().sessions[res.id] and state().sessions[res.id].name or "missing"
       end)
+      t:wait(function()
+        return result ~= nil
+      end, "the reply")
       t:eq(result, { id = 7 }, "the call's result")
       t:eq(seen, "late", "the session when the reply was applied")
     end,
@@ -204,7 +210,7 @@ return {
         end)
         return t.NO_MARK
       end
-      require("claudenova.channel.host").request("new", {}, inbox_mod.session_started)
+      inbox_mod.session_started(require("claudenova.channel.host").request("new", {}))
       t:eq(state().sessions[9].state, "idle", "the session's state")
       t:eq(state().current, 9, "the session in view")
     end,

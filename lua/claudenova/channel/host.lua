@@ -15,6 +15,7 @@ local install = require("claudenova.setup.install")
 local paths = require("claudenova.core.paths")
 local register_mod = require("claudenova.setup.register")
 local text = require("claudenova.core.text")
+local gesture = require("claudenova.core.gesture")
 
 local M = {}
 
@@ -27,7 +28,7 @@ M.on_lost = nil
 --- from the host): a synchronous call back would break Neovim's call order.
 M.in_apply = false
 
--- Calls waiting for their reply in the stream: token -> { reply?, apply? }.
+-- Calls waiting for their reply in the stream: token -> fun(reply).
 local calls, next_call = {}, 0
 
 -- A channel given by a test in place of the host ({ request(method,
@@ -39,7 +40,7 @@ local transport = nil
 --- its stream starts from 1.
 function M.use_transport(t)
   transport = t
-  calls = {}
+  M.fail_calls("the host changed")
   M.channel = t and -1 or nil
   M.epoch = M.epoch + 1
 end
@@ -55,19 +56,24 @@ text.on_draw_error = function(msg)
   notify.log("error", msg)
 end
 
---- A reply in the stream ({token, reply}): the call gets it, and its
---- apply (see request) runs now, in the stream's order.
+--- A reply in the stream (a mark: {token, reply}): its call gets it, at
+--- this point of the stream's order.
 function M.reply_seen(data)
-  local c = calls[data.token]
-  if not c then
+  local done = calls[data.token]
+  if not done then
     return
   end
-  c.reply = data.reply or {}
-  if c.apply and c.reply.ok then
-    local ok, err = pcall(c.apply, c.reply.result)
-    if not ok then
-      notify.error(err)
-    end
+  calls[data.token] = nil
+  done(data.reply or {})
+end
+
+--- The host went away (or was replaced): every call still waiting for its
+--- reply fails with why.
+function M.fail_calls(why)
+  local waiting = calls
+  calls = {}
+  for _, done in pairs(waiting) do
+    done({ ok = false, error = why })
   end
 end
 
@@ -171,7 +177,7 @@ function M.factory(_)
       M.channel = nil
       vim.schedule(function()
         rebootstrap()
-        calls = {}
+        M.fail_calls("the host stopped before it answered")
         if not M.exiting and M.on_lost then
           M.on_lost(code)
         end
@@ -253,32 +259,58 @@ function ensure()
   return chan
 end
 
---- Call a host method and return its decoded result. Errors are raised as
---- clean messages ("claude-nova: …"): the host answers {ok, result, error}
---- and never raises through RPC, whose wrappers differ across versions.
---- The reply comes in the host's event stream, after every event the call
---- caused: apply(result), when given, runs at that point of the stream (a
---- reply that changes what the front end knows, like a new session's
---- snapshot, must not overtake nor lag the events around it).
+--- Call a host method: one of the two kinds of call (the other is
+--- notify). The host answers every call at once (a short round trip: no
+--- call waits there for claude) and puts the reply in its event stream,
+--- after every event the call caused: a call that waits on claude (usage,
+--- checkpoints, a task's output) is replied to when claude answered. So
+--- the caller acts on a reply in the order things happened.
+---
+--- With on_reply, request returns at once and on_reply(ok, result or
+--- error) runs when the reply is applied, at its place in the stream (a
+--- transcript's snapshot must not overtake nor lag the ops around it): it
+--- runs inside the host's call, so it never awaits another call (schedule
+--- what would, or what opens a picker). Without it, request
+--- returns the result, or raises the error as a clean message
+--- ("claude-nova: …"): a gesture (a key of a surface, see core.gesture)
+--- yields until then, so Neovim keeps serving keys; anything else (a
+--- command, the Lua API) waits, at most M.reply_timeout ms.
 ---@param method string
 ---@param args table|nil
----@param apply fun(result: any)|nil
-function M.request(method, args, apply)
-  if M.in_apply then
-    -- Inside a UI event we are answering a call from the host: a nested
-    -- synchronous call back would break Neovim's call ordering.
-    error("claude-nova: internal error: synchronous host call (" .. method .. ") from inside a UI event", 2)
+---@param on_reply fun(ok: boolean, res: any)|nil
+function M.request(method, args, on_reply)
+  if M.in_apply and not on_reply then
+    -- Inside a UI event we are answering a call from the host: waiting
+    -- there would hold the stream (and break Neovim's call order).
+    error("claude-nova: internal error: awaited host call (" .. method .. ") from inside a UI event", 2)
   end
   local payload = vim.json.encode(args or vim.empty_dict())
   next_call = next_call + 1
   local token = "c" .. next_call
-  local call = { apply = apply }
-  calls[token] = call
+  local reply
+  local co = not on_reply and gesture.current() or nil
+  calls[token] = function(r)
+    reply = r
+    if on_reply then
+      local ok, err = pcall(on_reply, r.ok == true, r.ok and r.result or r.error)
+      if not ok then
+        notify.error(err)
+      end
+    elseif co then
+      vim.schedule(function()
+        gesture.resume(co)
+      end)
+    end
+  end
   local ok, raw
   if transport then
     ok, raw = pcall(transport.request, method, payload, token)
   else
-    ensure()
+    local eok, eerr = pcall(ensure)
+    if not eok then
+      calls[token] = nil
+      error(eerr, 0)
+    end
     ok, raw = pcall(vim.fn.ClaudeNovaRequest, method, payload, token)
   end
   if not ok then
@@ -292,28 +324,38 @@ function M.request(method, args, apply)
       0
     )
   end
-  local reply = decode(raw) or {}
-  if reply.queued then
-    -- The reply is an event of the stream: it comes after every event the
-    -- call caused (they are on their way) and is applied in that order.
-    if not call.reply then
-      vim.wait(M.reply_timeout, function()
-        return call.reply ~= nil or not M.channel
-      end, 1)
+  local direct = decode(raw) or {}
+  if not direct.queued then
+    -- Answered in the call (a test's channel, the first calls of a host).
+    local done = calls[token]
+    if done then
+      calls[token] = nil
+      done(direct)
     end
-    reply = call.reply or { error = "the host's reply to " .. method .. " did not come (see :ClaudeNova log)" }
-  elseif apply and reply.ok then
-    apply(reply.result)
   end
-  calls[token] = nil
+  if on_reply then
+    return nil
+  end
+  if not reply and co then
+    coroutine.yield()
+  end
+  if not reply then
+    vim.wait(M.reply_timeout, function()
+      return reply ~= nil or not M.channel
+    end, 1)
+  end
+  if not reply then
+    calls[token] = nil
+    reply = { error = "the host's reply to " .. method .. " did not come (see :ClaudeNova log)" }
+  end
   if not reply.ok then
     error("claude-nova: " .. tostring(reply.error or "the host gave no answer"), 0)
   end
   return reply.result
 end
 
---- How long (ms) a call waits for its reply in the stream.
-M.reply_timeout = 10000
+--- How long (ms) a call outside a gesture waits for its reply.
+M.reply_timeout = 15000
 
 --- Fire-and-forget call; errors come back as notifications.
 function M.notify(method, args)
@@ -322,77 +364,6 @@ function M.notify(method, args)
   end
   ensure()
   vim.fn.ClaudeNovaNotify(method, vim.json.encode(args or vim.empty_dict()))
-end
-
-local waiting = {} ---@type table<string, fun(ok: boolean, res: any)>
-local next_token = 0
-
---- Call a host method whose answer waits on claude (a dry run, a rewind):
---- the call returns at once and cb(ok, result_or_error) runs, scheduled,
---- when the host sends the reply. Errors found before the work starts are
---- raised like request's.
-function M.later(method, args, cb)
-  next_token = next_token + 1
-  local token = tostring(next_token)
-  waiting[token] = cb
-  local ok, err = pcall(M.request, method, vim.tbl_extend("force", args or {}, { token = token }))
-  if not ok then
-    waiting[token] = nil
-    error(err, 0)
-  end
-end
-
---- The reply event of a later call.
-function M.resolve(data)
-  local cb = waiting[data.token]
-  waiting[data.token] = nil
-  if cb then
-    vim.schedule(function()
-      cb(data.ok, data.ok and data.result or data.error)
-    end)
-  end
-end
-
---- The host went away: every later call fails.
-function M.fail_waiting(why)
-  local cbs = waiting
-  waiting = {}
-  for _, cb in pairs(cbs) do
-    vim.schedule(function()
-      cb(false, why)
-    end)
-  end
-end
-
---- Run start(cb) and wait until it calls cb(ok, res): Neovim keeps drawing
---- and serving the host meanwhile (vim.wait). Returns true, ok, res, or
---- false when timeout ms passed first.
-function M.wait(start, timeout)
-  local done, ok, res = false, false, nil
-  start(function(o, r)
-    done, ok, res = true, o, r
-  end)
-  if not vim.wait(timeout, function()
-    return done
-  end, 10) then
-    return false
-  end
-  return true, ok, res
-end
-
---- A later call, waiting for its answer (for the Lua API); after timeout
---- ms an error says claude did not answer.
-function M.await(method, args, timeout)
-  local answered, ok, res = M.wait(function(cb)
-    M.later(method, args, cb)
-  end, timeout or 10000)
-  if not answered then
-    error("claude-nova: claude did not answer in time (" .. method .. ")", 0)
-  end
-  if not ok then
-    error("claude-nova: " .. tostring(res), 0)
-  end
-  return res
 end
 
 --- Whether the host is running (no start).

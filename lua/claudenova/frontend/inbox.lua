@@ -272,10 +272,6 @@ function handlers.rules(view)
   rules.update(view)
 end
 
-function handlers.reply(data)
-  host.resolve(data)
-end
-
 function handlers.mark(data)
   host.reply_seen(data)
 end
@@ -452,7 +448,6 @@ function M.host_lost(code)
   end
   scheduler.reset()
   task_view.host_lost()
-  host.fail_waiting("the host stopped before claude answered")
   transcript.host_lost()
   world.reset()
   state.reset()
@@ -467,11 +462,11 @@ end
 
 function M.session_started(info)
   if info and info.id then
-    -- The reply is applied at its place in the stream (see host.request),
-    -- but its snapshot was taken when the host answered: a session event
-    -- before it was read as it was delivered, later than that, and every
-    -- change after it sends another. So the reply only fills in a session
-    -- no event has told of yet; it never takes a newer state back.
+    -- The reply comes in the stream (see host.request), but its snapshot
+    -- was taken when the host answered: a session event before it was
+    -- read as it was delivered, later than that, and every change after it
+    -- sends another. So the reply only fills in a session no event has
+    -- told of yet; it never takes a newer state back.
     if not state.sessions[info.id] then
       state.sessions[info.id] = info
     end

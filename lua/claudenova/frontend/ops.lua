@@ -64,12 +64,15 @@ function M.new(opts)
     -- Best of N: the same prompt, each session in a worktree of its own.
     local infos = {}
     for i = 1, count do
-      infos[i] = host.request("new", vim.deepcopy(opts), inbox.session_started)
+      infos[i] = host.request("new", vim.deepcopy(opts))
+      inbox.session_started(infos[i])
     end
     return infos[1], infos
   end
-  -- Its snapshot goes into the store where the reply stands in the stream.
-  return host.request("new", opts, inbox.session_started)
+  -- Its snapshot goes into the store once the reply came in the stream.
+  local info = host.request("new", opts)
+  inbox.session_started(info)
+  return info
 end
 
 --- Send a prompt to a session (the current one; starts one if none). See
@@ -81,8 +84,8 @@ function M.send(prompt, opts)
   local text = context.build(prompt or "", opts, context.cwd(opts.session))
   local before = vim.deepcopy(state.sessions)
   local prev = state.current
-  local info =
-    host.request("send", { prompt = text, session = opts.session or 0, cwd = vim.fn.getcwd() }, inbox.session_started)
+  local info = host.request("send", { prompt = text, session = opts.session or 0, cwd = vim.fn.getcwd() })
+  inbox.session_started(info)
   if not before[info.id] then
     -- No session ran (the current one exited): this prompt started one.
     M.started_for_prompt(info.id, prev and before[prev] and prev)
@@ -131,7 +134,7 @@ end
 
 ---@return boolean, string|nil
 function M.cancel_queued(id)
-  local ok, res = pcall(host.await, "cancel_queued", { id = id })
+  local ok, res = pcall(host.request, "cancel_queued", { id = id })
   if not ok then
     return false, plain(res)
   end
@@ -143,17 +146,9 @@ end
 
 ---@return boolean, string|nil
 function M.stop_task(id)
-  local started, answered, ok, res = pcall(host.wait, function(cb)
-    host.later("stop_task", { id = id }, cb)
-  end, 10000)
-  if not started then
-    return false, plain(answered)
-  end
-  if not answered then
-    return false, "claude did not answer in time"
-  end
+  local ok, res = pcall(host.request, "stop_task", { id = id })
   if not ok then
-    return false, tostring(res)
+    return false, plain(res)
   end
   return true
 end

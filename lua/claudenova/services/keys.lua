@@ -5,6 +5,7 @@
 -- key of Neovim's own that a surface gives a meaning (:w, :q, ]c) is listed
 -- with its text here.
 local config = require("claudenova.setup.config")
+local gesture = require("claudenova.core.gesture")
 local render = require("claudenova.core.render")
 local text = require("claudenova.core.text")
 
@@ -315,7 +316,7 @@ end
 function M.bind(buf, maps)
   for _, m in ipairs(maps) do
     if m[1] then
-      vim.keymap.set("n", m[1], m[2], { buffer = buf, nowait = true, desc = "claude-nova: " .. m[3] })
+      vim.keymap.set("n", m[1], gesture.wrap(m[2]), { buffer = buf, nowait = true, desc = "claude-nova: " .. m[3] })
     end
   end
 end

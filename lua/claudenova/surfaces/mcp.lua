@@ -6,7 +6,7 @@
 -- disable it (mcp_toggle). It follows the host's world events while shown.
 local world = require("claudenova.services.world")
 local config = require("claudenova.setup.config")
-local errors = require("claudenova.core.errors")
+local gesture = require("claudenova.core.gesture")
 local host = require("claudenova.channel.host")
 local keytable = require("claudenova.services.keys")
 local labels = require("claudenova.setup.labels")
@@ -140,7 +140,7 @@ end
 
 local function set_keymaps(buf, sid)
   local keys = cfg().keymaps.mcp
-  local guard = errors.guard
+  local guard = gesture.wrap
   local function map(name, fn, desc)
     if keys[name] then
       vim.keymap.set("n", keys[name], guard(fn), { buffer = buf, nowait = true, desc = "claude-nova: " .. desc })
@@ -150,7 +150,7 @@ local function set_keymaps(buf, sid)
     local m = server_under_cursor(buf)
     if m then
       notify.info(("reconnecting %s…"):format(m.name))
-      host.later("mcp_reconnect", { session = sid, server = m.name }, say)
+      host.request("mcp_reconnect", { session = sid, server = m.name }, say)
     end
   end, "Reconnect the MCP server under the cursor")
   map("toggle", function()
@@ -158,11 +158,11 @@ local function set_keymaps(buf, sid)
     if m then
       local enable = m.status == "disabled"
       notify.info(("%s %s…"):format(enable and "enabling" or "disabling", m.name))
-      host.later("mcp_toggle", { session = sid, server = m.name, enabled = enable }, say)
+      host.request("mcp_toggle", { session = sid, server = m.name, enabled = enable }, say)
     end
   end, "Enable or disable the MCP server under the cursor")
   map("refresh", function()
-    host.later("mcp_refresh", { session = sid }, function(ok, res)
+    host.request("mcp_refresh", { session = sid }, function(ok, res)
       if not ok then
         notify.error(tostring(res))
       end

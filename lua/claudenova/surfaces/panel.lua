@@ -3,7 +3,7 @@
 local text = require("claudenova.core.text")
 local actions = require("claudenova.store.actions")
 local config = require("claudenova.setup.config")
-local errors = require("claudenova.core.errors")
+local gesture = require("claudenova.core.gesture")
 local keytable = require("claudenova.services.keys")
 local notify = require("claudenova.setup.notify")
 local scheduler = require("claudenova.services.scheduler")
@@ -320,7 +320,7 @@ local function set_keymaps(buf, r)
         map(
           buf,
           k,
-          errors.guard(name ~= "close" and scheduler.guard(buf, fn) or fn),
+          gesture.wrap(name ~= "close" and scheduler.guard(buf, fn) or fn),
           "claude-nova panel: " .. DESC[name]
         )
         table.insert(lhs, k)
@@ -334,7 +334,7 @@ local function set_keymaps(buf, r)
   end
   local deliberate = (r.hints or {}).deliberate == true
   if deliberate and not installed.cr then
-    map(buf, "<CR>", errors.guard(scheduler.guard(buf, press_line)), "claude-nova panel: Take the choice on this line")
+    map(buf, "<CR>", gesture.wrap(scheduler.guard(buf, press_line)), "claude-nova panel: Take the choice on this line")
   elseif installed.cr and not deliberate then
     pcall(vim.api.nvim_buf_del_keymap, buf, "n", "<CR>")
   end

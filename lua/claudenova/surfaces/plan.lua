@@ -11,6 +11,7 @@ local keytable = require("claudenova.services.keys")
 local labels = require("claudenova.setup.labels")
 local notify = require("claudenova.setup.notify")
 local scheduler = require("claudenova.services.scheduler")
+local gesture = require("claudenova.core.gesture")
 local state = require("claudenova.store.state")
 local textutil = require("claudenova.core.text")
 
@@ -105,7 +106,12 @@ local function set_keymaps(buf, r)
   for name, m in pairs(maps) do
     if keys[name] then
       -- Deciding keys wait out the grace period of a plan that opened on its own.
-      vim.keymap.set("n", keys[name], scheduler.guard(buf, m[1]), { buffer = buf, desc = "claude-nova plan: " .. m[2] })
+      vim.keymap.set(
+        "n",
+        keys[name],
+        gesture.wrap(scheduler.guard(buf, m[1])),
+        { buffer = buf, desc = "claude-nova plan: " .. m[2] }
+      )
     end
   end
 end

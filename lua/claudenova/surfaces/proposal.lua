@@ -4,7 +4,7 @@
 local actions = require("claudenova.store.actions")
 local notify = require("claudenova.setup.notify")
 local config = require("claudenova.setup.config")
-local errors = require("claudenova.core.errors")
+local gesture = require("claudenova.core.gesture")
 local header = require("claudenova.services.header")
 local tabs = require("claudenova.core.tabs")
 local hunks = require("claudenova.surfaces.hunks")
@@ -224,7 +224,7 @@ local function set_keymaps(buf, r, p)
   -- Errors reach the user on one line; deciding keys wait out the grace
   -- period of a proposal that took the window on its own.
   local function guard(fn)
-    return errors.guard(scheduler.guard(buf, fn))
+    return gesture.wrap(scheduler.guard(buf, fn))
   end
   for name, m in pairs({
     reject_hunk = { hunks.reject, "Put the original's lines back for the hunk under the cursor" },

@@ -68,37 +68,53 @@ local function reload(files, cwd)
   return gone
 end
 
+--- The host's arguments of a rewind to before prompt id.
+function M.args(id, session, undo_others)
+  return { id = id, session = session or 0, undo_others = undo_others or false }
+end
+
 --- Rewind to before prompt id; cb(ok, message) when done. The buffers of
 --- the restored files show the restored text.
 function M.rewind(id, session, cb, undo_others)
+  -- Scheduled: the buffers are reloaded out of the host's call.
+  host.request(
+    "rewind",
+    M.args(id, session, undo_others),
+    vim.schedule_wrap(function(ok, res)
+      if not ok then
+        cb(false, tostring(res))
+        return
+      end
+      cb(true, M.rewound(res, session))
+    end)
+  )
+end
+
+--- What a rewind did (the host's reply), in words; the buffers of the
+--- restored files are reloaded first.
+function M.rewound(res, session)
   local cwd = context.cwd(session)
-  host.later("rewind", { id = id, session = session or 0, undo_others = undo_others or false }, function(ok, res)
-    if not ok then
-      cb(false, tostring(res))
-      return
+  local files = res.files or {}
+  local gone = reload(files, cwd)
+  local names = vim.tbl_map(function(f)
+    return rel(f, cwd)
+  end, files)
+  local msg
+  if #files == 0 then
+    msg = "nothing to restore: the files were as they were before that prompt"
+  else
+    msg = ("rewound %d file%s: %s"):format(#files, #files == 1 and "" or "s", table.concat(names, ", "))
+    if #gone > 0 then
+      msg = msg .. " (" .. table.concat(gone, ", ") .. " removed: Claude had created it)"
     end
-    local files = res.files or {}
-    local gone = reload(files, cwd)
-    local names = vim.tbl_map(function(f)
-      return rel(f, cwd)
-    end, files)
-    local msg
-    if #files == 0 then
-      msg = "nothing to restore: the files were as they were before that prompt"
-    else
-      msg = ("rewound %d file%s: %s"):format(#files, #files == 1 and "" or "s", table.concat(names, ", "))
-      if #gone > 0 then
-        msg = msg .. " (" .. table.concat(gone, ", ") .. " removed: Claude had created it)"
-      end
-      if (res.skipped or 0) > 0 then
-        msg = msg .. ("; %d linked file(s) left alone"):format(res.skipped)
-      end
+    if (res.skipped or 0) > 0 then
+      msg = msg .. ("; %d linked file(s) left alone"):format(res.skipped)
     end
-    if #(res.kept or {}) > 0 then
-      msg = msg .. "; others' later changes kept in " .. table.concat(res.kept, ", ")
-    end
-    cb(true, msg)
-  end)
+  end
+  if #(res.kept or {}) > 0 then
+    msg = msg .. "; others' later changes kept in " .. table.concat(res.kept, ", ")
+  end
+  return msg
 end
 
 local function done(ok, msg)
@@ -172,29 +188,34 @@ end
 --- :ClaudeNova rewind: pick a prompt of the session (newest first).
 function M.pick(session)
   session = session or target.session() or 0
-  host.later("checkpoints", { session = session }, function(ok, list)
-    if not ok then
-      notify.error(tostring(list))
-      return
-    end
-    if #list == 0 then
-      notify.info("this session has no prompt to rewind to yet")
-      return
-    end
-    local items = {}
-    for i = #list, 1, -1 do
-      table.insert(items, list[i])
-    end
-    vim.ui.select(items, {
-      prompt = "Rewind files to before which prompt?",
-      format_item = M.line,
-      kind = "claudenova.rewind",
-    }, function(cp)
-      if cp then
-        confirm(cp, session)
+  -- Scheduled: a picker never opens inside the host's call.
+  host.request(
+    "checkpoints",
+    { session = session },
+    vim.schedule_wrap(function(ok, list)
+      if not ok then
+        notify.error(tostring(list))
+        return
       end
+      if #list == 0 then
+        notify.info("this session has no prompt to rewind to yet")
+        return
+      end
+      local items = {}
+      for i = #list, 1, -1 do
+        table.insert(items, list[i])
+      end
+      vim.ui.select(items, {
+        prompt = "Rewind files to before which prompt?",
+        format_item = M.line,
+        kind = "claudenova.rewind",
+      }, function(cp)
+        if cp then
+          confirm(cp, session)
+        end
+      end)
     end)
-  end)
+  )
 end
 
 return M

@@ -2,6 +2,7 @@
 -- tasks, as a tree in one split. Session rows fold and unfold what is
 -- beneath them; exited sessions are dimmed and can be cleared; ages
 -- refresh on a timer while it is visible.
+local gesture = require("claudenova.core.gesture")
 local state = require("claudenova.store.state")
 local working = require("claudenova.services.working")
 local text = require("claudenova.core.text")
@@ -357,7 +358,7 @@ local function set_keymaps(buf)
     local act, lhs = actions[name], keys[name]
     if lhs and not taken[lhs] then
       taken[lhs] = true
-      vim.keymap.set("n", lhs, act[1], { buffer = buf, nowait = true, desc = "claude-nova: " .. act[2] })
+      vim.keymap.set("n", lhs, gesture.wrap(act[1]), { buffer = buf, nowait = true, desc = "claude-nova: " .. act[2] })
     end
   end
   keytable.map(buf, "sidebar")
@@ -368,7 +369,7 @@ local function set_keymaps(buf)
       vim.keymap.set(
         "x",
         lhs,
-        decide_selection(behavior),
+        gesture.wrap(decide_selection(behavior)),
         { buffer = buf, nowait = true, desc = "claude-nova: " .. verbs_desc[behavior] .. " every selected request" }
       )
     end

@@ -79,7 +79,7 @@ local function fetch(id)
     final[id] = (final[id] or 0) + 1
   end
   inflight[id] = true
-  local ok, err = pcall(host.later, "task_output", { id = id }, function(fine, res)
+  local ok, err = pcall(host.request, "task_output", { id = id }, function(fine, res)
     inflight[id] = nil
     if fine then
       show(id, res or "")

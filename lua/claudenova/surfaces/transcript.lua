@@ -345,7 +345,7 @@ M.syncing = {} ---@type table<integer, boolean>
 local again = {} ---@type table<integer, integer|true>
 
 -- Put a snapshot of the transcript into its buffer. It runs where the
--- snapshot stands in the host's stream (host.request's apply): the ops before
+-- snapshot stands in the host's stream (host.request's on_reply): the ops before
 -- it are in it, those after it come next.
 local function put_snapshot(id, snap)
   local buf = M.bufs[id]
@@ -390,8 +390,8 @@ local function fill(id)
     M.syncing[id] = false
     return
   end
-  local ok = pcall(host.request, "transcript", { session = id }, function(snap)
-    put_snapshot(id, snap)
+  local ok = pcall(host.request, "transcript", { session = id }, function(fine, snap)
+    put_snapshot(id, fine and snap or nil)
   end)
   if not ok then
     put_snapshot(id, nil)

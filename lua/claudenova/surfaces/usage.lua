@@ -146,7 +146,7 @@ end
 function M.open(session)
   local st = state
   local sid = session or st.current
-  host.later("usage", { session = sid or 0 }, function(ok, res)
+  host.request("usage", { session = sid or 0 }, function(ok, res)
     if not ok then
       notify.error(res)
       return

@@ -183,7 +183,7 @@ func (r *Room) Usage(p desk.Later) error {
 	if err != nil {
 		return err
 	}
-	r.d.ReplyLater(p.Token, func(ctx context.Context) (any, error) {
+	r.d.ReplyLater(p.ReplyTo, func(ctx context.Context) (any, error) {
 		raw, err := s.Proc.Control(ctx, "get_usage", map[string]any{"skip_behaviors": true})
 		if err != nil {
 			return nil, fmt.Errorf("claude did not report its usage: %w", err)
@@ -281,7 +281,7 @@ func (r *Room) CancelQueued(p desk.Later) error {
 	if s == nil {
 		return errors.New("that prompt is not queued: claude has taken it already")
 	}
-	r.d.ReplyLater(p.Token, func(ctx context.Context) (any, error) {
+	r.d.ReplyLater(p.ReplyTo, func(ctx context.Context) (any, error) {
 		raw, err := s.Proc.Control(ctx, "cancel_async_message", map[string]any{"message_uuid": p.ID})
 		if err != nil {
 			return nil, fmt.Errorf("claude did not withdraw it: %w", err)

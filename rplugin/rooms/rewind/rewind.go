@@ -373,7 +373,7 @@ func (rw *Room) Checkpoints(p desk.Later) error {
 	if err != nil {
 		return err
 	}
-	rw.d.ReplyLater(p.Token, func(ctx context.Context) (any, error) {
+	rw.d.ReplyLater(p.ReplyTo, func(ctx context.Context) (any, error) {
 		out := []CheckpointView{}
 		for _, t := range s.Turns.Turns() {
 			out = append(out, rw.checkpointView(ctx, s, t))
@@ -450,7 +450,7 @@ func (rw *Room) Rewind(p RewindParams) error {
 	if _, err := rw.checkpointSession(s.ID); err != nil {
 		return err
 	}
-	rw.d.ReplyLater(p.Token, func(ctx context.Context) (any, error) {
+	rw.d.ReplyLater(p.ReplyTo, func(ctx context.Context) (any, error) {
 		plans, err := rw.rewindPlan(s, t)
 		if errors.Is(err, checkpoint.ErrForgotten) {
 			return rw.rewindByClaude(ctx, s, t)

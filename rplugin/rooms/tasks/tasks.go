@@ -116,7 +116,7 @@ func (r *Room) Output(p desk.Later) error {
 	}
 	if t.Type == "agent" {
 		out, ok := s.Transcript.AgentOutput(t.ToolUseID, agentOutputLines)
-		r.d.ReplyLater(p.Token, func(context.Context) (any, error) {
+		r.d.ReplyLater(p.ReplyTo, func(context.Context) (any, error) {
 			if !ok {
 				return "", nil
 			}
@@ -124,7 +124,7 @@ func (r *Room) Output(p desk.Later) error {
 		})
 		return nil
 	}
-	r.d.ReplyLater(p.Token, func(ctx context.Context) (any, error) {
+	r.d.ReplyLater(p.ReplyTo, func(ctx context.Context) (any, error) {
 		raw, err := s.Proc.Control(ctx, "get_task_output", map[string]any{"task_id": t.ID})
 		if err != nil {
 			return nil, err
@@ -153,7 +153,7 @@ func (r *Room) Stop(p desk.Later) error {
 	if s.State() == session.StateExited {
 		return fmt.Errorf("session %d has exited", s.ID)
 	}
-	r.d.ReplyLater(p.Token, func(ctx context.Context) (any, error) {
+	r.d.ReplyLater(p.ReplyTo, func(ctx context.Context) (any, error) {
 		// claude answers stop_task with success even for an id it does
 		// not know (checked on 2.1.328): the task was looked up first.
 		if _, err := s.Proc.Control(ctx, "stop_task", map[string]any{"task_id": t.ID}); err != nil {

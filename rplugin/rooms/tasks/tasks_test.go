@@ -15,10 +15,10 @@ func (nowhere) Send(string, any) {}
 
 func TestUnknownTasksAreNamed(t *testing.T) {
 	r := New(desk.New(nowhere{}, session.NewManager(), nil))
-	if err := r.Stop(desk.Later{Token: "t", ID: "b7"}); !errors.Is(err, ErrNoTask) || !strings.Contains(err.Error(), "b7") {
+	if err := r.Stop(desk.Later{ReplyTo: desk.ReplyTo{Token: "t"}, ID: "b7"}); !errors.Is(err, ErrNoTask) || !strings.Contains(err.Error(), "b7") {
 		t.Fatalf("Stop of an unknown task: %v", err)
 	}
-	if err := r.Output(desk.Later{Token: "t", ID: "b7"}); !errors.Is(err, ErrNoTask) {
+	if err := r.Output(desk.Later{ReplyTo: desk.ReplyTo{Token: "t"}, ID: "b7"}); !errors.Is(err, ErrNoTask) {
 		t.Fatalf("Output of an unknown task: %v", err)
 	}
 	if _, err := r.At(4, 0); err == nil || !strings.Contains(err.Error(), "no session 4") {

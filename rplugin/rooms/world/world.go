@@ -100,7 +100,7 @@ func samePath(a, b string) bool {
 
 // MCPParams act on one MCP server of a session (its answer comes later).
 type MCPParams struct {
-	Token   string `json:"token"`
+	desk.ReplyTo
 	Session int    `json:"session"`
 	Server  string `json:"server"`
 	Enabled bool   `json:"enabled"`
@@ -133,7 +133,7 @@ func (r *Room) Refresh(p desk.Later) error {
 	if err != nil {
 		return err
 	}
-	r.d.ReplyLater(p.Token, func(ctx context.Context) (any, error) {
+	r.d.ReplyLater(p.ReplyTo, func(ctx context.Context) (any, error) {
 		return r.mcpStatus(ctx, s)
 	})
 	return nil
@@ -196,7 +196,7 @@ func (r *Room) onServer(p MCPParams, subtype string, fields map[string]any, fail
 	for k, v := range fields {
 		req[k] = v
 	}
-	r.d.ReplyLater(p.Token, func(ctx context.Context) (any, error) {
+	r.d.ReplyLater(p.ReplyTo, func(ctx context.Context) (any, error) {
 		_, cerr := s.Proc.Control(ctx, subtype, req)
 		servers, serr := r.mcpStatus(ctx, s)
 		if cerr != nil {
