@@ -114,4 +114,39 @@ return {
       t:eq(msgs, { "claude-nova: the host's words: gone", "claude-nova: the host's words: gone" }, "present, always")
     end,
   },
+  ["a gesture waiting for the host's reply leaves the editor free"] = {
+    run = function(t)
+      local plain = requests(t)
+      local token
+      t.replies.decide = function()
+        token = t.last_token
+        return t.NO_MARK
+      end
+      local result
+      -- As a key of a surface runs it: the reply comes later, in the stream.
+      require("claudenova.core.gesture").run(function()
+        result = { gestures().decide(plain.id, "allow", nil, "sidebar") }
+      end)
+      t:eq(#t:calls_of("decide"), 1, "the call made")
+      t:eq(result, nil, "the gesture, before the reply")
+      -- The editor is free meanwhile: a timer runs, the stream is applied.
+      local ticked = false
+      vim.defer_fn(function()
+        ticked = true
+      end, 10)
+      t:wait(function()
+        return ticked
+      end, "a timer while the gesture waits")
+      t:deliver({
+        {
+          event = "mark",
+          data = { token = token, method = "decide", reply = { ok = true, result = { decided = true } } },
+        },
+      })
+      t:wait(function()
+        return result ~= nil
+      end, "the gesture, after the reply")
+      t:eq(result, { true }, "what decide returned")
+    end,
+  },
 }
