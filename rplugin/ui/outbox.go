@@ -15,20 +15,24 @@ const (
 	EvSession        = "session"         // Info of one session
 	EvSessionRemoved = "session_removed" // {session}: an exited session the user cleared
 	EvTranscript     = "transcript"      // {session, ops}
-	// EvTranscriptResync replaces transcript updates Neovim could not take
-	// in time: {session, seq}; the front end fetches the transcript again,
-	// and again if the snapshot it gets is older than seq (the last op
-	// replaced).
-	EvTranscriptResync = "transcript_resync"
-	EvRequestAdded     = "request_added"   // RequestView
-	EvRequestRemoved   = "request_removed" // {id, outcome, message}
-	EvPresent          = "present"         // RequestView: open its surface
-	EvNotify           = "notify"          // {msg, level}
-	EvProposalRebase   = "proposal_rebase" // {id, path, exists}: the real file changed on disk
-	EvFileWritten      = "file_written"    // {path}: claude wrote an applied proposal
-	EvRules            = "rules"           // RulesView: the rules in effect, as claude reports them
-	EvTasks            = "tasks"           // {session, tasks}: a session's background tasks
-	EvCompletion       = "completion"      // Completion: the prompt input's choices for what was typed
+	// EvResync tells the front end to ask for the state again, instead of
+	// events it will never get. {session, seq}: the transcript updates
+	// Neovim could not take in time were replaced by it; the front end
+	// fetches the transcript again, and again if the snapshot it gets is
+	// older than seq (the last op replaced). {} (no session): events the
+	// outbox could not deliver; it stands at their numbers in the stream
+	// and the front end asks for everything again (sessions, pending
+	// requests, transcripts).
+	EvResync         = "resync"
+	EvRequestAdded   = "request_added"   // RequestView
+	EvRequestRemoved = "request_removed" // {id, outcome, message}
+	EvPresent        = "present"         // RequestView: open its surface
+	EvNotify         = "notify"          // {msg, level}
+	EvProposalRebase = "proposal_rebase" // {id, path, exists}: the real file changed on disk
+	EvFileWritten    = "file_written"    // {path}: claude wrote an applied proposal
+	EvRules          = "rules"           // RulesView: the rules in effect, as claude reports them
+	EvTasks          = "tasks"           // {session, tasks}: a session's background tasks
+	EvCompletion     = "completion"      // Completion: the prompt input's choices for what was typed
 	// EvMark is the reply of a call, in the stream: a Mark. Every call's
 	// reply comes this way, at once or, for a call that waits on claude,
 	// when claude answered; the caller acts on it after every event the
@@ -90,7 +94,7 @@ const transcriptGap = 16 * time.Millisecond // one frame
 
 // MaxQueuedLines bounds, per session, the transcript lines waiting for
 // Neovim (while it is busy, in input() say). Past it, the session's queued
-// transcript updates are replaced by one EvTranscriptResync: the front end
+// transcript updates are replaced by one EvResync: the front end
 // fetches the transcript again when it can. Requests and other events are
 // never dropped.
 const MaxQueuedLines = 20000
@@ -130,6 +134,10 @@ type Outbox struct {
 	wg   sync.WaitGroup
 	wake chan struct{}
 	seq  uint64 // the last number delivered (run's goroutine only)
+	// lost are the numbers of deliveries given up (run's goroutine only):
+	// the next delivery carries them first, as EvResync, so the stream
+	// has no gap and the front end knows to ask for the state again.
+	lost []uint64
 
 	// Record, when set before the first Send, receives every batch as it
 	// is delivered (the recordings the front end's tests replay).
@@ -170,7 +178,7 @@ func (o *Outbox) Send(name string, data any) {
 		case o.lines[sid]+n > o.maxLines:
 			rs := map[string]any{"session": sid, "seq": max(o.dropTranscript(sid), lastSeq(data))}
 			o.resync[sid] = rs
-			o.events = append(o.events, Event{Name: EvTranscriptResync, Data: rs})
+			o.events = append(o.events, Event{Name: EvResync, Data: rs})
 			o.log.Info("ui: transcript updates replaced by a resync", "session", sid)
 		default:
 			o.lines[sid] += n
@@ -257,7 +265,7 @@ func (o *Outbox) pop(block bool) (Event, bool) {
 			o.lines[sc.SessionID()] -= size(ev.Data)
 		}
 	}
-	if ev.Name == EvTranscriptResync {
+	if ev.Name == EvResync {
 		if m, ok := ev.Data.(map[string]any); ok {
 			if sid, ok := m["session"].(int); ok {
 				delete(o.resync, sid) // its data no longer changes
@@ -334,10 +342,15 @@ func (o *Outbox) run() {
 				}
 				b, _ = json.Marshal(lost)
 			}
+			o.repair()
 			if o.Record != nil {
 				o.Record(b)
 			}
-			o.deliver(string(b), len(part))
+			if !o.deliver(string(b), len(part)) {
+				for _, ev := range part {
+					o.lost = append(o.lost, ev.Seq)
+				}
+			}
 		}
 		last = time.Now()
 	}
@@ -346,17 +359,40 @@ func (o *Outbox) run() {
 // deliver hands a batch to Neovim, trying again a few times when it fails:
 // the front end waits for every number, and a batch it already has is
 // dropped there by its numbers, so a repeat is harmless where a loss would
-// hold the stream up (the front end goes on after a while, see inbox.lua).
-func (o *Outbox) deliver(b string, events int) {
+// hold the stream up. It reports whether the batch went.
+func (o *Outbox) deliver(b string, events int) bool {
 	var err error
 	for try, pause := 0, 20*time.Millisecond; try < deliveryTries; try, pause = try+1, pause*4 {
 		if err = o.exec(b); err == nil {
-			return
+			return true
 		}
 		o.log.Warn("ui batch not delivered, trying again", "err", err, "events", events, "try", try+1)
 		time.Sleep(pause)
 	}
-	o.log.Error("ui batch not delivered", "err", err, "events", events)
+	o.log.Error("ui batch not delivered: the front end will ask for the state again", "err", err, "events", events)
+	return false
+}
+
+// repair delivers the numbers of batches given up, each as EvResync: the
+// front end, which waits for every number, goes on, and asks for the
+// state again once (a batch it did get after all is dropped there as a
+// repeat). Numbers it still cannot deliver wait for the next batch.
+func (o *Outbox) repair() {
+	if len(o.lost) == 0 {
+		return
+	}
+	evs := make([]Event, len(o.lost))
+	for i, seq := range o.lost {
+		evs[i] = Event{Seq: seq, Name: EvResync, Data: map[string]any{}}
+	}
+	b, _ := json.Marshal(evs)
+	if o.deliver(string(b), len(evs)) {
+		if o.Record != nil {
+			o.Record(b)
+		}
+		o.log.Info("ui: undelivered events replaced by a resync", "events", len(evs))
+		o.lost = nil
+	}
 }
 
 // deliveryTries is how often a batch is tried before it is given up.

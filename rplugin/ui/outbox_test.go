@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -159,7 +160,7 @@ func TestOutboxBoundsTranscriptsNeverRequests(t *testing.T) {
 	for _, n := range names {
 		count[n]++
 	}
-	if count[EvRequestAdded] != 1 || count[EvTranscriptResync] < 1 {
+	if count[EvRequestAdded] != 1 || count[EvResync] < 1 {
 		t.Fatalf("delivered %v", count)
 	}
 }
@@ -191,7 +192,7 @@ func TestResyncNamesTheLastOpItReplaces(t *testing.T) {
 		_ = json.Unmarshal([]byte(batch), &evs)
 		mu.Lock()
 		for _, e := range evs {
-			if e.Name == EvTranscriptResync {
+			if e.Name == EvResync {
 				resyncs = append(resyncs, e.Data)
 			}
 		}
@@ -357,5 +358,51 @@ func TestFailedDeliveryIsTriedAgain(t *testing.T) {
 				t.Fatalf("delivered %v in %d tries", got, tries)
 			}
 		})
+	}
+}
+
+// A batch given up leaves no gap: the next delivery carries its numbers
+// first, as resyncs (the front end asks for the state again), then its own.
+func TestGivenUpNumbersComeBackAsResyncs(t *testing.T) {
+	var mu sync.Mutex
+	tries := 0
+	type got struct {
+		seq  uint64
+		name string
+	}
+	var evs []got
+	o := NewOutbox(func(batch string) error {
+		mu.Lock()
+		defer mu.Unlock()
+		tries++
+		if tries <= deliveryTries {
+			return errors.New("neovim is busy")
+		}
+		var b []Event
+		if err := json.Unmarshal([]byte(batch), &b); err != nil {
+			t.Error(err)
+		}
+		for _, e := range b {
+			evs = append(evs, got{e.Seq, e.Name})
+		}
+		return nil
+	}, slog.New(slog.DiscardHandler))
+	o.Send(EvNotify, map[string]string{"msg": "lost"})
+	for {
+		mu.Lock()
+		n := tries
+		mu.Unlock()
+		if n >= deliveryTries {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	o.Send(EvNotify, map[string]string{"msg": "next"})
+	o.Close()
+	mu.Lock()
+	defer mu.Unlock()
+	want := []got{{1, EvResync}, {2, EvNotify}}
+	if !reflect.DeepEqual(evs, want) {
+		t.Fatalf("delivered %v, want %v", evs, want)
 	}
 }

@@ -74,7 +74,7 @@ local function resync_while_fetching(t, first, dropped_to)
     n = n + 1
     local events = n == 1
         and {
-          { event = "transcript_resync", data = { session = 1, seq = dropped_to } },
+          { event = "resync", data = { session = 1, seq = dropped_to } },
           reply(first[1], first[2]),
         }
       or { reply({ "old", "a", "b" }, 3) }
@@ -85,7 +85,7 @@ local function resync_while_fetching(t, first, dropped_to)
   end
   t:deliver({ { event = "session", data = session_info(t, 1, "s", "running") } })
   require("claudenova.surfaces.transcript").ensure(1)
-  t:deliver({ { event = "transcript_resync", data = { session = 1, seq = 1 } } })
+  t:deliver({ { event = "resync", data = { session = 1, seq = 1 } } })
   return function()
     return n
   end
@@ -215,11 +215,10 @@ return {
       t:eq(state().current, 9, "the session in view")
     end,
   },
-  ["a gap does not stop the stream: what waits goes on and the state is asked again"] = {
+  ["a delivery the host gave up comes back as a resync: the stream goes on and the state is asked again"] = {
     run = function(t)
-      inbox().gap_ms = 50
       local batches = t:recording("bash")
-      -- Batch 2 (a reply) never comes: what follows waits, then goes on.
+      -- Batch 2 (a reply) never comes: what follows waits for its numbers.
       inbox().apply(vim.json.encode(batches[1]))
       for i = 3, 7 do
         inbox().apply(vim.json.encode(batches[i]))
@@ -238,9 +237,17 @@ return {
         end
         return {}
       end
+      -- The host's repair: batch 2's numbers, each a resync.
+      local repair = {}
+      for _, ev in ipairs(batches[2]) do
+        table.insert(repair, { seq = ev.seq, event = "resync", data = vim.empty_dict() })
+      end
+      inbox().apply(vim.json.encode(repair))
       t:wait(function()
         return #t:calls_of("pending") == 1
       end, "the state asked again")
+      t:settle()
+      t:eq(#t:calls_of("pending"), 1, "the state asked once")
       t:eq(inbox().stream_state().ahead, 0, "events waiting")
       t:eq(vim.tbl_count(state().requests), 1, "the pending request")
       t:eq(state().sessions[1].name, "from the host", "the session as the host has it")

@@ -3,7 +3,10 @@
 -- withdrawn, transcript lines, notes). The events are numbered by their one
 -- writer (the host's outbox): they are applied in that order, whatever order
 -- the batches come in (a batch ahead of a missing one waits for it), each
--- once. Each handler updates the store (ui.state) and the surfaces read it.
+-- once: that is the one order. The host never leaves a gap: what it could
+-- not deliver comes back at its numbers as a resync, and the front end asks
+-- for the state again (handlers.resync). Each handler updates the store
+-- (ui.state) and the surfaces read it.
 -- Nothing here calls the host synchronously (it is answering a call from
 -- the host: see host.in_apply).
 local state = require("claudenova.store.state")
@@ -162,8 +165,22 @@ function handlers.transcript(data)
   transcript.apply(data.session, data.ops)
 end
 
-function handlers.transcript_resync(data)
-  transcript.resync(data.session, data.seq)
+-- The host says what it could not tell: a transcript's updates (fetched
+-- again), or events it could not deliver (everything asked again, once).
+local refresh_due = false
+function handlers.resync(data)
+  if data.session then
+    transcript.resync(data.session, data.seq)
+    return
+  end
+  if not refresh_due then
+    refresh_due = true
+    notify.log("warn", "the host could not deliver some events: asking for the state again")
+    vim.schedule(function()
+      refresh_due = false
+      M.refresh()
+    end)
+  end
 end
 
 function handlers.request_added(r)
@@ -332,43 +349,6 @@ local function due(events)
   return out
 end
 
--- A gap in the numbers (a delivery the host could not make) must not stop
--- the stream: after gap_ms the events that wait go ahead, and the host's
--- state is asked for again (sessions, pending requests, transcripts), so
--- what the lost events said is not lost with them.
-M.gap_ms = 2000
-local gap_watched = false
-
-local function watch_gap()
-  if gap_watched or not next(ahead) then
-    return
-  end
-  gap_watched = true
-  local waiting_for, at_epoch = next_seq, epoch
-  vim.defer_fn(function()
-    gap_watched = false
-    if epoch ~= at_epoch or next_seq ~= waiting_for or not next(ahead) then
-      return watch_gap() -- it came (or a new gap opened meanwhile)
-    end
-    local first
-    for seq in pairs(ahead) do
-      if not first or seq < first then
-        first = seq
-      end
-    end
-    notify.log(
-      "warn",
-      ("the host's events %d to %d never came: going on without them and asking for the state again"):format(
-        waiting_for,
-        first - 1
-      )
-    )
-    next_seq = first
-    M.apply("[]")
-    vim.schedule(M.refresh)
-  end, M.gap_ms)
-end
-
 --- Ask the host for its whole state again: its sessions, its pending
 --- requests (one this side missed is added, one it no longer has leaves),
 --- and every transcript.
@@ -414,7 +394,6 @@ end
 --- Start the stream over (a fresh host; tests).
 function M.reset_stream()
   next_seq, ahead, epoch = 1, {}, host.epoch
-  gap_watched = false
 end
 
 function M._apply(batch)
@@ -428,13 +407,12 @@ function M._apply(batch)
         notify.error(ev.event .. ": " .. errors.message(err):gsub("^claude%-nova: ", ""))
       end
       -- Transcript text does not change the sidebar: skip the redraw.
-      sidebar_dirty = sidebar_dirty or (ev.event ~= "transcript" and ev.event ~= "transcript_resync")
+      sidebar_dirty = sidebar_dirty or (ev.event ~= "transcript" and ev.event ~= "resync")
     end
   end
   if sidebar_dirty then
     sidebar.render()
   end
-  watch_gap()
 end
 
 --- The host died: everything it owned is gone (sessions, transcripts,
