@@ -36,7 +36,7 @@ echo
 go build -o "$work/fakeclaude" "$root/tests/cmd/fakeclaude"
 for v in NVIM_012 NVIM_010; do
   echo
-  echo "== UI on $v: approval latency, a gesture while a 10 MB answer waits, back-pressure, live text, no stall, host RSS"
+  echo "== UI on $v: approval latency, a gesture while a 10 MB answer waits, back-pressure, live text, start-up to first text, host RSS"
   echo "   (fake claude, real headless Neovim)"
   CLAUDENOVA_BENCH_VARIANT=$(label $v) run "UI on $v" go run "$root/tests/bench/uibench" -root "$root" -nvim "${!v}" -fakeclaude "$work/fakeclaude" -skip stall
 done

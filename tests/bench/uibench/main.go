@@ -43,7 +43,7 @@ func main() {
 	nvimBin := flag.String("nvim", os.Getenv("NVIM_012"), "nvim binary")
 	fake := flag.String("fakeclaude", "", "fake claude binary")
 	n := flag.Int("n", 100, "requests per latency scenario")
-	only := flag.String("only", "", "run these parts (comma-separated): latency, gesture, backpressure, realpressure, scroll, editortools, firsttext, streaming, stall")
+	only := flag.String("only", "", "run these parts (comma-separated): latency, gesture, backpressure, realpressure, scroll, editortools, firsttext, streaming, stall, startup")
 	skip := flag.String("skip", "", "skip these parts (comma-separated)")
 	stall := flag.String("stall", "", "the stall part's scenarios to run (comma-separated: complete, switch, scroll, diff; default all)")
 	flag.Parse()
@@ -96,6 +96,7 @@ func (b *bench) parts(n int) []part {
 		{"firsttext", b.reportFirstText},
 		{"streaming", b.reportStreaming},
 		{"stall", b.reportTimerStall},
+		{"startup", b.reportStartup},
 	}
 }
 
