@@ -241,13 +241,14 @@ return {
         end
         return f
       end
+      local login_sum = "sum-1"
       t.replies.branch_changes = function()
         return {
           session = 1,
           branch = "worktree-fix-login",
           base = "3ba0ed2c1f00000000000000000000000000beef",
           files = {
-            file("src/login.py", "a\nb\n", "a\nB\nc\n", { { a = 2, del = 1, b = 2, ins = 2 } }),
+            file("src/login.py", "a\nb\n", "a\nB\nc\n", { { a = 2, del = 1, b = 2, ins = 2 } }, { sum = login_sum }),
             file("src/new_helper.py", "", "x\ny\n", { { a = 0, del = 0, b = 1, ins = 2 } }, { existed = false }),
             file("logo.png", "", "", {}, { error = "a binary file: no text to show" }),
           },
@@ -263,6 +264,17 @@ return {
       t:settle()
       t:screen("files")
       t:eq(vim.api.nvim_buf_get_lines(0, 2, 3, false)[1], "✓ src/login.py  +2 −1", "viewed")
+      -- Kept in storage: a new Neovim (its marks read again) still has it.
+      local files = require("claudenova.surfaces.files")
+      files.viewed = nil
+      vim.cmd("ClaudeNova changes branch")
+      t:settle()
+      t:eq(vim.api.nvim_buf_get_lines(0, 2, 3, false)[1], "✓ src/login.py  +2 −1", "viewed after a restart")
+      -- The file changed since: no longer viewed.
+      login_sum = "sum-2"
+      vim.cmd("ClaudeNova changes branch")
+      t:settle()
+      t:eq(vim.api.nvim_buf_get_lines(0, 2, 3, false)[1], "· src/login.py  +2 −1", "viewed once it changed")
     end,
   },
   ["best of two: the branches side by side"] = {

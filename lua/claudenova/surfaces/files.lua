@@ -18,9 +18,72 @@ local M = {}
 
 local ns = vim.api.nvim_create_namespace("claudenova_files")
 
--- What you marked viewed, per view ("branch:<session>", "round:<session>:<n>"):
--- kept while Neovim runs, so the list opened again keeps its marks.
-M.viewed = {}
+-- What you marked viewed, per view (M.key): the file's path -> the sum of
+-- its content when you marked it. A file that changed since is not viewed
+-- any more (as a pull request's "viewed" goes when the file changes). The
+-- marks are kept in storage (viewed.json), so they outlive Neovim.
+M.viewed = nil ---@type table<string, {at: integer, files: table<string, string>}>|nil
+
+-- How many views' marks storage keeps (the least recently marked go).
+M.KEEP = 100
+
+local function viewed_path()
+  return vim.fs.joinpath(config.get().storage, "viewed.json")
+end
+
+local function load()
+  if M.viewed then
+    return M.viewed
+  end
+  M.viewed = {}
+  local ok, lines = pcall(vim.fn.readfile, viewed_path())
+  if ok and #lines > 0 then
+    local dok, v = pcall(vim.json.decode, table.concat(lines, "\n"), { luanil = { object = true, array = true } })
+    if dok and type(v) == "table" then
+      for key, e in pairs(v) do
+        if type(e) == "table" and type(e.files) == "table" then
+          M.viewed[key] = { at = tonumber(e.at) or 0, files = e.files }
+        end
+      end
+    else
+      notify.log("warn", "viewed.json could not be read; the viewed marks start afresh")
+    end
+  end
+  return M.viewed
+end
+
+local function save()
+  local all = load()
+  local keys = vim.tbl_keys(all)
+  if #keys > M.KEEP then
+    table.sort(keys, function(a, b)
+      return all[a].at > all[b].at
+    end)
+    for i = M.KEEP + 1, #keys do
+      all[keys[i]] = nil
+    end
+  end
+  local path = viewed_path()
+  vim.fn.mkdir(vim.fs.dirname(path), "p")
+  local tmp = path .. ".tmp"
+  if pcall(vim.fn.writefile, { vim.json.encode(all) }, tmp) then
+    local ok, err = os.rename(tmp, path)
+    if not ok then
+      notify.log("warn", "viewed marks not kept: " .. tostring(err))
+    end
+  end
+end
+
+--- What a file's viewed mark stands for: its content now.
+local function sum(f)
+  return f.exists == false and "deleted" or (f.sum ~= "" and f.sum or "?")
+end
+
+--- Whether file f of view is marked viewed (and has not changed since).
+function M.is_viewed(view, f)
+  local e = load()[M.key(view)]
+  return e ~= nil and e.files[f.rel] == sum(f)
+end
 -- buf -> { view, key, list = the files in order }
 M.lists = {}
 
@@ -37,20 +100,20 @@ function M.stat(f)
   return ins, del
 end
 
---- The key of a view's marks.
+--- The key of a view's marks: the branch and its base, or the round and
+--- when it started (a session's number is the running host's only).
 function M.key(view)
   if view.branch then
-    return ("branch:%d:%s"):format(view.session, view.branch)
+    return ("branch:%s@%s"):format(view.branch, view.base or "")
   end
-  return ("round:%d:%d"):format(view.session, view.round or 0)
+  return ("round:%d:%d"):format(view.since or 0, view.round or 0)
 end
 
 --- The heading of a view.
 function M.heading(view)
-  local marks = M.viewed[M.key(view)] or {}
   local n = 0
   for _, f in ipairs(view.files) do
-    if marks[f.rel] then
+    if M.is_viewed(view, f) then
       n = n + 1
     end
   end
@@ -63,11 +126,11 @@ end
 
 --- The list's lines and highlights: the heading, then a line per file.
 function M.lines(view)
-  local marks = M.viewed[M.key(view)] or {}
   local lines, hls = { M.heading(view), "" }, { { 0, 0, -1, "Title" } }
   for _, f in ipairs(view.files) do
     local ins, del = M.stat(f)
-    local seen = marks[f.rel] and "✓" or "·"
+    local viewed = M.is_viewed(view, f)
+    local seen = viewed and "✓" or "·"
     local n = #comments.on(f.path)
     local tail = ""
     if f.error and f.error ~= "" then
@@ -81,7 +144,7 @@ function M.lines(view)
     local line = ("%s %s  %s%s%s"):format(seen, f.rel, stats, n > 0 and ("  ✎ %d"):format(n) or "", tail)
     local row = #lines
     table.insert(lines, line)
-    table.insert(hls, { row, 0, #seen, marks[f.rel] and "ClaudeNovaFilesViewed" or "Comment" })
+    table.insert(hls, { row, 0, #seen, viewed and "ClaudeNovaFilesViewed" or "Comment" })
     local s = #seen + 1 + #f.rel + 2
     local plus = ("+%d"):format(ins)
     table.insert(hls, { row, s, s + #plus, "DiffAdded" })
@@ -110,9 +173,13 @@ end
 
 --- Mark file f of view viewed (or not, when it was).
 function M.toggle(view, f)
+  local was = M.is_viewed(view, f)
+  local all = load()
   local key = M.key(view)
-  M.viewed[key] = M.viewed[key] or {}
-  M.viewed[key][f.rel] = not M.viewed[key][f.rel] or nil
+  all[key] = all[key] or { at = 0, files = {} }
+  all[key].at = os.time()
+  all[key].files[f.rel] = not was and sum(f) or nil
+  save()
   redraw_all()
 end
 
@@ -149,7 +216,7 @@ local function map_diff(st, index, v)
       k.viewed,
       function()
         local f = st.view.files[index]
-        local was = (M.viewed[M.key(st.view)] or {})[f.rel]
+        local was = M.is_viewed(st.view, f)
         M.toggle(st.view, f)
         if not was and st.view.files[index + 1] then
           go(index + 1)
