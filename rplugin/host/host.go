@@ -326,7 +326,7 @@ var methods = map[string]handler{
 	"provenance":      with(func(a *app.App, p provenance.Params) (any, error) { return a.Rooms().Provenance.Show(p) }),
 	"provenance_push": with(func(a *app.App, p provenance.Params) (any, error) { return a.Rooms().Provenance.Push(p) }),
 	"merge":           with(func(a *app.App, p sessionArg) (any, error) { return a.Rooms().Merge.Start(p.Session) }),
-	"branch_changes":  with(func(a *app.App, p sessionArg) (any, error) { return a.Rooms().Merge.Changes(p.Session) }),
+	"branch_changes":  with(func(a *app.App, p app.Later) (any, error) { return nil, a.Rooms().Merge.Branch(p) }),
 	"compare":         with(func(a *app.App, p cwdSessionArg) (any, error) { return a.Rooms().Merge.Compare(p.Session, p.Cwd) }),
 	"merge_remove":    with(func(a *app.App, p removeArg) (any, error) { return a.Rooms().Merge.Remove(p.Session, p.Force) }),
 	"shutdown":        plain(func(a *app.App) (any, error) { a.Shutdown(); return nil, nil }),

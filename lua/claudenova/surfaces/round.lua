@@ -8,6 +8,7 @@ local actions = require("claudenova.store.actions")
 local comments = require("claudenova.surfaces.comments")
 local files = require("claudenova.surfaces.files")
 local host = require("claudenova.channel.host")
+local notify = require("claudenova.setup.notify")
 
 local M = {}
 
@@ -21,13 +22,24 @@ function M.open(session)
 end
 
 --- Open the branch of a worktree session (the one in view by default) as
---- a pull request: every file it changed since its base.
+--- a pull request: every file it changed since its base. The host diffs
+--- the branch in the background: the view opens when it answers, and the
+--- editor waits for nothing meanwhile.
 function M.branch(session)
   session = session or actions.session_in_view() or 0
-  local view = host.request("branch_changes", { session = session })
-  comments.ensure()
-  pcall(comments.load)
-  return files.show(view)
+  host.request(
+    "branch_changes",
+    { session = session },
+    vim.schedule_wrap(function(ok, view)
+      if not ok then
+        notify.error(view)
+        return
+      end
+      comments.ensure()
+      pcall(comments.load)
+      files.show(view)
+    end)
+  )
 end
 
 return M

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/checkpoint"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/desk"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/gitcmd"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/worktree"
@@ -33,6 +34,18 @@ func (r *Room) worktreeOf(id int) (*session.Session, *session.Worktree, error) {
 		return nil, nil, fmt.Errorf("session %d has no worktree (:ClaudeNova new --worktree)", s.ID)
 	}
 	return s, wt, nil
+}
+
+// Branch answers Changes later, in the background: diffing a branch of
+// many files takes longer than a frame, and the editor waits for nothing
+// meanwhile (the files view opens when the answer comes).
+func (r *Room) Branch(p desk.Later) error {
+	s, _, err := r.worktreeOf(p.Session)
+	if err != nil {
+		return err
+	}
+	r.d.ReplyLater(p.ReplyTo, func(context.Context) (any, error) { return r.Changes(s.ID) })
+	return nil
 }
 
 // Changes is the branch of session id as a pull request. A binary file or

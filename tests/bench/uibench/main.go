@@ -45,7 +45,7 @@ func main() {
 	n := flag.Int("n", 100, "requests per latency scenario")
 	only := flag.String("only", "", "run these parts (comma-separated): latency, gesture, backpressure, realpressure, scroll, editortools, firsttext, streaming, stall, startup")
 	skip := flag.String("skip", "", "skip these parts (comma-separated)")
-	stall := flag.String("stall", "", "the stall part's scenarios to run (comma-separated: complete, switch, scroll, diff; default all)")
+	stall := flag.String("stall", "", "the stall part's scenarios to run (comma-separated: complete, switch, scroll, files, diff; default all)")
 	flag.Parse()
 	if *nvimBin == "" || *fake == "" {
 		fmt.Fprintln(os.Stderr, "uibench: -nvim and -fakeclaude are required")
