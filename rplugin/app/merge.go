@@ -30,6 +30,12 @@ func (m mergeAsks) Propose(p *approval.Pending) bool {
 // Settle ends a merge proposal.
 func (m mergeAsks) Settle(id, outcome string) { m.a.finish(id, outcome) }
 
+// Stop stops a session, as :ClaudeNova stop does.
+func (m mergeAsks) Stop(id int) error {
+	_, err := m.a.Stop(id)
+	return err
+}
+
 // mergeSaved applies a merge proposal as its staged file holds it now.
 func (a *App) mergeSaved(p approval.Pending) (Decided, error) {
 	saved, err := proposal.ReadFile(p.Staged)

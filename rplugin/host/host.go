@@ -16,6 +16,7 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/editortools"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/complete"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/controls"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/merge"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/permissions"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/provenance"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/rewind"
@@ -219,11 +220,6 @@ type sessionArg struct {
 	Mode    string `json:"mode"`
 }
 
-type removeArg struct {
-	Session int  `json:"session"`
-	Force   bool `json:"force"`
-}
-
 type renameArg struct {
 	Session int    `json:"session"`
 	Name    string `json:"name"`
@@ -328,7 +324,7 @@ var methods = map[string]handler{
 	"merge":           with(func(a *app.App, p sessionArg) (any, error) { return a.Rooms().Merge.Start(p.Session) }),
 	"branch_changes":  with(func(a *app.App, p app.Later) (any, error) { return nil, a.Rooms().Merge.Branch(p) }),
 	"compare":         with(func(a *app.App, p cwdSessionArg) (any, error) { return a.Rooms().Merge.Compare(p.Session, p.Cwd) }),
-	"merge_remove":    with(func(a *app.App, p removeArg) (any, error) { return a.Rooms().Merge.Remove(p.Session, p.Force) }),
+	"merge_remove":    with(func(a *app.App, p merge.RemoveParams) (any, error) { return nil, a.Rooms().Merge.RemoveLater(p) }),
 	"shutdown":        plain(func(a *app.App) (any, error) { a.Shutdown(); return nil, nil }),
 	// tool_reply: the editor's later answer to a tool call (a language
 	// server's), matched by its token.

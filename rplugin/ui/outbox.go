@@ -41,6 +41,9 @@ const (
 	EvWorld  = "world"  // WorldView: a session's MCP servers, hooks, schedules, checklist, worktree
 	EvAgents = "agents" // others.View: the other Claude sessions on this machine
 	EvReview = "review" // ReviewEvent: a folder's review comments, round files, blame changed
+	// EvMergeDone offers, once every file of a merge is settled, to remove
+	// the worktree and its branch (merge.Offer; removed: withdrawn).
+	EvMergeDone = "merge_done"
 )
 
 // Answer is a call's result, or its error in words for the user. Errors

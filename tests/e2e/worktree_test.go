@@ -246,6 +246,7 @@ func TestMergeWorktreeAsProposals(t *testing.T) {
 			t.Fatalf("a save with markers applied: %q", e.ReadFile("c.txt"))
 		}
 		e.Lua(nil, `vim.api.nvim_buf_set_lines(..., 0, -1, false, { "my keep, and claude's" })`, cbuf)
+		e.ScriptUI(nil, nil) // the offer that follows waits for an answer
 		e.Cmd("write")
 		e.Eventually(10*time.Second, "c.txt resolved", func() bool { return e.ReadFile("c.txt") == "my keep, and claude's\n" })
 		e.WaitPending(0)
@@ -265,7 +266,28 @@ func TestMergeWorktreeAsProposals(t *testing.T) {
 		e.Cmd("ClaudeNova blame")
 		e.waitBlame(0, "c")
 		e.Cmd("tabclose")
-		e.Cmd("ClaudeNova merge remove")
+		// The offer, once every file is settled: remove the worktree and
+		// its branch, or keep them. Taken, it removes both.
+		var offer []string
+		e.Eventually(10*time.Second, "the offer", func() bool {
+			e.Lua(&offer, `local w = _G.claudenova_test.waiting_select
+				if not w then return {} end
+				local out = { w.opts.prompt }
+				for _, it in ipairs(w.items) do table.insert(out, w.opts.format_item(it)) end
+				return out`)
+			return len(offer) > 0
+		})
+		if len(offer) != 3 || offer[0] != "worktree-feat is merged. Remove its worktree and branch?" ||
+			offer[1] != "Remove the worktree and its branch" || !strings.HasPrefix(offer[2], "Keep them") {
+			t.Fatalf("the offer %q", offer)
+		}
+		e.Lua(nil, `local w = _G.claudenova_test.waiting_select
+			_G.claudenova_test.waiting_select = nil
+			w.cb(w.items[1], 1)`)
+		e.Eventually(20*time.Second, "the worktree and its branch removed", func() bool {
+			_, err := os.Stat(wt)
+			return os.IsNotExist(err) && e.gitIn(e.Project, "branch", "--list", "worktree-feat") == ""
+		})
 		if _, err := os.Stat(wt); err == nil {
 			t.Fatal("the worktree is still there")
 		}
@@ -346,8 +368,18 @@ func TestBestOfTwoComparedOneMerged(t *testing.T) {
 			t.Fatalf("the merge proposes %s", path)
 		}
 		focusBuf(e, buf)
+		e.ScriptUI([]string{"Keep "}, nil) // the offer to remove the merged branch: kept
 		e.Cmd("write")
 		e.Eventually(10*time.Second, "merged into the checkout", func() bool { return e.ReadFile("a.txt") == "fixed\n" })
+		e.Eventually(10*time.Second, "the offer answered", func() bool {
+			var n int
+			e.Lua(&n, `local n = 0
+				for _, p in ipairs(_G.claudenova_test.prompts) do
+					if p:find("is merged.", 1, true) and p:find("Remove its worktree and branch?", 1, true) then n = n + 1 end
+				end
+				return n`)
+			return n == 1
+		})
 
 		// x discards the other: asked first, its session stops, its
 		// worktree and branch go; the merged one stays.

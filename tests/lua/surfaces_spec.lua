@@ -368,6 +368,36 @@ return {
       t:screen("question")
     end,
   },
+  ["a merge is over: the offer to remove the worktree, and its answer"] = {
+    opts = { setup = { questions = { ui = "float" }, surfaces = { quiet_ms = 0, grace_ms = 0 } } },
+    widths = { 60, 100 },
+    run = function(t)
+      t:replay("bash")
+      t.replies.merge_remove = function(args)
+        t:eq(args, { session = 1, force = true, stop = true }, "what the choice asks")
+        return "removed worktree-fix-login and its worktree"
+      end
+      t:deliver({
+        {
+          event = "merge_done",
+          data = { session = 1, branch = "worktree-fix-login", kept = { "logo.png" }, running = true },
+        },
+      })
+      t:settle()
+      t:eq(#t:floats(), 1, "floating windows")
+      t:screen("merged")
+      t:type("1")
+      t:settle()
+      t:eq(#t:calls_of("merge_remove"), 1, "the worktree removed")
+      -- A withdrawn offer opens no more.
+      t:deliver({
+        { event = "merge_done", data = { session = 1, branch = "worktree-fix-login", kept = {}, running = false } },
+      })
+      t:deliver({ { event = "merge_done", data = { session = 1, branch = "worktree-fix-login", removed = true } } })
+      t:settle()
+      t:eq(#t:floats(), 0, "floating windows after the offer was withdrawn")
+    end,
+  },
   ["a plan opens in a tab of its own, to read and to edit"] = {
     widths = { 60, 100 },
     run = function(t)

@@ -45,6 +45,9 @@ function M.select(items, opts, on_choice)
     style = "minimal",
   })
   vim.wo[win].cursorline = true
+  -- An item wider than the screen is cut, never wrapped: a wrapped item
+  -- would push the last ones out of the float.
+  vim.wo[win].wrap = false
   -- The cursor stays on the items.
   vim.api.nvim_win_set_cursor(win, { #head + 1, 0 })
   vim.api.nvim_create_autocmd("CursorMoved", {

@@ -30,6 +30,7 @@ local text = require("claudenova.core.text")
 local transcript = require("claudenova.surfaces.transcript")
 local world = require("claudenova.services.world")
 local comments = require("claudenova.surfaces.comments")
+local merged = require("claudenova.surfaces.merged")
 
 local function cfg()
   return config.get()
@@ -311,6 +312,10 @@ end
 
 function handlers.review(data)
   comments.changed(data)
+end
+
+function handlers.merge_done(data)
+  merged.offer(data)
 end
 
 -- The stream's next number, the events that came ahead of it, and the host

@@ -30,6 +30,7 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/proposal"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/ui"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/worktree"
 )
 
@@ -39,6 +40,8 @@ type Requests interface {
 	Propose(p *approval.Pending) bool
 	// Settle ends a pending request with outcome.
 	Settle(id, outcome string)
+	// Stop stops a session (as :ClaudeNova stop does).
+	Stop(id int) error
 }
 
 // Authorship is who wrote each line, as the room hands it on: a merged
@@ -318,8 +321,20 @@ func (r *Room) settle(sid int, id, outcome string, applied bool) {
 	}
 }
 
-// finished tells the user every file of the merge is settled, and how to
-// remove the worktree.
+// Offer is what the front end offers once every file of a merge is
+// settled (ui.EvMergeDone): to remove the worktree and its branch, all the
+// same when some files were kept (Kept: only in the worktree still), and
+// stopping the session first when it still runs. Removed withdraws it.
+type Offer struct {
+	Session int      `json:"session"`
+	Branch  string   `json:"branch"`
+	Kept    []string `json:"kept"`
+	Running bool     `json:"running"`
+	Removed bool     `json:"removed,omitempty"`
+}
+
+// finished tells the user every file of the merge is settled, and offers
+// to remove the worktree.
 func (r *Room) finished(s *session.Session, m *run) {
 	r.mu.Lock()
 	applied, skipped, left := len(m.applied), append([]string(nil), m.skipped...), append([]string(nil), m.left...)
@@ -335,6 +350,72 @@ func (r *Room) finished(s *session.Session, m *run) {
 	}
 	r.d.Note(s, text)
 	r.d.Notify("info", line)
+	r.d.UI.Send(ui.EvMergeDone, Offer{Session: s.ID, Branch: m.branch, Kept: append(skipped, left...),
+		Running: s.State() != session.StateExited})
+}
+
+// RemoveParams remove a merged session's worktree and its branch: Force
+// even with work not brought over, Stop stopping the session first when it
+// still runs. The answer comes later (a session takes a moment to stop).
+type RemoveParams struct {
+	desk.Later
+	Force bool `json:"force"`
+	Stop  bool `json:"stop"`
+}
+
+// RemoveLater is Remove as the front end asks for it (the offer's choice,
+// :ClaudeNova merge remove): what refuses it is said at once; stopping the
+// session and removing happen in the background.
+func (r *Room) RemoveLater(p RemoveParams) error {
+	s, err := r.d.Session(p.Session)
+	if err != nil {
+		return err
+	}
+	running := s.State() != session.StateExited
+	if _, err := r.removable(s, p.Force, running && p.Stop); err != nil {
+		return err
+	}
+	r.d.ReplyLater(p.ReplyTo, func(ctx context.Context) (any, error) {
+		if running && p.Stop {
+			if err := r.reqs.Stop(s.ID); err != nil {
+				return nil, err
+			}
+			for s.State() != session.StateExited {
+				select {
+				case <-ctx.Done():
+					return nil, fmt.Errorf("session %d did not stop in time: its worktree stays", s.ID)
+				case <-time.After(50 * time.Millisecond):
+				}
+			}
+		}
+		return r.Remove(s.ID, p.Force)
+	})
+	return nil
+}
+
+// removable is the worktree of s when it may be removed, else why not;
+// running says the session may still run (it is stopped first).
+func (r *Room) removable(s *session.Session, force, running bool) (*session.Worktree, error) {
+	wt := s.World.Worktree()
+	if wt == nil || wt.Branch == "" {
+		return nil, fmt.Errorf("session %d has no worktree", s.ID)
+	}
+	if !running && s.State() != session.StateExited {
+		return nil, fmt.Errorf("session %d still runs in %s: stop it first (:ClaudeNova stop)", s.ID, wt.Branch)
+	}
+	r.mu.Lock()
+	m := r.merges[s.ID]
+	r.mu.Unlock()
+	switch {
+	case m == nil && !force:
+		return nil, fmt.Errorf("%s was not merged: :ClaudeNova merge brings it over first (merge remove! removes it unmerged)", wt.Branch)
+	case m != nil && len(m.pending) > 0:
+		return nil, fmt.Errorf("%s is being merged: %d file(s) wait for :w or to be closed", wt.Branch, len(m.pending))
+	case m != nil && (len(m.skipped) > 0 || len(m.left) > 0) && !force:
+		return nil, fmt.Errorf("%s has work you did not bring over (%s): :ClaudeNova merge remove! removes it all the same",
+			wt.Branch, strings.Join(append(append([]string(nil), m.skipped...), m.left...), ", "))
+	}
+	return wt, nil
 }
 
 // Remove removes session id's worktree and its branch once its merge is
@@ -344,24 +425,9 @@ func (r *Room) Remove(id int, force bool) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	wt := s.World.Worktree()
-	if wt == nil || wt.Branch == "" {
-		return "", fmt.Errorf("session %d has no worktree", s.ID)
-	}
-	if s.State() != session.StateExited {
-		return "", fmt.Errorf("session %d still runs in %s: stop it first (:ClaudeNova stop)", s.ID, wt.Branch)
-	}
-	r.mu.Lock()
-	m := r.merges[s.ID]
-	r.mu.Unlock()
-	switch {
-	case m == nil && !force:
-		return "", fmt.Errorf("%s was not merged: :ClaudeNova merge brings it over first (merge remove! removes it unmerged)", wt.Branch)
-	case m != nil && len(m.pending) > 0:
-		return "", fmt.Errorf("%s is being merged: %d file(s) wait for :w or to be closed", wt.Branch, len(m.pending))
-	case m != nil && (len(m.skipped) > 0 || len(m.left) > 0) && !force:
-		return "", fmt.Errorf("%s has work you did not bring over (%s): :ClaudeNova merge remove! removes it all the same",
-			wt.Branch, strings.Join(append(append([]string(nil), m.skipped...), m.left...), ", "))
+	wt, err := r.removable(s, force, false)
+	if err != nil {
+		return "", err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -373,6 +439,7 @@ func (r *Room) Remove(id int, force bool) (string, error) {
 	r.mu.Unlock()
 	s.World.CountWorktree(wt.Path, "", 0, 0, 0, true)
 	r.d.Note(s, "Removed the worktree "+sanitize.Line(wt.Path)+" and its branch "+sanitize.Line(wt.Branch)+".")
+	r.d.UI.Send(ui.EvMergeDone, Offer{Session: s.ID, Branch: wt.Branch, Removed: true})
 	return "removed " + sanitize.Line(wt.Branch) + " and its worktree", nil
 }
 

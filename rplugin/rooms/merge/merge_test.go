@@ -7,11 +7,13 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/approval"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/desk"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/ui"
 )
 
 type nowhere struct{}
@@ -22,10 +24,41 @@ func (nowhere) Send(string, any) {}
 type asks struct {
 	proposed map[string]*approval.Pending
 	settled  map[string]string
+	stop     func(id int) // what stopping a session does (nil: nothing)
 }
 
 func (a *asks) Propose(p *approval.Pending) bool { a.proposed[p.Merge.Rel] = p; return true }
 func (a *asks) Settle(id, outcome string)        { a.settled[id] = outcome }
+func (a *asks) Stop(id int) error {
+	if a.stop != nil {
+		a.stop(id)
+	}
+	return nil
+}
+
+// sent records the events a room sends.
+type sent struct {
+	mu     sync.Mutex
+	events []ui.Event
+}
+
+func (s *sent) Send(name string, data any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.events = append(s.events, ui.Event{Name: name, Data: data})
+}
+
+func (s *sent) of(name string) []any {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []any
+	for _, e := range s.events {
+		if e.Name == name {
+			out = append(out, e.Data)
+		}
+	}
+	return out
+}
 
 func git(t *testing.T, dir string, args ...string) {
 	t.Helper()
@@ -297,5 +330,64 @@ func TestCompareTwoBranches(t *testing.T) {
 	empty := New(desk.New(nowhere{}, session.NewManager(), nil), &asks{}, func() string { return t.TempDir() }, nil)
 	if _, err := empty.Compare(0, t.TempDir()); err == nil || !strings.Contains(err.Error(), "in none") {
 		t.Fatalf("outside a repository: %v", err)
+	}
+}
+
+// Once every file is settled the room offers to remove the worktree; taken
+// while the session runs, the offer stops it first, then removes the
+// worktree and its branch, and withdraws itself.
+func TestTheOfferStopsTheSessionThenRemoves(t *testing.T) {
+	root, wt := repo(t, map[string]string{"a.txt": "a\n"})
+	write(t, filepath.Join(wt, "a.txt"), "A\n")
+	mgr := session.NewManager()
+	s, err := mgr.Add(func(id int) (*session.Session, error) { return session.New(id, root, "", nil), nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.World.SetWorktree(&session.Worktree{Path: wt, Branch: "worktree-w", Root: root})
+	var stopped []int
+	a := &asks{proposed: map[string]*approval.Pending{}, settled: map[string]string{}, stop: func(id int) {
+		stopped = append(stopped, id)
+		s.Update(session.StateExited, "", "", "")
+	}}
+	out := &sent{}
+	d := desk.New(out, mgr, nil)
+	storage := t.TempDir()
+	r := New(d, a, func() string { return storage }, nil)
+	if _, err := r.Start(s.ID); err != nil {
+		t.Fatal(err)
+	}
+	p := a.proposed["a.txt"]
+	if applied, why, err := r.Saved(*p, []byte("A\n")); err != nil || !applied {
+		t.Fatalf("saved: %v %q %v", applied, why, err)
+	}
+	offers := out.of(ui.EvMergeDone)
+	if len(offers) != 1 {
+		t.Fatalf("offers %v", offers)
+	}
+	if o := offers[0].(Offer); o.Branch != "worktree-w" || !o.Running || len(o.Kept) != 0 || o.Removed {
+		t.Fatalf("the offer %+v", o)
+	}
+	if err := r.RemoveLater(RemoveParams{Later: desk.Later{Session: s.ID}}); err == nil || !strings.Contains(err.Error(), "stop it first") {
+		t.Fatalf("remove, not stopping, while it runs: %v", err)
+	}
+	p2 := RemoveParams{Later: desk.Later{Session: s.ID}, Stop: true}
+	p2.SetReply("c9", "merge_remove")
+	if err := r.RemoveLater(p2); err != nil {
+		t.Fatal(err)
+	}
+	d.Wait()
+	if len(stopped) != 1 || stopped[0] != s.ID {
+		t.Fatalf("stopped %v", stopped)
+	}
+	marks := out.of(ui.EvMark)
+	if len(marks) != 1 || !marks[0].(ui.Mark).Reply.OK || marks[0].(ui.Mark).Token != "c9" {
+		t.Fatalf("the reply %+v", marks)
+	}
+	if _, err := os.Stat(wt); !os.IsNotExist(err) {
+		t.Fatalf("the worktree is still there: %v", err)
+	}
+	if offers := out.of(ui.EvMergeDone); len(offers) != 2 || !offers[1].(Offer).Removed {
+		t.Fatalf("the offer withdrawn: %+v", offers)
 	}
 }
