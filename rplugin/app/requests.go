@@ -10,7 +10,6 @@ import (
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/approval"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
-	"github.com/claude-nova/claude-nova.nvim/rplugin/diff"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/editortools"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/mode"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/proposal"
@@ -75,7 +74,9 @@ func (a *App) permission(s *session.Session, m claude.Message) {
 			reconErr = err
 		} else {
 			p.Change = &c
-			p.Added, p.Removed = diff.Stat(string(c.Original), string(c.Proposed))
+			sum := proposal.Summarize(c)
+			p.Summary = &sum
+			p.Added, p.Removed = sum.Added, sum.Removed
 		}
 	}
 	// Routed once. Staging and the stale-proposal sweep must not

@@ -43,7 +43,9 @@ type Pending struct {
 	// others). It is never modified in place: a rebase replaces it and
 	// increments Rev.
 	Change *proposal.Change
-	Rev    int
+	// Summary is Change's counts and hunks, from one diff (nil: not made).
+	Summary *proposal.Summary
+	Rev     int
 	// Staged is the staged proposal file, when Route.Surface == SurfaceProposal.
 	Staged string
 	// Conflicts lists the lines (1-based, in the staged file) of the
@@ -166,6 +168,7 @@ func (g *Registry) Rebase(id string, rev int, next *proposal.Change, conflicts [
 		return false
 	}
 	p.Change = next
+	p.Summary = nil // of the change it replaced
 	p.Conflicts = conflicts
 	p.Rev++
 	if tell != nil {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/claude-nova/claude-nova.nvim/rplugin/diff"
 )
 
 // What `make bench` reports as proposal reconstruction: the file as it
@@ -82,3 +84,22 @@ func benchStageHunks(b *testing.B, lines int) {
 
 func BenchmarkStageHunks10k(b *testing.B)  { benchStageHunks(b, 10000) }
 func BenchmarkStageHunks100k(b *testing.B) { benchStageHunks(b, 100000) }
+
+// A request's counts and hunks of a one-line Edit of a 100k-line file: one
+// diff (Summarize) beside the two it took before (diff.Stat, then Hunks).
+func BenchmarkSummarize100k(b *testing.B) {
+	orig := benchFile(100000, "\n")
+	prop := []byte(strings.Replace(string(orig), "line 70000 of the", "LINE 70000 of the", 1))
+	c := Change{Original: orig, Proposed: prop}
+	b.Run("once", func(b *testing.B) {
+		for b.Loop() {
+			_ = Summarize(c)
+		}
+	})
+	b.Run("stat then hunks", func(b *testing.B) {
+		for b.Loop() {
+			_, _ = diff.Stat(string(c.Original), string(c.Proposed))
+			_, _ = Hunks(c)
+		}
+	})
+}

@@ -25,7 +25,35 @@ type Hunk struct {
 // Hunks returns the hunks of Claude's change (original → proposed), at
 // most MaxHunks; ok is false when there are more.
 func Hunks(c Change) (hunks []Hunk, ok bool) {
-	s := diff.Text(strings.TrimPrefix(string(c.Original), bom), strings.TrimPrefix(string(c.Proposed), bom))
+	return hunksOf(diffOf(c))
+}
+
+// Summary is what a request shows of a change, from one diff of it: the
+// lines added and removed, and its hunks (HunksOK false: more than
+// MaxHunks, reviewed as a whole).
+type Summary struct {
+	Added, Removed int
+	Hunks          []Hunk
+	HunksOK        bool
+}
+
+// Summarize diffs c once for its counts and its hunks: a change of a large
+// file is diffed, and its texts copied, once per request.
+func Summarize(c Change) Summary {
+	s := diffOf(c)
+	var sum Summary
+	sum.Removed, sum.Added = s.Count()
+	sum.Hunks, sum.HunksOK = hunksOf(s)
+	return sum
+}
+
+// diffOf is the diff of Claude's change as the editor shows it (a byte
+// order mark at either side is not a change of the first line).
+func diffOf(c Change) diff.Script {
+	return diff.Text(strings.TrimPrefix(string(c.Original), bom), strings.TrimPrefix(string(c.Proposed), bom))
+}
+
+func hunksOf(s diff.Script) (hunks []Hunk, ok bool) {
 	if len(s.Changes) > MaxHunks {
 		return nil, false
 	}

@@ -295,7 +295,12 @@ func (b *Builder) Request(r approval.Pending) Request {
 	case approval.SurfacePanel:
 		v.Review = b.review(r)
 	case approval.SurfaceProposal:
-		if r.Change != nil {
+		switch {
+		case r.Summary != nil:
+			if r.Summary.HunksOK {
+				v.Hunks = r.Summary.Hunks
+			}
+		case r.Change != nil:
 			v.Hunks, _ = proposal.Hunks(*r.Change)
 		}
 	}
