@@ -150,15 +150,42 @@ local function read_disk(path)
   return data
 end
 
+-- The real file's content, read off the editor's loop (libuv's thread
+-- pool): cb(data or nil) runs in a fast callback.
+local function read_disk_async(path, cb)
+  vim.uv.fs_open(path, "r", 438, function(oerr, fd)
+    if oerr or not fd then
+      return cb(nil)
+    end
+    vim.uv.fs_fstat(fd, function(serr, st)
+      if serr or not st then
+        vim.uv.fs_close(fd)
+        return cb(nil)
+      end
+      vim.uv.fs_read(fd, st.size, 0, function(rerr, data)
+        vim.uv.fs_close(fd)
+        cb(not rerr and data or nil)
+      end)
+    end)
+  end)
+end
+
 -- Warn as soon as the real file changes on disk while its proposal is
 -- open, before any :w: the :w then merges the user's version with it (the
--- host never writes over it), and the winbar says so.
+-- host never writes over it), and the winbar says so. What the file held
+-- when the proposal opened is read off the editor's loop: a large file's
+-- proposal opens without reading it a third time.
 local function watch_disk(p)
   local path = p.r.path or ""
   if path == "" or (p.r.cell and p.r.cell ~= "") then
     return
   end
-  p.disk = read_disk(path)
+  p.disk = false -- not read yet
+  read_disk_async(path, function(data)
+    if p.disk == false then
+      p.disk = data
+    end
+  end)
   local w = vim.uv.new_fs_event()
   if not w then
     return
@@ -169,7 +196,7 @@ local function watch_disk(p)
       return
     end
     vim.schedule(function()
-      if p.disk_changed or not M.open_[p.r.id] or p.saving or p.applying then
+      if p.disk_changed or p.disk == false or not M.open_[p.r.id] or p.saving or p.applying then
         return
       end
       if read_disk(path) ~= p.disk then

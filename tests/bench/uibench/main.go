@@ -173,9 +173,13 @@ for i = 1, n do
   vim.bo.filetype = ft
   vim.cmd('diffthis')
   out[i] = (vim.uv.hrtime() - t0) / 1000
-  local buf = vim.api.nvim_get_current_buf()
+  -- Both texts are loaded anew each time, as a proposal loads them: the
+  -- original's buffer goes too.
+  local bufs = vim.tbl_map(vim.api.nvim_win_get_buf, vim.api.nvim_tabpage_list_wins(0))
   vim.cmd('tabclose!')
-  vim.api.nvim_buf_delete(buf, { force = true })
+  for _, buf in ipairs(bufs) do
+    vim.api.nvim_buf_delete(buf, { force = true })
+  end
 end
 return out
 `
