@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/claude-nova/claude-nova.nvim/rplugin/tools"
 )
 
 // bufNamed is the text of the buffer called name ("" when there is none).
@@ -329,12 +331,16 @@ func TestTodayToolsAsWords(t *testing.T) {
 		tr := e.Transcript(id)
 		// The times are claude's (its session store keeps each tool's
 		// result), to the minute; the CLI told the model the same ones.
-		cronAt, wakeAt := e.storedTime("nextFireAt"), e.storedTime("scheduledFor")
+		// Shown as the plugin shows a time (a day name when it is not
+		// today: a run just before midnight); claude's own words use the
+		// clock time.
+		cron, wake := e.storedTime("nextFireAt"), e.storedTime("scheduledFor")
+		cronAt, wakeAt := tools.WhenShown(cron, time.Now()), tools.WhenShown(wake, time.Now())
 		if text := e.WaitToolResult("toolu_s1").Content; !strings.Contains(text, "Next run: ") {
 			t.Fatalf("CronCreate's result: %q", text)
 		}
-		if text := e.WaitToolResult("toolu_s2").Content; !strings.Contains(text, "scheduled for "+wakeAt) {
-			t.Fatalf("ScheduleWakeup's result %q, shown %s", text, wakeAt)
+		if clock := wake.Add(30 * time.Second).Truncate(time.Minute).Local().Format("15:04"); !strings.Contains(e.WaitToolResult("toolu_s2").Content, "scheduled for "+clock) {
+			t.Fatalf("ScheduleWakeup's result %q, shown %s", e.WaitToolResult("toolu_s2").Content, clock)
 		}
 		// ListAgents names its peers (the CLI names a session after its folder).
 		if !regexp.MustCompile(`▸ ListAgents · project-\w+ \((idle|busy)\) ✓`).MatchString(tr) {
@@ -367,8 +373,8 @@ func TestTodayToolsAsWords(t *testing.T) {
 }
 
 // storedTime is the time claude's session store keeps in a tool result's
-// field (unix ms), to the nearest minute as the plugin shows it ("21:05").
-func (e *Env) storedTime(field string) string {
+// field (unix ms).
+func (e *Env) storedTime(field string) time.Time {
 	e.t.Helper()
 	files, _ := filepath.Glob(filepath.Join(e.Home, ".claude", "projects", "*", "*.jsonl"))
 	re := regexp.MustCompile(`"` + field + `":(\d+)`)
@@ -377,11 +383,11 @@ func (e *Env) storedTime(field string) string {
 		if m := re.FindSubmatch(b); m != nil {
 			var ms int64
 			_ = json.Unmarshal(m[1], &ms)
-			return time.UnixMilli(ms).Add(30 * time.Second).Truncate(time.Minute).Local().Format("15:04")
+			return time.UnixMilli(ms)
 		}
 	}
 	e.t.Fatalf("no %s in claude's session store (%v)", field, files)
-	return ""
+	return time.Time{}
 }
 
 // EnterWorktree moves the session into the worktree: an Edit that follows
