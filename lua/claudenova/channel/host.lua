@@ -289,6 +289,7 @@ function M.request(method, args, on_reply)
   local token = "c" .. next_call
   local reply
   local co = not on_reply and gesture.current() or nil
+  local yielded = false -- the gesture waits for this reply
   calls[token] = function(r)
     reply = r
     if on_reply then
@@ -296,7 +297,8 @@ function M.request(method, args, on_reply)
       if not ok then
         notify.error(err)
       end
-    elseif co then
+    elseif yielded then
+      yielded = false
       vim.schedule(function()
         gesture.resume(co)
       end)
@@ -337,6 +339,7 @@ function M.request(method, args, on_reply)
     return nil
   end
   if not reply and co then
+    yielded = true
     coroutine.yield()
   end
   if not reply then
