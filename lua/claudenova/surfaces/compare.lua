@@ -10,6 +10,7 @@ local config = require("claudenova.setup.config")
 local draw = require("claudenova.core.render")
 local files = require("claudenova.surfaces.files")
 local host = require("claudenova.channel.host")
+local merged = require("claudenova.surfaces.merged")
 local keytable = require("claudenova.services.keys")
 local labels = require("claudenova.setup.labels")
 local notify = require("claudenova.setup.notify")
@@ -156,23 +157,7 @@ function M.discard(b)
     if choice ~= remove then
       return
     end
-    if b.state ~= "exited" then
-      pcall(host.request, "stop", { session = b.session })
-    end
-    -- The session stops in the background: remove once it has.
-    local tries = 0
-    local function try()
-      tries = tries + 1
-      local ok, res = pcall(host.request, "merge_remove", { session = b.session, force = true })
-      if ok then
-        notify.info(res)
-      elseif tostring(res):find("stop it first", 1, true) and tries < 50 then
-        vim.defer_fn(try, 200)
-      else
-        notify.error(res)
-      end
-    end
-    try()
+    merged.remove(b.session, true)
   end)
 end
 

@@ -42,10 +42,13 @@ function M.choices(offer)
   }
 end
 
-local function take(offer)
+--- Remove session's worktree and its branch, stopping the session first
+--- when it runs (the host does, then waits for it to exit); force: with
+--- work not brought over. Says what came of it.
+function M.remove(session, force)
   host.request(
     "merge_remove",
-    { session = offer.session, force = #(offer.kept or {}) > 0, stop = true },
+    { session = session, force = force, stop = true },
     vim.schedule_wrap(function(ok, res)
       if ok then
         notify.info(res)
@@ -70,7 +73,7 @@ local function ask(offer)
     end
     M.open[offer.session] = nil
     if choice and choice.remove then
-      take(offer)
+      M.remove(offer.session, #(offer.kept or {}) > 0)
     end
   end)
 end

@@ -380,9 +380,11 @@ func (r *Room) RemoveLater(p RemoveParams) error {
 			if err := r.reqs.Stop(s.ID); err != nil {
 				return nil, err
 			}
+			wait, cancel := context.WithTimeout(ctx, stopWait)
+			defer cancel()
 			for s.State() != session.StateExited {
 				select {
-				case <-ctx.Done():
+				case <-wait.Done():
 					return nil, fmt.Errorf("session %d did not stop in time: its worktree stays", s.ID)
 				case <-time.After(50 * time.Millisecond):
 				}
@@ -392,6 +394,10 @@ func (r *Room) RemoveLater(p RemoveParams) error {
 	})
 	return nil
 }
+
+// stopWait bounds how long a removal waits for the session it stopped to
+// exit.
+const stopWait = 10 * time.Second
 
 // removable is the worktree of s when it may be removed, else why not;
 // running says the session may still run (it is stopped first).
