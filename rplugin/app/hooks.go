@@ -1,8 +1,6 @@
 package app
 
 import (
-	"encoding/json"
-
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/editor"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/modes"
@@ -69,15 +67,8 @@ func (r *router) answerHook(s *session.Session, requestID string, answer map[str
 // for the file's diagnostics and carries the new errors and warnings.
 func (r *router) afterChange(s *session.Session, requestID string, in claude.HookInput) {
 	note := s.Applied.TakeResultNote(in.ToolUseID)
-	var target struct {
-		FilePath     string `json:"file_path"`
-		NotebookPath string `json:"notebook_path"`
-	}
-	_ = json.Unmarshal(in.ToolInput, &target)
-	path := target.FilePath
-	if path == "" {
-		path = target.NotebookPath
-	}
+	target, _ := claude.FieldsOf(in.ToolInput)
+	path := target.Path()
 	r.edit.AfterChange(s, path, note, func(note string) {
 		r.answerHook(s, requestID, contextAnswer(note))
 	})

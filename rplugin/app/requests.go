@@ -360,15 +360,8 @@ func (a *App) Answer(id string, answers []QuestionAnswer) error {
 	if !ok {
 		return ErrNotPending
 	}
-	var in struct {
-		Questions []struct {
-			Question string `json:"question"`
-			Options  []struct {
-				Label string `json:"label"`
-			} `json:"options"`
-		} `json:"questions"`
-	}
-	if err := json.Unmarshal(r.Perm.Input, &in); err != nil {
+	in, err := claude.FieldsOf(r.Perm.Input)
+	if err != nil {
 		return fmt.Errorf("question input: %w", err)
 	}
 	if len(answers) != len(in.Questions) {
@@ -457,8 +450,8 @@ func (a *App) PlanDecide(p PlanParams) error {
 }
 
 func planInput(input json.RawMessage, plan string) (json.RawMessage, error) {
-	var m map[string]any
-	if err := json.Unmarshal(input, &m); err != nil || m == nil {
+	m, err := claude.InputObject(input)
+	if err != nil {
 		m = map[string]any{}
 	}
 	m["plan"] = plan

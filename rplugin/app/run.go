@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -250,12 +249,8 @@ func (r *router) contextUsage(ctx context.Context, s *session.Session) {
 		r.log.Debug("get_context_usage", "session", s.ID, "err", err)
 		return
 	}
-	var u struct {
-		Total   int     `json:"totalTokens"`
-		Max     int     `json:"maxTokens"`
-		Percent float64 `json:"percentage"`
-	}
-	if json.Unmarshal(raw, &u) != nil || u.Max == 0 {
+	u, err := claude.DecodeContextUsage(raw)
+	if err != nil {
 		return
 	}
 	s.SetContext(session.Context{Tokens: u.Total, Max: u.Max, Percent: u.Percent})

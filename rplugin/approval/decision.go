@@ -138,12 +138,9 @@ func (d Decision) Result(r Pending) (claude.PermissionResult, error) {
 // WithAnswers returns an AskUserQuestion input with the user's answers added
 // ({question text: label}; multi-select labels joined with ", ").
 func WithAnswers(input json.RawMessage, answers map[string]string) (json.RawMessage, error) {
-	var m map[string]any
-	if err := json.Unmarshal(input, &m); err != nil {
-		return nil, fmt.Errorf("question input: %w", err)
-	}
-	if m == nil {
-		m = map[string]any{}
+	m, err := claude.InputObject(input)
+	if err != nil {
+		return nil, fmt.Errorf("question: %w", err)
 	}
 	m["answers"] = answers
 	b, err := json.Marshal(m)

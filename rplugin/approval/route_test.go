@@ -85,7 +85,7 @@ func TestDecisionResult(t *testing.T) {
 		})
 	}
 	edit := Pending{Perm: claude.PermissionRequest{ToolName: "Edit", Input: json.RawMessage(`{}`),
-		Suggestions: json.RawMessage(`[{"type":"setMode","mode":"acceptEdits","destination":"session"}]`)}}
+		Suggestions: claude.Suggestions{{Type: "setMode", Mode: "acceptEdits", Destination: "session"}}}}
 	if res, _ := (Decision{Behavior: AllowSession}).Result(edit); len(res.UpdatedPermissions) != 1 {
 		t.Errorf("accept edits for the session: %+v", res)
 	}
@@ -175,7 +175,7 @@ func no() *bool  { b := false; return &b }
 // refused stays pending, and the reason says why.
 func TestRefusal(t *testing.T) {
 	rmHome := claude.PermissionRequest{ToolName: "Bash", Input: json.RawMessage(`{"command":"rm -rf ~ --x"}`),
-		Suggestions: json.RawMessage(`[]`), DecisionReason: "Dangerous rm operation on critical path: /home/u",
+		Suggestions: claude.Suggestions{}, DecisionReason: "Dangerous rm operation on critical path: /home/u",
 		DecisionReasonType: "safetyCheck", ClassifierApprovable: no(), SuppressAlwaysAllowRule: true}
 	plain := claude.PermissionRequest{ToolName: "Bash", Input: json.RawMessage(`{"command":"touch a"}`)}
 	askRule := plain

@@ -181,7 +181,7 @@ type Init struct {
 		Type    string `json:"type"`
 		Message string `json:"message"`
 	} `json:"plugin_errors"`
-	MCPServerErrors json.RawMessage `json:"mcp_server_errors"`
+	MCPServerErrors ServerErrors `json:"mcp_server_errors"`
 }
 
 // Hook is a hook_started, hook_progress or hook_response message.

@@ -92,7 +92,7 @@ type PermissionRequest struct {
 	DisplayName             string          `json:"display_name,omitempty"`
 	Input                   json.RawMessage `json:"input"`
 	ToolUseID               string          `json:"tool_use_id,omitempty"`
-	Suggestions             json.RawMessage `json:"permission_suggestions,omitempty"`
+	Suggestions             Suggestions     `json:"permission_suggestions,omitempty"`
 	BlockedPath             string          `json:"blocked_path,omitempty"`
 	DecisionReason          string          `json:"decision_reason,omitempty"`
 	Description             string          `json:"description,omitempty"`
@@ -184,12 +184,13 @@ func lenientPermission(m map[string]json.RawMessage) PermissionRequest {
 	}
 	pr := PermissionRequest{
 		ToolName: str("tool_name"), DisplayName: str("display_name"), Input: m["input"],
-		ToolUseID: str("tool_use_id"), Suggestions: m["permission_suggestions"],
+		ToolUseID:   str("tool_use_id"),
 		BlockedPath: str("blocked_path"), DecisionReason: str("decision_reason"),
 		Description: str("description"), Title: str("title"), RequiresUserInteraction: flag("requires_user_interaction"),
 		AgentID: str("agent_id"), DecisionReasonType: str("decision_reason_type"),
 		SuppressAlwaysAllowRule: flag("suppress_always_allow_rule"), DefaultToNo: flag("default_to_no"),
 	}
+	_ = json.Unmarshal(m["permission_suggestions"], &pr.Suggestions)
 	var b bool
 	if raw, ok := m["classifier_approvable"]; ok && json.Unmarshal(raw, &b) == nil {
 		pr.ClassifierApprovable = &b

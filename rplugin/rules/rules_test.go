@@ -3,6 +3,7 @@ package rules
 import (
 	"encoding/json"
 	"errors"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
 	"os"
 	"path/filepath"
 	"strings"
@@ -58,7 +59,7 @@ func TestSessionChoice(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, ok := SessionChoice(tt.tool, json.RawMessage(tt.input), json.RawMessage(tt.suggestions))
+			c, ok := SessionChoice(tt.tool, json.RawMessage(tt.input), suggestionsOf(t, tt.suggestions))
 			if ok != tt.ok || c.Label != tt.label || c.Mode != tt.mode || strings.Join(c.Rules, "|") != strings.Join(tt.rules, "|") || c.Wide {
 				t.Errorf("SessionChoice = %+v, %v", c, ok)
 			}
@@ -67,7 +68,7 @@ func TestSessionChoice(t *testing.T) {
 	if c := ToolChoice("Bash"); !c.Wide || c.Label != "every Bash call this session" || c.Rule() != "Bash" {
 		t.Errorf("ToolChoice = %+v", c)
 	}
-	if s, w := Suggested("Bash", nil, json.RawMessage(`[{"type":"addRules","rules":[{"toolName":"Bash","ruleContent":"touch a.txt"}],"behavior":"allow"}]`)); s != "Bash(touch a.txt)" || w != "claude's suggestion" {
+	if s, w := Suggested("Bash", nil, suggestionsOf(t, `[{"type":"addRules","rules":[{"toolName":"Bash","ruleContent":"touch a.txt"}],"behavior":"allow"}]`)); s != "Bash(touch a.txt)" || w != "claude's suggestion" {
 		t.Errorf("Suggested = %q, %q", s, w)
 	}
 	if s, w := Suggested("Bash", json.RawMessage(`{"command":"make"}`), nil); s != "Bash(make)" || w != "exactly this request" {
@@ -269,4 +270,18 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("Parse(%q) = %+v; round trip %+v %v", s, r, again, err)
 		}
 	})
+}
+
+// suggestionsOf decodes permission_suggestions as claude's messages are
+// decoded ("" is none).
+func suggestionsOf(t *testing.T, raw string) claude.Suggestions {
+	t.Helper()
+	if raw == "" {
+		return nil
+	}
+	var s claude.Suggestions
+	if err := json.Unmarshal([]byte(raw), &s); err != nil {
+		t.Fatal(err)
+	}
+	return s
 }

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"encoding/json"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
 	"strings"
 )
 
@@ -19,31 +20,14 @@ type Choice struct {
 // Rule is the choice's rules joined for display ("" for a mode).
 func (c Choice) Rule() string { return strings.Join(c.Rules, ", ") }
 
-type suggestion struct {
-	Type        string   `json:"type"`
-	Behavior    string   `json:"behavior"`
-	Mode        string   `json:"mode"`
-	Directories []string `json:"directories"`
-	Rules       []struct {
-		ToolName    string `json:"toolName"`
-		RuleContent string `json:"ruleContent"`
-	} `json:"rules"`
-}
-
-func parseSuggestions(raw json.RawMessage) []suggestion {
-	var s []suggestion
-	_ = json.Unmarshal(raw, &s)
-	return s
-}
-
 // SessionChoice is "Allow for session" for a request: the CLI's own
 // suggested rule, for this session (e.g. Bash(npm test *)); "accept all
 // edits" where the CLI suggests that mode; with no suggestion, a rule for
 // exactly this request where one can be written (a Bash command, as it
 // is). It is never wider than the request unless the CLI suggested so;
 // ok is false when there is nothing to offer.
-func SessionChoice(tool string, input json.RawMessage, suggestions json.RawMessage) (c Choice, ok bool) {
-	for _, s := range parseSuggestions(suggestions) {
+func SessionChoice(tool string, input json.RawMessage, suggestions claude.Suggestions) (c Choice, ok bool) {
+	for _, s := range suggestions {
 		switch {
 		case s.Type == "addRules" && (s.Behavior == "" || s.Behavior == "allow") && len(s.Rules) > 0:
 			for _, r := range s.Rules {
@@ -74,10 +58,8 @@ func Exact(tool string, input json.RawMessage) (string, bool) {
 	if tool != "Bash" {
 		return "", false
 	}
-	var in struct {
-		Command string `json:"command"`
-	}
-	if json.Unmarshal(input, &in) != nil {
+	in, err := claude.FieldsOf(input)
+	if err != nil {
 		return "", false
 	}
 	cmd := strings.TrimSpace(in.Command)
@@ -127,8 +109,8 @@ func ServerRule(server string) string {
 // Suggested is the rule text to offer for "Always…", and what it covers in
 // words: the CLI's suggested rule, else one for exactly this request, else
 // the tool (every call of it).
-func Suggested(tool string, input json.RawMessage, suggestions json.RawMessage) (rule, what string) {
-	for _, s := range parseSuggestions(suggestions) {
+func Suggested(tool string, input json.RawMessage, suggestions claude.Suggestions) (rule, what string) {
+	for _, s := range suggestions {
 		if s.Type == "addRules" && (s.Behavior == "" || s.Behavior == "allow") && len(s.Rules) > 0 {
 			r := s.Rules[0]
 			return Rule{Tool: r.ToolName, Content: r.RuleContent}.String(), "claude's suggestion"
@@ -156,10 +138,10 @@ func ValidDestination(d string) bool {
 // SuggestedDirs are the folders claude suggests allowing for the session
 // (addDirectories): a write outside the session's folders comes with one
 // (checked on 2.1.328). Only absolute paths are kept.
-func SuggestedDirs(suggestions json.RawMessage) []string {
+func SuggestedDirs(suggestions claude.Suggestions) []string {
 	var out []string
 	seen := map[string]bool{}
-	for _, s := range parseSuggestions(suggestions) {
+	for _, s := range suggestions {
 		if s.Type != "addDirectories" {
 			continue
 		}

@@ -61,11 +61,7 @@ func prefixed(prefix string, lines []string) []string {
 }
 
 // agentInput is what a Task call says about its agent.
-type agentInput struct {
-	Description  string `json:"description"`
-	Prompt       string `json:"prompt"`
-	SubagentType string `json:"subagent_type"`
-}
+type agentInput = claude.ToolFields
 
 // agentSummary is a Task call's line without its outcome: who the agent
 // is ("▸ Task probe sub · general-purpose").
@@ -83,11 +79,7 @@ func agentSummary(tool string, in agentInput) string {
 // callLabel is how a heading names what a call started: a Task's
 // description, a shell's description or command.
 func callLabel(tool string, input json.RawMessage) string {
-	var in struct {
-		Description string `json:"description"`
-		Command     string `json:"command"`
-	}
-	_ = json.Unmarshal(input, &in)
+	in, _ := claude.FieldsOf(input)
 	for _, s := range []string{in.Description, in.Command} {
 		if s = sanitize.Truncate(sanitize.Line(s), 60); s != "" {
 			return s
@@ -193,8 +185,7 @@ func (nst *agentNest) newCall(t *Transcript, b contentBlock, d int) *toolCall {
 	}
 	var details []string
 	if isAgentTool(b.Name) {
-		var in agentInput
-		_ = json.Unmarshal(b.Input, &in)
+		in, _ := claude.FieldsOf(b.Input)
 		if b.Name == "Workflow" {
 			// Its name is in the script's meta block; the script is not a
 			// prompt to show.
@@ -234,11 +225,7 @@ func (nst *agentNest) newCall(t *Transcript, b contentBlock, d int) *toolCall {
 
 // launched is what a tool result says of a task it started: claude's
 // tool_use_result (toolUseResult in its session store).
-type launched struct {
-	Status     string `json:"status"` // async_launched, completed
-	AgentID    string `json:"agentId"`
-	Background string `json:"backgroundTaskId"`
-}
+type launched = claude.Launched
 
 // taskResult handles the result of a call that started an agent or a
 // background shell: claude's internal metadata is replaced by one status
@@ -248,8 +235,8 @@ func (nst *agentNest) taskResult(t *Transcript, b contentBlock, tc *toolCall, l 
 	if b.IsError {
 		return nil, false
 	}
-	bg := l.Background != ""
-	async := l.Status == "async_launched" || strings.HasPrefix(resultText(b.Content), "Async agent launched successfully")
+	bg := l.TaskID != ""
+	async := l.Status == "async_launched" || strings.HasPrefix(claude.ResultText(b.Content), "Async agent launched successfully")
 	if !tc.agent && !bg {
 		return nil, false
 	}

@@ -2,9 +2,9 @@ package session
 
 import (
 	"bytes"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
 	"image"
 	_ "image/gif"  // image.DecodeConfig of a GIF result
 	_ "image/jpeg" // … of a JPEG
@@ -18,52 +18,22 @@ import (
 const maxImageBytes = 32 << 20
 
 // toolImage is an image block of a tool result (a Read of a PNG, say).
-type toolImage struct {
-	mediaType string
-	data      []byte
-}
+type toolImage = claude.ResultImage
 
 // resultImages returns the image blocks of a tool result's content.
-func resultImages(raw json.RawMessage) []toolImage {
-	if !bytes.Contains(raw, []byte(`"image"`)) {
-		return nil
-	}
-	var blocks []struct {
-		Type   string `json:"type"`
-		Source struct {
-			Type      string `json:"type"`
-			MediaType string `json:"media_type"`
-			Data      string `json:"data"`
-		} `json:"source"`
-	}
-	if json.Unmarshal(raw, &blocks) != nil {
-		return nil
-	}
-	var out []toolImage
-	for _, b := range blocks {
-		if b.Type != "image" || b.Source.Type != "base64" {
-			continue
-		}
-		data, err := base64.StdEncoding.DecodeString(b.Source.Data)
-		if err != nil {
-			continue
-		}
-		out = append(out, toolImage{mediaType: b.Source.MediaType, data: data})
-	}
-	return out
-}
+func resultImages(raw json.RawMessage) []toolImage { return claude.ResultImages(raw) }
 
 // imageLine is how an image in a tool result reads: "image · png 8×8 · 1.2 kB".
 func imageLine(img toolImage) string {
-	kind := strings.TrimPrefix(img.mediaType, "image/")
+	kind := strings.TrimPrefix(img.MediaType, "image/")
 	if kind == "" {
 		kind = "image"
 	}
 	line := "image · " + kind
-	if cfg, _, err := image.DecodeConfig(bytes.NewReader(img.data)); err == nil {
+	if cfg, _, err := image.DecodeConfig(bytes.NewReader(img.Data)); err == nil {
 		line += fmt.Sprintf(" %d×%d", cfg.Width, cfg.Height)
 	}
-	return line + " · " + humanBytes(len(img.data))
+	return line + " · " + humanBytes(len(img.Data))
 }
 
 func humanBytes(n int) string {
@@ -79,10 +49,10 @@ func humanBytes(n int) string {
 // saveImage keeps an image of a tool result next to the spill file, for gf
 // (the front end opens it with the system's viewer). "" when it cannot.
 func (cl *toolCalls) saveImage(t *Transcript, id string, n int, img toolImage) string {
-	if t.page.spill == "" || len(img.data) > maxImageBytes {
+	if t.page.spill == "" || len(img.Data) > maxImageBytes {
 		return ""
 	}
-	ext := strings.TrimPrefix(img.mediaType, "image/")
+	ext := strings.TrimPrefix(img.MediaType, "image/")
 	if ext == "jpeg" {
 		ext = "jpg"
 	}
@@ -94,7 +64,7 @@ func (cl *toolCalls) saveImage(t *Transcript, id string, n int, img toolImage) s
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return ""
 	}
-	if err := os.WriteFile(path, img.data, 0o600); err != nil {
+	if err := os.WriteFile(path, img.Data, 0o600); err != nil {
 		return ""
 	}
 	return path

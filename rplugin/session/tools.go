@@ -56,18 +56,12 @@ const maxSubject = 4096
 
 // subjectOf is what a permission rule for a call of tool speaks of.
 func subjectOf(tool string, input json.RawMessage) string {
-	var in struct {
-		Command      string `json:"command"`
-		FilePath     string `json:"file_path"`
-		NotebookPath string `json:"notebook_path"`
-		URL          string `json:"url"`
-	}
 	switch tool {
 	case "Bash", "Write", "Edit", "MultiEdit", "NotebookEdit", "Read", "WebFetch":
 	default:
 		return ""
 	}
-	_ = json.Unmarshal(input, &in)
+	in, _ := claude.FieldsOf(input)
 	s := in.Command + in.FilePath + in.NotebookPath + in.URL
 	if len(s) > maxSubject {
 		return ""
@@ -167,11 +161,8 @@ func (cl *toolCalls) toolUse(t *Transcript, b contentBlock) []Op {
 	details := tc.inputLines
 	tc.inputLines = nil
 	if b.Name == "ExitPlanMode" {
-		var in struct {
-			Plan string `json:"plan"`
-		}
 		details = nil
-		if json.Unmarshal(b.Input, &in) == nil && in.Plan != "" {
+		if in, err := claude.FieldsOf(b.Input); err == nil && in.Plan != "" {
 			t.plans[b.ID] = in.Plan
 			for _, l := range sanitize.Lines(in.Plan) {
 				details = append(details, detailFolded+l)
@@ -225,8 +216,7 @@ func (cl *toolCalls) remember(t *Transcript, id string, tc *toolCall) {
 
 // inputDetails is a tool call's input for a person, folded under its line.
 func inputDetails(tool string, input json.RawMessage) []string {
-	var in map[string]any
-	_ = json.Unmarshal(input, &in)
+	in, _ := claude.InputObject(input)
 	str := func(k string) string { s, _ := in[k].(string); return s }
 	var out []string
 	add := func(prefix, v string) {
@@ -278,10 +268,8 @@ func planFile(tool string, input json.RawMessage) string {
 	if tool != "Write" && tool != "Edit" {
 		return ""
 	}
-	var in struct {
-		FilePath string `json:"file_path"`
-	}
-	if json.Unmarshal(input, &in) != nil || in.FilePath == "" {
+	in, err := claude.FieldsOf(input)
+	if err != nil || in.FilePath == "" {
 		return ""
 	}
 	sep := string(filepath.Separator)
@@ -305,8 +293,7 @@ func (cl *toolCalls) toolResults(t *Transcript, m claude.Message, parent string)
 	}
 	// What started an agent or a background shell says so in the call's
 	// structured result (not always an object: a string on errors).
-	var started launched
-	_ = json.Unmarshal(msg.Structured, &started)
+	started := claude.LaunchedOf(msg.Structured)
 	if parent == "" {
 		parent = msg.Parent()
 	}
@@ -370,7 +357,7 @@ const InterruptedNote = "Interrupted by you."
 var toolErrorTags = strings.NewReplacer("<tool_use_error>", "", "</tool_use_error>", "")
 
 func (cl *toolCalls) resultDetails(t *Transcript, b contentBlock, tc *toolCall) []string {
-	text := strings.TrimSpace(toolErrorTags.Replace(resultText(b.Content)))
+	text := strings.TrimSpace(toolErrorTags.Replace(claude.ResultText(b.Content)))
 	var out []string
 	// An image (a Read of a PNG) is one line shown beneath the call; gf
 	// opens it.
@@ -440,24 +427,6 @@ func (t *Transcript) ToolAt(line int) (string, bool) {
 		}
 	}
 	return "", false
-}
-
-func resultText(raw json.RawMessage) string {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	var parts []struct {
-		Text string `json:"text"`
-	}
-	if json.Unmarshal(raw, &parts) == nil {
-		var out []string
-		for _, p := range parts {
-			out = append(out, p.Text)
-		}
-		return strings.Join(out, "\n")
-	}
-	return ""
 }
 
 // toolCalls is the tool calls' lines (tool_use_id -> its call), oldest

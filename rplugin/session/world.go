@@ -1,10 +1,8 @@
 package session
 
 import (
-	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -238,51 +236,14 @@ func (w *World) FromInit(in *claude.Init) bool {
 	return changed
 }
 
-// serverErrors reads mcp_server_errors, in whatever shape it comes: a
-// list of {name|server, message|error} or a map of name to message.
-func serverErrors(raw json.RawMessage) []LoadError {
-	if len(raw) == 0 || string(raw) == "null" {
-		return nil
-	}
+// serverErrors are system/init's mcp_server_errors as load errors.
+func serverErrors(in claude.ServerErrors) []LoadError {
 	var out []LoadError
-	var list []map[string]any
-	if json.Unmarshal(raw, &list) == nil {
-		for _, e := range list {
-			name := firstString(e, "name", "server", "serverName")
-			msg := firstString(e, "message", "error")
-			if msg == "" && name == "" {
-				continue
-			}
-			out = append(out, LoadError{Kind: "mcp", Name: sanitize.Line(name), Type: sanitize.Line(firstString(e, "type")),
-				Message: sanitize.Truncate(sanitize.Line(msg), 300)})
-		}
-		return out
-	}
-	var byName map[string]any
-	if json.Unmarshal(raw, &byName) == nil {
-		names := make([]string, 0, len(byName))
-		for n := range byName {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		for _, n := range names {
-			msg := fmt.Sprint(byName[n])
-			if m, ok := byName[n].(map[string]any); ok {
-				msg = firstString(m, "message", "error")
-			}
-			out = append(out, LoadError{Kind: "mcp", Name: sanitize.Line(n), Message: sanitize.Truncate(sanitize.Line(msg), 300)})
-		}
+	for _, e := range in {
+		out = append(out, LoadError{Kind: "mcp", Name: sanitize.Line(e.Name), Type: sanitize.Line(e.Type),
+			Message: sanitize.Truncate(sanitize.Line(e.Message), 300)})
 	}
 	return out
-}
-
-func firstString(m map[string]any, keys ...string) string {
-	for _, k := range keys {
-		if s, ok := m[k].(string); ok && s != "" {
-			return s
-		}
-	}
-	return ""
 }
 
 func sameServers(a, b []MCPServer) bool {
@@ -309,32 +270,9 @@ func sameErrors(a, b []LoadError) bool {
 	return true
 }
 
-// FromStatus reads an mcp_status answer ({mcpServers: […]}): the list it
-// gives replaces the one known. It reports whether anything changed.
-func (w *World) FromStatus(raw json.RawMessage) (bool, error) {
-	var st struct {
-		Servers []struct {
-			Name      string `json:"name"`
-			Status    string `json:"status"`
-			Error     string `json:"error"`
-			Scope     string `json:"scope"`
-			Source    string `json:"source"`
-			Transport string `json:"transport"`
-			Config    struct {
-				Type    string   `json:"type"`
-				Command string   `json:"command"`
-				Args    []string `json:"args"`
-				URL     string   `json:"url"`
-			} `json:"config"`
-			Tools []struct {
-				Name string `json:"name"`
-			} `json:"tools"`
-			ToolCount *int `json:"toolCount"`
-		} `json:"mcpServers"`
-	}
-	if err := json.Unmarshal(raw, &st); err != nil {
-		return false, fmt.Errorf("mcp_status: %w", err)
-	}
+// FromStatus takes an mcp_status answer: the list it gives replaces the
+// one known. It reports whether anything changed.
+func (w *World) FromStatus(st claude.MCPStatus) bool {
 	var next []MCPServer
 	for _, s := range st.Servers {
 		name := sanitize.Line(s.Name)
@@ -373,7 +311,7 @@ func (w *World) FromStatus(raw json.RawMessage) (bool, error) {
 	}
 	w.asked = true
 	w.mcp = next
-	return changed, nil
+	return changed
 }
 
 // Failing lists the servers that do not work (failed, needs-auth), and

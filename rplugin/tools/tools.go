@@ -10,6 +10,7 @@ package tools
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
 	"time"
 )
 
@@ -83,8 +84,7 @@ type Input map[string]any
 
 // DecodeInput decodes a call's input (empty when it is not an object).
 func DecodeInput(raw json.RawMessage) Input {
-	var in Input
-	_ = json.Unmarshal(raw, &in)
+	in, _ := claude.InputObject(raw)
 	return in
 }
 

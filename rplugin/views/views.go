@@ -350,8 +350,8 @@ func (b *Builder) review(r approval.Pending) []string {
 // fields renders a tool input for a person.
 func fields(pr claude.PermissionRequest, c *proposal.Change, cwd string) []Field {
 	tool, input := pr.ToolName, pr.Input
-	var in map[string]any
-	if json.Unmarshal(input, &in) != nil {
+	in, err := claude.InputObject(input)
+	if err != nil {
 		return []Field{{"Input", sanitize.Text(string(input))}}
 	}
 	str := func(k string) string { return valueText(in[k]) }
@@ -463,10 +463,7 @@ func prettyJSON(raw json.RawMessage) string {
 // PlanText is the plan to show: input.plan (older CLIs), else what the
 // session's transcript knows (see session.Transcript.Plan).
 func (b *Builder) PlanText(r approval.Pending) string {
-	var in struct {
-		Plan string `json:"plan"`
-	}
-	if json.Unmarshal(r.Perm.Input, &in) == nil && in.Plan != "" {
+	if in, err := claude.FieldsOf(r.Perm.Input); err == nil && in.Plan != "" {
 		return in.Plan
 	}
 	s, ok := b.deps.Sessions.Get(r.Session)

@@ -6,8 +6,8 @@ package complete
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -151,14 +151,8 @@ func (r *Room) Commands(id int) ([]Command, error) {
 	if err != nil {
 		return []Command{}, nil
 	}
-	var init struct {
-		Commands []struct {
-			Name         string `json:"name"`
-			Description  string `json:"description"`
-			ArgumentHint string `json:"argumentHint"`
-		} `json:"commands"`
-	}
-	if json.Unmarshal(raw, &init) != nil {
+	init, err := claude.DecodeInit(raw)
+	if err != nil {
 		return []Command{}, nil
 	}
 	out := make([]Command, 0, len(init.Commands))

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
 	"strings"
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/desk"
@@ -55,15 +56,8 @@ func models(s *session.Session) []Model {
 	if err != nil {
 		return out
 	}
-	var init struct {
-		Models []struct {
-			Value        string   `json:"value"`
-			DisplayName  string   `json:"displayName"`
-			Description  string   `json:"description"`
-			EffortLevels []string `json:"supportedEffortLevels"`
-		} `json:"models"`
-	}
-	if json.Unmarshal(raw, &init) != nil {
+	init, err := claude.DecodeInit(raw)
+	if err != nil {
 		return out
 	}
 	for _, m := range init.Models {
@@ -106,10 +100,7 @@ func (r *Room) SetModel(p ModelParams) (desk.Outcome, error) {
 			r.d.Notify("error", fmt.Sprintf("session %d did not switch to %s; claude says: %v", s.ID, model, err))
 			return
 		}
-		var res struct {
-			Model string `json:"model"`
-		}
-		if json.Unmarshal(raw, &res) == nil && res.Model != "" {
+		if res, err := claude.DecodeModelSet(raw); err == nil && res.Model != "" {
 			model = res.Model
 		}
 		s.Update("", "", "", model)
@@ -188,9 +179,9 @@ func (r *Room) Usage(p desk.Later) error {
 		if err != nil {
 			return nil, fmt.Errorf("claude did not report its usage: %w", err)
 		}
-		var out map[string]any
-		if json.Unmarshal(sanitize.JSON(raw), &out) != nil || out == nil {
-			out = map[string]any{}
+		out, err := claude.DecodeUsage(sanitize.JSON(raw))
+		if err != nil {
+			out = claude.UsageAnswer{}
 		}
 		// What fills the context window (get_context_usage's categories).
 		if cu, err := s.Proc.Control(ctx, "get_context_usage", nil); err == nil {
@@ -222,17 +213,8 @@ type ContextCategory struct {
 }
 
 func contextCategories(raw json.RawMessage) (ContextUsage, bool) {
-	var u struct {
-		Categories []struct {
-			Name   string `json:"name"`
-			Tokens int    `json:"tokens"`
-			Kind   string `json:"kind"`
-		} `json:"categories"`
-		Total   int     `json:"totalTokens"`
-		Max     int     `json:"maxTokens"`
-		Percent float64 `json:"percentage"`
-	}
-	if json.Unmarshal(raw, &u) != nil || u.Max == 0 {
+	u, err := claude.DecodeContextUsage(raw)
+	if err != nil {
 		return ContextUsage{}, false
 	}
 	c := ContextUsage{Tokens: u.Total, Max: u.Max, Percent: u.Percent, Categories: []ContextCategory{}}
@@ -286,10 +268,7 @@ func (r *Room) CancelQueued(p desk.Later) error {
 		if err != nil {
 			return nil, fmt.Errorf("claude did not withdraw it: %w", err)
 		}
-		var res struct {
-			Cancelled bool `json:"cancelled"`
-		}
-		_ = json.Unmarshal(raw, &res)
+		res, _ := claude.DecodeCancelled(raw)
 		s.Dequeue(p.ID)
 		if !res.Cancelled {
 			r.d.Transcript(s, s.Transcript.Unqueue(p.ID, ""))

@@ -382,25 +382,9 @@ func (r *Room) cliReadsOf(ctx context.Context, s *session.Session) cliReads {
 // parseReads reads the Read rules and additional directories out of a
 // get_settings answer.
 func parseReads(raw json.RawMessage, cwd, home string) (cliReads, error) {
-	var gs struct {
-		Effective struct {
-			Permissions struct {
-				Dirs []string `json:"additionalDirectories"`
-			} `json:"permissions"`
-		} `json:"effective"`
-		Sources []struct {
-			Source   string `json:"source"`
-			Settings struct {
-				Permissions struct {
-					Allow []string `json:"allow"`
-					Deny  []string `json:"deny"`
-					Dirs  []string `json:"additionalDirectories"`
-				} `json:"permissions"`
-			} `json:"settings"`
-		} `json:"sources"`
-	}
-	if err := json.Unmarshal(raw, &gs); err != nil {
-		return cliReads{}, fmt.Errorf("get_settings: %w", err)
+	gs, err := claude.DecodeSettings(raw)
+	if err != nil {
+		return cliReads{}, err
 	}
 	bases := boundary.Bases{Home: home, Project: cwd, Cwd: cwd}
 	var r cliReads

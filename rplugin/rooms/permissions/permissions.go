@@ -289,20 +289,8 @@ func (rm *Room) claudeRules(ctx context.Context, s *session.Session) {
 		rm.d.Log.Info("get_settings", "session", s.ID, "err", err)
 		return
 	}
-	var gs struct {
-		Sources []struct {
-			Source   string `json:"source"`
-			Settings struct {
-				Permissions rules.Permissions `json:"permissions"`
-			} `json:"settings"`
-		} `json:"sources"`
-		Errors []struct {
-			File    string `json:"file"`
-			Path    string `json:"path"`
-			Message string `json:"message"`
-		} `json:"errors"`
-	}
-	if err := json.Unmarshal(raw, &gs); err != nil {
+	gs, err := claude.DecodeSettings(raw)
+	if err != nil {
 		rm.d.Log.Warn("get_settings answer", "err", err)
 		return
 	}
@@ -328,7 +316,8 @@ func (rm *Room) claudeRules(ctx context.Context, s *session.Session) {
 	rm.mu.Unlock()
 	for _, src := range gs.Sources {
 		for _, b := range rules.Behaviors {
-			for _, r := range listOf(src.Settings.Permissions, b) {
+			p := src.Settings.Permissions
+			for _, r := range listOf(rules.Permissions{Allow: p.Allow, Deny: p.Deny, Ask: p.Ask}, b) {
 				if src.Source == "flagSettings" && own.Has(b, r) {
 					continue // the session's own rules, listed above
 				}

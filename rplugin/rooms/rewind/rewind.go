@@ -12,7 +12,6 @@ package rewind
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -258,14 +257,7 @@ type RewindParams struct {
 	UndoOthers bool `json:"undo_others"`
 }
 
-type rewindResult struct {
-	CanRewind    bool     `json:"canRewind"`
-	Error        string   `json:"error"`
-	FilesChanged []string `json:"filesChanged"`
-	Insertions   int      `json:"insertions"`
-	Deletions    int      `json:"deletions"`
-	SkippedLinks int      `json:"skippedLinks"`
-}
+type rewindResult = claude.RewindFiles
 
 // checkpointSession resolves the session of a rewind call and checks it
 // can rewind at all.
@@ -288,11 +280,7 @@ func dryRun(ctx context.Context, s *session.Session, id string) (rewindResult, e
 	if err != nil {
 		return rewindResult{}, err
 	}
-	var r rewindResult
-	if err := json.Unmarshal(raw, &r); err != nil {
-		return rewindResult{}, fmt.Errorf("rewind_files: %w", err)
-	}
-	return r, nil
+	return claude.DecodeRewindFiles(raw)
 }
 
 // rewindError says why claude cannot rewind to a prompt, in the user's words.
@@ -565,8 +553,7 @@ func (rw *Room) rewindByClaude(ctx context.Context, s *session.Session, t checkp
 		}
 		return nil, err
 	}
-	var r rewindResult
-	_ = json.Unmarshal(raw, &r)
+	r, _ := claude.DecodeRewindFiles(raw)
 	files := dry.FilesChanged
 	if files == nil {
 		files = []string{}

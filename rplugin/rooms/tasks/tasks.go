@@ -8,7 +8,6 @@ package tasks
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -129,11 +128,9 @@ func (r *Room) Output(p desk.Later) error {
 		if err != nil {
 			return nil, err
 		}
-		var out struct {
-			Output string `json:"output"`
-		}
-		if err := json.Unmarshal(raw, &out); err != nil {
-			return nil, fmt.Errorf("get_task_output: %w", err)
+		out, err := claude.DecodeTaskOutput(raw)
+		if err != nil {
+			return nil, err
 		}
 		return sanitize.Text(out.Output), nil
 	})

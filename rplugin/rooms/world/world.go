@@ -62,11 +62,11 @@ func (r *Room) mcpStatus(ctx context.Context, s *session.Session) ([]session.MCP
 	if err != nil {
 		return nil, fmt.Errorf("claude did not report its MCP servers: %w", err)
 	}
-	changed, err := s.World.FromStatus(raw)
+	st, err := claude.DecodeMCPStatus(raw)
 	if err != nil {
 		return nil, err
 	}
-	if changed {
+	if s.World.FromStatus(st) {
 		r.Changed(s)
 		for _, m := range s.World.Failing() {
 			r.d.Log.Info("mcp server not connected", "session", s.ID, "server", m.Name, "status", m.Status, "error", m.Error)

@@ -20,9 +20,11 @@ func TestMCPServerNamesWhatThereIs(t *testing.T) {
 	if !s.World.FromInit(m.System.Init) {
 		t.Fatal("init brought no servers")
 	}
-	if _, err := s.World.FromStatus(json.RawMessage(`{"mcpServers":[{"name":"docs","status":"failed"},{"name":"claudenova","status":"connected","source":"sdk"}]}`)); err != nil {
+	st, err := claude.DecodeMCPStatus(json.RawMessage(`{"mcpServers":[{"name":"docs","status":"failed"},{"name":"claudenova","status":"connected","source":"sdk"}]}`))
+	if err != nil {
 		t.Fatal(err)
 	}
+	s.World.FromStatus(st)
 	for _, tc := range []struct {
 		name string
 		s    *session.Session

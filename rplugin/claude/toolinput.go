@@ -1,0 +1,172 @@
+package claude
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// What the plugin reads of a tool call's input (a can_use_tool request's
+// input, a tool_use block's, a hook's tool_input) and of a call's result,
+// decoded here and nowhere else. A call's raw input still travels whole:
+// it is what an allow answer gives back to claude and what a proposal is
+// staged from.
+
+// ToolFields are the fields of a tool's input that the plugin reads by
+// name, for whichever tool has them.
+type ToolFields struct {
+	FilePath     string     `json:"file_path"`
+	NotebookPath string     `json:"notebook_path"`
+	Command      string     `json:"command"`
+	URL          string     `json:"url"`
+	Description  string     `json:"description"`
+	Prompt       string     `json:"prompt"`
+	SubagentType string     `json:"subagent_type"`
+	Plan         string     `json:"plan"`
+	Questions    []Question `json:"questions"`
+}
+
+// Path is the file a call works on (a notebook's path for NotebookEdit).
+func (f ToolFields) Path() string {
+	if f.FilePath != "" {
+		return f.FilePath
+	}
+	return f.NotebookPath
+}
+
+// Question is one question of AskUserQuestion.
+type Question struct {
+	Question string `json:"question"`
+	Header   string `json:"header"`
+	Options  []struct {
+		Label       string `json:"label"`
+		Description string `json:"description"`
+	} `json:"options"`
+	MultiSelect bool `json:"multiSelect"`
+}
+
+// FieldsOf decodes a tool input's fields; an input that is not an object
+// (or has a field of another type) is an error and its fields are empty.
+func FieldsOf(input json.RawMessage) (ToolFields, error) {
+	var f ToolFields
+	if err := json.Unmarshal(input, &f); err != nil {
+		return ToolFields{}, fmt.Errorf("tool input: %w", err)
+	}
+	return f, nil
+}
+
+// InputObject decodes a tool input as an object of any fields (for a tool
+// whose fields are shown as they come).
+func InputObject(input json.RawMessage) (map[string]any, error) {
+	var m map[string]any
+	if err := json.Unmarshal(input, &m); err != nil {
+		return nil, fmt.Errorf("tool input: %w", err)
+	}
+	if m == nil {
+		return nil, errors.New("tool input: not an object")
+	}
+	return m, nil
+}
+
+// Suggestion is one of a can_use_tool request's permission_suggestions:
+// how the CLI would let the user allow it for longer.
+type Suggestion struct {
+	Type        string   `json:"type"`
+	Behavior    string   `json:"behavior,omitempty"`
+	Mode        string   `json:"mode,omitempty"`
+	Destination string   `json:"destination,omitempty"`
+	Directories []string `json:"directories,omitempty"`
+	Rules       []struct {
+		ToolName    string `json:"toolName"`
+		RuleContent string `json:"ruleContent,omitempty"`
+	} `json:"rules,omitempty"`
+}
+
+// Suggestions are a request's permission_suggestions; a shape the plugin
+// cannot read is no suggestion (the request itself is still asked).
+type Suggestions []Suggestion
+
+// UnmarshalJSON reads a list of suggestions; anything else reads as none.
+func (s *Suggestions) UnmarshalJSON(raw []byte) error {
+	var list []Suggestion
+	if json.Unmarshal(raw, &list) != nil {
+		list = nil
+	}
+	*s = list
+	return nil
+}
+
+// Launched is what a call's structured result says it started in the
+// background (an agent, a shell); a result of another shape is none.
+type Launched struct {
+	Status  string `json:"status"`
+	AgentID string `json:"agentId"`
+	TaskID  string `json:"backgroundTaskId"`
+}
+
+// LaunchedOf reads a structured result as Launched.
+func LaunchedOf(structured json.RawMessage) Launched {
+	var l Launched
+	_ = json.Unmarshal(structured, &l)
+	return l
+}
+
+// ResultText is a tool_result's content as text: a string, or the text of
+// its parts joined by lines ("" for anything else).
+func ResultText(content json.RawMessage) string {
+	var s string
+	if json.Unmarshal(content, &s) == nil {
+		return s
+	}
+	var parts []struct {
+		Text string `json:"text"`
+	}
+	if json.Unmarshal(content, &parts) == nil {
+		out := make([]string, 0, len(parts))
+		for _, p := range parts {
+			out = append(out, p.Text)
+		}
+		return strings.Join(out, "\n")
+	}
+	return ""
+}
+
+// ResultImage is an image block of a tool result (a Read of a PNG, say),
+// its data decoded.
+type ResultImage struct {
+	MediaType string
+	Data      []byte
+}
+
+// ResultImages are the base64 image blocks of a tool_result's content.
+func ResultImages(content json.RawMessage) []ResultImage {
+	if !bytes.Contains(content, []byte(`"image"`)) {
+		return nil
+	}
+	var blocks []struct {
+		Type   string `json:"type"`
+		Source struct {
+			Type      string `json:"type"`
+			MediaType string `json:"media_type"`
+			Data      string `json:"data"`
+		} `json:"source"`
+	}
+	if json.Unmarshal(content, &blocks) != nil {
+		return nil
+	}
+	var out []ResultImage
+	for _, b := range blocks {
+		if b.Type != "image" || b.Source.Type != "base64" {
+			continue
+		}
+		data, err := base64.StdEncoding.DecodeString(b.Source.Data)
+		if err != nil {
+			continue
+		}
+		out = append(out, ResultImage{MediaType: b.Source.MediaType, Data: data})
+	}
+	return out
+}
