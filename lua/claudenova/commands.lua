@@ -534,7 +534,7 @@ M.order = {
 
 -- The prose around the generated list in :help.
 M.doc = {
-  intro = 'One command, :ClaudeNova, with subcommands (completion lists them). Errors read "claude-nova: …" on one line.',
+  intro = 'One command, :ClaudeNova, with subcommands (completion lists them). Errors read "claude-nova: …" on one line. A command never holds the editor: one that waits for the host (or for claude) goes on in the background while you type, and the commands you give meanwhile run after it, in order. A script that needs what a command did uses the Lua API (|claudenova-api|), which returns it.',
   bare = "Toggle the sidebar.",
   outro = {
     "The request in view: allow, allow-session, always, review and deny act on the surface under the cursor (a proposal or its original side, the action panel, a plan), else on the sidebar row under the cursor, else on the only pending request; with several pending and none in view they ask which one (vim.ui.select), never silently the oldest.",
@@ -579,6 +579,33 @@ end
 -- Subcommands that work without the host binary.
 local no_host = { build = true, log = true, sidebar = true }
 
+-- Commands run one after another, each as a gesture (core.gesture): one
+-- that waits for the host yields instead of holding the editor, and the
+-- commands typed meanwhile wait their turn, so `:ClaudeNova new` then
+-- `:ClaudeNova send` still sends to the new session.
+local queue, draining = {}, false
+
+local function drain()
+  draining = true
+  while #queue > 0 do
+    table.remove(queue, 1)()
+  end
+  draining = false
+end
+
+--- Run job (a guarded function) after the commands before it.
+local function enqueue(job)
+  table.insert(queue, job)
+  if not draining then
+    require("claudenova.core.gesture").run(drain)
+  end
+end
+
+--- Whether a command is running or waiting its turn.
+function M.busy()
+  return draining or #queue > 0
+end
+
 function M.run(opts)
   local args = vim.deepcopy(opts.fargs)
   local sub = table.remove(args, 1)
@@ -601,14 +628,17 @@ function M.run(opts)
     )
     return
   end
-  if no_host[sub] then
+  local function job()
     guard(cmd.run)(args, raw, opts)
+  end
+  if no_host[sub] then
+    enqueue(job)
     return
   end
   -- The first command after an install (vim.pack has no build step) or an
   -- update builds the host first, in the background, then runs.
   require("claudenova.channel.host").ready(function()
-    guard(cmd.run)(args, raw, opts)
+    enqueue(job)
   end)
 end
 

@@ -42,6 +42,14 @@ local function ops()
   return require("claudenova.frontend.ops")
 end
 
+--- Run fn(...) so that the API calls in it wait for the host without
+--- holding the editor (a coroutine that yields until each reply comes;
+--- elsewhere a call that asks the host waits for its reply, at most 15 s).
+--- Errors are shown as the plugin's messages.
+function M.async(fn, ...)
+  require("claudenova.core.gesture").run(fn, ...)
+end
+
 --- Start a session. opts: { prompt?, cwd?, mode?, resume?, model?,
 --- worktree? = true | "name" } (worktree: claude works in a git worktree of
 --- its own, .claude/worktrees/{name} on a branch worktree-{name}, named

@@ -80,8 +80,11 @@ local function tour()
   if tours > 1 then
     reset_files()
   end
-  vim.cmd("ClaudeNova new DEMO") -- the tour (scripts/demo/script.json), its transcript below
-  local sid = require("claudenova.store.state").current
+  -- The tour (scripts/demo/script.json), its transcript below. The Lua
+  -- API, not :ClaudeNova new: a command runs in the background, and the
+  -- lines below need the session it starts.
+  local sid = require("claudenova").new({ prompt = "DEMO" }).id
+  require("claudenova.frontend").open_transcript(sid)
   require("claudenova").rename(tours == 1 and "the tour" or ("the tour, again (" .. tours .. ")"), sid)
   guide.text = { "The tour is starting: its first step comes in a moment." }
   guide.follow(sid)

@@ -313,15 +313,44 @@ func (e *Env) Lua(out any, code string, args ...any) {
 }
 
 // Cmd runs an Ex command.
+// A :ClaudeNova command runs as a gesture: it returns at once and may
+// still wait for the host's reply, as a person's typing would go on.
+// Cmd then waits, as that person would, until it is done.
 func (e *Env) Cmd(cmd string) {
 	e.t.Helper()
-	if err := e.V.Command(cmd); err != nil {
+	if err := e.CmdErr(cmd); err != nil {
 		e.t.Fatalf("command %q: %v", cmd, err)
 	}
 }
 
-// CmdErr runs an Ex command and returns its error.
-func (e *Env) CmdErr(cmd string) error { return e.V.Command(cmd) }
+// CmdErr runs an Ex command, waits for a :ClaudeNova one to be done, and
+// returns its error.
+func (e *Env) CmdErr(cmd string) error {
+	e.t.Helper()
+	if err := e.V.Command(cmd); err != nil {
+		return err
+	}
+	e.commandsDone()
+	return nil
+}
+
+// commandsDone waits until no :ClaudeNova command runs or waits its turn.
+func (e *Env) commandsDone() {
+	e.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var busy bool
+		err := e.V.ExecLua(`local ok, c = pcall(require, 'claudenova.commands')
+			return ok and c.busy() or false`, &busy)
+		if err != nil || !busy {
+			return
+		}
+		if time.Now().After(deadline) {
+			e.t.Fatalf("a :ClaudeNova command still runs after 30 s; notes: %v", e.Notes())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
 
 func firstLine(s string) string {
 	if i := strings.IndexByte(s, '\n'); i >= 0 {

@@ -339,17 +339,26 @@ function M.request(method, args, on_reply)
     return nil
   end
   if not reply and co then
+    -- The gesture waits, the editor does not; bounded like the wait below.
     yielded = true
+    local timer = vim.defer_fn(function()
+      if yielded then
+        yielded = false
+        calls[token] = nil
+        gesture.resume(co)
+      end
+    end, M.reply_timeout)
     coroutine.yield()
-  end
-  if not reply then
+    pcall(vim.uv.timer_stop, timer)
+    pcall(vim.uv.close, timer)
+  elseif not reply then
     vim.wait(M.reply_timeout, function()
       return reply ~= nil or not M.channel
     end, 1)
   end
   if not reply then
     calls[token] = nil
-    reply = { error = "the host's reply to " .. method .. " did not come (see :ClaudeNova log)" }
+    reply = { error = "the host did not reply to " .. method .. "; see :ClaudeNova log" }
   end
   if not reply.ok then
     error("claude-nova: " .. tostring(reply.error or "the host gave no answer"), 0)
