@@ -109,12 +109,15 @@ function M.key(view)
   return ("round:%d:%d"):format(view.since or 0, view.round or 0)
 end
 
---- The heading of a view.
-function M.heading(view)
-  local n = 0
-  for _, f in ipairs(view.files) do
-    if M.is_viewed(view, f) then
-      n = n + 1
+--- The heading of a view; n: how many of its files are viewed (counted
+--- when not given).
+function M.heading(view, n)
+  if not n then
+    n = 0
+    for _, f in ipairs(view.files) do
+      if M.is_viewed(view, f) then
+        n = n + 1
+      end
     end
   end
   local files = ("%d file%s · %d viewed"):format(#view.files, #view.files == 1 and "" or "s", n)
@@ -126,10 +129,14 @@ end
 
 --- The list's lines and highlights: the heading, then a line per file.
 function M.lines(view)
-  local lines, hls = { M.heading(view), "" }, { { 0, 0, -1, "Title" } }
+  -- Each file's mark is looked up once: the heading counts those below.
+  local lines, hls = { "", "" }, { { 0, 0, -1, "Title" } }
+  local marks = load()[M.key(view)]
+  local n = 0
   for _, f in ipairs(view.files) do
     local ins, del = M.stat(f)
-    local viewed = M.is_viewed(view, f)
+    local viewed = marks ~= nil and marks.files[f.rel] == sum(f)
+    n = n + (viewed and 1 or 0)
     local seen = viewed and "✓" or "·"
     local n = #comments.on(f.path)
     local tail = ""
@@ -150,6 +157,7 @@ function M.lines(view)
     table.insert(hls, { row, s, s + #plus, "DiffAdded" })
     table.insert(hls, { row, s + #plus + 1, s + #stats, "DiffRemoved" })
   end
+  lines[1] = M.heading(view, n)
   return lines, hls
 end
 
