@@ -358,6 +358,53 @@ return {
       t:eq(vim.b.claudenova_surface, nil, "q closed it")
     end,
   },
+  ["the usage float: cost, models, what fills the context, plan limits"] = {
+    widths = { 60, 100 },
+    run = function(t)
+      t:replay("bash")
+      require("claudenova.store.state").current = 1
+      -- The host's reply (rooms/controls: get_usage with get_context_usage's
+      -- categories), answered in the stream as the host does.
+      t.replies.usage = function()
+        return {
+          session = {
+            total_cost_usd = 0.0123,
+            total_api_duration_ms = 4200,
+            total_duration_ms = 9100,
+            total_lines_added = 12,
+            total_lines_removed = 3,
+            model_usage = {
+              ["claude-opus"] = {
+                inputTokens = 12000,
+                outputTokens = 800,
+                cacheReadInputTokens = 3000,
+                cacheCreationInputTokens = 0,
+                costUSD = 0.0123,
+              },
+            },
+          },
+          context = {
+            tokens = 15800,
+            max = 200000,
+            percent = 7.9,
+            categories = {
+              { name = "System prompt", tokens = 1982, kind = "used" },
+              { name = "Messages", tokens = 13818, kind = "used" },
+              { name = "Free space", tokens = 184200, kind = "free" },
+            },
+          },
+          rate_limits_available = true,
+          rate_limits = { five_hour = { utilization = 12.4, resets_at = "16:00" }, seven_day = { utilization = 3 } },
+        }
+      end
+      vim.cmd("ClaudeNova usage")
+      t:settle()
+      t:eq(vim.b.claudenova_surface, "usage", "the float in front")
+      t:screen("usage")
+      t:type("q")
+      t:eq(vim.b.claudenova_surface == "usage", false, "q closed it")
+    end,
+  },
   ["a question in the float picker"] = {
     opts = { setup = { questions = { ui = "float" }, surfaces = { quiet_ms = 0, grace_ms = 0 } } },
     widths = { 60, 100 },

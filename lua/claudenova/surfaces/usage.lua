@@ -110,9 +110,29 @@ function M.lines(label, u)
   return out
 end
 
+local ns = vim.api.nvim_create_namespace("claudenova_usage")
+
+-- The names of the figures M.lines writes, at the start of their lines.
+local LABELS =
+  { "Cost", "Time", "Lines", "Model", "Context", "5-hour limit", "7-day limit", "7-day Opus", "Plan limits" }
+
+--- The float's highlights: its heading, and the name of each figure.
+local function highlights(lines)
+  local hls = { { 0, 0, -1, "Title" } }
+  for i, l in ipairs(lines) do
+    for _, name in ipairs(LABELS) do
+      if i > 1 and vim.startswith(l, name .. " ") then
+        table.insert(hls, { i - 1, 0, #name, "Label" })
+        break
+      end
+    end
+  end
+  return hls
+end
+
 local function show(lines)
   local buf = vim.api.nvim_create_buf(false, true)
-  draw.lines(buf, nil, lines)
+  draw.lines(buf, ns, lines, highlights(lines))
   vim.bo[buf].bufhidden = "wipe"
   vim.b[buf].claudenova_surface = "usage"
   local width = 20
@@ -120,14 +140,20 @@ local function show(lines)
     width = math.max(width, vim.fn.strdisplaywidth(l) + 1)
   end
   width = math.min(width, vim.o.columns - 4)
+  -- The float wraps: its height is the screen lines its lines take.
+  local height = 0
+  for _, l in ipairs(lines) do
+    height = height + math.max(1, math.ceil(vim.fn.strdisplaywidth(l) / width))
+  end
+  height = math.min(height, vim.o.lines - 4)
   local win = vim.api.nvim_open_win(buf, true, {
     relative = "editor",
     style = "minimal",
     border = "rounded",
-    row = math.max(0, math.floor((vim.o.lines - #lines) / 2) - 1),
+    row = math.max(0, math.floor((vim.o.lines - height) / 2) - 1),
     col = math.max(0, math.floor((vim.o.columns - width) / 2)),
     width = width,
-    height = math.min(#lines, vim.o.lines - 4),
+    height = height,
     title = " claude-nova: usage ",
     title_pos = "center",
   })
