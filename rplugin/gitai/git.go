@@ -25,16 +25,21 @@ func Show(ctx context.Context, dir, rev string) (text string, found bool, err er
 	return string(out), true, nil
 }
 
-// Add writes text as the note of commit sha; it fails when the commit
-// has one (a note is never written over). The notes ref's own commit is
+// Add writes text as the note of commit sha. It fails when the commit
+// has one, unless replace (another tool's note with ours added to it, see
+// AddTo: never a note written over). The notes ref's own commit is
 // made as who (name, email), when given: the commit's committer, so a
 // note is written where git knows no identity of its own.
-func Add(ctx context.Context, dir, sha, text string, who ...string) error {
+func Add(ctx context.Context, dir, sha, text string, replace bool, who ...string) error {
 	var args []string
 	if len(who) == 2 && who[0] != "" && who[1] != "" {
 		args = append(args, "-c", "user.name="+who[0], "-c", "user.email="+who[1])
 	}
-	args = append(args, "notes", "--ref="+Ref, "add", "-F", "-", sha)
+	args = append(args, "notes", "--ref="+Ref, "add")
+	if replace {
+		args = append(args, "-f")
+	}
+	args = append(args, "-F", "-", sha)
 	if _, err := gitcmd.Bytes(ctx, dir, strings.NewReader(text), args...); err != nil {
 		return fmt.Errorf("write the note of %s: %w", sha, err)
 	}

@@ -224,14 +224,22 @@ func (r *Room) noteCommit(ctx context.Context, rp *repo, sha string) error {
 	if r.deps.Enabled != nil && !r.deps.Enabled() {
 		return nil
 	}
-	if text, found, err := gitai.Show(ctx, rp.top, sha); err != nil {
+	// Another tool's note in the standard's format gets our lines added
+	// (gitai.AddTo keeps every line of theirs); one in another format is
+	// left to whoever wrote it.
+	theirs, found, err := gitai.Show(ctx, rp.top, sha)
+	if err != nil {
 		return err
-	} else if found {
-		if n, perr := gitai.Parse(text); perr == nil && n.Ours() {
+	}
+	if found {
+		n, perr := gitai.Parse(theirs)
+		if perr == nil && n.Ours() {
 			return nil
 		}
-		r.d.Log.Info("provenance: the commit has a note another tool wrote; left as it is", "commit", sha)
-		return nil
+		if perr != nil {
+			r.d.Log.Info("provenance: the commit has a note in another format; left as it is", "commit", sha, "why", perr)
+			return nil
+		}
 	}
 	info, err := gitcmd.Run(ctx, rp.top, "show", "-s", "--format=%ct%x00%an <%ae>%x00%cn%x00%ce%x00%P", sha)
 	if err != nil {
@@ -271,8 +279,18 @@ func (r *Room) noteCommit(ctx context.Context, rp *repo, sha string) error {
 		}
 	}
 	n, ok := gitai.Build(sha, author, files)
-	if !ok {
+	switch {
+	case !ok && found:
+		return nil // no line of Claude's: their note stays as it is
+	case !ok:
 		return r.copyRewritten(ctx, rp, sha, committer)
+	case found:
+		text, err := gitai.AddTo(theirs, n)
+		if err != nil {
+			r.d.Log.Info("provenance: the commit has another tool's note; ours not added", "commit", sha, "why", err)
+			return nil
+		}
+		return r.writeText(ctx, rp.top, sha, n, text, true, committer)
 	}
 	return r.write(ctx, rp.top, sha, n, committer)
 }
@@ -281,14 +299,26 @@ func (r *Room) noteCommit(ctx context.Context, rp *repo, sha string) error {
 // failure is told (the user committed expecting it).
 func (r *Room) write(ctx context.Context, top, sha string, n gitai.Note, committer []string) error {
 	text, err := gitai.Format(n)
-	if err == nil {
-		err = gitai.Add(ctx, top, sha, text, committer...)
-	}
 	if err != nil {
-		if ctx.Err() == nil { // not when Neovim exits meanwhile
-			r.d.Notify("warn", fmt.Sprintf("the authorship note of %s could not be written: %v", gitcmd.Short(sha), err))
-		}
-		return err
+		return r.failed(ctx, sha, err)
+	}
+	return r.writeText(ctx, top, sha, n, text, false, committer)
+}
+
+// failed tells that the note of sha could not be written (the user
+// committed expecting it) and returns err.
+func (r *Room) failed(ctx context.Context, sha string, err error) error {
+	if ctx.Err() == nil { // not when Neovim exits meanwhile
+		r.d.Notify("warn", fmt.Sprintf("the authorship note of %s could not be written: %v", gitcmd.Short(sha), err))
+	}
+	return err
+}
+
+// writeText writes text, the note holding n, on commit sha (over the note
+// there when replace: another tool's, with ours added to it).
+func (r *Room) writeText(ctx context.Context, top, sha string, n gitai.Note, text string, replace bool, committer []string) error {
+	if err := gitai.Add(ctx, top, sha, text, replace, committer...); err != nil {
+		return r.failed(ctx, sha, err)
 	}
 	claude, amended := 0, 0
 	for _, p := range n.Meta.Prompts {

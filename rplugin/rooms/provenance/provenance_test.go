@@ -195,6 +195,36 @@ func TestAnotherToolsNoteIsLeftAlone(t *testing.T) {
 	}
 }
 
+// Another agent's tool noted the commit in the standard's format: our
+// lines join its note (its lines and prompt kept), and a second look adds
+// nothing more.
+func TestOurLinesJoinAnotherToolsGitAINote(t *testing.T) {
+	f := newFixture(t, true)
+	sha := f.commit(map[string]string{"a.txt": "theirs\nC:ours\n", "b.txt": "x\n"}, "-m", "both")
+	theirs := "a.txt\n  0123456789abcdef 1\nb.txt\n  0123456789abcdef 1\n---\n" +
+		`{"schema_version":"authorship/3.0.0","base_commit_sha":"` + sha + `","prompts":{"0123456789abcdef":` +
+		`{"agent_id":{"tool":"cursor","id":"s1","model":"m"},"human_author":null,"total_additions":2,"total_deletions":0,"accepted_lines":2,"overriden_lines":0}}}` + "\n"
+	file := filepath.Join(t.TempDir(), "note")
+	write(t, file, theirs)
+	git(t, f.top, "notes", "--ref="+gitai.Ref, "add", "-F", file, sha)
+	f.check()
+	text, _ := f.note(sha)
+	n, err := gitai.Parse(text)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, text)
+	}
+	if n.Who("a.txt", 1) != "0123456789abcdef" || n.Who("b.txt", 1) != "0123456789abcdef" || n.Who("a.txt", 2) == "" || !n.Ours() {
+		t.Fatalf("the joined note:\n%s", text)
+	}
+	if n.Meta.Prompts["0123456789abcdef"].AgentID.Tool != "cursor" {
+		t.Fatalf("their prompt: %+v", n.Meta.Prompts)
+	}
+	f.check()
+	if again, _ := f.note(sha); again != text {
+		t.Fatalf("a second look changed the note:\n%s", again)
+	}
+}
+
 func TestARenamedFileIsNotedUnderItsNewName(t *testing.T) {
 	f := newFixture(t, true)
 	if err := os.Mkdir(filepath.Join(f.top, "dir with space"), 0o755); err != nil {
@@ -271,7 +301,7 @@ func BenchmarkNoteOf10kLineCommit(b *testing.B) {
 // `git notes add` of a one-line note on a commit like the one above. The
 // note's cost is read against it.
 func BenchmarkGitNotesAddControl(b *testing.B) {
-	benchOnBigCommits(b, func(f *fixture, sha string) error { return gitai.Add(context.Background(), f.top, sha, "x\n") })
+	benchOnBigCommits(b, func(f *fixture, sha string) error { return gitai.Add(context.Background(), f.top, sha, "x\n", false) })
 }
 
 // benchOnBigCommits times fn on a fresh 10,000-line commit each round (the
