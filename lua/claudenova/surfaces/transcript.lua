@@ -460,8 +460,11 @@ function M.ensure(id)
   set_keymaps(buf, id)
   -- With filetype markdown on 0.12, the ftplugin starts tree-sitter: keep it
   -- running only while the transcript is shown. Our own filetype never
-  -- parses the buffer.
-  local uses_ts = vim.treesitter.highlighter.active[buf] ~= nil
+  -- parses the buffer. (Asked of the highlighter only when something loaded
+  -- it: loading it registers a decoration provider that Neovim then calls
+  -- on every redraw of every window.)
+  local highlighter = package.loaded["vim.treesitter.highlighter"]
+  local uses_ts = highlighter ~= nil and highlighter.active[buf] ~= nil
   local function ts(on)
     if not uses_ts then
       return

@@ -46,13 +46,14 @@ func main() {
 	only := flag.String("only", "", "run these parts (comma-separated): latency, gesture, backpressure, realpressure, scroll, editortools, firsttext, streaming, stall, startup")
 	skip := flag.String("skip", "", "skip these parts (comma-separated)")
 	stall := flag.String("stall", "", "the stall part's scenarios to run (comma-separated: complete, switch, scroll, files, diff; default all)")
+	sizes := flag.String("sizes", "panel,1000,10000,100000", "the latency part's rows to run (comma-separated: panel, and proposal sizes in lines)")
 	flag.Parse()
 	if *nvimBin == "" || *fake == "" {
 		fmt.Fprintln(os.Stderr, "uibench: -nvim and -fakeclaude are required")
 		os.Exit(2)
 	}
 	absRoot, _ := filepath.Abs(*root)
-	b := &bench{root: absRoot, nvim: *nvimBin, fake: *fake, scenarios: *stall}
+	b := &bench{root: absRoot, nvim: *nvimBin, fake: *fake, scenarios: *stall, sizes: *sizes}
 	ok, ran := true, false
 	in := func(list, name string) bool { return slices.Contains(strings.Split(list, ","), name) }
 	for _, part := range b.parts(*n) {
@@ -117,19 +118,22 @@ const (
 func (b *bench) reportLatency(n int) (bool, error) {
 	fmt.Println("approval latency (claude writes can_use_tool → sidebar row + surface visible), each beside its control in the same Neovim")
 	ok := true
-	lat, control, err := b.latency(0, max(n, panelSamples))
-	if err != nil {
-		return false, fmt.Errorf("Bash panel: %w", err)
+	rows := strings.Split(b.sizes, ",")
+	if slices.Contains(rows, "panel") {
+		met, err := b.reportPanel(n)
+		if err != nil {
+			return false, err
+		}
+		ok = ok && met
 	}
-	p50, p99 := benchstat.Pct(lat, 50), benchstat.Pct(lat, 99)
-	c50, c99 := benchstat.Pct(control, 50), benchstat.Pct(control, 99)
-	met := p99 <= c99+panelSlack
-	ok = ok && met
-	fmt.Printf("  %-20s n=%-4d p50 %6.2f ms  p99 %6.2f ms | control (one RPC opens a float with the same text) p50 %5.2f ms p99 %5.2f ms  (target p99 ≤ control + %v: %s)\n",
-		"Bash panel", len(lat), benchstat.MS(p50), benchstat.MS(p99), benchstat.MS(c50), benchstat.MS(c99), panelSlack, benchstat.Verdict(met))
-	benchstat.Record(benchstat.Figure{Row: "approval latency, Bash panel / a float opened by one RPC call",
-		Figure: fmt.Sprintf("p99 %.2f ms / %.2f ms", benchstat.MS(p99), benchstat.MS(c99)), Target: fmt.Sprintf("p99 ≤ control + %v", panelSlack), Met: met})
-	for _, size := range []int{1000, 10000, 100000} {
+	for _, row := range rows {
+		if row == "panel" {
+			continue
+		}
+		size, err := strconv.Atoi(row)
+		if err != nil || size < 1 {
+			return false, fmt.Errorf("-sizes: %q is neither panel nor a number of lines", row)
+		}
 		name := fmt.Sprintf("proposal %dk lines", size/1000)
 		lat, control, err := b.latency(size, n)
 		if err != nil {
@@ -147,6 +151,22 @@ func (b *bench) reportLatency(n int) (bool, error) {
 			Target: fmt.Sprintf("p50, p99 ≤ ×%.2f", proposalRatio), Met: met})
 	}
 	return ok, nil
+}
+
+// reportPanel is the Bash panel's row: its p99 against a float's.
+func (b *bench) reportPanel(n int) (bool, error) {
+	lat, control, err := b.latency(0, max(n, panelSamples))
+	if err != nil {
+		return false, fmt.Errorf("Bash panel: %w", err)
+	}
+	p50, p99 := benchstat.Pct(lat, 50), benchstat.Pct(lat, 99)
+	c50, c99 := benchstat.Pct(control, 50), benchstat.Pct(control, 99)
+	met := p99 <= c99+panelSlack
+	fmt.Printf("  %-20s n=%-4d p50 %6.2f ms  p99 %6.2f ms | control (one RPC opens a float with the same text) p50 %5.2f ms p99 %5.2f ms  (target p99 ≤ control + %v: %s)\n",
+		"Bash panel", len(lat), benchstat.MS(p50), benchstat.MS(p99), benchstat.MS(c50), benchstat.MS(c99), panelSlack, benchstat.Verdict(met))
+	benchstat.Record(benchstat.Figure{Row: "approval latency, Bash panel / a float opened by one RPC call",
+		Figure: fmt.Sprintf("p99 %.2f ms / %.2f ms", benchstat.MS(p99), benchstat.MS(c99)), Target: fmt.Sprintf("p99 ≤ control + %v", panelSlack), Met: met})
+	return met, nil
 }
 
 // ratio is a / b (a very large number when b is 0).
@@ -347,8 +367,8 @@ func (b *bench) reportStreaming() (bool, error) {
 }
 
 type bench struct {
-	root, nvim, fake, scenarios string
-	failed                      *bool // set by a scenario that found a fault besides its figure
+	root, nvim, fake, scenarios, sizes string
+	failed                             *bool // set by a scenario that found a fault besides its figure
 }
 
 // maxHostRSS is the host's peak RSS target in the back-pressure runs.
@@ -418,7 +438,10 @@ local ui = require('claudenova.frontend')
 local orig = ui.apply
 local seen = {}
 ui.apply = function(batch)
+  local t0 = vim.uv.hrtime()
+  local s0, us0 = vim.uv.gettimeofday()
   orig(batch)
+  local took = math.floor((vim.uv.hrtime() - t0) / 1000)
   local panel = require('claudenova.surfaces.panel').current
   local props = require('claudenova.surfaces.proposal').open_
   local sb = require('claudenova.surfaces.sidebar')
@@ -429,7 +452,7 @@ ui.apply = function(batch)
     if not seen[id] and rows[id] and visible then
       seen[id] = true
       local s, us = vim.uv.gettimeofday()
-      vim.rpcnotify(chan, 'visible', id, s, us)
+      vim.rpcnotify(chan, 'visible', id, s, us, took, s0, us0)
     end
   end
 end
@@ -468,7 +491,14 @@ func (b *bench) latency(lines, n int) (lat, control []time.Duration, err error) 
 		return nil, nil, err
 	}
 	visible := make(chan [2]any, n)
-	if err := in.v.RegisterHandler("visible", func(id string, s, us int64) {
+	var applied []time.Duration       // the front end's apply of the batch that showed each
+	arrived := map[string]time.Time{} // when that batch's apply began
+	var appliedMu sync.Mutex
+	if err := in.v.RegisterHandler("visible", func(id string, s, us, took, s0, us0 int64) {
+		appliedMu.Lock()
+		applied = append(applied, time.Duration(took)*time.Microsecond)
+		arrived[id] = time.Unix(s0, us0*1000)
+		appliedMu.Unlock()
 		visible <- [2]any{id, time.Unix(s, us*1000)}
 	}); err != nil {
 		return nil, nil, err
@@ -483,6 +513,25 @@ func (b *bench) latency(lines, n int) (lat, control []time.Duration, err error) 
 	}
 	if err := in.v.Command("wincmd p"); err != nil {
 		return nil, nil, err
+	}
+	if os.Getenv("UIBENCH_PARTS") != "" {
+		// The front end's parts timed one by one (the mean and the worst).
+		if err := in.v.ExecLua(partsStart, nil); err != nil {
+			return nil, nil, err
+		}
+		defer func() {
+			var out string
+			_ = in.v.ExecLua(partsStop, &out)
+			fmt.Fprint(os.Stderr, out)
+		}()
+	}
+	if prof := os.Getenv("UIBENCH_LUAPROF"); prof != "" {
+		// Where the front end's time goes: LuaJIT's sampling profiler,
+		// the hottest stacks written to prof when the run is over.
+		if err := in.v.ExecLua(luaProfStart, nil); err != nil {
+			return nil, nil, err
+		}
+		defer func() { _ = in.v.ExecLua(luaProfStop, nil, prof) }()
 	}
 	if err := in.v.Command("ClaudeNova new go"); err != nil {
 		return nil, nil, err
@@ -529,6 +578,40 @@ func (b *bench) latency(lines, n int) (lat, control []time.Duration, err error) 
 		}
 	}
 	if os.Getenv("UIBENCH_DEBUG") != "" {
+		// The mean per hundred requests, in their order: a latency that
+		// grows with the requests answered shows here.
+		var blocks []string
+		for b0 := 0; b0 < n; b0 += 100 {
+			var sum time.Duration
+			k := 0
+			for i := b0; i < b0+100 && i < n; i++ {
+				for id, vis := range seen {
+					rid := id[strings.IndexByte(id, ':')+1:]
+					if rid == fmt.Sprintf("bench-%04d", i) {
+						if st, ok := sent[rid]; ok {
+							sum += vis.Sub(st)
+							k++
+						}
+					}
+				}
+			}
+			if k > 0 {
+				blocks = append(blocks, fmt.Sprintf("%.2f", benchstat.MS(sum/time.Duration(k))))
+			}
+		}
+		fmt.Fprintln(os.Stderr, "  mean per 100 requests (ms):", strings.Join(blocks, " "))
+		appliedMu.Lock()
+		fmt.Fprintf(os.Stderr, "  the front end's apply of the batch that showed it: p50 %.2f ms p99 %.2f ms\n",
+			benchstat.MS(benchstat.Pct(applied, 50)), benchstat.MS(benchstat.Pct(applied, 99)))
+		var before []time.Duration // claude wrote it → the front end began applying it
+		for id, at := range arrived {
+			if st, ok := sent[id[strings.IndexByte(id, ':')+1:]]; ok {
+				before = append(before, at.Sub(st))
+			}
+		}
+		fmt.Fprintf(os.Stderr, "  claude wrote it → the front end began its batch: p50 %.2f ms p99 %.2f ms\n",
+			benchstat.MS(benchstat.Pct(before, 50)), benchstat.MS(benchstat.Pct(before, 99)))
+		appliedMu.Unlock()
 		slices.Sort(worst)
 		fmt.Fprintln(os.Stderr, "  the slowest:", strings.Join(worst[max(0, len(worst)-5):], ", "))
 	}
@@ -539,6 +622,66 @@ func (b *bench) latency(lines, n int) (lat, control []time.Duration, err error) 
 	}
 	return out, control, err
 }
+
+// partsStart wraps the functions a request's batch goes through with
+// timers; partsStop says what each took (UIBENCH_PARTS).
+const partsStart = `
+_G.uibench_parts = {}
+local function wrap(mod, name)
+  local m = require(mod)
+  local f = m[name]
+  local key = mod:gsub('claudenova%.', '') .. '.' .. name
+  local rec = { n = 0, sum = 0, worst = 0, all = {} }
+  _G.uibench_parts[key] = rec
+  m[name] = function(...)
+    local t0 = vim.uv.hrtime()
+    local a, b, c = f(...)
+    local d = (vim.uv.hrtime() - t0) / 1e6
+    rec.n, rec.sum, rec.worst = rec.n + 1, rec.sum + d, math.max(rec.worst, d)
+    table.insert(rec.all, d)
+    return a, b, c
+  end
+end
+wrap('claudenova.surfaces.panel', 'open')
+wrap('claudenova.surfaces.panel', 'close')
+wrap('claudenova.surfaces.sidebar', 'render')
+wrap('claudenova.surfaces.transcript', 'apply')
+wrap('claudenova.setup.notify', 'tagged')
+wrap('claudenova.frontend.inbox', 'show')
+wrap('claudenova.frontend', 'apply')`
+
+const partsStop = `
+local out = {}
+for k, r in pairs(_G.uibench_parts) do
+  table.sort(r.all)
+  local p99 = r.all[math.max(1, math.ceil(#r.all * 0.99))] or 0
+  table.insert(out, ('  %-32s n=%-5d mean %.3f ms  p99 %.3f ms  worst %.3f ms'):format(k, r.n, r.n > 0 and r.sum / r.n or 0, p99, r.worst))
+end
+table.sort(out)
+return table.concat(out, '\n') .. '\n'`
+
+// luaProfStart and luaProfStop sample the front end's Lua stacks (UIBENCH_LUAPROF).
+const luaProfStart = `
+local profile = require('jit.profile')
+_G.uibench_prof = {}
+profile.start('li1', function(thread, samples)
+  local st = profile.dumpstack(thread, 'pl <', 8)
+  _G.uibench_prof[st] = (_G.uibench_prof[st] or 0) + samples
+end)`
+
+const luaProfStop = `
+require('jit.profile').stop()
+local list = {}
+for st, n in pairs(_G.uibench_prof) do table.insert(list, { st, n }) end
+table.sort(list, function(a, b) return a[2] > b[2] end)
+local out = {}
+for i = 1, math.min(40, #list) do table.insert(out, list[i][2] .. '  ' .. list[i][1]) end
+for buf in pairs(vim.treesitter.highlighter.active) do
+  if vim.api.nvim_buf_is_valid(buf) then
+    table.insert(out, ('tree-sitter highlights buffer %d: %q (%s)'):format(buf, vim.api.nvim_buf_get_name(buf), vim.bo[buf].filetype))
+  end
+end
+vim.fn.writefile(out, ...)`
 
 // floatControl times n floats opened with text by one RPC call each, from
 // the call to its answer (each is closed after, untimed).
