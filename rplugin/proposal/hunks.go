@@ -50,7 +50,7 @@ func Summarize(c Change) Summary {
 // diffOf is the diff of Claude's change as the editor shows it (a byte
 // order mark at either side is not a change of the first line).
 func diffOf(c Change) diff.Script {
-	return diff.Text(strings.TrimPrefix(string(c.Original), bom), strings.TrimPrefix(string(c.Proposed), bom))
+	return diff.Text(strings.TrimPrefix(stringView(c.Original), bom), strings.TrimPrefix(stringView(c.Proposed), bom))
 }
 
 func hunksOf(s diff.Script) (hunks []Hunk, ok bool) {

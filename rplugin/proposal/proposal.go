@@ -456,7 +456,7 @@ func classify(data []byte, name string) (file, error) {
 	if !utf8.Valid(data) {
 		return file{}, failf("%s is not valid UTF-8", name)
 	}
-	s := string(data)
+	s := stringView(data) // data is the file's, read for this change
 	return file{exists: true, raw: data, content: toLF(s), crlf: detectCRLF(s)}, nil
 }
 
@@ -608,7 +608,7 @@ func apply(tool string, in input, f file, name string) ([]byte, error) {
 	if len(out) > MaxFileSize {
 		return nil, failf("the proposed %s is too large (the limit is 64 MiB)", name)
 	}
-	return []byte(out), nil
+	return bytesView(out), nil
 }
 
 // displayName is the base name of path, safe to show.

@@ -648,6 +648,7 @@ wrap('claudenova.surfaces.sidebar', 'render')
 wrap('claudenova.surfaces.transcript', 'apply')
 wrap('claudenova.setup.notify', 'tagged')
 wrap('claudenova.frontend.inbox', 'show')
+wrap('claudenova.surfaces.proposal', 'open')
 wrap('claudenova.frontend', 'apply')`
 
 const partsStop = `
