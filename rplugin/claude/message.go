@@ -12,13 +12,16 @@ import (
 
 // Message is one decoded line of claude's stdout: its kind, and the typed
 // value of that kind (see kinds.go), decoded once here. Raw keeps the whole
-// line: an unknown kind is kept whole, and a control request is decoded by
-// the function of its subtype.
+// line where it is still read: an unknown kind is kept whole, a body that
+// did not decode too, and a control request is decoded by the function of
+// its subtype. A kind whose typed value holds it all lets its line go once
+// read (Process drops it: a long reply is not held twice while it waits).
 type Message struct {
 	Type      string // "system", "assistant", "user", "result", "control_request", ...
 	Subtype   string // message subtype, or the control request's subtype
 	RequestID string // control_request / control_cancel_request / control_response id
 	Raw       json.RawMessage
+	Size      int // the line's length in bytes
 
 	// The typed value of the message's kind; nil for the other kinds, and
 	// when the body did not decode (Undecoded says why).
@@ -53,7 +56,7 @@ func ParseLine(line []byte) (Message, error) {
 	if head.Type == "" {
 		return Message{}, ErrNotObject
 	}
-	m := Message{Type: head.Type, Subtype: head.Subtype, RequestID: head.RequestID, Raw: json.RawMessage(line)}
+	m := Message{Type: head.Type, Subtype: head.Subtype, RequestID: head.RequestID, Raw: json.RawMessage(line), Size: len(line)}
 	switch head.Type {
 	case "control_request":
 		var req struct {

@@ -93,8 +93,11 @@ func TestProcessHandshakeAskAnswer(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := next(t, p, "user")
-	if !strings.Contains(string(res.Raw), "tool_result") {
-		t.Fatalf("no tool_result: %s", res.Raw)
+	if res.User == nil || len(res.User.Content) == 0 || res.User.Content[0].Type != "tool_result" {
+		t.Fatalf("no tool_result: %+v", res.User)
+	}
+	if res.Raw != nil {
+		t.Fatal("a user message's line kept beside its typed value")
 	}
 	// A control request claude refuses comes back as *ControlError.
 	if init, err := p.InitResponse(); err != nil || !strings.Contains(string(init), "commands") {
@@ -122,15 +125,15 @@ func TestProcessSurvivesHostileLines(t *testing.T) {
 	var big Message
 	for {
 		m := next(t, p, "assistant")
-		if len(m.Raw) > 19_000_000 {
+		if m.Size > 19_000_000 {
 			big = m
 			continue
 		}
-		if strings.Contains(string(m.Raw), "after") {
+		if m.Assistant != nil && len(m.Assistant.Content) > 0 && m.Assistant.Content[0].Text.String() == "after" {
 			break
 		}
 	}
-	if big.Raw == nil {
+	if big.Assistant == nil || big.Assistant.Content[0].Text.Len() < 19_000_000 {
 		t.Fatal("the 20 MB line was not delivered")
 	}
 	if !strings.Contains(logBuf.String(), "skipped malformed line") {

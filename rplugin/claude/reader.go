@@ -135,6 +135,9 @@ func (p *Process) decode(line []byte, own bool) (m Message, ok bool) {
 		return Message{}, false
 	}
 	p.novel.Note(m, p.log)
+	if m.Undecoded == nil && typedWhole[m.Type] {
+		m.Raw = nil // its typed value holds it all
+	}
 	if m.Type == "control_response" {
 		p.cmu.Lock()
 		ch, waiting := p.calls[m.RequestID]
@@ -146,6 +149,13 @@ func (p *Process) decode(line []byte, own bool) (m Message, ok bool) {
 		}
 	}
 	return m, true
+}
+
+// typedWhole are the kinds whose typed value holds all that is read of
+// them: their line is not kept beside it.
+var typedWhole = map[string]bool{
+	"assistant": true, "user": true, "result": true, "stream_event": true,
+	"tool_progress": true, "rate_limit_event": true, "command_lifecycle": true,
 }
 
 func preview(b []byte) string {

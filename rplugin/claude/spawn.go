@@ -117,7 +117,7 @@ func Start(cfg Config, log *slog.Logger) (*Process, error) {
 	cmd.Stdout = outW
 	p := &Process{
 		argv: argv, cmd: cmd, stdin: stdin, log: log, long: cfg.LongLines,
-		msgs: queue.NewBounded(MaxQueuedBytes, func(m Message) int { return len(m.Raw) }), calls: map[string]chan Message{},
+		msgs: queue.NewBounded(MaxQueuedBytes, func(m Message) int { return m.Size }), calls: map[string]chan Message{},
 		stderr: &tail{max: 4096, log: log}, done: make(chan struct{}),
 		out: make(chan outLine, writeQueueLen), initDone: make(chan struct{}),
 		mode: cfg.PermissionMode, novel: cfg.Novel,

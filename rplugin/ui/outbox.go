@@ -183,6 +183,8 @@ func (o *Outbox) Send(name string, data any) {
 			o.resync[sid] = rs
 			o.events = append(o.events, Event{Name: EvResync, Data: rs})
 			o.log.Info("ui: transcript updates replaced by a resync", "session", sid)
+		case o.absorb(sid, data):
+			// Merged into an update of the session still waiting.
 		default:
 			o.lines[sid] += n
 			o.events = append(o.events, Event{Name: name, Data: data})
@@ -197,6 +199,36 @@ func (o *Outbox) Send(name string, data any) {
 	case o.wake <- struct{}{}:
 	default:
 	}
+}
+
+// absorb merges a transcript update of session sid into one of the
+// session's waiting at the end of the queue (past only other sessions'
+// transcript updates, whose order against it does not matter), as the
+// delivery would: a flood held up by a busy Neovim waits as a few large
+// updates, not as an event per streamed word. It reports whether it did.
+// Callers hold mu.
+func (o *Outbox) absorb(sid int, data any) bool {
+	for i := len(o.events) - 1; i >= 0; i-- {
+		ev := o.events[i]
+		sc, ok := ev.Data.(SessionScoped)
+		if ev.Name != EvTranscript || !ok {
+			return false
+		}
+		if sc.SessionID() != sid {
+			continue
+		}
+		c, ok := ev.Data.(Coalescable)
+		if !ok {
+			return false
+		}
+		before := size(ev.Data)
+		if !c.Coalesce(data) {
+			return false
+		}
+		o.lines[sid] += size(ev.Data) - before
+		return true
+	}
+	return false
 }
 
 // waiting reports whether a live event of name and key is queued. Callers

@@ -406,3 +406,85 @@ func TestGivenUpNumbersComeBackAsResyncs(t *testing.T) {
 		t.Fatalf("delivered %v, want %v", evs, want)
 	}
 }
+
+// growing is a session's transcript update that absorbs the next one of
+// its session (as session.Update does), up to 300 lines.
+type growing struct {
+	Session, N int
+}
+
+func (g *growing) SessionID() int { return g.Session }
+func (g *growing) Size() int      { return g.N }
+func (g *growing) Coalesce(next any) bool {
+	n, ok := next.(*growing)
+	if !ok || n.Session != g.Session || g.N+n.N > 300 {
+		return false
+	}
+	g.N += n.N
+	return true
+}
+
+// While Neovim is busy, a session's transcript updates merge as they
+// queue (past other sessions' updates, never past anything else): a flood
+// waits as a few large updates, and every line still arrives, in order
+// with the other events.
+func TestTranscriptUpdatesMergeAsTheyQueue(t *testing.T) {
+	release := make(chan struct{})
+	taken := make(chan struct{}, 1)
+	var mu sync.Mutex
+	var got []Event
+	o := NewOutbox(func(batch string) error {
+		select {
+		case taken <- struct{}{}:
+		default:
+		}
+		<-release
+		var evs []Event
+		_ = json.Unmarshal([]byte(batch), &evs)
+		mu.Lock()
+		got = append(got, evs...)
+		mu.Unlock()
+		return nil
+	}, slog.New(slog.DiscardHandler))
+	o.Send(EvNotify, "blocks the outbox")
+	<-taken
+	for i := 0; i < 1000; i++ {
+		o.Send(EvTranscript, &growing{Session: 1, N: 2})
+		o.Send(EvTranscript, &growing{Session: 2, N: 1})
+		if i == 500 {
+			o.Send(EvRequestAdded, "a request")
+		}
+	}
+	events, queued := o.Queued()
+	// Session 1: 2,000 lines in updates of 300; session 2: 1,000 in updates
+	// of 300; the request cuts each session's run in two.
+	if events > 20 || queued != 3000 {
+		t.Fatalf("queued %d events, %d lines", events, queued)
+	}
+	close(release)
+	o.Close()
+	mu.Lock()
+	defer mu.Unlock()
+	lines := map[int]int{}
+	request := -1
+	for i, ev := range got {
+		switch ev.Name {
+		case EvTranscript:
+			var g growing
+			b, _ := json.Marshal(ev.Data)
+			_ = json.Unmarshal(b, &g)
+			lines[g.Session] += g.N
+			if request >= 0 && i > request && lines[g.Session] <= 1000 && g.Session == 1 {
+				t.Fatalf("session 1's lines before the request came after it: %d", lines[1])
+			}
+		case EvRequestAdded:
+			request = i
+			if lines[1] != 1002 || lines[2] != 501 {
+				t.Fatalf("before the request: %v", lines)
+			}
+		}
+	}
+	if lines[1] != 2000 || lines[2] != 1000 || request < 0 {
+		t.Fatalf("delivered %v, request at %d", lines, request)
+	}
+}

@@ -372,7 +372,7 @@ type bench struct {
 }
 
 // maxHostRSS is the host's peak RSS target in the back-pressure runs.
-const maxHostRSS = 50e6
+const maxHostRSS = 45e6
 
 type instance struct {
 	v       *nvim.Nvim
@@ -409,7 +409,9 @@ func (b *bench) start(setup map[string]any, env map[string]string) (*instance, e
 			"XDG_CACHE_HOME=" + xdg + "/cache", "CLAUDENOVA_TEST_ROOT=" + b.root, "CLAUDENOVA_TEST_OPTS=" + string(oj),
 			// UIBENCH_CPUPROFILE=file: the host's CPU profile (the last
 			// instance's; go tool pprof bin/claudenova file).
-			"CLAUDENOVA_CPUPROFILE=" + os.Getenv("UIBENCH_CPUPROFILE")}),
+			"CLAUDENOVA_CPUPROFILE=" + os.Getenv("UIBENCH_CPUPROFILE"),
+			// UIBENCH_HEAPPROFILE=file: its heap at the highest.
+			"CLAUDENOVA_HEAPPROFILE=" + os.Getenv("UIBENCH_HEAPPROFILE")}),
 		nvim.ChildProcessDir(in.project),
 		nvim.ChildProcessServe(true),
 		nvim.ChildProcessLogf(func(string, ...any) {}),
