@@ -7,16 +7,32 @@ local draw = require("claudenova.core.render")
 local host = require("claudenova.channel.host")
 local keytable = require("claudenova.services.keys")
 local labels = require("claudenova.setup.labels")
+local state = require("claudenova.store.state")
 
 local M = {}
 
 local ns = vim.api.nvim_create_namespace("claudenova_provenance")
 
---- The folder whose repository is meant: the current file's, else
---- Neovim's.
+--- The folder whose repository is meant: the current file's (for a
+--- proposal, the real file's, not the staged copy's in storage; for a
+--- transcript, its session's), else Neovim's.
 function M.cwd()
+  local r = state.requests[vim.b.claudenova_request or ""]
+  local s = state.sessions[vim.b.claudenova_session or (r and r.session) or -1]
+  local dirs = {}
+  if r and r.path and r.path ~= "" then
+    table.insert(dirs, vim.fn.fnamemodify(r.path, ":p:h"))
+  end
+  if s and s.cwd and s.cwd ~= "" then
+    table.insert(dirs, s.cwd)
+  end
+  for _, dir in ipairs(dirs) do
+    if vim.fn.isdirectory(dir) == 1 then
+      return dir
+    end
+  end
   local name = vim.api.nvim_buf_get_name(0)
-  if name ~= "" and vim.bo.buftype == "" then
+  if name ~= "" and vim.bo.buftype == "" and not vim.b.claudenova_surface then
     local dir = vim.fn.fnamemodify(name, ":p:h")
     if vim.fn.isdirectory(dir) == 1 then
       return dir

@@ -66,6 +66,7 @@ type Room struct {
 	mu      sync.Mutex
 	repos   map[string]*repo       // by top folder
 	tops    map[string]string      // folder -> its repository's top ("": none)
+	outside map[string]bool        // sessions' folders in no repository (yet)
 	notes   map[string]*gitai.Note // by notes ref and commit: its note, parsed (nil: none)
 	blamed  map[string]headBlame   // by file: its lines at HEAD, from the notes
 	stop    chan struct{}
@@ -84,20 +85,33 @@ type repo struct {
 // New returns the room.
 func New(d *desk.Desk, deps Deps) *Room {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Room{d: d, deps: deps, repos: map[string]*repo{}, tops: map[string]string{}, notes: map[string]*gitai.Note{},
+	return &Room{d: d, deps: deps, repos: map[string]*repo{}, tops: map[string]string{}, outside: map[string]bool{}, notes: map[string]*gitai.Note{},
 		blamed: map[string]headBlame{}, stop: make(chan struct{}), ctx: ctx, cancel: cancel}
 }
 
 // Watch starts watching the repository of session s's folder (nothing
 // when it is not in one). Commits made since the last HEAD seen there
 // (while Neovim was closed) are noted at once.
-func (r *Room) Watch(s *session.Session) {
-	cwd := s.Cwd()
+func (r *Room) Watch(s *session.Session) { r.watchDir(s.Cwd(), false) }
+
+// watchDir starts watching the repository of folder cwd. A folder in none
+// is looked at again each Poll (a stat per folder up, no git process) and
+// watched once a repository holds it: a git init while the session runs.
+// Such a repository (fresh) is new to the session: every commit in it is.
+func (r *Room) watchDir(cwd string, fresh bool) {
 	r.d.Go(func() {
 		ctx, cancel := context.WithTimeout(r.ctx, 30*time.Second)
 		defer cancel()
 		top := r.topOf(ctx, cwd)
 		if top == "" {
+			r.mu.Lock()
+			r.outside[cwd] = true
+			start := !r.running
+			r.running = true
+			r.mu.Unlock()
+			if start {
+				r.d.Go(r.loop)
+			}
 			return
 		}
 		r.mu.Lock()
@@ -117,7 +131,7 @@ func (r *Room) Watch(s *session.Session) {
 		r.running = true
 		r.mu.Unlock()
 		saved, had := r.loadHead(top)
-		if !had {
+		if !had && !fresh {
 			head, _ := gitcmd.Run(ctx, top, "rev-parse", "-q", "--verify", "HEAD")
 			saved = head
 		}
@@ -157,7 +171,17 @@ func (r *Room) loop() {
 		for _, rp := range r.repos {
 			repos = append(repos, rp)
 		}
+		var found []string
+		for dir := range r.outside {
+			if dotGitAbove(dir) {
+				found = append(found, dir)
+				delete(r.outside, dir)
+			}
+		}
 		r.mu.Unlock()
+		for _, dir := range found {
+			r.watchDir(dir, true)
+		}
 		for _, rp := range repos {
 			ctx, cancel := context.WithTimeout(r.ctx, 60*time.Second)
 			r.check(ctx, rp)
@@ -504,7 +528,10 @@ func (r *Room) topOf(ctx context.Context, dir string) string {
 	r.mu.Lock()
 	top, ok := r.tops[dir]
 	r.mu.Unlock()
-	if ok {
+	if ok && (top != "" || !dotGitAbove(dir)) {
+		// A folder in no repository is asked of git again once a .git
+		// appears above it (a git init while the session runs): a stat per
+		// folder up, no git process, while none does.
 		return top
 	}
 	top, err := gitcmd.Run(ctx, dir, "rev-parse", "--show-toplevel")
@@ -515,6 +542,20 @@ func (r *Room) topOf(ctx context.Context, dir string) string {
 	r.tops[dir] = top
 	r.mu.Unlock()
 	return top
+}
+
+// dotGitAbove reports whether dir or a folder above it holds a .git.
+func dotGitAbove(dir string) bool {
+	for {
+		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
+			return true
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			return false
+		}
+		dir = up
+	}
 }
 
 // The last HEAD seen per repository: <storage>/provenance/<key>.json.

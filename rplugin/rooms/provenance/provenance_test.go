@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/desk"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/diff"
@@ -440,5 +441,50 @@ func TestAClosedRoomKeepsTheLastHead(t *testing.T) {
 	}
 	if _, found := f.note(sha); found {
 		t.Fatal("a note written after Close")
+	}
+}
+
+// A session's folder in no repository is watched once one holds it (git
+// init while the session runs): its first commit gets its note.
+func TestAFolderThatBecomesARepositoryIsWatched(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	dir, _ := filepath.EvalSymlinks(t.TempDir())
+	storage := t.TempDir()
+	room := New(desk.New(nowhere{}, session.NewManager(), nil), Deps{
+		Storage: func() string { return storage },
+		Enabled: func() bool { return true },
+		Known:   func(string) bool { return true },
+		Authors: byText,
+	})
+	defer room.Close()
+	room.watchDir(dir, false)
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		room.mu.Lock()
+		outside := room.outside[dir]
+		room.mu.Unlock()
+		if outside {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the folder was not kept to look at again")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	git(t, dir, "init", "-q")
+	write(t, filepath.Join(dir, "a.txt"), "one\nC:two\n")
+	git(t, dir, "add", ".")
+	git(t, dir, "commit", "-qm", "first")
+	sha := git(t, dir, "rev-parse", "HEAD")
+	deadline = time.Now().Add(10 * time.Second)
+	for {
+		if _, found, _ := gitai.Show(context.Background(), dir, sha); found {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the first commit after git init got no note")
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }

@@ -34,7 +34,7 @@ func (r *Room) Show(p Params) (View, error) {
 	defer cancel()
 	top := r.topOf(ctx, p.Cwd)
 	if top == "" {
-		return View{}, fmt.Errorf("%s is not in a git repository", p.Cwd)
+		return View{}, fmt.Errorf("no git repository holds %s", p.Cwd)
 	}
 	rev := p.Rev
 	if rev == "" {
@@ -144,7 +144,7 @@ func (r *Room) Push(p Params) (desk.Outcome, error) {
 	defer cancel()
 	top := r.topOf(ctx, p.Cwd)
 	if top == "" {
-		return desk.Outcome{}, fmt.Errorf("%s is not in a git repository", p.Cwd)
+		return desk.Outcome{}, fmt.Errorf("no git repository holds %s", p.Cwd)
 	}
 	if _, err := gitcmd.Run(ctx, top, "rev-parse", "-q", "--verify", gitai.Ref); err != nil {
 		return desk.Outcome{Message: "no authorship notes to push here yet (" + gitai.Ref + " is empty)"}, nil
