@@ -106,6 +106,37 @@ func TestSplit(t *testing.T) {
 	}
 }
 
+// heldOutbox is an outbox whose Neovim is busy: its first batch (a note)
+// is taken and held until release is called; every event delivered is
+// kept, in order, for got.
+func heldOutbox(t *testing.T) (o *Outbox, release func(), got func() []Event) {
+	t.Helper()
+	hold := make(chan struct{})
+	taken := make(chan struct{}, 1)
+	var mu sync.Mutex
+	var evs []Event
+	o = NewOutbox(func(batch string) error {
+		select {
+		case taken <- struct{}{}:
+		default:
+		}
+		<-hold
+		var b []Event
+		_ = json.Unmarshal([]byte(batch), &b)
+		mu.Lock()
+		evs = append(evs, b...)
+		mu.Unlock()
+		return nil
+	}, slog.New(slog.DiscardHandler))
+	o.Send(EvNotify, "blocks the outbox")
+	<-taken
+	return o, func() { close(hold) }, func() []Event {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]Event(nil), evs...)
+	}
+}
+
 type lines struct {
 	Session int
 	N       int
@@ -117,27 +148,7 @@ func (l *lines) SessionID() int { return l.Session }
 // While Neovim cannot take events, the queue stays bounded: a session's
 // transcript updates past the limit become one resync; requests are kept.
 func TestOutboxBoundsTranscriptsNeverRequests(t *testing.T) {
-	release := make(chan struct{})
-	taken := make(chan struct{}, 1)
-	var mu sync.Mutex
-	var names []string
-	o := NewOutbox(func(batch string) error {
-		select {
-		case taken <- struct{}{}:
-		default:
-		}
-		<-release
-		var evs []Event
-		_ = json.Unmarshal([]byte(batch), &evs)
-		mu.Lock()
-		for _, e := range evs {
-			names = append(names, e.Name)
-		}
-		mu.Unlock()
-		return nil
-	}, slog.New(slog.DiscardHandler))
-	o.Send(EvNotify, "blocks the outbox") // taken at once; exec waits for release
-	<-taken
+	o, release, got := heldOutbox(t)
 	for i := 0; i < 500; i++ {
 		o.Send(EvTranscript, &lines{Session: 1, N: 100})
 		o.Send(EvTranscript, &lines{Session: 2, N: 1})
@@ -152,13 +163,11 @@ func TestOutboxBoundsTranscriptsNeverRequests(t *testing.T) {
 	if queued > MaxQueuedLines || events > 2000 {
 		t.Fatalf("queued %d events, %d lines", events, queued)
 	}
-	close(release)
+	release()
 	o.Close()
-	mu.Lock()
-	defer mu.Unlock()
 	count := map[string]int{}
-	for _, n := range names {
-		count[n]++
+	for _, ev := range got() {
+		count[ev.Name]++
 	}
 	if count[EvRequestAdded] != 1 || count[EvResync] < 1 {
 		t.Fatalf("delivered %v", count)
@@ -429,25 +438,7 @@ func (g *growing) Coalesce(next any) bool {
 // waits as a few large updates, and every line still arrives, in order
 // with the other events.
 func TestTranscriptUpdatesMergeAsTheyQueue(t *testing.T) {
-	release := make(chan struct{})
-	taken := make(chan struct{}, 1)
-	var mu sync.Mutex
-	var got []Event
-	o := NewOutbox(func(batch string) error {
-		select {
-		case taken <- struct{}{}:
-		default:
-		}
-		<-release
-		var evs []Event
-		_ = json.Unmarshal([]byte(batch), &evs)
-		mu.Lock()
-		got = append(got, evs...)
-		mu.Unlock()
-		return nil
-	}, slog.New(slog.DiscardHandler))
-	o.Send(EvNotify, "blocks the outbox")
-	<-taken
+	o, release, delivered := heldOutbox(t)
 	for i := 0; i < 1000; i++ {
 		o.Send(EvTranscript, &growing{Session: 1, N: 2})
 		o.Send(EvTranscript, &growing{Session: 2, N: 1})
@@ -461,13 +452,11 @@ func TestTranscriptUpdatesMergeAsTheyQueue(t *testing.T) {
 	if events > 20 || queued != 3000 {
 		t.Fatalf("queued %d events, %d lines", events, queued)
 	}
-	close(release)
+	release()
 	o.Close()
-	mu.Lock()
-	defer mu.Unlock()
 	lines := map[int]int{}
 	request := -1
-	for i, ev := range got {
+	for i, ev := range delivered() {
 		switch ev.Name {
 		case EvTranscript:
 			var g growing

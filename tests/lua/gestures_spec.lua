@@ -57,6 +57,23 @@ local function requests(t)
   return plain, own, careful
 end
 
+-- The editor stays free while something waits for the host: a timer
+-- started now runs.
+local function timer_runs(t, what)
+  local ticked = false
+  vim.defer_fn(function()
+    ticked = true
+  end, 10)
+  t:wait(function()
+    return ticked
+  end, what)
+end
+
+-- The host's later reply to the call of token, at its place in the stream.
+local function reply(t, token, method, result)
+  t:deliver({ { event = "mark", data = { token = token, method = method, reply = { ok = true, result = result } } } })
+end
+
 return {
   ["a batch skips what the host says only a person or its surface answers"] = {
     run = function(t)
@@ -130,19 +147,8 @@ return {
       t:eq(#t:calls_of("decide"), 1, "the call made")
       t:eq(result, nil, "the gesture, before the reply")
       -- The editor is free meanwhile: a timer runs, the stream is applied.
-      local ticked = false
-      vim.defer_fn(function()
-        ticked = true
-      end, 10)
-      t:wait(function()
-        return ticked
-      end, "a timer while the gesture waits")
-      t:deliver({
-        {
-          event = "mark",
-          data = { token = token, method = "decide", reply = { ok = true, result = { decided = true } } },
-        },
-      })
+      timer_runs(t, "a timer while the gesture waits")
+      reply(t, token, "decide", { decided = true })
       t:wait(function()
         return result ~= nil
       end, "the gesture, after the reply")
@@ -167,96 +173,7 @@ return {
       local was = host.reply_timeout
       host.reply_timeout = 50
       t:eq(commands.busy(), true, "commands busy")
-      local ticked = false
-      vim.defer_fn(function()
-        ticked = true
-      end, 10)
-      t:wait(function()
-        return ticked
-      end, "a timer while the command waits")
-      t:deliver({
-        {
-          event = "mark",
-          data = {
-            token = tokens[1],
-            method = "mode",
-            reply = { ok = true, result = { done = true, message = "one" } },
-          },
-        },
-      })
-      t:wait(function()
-        return #t:calls_of("mode") == 2
-      end, "the second command, after the first reply")
-      t:eq(t:calls_of("mode")[2].mode, "default", "the second command's mode")
-      local msgs = said(t, function()
-        t:wait(function()
-          return not commands.busy()
-        end, "the second command gives up")
-      end)
-      host.reply_timeout = was
-      t:eq(msgs, { "claude-nova: the host's words: gone", "claude-nova: the host's words: gone" }, "present, always")
-    end,
-  },
-  ["a gesture waiting for the host's reply leaves the editor free"] = {
-    run = function(t)
-      local plain = requests(t)
-      local token
-      t.replies.decide = function()
-        token = t.last_token
-        return t.NO_MARK
-      end
-      local result
-      -- As a key of a surface runs it: the reply comes later, in the stream.
-      require("claudenova.core.gesture").run(function()
-        result = { gestures().decide(plain.id, "allow", nil, "sidebar") }
-      end)
-      t:eq(#t:calls_of("decide"), 1, "the call made")
-      t:eq(result, nil, "the gesture, before the reply")
-      -- The editor is free meanwhile: a timer runs, the stream is applied.
-      local ticked = false
-      vim.defer_fn(function()
-        ticked = true
-      end, 10)
-      t:wait(function()
-        return ticked
-      end, "a timer while the gesture waits")
-      t:deliver({
-        {
-          event = "mark",
-          data = { token = token, method = "decide", reply = { ok = true, result = { decided = true } } },
-        },
-      })
-      t:wait(function()
-        return result ~= nil
-      end, "the gesture, after the reply")
-      t:eq(result, { true }, "what decide returned")
-    end,
-  },
-  ["a command waiting for the host yields; the next one waits its turn; the wait is bounded"] = {
-    run = function(t)
-      requests(t)
-      local tokens = {}
-      t.replies.mode = function(args)
-        table.insert(tokens, t.last_token)
-        return t.NO_MARK
-      end
-      -- Typed one after the other while the host has not answered the first.
-      vim.cmd("ClaudeNova mode plan")
-      vim.cmd("ClaudeNova mode default")
-      local commands = require("claudenova.commands")
-      t:eq(#t:calls_of("mode"), 1, "calls before the first reply")
-      -- The second will get no reply ever: it gives up after reply_timeout.
-      local host = require("claudenova.channel.host")
-      local was = host.reply_timeout
-      host.reply_timeout = 50
-      t:eq(commands.busy(), true, "commands busy")
-      local ticked = false
-      vim.defer_fn(function()
-        ticked = true
-      end, 10)
-      t:wait(function()
-        return ticked
-      end, "a timer while the command waits")
+      timer_runs(t, "a timer while the command waits")
       t:deliver({
         {
           event = "mark",
@@ -297,12 +214,7 @@ return {
         result = require("claudenova").set_mode("plan")
       end)
       t:eq(result, nil, "set_mode, before the reply")
-      t:deliver({
-        {
-          event = "mark",
-          data = { token = token, method = "mode", reply = { ok = true, result = { done = true, message = "plan" } } },
-        },
-      })
+      reply(t, token, "mode", { done = true, message = "plan" })
       t:wait(function()
         return result ~= nil
       end, "set_mode, after the reply")

@@ -134,6 +134,29 @@ type result struct {
 const harness = "return dofile(os.getenv('CLAUDENOVA_TEST_ROOT') .. '/tests/lua/harness.lua')"
 
 // TestFrontEnd runs every case of every spec on both Neovim versions.
+// A spec's tests are the keys of the table it returns: a name written
+// twice keeps only its last test, silently. Each name must be once.
+func TestSpecNamesAreUnique(t *testing.T) {
+	specs, _ := filepath.Glob(filepath.Join(root, "tests", "lua", "*_spec.lua"))
+	name := regexp.MustCompile(`(?m)^  \["(.*)"\] = \{$`)
+	for _, path := range specs {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := map[string]bool{}
+		for _, m := range name.FindAllStringSubmatch(string(b), -1) {
+			if seen[m[1]] {
+				t.Errorf("%s: the test %q is written twice (only the last runs)", filepath.Base(path), m[1])
+			}
+			seen[m[1]] = true
+		}
+		if len(seen) == 0 {
+			t.Errorf("%s: no test found", filepath.Base(path))
+		}
+	}
+}
+
 func TestFrontEnd(t *testing.T) {
 	specs, _ := filepath.Glob(filepath.Join(root, "tests", "lua", "*_spec.lua"))
 	sort.Strings(specs)
