@@ -146,7 +146,24 @@ end
 
 local handlers = {}
 
+-- What the first request would pay for once, done while the first
+-- session's claude starts (it takes a few hundred ms to ask anything):
+-- Neovim's filetype tables (a proposal's first filetype match, 3 ms) and
+-- the panel's buffer. Never at Neovim's start: only once a session runs.
+local warmed = false
+local function warm()
+  if warmed then
+    return
+  end
+  warmed = true
+  vim.schedule(function()
+    pcall(vim.filetype.match, { filename = "claudenova-warm.txt" })
+    pcall(panel.prepare)
+  end)
+end
+
 function handlers.session(info)
+  warm()
   state.sessions[info.id] = info
   local tr = transcript
   tr.ensure(info.id)

@@ -478,6 +478,15 @@ local function the_buffer()
   return panel_buf
 end
 
+--- Make the panel's buffer ahead of the first panel (while a session's
+--- claude starts), so the first request does not pay for it.
+function M.prepare()
+  if not (panel_buf and vim.api.nvim_buf_is_valid(panel_buf)) then
+    make_buffer()
+    uses = 0
+  end
+end
+
 --- Make the buffer again once it showed RENEW panels, while none shows:
 --- after a panel closed, not when the next one opens.
 function renew_later()

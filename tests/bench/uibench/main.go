@@ -639,6 +639,7 @@ local function wrap(mod, name)
     local t0 = vim.uv.hrtime()
     local a, b, c = f(...)
     local d = (vim.uv.hrtime() - t0) / 1e6
+    rec.first = rec.first or d
     rec.n, rec.sum, rec.worst = rec.n + 1, rec.sum + d, math.max(rec.worst, d)
     table.insert(rec.all, d)
     return a, b, c
@@ -658,7 +659,7 @@ local out = {}
 for k, r in pairs(_G.uibench_parts) do
   table.sort(r.all)
   local p99 = r.all[math.max(1, math.ceil(#r.all * 0.99))] or 0
-  table.insert(out, ('  %-32s n=%-5d mean %.3f ms  p99 %.3f ms  worst %.3f ms'):format(k, r.n, r.n > 0 and r.sum / r.n or 0, p99, r.worst))
+  table.insert(out, ('  %-32s n=%-5d mean %.3f ms  p99 %.3f ms  worst %.3f ms  first %.3f ms'):format(k, r.n, r.n > 0 and r.sum / r.n or 0, p99, r.worst, r.first or 0))
 end
 table.sort(out)
 return table.concat(out, '\n') .. '\n'`
