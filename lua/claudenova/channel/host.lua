@@ -349,8 +349,9 @@ function M.request(method, args, on_reply)
       end
     end, M.reply_timeout)
     coroutine.yield()
-    pcall(vim.uv.timer_stop, timer)
-    pcall(vim.uv.close, timer)
+    if not timer:is_closing() then
+      timer:close() -- the reply came first
+    end
   elseif not reply then
     vim.wait(M.reply_timeout, function()
       return reply ~= nil or not M.channel

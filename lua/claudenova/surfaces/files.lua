@@ -79,10 +79,15 @@ local function sum(f)
   return f.exists == false and "deleted" or (f.sum ~= "" and f.sum or "?")
 end
 
+--- Whether file f is marked viewed in marks (a view's entry of the
+--- store) and has not changed since.
+local function marked(marks, f)
+  return marks ~= nil and marks.files[f.rel] == sum(f)
+end
+
 --- Whether file f of view is marked viewed (and has not changed since).
 function M.is_viewed(view, f)
-  local e = load()[M.key(view)]
-  return e ~= nil and e.files[f.rel] == sum(f)
+  return marked(load()[M.key(view)], f)
 end
 -- buf -> { view, key, list = the files in order }
 M.lists = {}
@@ -135,7 +140,7 @@ function M.lines(view)
   local n = 0
   for _, f in ipairs(view.files) do
     local ins, del = M.stat(f)
-    local viewed = marks ~= nil and marks.files[f.rel] == sum(f)
+    local viewed = marked(marks, f)
     n = n + (viewed and 1 or 0)
     local seen = viewed and "✓" or "·"
     local n = #comments.on(f.path)

@@ -465,16 +465,24 @@ local uses, RENEW = 0, vim.fn.has("nvim-0.12") == 1 and math.huge or 128
 
 local make_buffer
 
-local function the_buffer()
+--- Wipe the panel's buffer (when there is one) and make it anew.
+local function renew()
   if panel_buf and vim.api.nvim_buf_is_valid(panel_buf) then
-    uses = uses + 1
-    if uses <= RENEW or vim.fn.bufwinid(panel_buf) ~= -1 then
-      return panel_buf
-    end
     pcall(vim.api.nvim_buf_delete, panel_buf, { force = true })
   end
   make_buffer()
-  uses = 1
+  uses = 0
+end
+
+local function hidden()
+  return vim.fn.bufwinid(panel_buf) == -1
+end
+
+local function the_buffer()
+  if not (panel_buf and vim.api.nvim_buf_is_valid(panel_buf)) or (uses >= RENEW and hidden()) then
+    renew()
+  end
+  uses = uses + 1
   return panel_buf
 end
 
@@ -482,8 +490,7 @@ end
 --- claude starts), so the first request does not pay for it.
 function M.prepare()
   if not (panel_buf and vim.api.nvim_buf_is_valid(panel_buf)) then
-    make_buffer()
-    uses = 0
+    renew()
   end
 end
 
@@ -494,13 +501,8 @@ function renew_later()
     return
   end
   vim.schedule(function()
-    if M.current or uses < RENEW or not (panel_buf and vim.api.nvim_buf_is_valid(panel_buf)) then
-      return
-    end
-    if vim.fn.bufwinid(panel_buf) == -1 then
-      pcall(vim.api.nvim_buf_delete, panel_buf, { force = true })
-      make_buffer()
-      uses = 0
+    if not M.current and uses >= RENEW and panel_buf and vim.api.nvim_buf_is_valid(panel_buf) and hidden() then
+      renew()
     end
   end)
 end
