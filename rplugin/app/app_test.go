@@ -1258,3 +1258,58 @@ func TestReadyUntilTheFirstPrompt(t *testing.T) {
 		t.Fatalf("a Write while planning is not marked: %+v", v)
 	}
 }
+
+// A large file's proposal has the editor read the original while the host
+// stages it: the ask comes before the request, names its id and the file.
+// A small file's, or one reviewed in the panel, has no such ask.
+func TestLargeOriginalReadAhead(t *testing.T) {
+	prepared := func(m *mem) []map[string]string {
+		var out []map[string]string
+		m.rec.mu.Lock()
+		defer m.rec.mu.Unlock()
+		for _, ev := range m.rec.events {
+			if ev.Name == ui.EvProposalPrepare {
+				out = append(out, ev.Data.(map[string]string))
+			}
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name   string
+		size   int
+		review string
+		want   bool
+	}{
+		{"large", prepareSize, "", true},
+		{"small", prepareSize - 1, "", false},
+		{"large, reviewed in the panel", prepareSize, "panel", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := newMem(t)
+			if tc.review != "" {
+				if err := m.app.Configure(Options{Storage: filepath.Join(m.dir, "storage"), Env: m.env(), ReviewEdits: tc.review}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			content := "first line\n" + strings.Repeat("x", tc.size-len("first line\n"))
+			path := m.write("big.txt", content)
+			_, c := m.session("go")
+			c.Ask("e1", "Edit", map[string]any{"file_path": path, "old_string": "first line", "new_string": "FIRST LINE"}, nil)
+			p := m.waitPending(1)[0]
+			got := prepared(m)
+			if !tc.want {
+				if len(got) != 0 {
+					t.Fatalf("asked to read ahead: %v", got)
+				}
+				return
+			}
+			if len(got) != 1 || got[0]["id"] != p.ID || got[0]["path"] != path {
+				t.Fatalf("read-ahead asks %v; want one for %s %s", got, p.ID, path)
+			}
+			names := m.rec.names()
+			if i, j := slices.Index(names, ui.EvProposalPrepare), slices.Index(names, ui.EvRequestAdded); i < 0 || j < 0 || i > j {
+				t.Fatalf("events %v: the read-ahead must come before the request", names)
+			}
+		})
+	}
+}

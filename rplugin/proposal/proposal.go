@@ -564,16 +564,16 @@ func apply(tool string, in input, f file, name string) ([]byte, error) {
 			if !f.exists {
 				return nil, failf("%s does not exist", name)
 			}
-			// One pass over the file finds the first occurrence and
-			// whether there is another (the count is needed only to
-			// say how many).
-			at := strings.Index(r, e.old)
+			// One pass over the file (in parts at once on a large one)
+			// finds the first occurrence and whether there is another (the
+			// count is needed only to say how many).
+			at, again := findUnique(r, e.old)
 			switch {
 			case at < 0 && i > 0:
 				return nil, failf("%s not found in %s after the earlier edits", label, name)
 			case at < 0:
 				return nil, failf("%s not found in %s", label, name)
-			case !e.replaceAll && strings.Contains(r[at+len(e.old):], e.old):
+			case !e.replaceAll && again:
 				return nil, failf("%s occurs %d times in %s and replace_all is false", label, strings.Count(r, e.old), name)
 			}
 			target := e.old
@@ -589,19 +589,26 @@ func apply(tool string, in input, f file, name string) ([]byte, error) {
 				return nil, failf("the proposed %s is too large (the limit is 64 MiB)", name)
 			}
 			var next string
+			same := false
 			if times == 1 {
-				next = r[:at] + e.new + r[at+len(target):]
+				// One place replaced: the text is the same exactly when
+				// what goes in is what comes out (no pass over megabytes).
+				next, same = r[:at]+e.new+r[at+len(target):], e.new == target
 			} else {
 				next = strings.Replace(r, target, e.new, times)
+				same = next == r
 			}
-			if next == r {
+			if same {
 				return nil, failf("%s: the edit does not change %s", label, name)
 			}
 			r = next
 		}
 		earlier = append(earlier, e.new)
 	}
-	if f.exists && r == f.content {
+	// One replacement that changed the text cannot leave it as it was
+	// (checked above, without a pass over the file); several edits may
+	// undo each other, and a blank file may be given its own content.
+	if f.exists && (len(in.edits) != 1 || in.edits[0].old == "") && r == f.content {
 		return nil, failf("the edits leave %s unchanged", name)
 	}
 	out := writeBack(r, f.crlf)

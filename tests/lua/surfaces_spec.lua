@@ -5,6 +5,13 @@ local function scheduler()
   return require("claudenova.services.scheduler")
 end
 
+-- The scratch buffers (what a proposal's original side is made in).
+local function scratches()
+  return vim.tbl_filter(function(b)
+    return vim.bo[b].buftype == "nofile" and vim.api.nvim_buf_is_loaded(b)
+  end, vim.api.nvim_list_bufs())
+end
+
 -- The edit recording's files: greet.py as it was, and the staged proposal
 -- (where the recorded request says it is). Returns the staged path.
 local function edit_files(t, recording)
@@ -151,6 +158,95 @@ return {
         return n.method == "proposal_saved"
       end, t.notes), 1, "proposal_saved sent")
       t:eq(vim.fn.readfile(staged), { "def greet(name):", '    return f"hello, {name}!"' }, "the staged file")
+    end,
+  },
+  ["a large file's original, read while the host stages, is the original side unless the file changed"] = {
+    run = function(t)
+      local proposal = require("claudenova.surfaces.proposal")
+      edit_files(t)
+      local req
+      for _, batch in ipairs(t:recording("edit")) do
+        for _, ev in ipairs(batch) do
+          if ev.event == "request_added" then
+            req = ev.data
+          end
+        end
+      end
+      local function original_side()
+        for _, w in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
+          local b = vim.api.nvim_win_get_buf(w)
+          if vim.b[b].claudenova_surface == "proposal" and vim.bo[b].buftype == "nofile" then
+            return b
+          end
+        end
+      end
+      -- Read ahead, and the file unchanged: that buffer is the original side.
+      t:eq(#scratches(), 0, "no scratch buffer before")
+      proposal.prepare(req.id, req.path)
+      t:eq(#scratches(), 1, "one buffer read ahead")
+      local ahead = scratches()[1]
+      t:replay("edit", 10)
+      t:eq(original_side(), ahead, "the original side is the buffer read ahead")
+      t:eq(
+        vim.api.nvim_buf_get_lines(ahead, 0, -1, false),
+        { "def greet(name):", '    return "hello " + name' },
+        "its text"
+      )
+      t:eq(vim.bo[ahead].filetype, "python", "its filetype")
+      t:ok(vim.api.nvim_buf_get_name(ahead):find("Original", 1, true), "its name")
+      -- Decided: it goes with the proposal.
+      proposal.withdraw(req.id, "denied")
+      t:eq(vim.api.nvim_buf_is_valid(ahead), false, "wiped with the proposal")
+    end,
+  },
+  ["an original read ahead is read again when the file changed before the proposal opens"] = {
+    run = function(t)
+      local proposal = require("claudenova.surfaces.proposal")
+      edit_files(t)
+      local req
+      for _, batch in ipairs(t:recording("edit")) do
+        for _, ev in ipairs(batch) do
+          if ev.event == "request_added" then
+            req = ev.data
+          end
+        end
+      end
+      proposal.prepare(req.id, req.path)
+      local ahead = scratches()[1]
+      t:write("greet.py", 'def greet(name):\n    return "hi " + name  # changed meanwhile\n')
+      t:replay("edit", 10)
+      t:eq(vim.api.nvim_buf_is_valid(ahead), false, "the stale read is wiped")
+      local found
+      for _, w in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
+        local b = vim.api.nvim_win_get_buf(w)
+        if vim.bo[b].buftype == "nofile" and vim.b[b].claudenova_surface == "proposal" then
+          found = vim.api.nvim_buf_get_lines(b, 0, -1, false)
+        end
+      end
+      t:eq(
+        found,
+        { "def greet(name):", '    return "hi " + name  # changed meanwhile' },
+        "the original side is the file now"
+      )
+    end,
+  },
+  ["a request withdrawn before its proposal opened leaves no buffer read ahead"] = {
+    run = function(t)
+      local proposal = require("claudenova.surfaces.proposal")
+      t:write("big.txt", "x\n")
+      proposal.prepare("1:gone", vim.fn.getcwd() .. "/big.txt")
+      t:eq(#scratches(), 1, "read ahead")
+      proposal.withdraw("1:gone", "cancelled")
+      t:eq(#scratches(), 0, "and wiped")
+      -- At most a few are kept.
+      for i = 1, 6 do
+        proposal.prepare("1:r" .. i, vim.fn.getcwd() .. "/big.txt")
+      end
+      t:eq(#scratches(), 4, "four kept")
+      for i = 1, 6 do
+        proposal.withdraw("1:r" .. i, "cancelled")
+      end
+      t:eq(#scratches(), 0, "none left")
     end,
   },
   ["after an applied edit: what the prompt changed, the rules, the MCP servers"] = {

@@ -298,6 +298,13 @@ function handlers.proposal_rebase(data)
   proposal.rebase(data)
 end
 
+function handlers.proposal_prepare(data)
+  if state.gone[data.id] then
+    return
+  end
+  proposal.prepare(data.id, data.path)
+end
+
 function handlers.tasks(data)
   state.tasks[data.session] = data.tasks or {}
   task_view.changed()

@@ -231,16 +231,81 @@ local function set_filetype(buf, ft)
   end
 end
 
-local function original_buf(r, ft)
+local function scratch()
   local buf = vim.api.nvim_create_buf(false, true)
-  labels.name_buf(buf, "Original · " .. (r.exists and state.where(r) or (state.where(r) .. " (new file)")))
   vim.bo[buf].buftype = "nofile"
   vim.bo[buf].bufhidden = "wipe"
   vim.bo[buf].swapfile = false
   vim.bo[buf].modeline = false
+  return buf
+end
+
+-- Originals of large files read ahead, by request id: { buf, path, stat }
+-- (see M.prepare). At most PREPARED are kept, the oldest go first.
+local prepared, prepared_order, PREPARED = {}, {}, 4
+
+local function same_stat(a, b)
+  return a and b and a.size == b.size and a.mtime.sec == b.mtime.sec and a.mtime.nsec == b.mtime.nsec
+end
+
+-- The original read ahead for request r, when it is still the file on disk.
+local function take_prepared(r)
+  local pre = prepared[r.id]
+  prepared[r.id] = nil
+  if not (pre and vim.api.nvim_buf_is_valid(pre.buf)) then
+    return nil
+  end
+  if
+    pre.path == r.path
+    and r.exists
+    and not (r.cell and r.cell ~= "")
+    and same_stat(pre.stat, vim.uv.fs_stat(r.path))
+  then
+    return pre.buf
+  end
+  pcall(vim.api.nvim_buf_delete, pre.buf, { force = true })
+  return nil
+end
+
+local function drop_prepared(id)
+  local pre = prepared[id]
+  prepared[id] = nil
+  if pre and vim.api.nvim_buf_is_valid(pre.buf) then
+    pcall(vim.api.nvim_buf_delete, pre.buf, { force = true })
+  end
+end
+
+--- Read the original side of request id's proposal (the file at path)
+--- while the host stages it: the host asks for it on a large file, whose
+--- reading is a good part of a proposal's opening. Its buffer is taken by
+--- M.open when the file is still the same on disk, else made again.
+function M.prepare(id, path)
+  if prepared[id] or M.open_[id] then
+    return
+  end
+  local stat = vim.uv.fs_stat(path)
+  if not (stat and stat.type == "file") then
+    return
+  end
+  table.insert(prepared_order, id)
+  while #prepared_order > PREPARED do
+    drop_prepared(table.remove(prepared_order, 1))
+  end
+  local buf = scratch()
+  load_original(buf, { exists = true, path = path })
+  set_filetype(buf, vim.filetype.match({ filename = path }))
+  prepared[id] = { buf = buf, path = path, stat = stat }
+end
+
+local function original_buf(r, ft)
+  local buf = take_prepared(r)
+  if not buf then
+    buf = scratch()
+    load_original(buf, r)
+  end
+  labels.name_buf(buf, "Original · " .. (r.exists and state.where(r) or (state.where(r) .. " (new file)")))
   vim.b[buf].claudenova_request = r.id
   vim.b[buf].claudenova_surface = "proposal"
-  load_original(buf, r)
   set_filetype(buf, ft or filetype_of(r))
   return buf
 end
@@ -556,6 +621,7 @@ end
 
 --- The request left the registry: close its windows (keeping unsaved edits).
 function M.withdraw(id, outcome)
+  drop_prepared(id)
   local p = M.open_[id]
   if not p then
     return

@@ -113,6 +113,9 @@ const (
 	// panelSamples is the least number of Bash requests: the p99 of 100
 	// samples is the second-worst one.
 	panelSamples = 1000
+	// proposalSamples is the least number of proposals per size, for the
+	// same reason: a p99 that is not decided by one or two samples.
+	proposalSamples = 300
 )
 
 func (b *bench) reportLatency(n int) (bool, error) {
@@ -135,7 +138,7 @@ func (b *bench) reportLatency(n int) (bool, error) {
 			return false, fmt.Errorf("-sizes: %q is neither panel nor a number of lines", row)
 		}
 		name := fmt.Sprintf("proposal %dk lines", size/1000)
-		lat, control, err := b.latency(size, n)
+		lat, control, err := b.latency(size, max(n, proposalSamples))
 		if err != nil {
 			return false, fmt.Errorf("%s: %w", name, err)
 		}
