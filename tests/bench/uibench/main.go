@@ -308,10 +308,17 @@ func (b *bench) reportFirstText() (bool, error) {
 	return ok, nil
 }
 
+// markdownRatio bounds the markdown transcript's figures (what
+// render-markdown.nvim and markview.nvim users set) against the claudenova
+// filetype's in the same run: the streaming round trip's p99 and the
+// flood's longest apply.
+const markdownRatio = 1.5
+
 // reportStreaming: the no-stall runs and the transcript flood. The markdown
-// runs are reported, not held to the targets.
+// runs are held to the claudenova runs before them (markdownRatio).
 func (b *bench) reportStreaming() (bool, error) {
 	ok := true
+	var shownP99, floodApply time.Duration // the claudenova filetype's
 	fmt.Println("no UI stall: 8 sessions streaming partial messages at full speed (every delta shown live), each")
 	fmt.Println("turn ending in a long assistant message (10 × 2000 lines each); a second client times RPC round-trips")
 	for _, c := range []struct {
@@ -329,18 +336,24 @@ func (b *bench) reportStreaming() (bool, error) {
 		}
 		fmt.Printf("  %s round-trips n=%d p50 %.2f ms p99 %.2f ms (target p99 ≤ 16 ms: %s); max apply %.1f ms; %d lines; host peak RSS %.1f MB (≤ 100 MB: %s)\n",
 			what, len(rt), benchstat.MS(benchstat.Pct(rt, 50)), benchstat.MS(p99), benchstat.Verdict(p99 <= 16*time.Millisecond), benchstat.MS(maxApply), msgs, float64(rss)/1e6, benchstat.Verdict(rss <= 100e6))
-		if c.ft == "claudenova" {
-			ok = ok && p99 <= 16*time.Millisecond && rss <= 100e6
-		}
 		row := "RPC round trip, 8 sessions streaming partial deltas, sidebar only"
 		if c.shown {
 			row = "RPC round trip, 8 sessions streaming partial deltas, one transcript shown, transcript.filetype = " + c.ft
 		}
-		tgt := "p99 ≤ 16 ms"
-		if c.ft != "claudenova" {
-			tgt = "" // reported, not held to it
+		if c.ft == "markdown" {
+			r := ratio(p99, shownP99)
+			met := r <= markdownRatio
+			ok = ok && met
+			fmt.Printf("  markdown / claudenova round-trip p99: ×%.2f (target ≤ ×%.1f: %s)\n", r, markdownRatio, benchstat.Verdict(met))
+			benchstat.Record(benchstat.Figure{Row: row + " / claudenova", Figure: fmt.Sprintf("p99 %.2f / %.2f ms (×%.2f)", benchstat.MS(p99), benchstat.MS(shownP99), r),
+				Target: fmt.Sprintf("≤ ×%.1f", markdownRatio), Met: met})
+			continue
 		}
-		benchstat.Record(benchstat.Figure{Row: row, Figure: fmt.Sprintf("p99 %.2f ms", benchstat.MS(p99)), Target: tgt, Met: p99 <= 16*time.Millisecond})
+		ok = ok && p99 <= 16*time.Millisecond && rss <= 100e6
+		if c.shown {
+			shownP99 = p99
+		}
+		benchstat.Record(benchstat.Figure{Row: row, Figure: fmt.Sprintf("p99 %.2f ms", benchstat.MS(p99)), Target: "p99 ≤ 16 ms", Met: p99 <= 16*time.Millisecond})
 		if c.ft == "claudenova" {
 			benchstat.Record(benchstat.Figure{Row: "host peak RSS, 8 sessions streaming partial deltas, " + map[bool]string{false: "sidebar only", true: "one transcript shown"}[c.shown], Figure: fmt.Sprintf("%.1f MB", float64(rss)/1e6), Target: "≤ 100 MB", Met: rss <= 100e6})
 		}
@@ -353,18 +366,25 @@ func (b *bench) reportStreaming() (bool, error) {
 			return false, fmt.Errorf("flood: %w", err)
 		}
 		p99 := benchstat.Pct(rt, 99)
-		met := p99 <= 50*time.Millisecond && maxApply <= 16*time.Millisecond
-		if ft == "claudenova" {
+		row := "flood of 48,000 whole messages, transcript.filetype = " + ft + ": round trip, longest apply"
+		if ft == "markdown" {
+			r := ratio(maxApply, floodApply)
+			met := r <= markdownRatio
 			ok = ok && met
+			fmt.Printf("  filetype=%-10s round-trips n=%d p50 %.2f ms p99 %.2f ms, max apply %.1f ms: ×%.2f the claudenova filetype's (target ≤ ×%.1f: %s); %d messages; host peak RSS %.1f MB\n",
+				ft, len(rt), benchstat.MS(benchstat.Pct(rt, 50)), benchstat.MS(p99), benchstat.MS(maxApply), r, markdownRatio, benchstat.Verdict(met), msgs, float64(rss)/1e6)
+			benchstat.Record(benchstat.Figure{Row: row + " / claudenova's",
+				Figure: fmt.Sprintf("p99 %.1f ms, %.1f ms / %.1f ms (×%.2f)", benchstat.MS(p99), benchstat.MS(maxApply), benchstat.MS(floodApply), r),
+				Target: fmt.Sprintf("apply ≤ ×%.1f", markdownRatio), Met: met})
+			continue
 		}
+		floodApply = maxApply
+		met := p99 <= 50*time.Millisecond && maxApply <= 16*time.Millisecond
+		ok = ok && met
 		fmt.Printf("  filetype=%-10s round-trips n=%d p50 %.2f ms p99 %.2f ms (target ≤ 50 ms), max apply %.1f ms (target ≤ 16 ms): %s; %d messages; host peak RSS %.1f MB\n",
 			ft, len(rt), benchstat.MS(benchstat.Pct(rt, 50)), benchstat.MS(p99), benchstat.MS(maxApply), benchstat.Verdict(met), msgs, float64(rss)/1e6)
-		tgt := "p99 ≤ 50 ms, apply ≤ 16 ms"
-		if ft != "claudenova" {
-			tgt = ""
-		}
-		benchstat.Record(benchstat.Figure{Row: "flood of 48,000 whole messages, transcript.filetype = " + ft + ": round trip, longest apply",
-			Figure: fmt.Sprintf("p99 %.1f ms, %.1f ms", benchstat.MS(p99), benchstat.MS(maxApply)), Target: tgt, Met: met})
+		benchstat.Record(benchstat.Figure{Row: row,
+			Figure: fmt.Sprintf("p99 %.1f ms, %.1f ms", benchstat.MS(p99), benchstat.MS(maxApply)), Target: "p99 ≤ 50 ms, apply ≤ 16 ms", Met: met})
 	}
 	return ok, nil
 }
