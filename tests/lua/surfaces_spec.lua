@@ -5,6 +5,18 @@ local function scheduler()
   return require("claudenova.services.scheduler")
 end
 
+-- The request of the edit recording (its id and the file's path).
+local function edit_request(t)
+  for _, batch in ipairs(t:recording("edit")) do
+    for _, ev in ipairs(batch) do
+      if ev.event == "request_added" then
+        return ev.data
+      end
+    end
+  end
+  error("the edit recording has no request")
+end
+
 -- The scratch buffers (what a proposal's original side is made in).
 local function scratches()
   return vim.tbl_filter(function(b)
@@ -164,14 +176,7 @@ return {
     run = function(t)
       local proposal = require("claudenova.surfaces.proposal")
       edit_files(t)
-      local req
-      for _, batch in ipairs(t:recording("edit")) do
-        for _, ev in ipairs(batch) do
-          if ev.event == "request_added" then
-            req = ev.data
-          end
-        end
-      end
+      local req = edit_request(t)
       local function original_side()
         for _, w in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
           local b = vim.api.nvim_win_get_buf(w)
@@ -203,14 +208,7 @@ return {
     run = function(t)
       local proposal = require("claudenova.surfaces.proposal")
       edit_files(t)
-      local req
-      for _, batch in ipairs(t:recording("edit")) do
-        for _, ev in ipairs(batch) do
-          if ev.event == "request_added" then
-            req = ev.data
-          end
-        end
-      end
+      local req = edit_request(t)
       proposal.prepare(req.id, req.path)
       local ahead = scratches()[1]
       t:write("greet.py", 'def greet(name):\n    return "hi " + name  # changed meanwhile\n')

@@ -334,8 +334,12 @@ func (b *bench) reportStreaming() (bool, error) {
 		if c.shown {
 			what = fmt.Sprintf("one transcript shown (%-10s)", c.ft)
 		}
-		fmt.Printf("  %s round-trips n=%d p50 %.2f ms p99 %.2f ms (target p99 ≤ 16 ms: %s); max apply %.1f ms; %d lines; host peak RSS %.1f MB (≤ 100 MB: %s)\n",
-			what, len(rt), benchstat.MS(benchstat.Pct(rt, 50)), benchstat.MS(p99), benchstat.Verdict(p99 <= 16*time.Millisecond), benchstat.MS(maxApply), msgs, float64(rss)/1e6, benchstat.Verdict(rss <= 100e6))
+		target := fmt.Sprintf(" (target p99 ≤ 16 ms: %s)", benchstat.Verdict(p99 <= 16*time.Millisecond))
+		if c.ft == "markdown" {
+			target = "" // held to the claudenova filetype's below
+		}
+		fmt.Printf("  %s round-trips n=%d p50 %.2f ms p99 %.2f ms%s; max apply %.1f ms; %d lines; host peak RSS %.1f MB (≤ 100 MB: %s)\n",
+			what, len(rt), benchstat.MS(benchstat.Pct(rt, 50)), benchstat.MS(p99), target, benchstat.MS(maxApply), msgs, float64(rss)/1e6, benchstat.Verdict(rss <= 100e6))
 		row := "RPC round trip, 8 sessions streaming partial deltas, sidebar only"
 		if c.shown {
 			row = "RPC round trip, 8 sessions streaming partial deltas, one transcript shown, transcript.filetype = " + c.ft
