@@ -116,6 +116,30 @@ func TestTranscriptAsMarkdown(t *testing.T) {
 		if ft != "markdown" || marks != 0 || !strings.Contains(e.Transcript(id), "You said: hello") {
 			t.Fatalf("filetype %q, %d marks", ft, marks)
 		}
+		// A session started in the background: its transcript gets the
+		// filetype (and markdown's ftplugin, tree-sitter on 0.12) when it
+		// is first shown, not while nobody reads it.
+		var id2 int
+		e.Lua(&id2, "return require('claudenova').new({ prompt = 'hello again' }).id")
+		e.WaitIdle(id2)
+		ftOf := func() string {
+			var ft string
+			e.Lua(&ft, "return vim.bo[require('claudenova.surfaces.transcript').bufs[...]].filetype", id2)
+			return ft
+		}
+		if got := ftOf(); got != "" {
+			t.Fatalf("a transcript nobody has seen has filetype %q", got)
+		}
+		e.Lua(nil, "require('claudenova.surfaces.transcript').open(..., { focus = true })", id2)
+		if got := ftOf(); got != "markdown" {
+			t.Fatalf("shown, its filetype is %q", got)
+		}
+		var winbar, fold string
+		e.Lua(&winbar, "return vim.wo.winbar")
+		e.Lua(&fold, "return vim.wo.foldmethod")
+		if !strings.Contains(winbar, "transcript") || fold != "expr" {
+			t.Fatalf("the transcript window's look after its filetype: winbar %q, foldmethod %q", winbar, fold)
+		}
 	})
 }
 

@@ -187,7 +187,7 @@ M.schema = {
       filetype = {
         enum = { "claudenova", "markdown" },
         default = "claudenova",
-        desc = '"claudenova": our own highlighting, computed by the host as lines arrive (never a re-parse of the buffer). "markdown": filetype markdown, for render-markdown.nvim, markview.nvim or your own highlighting (slower on long transcripts).',
+        desc = '"claudenova": our own highlighting, computed by the host as lines arrive (never a re-parse of the buffer). "markdown": filetype markdown, for render-markdown.nvim, markview.nvim or your own highlighting (slower on long transcripts); it is set when a transcript is first shown, so its ftplugin and FileType autocommands never run for a session nobody reads.',
       },
     },
   },

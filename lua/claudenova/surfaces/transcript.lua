@@ -454,34 +454,47 @@ function M.ensure(id)
   vim.bo[buf].swapfile = false
   vim.bo[buf].undolevels = -1 -- append-only: undo history would only cost time and memory
   vim.bo[buf].modeline = false
-  vim.bo[buf].filetype = cfg().transcript.filetype
+  -- Another filetype than ours (markdown, for render-markdown.nvim or
+  -- markview.nvim) is set when the transcript is first shown: its ftplugin
+  -- and FileType autocommands (on 0.12 markdown's starts tree-sitter, 10 ms
+  -- a buffer) are for a transcript someone reads, not for each session's
+  -- in the background. Ours costs nothing and is set at once.
+  local ft = cfg().transcript.filetype
+  if ft == "claudenova" then
+    vim.bo[buf].filetype = ft
+  end
   vim.bo[buf].modifiable = false
   vim.b[buf].claudenova_session = id
   set_keymaps(buf, id)
-  -- With filetype markdown on 0.12, the ftplugin starts tree-sitter: keep it
-  -- running only while the transcript is shown. Our own filetype never
-  -- parses the buffer. (Asked of the highlighter only when something loaded
-  -- it: loading it registers a decoration provider that Neovim then calls
-  -- on every redraw of every window.)
-  local highlighter = package.loaded["vim.treesitter.highlighter"]
-  local uses_ts = highlighter ~= nil and highlighter.active[buf] ~= nil
+  -- Tree-sitter (what markdown's ftplugin starts on 0.12) runs only while
+  -- the transcript is shown. (Asked of the highlighter only when something
+  -- loaded it: loading it registers a decoration provider that Neovim then
+  -- calls on every redraw of every window.)
+  local lang -- the language tree-sitter highlighted it in, once stopped
   local function ts(on)
-    if not uses_ts then
+    if on then
+      if lang then
+        pcall(vim.treesitter.start, buf, lang)
+      end
       return
     end
-    if on then
-      pcall(vim.treesitter.start, buf, "markdown")
-    else
+    local highlighter = package.loaded["vim.treesitter.highlighter"]
+    local active = highlighter and highlighter.active[buf]
+    if active then
+      lang = active.tree:lang()
       pcall(vim.treesitter.stop, buf)
     end
   end
-  ts(false)
   vim.api.nvim_create_autocmd("BufWinEnter", {
     buffer = buf,
     desc = "claude-nova: transcript window look; highlight while shown",
     callback = function()
+      if vim.bo[buf].filetype ~= ft then
+        vim.bo[buf].filetype = ft -- before the window's look: an ftplugin sets some of it
+      else
+        ts(true)
+      end
       setup_window(vim.api.nvim_get_current_win(), id)
-      ts(true)
     end,
   })
   vim.api.nvim_create_autocmd("BufEnter", {

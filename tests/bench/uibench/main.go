@@ -862,6 +862,13 @@ func (b *bench) stall(sessions int, script func() ([]string, int), shown bool, f
 			if d > 10e6 then table.insert(s.top, string.format("%.1fms %s", d / 1e6, b:sub(1, 160))) end
 			local _, c = b:gsub('"event"', ''); s.ev = s.ev + c
 		end`, nil)
+	if prof := os.Getenv("UIBENCH_LUAPROF"); prof != "" {
+		// The front end's Lua stacks, one file per filetype and case.
+		if err := in.v.ExecLua(luaProfStart, nil); err != nil {
+			return nil, 0, 0, 0, err
+		}
+		defer func() { _ = in.v.ExecLua(luaProfStop, nil, fmt.Sprintf("%s.%s.%v", prof, ft, shown)) }()
+	}
 	// Baseline: the same round-trip with nothing streaming.
 	var base []time.Duration
 	for i := 0; i < 300; i++ {
