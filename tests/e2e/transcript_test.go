@@ -103,18 +103,43 @@ func TestToolLinesFoldAndLongResults(t *testing.T) {
 	})
 }
 
+// highlighting says how a markdown transcript is highlighted: its filetype,
+// the host's marks, its 'syntax' and whether Neovim's tree-sitter
+// highlighter runs on it.
+func (e *Env) highlighting(id int) (ft string, marks int, syntax string, ts bool) {
+	e.t.Helper()
+	var out struct {
+		Ft     string `msgpack:"ft"`
+		Marks  int    `msgpack:"marks"`
+		Syntax string `msgpack:"syntax"`
+		TS     bool   `msgpack:"ts"`
+	}
+	e.Lua(&out, `local b = require('claudenova.surfaces.transcript').bufs[...]
+		local hl = package.loaded['vim.treesitter.highlighter']
+		return { ft = vim.bo[b].filetype, syntax = vim.bo[b].syntax, ts = (hl and hl.active[b]) ~= nil,
+			marks = #vim.api.nvim_buf_get_extmarks(b, vim.api.nvim_get_namespaces().claudenova_transcript, 0, -1, {}) }`, id)
+	return out.Ft, out.Marks, out.Syntax, out.TS
+}
+
 func TestTranscriptAsMarkdown(t *testing.T) {
 	eachNvim(t, func(t *testing.T, v nvimVersion) {
+		// transcript.highlight = "filetype": Neovim's own markdown
+		// highlighting (tree-sitter on 0.12, regex syntax on 0.10), not ours.
+		t.Run("highlight=filetype", func(t *testing.T) {
+			e := NewEnv(t, v, Options{Setup: map[string]any{"transcript": map[string]any{"filetype": "markdown", "highlight": "filetype"}}})
+			id := e.newSession("hello")
+			e.WaitIdle(id)
+			if ft, marks, syntax, ts := e.highlighting(id); ft != "markdown" || marks != 0 || (ts == (syntax == "markdown")) {
+				t.Fatalf("filetype %q, %d marks, syntax %q, tree-sitter %v", ft, marks, syntax, ts)
+			}
+		})
+		// The default: the filetype for render-markdown.nvim and
+		// markview.nvim, our highlights, Neovim's own markdown highlighting off.
 		e := NewEnv(t, v, Options{Setup: map[string]any{"transcript": map[string]any{"filetype": "markdown"}}})
 		id := e.newSession("hello")
 		e.WaitIdle(id)
-		var ft string
-		var marks int
-		e.Lua(&ft, "return vim.bo[require('claudenova.surfaces.transcript').bufs[...]].filetype", id)
-		e.Lua(&marks, `local b = require('claudenova.surfaces.transcript').bufs[...]
-			return #vim.api.nvim_buf_get_extmarks(b, vim.api.nvim_get_namespaces().claudenova_transcript, 0, -1, {})`, id)
-		if ft != "markdown" || marks != 0 || !strings.Contains(e.Transcript(id), "You said: hello") {
-			t.Fatalf("filetype %q, %d marks", ft, marks)
+		if ft, marks, syntax, ts := e.highlighting(id); ft != "markdown" || marks == 0 || syntax != "" || ts || !strings.Contains(e.Transcript(id), "You said: hello") {
+			t.Fatalf("filetype %q, %d marks, syntax %q, tree-sitter %v", ft, marks, syntax, ts)
 		}
 		// A session started in the background: its transcript gets the
 		// filetype (and markdown's ftplugin, tree-sitter on 0.12) when it

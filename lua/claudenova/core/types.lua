@@ -218,4 +218,5 @@
 --- Session transcripts.
 ---@class claudenova.Config.Transcript
 ---@field filetype? "claudenova"|"markdown" "claudenova": our own highlighting, computed by the host as lines arrive (never a re-parse of the buffer). (default "claudenova")
+---@field highlight? "host"|"filetype" "host": the host's highlighting (headings, emphasis, code, tool lines), computed as lines arrive and never a re-parse of the buffer, with either filetype; with "markdown", Neovim's own markdown highlighting (tree-sitter on 0.12, regex syntax on 0.10) is off in transcripts, while render-markdown.nvim and markview.nvim still attach. (default "host")
 ---@field memory_lines? number Lines of each transcript the host keeps in memory; older ones go to a file in storage (the buffer keeps them all). (default 5000)

@@ -187,7 +187,12 @@ M.schema = {
       filetype = {
         enum = { "claudenova", "markdown" },
         default = "claudenova",
-        desc = '"claudenova": our own highlighting, computed by the host as lines arrive (never a re-parse of the buffer). "markdown": filetype markdown, for render-markdown.nvim, markview.nvim or your own highlighting (slower on long transcripts); it is set when a transcript is first shown, so its ftplugin and FileType autocommands never run for a session nobody reads.',
+        desc = '"claudenova": our own highlighting, computed by the host as lines arrive (never a re-parse of the buffer). "markdown": filetype markdown, for render-markdown.nvim or markview.nvim; it is set when a transcript is first shown, so its ftplugin and FileType autocommands never run for a session nobody reads.',
+      },
+      highlight = {
+        enum = { "host", "filetype" },
+        default = "host",
+        desc = '"host": the host\'s highlighting (headings, emphasis, code, tool lines), computed as lines arrive and never a re-parse of the buffer, with either filetype; with "markdown", Neovim\'s own markdown highlighting (tree-sitter on 0.12, regex syntax on 0.10) is off in transcripts, while render-markdown.nvim and markview.nvim still attach. "filetype": the filetype\'s own highlighting instead, which re-parses a transcript as it grows (on long streaming replies the editor pauses up to 10–20 ms at a time).',
       },
     },
   },

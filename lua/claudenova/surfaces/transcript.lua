@@ -2,12 +2,14 @@
 -- (replace lines [index, index+count) with lines, plus their highlights);
 -- this applies them and never takes focus.
 --
--- Highlighting never re-parses the buffer: with transcript.filetype =
--- "claudenova" (the default) the host computes highlight spans for the lines
--- it sends (headings, emphasis, code, tool lines) and they become extmarks;
--- a finished fenced code block is highlighted once with its language's
--- tree-sitter parser, when the editor is idle. With "markdown" the buffer
--- gets that filetype and the user's own markdown rendering instead.
+-- Highlighting never re-parses the buffer: the host computes highlight
+-- spans for the lines it sends (headings, emphasis, code, tool lines) and
+-- they become extmarks; a finished fenced code block is highlighted once
+-- with its language's tree-sitter parser, when the editor is idle. With
+-- transcript.filetype = "markdown" the buffer gets that filetype (for
+-- render-markdown.nvim, markview.nvim) and Neovim's own markdown
+-- highlighting is turned off in it; transcript.highlight = "filetype" keeps
+-- that highlighting instead of ours (it re-parses as the transcript grows).
 --
 -- Tool calls take one line each; their input and result are folded beneath
 -- (fold level from the line itself: "  │ " lines fold, "  ┃ " lines show).
@@ -42,8 +44,9 @@ local function cfg()
   return config.get()
 end
 
+-- Whether the host's highlights are the transcript's (see the top).
 local function ours()
-  return cfg().transcript.filetype == "claudenova"
+  return cfg().transcript.filetype == "claudenova" or cfg().transcript.highlight == "host"
 end
 
 -- How deep a line is nested: the "  │ " it starts with.
@@ -491,6 +494,17 @@ function M.ensure(id)
     callback = function()
       if vim.bo[buf].filetype ~= ft then
         vim.bo[buf].filetype = ft -- before the window's look: an ftplugin sets some of it
+        if ours() then
+          -- The host highlights it: Neovim's own highlighting of the
+          -- filetype (what its FileType autocommands started) would
+          -- re-parse the transcript as it grows.
+          -- (Asked of the highlighter only when something loaded it.)
+          local highlighter = package.loaded["vim.treesitter.highlighter"]
+          if highlighter and highlighter.active[buf] then
+            pcall(vim.treesitter.stop, buf)
+          end
+          vim.bo[buf].syntax = ""
+        end
       else
         ts(true)
       end

@@ -891,8 +891,8 @@ func (b *bench) stall(sessions int, script func() ([]string, int), shown bool, f
 	}
 	_ = in.v.ExecLua("return vim.fn.jobpid(require('claudenova.channel.host').channel)", &hostPid)
 	// The user watches the sidebar and, when shown, one transcript (in a
-	// split): the difference is the cost of highlighting a growing markdown
-	// buffer, not ours.
+	// split), with the filetype ft (markdown: what render-markdown.nvim
+	// and markview.nvim users set).
 	if shown {
 		_ = in.v.Command("ClaudeNova transcript")
 	}
