@@ -138,10 +138,12 @@ const prepareSize = 1 << 20
 // editor is asked to read too (ui.EvProposalPrepare) while the host goes on
 // with the change, when it will be shown as a proposal.
 func (a *App) readAhead(id, tool, review string) func(string) ([]byte, error) {
+	if tool == "NotebookEdit" || approval.ReviewEdits(review) == approval.ReviewPanel {
+		return proposal.ReadFile // a cell, or no proposal: nothing to read ahead
+	}
 	return func(path string) ([]byte, error) {
 		data, err := proposal.ReadFile(path)
-		if err == nil && len(data) >= prepareSize && tool != "NotebookEdit" &&
-			approval.ReviewEdits(review) != approval.ReviewPanel {
+		if err == nil && len(data) >= prepareSize {
 			a.ui.Send(ui.EvProposalPrepare, map[string]string{"id": id, "path": path})
 		}
 		return data, err

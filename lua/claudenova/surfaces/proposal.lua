@@ -240,31 +240,13 @@ local function scratch()
   return buf
 end
 
--- Originals of large files read ahead, by request id: { buf, path, stat }
--- (see M.prepare). At most PREPARED are kept, the oldest go first.
-local prepared, prepared_order, PREPARED = {}, {}, 4
+-- Originals of large files read ahead, by request id: { buf, path, stat,
+-- n } (see M.prepare; n: how many were read before it). At most PREPARED
+-- are kept, the oldest go first.
+local prepared, reads, PREPARED = {}, 0, 4
 
 local function same_stat(a, b)
   return a and b and a.size == b.size and a.mtime.sec == b.mtime.sec and a.mtime.nsec == b.mtime.nsec
-end
-
--- The original read ahead for request r, when it is still the file on disk.
-local function take_prepared(r)
-  local pre = prepared[r.id]
-  prepared[r.id] = nil
-  if not (pre and vim.api.nvim_buf_is_valid(pre.buf)) then
-    return nil
-  end
-  if
-    pre.path == r.path
-    and r.exists
-    and not (r.cell and r.cell ~= "")
-    and same_stat(pre.stat, vim.uv.fs_stat(r.path))
-  then
-    return pre.buf
-  end
-  pcall(vim.api.nvim_buf_delete, pre.buf, { force = true })
-  return nil
 end
 
 local function drop_prepared(id)
@@ -273,6 +255,25 @@ local function drop_prepared(id)
   if pre and vim.api.nvim_buf_is_valid(pre.buf) then
     pcall(vim.api.nvim_buf_delete, pre.buf, { force = true })
   end
+end
+
+-- The original read ahead for request r, when it is still the file on disk
+-- (a stale one is wiped).
+local function take_prepared(r)
+  local pre = prepared[r.id]
+  if
+    pre
+    and vim.api.nvim_buf_is_valid(pre.buf)
+    and pre.path == r.path
+    and r.exists
+    and not (r.cell and r.cell ~= "")
+    and same_stat(pre.stat, vim.uv.fs_stat(r.path))
+  then
+    prepared[r.id] = nil
+    return pre.buf
+  end
+  drop_prepared(r.id)
+  return nil
 end
 
 --- Read the original side of request id's proposal (the file at path)
@@ -287,14 +288,20 @@ function M.prepare(id, path)
   if not (stat and stat.type == "file") then
     return
   end
-  table.insert(prepared_order, id)
-  while #prepared_order > PREPARED do
-    drop_prepared(table.remove(prepared_order, 1))
+  if vim.tbl_count(prepared) >= PREPARED then
+    local oldest
+    for k, pre in pairs(prepared) do
+      if not oldest or pre.n < prepared[oldest].n then
+        oldest = k
+      end
+    end
+    drop_prepared(oldest)
   end
   local buf = scratch()
   load_original(buf, { exists = true, path = path })
   set_filetype(buf, vim.filetype.match({ filename = path }))
-  prepared[id] = { buf = buf, path = path, stat = stat }
+  reads = reads + 1
+  prepared[id] = { buf = buf, path = path, stat = stat, n = reads }
 end
 
 local function original_buf(r, ft)

@@ -473,19 +473,22 @@ function M.ensure(id)
   -- the transcript is shown. (Asked of the highlighter only when something
   -- loaded it: loading it registers a decoration provider that Neovim then
   -- calls on every redraw of every window.)
-  local lang -- the language tree-sitter highlighted it in, once stopped
-  local function ts(on)
-    if on then
-      if lang then
-        pcall(vim.treesitter.start, buf, lang)
-      end
-      return
-    end
+  -- Stop it; the language it highlighted in, when it ran.
+  local function stop_ts()
     local highlighter = package.loaded["vim.treesitter.highlighter"]
     local active = highlighter and highlighter.active[buf]
     if active then
-      lang = active.tree:lang()
+      local l = active.tree:lang()
       pcall(vim.treesitter.stop, buf)
+      return l
+    end
+  end
+  local lang -- the language tree-sitter highlighted it in, once stopped
+  local function ts(on)
+    if not on then
+      lang = stop_ts() or lang
+    elseif lang then
+      pcall(vim.treesitter.start, buf, lang)
     end
   end
   vim.api.nvim_create_autocmd("BufWinEnter", {
@@ -497,12 +500,8 @@ function M.ensure(id)
         if ours() then
           -- The host highlights it: Neovim's own highlighting of the
           -- filetype (what its FileType autocommands started) would
-          -- re-parse the transcript as it grows.
-          -- (Asked of the highlighter only when something loaded it.)
-          local highlighter = package.loaded["vim.treesitter.highlighter"]
-          if highlighter and highlighter.active[buf] then
-            pcall(vim.treesitter.stop, buf)
-          end
+          -- re-parse the transcript as it grows. Not restarted when shown.
+          stop_ts()
           vim.bo[buf].syntax = ""
         end
       else

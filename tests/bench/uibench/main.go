@@ -554,14 +554,11 @@ func (b *bench) latency(lines, n int) (lat, control []time.Duration, err error) 
 			fmt.Fprint(os.Stderr, out)
 		}()
 	}
-	if prof := os.Getenv("UIBENCH_LUAPROF"); prof != "" {
-		// Where the front end's time goes: LuaJIT's sampling profiler,
-		// the hottest stacks written to prof when the run is over.
-		if err := in.v.ExecLua(luaProfStart, nil); err != nil {
-			return nil, nil, err
-		}
-		defer func() { _ = in.v.ExecLua(luaProfStop, nil, prof) }()
+	stopProf, err := in.luaProfile("")
+	if err != nil {
+		return nil, nil, err
 	}
+	defer stopProf()
 	if err := in.v.Command("ClaudeNova new go"); err != nil {
 		return nil, nil, err
 	}
@@ -691,7 +688,22 @@ end
 table.sort(out)
 return table.concat(out, '\n') .. '\n'`
 
-// luaProfStart and luaProfStop sample the front end's Lua stacks (UIBENCH_LUAPROF).
+// luaProfile samples the front end's Lua stacks with LuaJIT's profiler when
+// UIBENCH_LUAPROF names a file: where the front end's time goes, the
+// hottest stacks written to that file (with suffix after its name) when
+// stop is called. Without it, stop does nothing.
+func (in *instance) luaProfile(suffix string) (stop func(), err error) {
+	prof := os.Getenv("UIBENCH_LUAPROF")
+	if prof == "" {
+		return func() {}, nil
+	}
+	if err := in.v.ExecLua(luaProfStart, nil); err != nil {
+		return nil, err
+	}
+	return func() { _ = in.v.ExecLua(luaProfStop, nil, prof+suffix) }, nil
+}
+
+// luaProfStart and luaProfStop sample the front end's Lua stacks (see luaProfile).
 const luaProfStart = `
 local profile = require('jit.profile')
 _G.uibench_prof = {}
@@ -862,13 +874,11 @@ func (b *bench) stall(sessions int, script func() ([]string, int), shown bool, f
 			if d > 10e6 then table.insert(s.top, string.format("%.1fms %s", d / 1e6, b:sub(1, 160))) end
 			local _, c = b:gsub('"event"', ''); s.ev = s.ev + c
 		end`, nil)
-	if prof := os.Getenv("UIBENCH_LUAPROF"); prof != "" {
-		// The front end's Lua stacks, one file per filetype and case.
-		if err := in.v.ExecLua(luaProfStart, nil); err != nil {
-			return nil, 0, 0, 0, err
-		}
-		defer func() { _ = in.v.ExecLua(luaProfStop, nil, fmt.Sprintf("%s.%s.%v", prof, ft, shown)) }()
+	stopProf, err := in.luaProfile(fmt.Sprintf(".%s.%v", ft, shown)) // a file per filetype and case
+	if err != nil {
+		return nil, 0, 0, 0, err
 	}
+	defer stopProf()
 	// Baseline: the same round-trip with nothing streaming.
 	var base []time.Duration
 	for i := 0; i < 300; i++ {
