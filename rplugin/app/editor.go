@@ -9,7 +9,6 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/editortools"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/editor"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
-	"github.com/claude-nova/claude-nova.nvim/rplugin/ui"
 )
 
 // The editor as Claude's tool lives in rooms/editor; here is where its
@@ -29,12 +28,7 @@ type outsideAsks struct{ a *App }
 
 // AskOutside registers an ask outside the session's folders and presents it.
 func (o outsideAsks) AskOutside(p *approval.Pending, s *session.Session) bool {
-	view := o.a.views.Request(*p)
-	if !o.a.register(p, s, view) {
-		return false
-	}
-	o.a.reg.Present(p.ID, func(approval.Pending) { o.a.ui.Send(ui.EvPresent, view) })
-	return true
+	return o.a.arrive(p, s)
 }
 
 // Withdraw ends an ask whose call was cancelled.

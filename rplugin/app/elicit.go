@@ -11,7 +11,6 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/form"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
-	"github.com/claude-nova/claude-nova.nvim/rplugin/ui"
 )
 
 // elicitation registers an MCP server's request for the user's input and
@@ -37,11 +36,7 @@ func (a *App) elicitation(s *session.Session, m claude.Message) {
 		Route:  approval.Route{Surface: approval.SurfaceElicit},
 		Target: "MCP server " + sanitize.Line(er.Server),
 	}
-	view := a.views.Request(*p)
-	if !a.register(p, s, view) {
-		return
-	}
-	a.reg.Present(id, func(approval.Pending) { a.ui.Send(ui.EvPresent, view) })
+	a.arrive(p, s)
 }
 
 // ElicitParams is the user's answer to a form: action accept (with

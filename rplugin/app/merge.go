@@ -5,7 +5,6 @@ import (
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/approval"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/proposal"
-	"github.com/claude-nova/claude-nova.nvim/rplugin/ui"
 )
 
 // A worktree's branch brought into the checkout lives in rooms/merge; here
@@ -19,12 +18,7 @@ type mergeAsks struct{ a *App }
 // Propose registers a merge proposal and presents it. The session is not
 // made "waiting": it asks nothing, the user does.
 func (m mergeAsks) Propose(p *approval.Pending) bool {
-	view := m.a.views.Request(*p)
-	if !m.a.reg.Register(p, func(approval.Pending) { m.a.ui.Send(ui.EvRequestAdded, view) }) {
-		return false
-	}
-	m.a.reg.Present(p.ID, func(approval.Pending) { m.a.ui.Send(ui.EvPresent, view) })
-	return true
+	return m.a.arrive(p, nil)
 }
 
 // Settle ends a merge proposal.

@@ -114,17 +114,14 @@ func (a *App) permission(s *session.Session, m claude.Message) {
 		p.Summary = &sum
 		p.Added, p.Removed = sum.Added, sum.Removed
 	}
-	view := a.views.Request(*p)
-	added := a.register(p, s, view)
+	added := a.arrive(p, s)
 	a.stageMu.Unlock()
 	if !added { // raced with a duplicate: registered once, answered once
 		a.log.Warn("duplicate request id ignored", "session", s.ID, "id", pr.RequestID)
 		if p.Staged != "" {
 			_ = proposal.Unstage(o.Storage, p.Staged)
 		}
-		return
 	}
-	a.reg.Present(id, func(approval.Pending) { a.ui.Send(ui.EvPresent, view) })
 }
 
 // prepareSize is the size from which the editor is asked to read a file's
@@ -150,17 +147,30 @@ func (a *App) readAhead(id, tool, review string) func(string) ([]byte, error) {
 	}
 }
 
-// register adds a request to the registry, announces it and marks its
-// session as waiting, all in the registry's one step: a decision cannot
-// come between the request's arrival and the session's "waiting" (the
-// cleanup after that decision would find the session not yet waiting and
-// leave it waiting for nothing). False for a duplicate id.
-func (a *App) register(p *approval.Pending, s *session.Session, view RequestView) bool {
-	return a.reg.Register(p, func(approval.Pending) {
+// arrive is every request's arrival: it adds the request to the registry,
+// announces it, marks its session (s; nil for none, a merge's) as waiting
+// and presents its surface. Adding, announcing and "waiting" are the
+// registry's one step: a decision cannot come between the request's
+// arrival and the session's "waiting" (the cleanup after that decision
+// would find the session not yet waiting and leave it waiting for
+// nothing). What it sends reaches the front end in one batch (ui.Hold):
+// the row, the session's state and the surface drawn at once. False for a
+// duplicate id.
+func (a *App) arrive(p *approval.Pending, s *session.Session) bool {
+	view := a.views.Request(*p)
+	release := ui.Hold(a.ui)
+	defer release()
+	if !a.reg.Register(p, func(approval.Pending) {
 		a.ui.Send(ui.EvRequestAdded, view)
-		s.Update(session.StateWaiting, "", "", "")
-		a.ui.Send(ui.EvSession, s)
-	})
+		if s != nil {
+			s.Update(session.StateWaiting, "", "", "")
+			a.ui.Send(ui.EvSession, s)
+		}
+	}) {
+		return false
+	}
+	a.reg.Present(p.ID, func(approval.Pending) { a.ui.Send(ui.EvPresent, view) })
+	return true
 }
 
 // Pending lists every pending request as view models.

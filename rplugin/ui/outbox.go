@@ -153,6 +153,8 @@ type Outbox struct {
 	resync   map[int]map[string]any // the data of the session's queued resync
 	closed   bool
 	maxLines int
+	holds    int // Holds not yet released (see Hold)
+	holdGen  int // counts the holds given up after holdMax: their releases do nothing
 }
 
 // NewOutbox starts an outbox that hands each JSON-encoded batch to exec.
@@ -311,6 +313,58 @@ func (o *Outbox) pop(block bool) (Event, bool) {
 	return ev, true
 }
 
+// Holder is a Sink that can hold its delivery (see Outbox.Hold).
+type Holder interface {
+	Hold() (release func())
+}
+
+// Hold holds s's delivery until release, when s can (see Outbox.Hold);
+// else release does nothing.
+func Hold(s Sink) (release func()) {
+	if h, ok := s.(Holder); ok {
+		return h.Hold()
+	}
+	return func() {}
+}
+
+// holdMax bounds how long a hold keeps a delivery waiting: a hold is for
+// events sent within microseconds of each other, and a forgotten release
+// must not stop the stream.
+const holdMax = 20 * time.Millisecond
+
+// Hold keeps the outbox from delivering what it took until release is
+// called (once; later calls do nothing), so that events sent together
+// reach the front end in one batch: a request's arrival (its row, its
+// session's "waiting", its surface) drawn once rather than over two
+// redraws, the second of which made the slowest panels. Holds nest. A
+// delivery waits for a hold at most holdMax.
+func (o *Outbox) Hold() (release func()) {
+	o.mu.Lock()
+	o.holds++
+	gen := o.holdGen
+	o.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			o.mu.Lock()
+			if gen == o.holdGen {
+				o.holds--
+			}
+			o.mu.Unlock()
+			select {
+			case o.wake <- struct{}{}:
+			default:
+			}
+		})
+	}
+}
+
+func (o *Outbox) held() bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.holds > 0
+}
+
 // Close delivers what is queued and stops.
 func (o *Outbox) Close() {
 	o.mu.Lock()
@@ -340,19 +394,34 @@ func (o *Outbox) run() {
 		batch := []Event{first}
 		urgent := first.Name != EvTranscript
 		wait := time.NewTimer(time.Until(last.Add(transcriptGap)))
+		var holdUp <-chan time.Time // the longest a hold keeps this batch
 		for len(batch) < maxBatch {
 			if ev, ok := o.pop(false); ok {
 				batch = append(batch, ev)
 				urgent = urgent || ev.Name != EvTranscript
 				continue
 			}
-			if urgent || o.isClosed() {
+			if o.isClosed() {
 				break
+			}
+			if urgent {
+				if !o.held() {
+					break
+				}
+				if holdUp == nil {
+					holdUp = time.After(holdMax)
+				}
 			}
 			select {
 			case <-o.wake:
 			case <-wait.C:
 				urgent = true // gap elapsed: take what is there and go
+			case <-holdUp:
+				o.log.Warn("ui: a hold kept a delivery waiting too long; delivered")
+				holdUp, urgent = nil, true
+				o.mu.Lock()
+				o.holds, o.holdGen = 0, o.holdGen+1
+				o.mu.Unlock()
 			}
 		}
 		wait.Stop()

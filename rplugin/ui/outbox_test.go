@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -477,3 +478,66 @@ func TestTranscriptUpdatesMergeAsTheyQueue(t *testing.T) {
 		t.Fatalf("delivered %v, request at %d", lines, request)
 	}
 }
+
+func TestHoldDeliversEventsSentTogetherInOneBatch(t *testing.T) {
+	batches := make(chan []string, 16)
+	o := NewOutbox(func(batch string) error {
+		var evs []Event
+		_ = json.Unmarshal([]byte(batch), &evs)
+		var names []string
+		for _, e := range evs {
+			names = append(names, e.Name)
+		}
+		batches <- names
+		return nil
+	}, slog.New(slog.DiscardHandler))
+	defer o.Close()
+	for round := 0; round < 50; round++ {
+		release := Hold(o)
+		o.Send(EvRequestAdded, round)
+		time.Sleep(time.Millisecond) // the outbox takes the first one meanwhile
+		o.Send(EvSession, round)
+		o.Send(EvPresent, round)
+		release()
+		release() // a second release does nothing
+		select {
+		case got := <-batches:
+			if want := []string{EvRequestAdded, EvSession, EvPresent}; !slices.Equal(got, want) {
+				t.Fatalf("round %d: batch %v, want %v in one", round, got, want)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("round %d: nothing delivered", round)
+		}
+	}
+}
+
+func TestAForgottenHoldDoesNotStopTheStream(t *testing.T) {
+	got := make(chan string, 4)
+	o := NewOutbox(func(batch string) error { got <- batch; return nil }, slog.New(slog.DiscardHandler))
+	defer o.Close()
+	late := o.Hold() // never released in time
+	o.Send(EvNotify, "a")
+	select {
+	case <-got:
+	case <-time.After(5 * time.Second):
+		t.Fatal("a forgotten hold stopped delivery")
+	}
+	late() // given up already: it must not release the next hold
+	release := o.Hold()
+	o.Send(EvRequestAdded, 1)
+	time.Sleep(2 * time.Millisecond)
+	o.Send(EvPresent, 1)
+	release()
+	if b := <-got; !strings.Contains(b, EvRequestAdded) || !strings.Contains(b, EvPresent) {
+		t.Fatalf("after a given-up hold, a new hold did not hold: %s", b)
+	}
+}
+
+// A Sink that cannot hold is handed a release that does nothing.
+func TestHoldOfASinkThatCannotHold(t *testing.T) {
+	Hold(sinkFunc(func(string, any) {}))()
+}
+
+type sinkFunc func(string, any)
+
+func (f sinkFunc) Send(name string, data any) { f(name, data) }

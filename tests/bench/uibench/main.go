@@ -21,6 +21,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -438,7 +439,9 @@ func (b *bench) start(setup map[string]any, env map[string]string) (*instance, e
 			// instance's; go tool pprof bin/claudenova file).
 			"CLAUDENOVA_CPUPROFILE=" + os.Getenv("UIBENCH_CPUPROFILE"),
 			// UIBENCH_HEAPPROFILE=file: its heap at the highest.
-			"CLAUDENOVA_HEAPPROFILE=" + os.Getenv("UIBENCH_HEAPPROFILE")}),
+			"CLAUDENOVA_HEAPPROFILE=" + os.Getenv("UIBENCH_HEAPPROFILE"),
+			// UIBENCH_RECORD=file: every UI batch the host delivers (see host.recorder).
+			"CLAUDENOVA_RECORD=" + os.Getenv("UIBENCH_RECORD")}),
 		nvim.ChildProcessDir(in.project),
 		nvim.ChildProcessServe(true),
 		nvim.ChildProcessLogf(func(string, ...any) {}),
@@ -626,6 +629,21 @@ func (b *bench) latency(lines, n int) (lat, control []time.Duration, err error) 
 			}
 		}
 		fmt.Fprintln(os.Stderr, "  mean per 100 requests (ms):", strings.Join(blocks, " "))
+		// The first ones one by one: what is slow only while the front
+		// end warms up shows here.
+		var first []string
+		for i := 0; i < min(n, 20); i++ {
+			rid := fmt.Sprintf("bench-%04d", i)
+			for id, vis := range seen {
+				if st, ok := sent[rid]; ok && id[strings.IndexByte(id, ':')+1:] == rid {
+					appliedMu.Lock()
+					began := arrived[id]
+					appliedMu.Unlock()
+					first = append(first, fmt.Sprintf("%.1f(%.1f+%.1f)", benchstat.MS(vis.Sub(st)), benchstat.MS(began.Sub(st)), benchstat.MS(vis.Sub(began))))
+				}
+			}
+		}
+		fmt.Fprintln(os.Stderr, "  the first 20, ms (to the front end + its apply):", strings.Join(first, " "))
 		appliedMu.Lock()
 		fmt.Fprintf(os.Stderr, "  the front end's apply of the batch that showed it: p50 %.2f ms p99 %.2f ms\n",
 			benchstat.MS(benchstat.Pct(applied, 50)), benchstat.MS(benchstat.Pct(applied, 99)))
@@ -638,7 +656,11 @@ func (b *bench) latency(lines, n int) (lat, control []time.Duration, err error) 
 		fmt.Fprintf(os.Stderr, "  claude wrote it → the front end began its batch: p50 %.2f ms p99 %.2f ms\n",
 			benchstat.MS(benchstat.Pct(before, 50)), benchstat.MS(benchstat.Pct(before, 99)))
 		appliedMu.Unlock()
-		slices.Sort(worst)
+		slices.SortFunc(worst, func(a, b string) int { // by the figure each begins with
+			fa, _ := strconv.ParseFloat(strings.Fields(a)[0], 64)
+			fb, _ := strconv.ParseFloat(strings.Fields(b)[0], 64)
+			return cmp.Compare(fa, fb)
+		})
 		fmt.Fprintln(os.Stderr, "  the slowest:", strings.Join(worst[max(0, len(worst)-5):], ", "))
 	}
 	if lines == 0 {
