@@ -155,9 +155,26 @@ func TestTranscriptAsMarkdown(t *testing.T) {
 		if got := ftOf(); got != "" {
 			t.Fatalf("a transcript nobody has seen has filetype %q", got)
 		}
+		// What render-markdown.nvim and markview.nvim do: attach on FileType.
+		e.Lua(nil, `vim.api.nvim_create_autocmd("FileType", { pattern = "markdown", callback = function(ev) vim.b[ev.buf].attached = true end })`)
 		e.Lua(nil, "require('claudenova.surfaces.transcript').open(..., { focus = true })", id2)
 		if got := ftOf(); got != "markdown" {
 			t.Fatalf("shown, its filetype is %q", got)
+		}
+		// The user's FileType autocommands ran; markdown's regex syntax file
+		// (which sources html's, css's, …) was never loaded, not even by
+		// tree-sitter's stop, which sets the regex syntax back on 0.12; the
+		// Syntax event is heeded again.
+		var seen struct {
+			Attached  bool   `msgpack:"attached"`
+			Syntax    int    `msgpack:"syntax"`
+			Ignore    string `msgpack:"ignore"`
+			Highlight string `msgpack:"highlight"`
+		}
+		e.Lua(&seen, `local buf = require('claudenova.surfaces.transcript').bufs[...]
+			return { attached = vim.b[buf].attached == true, syntax = vim.fn.hlexists("markdownH1"), ignore = vim.o.eventignore, highlight = vim.bo[buf].syntax }`, id2)
+		if !seen.Attached || seen.Syntax != 0 || seen.Ignore != "" || seen.Highlight != "" {
+			t.Fatalf("first shown: %+v (want the FileType autocommand run, no markdown syntax loaded, eventignore as it was)", seen)
 		}
 		var winbar, fold string
 		e.Lua(&winbar, "return vim.wo.winbar")

@@ -49,6 +49,18 @@ local function ours()
   return cfg().transcript.filetype == "claudenova" or cfg().transcript.highlight == "host"
 end
 
+-- Run fn with the Syntax event ignored: no regex syntax file is sourced
+-- meanwhile. 'eventignore' is put back as it was, whatever fn does.
+local function no_syntax(fn)
+  local saved = vim.o.eventignore
+  vim.o.eventignore = saved == "" and "Syntax" or (saved .. ",Syntax")
+  local ok, err = pcall(fn)
+  vim.o.eventignore = saved
+  if not ok then
+    error(err, 0)
+  end
+end
+
 -- How deep a line is nested: the "  │ " it starts with.
 local function depth(l)
   local n, i = 0, 1
@@ -496,13 +508,21 @@ function M.ensure(id)
     desc = "claude-nova: transcript window look; highlight while shown",
     callback = function()
       if vim.bo[buf].filetype ~= ft then
-        vim.bo[buf].filetype = ft -- before the window's look: an ftplugin sets some of it
         if ours() then
           -- The host highlights it: Neovim's own highlighting of the
           -- filetype (what its FileType autocommands started) would
           -- re-parse the transcript as it grows. Not restarted when shown.
-          stop_ts()
+          -- Its regex syntax is never loaded: the Syntax event is ignored
+          -- while the filetype is set (markdown's syntax file sources
+          -- html's, css's and more: 10 ms and up) and while tree-sitter is
+          -- stopped (which sets the regex syntax back).
+          no_syntax(function()
+            vim.bo[buf].filetype = ft -- before the window's look: an ftplugin sets some of it
+            stop_ts()
+          end)
           vim.bo[buf].syntax = ""
+        else
+          vim.bo[buf].filetype = ft
         end
       else
         ts(true)
