@@ -153,14 +153,22 @@ type Outbox struct {
 	resync   map[int]map[string]any // the data of the session's queued resync
 	closed   bool
 	maxLines int
-	holds    int // Holds not yet released (see Hold)
-	holdGen  int // counts the holds given up after holdMax: their releases do nothing
+	holds    int           // Holds not yet released (see Hold)
+	holdGen  int           // counts the holds given up after holdMax: their releases do nothing
+	holdMax  time.Duration // the longest a hold keeps a delivery waiting (see Hold)
 }
 
 // NewOutbox starts an outbox that hands each JSON-encoded batch to exec.
 func NewOutbox(exec func(batch string) error, log *slog.Logger) *Outbox {
+	return newOutbox(exec, log, holdMax)
+}
+
+// newOutbox is NewOutbox with the bound of a hold (tests that hold on a
+// loaded machine, where a millisecond's sleep can take longer than the
+// bound, give it room).
+func newOutbox(exec func(batch string) error, log *slog.Logger, maxHold time.Duration) *Outbox {
 	o := &Outbox{exec: exec, log: log, wake: make(chan struct{}, 1),
-		lines: map[int]int{}, resync: map[int]map[string]any{}, maxLines: MaxQueuedLines}
+		lines: map[int]int{}, resync: map[int]map[string]any{}, maxLines: MaxQueuedLines, holdMax: maxHold}
 	o.wg.Add(1)
 	go o.run()
 	return o
@@ -337,7 +345,7 @@ const holdMax = 20 * time.Millisecond
 // reach the front end in one batch: a request's arrival (its row, its
 // session's "waiting", its surface) drawn once rather than over two
 // redraws, the second of which made the slowest panels. Holds nest. A
-// delivery waits for a hold at most holdMax.
+// delivery waits for a hold at most holdMax (the outbox's own bound).
 func (o *Outbox) Hold() (release func()) {
 	o.mu.Lock()
 	o.holds++
@@ -409,7 +417,7 @@ func (o *Outbox) run() {
 					break
 				}
 				if holdUp == nil {
-					holdUp = time.After(holdMax)
+					holdUp = time.After(o.holdMax)
 				}
 			}
 			select {
