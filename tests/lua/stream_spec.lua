@@ -292,4 +292,41 @@ return {
       t:eq(transcript_lines(1), { "old", "a", "b" }, "the transcript")
     end,
   },
+  ["a transcript wiped while its fetch is answered is fetched again when re-created"] = {
+    run = function(t)
+      local tr = require("claudenova.surfaces.transcript")
+      local n, token = 0, nil
+      t.replies.transcript = function()
+        n = n + 1
+        if n == 1 then
+          token = t.last_token -- answered after the wipe below
+        else
+          local reply = { lines = { "old", "a" }, seq = 2, first = 0 }
+          vim.schedule(function()
+            t:deliver({ { event = "mark", data = { token = t.last_token, reply = { ok = true, result = reply } } } })
+          end)
+        end
+        return t.NO_MARK
+      end
+      t:deliver({ { event = "session", data = session_info(t, 1, "s", "running") } })
+      tr.ensure(1)
+      t:wait(function()
+        return token ~= nil
+      end, "the first fetch")
+      vim.api.nvim_buf_delete(tr.bufs[1], { force = true })
+      local snap = { lines = { "old" }, seq = 1, first = 0 }
+      t:deliver({ { event = "mark", data = { token = token, reply = { ok = true, result = snap } } } })
+      -- The next op re-creates the buffer, which catches up.
+      t:deliver({
+        {
+          event = "transcript",
+          data = { session = 1, ops = { { op = "set", prev = 1, seq = 2, index = 1, count = 0, lines = { "a" } } } },
+        },
+      })
+      t:wait(function()
+        return n == 2 and not tr.syncing[1]
+      end, "a second fetch, answered")
+      t:eq(transcript_lines(1), { "old", "a" }, "the re-created transcript")
+    end,
+  },
 }

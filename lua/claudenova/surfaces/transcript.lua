@@ -365,6 +365,9 @@ local again = {} ---@type table<integer, integer|true>
 local function put_snapshot(id, snap)
   local buf = M.bufs[id]
   if not (buf and vim.api.nvim_buf_is_valid(buf)) then
+    -- Wiped while its fetch was under way: the fetch is over all the same,
+    -- or the buffer re-created for the next op would wait for it forever.
+    M.syncing[id], again[id] = false, nil
     return
   end
   local lines = {}
