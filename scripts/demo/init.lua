@@ -3,6 +3,12 @@
 local root = assert(os.getenv("CLAUDENOVA_DEMO_ROOT"))
 vim.opt.rtp:prepend(root)
 vim.o.swapfile = false
+-- No language providers: the demo needs none, and python's ftplugin asks
+-- for python3's on the first .py file (finding it runs the interpreter:
+-- seconds when python3 is a version manager's shim).
+for _, p in ipairs({ "python3", "node", "perl", "ruby" }) do
+  vim.g["loaded_" .. p .. "_provider"] = 0
+end
 vim.o.linebreak = true -- README.demo.md is one line per paragraph: it wraps at words at any width
 -- ... at spaces only: by default 'linebreak' also breaks after . : - / and
 -- the like ("greet." / "py"); 'breakat' is global, so a plugin cannot set it

@@ -27,6 +27,13 @@ if hide and hide ~= "" then
 end
 vim.opt.swapfile = false
 vim.opt.shadafile = "NONE"
+-- Neovim's language providers are the machine's, not the plugin's: finding
+-- python3's runs the interpreter (a version manager's shim takes seconds,
+-- over a minute under load), and python's ftplugin asks for it on the first
+-- .py file, holding Neovim meanwhile.
+for _, p in ipairs({ "python3", "node", "perl", "ruby" }) do
+  vim.g["loaded_" .. p .. "_provider"] = 0
+end
 vim.o.columns = 160
 vim.o.lines = 50
 
