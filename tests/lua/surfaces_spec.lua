@@ -228,6 +228,40 @@ return {
       )
     end,
   },
+  ["a file written as its proposal opens is told as changed on disk"] = {
+    run = function(t)
+      edit_files(t)
+      local said = {}
+      local own = vim.notify
+      vim.notify = function(msg)
+        table.insert(said, msg)
+      end
+      -- Written once the original side is read, before the proposal
+      -- watches the file: only the read that follows can tell.
+      vim.api.nvim_create_autocmd("FileType", {
+        callback = function(ev)
+          if vim.bo[ev.buf].buftype == "nofile" and vim.b[ev.buf].claudenova_surface == "proposal" then
+            t:write("greet.py", 'def greet(name):\n    return "hi " + name  # changed meanwhile\n')
+            return true
+          end
+        end,
+      })
+      local function warned()
+        for _, msg in ipairs(said) do
+          if msg:match("greet%.py changed on disk after this proposal opened") then
+            return true
+          end
+        end
+        return false
+      end
+      local ok, err = pcall(function()
+        t:replay("edit", 10)
+        t:wait(warned, "the warning")
+      end)
+      vim.notify = own
+      assert(ok, err)
+    end,
+  },
   ["a request withdrawn before its proposal opened leaves no buffer read ahead"] = {
     run = function(t)
       local proposal = require("claudenova.surfaces.proposal")

@@ -150,8 +150,9 @@ local function read_disk(path)
   return data
 end
 
--- The real file's content, read off the editor's loop (libuv's thread
--- pool): cb(data or nil) runs in a fast callback.
+-- The real file's content and its stat, read off the editor's loop
+-- (libuv's thread pool): cb(data or nil, stat or nil) runs in a fast
+-- callback.
 local function read_disk_async(path, cb)
   vim.uv.fs_open(path, "r", 438, function(oerr, fd)
     if oerr or not fd then
@@ -164,26 +165,58 @@ local function read_disk_async(path, cb)
       end
       vim.uv.fs_read(fd, st.size, 0, function(rerr, data)
         vim.uv.fs_close(fd)
-        cb(not rerr and data or nil)
+        cb(not rerr and data or nil, st)
       end)
     end)
   end)
 end
 
+local function same_stat(a, b)
+  return a and b and a.size == b.size and a.mtime.sec == b.mtime.sec and a.mtime.nsec == b.mtime.nsec
+end
+
 -- Warn as soon as the real file changes on disk while its proposal is
 -- open, before any :w: the :w then merges the user's version with it (the
 -- host never writes over it), and the winbar says so. What the file held
--- when the proposal opened is read off the editor's loop: a large file's
--- proposal opens without reading it a third time.
+-- when the original side was read (p.disk_stat, its stat then) is read
+-- again off the editor's loop: a large file's proposal opens without
+-- reading it a third time. That read may come after a change (a file
+-- written as the proposal opens): its stat tells, and the change is told.
 local function watch_disk(p)
   local path = p.r.path or ""
   if path == "" or (p.r.cell and p.r.cell ~= "") then
     return
   end
-  p.disk = false -- not read yet
-  read_disk_async(path, function(data)
+  local function changed()
+    if p.disk_changed or not M.open_[p.r.id] or p.saving or p.applying then
+      return
+    end
+    p.disk_changed = true
+    notify.warn(
+      ("%s changed on disk after this proposal opened: :w merges your version with it (nothing is written over)"):format(
+        p.r.target ~= "" and p.r.target or path
+      )
+    )
+    p.on_change()
+  end
+  -- A change event: compare with what was read (once it is).
+  local function check()
     if p.disk == false then
-      p.disk = data
+      p.disk_event = true -- the first read is under way: it checks when done
+    elseif read_disk(path) ~= p.disk then
+      changed()
+    end
+  end
+  p.disk = false -- not read yet
+  read_disk_async(path, function(data, st)
+    if p.disk ~= false then
+      return -- rebased meanwhile: read again then
+    end
+    p.disk = data
+    if (st or p.disk_stat) and not same_stat(st, p.disk_stat) then
+      vim.schedule(changed)
+    elseif p.disk_event then
+      vim.schedule(check) -- a change came while it was read
     end
   end)
   local w = vim.uv.new_fs_event()
@@ -195,20 +228,7 @@ local function watch_disk(p)
     if file ~= name then
       return
     end
-    vim.schedule(function()
-      if p.disk_changed or p.disk == false or not M.open_[p.r.id] or p.saving or p.applying then
-        return
-      end
-      if read_disk(path) ~= p.disk then
-        p.disk_changed = true
-        notify.warn(
-          ("%s changed on disk after this proposal opened: :w merges your version with it (nothing is written over)"):format(
-            p.r.target ~= "" and p.r.target or path
-          )
-        )
-        p.on_change()
-      end
-    end)
+    vim.schedule(check)
   end)
   if ok then
     p.watch = w
@@ -245,10 +265,6 @@ end
 -- are kept, the oldest go first.
 local prepared, reads, PREPARED = {}, 0, 4
 
-local function same_stat(a, b)
-  return a and b and a.size == b.size and a.mtime.sec == b.mtime.sec and a.mtime.nsec == b.mtime.nsec
-end
-
 local function drop_prepared(id)
   local pre = prepared[id]
   prepared[id] = nil
@@ -270,7 +286,7 @@ local function take_prepared(r)
     and same_stat(pre.stat, vim.uv.fs_stat(r.path))
   then
     prepared[r.id] = nil
-    return pre.buf
+    return pre.buf, pre.stat
   end
   drop_prepared(r.id)
   return nil
@@ -304,17 +320,20 @@ function M.prepare(id, path)
   prepared[id] = { buf = buf, path = path, stat = stat, n = reads }
 end
 
+-- The original side's buffer, and the file's stat when it was read (nil
+-- for a new file or a notebook cell).
 local function original_buf(r, ft)
-  local buf = take_prepared(r)
+  local buf, stat = take_prepared(r)
   if not buf then
     buf = scratch()
+    stat = r.exists and not (r.cell and r.cell ~= "") and vim.uv.fs_stat(r.path) or nil
     load_original(buf, r)
   end
   labels.name_buf(buf, "Original · " .. (r.exists and state.where(r) or (state.where(r) .. " (new file)")))
   vim.b[buf].claudenova_request = r.id
   vim.b[buf].claudenova_surface = "proposal"
   set_filetype(buf, ft or filetype_of(r))
-  return buf
+  return buf, stat
 end
 
 local function set_keymaps(buf, r, p)
@@ -415,7 +434,7 @@ local function restore(p)
   vim.api.nvim_set_current_win(pwin)
   local tab = vim.api.nvim_win_get_tabpage(pwin)
   if not vim.api.nvim_buf_is_valid(p.orig) then
-    p.orig = original_buf(p.r, p.ft)
+    p.orig = (original_buf(p.r, p.ft))
   end
   if not (p.header and vim.api.nvim_win_is_valid(p.header)) and p.r.said and p.r.said ~= "" then
     -- What Claude said before it asked, above both sides.
@@ -500,9 +519,11 @@ function M.open(r, opts)
   set_filetype(buf, ft)
 
   local group = vim.api.nvim_create_augroup("ClaudeNovaProposal_" .. buf, { clear = true })
+  local orig, disk_stat = original_buf(r, ft)
   local p = {
     buf = buf,
-    orig = original_buf(r, ft),
+    orig = orig,
+    disk_stat = disk_stat,
     ft = ft,
     tab = layout == "tab" and vim.api.nvim_get_current_tabpage() or nil,
     group = group,
@@ -672,6 +693,7 @@ function M.rebase(data)
   end
   -- The merge took the file as it is now: a later change warns again.
   p.disk, p.disk_changed = read_disk(p.r.path or ""), false
+  p.disk_stat = vim.uv.fs_stat(p.r.path or "")
   if vim.api.nvim_buf_is_valid(p.orig) then
     load_original(p.orig, p.r)
   end
