@@ -64,7 +64,9 @@ func (r *recorder) names() []string {
 // wait blocks until cond holds for the events (or fails the test).
 func (r *recorder) wait(t *testing.T, what string, cond func([]ui.Event) bool) {
 	t.Helper()
-	deadline := time.NewTimer(10 * time.Second)
+	// A bound for a hang, not a speed: a 10 MB proposal staged under the
+	// race detector beside the e2e suite took longer than 10 s.
+	deadline := time.NewTimer(30 * time.Second)
 	defer deadline.Stop()
 	for {
 		r.mu.Lock()
