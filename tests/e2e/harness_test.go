@@ -307,10 +307,57 @@ func (e *Env) Lua(out any, code string, args ...any) {
 	if args == nil {
 		args = []any{}
 	}
-	if err := e.V.ExecLua(code, out, args...); err != nil {
+	blocked, err := e.execLua(code, out, args...)
+	if blocked != "" {
+		e.t.Fatalf("lua %q: %s", firstLine(code), blocked)
+	}
+	if err != nil {
 		e.t.Fatalf("lua %q: %v", firstLine(code), err)
 	}
 }
+
+// execLua is ExecLua, watched: a call Neovim does not answer because it
+// waits for a key (a prompt nothing answers) would hold the test until go
+// test's own timeout. After blockedAfter the watch asks for the mode (an
+// answer that never waits); when Neovim is blocked it says so in blocked,
+// with what the prompt showed, and presses <Esc> so the call can end.
+func (e *Env) execLua(code string, out any, args ...any) (blocked string, err error) {
+	done := make(chan error, 1)
+	go func() { done <- e.V.ExecLua(code, out, args...) }()
+	tick := time.NewTicker(blockedAfter)
+	defer tick.Stop()
+	for {
+		select {
+		case err := <-done:
+			if blocked != "" {
+				// What the prompt said: :messages, now that it is answered.
+				msgs := make(chan string, 1)
+				go func() {
+					var m string
+					_ = e.V.ExecLua("return vim.fn.execute('messages')", &m)
+					msgs <- m
+				}()
+				select {
+				case m := <-msgs:
+					blocked += "; its messages:" + m
+				case <-time.After(5 * time.Second):
+				}
+			}
+			return blocked, err
+		case <-tick.C:
+			m, merr := e.V.Mode()
+			if merr != nil || !m.Blocking || blocked != "" {
+				continue
+			}
+			blocked = fmt.Sprintf("Neovim waits for a key (mode %q) and cannot answer", m.Mode)
+			_, _ = e.V.Input("<Esc>")
+		}
+	}
+}
+
+// blockedAfter is how long a call waits before asking whether Neovim is
+// blocked by a prompt (a slow answer under load is not a failure).
+const blockedAfter = 20 * time.Second
 
 // Cmd runs an Ex command.
 // A :ClaudeNova command runs as a gesture: it returns at once and may
@@ -368,6 +415,10 @@ func (e *Env) Eventually(timeout time.Duration, what string, cond func() bool) {
 			return
 		}
 		if time.Now().After(deadline) {
+			if m, err := e.V.Mode(); err == nil && m.Blocking {
+				_, _ = e.V.Input("<Esc>") // the notes below can be read then
+				e.t.Errorf("Neovim waits for a key (mode %q): nothing answers its prompt", m.Mode)
+			}
 			var stream, sessions any
 			_ = e.V.ExecLua("return require('claudenova.frontend.inbox').stream_state()", &stream)
 			// The host's own view, beside the front end's.
