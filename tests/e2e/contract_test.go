@@ -46,6 +46,22 @@ func (e *Env) selectSidebarRows() {
 	e.WaitGraceOver()
 	e.Input(":ClaudeNova sidebar<CR>")
 	e.Eventually(5*time.Second, "sidebar focused", func() bool { return e.curBufFiletype() == "claudenova-sidebar" })
+	// A panel that waited for the user to pause opens over the sidebar
+	// when they do (the sidebar does not hold it back), and the keys typed
+	// next go to it: as a person would, wait until nothing more waits to
+	// open, and go back to the sidebar (under load the pause came between
+	// the focus and the "V" below, and "a" then waited in the panel for a
+	// text object).
+	e.Eventually(20*time.Second, "nothing waits to open", func() bool {
+		var n int
+		e.Lua(&n, "return #require('claudenova.services.scheduler').waiting")
+		return n == 0
+	})
+	if e.curBufFiletype() != "claudenova-sidebar" {
+		// Back to the sidebar's window (":ClaudeNova sidebar" again would close it).
+		e.Lua(nil, "vim.api.nvim_set_current_win(vim.fn.bufwinid(require('claudenova.surfaces.sidebar').buf))")
+		e.Eventually(5*time.Second, "sidebar focused again", func() bool { return e.curBufFiletype() == "claudenova-sidebar" })
+	}
 	var first, last int
 	e.Lua(&first, `local m; for lnum in pairs(require('claudenova.surfaces.sidebar').rows) do m = math.min(m or lnum, lnum) end return m`)
 	e.Lua(&last, `local m = 0; for lnum in pairs(require('claudenova.surfaces.sidebar').rows) do m = math.max(m, lnum) end return m`)
