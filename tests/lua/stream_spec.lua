@@ -62,13 +62,18 @@ end
 -- answered with first = { lines, seq }, after a resync naming op dropped_to
 -- came in front of that reply (the host dropped more meanwhile); later ones
 -- with { "old", "a", "b" } at op 3. Returns the count of fetches so far.
+-- The fake host's answer to call token: a transcript of lines at op seq.
+local function transcript_reply(token, lines, seq)
+  return {
+    event = "mark",
+    data = { token = token, reply = { ok = true, result = { lines = lines, seq = seq, first = 0 } } },
+  }
+end
+
 local function resync_while_fetching(t, first, dropped_to)
   local n = 0
   local function reply(lines, seq)
-    return {
-      event = "mark",
-      data = { token = t.last_token, reply = { ok = true, result = { lines = lines, seq = seq, first = 0 } } },
-    }
+    return transcript_reply(t.last_token, lines, seq)
   end
   t.replies.transcript = function()
     n = n + 1
@@ -301,9 +306,9 @@ return {
         if n == 1 then
           token = t.last_token -- answered after the wipe below
         else
-          local reply = { lines = { "old", "a" }, seq = 2, first = 0 }
+          local reply = transcript_reply(t.last_token, { "old", "a" }, 2)
           vim.schedule(function()
-            t:deliver({ { event = "mark", data = { token = t.last_token, reply = { ok = true, result = reply } } } })
+            t:deliver({ reply })
           end)
         end
         return t.NO_MARK
@@ -314,8 +319,7 @@ return {
         return token ~= nil
       end, "the first fetch")
       vim.api.nvim_buf_delete(tr.bufs[1], { force = true })
-      local snap = { lines = { "old" }, seq = 1, first = 0 }
-      t:deliver({ { event = "mark", data = { token = token, reply = { ok = true, result = snap } } } })
+      t:deliver({ transcript_reply(token, { "old" }, 1) })
       -- The next op re-creates the buffer, which catches up.
       t:deliver({
         {
