@@ -253,7 +253,7 @@ M.subcommands = {
   },
   merge = {
     usage = "merge [remove[!]]",
-    desc = "Bring the branch of the session in view (one started with new --worktree) into your checkout: every file it changed since it started, committed or not, opens as a proposal; :w applies it with your edits, closing it skips the file. Where your file changed meanwhile the proposal is a three-way merge (conflicts between markers; :w is refused while one is left); a file the branch deleted is a proposal to delete it (:w of it empty). merge remove then removes the worktree and its branch (the session must have stopped); merge remove! also when some of its work was skipped.",
+    desc = "Bring the branch of the session in view (one started with new --worktree) into your checkout: every file it changed since it started, committed or not, opens as a proposal; :w applies it with your edits, closing it skips the file. Where your file changed meanwhile the proposal is a three-way merge (conflicts between markers; :w is refused while one is left); a file the branch deleted is a proposal to delete it (:w of it empty). Buffers of those files with unsaved edits are merged as you see them. merge remove then removes the worktree and its branch (the session must have stopped) only when nothing exists there alone: it reads the worktree again (late work, ignored files, modes) and names every file it would lose; merge remove! removes them all the same once they were named.",
     complete = function()
       return { "remove", "remove!" }
     end,

@@ -64,7 +64,7 @@ end
 --- current session by default). Returns { branch, proposed, conflicts,
 --- same, left, message (one line), details }.
 function M.merge(session)
-  return host().request("merge", { session = session or 0 })
+  return ops().merge(session)
 end
 
 --- Remove a merged worktree session's worktree and its branch; force: also

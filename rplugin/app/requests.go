@@ -17,6 +17,7 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/ui"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/worktree"
 )
 
 // ErrNotPending is returned for a gesture on a request that was already
@@ -43,6 +44,9 @@ func (a *App) permission(s *session.Session, m claude.Message) {
 	s.Transcript.MarkAsked(pr.ToolUseID)
 	if a.editorToolAllowed(s, pr) {
 		return // the editor's own read-only tools: answered at once
+	}
+	if a.worktreeGone(s, pr) {
+		return
 	}
 	id := approval.Key(s.ID, pr.RequestID)
 	if _, dup := a.reg.Get(id); dup {
@@ -122,6 +126,27 @@ func (a *App) permission(s *session.Session, m claude.Message) {
 			_ = proposal.Unstage(o.Storage, p.Staged)
 		}
 	}
+}
+
+// worktreeGone answers a request of a worktree session whose folder was
+// removed (or replaced by a plain folder) by hand: denied, and the session
+// stopped, before it writes into a folder git no longer knows as its
+// worktree (a merge would then read the checkout for its branch). One stat.
+func (a *App) worktreeGone(s *session.Session, pr claude.PermissionRequest) bool {
+	wt := s.World.Worktree()
+	if wt == nil || wt.Branch == "" || wt.Gone || worktree.Present(wt.Path) {
+		return false
+	}
+	why := fmt.Sprintf("%s: its folder %s was removed or replaced while session %d ran: the session is stopped so that it writes nothing there; its branch is kept", sanitize.Line(wt.Branch), sanitize.Line(wt.Path), s.ID)
+	if err := a.respond(s, pr, claude.Deny("The worktree this session works in was removed by the user; stop here."), "worktree gone", 0); err != nil {
+		a.log.Warn("answer a request of a session whose worktree is gone", "session", s.ID, "err", err)
+	}
+	a.desk.Note(s, why+".")
+	a.desk.Notify("warn", why)
+	if _, err := a.Stop(s.ID); err != nil {
+		a.log.Warn("stop a session whose worktree is gone", "session", s.ID, "err", err)
+	}
+	return true
 }
 
 // prepareSize is the size from which the editor is asked to read a file's

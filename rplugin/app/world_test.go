@@ -245,6 +245,10 @@ func TestWorktreeMovesTheSession(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(wt, "a.txt"), []byte("committed\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// A worktree's .git is a file naming its repository's folder.
+	if err := os.WriteFile(filepath.Join(wt, ".git"), []byte("gitdir: ../../../.git/worktrees/feat\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	c.PushJSON(map[string]any{"type": "assistant", "message": map[string]any{"id": "m1", "content": []any{
 		map[string]any{"type": "tool_use", "id": "w1", "name": "EnterWorktree", "input": map[string]any{"name": "feat"}}}}})
 	c.PushJSON(map[string]any{"type": "user", "message": map[string]any{"content": []any{

@@ -1,6 +1,7 @@
 package approval
 
 import (
+	"os"
 	"sort"
 	"strconv"
 	"sync"
@@ -74,6 +75,14 @@ type Merge struct {
 	Path    string // the file in the checkout
 	Rel     string // as the repository names it
 	Deleted bool   // the branch deleted it: a save removes it
+	// Mode is the file's mode once applied (0o644 or 0o755; 0: as it is).
+	Mode os.FileMode
+	// Unsaved says the checkout's side is the user's buffer with edits not
+	// written yet (Change.Original): Disk is then the file on disk when the
+	// merge read it (DiskExists: it was there), what a save checks against.
+	Unsaved    bool
+	Disk       []byte
+	DiskExists bool
 }
 
 // Outside is what an editor tool wants from outside the session's folders.

@@ -137,6 +137,19 @@ func (d *Desk) Notify(level, msg string) {
 	d.UI.Send(ui.EvNotify, map[string]any{"msg": msg, "level": level})
 }
 
+// Landed tells the editor that the host wrote a file of the user's (a
+// merge, a rewind; claude's own writes are told as its tools finish): its
+// buffers follow the disk, unsaved edits kept and told once. tookUnsaved
+// says the file now holds the buffer's unsaved text the front end gave
+// (a merge made from it): the buffer is read again unless typed in since.
+func (d *Desk) Landed(path string, tookUnsaved bool) {
+	ev := map[string]any{"path": path}
+	if tookUnsaved {
+		ev["took_unsaved"] = true
+	}
+	d.UI.Send(ui.EvFileWritten, ev)
+}
+
 // Go runs fn on a goroutine tracked for Wait.
 func (d *Desk) Go(fn func()) {
 	d.wg.Add(1)

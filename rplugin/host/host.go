@@ -321,7 +321,7 @@ var methods = map[string]handler{
 	"blame":           with(func(a *app.App, p rounds.BlameParams) (any, error) { return a.Rooms().Rounds.Blame(p) }),
 	"provenance":      with(func(a *app.App, p provenance.Params) (any, error) { return a.Rooms().Provenance.Show(p) }),
 	"provenance_push": with(func(a *app.App, p provenance.Params) (any, error) { return a.Rooms().Provenance.Push(p) }),
-	"merge":           with(func(a *app.App, p sessionArg) (any, error) { return a.Rooms().Merge.Start(p.Session) }),
+	"merge":           with(func(a *app.App, p merge.StartParams) (any, error) { return nil, a.Rooms().Merge.StartLater(p) }),
 	"branch_changes":  with(func(a *app.App, p app.Later) (any, error) { return nil, a.Rooms().Merge.Branch(p) }),
 	"compare":         with(func(a *app.App, p cwdSessionArg) (any, error) { return a.Rooms().Merge.Compare(p.Session, p.Cwd) }),
 	"merge_remove":    with(func(a *app.App, p merge.RemoveParams) (any, error) { return nil, a.Rooms().Merge.RemoveLater(p) }),

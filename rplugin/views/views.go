@@ -111,6 +111,9 @@ type Request struct {
 	// cell's source before (the proposal's original side).
 	Cell     string `json:"cell,omitempty"`
 	Original string `json:"original,omitempty"`
+	// Unsaved: the proposal's original side is the user's buffer with
+	// edits not written yet (a merge made from it), Original its text.
+	Unsaved bool `json:"unsaved,omitempty"`
 	// Form is an MCP server's form (an elicitation).
 	Form *form.Form `json:"form,omitempty"`
 	// Said is what Claude said right before the call, in the same message
@@ -263,6 +266,9 @@ func (b *Builder) Request(r approval.Pending) Request {
 		if c.Cell != nil {
 			v.Cell = sanitize.Line(c.Cell.Label())
 			v.Original = string(c.Original)
+		}
+		if r.Merge != nil && r.Merge.Unsaved {
+			v.Unsaved, v.Original = true, string(c.Original)
 		}
 	}
 	v.Fields = fields(pr, r.Change, cwd)

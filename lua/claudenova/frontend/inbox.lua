@@ -323,7 +323,7 @@ function handlers.completion(data)
 end
 
 function handlers.file_written(data)
-  disk.written(data.path)
+  disk.written(data.path, data.took_unsaved == true)
 end
 
 function handlers.world(data)

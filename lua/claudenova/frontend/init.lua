@@ -115,6 +115,7 @@ for name, fn in pairs({
   send = ops.send,
   steer = ops.steer,
   stop = ops.stop,
+  merge = ops.merge,
   interrupt = ops.interrupt,
   resume = ops.resume,
   sessions = ops.sessions,

@@ -4,6 +4,7 @@
 -- session is started or sent to one way only. Errors are raised as plain
 -- messages ("claude-nova: …").
 local context = require("claudenova.services.context")
+local disk = require("claudenova.services.disk")
 local errors = require("claudenova.core.errors")
 local host = require("claudenova.channel.host")
 local inbox = require("claudenova.frontend.inbox")
@@ -31,6 +32,13 @@ function M.started_for_prompt(id, old)
     notify.info(("new session %s: no session ran"):format(state.label(id)))
   end
   transcript.open(id)
+end
+
+--- Bring a worktree session's branch into the checkout as proposals. The
+--- checkout's buffers with unsaved edits go with the call: the merge takes
+--- what the user sees as the checkout's side of those files.
+function M.merge(session)
+  return host.request("merge", { session = session or 0, unsaved = disk.unsaved() })
 end
 
 --- Start a session. opts: { prompt?, cwd?, mode?, resume?, model?,

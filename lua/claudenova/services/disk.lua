@@ -84,11 +84,49 @@ local function protect(buf)
   })
 end
 
+--- The buffer's text as :w would write it (line endings and final newline
+--- as the buffer keeps them).
+local function text_of(buf)
+  local nl = vim.bo[buf].fileformat == "dos" and "\r\n" or (vim.bo[buf].fileformat == "mac" and "\r" or "\n")
+  local lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+  local eol = vim.bo[buf].endofline or (vim.bo[buf].fixendofline and not vim.bo[buf].binary)
+  local text = table.concat(lines, nl)
+  if eol and not (#lines == 1 and lines[1] == "") then
+    text = text .. nl
+  end
+  return text
+end
+
+--- The loaded file buffers with unsaved edits, as { path, text } each (the
+--- text :w would write): a merge takes them as the checkout's side. Each is
+--- marked with its change count, so that the file the merge then writes
+--- replaces it only while the user has not typed since.
+function M.unsaved()
+  local out = {}
+  for _, b in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_is_loaded(b) and vim.bo[b].buftype == "" and vim.bo[b].modified then
+      local name = vim.api.nvim_buf_get_name(b)
+      if name ~= "" then
+        vim.b[b].claudenova_taken_tick = vim.b[b].changedtick
+        table.insert(out, { path = vim.fn.resolve(vim.fn.fnamemodify(name, ":p")), text = text_of(b) })
+      end
+    end
+  end
+  return out
+end
+
 --- Claude wrote path: its buffer shows the new text, or (unsaved edits)
---- keeps them and the user is told once.
-function M.written(path)
+--- keeps them and the user is told once. took_unsaved: the file now holds
+--- the buffer's unsaved text as M.unsaved gave it (a merge made from it),
+--- so the buffer is read again unless the user typed since.
+function M.written(path, took_unsaved)
   local buf = M.buf_of(path)
   if not buf then
+    return
+  end
+  if took_unsaved and vim.bo[buf].modified and vim.b[buf].claudenova_taken_tick == vim.b[buf].changedtick then
+    vim.b[buf].claudenova_taken_tick = nil
+    M.reload(buf)
     return
   end
   if not vim.bo[buf].modified then

@@ -211,7 +211,7 @@ function M.open(session)
           notify.info("m on a branch's row merges it into your checkout")
           return
         end
-        local res = host.request("merge", { session = view.branches[r.branch].session })
+        local res = actions.merge(view.branches[r.branch].session)
         -- The merge's proposals open in your windows: the comparison
         -- steps aside.
         pcall(vim.cmd, "tabclose")

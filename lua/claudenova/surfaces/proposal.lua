@@ -126,6 +126,14 @@ local function load_original(buf, r)
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, {})
   if r.cell and r.cell ~= "" then
     vim.api.nvim_buf_set_lines(buf, 0, -1, false, vim.split(r.original or "", "\n", { plain = true }))
+  elseif r.unsaved then
+    -- A merge made from the user's buffer (edits not written yet): the
+    -- original side is what they see, not the disk.
+    local lines = vim.split((r.original or ""):gsub("\r\n", "\n"), "\n", { plain = true })
+    if lines[#lines] == "" then
+      table.remove(lines)
+    end
+    vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
   elseif r.exists and vim.fn.filereadable(r.path) == 1 then
     vim.api.nvim_buf_call(buf, function()
       -- ++edit: detect fileformat and encoding like :edit, so the diff

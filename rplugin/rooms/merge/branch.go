@@ -57,7 +57,7 @@ func (r *Room) Changes(id int) (BranchView, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	br, err := worktree.ChangesOf(ctx, wt.Path, wt.Root)
+	br, err := worktree.ChangesOf(ctx, wt.Path, wt.Root, wt.Branch)
 	if err != nil {
 		return BranchView{}, err
 	}
@@ -71,6 +71,10 @@ func (r *Room) Changes(id int) (BranchView, error) {
 			fc.Error = "a binary file: no text to show"
 		case c.Symlink:
 			fc.Error = "a link or a submodule: no text to show"
+		case c.Dir:
+			fc.Error = "a folder git ignores: not read"
+		case c.Large:
+			fc.Error = "a large file: not read"
 		default:
 			fc = fc.With(string(c.Theirs), c.Status != "deleted")
 		}

@@ -23,10 +23,10 @@ import (
 	"time"
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/approval"
-	"github.com/claude-nova/claude-nova.nvim/rplugin/atomicfile"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/desk"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/diff"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/landing"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/proposal"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
@@ -61,12 +61,21 @@ type Room struct {
 	merges map[int]*run // by session
 }
 
-// run is one merge of a session's branch under way.
+// run is the merges of a session's branch: the one under way, and what
+// every merge so far showed the user (what a removal checks against).
 type run struct {
 	branch, path, root string
 	pending            map[string]string // request id -> file (rel)
 	applied, skipped   []string
 	left               []string // not proposed: binary files, links (still only in the worktree)
+	// seen is each worktree file's version a merge showed the user and
+	// whether they applied it; named the files they were told exist only
+	// in the worktree. Kept across merges of the branch.
+	seen  map[string]worktree.Seen
+	named map[string]bool
+	// versions are the worktree's files as this merge proposed them (by
+	// request id): applying one marks that version seen and applied.
+	versions map[string]worktree.Version
 }
 
 // New returns the merge room.
@@ -90,33 +99,99 @@ type Summary struct {
 	Details   string   `json:"details"`   // the whole story (the transcript has it)
 }
 
+// StartParams start a merge of a session's branch: Unsaved are the
+// checkout's buffers with edits not written yet, taken as the checkout's
+// side of their files (what the user sees, not what is on disk).
+type StartParams struct {
+	desk.ReplyTo
+	Session int       `json:"session"`
+	Unsaved []Unsaved `json:"unsaved"`
+}
+
+// Unsaved is a buffer's text as :w would write it.
+type Unsaved struct {
+	Path string `json:"path"`
+	Text string `json:"text"`
+}
+
+// StartLater is Start as the front end asks for it: what refuses it is
+// said at once, from memory; reading the branch (git, the disk) happens in
+// the background and the summary comes as the reply.
+func (r *Room) StartLater(p StartParams) error {
+	s, wt, err := r.worktreeOf(p.Session)
+	if err != nil {
+		return err
+	}
+	if err := r.notBusy(s.ID, wt.Branch); err != nil {
+		return err
+	}
+	unsaved := map[string][]byte{}
+	for _, u := range p.Unsaved {
+		unsaved[filepath.Clean(u.Path)] = []byte(u.Text)
+	}
+	r.d.ReplyLater(p.ReplyTo, func(ctx context.Context) (any, error) { return r.start(ctx, s.ID, unsaved) })
+	return nil
+}
+
 // Start proposes every file session id's worktree changed.
 func (r *Room) Start(id int) (Summary, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	return r.start(ctx, id, nil)
+}
+
+// notBusy refuses a second merge of a branch while files of the first wait.
+func (r *Room) notBusy(sid int, branch string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if m := r.merges[sid]; m != nil && len(m.pending) > 0 {
+		return fmt.Errorf("%s is being merged: %d file(s) wait for :w or to be closed", branch, len(m.pending))
+	}
+	return nil
+}
+
+// maxIgnored bounds the ignored files a merge proposes one by one; more
+// are named, not proposed.
+const maxIgnored = 20
+
+func (r *Room) start(ctx context.Context, id int, unsaved map[string][]byte) (Summary, error) {
 	s, wt, err := r.worktreeOf(id)
 	if err != nil {
 		return Summary{}, err
 	}
-	r.mu.Lock()
-	if m := r.merges[s.ID]; m != nil && len(m.pending) > 0 {
-		r.mu.Unlock()
-		return Summary{}, fmt.Errorf("%s is being merged: %d file(s) wait for :w or to be closed", wt.Branch, len(m.pending))
+	if err := r.notBusy(s.ID, wt.Branch); err != nil {
+		return Summary{}, err
 	}
-	r.mu.Unlock()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	br, err := worktree.ChangesOf(ctx, wt.Path, wt.Root)
+	br, err := worktree.ChangesOf(ctx, wt.Path, wt.Root, wt.Branch)
 	if err != nil {
 		return Summary{}, err
 	}
-	m := &run{branch: wt.Branch, path: wt.Path, root: wt.Root, pending: map[string]string{}}
+	r.mu.Lock()
+	m := r.merges[s.ID]
+	if m == nil {
+		m = &run{branch: wt.Branch, path: wt.Path, root: wt.Root, seen: map[string]worktree.Seen{}, named: map[string]bool{}}
+		r.merges[s.ID] = m
+	}
+	m.pending, m.versions = map[string]string{}, map[string]worktree.Version{}
+	m.applied, m.skipped, m.left = nil, nil, nil
+	r.mu.Unlock()
 	sum := Summary{Branch: wt.Branch}
 	var props []*approval.Pending
+	var tookUnsaved []string
+	ignored := 0
 	for i, c := range br.Changes {
-		if c.Binary || c.Symlink {
+		v := worktree.VersionOfChange(c, wt.Path)
+		if c.Ignored && !c.Dir && !c.Binary && !c.Large && !c.Symlink {
+			ignored++
+		}
+		if c.Binary || c.Symlink || c.Large || c.Dir || (c.Ignored && ignored > maxIgnored) {
+			r.mu.Lock()
 			m.left = append(m.left, c.Path)
+			m.seen[c.Path] = worktree.Seen{Version: v}
+			r.mu.Unlock()
 			continue
 		}
-		p, conflicts, same, err := r.proposal(s, br.Top, wt.Branch, i, c)
+		p, conflicts, same, err := r.proposal(s, br.Top, wt.Branch, i, c, unsaved)
 		if err != nil {
 			r.unstage(props)
 			return Summary{}, err
@@ -128,15 +203,22 @@ func (r *Room) Start(id int) (Summary, error) {
 		if conflicts {
 			sum.Conflicts++
 		}
+		if p.Merge.Unsaved {
+			tookUnsaved = append(tookUnsaved, c.Path)
+		}
 		props = append(props, p)
+		r.mu.Lock()
 		m.pending[p.ID] = c.Path
+		m.versions[p.ID] = v
+		m.seen[c.Path] = worktree.Seen{Version: v}
+		r.mu.Unlock()
 	}
 	sum.Proposed, sum.Left = len(props), m.left
 	sum.Message, sum.Details = short(sum), message(sum)
-	r.mu.Lock()
-	r.merges[s.ID] = m
-	r.mu.Unlock()
 	r.d.Note(s, "Merging "+wt.Branch+" into your checkout: "+sum.Details)
+	for _, rel := range tookUnsaved {
+		r.d.Notify("info", rel+": the merge takes your unsaved edits as your side (:w writes them with the branch's changes)")
+	}
 	for _, p := range props {
 		if !r.reqs.Propose(p) {
 			r.settle(p.Session, p.ID, "", false)
@@ -158,7 +240,7 @@ func short(sum Summary) string {
 		s += fmt.Sprintf(", %d with conflicts", sum.Conflicts)
 	}
 	if len(sum.Left) > 0 {
-		s += fmt.Sprintf(", %d left (binary)", len(sum.Left))
+		s += fmt.Sprintf(", %d left (not text)", len(sum.Left))
 	}
 	return s
 }
@@ -181,49 +263,69 @@ func message(sum Summary) string {
 		parts = append(parts, fmt.Sprintf("%d already as the branch has them", sum.Same))
 	}
 	if len(sum.Left) > 0 {
-		parts = append(parts, "not brought over (binary or a link; copy it yourself): "+strings.Join(sum.Left, ", "))
+		parts = append(parts, "not brought over (binary, large, a link or an ignored folder; copy it yourself): "+names(sum.Left))
 	}
 	return strings.Join(parts, "; ")
 }
 
 // proposal stages change c (the i-th of the branch) as a proposal for the
-// checkout at top. same says the checkout has it already.
-func (r *Room) proposal(s *session.Session, top, branch string, i int, c worktree.Change) (p *approval.Pending, conflicts, same bool, err error) {
+// checkout at top: its side is the user's unsaved buffer when there is one
+// (unsaved, by path). same says the checkout has it already, mode included.
+func (r *Room) proposal(s *session.Session, top, branch string, i int, c worktree.Change, unsaved map[string][]byte) (p *approval.Pending, conflicts, same bool, err error) {
 	path := filepath.Join(top, filepath.FromSlash(c.Path))
-	ours, rerr := proposal.ReadFile(path)
+	disk, rerr := proposal.ReadFile(path)
 	exists := rerr == nil
 	if rerr != nil && !errors.Is(rerr, os.ErrNotExist) {
 		return nil, false, false, fmt.Errorf("read %s: %w", c.Path, rerr)
 	}
+	ours := disk
+	buf, fromBuffer := unsaved[filepath.Clean(path)]
+	if fromBuffer {
+		ours, exists = buf, true
+	}
+	oursMode := worktree.VersionOf(path).Mode
+	// The mode, three ways: the branch's when the checkout kept the base's.
+	mode := oursMode
+	if c.Mode != 0 && (!exists || oursMode == c.BaseMode || oursMode == 0) {
+		mode = c.Mode
+	}
 	var proposed []byte
 	var marks []int
+	tool := "Merge"
 	switch {
 	case c.Status == "deleted":
 		if !exists {
 			return nil, false, true, nil
 		}
 		proposed = nil
+		tool = "Merge (deleted)"
 		if !bytes.Equal(ours, c.Base) {
 			// Deleted in the branch, changed here: the user's lines are
 			// shown; saving it empty deletes it.
 			proposed = ours
 		}
-	case exists && bytes.Equal(ours, c.Theirs):
+	case exists && bytes.Equal(ours, c.Theirs) && mode == oursMode:
 		return nil, false, true, nil
+	case exists && bytes.Equal(ours, c.Theirs):
+		proposed = ours // the mode alone: a proposal of its own
 	case !exists || bytes.Equal(ours, c.Base):
 		proposed = c.Theirs
 	default:
 		res := diff.Merge3(string(c.Base), string(ours), string(c.Theirs), labels(branch))
 		proposed, marks = []byte(res.Text), res.Conflicts
 	}
+	if c.Status != "deleted" && mode != oursMode && oursMode != 0 {
+		tool = fmt.Sprintf("Merge (mode %o → %o)", oursMode, mode)
+	} else if c.Status != "deleted" && mode == 0o755 && !exists {
+		tool = "Merge (executable)"
+	}
+	if c.Ignored {
+		tool += " · ignored by git"
+	}
 	reqID := fmt.Sprintf("merge-%s-%d", strings.TrimPrefix(branch, "worktree-"), i+1)
 	staged, err := proposal.Stage(r.storage(), reqID, path, proposed)
 	if err != nil {
 		return nil, false, false, fmt.Errorf("stage %s: %w", c.Path, err)
-	}
-	tool := "Merge"
-	if c.Status == "deleted" {
-		tool = "Merge (deleted)"
 	}
 	input, _ := json.Marshal(map[string]string{"file_path": path})
 	change := &proposal.Change{Path: path, Exists: exists, Original: ours, Proposed: proposed}
@@ -234,21 +336,27 @@ func (r *Room) proposal(s *session.Session, top, branch string, i int, c worktre
 		Route:  approval.Route{Surface: approval.SurfaceProposal},
 		Target: sanitize.Line(c.Path), Added: added, Removed: removed,
 		Change: change, Staged: staged, Conflicts: marks,
-		Merge: &approval.Merge{Branch: branch, Path: path, Rel: c.Path, Deleted: c.Status == "deleted"},
+		Merge: &approval.Merge{Branch: branch, Path: path, Rel: c.Path, Deleted: c.Status == "deleted", Mode: mode,
+			Unsaved: fromBuffer, Disk: disk, DiskExists: rerr == nil},
 	}
 	return p, len(marks) > 0, false, nil
 }
 
 // Saved applies a merge proposal with what the user saved: the file is
 // written (or, for a file the branch deleted and the user left empty,
-// removed). It says why when it applied nothing.
+// removed), its buffers follow, and Claude's lines stay Claude's. It says
+// why when it applied nothing.
 func (r *Room) Saved(p approval.Pending, saved []byte) (applied bool, why string, err error) {
 	mg := p.Merge
 	if why = proposal.MarkersLeft(saved, p.Target, labels(mg.Branch)); why != "" {
 		r.d.Notify("warn", why)
 		return false, why, nil
 	}
-	stale, err := proposal.Stale(*p.Change, proposal.ReadFile)
+	onDisk := *p.Change
+	if mg.Unsaved {
+		onDisk.Original, onDisk.Exists = mg.Disk, mg.DiskExists
+	}
+	stale, err := proposal.Stale(onDisk, proposal.ReadFile)
 	if err != nil {
 		return false, "", fmt.Errorf("check %s on disk: %w", p.Target, err)
 	}
@@ -257,31 +365,23 @@ func (r *Room) Saved(p approval.Pending, saved []byte) (applied bool, why string
 		r.d.Notify("warn", why)
 		return false, why, nil
 	}
-	switch {
-	case mg.Deleted && len(saved) == 0:
-		if err := os.Remove(mg.Path); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return false, "", fmt.Errorf("delete %s: %w", p.Target, err)
-		}
-	default:
-		if err := os.MkdirAll(filepath.Dir(mg.Path), 0o755); err != nil {
-			return false, "", fmt.Errorf("create the folder of %s: %w", p.Target, err)
-		}
-		perm := os.FileMode(0o644)
-		if st, err := os.Stat(mg.Path); err == nil {
-			perm = st.Mode().Perm()
-		}
-		if err := atomicfile.Write(mg.Path, saved, atomicfile.Options{Perm: perm}); err != nil {
-			return false, "", err
-		}
-		r.mu.Lock()
-		m := r.merges[p.Session]
-		r.mu.Unlock()
-		if m != nil && r.authors != nil {
-			// Claude's lines stay Claude's in the checkout (blame, notes).
-			src := filepath.Join(m.path, filepath.FromSlash(mg.Rel))
-			if theirs, err := os.ReadFile(src); err == nil {
-				r.authors.Adopt(mg.Path, string(p.Change.Original), string(saved), src, string(theirs), m.root)
-			}
+	r.mu.Lock()
+	m := r.merges[p.Session]
+	r.mu.Unlock()
+	root := ""
+	if m != nil {
+		root = m.root
+	}
+	f := landing.File{Path: mg.Path, Content: saved, Mode: mg.Mode, Root: root, Remove: mg.Deleted && len(saved) == 0}
+	if err := landing.Write(f); err != nil {
+		return false, "", err
+	}
+	r.d.Landed(mg.Path, mg.Unsaved)
+	if m != nil && r.authors != nil && !f.Remove {
+		// Claude's lines stay Claude's in the checkout (blame, notes).
+		src := filepath.Join(m.path, filepath.FromSlash(mg.Rel))
+		if theirs, err := os.ReadFile(src); err == nil {
+			r.authors.Adopt(mg.Path, string(p.Change.Original), string(saved), src, string(theirs), m.root)
 		}
 	}
 	r.settle(p.Session, p.ID, "applied", true)
@@ -303,6 +403,10 @@ func (r *Room) settle(sid int, id, outcome string, applied bool) {
 	if m != nil {
 		rel = m.pending[id]
 		delete(m.pending, id)
+		if v, ok := m.versions[id]; ok {
+			m.seen[rel] = worktree.Seen{Version: v, Applied: applied}
+			delete(m.versions, id)
+		}
 		if applied {
 			m.applied = append(m.applied, rel)
 		} else {
@@ -343,7 +447,7 @@ func (r *Room) finished(s *session.Session, m *run) {
 	text := fmt.Sprintf("%s: %d file(s) applied, %d skipped.", m.branch, applied, len(skipped))
 	line := m.branch + " merged: :ClaudeNova merge remove deletes it"
 	if kept := append(skipped, left...); len(kept) > 0 {
-		text += " Only in the worktree still: " + strings.Join(kept, ", ") + ". :ClaudeNova merge remove! removes the worktree and its branch all the same."
+		text += " Only in the worktree still: " + names(kept) + ". :ClaudeNova merge remove! removes the worktree and its branch all the same."
 		line = fmt.Sprintf("%s: %d file(s) only there still (see the transcript)", m.branch, len(kept))
 	} else {
 		text += " :ClaudeNova merge remove removes the worktree and its branch."
@@ -372,7 +476,7 @@ func (r *Room) RemoveLater(p RemoveParams) error {
 		return err
 	}
 	running := s.State() != session.StateExited
-	if _, err := r.removable(s, p.Force, running && p.Stop); err != nil {
+	if _, err := r.removable(s, running && p.Stop); err != nil {
 		return err
 	}
 	r.d.ReplyLater(p.ReplyTo, func(ctx context.Context) (any, error) {
@@ -399,9 +503,10 @@ func (r *Room) RemoveLater(p RemoveParams) error {
 // exit.
 const stopWait = 10 * time.Second
 
-// removable is the worktree of s when it may be removed, else why not;
+// removable is the worktree of s when it may be removed as far as memory
+// tells (a removal then reads the worktree itself: Remove), else why not;
 // running says the session may still run (it is stopped first).
-func (r *Room) removable(s *session.Session, force, running bool) (*session.Worktree, error) {
+func (r *Room) removable(s *session.Session, running bool) (*session.Worktree, error) {
 	wt := s.World.Worktree()
 	if wt == nil || wt.Branch == "" {
 		return nil, fmt.Errorf("session %d has no worktree", s.ID)
@@ -409,34 +514,61 @@ func (r *Room) removable(s *session.Session, force, running bool) (*session.Work
 	if !running && s.State() != session.StateExited {
 		return nil, fmt.Errorf("session %d still runs in %s: stop it first (:ClaudeNova stop)", s.ID, wt.Branch)
 	}
-	r.mu.Lock()
-	m := r.merges[s.ID]
-	r.mu.Unlock()
-	switch {
-	case m == nil && !force:
-		return nil, fmt.Errorf("%s was not merged: :ClaudeNova merge brings it over first (merge remove! removes it unmerged)", wt.Branch)
-	case m != nil && len(m.pending) > 0:
-		return nil, fmt.Errorf("%s is being merged: %d file(s) wait for :w or to be closed", wt.Branch, len(m.pending))
-	case m != nil && (len(m.skipped) > 0 || len(m.left) > 0) && !force:
-		return nil, fmt.Errorf("%s has work you did not bring over (%s): :ClaudeNova merge remove! removes it all the same",
-			wt.Branch, strings.Join(append(append([]string(nil), m.skipped...), m.left...), ", "))
+	if err := r.notBusy(s.ID, wt.Branch); err != nil {
+		return nil, err
 	}
 	return wt, nil
 }
 
-// Remove removes session id's worktree and its branch once its merge is
-// over; force says work not brought over may go with it.
+// Remove removes session id's worktree and its branch, once the session
+// stopped, when that loses nothing the user has not seen: the worktree is
+// read again now (commits, uncommitted, untracked and ignored files, modes)
+// and every file that exists only there is named. Without force it is
+// removed only when no such file is left; with force (the user's "remove
+// all the same") only when each of them was named to the user before. A
+// refusal names them (a later force may then remove them).
 func (r *Room) Remove(id int, force bool) (string, error) {
 	s, err := r.d.Session(id)
 	if err != nil {
 		return "", err
 	}
-	wt, err := r.removable(s, force, false)
+	wt, err := r.removable(s, false)
 	if err != nil {
 		return "", err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
+	br, err := worktree.ChangesOf(ctx, wt.Path, wt.Root, wt.Branch)
+	if err != nil {
+		return "", fmt.Errorf("%s: nothing removed: %w", wt.Branch, err)
+	}
+	r.mu.Lock()
+	m := r.merges[s.ID]
+	if m == nil {
+		m = &run{branch: wt.Branch, path: wt.Path, root: wt.Root, seen: map[string]worktree.Seen{}, named: map[string]bool{}}
+		r.merges[s.ID] = m
+	}
+	d := worktree.Decide(worktree.Entries(br, wt.Path), m.seen, m.named)
+	if !d.May(force) {
+		// Told now: a "remove all the same" may take them from here on.
+		for _, f := range d.Lost {
+			m.named[f] = true
+		}
+	}
+	merged := len(m.seen) > 0
+	r.mu.Unlock()
+	if !d.May(force) {
+		what := fmt.Sprintf("%s: nothing removed: %s only in its worktree: %s", wt.Branch,
+			desk.Plural(len(d.Lost), "file"), names(d.Lost))
+		switch {
+		case len(d.Unnamed) > 0 && merged:
+			what += fmt.Sprintf(" (%s since you merged it or never shown: %s)", desk.Plural(len(d.Unnamed), "file"), names(d.Unnamed))
+		case !merged:
+			what += " (not merged yet)"
+		}
+		r.d.Note(s, what+". :ClaudeNova merge brings them over; :ClaudeNova merge remove! removes them all the same.")
+		return "", errors.New(what + ": :ClaudeNova merge brings them over, merge remove! deletes them")
+	}
 	if err := worktree.Remove(ctx, wt.Path, wt.Root, wt.Branch); err != nil {
 		return "", err
 	}
@@ -444,9 +576,22 @@ func (r *Room) Remove(id int, force bool) (string, error) {
 	delete(r.merges, s.ID)
 	r.mu.Unlock()
 	s.World.CountWorktree(wt.Path, "", 0, 0, 0, true)
-	r.d.Note(s, "Removed the worktree "+sanitize.Line(wt.Path)+" and its branch "+sanitize.Line(wt.Branch)+".")
+	note := "Removed the worktree " + sanitize.Line(wt.Path) + " and its branch " + sanitize.Line(wt.Branch) + "."
+	if len(d.Lost) > 0 {
+		note += " With it, as you chose: " + names(d.Lost) + "."
+	}
+	r.d.Note(s, note)
 	r.d.UI.Send(ui.EvMergeDone, Offer{Session: s.ID, Branch: wt.Branch, Removed: true})
 	return "removed " + sanitize.Line(wt.Branch) + " and its worktree", nil
+}
+
+// names lists files for a person: up to 8 by name, then how many more.
+func names(files []string) string {
+	const most = 8
+	if len(files) <= most {
+		return sanitize.Line(strings.Join(files, ", "))
+	}
+	return sanitize.Line(strings.Join(files[:most], ", ")) + fmt.Sprintf(" and %d more", len(files)-most)
 }
 
 func (r *Room) unstage(ps []*approval.Pending) {

@@ -154,7 +154,7 @@ func TestMergeOfABranch(t *testing.T) {
 		t.Fatalf("remove while it runs: %v", err)
 	}
 	s.Update(session.StateExited, "", "", "")
-	if _, err := r.Remove(s.ID, false); err == nil || !strings.Contains(err.Error(), "n.txt, img.bin") {
+	if _, err := r.Remove(s.ID, false); err == nil || !strings.Contains(err.Error(), "img.bin, n.txt") {
 		t.Fatalf("remove with work left: %v", err)
 	}
 	if _, err := r.Remove(s.ID, true); err != nil {

@@ -465,6 +465,7 @@ func (rw *Room) Rewind(p RewindParams) error {
 			}
 			s.Turns.Landed(pl.Path, content, exists)
 			rw.authors.Rebase(s, pl.Path, content, exists)
+			rw.d.Landed(pl.Path, false)
 			files, rel = append(files, pl.Path), append(rel, r)
 		}
 		what := "nothing differed"
