@@ -322,6 +322,18 @@ func (a *App) NewSession(p NewParams) (session.Info, error) {
 		return session.Info{}, err
 	}
 	a.edit.Serve(s) // before its messages are read
+	if planned != nil {
+		// Its worktree stays out of the repository's git status (git runs
+		// in the background: never on this call).
+		root := planned.Root
+		a.desk.Background(func(ctx context.Context) {
+			if changed, err := worktree.Exclude(ctx, root); err != nil {
+				a.log.Warn("keep worktrees out of git status", "root", root, "err", err)
+			} else if changed {
+				a.log.Info("worktrees kept out of git status: added to info/exclude", "root", root)
+			}
+		})
+	}
 	a.stageMu.Lock()
 	a.cleanStale(o.Storage)
 	a.stageMu.Unlock()

@@ -154,6 +154,48 @@ func TestNewSessionInItsOwnWorktree(t *testing.T) {
 	})
 }
 
+// A worktree session's worktree is kept out of `git status` (and of
+// `git add -A`, which would add it as an embedded repository): the
+// repository's own info/exclude gets /.claude/worktrees/, the user's
+// .gitignore is left as it was.
+func TestWorktreeKeptOutOfGitStatus(t *testing.T) {
+	eachNvim(t, func(t *testing.T, v nvimVersion) {
+		e := NewEnv(t, v, Options{})
+		e.WriteFile("a.txt", "committed\n")
+		e.WriteFile(".gitignore", "*.log") // no newline at its end
+		e.gitIn(e.Project, "init", "-q")
+		e.gitIn(e.Project, "add", "a.txt", ".gitignore")
+		e.gitIn(e.Project, "commit", "-qm", "init")
+		id := e.newSession("--worktree=keep-out " + Seq(
+			Step("Write", map[string]any{"file_path": "new.txt", "content": "one\n"})))
+		wt := filepath.Join(e.Project, ".claude", "worktrees", "keep-out")
+		_, buf := e.WaitProposal()
+		focusBuf(e, buf)
+		e.WaitGraceOver()
+		e.Cmd("write")
+		e.Eventually(10*time.Second, "the worktree's new.txt", func() bool {
+			b, _ := os.ReadFile(filepath.Join(wt, "new.txt"))
+			return string(b) == "one\n"
+		})
+		e.WaitIdle(id)
+		var status string
+		e.Eventually(10*time.Second, "git status without .claude/", func() bool {
+			status = e.gitIn(e.Project, "status", "--porcelain")
+			return status == ""
+		})
+		if added := e.gitIn(e.Project, "add", "-A", "--dry-run"); added != "" {
+			t.Fatalf("git add -A would add:\n%s", added)
+		}
+		if got := e.ReadFile(".gitignore"); got != "*.log" {
+			t.Fatalf("the user's .gitignore changed: %q", got)
+		}
+		b, err := os.ReadFile(filepath.Join(e.Project, ".git", "info", "exclude"))
+		if err != nil || strings.Count(string(b), "/.claude/worktrees/\n") != 1 {
+			t.Fatalf("info/exclude %q %v", b, err)
+		}
+	})
+}
+
 // mergeProposal waits for the merge proposal of file rel and returns its
 // request id and its buffer.
 func (e *Env) mergeProposal(rel string) (string, int) {
