@@ -220,6 +220,10 @@ type NewParams struct {
 	// --worktree): named WorktreeName, else after the prompt.
 	Worktree     bool   `json:"worktree"`
 	WorktreeName string `json:"worktree_name"`
+	// Attempt is this session's number in a best of N (1…8; 0: none);
+	// Group the session of attempt 1, for the others.
+	Attempt int `json:"attempt"`
+	Group   int `json:"group"`
 }
 
 // NewSession starts claude in p.Cwd and queues p.Prompt if given. It returns
@@ -288,6 +292,10 @@ func (a *App) NewSession(p NewParams) (session.Info, error) {
 		}
 		planned = &plan
 	}
+	label, err := a.attemptLabel(p, planned != nil)
+	if err != nil {
+		return session.Info{}, err
+	}
 	// The mode the user chose, always passed: never claude's own default.
 	start := a.modes.Start(p.Mode, o.PermissionMode, p.Cwd)
 	cfg := claude.Config{
@@ -315,6 +323,7 @@ func (a *App) NewSession(p NewParams) (session.Info, error) {
 			s.World.SetWorktree(&session.Worktree{Path: planned.Path, Branch: planned.Branch, Root: s.Root(), Base: planned.Base})
 		}
 		s.Checkpoints = checkpoints
+		s.Label = label
 		s.Transcript.Spill(spillFile(o.Storage, id), o.TranscriptLines)
 		return s, nil
 	})
