@@ -246,7 +246,7 @@ M.subcommands = {
     end,
   },
   compare = {
-    desc = "Lay the worktree sessions of this repository side by side (best of N: new --worktree --count=N): each branch with its session, state and +/−, then every file any of them changed with each branch's +/−. <CR> on a file shows its versions side by side in diff mode, <CR> on a branch its files view, m on a branch merges it into your checkout, x discards one (asks first: its session stops, its worktree and branch go).",
+    desc = "Lay the worktree sessions of this repository side by side (best of N: new --worktree --count=N): each branch with its session, state and +/−, then every file any of them changed with each branch's +/−. <CR> on a file shows its versions side by side in diff mode, <CR> on a branch its files view, m on a branch merges it into your checkout, x discards one (asks first: its session stops, its worktree and branch go). Each attempt of a best of N goes by its label (fix-login #1, #2) here, in the sidebar and in :ClaudeNova sessions; the comparison follows a branch merged or removed.",
     run = function()
       require("claudenova.surfaces.compare").open()
     end,

@@ -207,7 +207,9 @@ function M.changes(session, turn)
   return require("claudenova.surfaces.changes").open(session, turn)
 end
 
---- Sessions as plain tables.
+--- Sessions as plain tables: { id, name, state, mode, cwd, worktree?,
+--- label?, … }; label tells the attempts of a best of N apart ("fix-login
+--- #2", new --worktree --count=N).
 function M.sessions()
   return ops().sessions()
 end

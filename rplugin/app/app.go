@@ -220,6 +220,10 @@ type NewParams struct {
 	// --worktree): named WorktreeName, else after the prompt.
 	Worktree     bool   `json:"worktree"`
 	WorktreeName string `json:"worktree_name"`
+	// Attempt is this session's number in a best of N (1…8; 0: none);
+	// Group the session of attempt 1, for the others.
+	Attempt int `json:"attempt"`
+	Group   int `json:"group"`
 }
 
 // NewSession starts claude in p.Cwd and queues p.Prompt if given. It returns
@@ -288,6 +292,10 @@ func (a *App) NewSession(p NewParams) (session.Info, error) {
 		}
 		planned = &plan
 	}
+	label, err := a.attemptLabel(p, planned != nil)
+	if err != nil {
+		return session.Info{}, err
+	}
 	// The mode the user chose, always passed: never claude's own default.
 	start := a.modes.Start(p.Mode, o.PermissionMode, p.Cwd)
 	cfg := claude.Config{
@@ -315,6 +323,7 @@ func (a *App) NewSession(p NewParams) (session.Info, error) {
 			s.World.SetWorktree(&session.Worktree{Path: planned.Path, Branch: planned.Branch, Root: s.Root(), Base: planned.Base})
 		}
 		s.Checkpoints = checkpoints
+		s.Label = label
 		s.Transcript.Spill(spillFile(o.Storage, id), o.TranscriptLines)
 		return s, nil
 	})
@@ -322,6 +331,18 @@ func (a *App) NewSession(p NewParams) (session.Info, error) {
 		return session.Info{}, err
 	}
 	a.edit.Serve(s) // before its messages are read
+	if planned != nil {
+		// Its worktree stays out of the repository's git status (git runs
+		// in the background: never on this call).
+		root := planned.Root
+		a.desk.Background(func(ctx context.Context) {
+			if changed, err := worktree.Exclude(ctx, root); err != nil {
+				a.log.Warn("keep worktrees out of git status", "root", root, "err", err)
+			} else if changed {
+				a.log.Info("worktrees kept out of git status: added to info/exclude", "root", root)
+			}
+		})
+	}
 	a.stageMu.Lock()
 	a.cleanStale(o.Storage)
 	a.stageMu.Unlock()

@@ -229,11 +229,6 @@ type cwdArg struct {
 	Cwd string `json:"cwd"`
 }
 
-type cwdSessionArg struct {
-	Session int    `json:"session"`
-	Cwd     string `json:"cwd"`
-}
-
 type lineArg struct {
 	Session int `json:"session"`
 	Line    int `json:"line"`
@@ -323,7 +318,7 @@ var methods = map[string]handler{
 	"provenance_push": with(func(a *app.App, p provenance.Params) (any, error) { return a.Rooms().Provenance.Push(p) }),
 	"merge":           with(func(a *app.App, p merge.StartParams) (any, error) { return nil, a.Rooms().Merge.StartLater(p) }),
 	"branch_changes":  with(func(a *app.App, p app.Later) (any, error) { return nil, a.Rooms().Merge.Branch(p) }),
-	"compare":         with(func(a *app.App, p cwdSessionArg) (any, error) { return a.Rooms().Merge.Compare(p.Session, p.Cwd) }),
+	"compare":         with(func(a *app.App, p merge.CompareParams) (any, error) { return nil, a.Rooms().Merge.CompareLater(p) }),
 	"merge_remove":    with(func(a *app.App, p merge.RemoveParams) (any, error) { return nil, a.Rooms().Merge.RemoveLater(p) }),
 	"shutdown":        plain(func(a *app.App) (any, error) { a.Shutdown(); return nil, nil }),
 	// tool_reply: the editor's later answer to a tool call (a language

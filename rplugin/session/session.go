@@ -42,6 +42,9 @@ type Session struct {
 	// Checkpoints says claude runs with file checkpointing (option
 	// checkpoints): its prompts can be rewound.
 	Checkpoints bool
+	// Label tells an attempt of a best of N apart ("fix-login #2"): set
+	// before the session is shared, never changed ("" for other sessions).
+	Label string
 	// Modes is the permission mode the user chose and judges the ones
 	// claude reports (package mode).
 	Modes *mode.Guard
@@ -234,6 +237,9 @@ type Info struct {
 	Activity string `json:"activity,omitempty"`
 	// Worktree is the git worktree the session works in (nil when none).
 	Worktree *Worktree `json:"worktree,omitempty"`
+	// Label tells an attempt of a best of N apart ("fix-login #2"; "" for
+	// any other session).
+	Label string `json:"label,omitempty"`
 }
 
 // New makes a session around a started process.
@@ -278,6 +284,7 @@ func (s *Session) Info() Info {
 	info := Info{
 		ID: s.ID, Name: s.name(), Folder: filepath.Base(s.cwd), Cwd: s.cwd, State: s.state, Mode: s.mode,
 		ClaudeID: s.claudeID, Model: s.model, Effort: s.effort, Version: s.version, Error: s.errMsg, Turn: s.turn,
+		Label: s.Label,
 	}
 	if s.context.Max > 0 {
 		c := s.context

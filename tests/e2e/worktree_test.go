@@ -154,6 +154,142 @@ func TestNewSessionInItsOwnWorktree(t *testing.T) {
 	})
 }
 
+// Best of two told apart: each attempt has a label of its own (the
+// prompt's first words and its number) in sessions(), the sidebar at 60
+// columns, the session picker and compare. Discarding one says its session
+// stops; the open comparison follows: its column goes, the count is right,
+// and no row is left that would open the removed branch.
+func TestBestOfTwoToldApartAfterDiscard(t *testing.T) {
+	eachNvim(t, func(t *testing.T, v nvimVersion) {
+		e := NewEnv(t, v, Options{})
+		e.WriteFile("a.txt", "committed\n")
+		e.gitIn(e.Project, "init", "-q")
+		e.gitIn(e.Project, "add", "a.txt")
+		e.gitIn(e.Project, "commit", "-qm", "init")
+		e.Cmd("ClaudeNova new --worktree --count=2 " + Seq(
+			Step("Edit", map[string]any{"file_path": "a.txt", "old_string": "committed", "new_string": "fixed"})))
+		e.Eventually(5*time.Second, "told", func() bool { return e.NoteContaining("2 sessions on one prompt, each in its own worktree: 1, 2") })
+		for range 2 {
+			p, buf := e.WaitProposal()
+			var path string
+			e.Lua(&path, "return require('claudenova.store.state').requests[...].path", p.ID)
+			focusBuf(e, buf)
+			e.Cmd("write")
+			e.Eventually(10*time.Second, "applied", func() bool {
+				b, _ := os.ReadFile(path)
+				return string(b) == "fixed\n"
+			})
+		}
+		e.WaitIdle(1)
+		e.WaitIdle(2)
+
+		var labels []string
+		e.Lua(&labels, `local out = {}
+			for _, s in ipairs(require('claudenova').sessions()) do out[s.id] = s.label or '' end
+			return out`)
+		if len(labels) != 2 || !strings.HasSuffix(labels[0], " #1") || !strings.HasSuffix(labels[1], " #2") ||
+			strings.TrimSuffix(labels[0], " #1") != strings.TrimSuffix(labels[1], " #2") || len(labels[0]) > 20 {
+			t.Fatalf("sessions()' labels %q", labels)
+		}
+		// The sidebar at 60 columns: each row by its label, whole.
+		e.Cmd("set columns=60")
+		e.Cmd("ClaudeNova sidebar")
+		e.Eventually(5*time.Second, "the labels in the sidebar", func() bool {
+			text := strings.Join(e.sidebarLines(), "\n")
+			return strings.Contains(text, "1 · "+labels[0]) && strings.Contains(text, "2 · "+labels[1])
+		})
+		e.Cmd("wincmd p")
+		// :ClaudeNova sessions: the label before the state.
+		e.ScriptUI([]string{"CANCEL"}, nil)
+		e.Cmd("ClaudeNova sessions")
+		var choices []string
+		e.Lua(&choices, "local c = _G.claudenova_test.choices; return c[#c]")
+		if len(choices) != 2 || !strings.HasPrefix(choices[0], "1 · "+labels[0]+" · idle") || !strings.HasPrefix(choices[1], "2 · "+labels[1]+" · idle") {
+			t.Fatalf("the session picker: %q", choices)
+		}
+
+		e.Cmd("set columns=100")
+		e.Cmd("ClaudeNova compare")
+		var lines []string
+		e.Lua(&lines, "return vim.api.nvim_buf_get_lines(0, 0, -1, false)")
+		if len(lines) != 7 || !strings.HasPrefix(lines[0], "Compare 2 branches of project") ||
+			!strings.HasPrefix(lines[2], labels[0]+" · session 1 idle") || !strings.HasPrefix(lines[3], labels[1]+" · session 2 idle") ||
+			!strings.Contains(lines[5], "#1") || !strings.Contains(lines[5], "#2") {
+			t.Fatalf("the comparison:\n%s", strings.Join(lines, "\n"))
+		}
+		// x on the second: the question says its session stops.
+		var wt2 string
+		e.Lua(&wt2, "return require('claudenova.store.state').sessions[2].worktree.path")
+		e.cursorTo(4)
+		e.ScriptUI([]string{"Remove "}, nil)
+		e.Input("x")
+		var prompt string
+		e.Lua(&prompt, "local p = _G.claudenova_test.prompts; return p[#p]")
+		if !strings.Contains(prompt, labels[1]) || !strings.Contains(prompt, "session 2 stops") {
+			t.Fatalf("the discard question: %q", prompt)
+		}
+		e.Eventually(20*time.Second, "the worktree removed", func() bool {
+			_, err := os.Stat(wt2)
+			return os.IsNotExist(err)
+		})
+		e.Eventually(10*time.Second, "the comparison without it", func() bool {
+			e.Lua(&lines, "return vim.api.nvim_buf_get_lines(0, 0, -1, false)")
+			return len(lines) == 6 && strings.HasPrefix(lines[0], "Compare 1 branch of project") &&
+				!strings.Contains(strings.Join(lines, "\n"), labels[1])
+		})
+		var left []int
+		e.Lua(&left, `local o = require('claudenova.surfaces.compare').open_views[vim.api.nvim_get_current_buf()]
+			local out = {}
+			for _, r in pairs(o.rows) do if r.branch then table.insert(out, o.view.branches[r.branch].session) end end
+			return out`)
+		if len(left) != 1 || left[0] != 1 {
+			t.Fatalf("the comparison's branch rows are of sessions %v", left)
+		}
+	})
+}
+
+// A worktree session's worktree is kept out of `git status` (and of
+// `git add -A`, which would add it as an embedded repository): the
+// repository's own info/exclude gets /.claude/worktrees/, the user's
+// .gitignore is left as it was.
+func TestWorktreeKeptOutOfGitStatus(t *testing.T) {
+	eachNvim(t, func(t *testing.T, v nvimVersion) {
+		e := NewEnv(t, v, Options{})
+		e.WriteFile("a.txt", "committed\n")
+		e.WriteFile(".gitignore", "*.log") // no newline at its end
+		e.gitIn(e.Project, "init", "-q")
+		e.gitIn(e.Project, "add", "a.txt", ".gitignore")
+		e.gitIn(e.Project, "commit", "-qm", "init")
+		id := e.newSession("--worktree=keep-out " + Seq(
+			Step("Write", map[string]any{"file_path": "new.txt", "content": "one\n"})))
+		wt := filepath.Join(e.Project, ".claude", "worktrees", "keep-out")
+		_, buf := e.WaitProposal()
+		focusBuf(e, buf)
+		e.WaitGraceOver()
+		e.Cmd("write")
+		e.Eventually(10*time.Second, "the worktree's new.txt", func() bool {
+			b, _ := os.ReadFile(filepath.Join(wt, "new.txt"))
+			return string(b) == "one\n"
+		})
+		e.WaitIdle(id)
+		var status string
+		e.Eventually(10*time.Second, "git status without .claude/", func() bool {
+			status = e.gitIn(e.Project, "status", "--porcelain")
+			return status == ""
+		})
+		if added := e.gitIn(e.Project, "add", "-A", "--dry-run"); added != "" {
+			t.Fatalf("git add -A would add:\n%s", added)
+		}
+		if got := e.ReadFile(".gitignore"); got != "*.log" {
+			t.Fatalf("the user's .gitignore changed: %q", got)
+		}
+		b, err := os.ReadFile(filepath.Join(e.Project, ".git", "info", "exclude"))
+		if err != nil || strings.Count(string(b), "/.claude/worktrees/\n") != 1 {
+			t.Fatalf("info/exclude %q %v", b, err)
+		}
+	})
+}
+
 // mergeProposal waits for the merge proposal of file rel and returns its
 // request id and its buffer.
 func (e *Env) mergeProposal(rel string) (string, int) {
@@ -335,7 +471,7 @@ func TestBestOfTwoComparedOneMerged(t *testing.T) {
 		e.Cmd("ClaudeNova compare")
 		var lines []string
 		e.Lua(&lines, "return vim.api.nvim_buf_get_lines(0, 0, -1, false)")
-		if len(lines) != 7 || lines[0] != "Compare 2 branches of project" ||
+		if len(lines) != 7 || !strings.HasPrefix(lines[0], "Compare 2 branches of project") ||
 			!strings.Contains(lines[2], " · session 1 idle · 1 file +1 −1 · ") || !strings.Contains(lines[3], " · session 2 idle · 1 file +1 −1 · ") ||
 			!strings.HasPrefix(lines[6], "a.txt  +1 −1") {
 			t.Fatalf("the comparison:\n%s", strings.Join(lines, "\n"))

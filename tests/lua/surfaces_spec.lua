@@ -405,13 +405,14 @@ return {
       t:eq(vim.api.nvim_buf_get_lines(0, 2, 3, false)[1], "· src/login.py  +2 −1", "viewed once it changed")
     end,
   },
-  ["best of two: the branches side by side"] = {
-    widths = { 60, 100 },
+  ["best of two: the branches side by side, each attempt by its label"] = {
+    widths = { 60, 100, 200 },
     run = function(t)
       local function branch(session, name, text, extra)
         return vim.tbl_extend("force", {
           session = session,
           branch = name,
+          label = "fix-login #" .. session,
           base = "3ba0ed2c1f00000000000000000000000000beef",
           name = "fix the login check",
           state = "idle",
@@ -430,27 +431,92 @@ return {
           },
         }, extra or {})
       end
+      local second = branch(2, "worktree-fix-the-login-check-2", "a\nB\nc\n", { added = 4, removed = 1 })
+      table.insert(second.files, {
+        path = t.project .. "/.claude/worktrees/y/test_login.py",
+        rel = "test_login.py",
+        before = "",
+        now = "x\ny\n",
+        existed = false,
+        exists = true,
+        hunks = { { a = 0, del = 0, b = 1, ins = 2 } },
+      })
+      local first = branch(1, "worktree-fix-the-login-check", "a\nB\nb2\n")
+      local branches = { first, second }
       t.replies.compare = function()
-        local second = branch(2, "worktree-fix-the-login-check-2", "a\nB\nc\n", { added = 4, removed = 1 })
-        table.insert(second.files, {
-          path = t.project .. "/.claude/worktrees/y/test_login.py",
-          rel = "test_login.py",
-          before = "",
-          now = "x\ny\n",
-          existed = false,
-          exists = true,
-          hunks = { { a = 0, del = 0, b = 1, ins = 2 } },
-        })
-        return {
-          root = t.project,
-          branches = { branch(1, "worktree-fix-the-login-check", "a\nB\nb2\n"), second },
-          paths = { "login.py", "test_login.py" },
-        }
+        local paths = {}
+        for _, b in ipairs(branches) do
+          for _, f in ipairs(b.files) do
+            if not vim.tbl_contains(paths, f.rel) then
+              table.insert(paths, f.rel)
+            end
+          end
+        end
+        table.sort(paths)
+        return { root = t.project, branches = branches, paths = paths }
       end
+      -- The sessions as the host tells them: each attempt by its label,
+      -- whole, before its state.
+      for i, b in ipairs({ first, second }) do
+        t:deliver({
+          {
+            event = "session",
+            data = {
+              id = i,
+              name = "fix the login check",
+              label = b.label,
+              state = "idle",
+              cwd = t.project .. "/.claude/worktrees/" .. b.branch:gsub("^worktree%-", ""),
+              folder = "x",
+              mode = "default",
+              tasks = 0,
+              worktree = {
+                path = t.project .. "/.claude/worktrees/x",
+                branch = b.branch,
+                root = t.project,
+                files = #b.files,
+              },
+            },
+          },
+        })
+      end
+      vim.cmd("ClaudeNova sidebar")
+      t:settle()
+      t:screen("sidebar-attempts")
+      vim.cmd("wincmd p")
       vim.cmd("ClaudeNova compare")
       t:settle()
       t:eq(vim.b.claudenova_surface, "compare", "the comparison in front")
       t:screen("compare")
+      -- x: the question says the session stops.
+      local asked
+      local select = vim.ui.select
+      vim.ui.select = function(items, opts, cb)
+        asked = { prompt = opts.prompt, items = items }
+        cb(nil)
+      end
+      vim.api.nvim_win_set_cursor(0, { 4, 0 })
+      t:type("x")
+      vim.ui.select = select
+      t:eq(
+        asked and asked.prompt,
+        "Discard fix-login #2? Its session 2 stops, then its worktree and branch worktree-fix-the-login-check-2 go, with 2 files of work.",
+        "the discard question"
+      )
+      t:eq(asked.items[2], "Remove fix-login #2: stop session 2, delete its worktree and branch", "the choice")
+      -- Removed: the comparison asks again, and its column goes.
+      branches = { first }
+      t:deliver({ { event = "merge_done", data = { session = 2, branch = second.branch, removed = true } } })
+      t:wait(function()
+        return vim.api.nvim_buf_get_lines(0, 0, 1, false)[1]:find("^Compare 1 branch of project") ~= nil
+      end, "the comparison without the removed branch")
+      t:eq(#t:calls_of("compare"), 2, "asked again once")
+      t:eq(t:calls_of("compare")[2].refresh, true, "as a refresh")
+      t:eq(
+        #require("claudenova.surfaces.compare").open_views[vim.api.nvim_get_current_buf()].view.branches,
+        1,
+        "branches"
+      )
     end,
   },
   ["a commit's authorship note, as a person reads it"] = {

@@ -69,6 +69,19 @@ function M.cut(s, width)
   return (trimmed ~= "" and trimmed or out) .. "…"
 end
 
+--- s cut to width like M.cut, its end that matches pattern kept whole (an
+--- attempt's number: "3 · fix-the-lo… #2" for pattern " #%d+$").
+function M.cut_keeping(s, width, pattern)
+  if vim.fn.strdisplaywidth(s) <= width then
+    return s
+  end
+  local tail = s:match(pattern)
+  if not tail or tail == s or width - vim.fn.strdisplaywidth(tail) < 2 then
+    return M.cut(s, width)
+  end
+  return M.cut(s:sub(1, #s - #tail), width - vim.fn.strdisplaywidth(tail)) .. tail
+end
+
 --- s wrapped into lines of at most width cells at spaces only, never in a
 --- word ('linebreak' would also break at . : - and the like: 'breakat' is a
 --- global option the plugin leaves alone); a word wider than width is cut

@@ -31,6 +31,7 @@ local transcript = require("claudenova.surfaces.transcript")
 local world = require("claudenova.services.world")
 local comments = require("claudenova.surfaces.comments")
 local merged = require("claudenova.surfaces.merged")
+local compare = require("claudenova.surfaces.compare")
 
 local function cfg()
   return config.get()
@@ -173,6 +174,7 @@ end
 
 function handlers.session_removed(data)
   state.sessions[data.session] = nil
+  compare.changed()
   if state.current == data.session then
     state.current = nil
   end
@@ -340,6 +342,8 @@ end
 
 function handlers.merge_done(data)
   merged.offer(data)
+  -- A branch merged or removed: an open comparison follows.
+  compare.changed()
 end
 
 -- The stream's next number, the events that came ahead of it, and the host

@@ -70,9 +70,16 @@ function M.new(opts)
       )
     end
     -- Best of N: the same prompt, each session in a worktree of its own.
+    -- Each attempt labelled apart ("fix-login #1", "#2"): the first names
+    -- the group, the others join it.
     local infos = {}
     for i = 1, count do
-      infos[i] = host.request("new", vim.deepcopy(opts))
+      local o = vim.deepcopy(opts)
+      if count > 1 then
+        o.attempt = i
+        o.group = infos[1] and infos[1].id or nil
+      end
+      infos[i] = host.request("new", o)
       inbox.session_started(infos[i])
     end
     return infos[1], infos

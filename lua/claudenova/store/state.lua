@@ -34,9 +34,13 @@ function M.session_ids()
   return ids
 end
 
---- How a person tells a session apart: "2 · fix the flaky login test".
+--- How a person tells a session apart: "2 · fix the flaky login test"; an
+--- attempt of a best of N by its label: "3 · fix-login #2".
 function M.label(id)
   local s = M.sessions[id]
+  if s and s.label and s.label ~= "" then
+    return ("%d · %s"):format(id, s.label)
+  end
   if s and s.name and s.name ~= "" then
     return ("%d · %s"):format(id, s.name)
   end

@@ -14,13 +14,14 @@ local merged = require("claudenova.surfaces.merged")
 local keytable = require("claudenova.services.keys")
 local labels = require("claudenova.setup.labels")
 local notify = require("claudenova.setup.notify")
+local state = require("claudenova.store.state")
 local textutil = require("claudenova.core.text")
 
 local M = {}
 
 local ns = vim.api.nvim_create_namespace("claudenova_compare")
 
--- buf -> { view, rows = { [lnum] = { branch = i } | { path = rel } } }
+-- buf -> { view, rows = { [lnum] = { branch = i } | { path = rel } }, session, cwd }
 M.open_views = {}
 
 local function pad(s, width)
@@ -29,6 +30,45 @@ end
 
 local function short(branch)
   return (branch:gsub("^worktree%-", ""))
+end
+
+--- How a person tells branch b apart: its attempt's label ("fix-login
+--- #2"), else its branch without "worktree-".
+function M.label_of(b)
+  return (b.label and b.label ~= "") and b.label or short(b.branch)
+end
+
+-- An attempt's number at a label's end.
+local NUMBER = " #%d+$"
+
+--- The column headings: "#1", "#2" for the attempts of one best of N, else
+--- each branch's label cut to width, its end kept when the cut ones would
+--- read the same.
+local function headings(view, width)
+  local stem, same = nil, #view.branches > 0
+  for _, b in ipairs(view.branches) do
+    local l = M.label_of(b)
+    local this = (b.label and b.label ~= "" and l:find(NUMBER)) and l:gsub(NUMBER, "") or nil
+    stem = stem or this
+    same = same and this ~= nil and this == stem
+  end
+  local out, seen, clash = {}, {}, false
+  for i, b in ipairs(view.branches) do
+    local l = M.label_of(b)
+    out[i] = same and l:match("#%d+$") or textutil.cut_keeping(l, width, NUMBER)
+    clash = clash or seen[out[i]]
+    seen[out[i]] = true
+  end
+  if clash then
+    for i, b in ipairs(view.branches) do
+      local l = M.label_of(b)
+      if vim.fn.strchars(l) > width then
+        l = "…" .. vim.fn.strcharpart(l, vim.fn.strchars(l) - width + 1)
+      end
+      out[i] = l
+    end
+  end
+  return out
 end
 
 local function stat_of(b, rel)
@@ -40,44 +80,66 @@ local function stat_of(b, rel)
 end
 
 --- The view's lines, highlights and what each row stands for, the table
---- fitted to width columns.
+--- fitted to width columns. Each branch's label comes first (names before
+--- states); the prompt they share goes in the title.
 function M.lines(view, width)
   width = width or 80
-  local lines = { ("Compare %d branches of %s"):format(#view.branches, vim.fn.fnamemodify(view.root, ":t")), "" }
+  local n_br = #view.branches
+  local title = ("Compare %d branch%s of %s"):format(
+    n_br,
+    n_br == 1 and "" or "es",
+    vim.fn.fnamemodify(view.root, ":t")
+  )
+  local shared = view.branches[1] and view.branches[1].name or nil
+  for _, b in ipairs(view.branches) do
+    if not (b.label and b.label ~= "") or b.name ~= shared then
+      shared = nil
+    end
+  end
+  if shared and shared ~= "" then
+    title = title .. (" · “%s”"):format(shared)
+  end
+  -- Lines fit the window (cut with "…", never wrapped): the label and the
+  -- state first, the branch and the prompt give way.
+  local room = math.max(20, width - 1)
+  local lines = { textutil.cut(title, room), "" }
   local hls = { { 0, 0, -1, "Title" } }
   local rows = {}
   for i, b in ipairs(view.branches) do
     local n = #(b.files or {})
-    table.insert(
-      lines,
-      ("⎇ %s · session %d %s · %d file%s +%d −%d · “%s”"):format(
-        b.branch,
-        b.session,
-        b.state or "",
-        n,
-        n == 1 and "" or "s",
-        b.added or 0,
-        b.removed or 0,
-        b.name or ""
-      )
+    local label = M.label_of(b)
+    local line = ("%s · session %d %s%s · %d file%s +%d −%d · ⎇ %s"):format(
+      label,
+      b.session,
+      b.state or "",
+      (b.merge and b.merge ~= "") and (" · " .. b.merge) or "",
+      n,
+      n == 1 and "" or "s",
+      b.added or 0,
+      b.removed or 0,
+      b.branch
     )
+    if not shared and b.name and b.name ~= "" then
+      line = line .. (" · “%s”"):format(b.name)
+    end
+    table.insert(lines, textutil.cut(line, room))
     rows[#lines] = { branch = i }
-    table.insert(hls, { #lines - 1, 0, #("⎇ " .. b.branch), "Directory" })
+    table.insert(hls, { #lines - 1, 0, #label, "Directory" })
   end
   table.insert(lines, "")
-  -- Each branch's column as wide as its name, or its share of the room
+  -- Each branch's column as wide as its heading, or its share of the room
   -- left beside the paths (at least a "+12 −3").
   local fw = 4
   for _, p in ipairs(view.paths) do
     fw = math.max(fw, vim.fn.strdisplaywidth(p))
   end
   fw = math.min(fw, math.max(12, math.floor(width / 3)))
-  local share = math.max(10, math.floor((width - 1 - fw) / math.max(1, #view.branches)) - 2)
+  local share = math.max(10, math.floor((width - 1 - fw) / math.max(1, n_br)) - 2)
   local cols = {}
   local head = pad("File", fw)
-  for i, b in ipairs(view.branches) do
-    cols[i] = math.min(share, math.max(10, vim.fn.strdisplaywidth(short(b.branch))))
-    head = head .. "  " .. pad(textutil.cut(short(b.branch), cols[i]), cols[i])
+  for i, h in ipairs(headings(view, share)) do
+    cols[i] = math.min(share, math.max(10, vim.fn.strdisplaywidth(h)))
+    head = head .. "  " .. pad(h, cols[i])
   end
   table.insert(lines, head)
   table.insert(hls, { #lines - 1, 0, -1, "Comment" })
@@ -107,7 +169,7 @@ function M.file(view, rel)
     if f then
       base = base or f.before
       if not (f.error and f.error ~= "") then
-        table.insert(sides, { name = short(b.branch), text = f.now, exists = f.exists })
+        table.insert(sides, { name = M.label_of(b), text = f.now, exists = f.exists })
       end
     end
   end
@@ -148,12 +210,19 @@ function M.file(view, rel)
   end
 end
 
---- Discard branch b (after asking): its session is stopped, then its
---- worktree and its branch are removed with what was not merged.
+--- Discard branch b (after asking, saying what goes: its session is
+--- stopped first when it runs, then its worktree and its branch are removed
+--- with what was not merged).
 function M.discard(b)
   local n = #(b.files or {})
-  local remove = ("Remove %s and its worktree (%d file%s of work)"):format(b.branch, n, n == 1 and "" or "s")
-  vim.ui.select({ "Keep it", remove }, { prompt = ("Discard %s?"):format(b.branch) }, function(choice)
+  local who = M.label_of(b)
+  local runs = b.state ~= "exited"
+  local work = ("its worktree and branch %s go, with %d file%s of work"):format(b.branch, n, n == 1 and "" or "s")
+  local prompt = runs and ("Discard %s? Its session %d stops, then %s."):format(who, b.session, work)
+    or ("Discard %s? %s."):format(who, (work:gsub("^i", "I")))
+  local remove = runs and ("Remove %s: stop session %d, delete its worktree and branch"):format(who, b.session)
+    or ("Remove %s: delete its worktree and branch"):format(who)
+  vim.ui.select({ "Keep it", remove }, { prompt = prompt }, function(choice)
     if choice ~= remove then
       return
     end
@@ -161,10 +230,69 @@ function M.discard(b)
   end)
 end
 
+-- Whether branch b is gone since the view was drawn (its worktree removed,
+-- its session cleared).
+local function removed(b)
+  local s = state.sessions[b.session]
+  return not s or (type(s.worktree) == "table" and s.worktree.gone == true)
+end
+
+-- Draw view in buf (the cursor kept on the row it was on, when still there).
+local function draw_view(buf, view)
+  local o = M.open_views[buf]
+  local wins = vim.fn.win_findbuf(buf)
+  local width = #wins > 0 and vim.api.nvim_win_get_width(wins[1]) or vim.o.columns
+  local keep
+  if o and o.rows and #wins > 0 then
+    local r = o.rows[vim.api.nvim_win_get_cursor(wins[1])[1]]
+    keep = r
+      and (r.path or (r.branch and o.view.branches[r.branch] and ("session:" .. o.view.branches[r.branch].session)))
+  end
+  local lines, hls, rows = M.lines(view, width)
+  draw.lines(buf, ns, lines, hls)
+  o = o or {}
+  o.view, o.rows = view, rows
+  M.open_views[buf] = o
+  for _, w in ipairs(wins) do
+    local at = math.min(vim.api.nvim_win_get_cursor(w)[1], #lines)
+    for lnum, r in pairs(rows) do
+      if keep and (r.path == keep or (r.branch and ("session:" .. view.branches[r.branch].session) == keep)) then
+        at = lnum
+      end
+    end
+    pcall(vim.api.nvim_win_set_cursor, w, { at, 0 })
+  end
+end
+
+--- Ask the host again for the open comparisons (a branch was discarded or
+--- merged): a removed branch's column goes, the count follows. Never inside
+--- a call from the host: the asking is scheduled, the answer comes later.
+function M.changed()
+  if next(M.open_views) == nil then
+    return
+  end
+  vim.schedule(function()
+    for buf, o in pairs(M.open_views) do
+      host.request(
+        "compare",
+        { session = o.session or 0, cwd = o.cwd, refresh = true },
+        vim.schedule_wrap(function(ok, res)
+          if not (ok and vim.api.nvim_buf_is_valid(buf) and M.open_views[buf]) then
+            return
+          end
+          draw_view(buf, res)
+        end)
+      )
+    end
+  end)
+end
+
 --- Open the comparison of the repository of the session in view (or of
 --- Neovim's folder).
 function M.open(session)
-  local view = host.request("compare", { session = session or actions.session_in_view() or 0, cwd = vim.fn.getcwd() })
+  local sid = session or actions.session_in_view() or 0
+  local cwd = vim.fn.getcwd()
+  local view = host.request("compare", { session = sid, cwd = cwd })
   local buf = vim.api.nvim_create_buf(false, true)
   vim.bo[buf].bufhidden = "wipe"
   vim.bo[buf].swapfile = false
@@ -177,25 +305,35 @@ function M.open(session)
   end
   labels.set(buf, "Compare")
   vim.b[buf].claudenova_surface = "compare"
-  local lines, hls, rows = M.lines(view, vim.api.nvim_win_get_width(0))
-  draw.lines(buf, ns, lines, hls)
-  M.open_views[buf] = { view = view, rows = rows }
+  M.open_views[buf] = { session = sid, cwd = cwd }
+  draw_view(buf, view)
   vim.api.nvim_win_set_cursor(0, { 3, 0 })
   local k = config.get().keymaps.compare
+  -- The row under the cursor and the branch it stands for, as drawn now.
   local function row()
-    return rows[vim.api.nvim_win_get_cursor(0)[1]]
+    local o = M.open_views[buf]
+    local r = o and o.rows[vim.api.nvim_win_get_cursor(0)[1]]
+    return r, r and r.branch and o.view.branches[r.branch], o and o.view
+  end
+  -- A branch removed since it was drawn is never acted on.
+  local function live(b)
+    if removed(b) then
+      notify.info(M.label_of(b) .. " was removed")
+      M.changed()
+      return false
+    end
+    return true
   end
   local maps = {
     {
       k.open,
       function()
-        local r = row()
+        local r, b, v = row()
         if r and r.path then
-          M.file(view, r.path)
-        elseif r and r.branch then
-          local b = view.branches[r.branch]
+          M.file(v, r.path)
+        elseif b and live(b) then
           if #(b.files or {}) == 0 then
-            notify.info(b.branch .. " has changed nothing yet")
+            notify.info(M.label_of(b) .. " has changed nothing yet")
           else
             files.show(b)
           end
@@ -206,12 +344,15 @@ function M.open(session)
     {
       k.merge,
       function()
-        local r = row()
-        if not (r and r.branch) then
+        local _, b = row()
+        if not b then
           notify.info("m on a branch's row merges it into your checkout")
           return
         end
-        local res = actions.merge(view.branches[r.branch].session)
+        if not live(b) then
+          return
+        end
+        local res = actions.merge(b.session)
         -- The merge's proposals open in your windows: the comparison
         -- steps aside.
         pcall(vim.cmd, "tabclose")
@@ -222,12 +363,14 @@ function M.open(session)
     {
       k.discard,
       function()
-        local r = row()
-        if not (r and r.branch) then
+        local _, b = row()
+        if not b then
           notify.info("x on a branch's row discards it")
           return
         end
-        M.discard(view.branches[r.branch])
+        if live(b) then
+          M.discard(b)
+        end
       end,
       "Discard the branch under the cursor: stop its session, remove its worktree and branch (asks first)",
     },

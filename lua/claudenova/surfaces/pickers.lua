@@ -8,9 +8,16 @@ local host = require("claudenova.channel.host")
 
 local M = {}
 
---- One line per session for pickers: "2 · fix the login test · running · acceptEdits".
+--- One line per session for pickers: "2 · fix the login test · running ·
+--- acceptEdits"; an attempt of a best of N by its label first, its prompt
+--- last: "3 · fix-login #2 · idle · default · fix the login test".
 function M.session_line(s)
-  return ("%d · %s · %s · %s"):format(s.id, s.name or "", s.state or "", s.mode or "default")
+  local label = s.label and s.label ~= "" and s.label or nil
+  local line = ("%d · %s · %s · %s"):format(s.id, label or s.name or "", s.state or "", s.mode or "default")
+  if label and s.name and s.name ~= "" then
+    line = line .. " · " .. s.name
+  end
+  return line
 end
 
 function M.pick_session()

@@ -741,7 +741,8 @@ function M.render()
         break
       end
     end
-    local head = glyph .. cut(label, math.max(12, room - vim.fn.strdisplaywidth(glyph .. tail)))
+    -- An attempt's number stays when its name is cut ("3 · fix-th… #2").
+    local head = glyph .. text.cut_keeping(label, math.max(12, room - vim.fn.strdisplaywidth(glyph .. tail)), " #%d+$")
     local line = cut(head .. tail, room)
     if s.state == "exited" then
       add(line, { { 0, -1, "ClaudeNovaSessionExited" } })

@@ -198,6 +198,9 @@ func (r *Room) start(ctx context.Context, id int, unsaved map[string][]byte) (Su
 		}
 		if same {
 			sum.Same++
+			r.mu.Lock()
+			m.seen[c.Path] = worktree.Seen{Version: v, Applied: true}
+			r.mu.Unlock()
 			continue
 		}
 		if conflicts {
