@@ -500,8 +500,8 @@ return {
       vim.ui.select = select
       t:eq(
         asked and asked.prompt,
-        "Discard fix-login #2? Its session 2 stops, then its worktree and branch worktree-fix-the-login-check-2 go, with 2 files of work.",
-        "the discard question"
+        "Discard fix-login #2? Its session 2 stops, then its worktree and branch worktree-fix-the-login-check-2 go, with 2 files of work (login.py, test_login.py).",
+        "the discard question: it names what goes"
       )
       t:eq(asked.items[2], "Remove fix-login #2: stop session 2, delete its worktree and branch", "the choice")
       -- Removed: the comparison asks again, and its column goes.

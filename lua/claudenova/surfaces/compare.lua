@@ -217,7 +217,20 @@ function M.discard(b)
   local n = #(b.files or {})
   local who = M.label_of(b)
   local runs = b.state ~= "exited"
-  local work = ("its worktree and branch %s go, with %d file%s of work"):format(b.branch, n, n == 1 and "" or "s")
+  local names = {}
+  for i, f in ipairs(b.files or {}) do
+    if i > 3 then
+      table.insert(names, ("%d more"):format(n - 3))
+      break
+    end
+    table.insert(names, f.rel)
+  end
+  local work = ("its worktree and branch %s go, with %d file%s of work%s"):format(
+    b.branch,
+    n,
+    n == 1 and "" or "s",
+    n > 0 and (" (" .. table.concat(names, ", ") .. ")") or ""
+  )
   local prompt = runs and ("Discard %s? Its session %d stops, then %s."):format(who, b.session, work)
     or ("Discard %s? %s."):format(who, (work:gsub("^i", "I")))
   local remove = runs and ("Remove %s: stop session %d, delete its worktree and branch"):format(who, b.session)
@@ -226,7 +239,13 @@ function M.discard(b)
     if choice ~= remove then
       return
     end
-    merged.remove(b.session, true)
+    -- The files the question named may go; one written since is kept
+    -- (the host reads the worktree again and names it).
+    local named = {}
+    for _, f in ipairs(b.files or {}) do
+      table.insert(named, f.rel)
+    end
+    merged.remove(b.session, true, named)
   end)
 end
 

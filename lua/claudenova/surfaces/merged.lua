@@ -44,11 +44,12 @@ end
 
 --- Remove session's worktree and its branch, stopping the session first
 --- when it runs (the host does, then waits for it to exit); force: with
---- work not brought over. Says what came of it.
-function M.remove(session, force)
+--- work not brought over that the user was shown, named (the files by
+--- name). Says what came of it.
+function M.remove(session, force, named)
   host.request(
     "merge_remove",
-    { session = session, force = force, stop = true },
+    { session = session, force = force, stop = true, named = named or {} },
     vim.schedule_wrap(function(ok, res)
       if ok then
         notify.info(res)
@@ -73,7 +74,7 @@ local function ask(offer)
     end
     M.open[offer.session] = nil
     if choice and choice.remove then
-      M.remove(offer.session, #(offer.kept or {}) > 0)
+      M.remove(offer.session, #(offer.kept or {}) > 0, offer.kept)
     end
   end)
 end

@@ -468,6 +468,9 @@ type RemoveParams struct {
 	desk.Later
 	Force bool `json:"force"`
 	Stop  bool `json:"stop"`
+	// Named are the files the question the user answered named as lost
+	// (a discard's, the offer's): a force may delete those, no other.
+	Named []string `json:"named"`
 }
 
 // RemoveLater is Remove as the front end asks for it (the offer's choice,
@@ -497,7 +500,7 @@ func (r *Room) RemoveLater(p RemoveParams) error {
 				}
 			}
 		}
-		return r.Remove(s.ID, p.Force)
+		return r.remove(ctx, s.ID, p.Force, p.Named)
 	})
 	return nil
 }
@@ -531,6 +534,13 @@ func (r *Room) removable(s *session.Session, running bool) (*session.Worktree, e
 // all the same") only when each of them was named to the user before. A
 // refusal names them (a later force may then remove them).
 func (r *Room) Remove(id int, force bool) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	return r.remove(ctx, id, force, nil)
+}
+
+// remove is Remove, named holding files the user was just shown as lost.
+func (r *Room) remove(ctx context.Context, id int, force bool, named []string) (string, error) {
 	s, err := r.d.Session(id)
 	if err != nil {
 		return "", err
@@ -539,8 +549,6 @@ func (r *Room) Remove(id int, force bool) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
 	br, err := worktree.ChangesOf(ctx, wt.Path, wt.Root, wt.Branch)
 	if err != nil {
 		return "", fmt.Errorf("%s: nothing removed: %w", wt.Branch, err)
@@ -550,6 +558,9 @@ func (r *Room) Remove(id int, force bool) (string, error) {
 	if m == nil {
 		m = &run{branch: wt.Branch, path: wt.Path, root: wt.Root, seen: map[string]worktree.Seen{}, named: map[string]bool{}}
 		r.merges[s.ID] = m
+	}
+	for _, f := range named {
+		m.named[f] = true
 	}
 	d := worktree.Decide(worktree.Entries(br, wt.Path), m.seen, m.named)
 	if !d.May(force) {
