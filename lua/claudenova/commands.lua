@@ -252,21 +252,31 @@ M.subcommands = {
     end,
   },
   merge = {
-    usage = "merge [remove[!]]",
+    usage = "merge [{branch}] [remove[!]]",
     desc = "Bring the branch of the session in view (one started with new --worktree) into your checkout: every file it changed since it started, committed or not, opens as a proposal; :w applies it with your edits, closing it skips the file. Where your file changed meanwhile the proposal is a three-way merge (conflicts between markers; :w is refused while one is left); a file the branch deleted is a proposal to delete it (:w of it empty). Buffers of those files with unsaved edits are merged as you see them. merge remove then removes the worktree and its branch (the session must have stopped) only when nothing exists there alone: it reads the worktree again (late work, ignored files, modes) and names every file it would lose; merge remove! removes them all the same once they were named.",
     complete = function()
       return { "remove", "remove!" }
     end,
     run = function(args)
       local sid = ui().session_in_view() or 0
+      local target = sid
+      if args[1] and args[1] ~= "remove" and args[1] ~= "remove!" then
+        target = table.remove(args, 1) -- a worktree's branch, session or not
+      end
       if args[1] == "remove" or args[1] == "remove!" then
-        say(nova().merge_remove(sid, args[1] == "remove!"))
+        say(nova().merge_remove(target, args[1] == "remove!"))
         return
       end
       if args[1] then
-        error("claude-nova: merge takes nothing, remove or remove!, got " .. args[1], 0)
+        error("claude-nova: merge takes a branch, remove or remove!, got " .. args[1], 0)
       end
-      say(nova().merge(sid).message)
+      say(nova().merge(target).message)
+    end,
+  },
+  worktrees = {
+    desc = "List the worktrees the plugin made for this repository, also those whose session is gone (after a restart): each with its branch, what it changed, its session and whether it was merged. Choosing one offers to merge it (no session needed), resume its session, or remove it (the same rules as merge remove: nothing that exists only there goes unnamed).",
+    run = function()
+      require("claudenova.surfaces.merged").pick_worktrees()
     end,
   },
   comment = {
@@ -507,6 +517,7 @@ M.order = {
   "rewind",
   "changes",
   "merge",
+  "worktrees",
   "compare",
   "comment",
   "comments",

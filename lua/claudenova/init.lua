@@ -61,16 +61,26 @@ function M.new(opts)
 end
 
 --- Bring a worktree session's branch into the checkout as proposals (the
---- current session by default). Returns { branch, proposed, conflicts,
---- same, left, message (one line), details }.
+--- current session by default; a branch's name merges that worktree whether
+--- or not its session runs). Returns { branch, proposed, conflicts, same,
+--- left, message (one line), details }.
 function M.merge(session)
   return ops().merge(session)
+end
+
+--- The worktrees the plugin made for the repository holding cwd, also those
+--- whose session is gone: { path, branch, base, session, merged, files }.
+function M.worktrees(cwd)
+  return ops().worktrees(cwd)
 end
 
 --- Remove a merged worktree session's worktree and its branch; force: also
 --- when some of its work was skipped. Returns what it did.
 function M.merge_remove(session, force)
-  return host().request("merge_remove", { session = session or 0, force = force == true })
+  if type(session) == "string" and not tonumber(session) then
+    return host().request("merge_remove", { branch = session, cwd = vim.fn.getcwd(), force = force == true })
+  end
+  return host().request("merge_remove", { session = tonumber(session) or 0, force = force == true })
 end
 
 --- The authorship note of commit rev (default HEAD) of the repository

@@ -289,3 +289,84 @@ func modeOf(path string) os.FileMode {
 	}
 	return st.Mode().Perm()
 }
+
+// Leftover is a worktree as worktrees() lists it.
+type Leftover struct {
+	Path    string `msgpack:"path"`
+	Branch  string `msgpack:"branch"`
+	Session int    `msgpack:"session"`
+	Merged  bool   `msgpack:"merged"`
+	Files   int    `msgpack:"files"`
+}
+
+func (e *Env) worktrees() map[string]Leftover {
+	e.t.Helper()
+	var list []Leftover
+	e.Lua(&list, "return require('claudenova').worktrees()")
+	out := map[string]Leftover{}
+	for _, l := range list {
+		out[l.Branch] = l
+	}
+	return out
+}
+
+// Worktrees outlive a restart of the editor: worktrees() lists them with
+// whether they were merged (kept on disk), a merged one is removed without
+// its session, and one never merged is merged by its branch's name without
+// resuming its session.
+func TestWorktreesOutliveARestart(t *testing.T) {
+	eachNvim(t, func(t *testing.T, v nvimVersion) {
+		e := NewEnv(t, v, Options{})
+		e.gitRepo(map[string]string{"a.txt": "one\n", "b.txt": "two\n"})
+		done, _ := e.worktreeSession("done", Seq(
+			Step("Read", map[string]any{"file_path": "a.txt"}),
+			Step("Edit", map[string]any{"file_path": "a.txt", "old_string": "one", "new_string": "ONE"})))
+		e.stopSession(done)
+		_, later := e.worktreeSession("later", Seq(
+			Step("Read", map[string]any{"file_path": "b.txt"}),
+			Step("Edit", map[string]any{"file_path": "b.txt", "old_string": "two", "new_string": "TWO"})))
+		e.ScriptUI([]string{"Keep "}, nil)
+		mustContain(t, "merge", e.mergeLua(done), "worktree-done: 1 to review")
+		_, buf := e.presentMerge("a.txt")
+		focusBuf(e, buf)
+		e.Cmd("write")
+		e.Eventually(10*time.Second, "a.txt merged", func() bool { return e.ReadFile("a.txt") == "ONE\n" })
+		e.Eventually(10*time.Second, "listed merged", func() bool { return e.worktrees()["worktree-done"].Merged })
+		e.Quit()
+
+		e2 := NewEnv(t, v, Options{Again: e})
+		wts := e2.worktrees()
+		if d, l := wts["worktree-done"], wts["worktree-later"]; !d.Merged || d.Session != 0 || l.Merged || l.Files != 1 || l.Path != later {
+			t.Fatalf("after a restart: %+v", wts)
+		}
+		// The merged one goes without its session.
+		var res string
+		e2.Lua(&res, `local ok, r = pcall(require('claudenova').merge_remove, 'worktree-done', false)
+			return (ok and 'ok: ' or 'error: ') .. tostring(r)`)
+		mustContain(t, "removal after a restart", res, "ok: removed worktree-done")
+		// The other is merged by its name, no session resumed.
+		e2.ScriptUI([]string{"Keep "}, nil)
+		mustContain(t, "merge by branch", e2.mergeLua2("later"), "worktree-later: 1 to review")
+		_, buf2 := e2.presentMerge("b.txt")
+		focusBuf(e2, buf2)
+		e2.Cmd("write")
+		e2.Eventually(10*time.Second, "b.txt merged", func() bool { return e2.ReadFile("b.txt") == "TWO\n" })
+		if n := len(e2.ClaudePids()); n != 0 {
+			t.Fatalf("%d claude processes: a session was resumed", n)
+		}
+		if _, ok := e2.worktrees()["worktree-done"]; ok {
+			t.Fatal("the removed worktree is still listed")
+		}
+		e2.Eventually(10*time.Second, "listed merged", func() bool { return e2.worktrees()["worktree-later"].Merged })
+	})
+}
+
+// mergeLua2 merges a worktree by its branch's name.
+func (e *Env) mergeLua2(branch string) string {
+	e.t.Helper()
+	var msg string
+	e.Lua(&msg, `local ok, res = pcall(require('claudenova').merge, ...)
+		if not ok then return 'error: ' .. tostring(res) end
+		return res.message`, branch)
+	return msg
+}

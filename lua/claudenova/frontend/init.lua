@@ -116,6 +116,7 @@ for name, fn in pairs({
   steer = ops.steer,
   stop = ops.stop,
   merge = ops.merge,
+  worktrees = ops.worktrees,
   interrupt = ops.interrupt,
   resume = ops.resume,
   sessions = ops.sessions,

@@ -37,8 +37,21 @@ end
 --- Bring a worktree session's branch into the checkout as proposals. The
 --- checkout's buffers with unsaved edits go with the call: the merge takes
 --- what the user sees as the checkout's side of those files.
+--- session: a session's id, or a worktree's branch (worktree-NAME or
+--- NAME) of the repository holding Neovim's folder, merged whether or not
+--- its session runs.
 function M.merge(session)
-  return host.request("merge", { session = session or 0, unsaved = disk.unsaved() })
+  if type(session) == "string" and not tonumber(session) then
+    return host.request("merge_branch", { branch = session, cwd = vim.fn.getcwd(), unsaved = disk.unsaved() })
+  end
+  return host.request("merge", { session = tonumber(session) or 0, unsaved = disk.unsaved() })
+end
+
+--- The worktrees the plugin made for the repository holding cwd (default
+--- Neovim's folder), also those whose session is gone: { path, branch,
+--- base, session (0: none runs), merged, files } each.
+function M.worktrees(cwd)
+  return host.request("worktrees", { cwd = cwd or vim.fn.getcwd() })
 end
 
 --- Start a session. opts: { prompt?, cwd?, mode?, resume?, model?,

@@ -116,7 +116,7 @@ func (r *Room) mergeState(id int) string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	switch m := r.merges[id]; {
-	case m == nil || len(m.seen) == 0:
+	case m == nil || (len(m.pending) == 0 && !m.merged):
 		return "" // never merged (a refused removal keeps what it named)
 	case len(m.pending) > 0:
 		return "merging"

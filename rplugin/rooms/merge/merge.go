@@ -76,6 +76,7 @@ type run struct {
 	// versions are the worktree's files as this merge proposed them (by
 	// request id): applying one marks that version seen and applied.
 	versions map[string]worktree.Version
+	merged   bool // a merge's every file was settled
 }
 
 // New returns the merge room.
@@ -167,11 +168,7 @@ func (r *Room) start(ctx context.Context, id int, unsaved map[string][]byte) (Su
 		return Summary{}, err
 	}
 	r.mu.Lock()
-	m := r.merges[s.ID]
-	if m == nil {
-		m = &run{branch: wt.Branch, path: wt.Path, root: wt.Root, seen: map[string]worktree.Seen{}, named: map[string]bool{}}
-		r.merges[s.ID] = m
-	}
+	m := r.runOf(s.ID, wt.Path, wt.Root, wt.Branch)
 	m.pending, m.versions = map[string]string{}, map[string]worktree.Version{}
 	m.applied, m.skipped, m.left = nil, nil, nil
 	r.mu.Unlock()
@@ -228,6 +225,10 @@ func (r *Room) start(ctx context.Context, id int, unsaved map[string][]byte) (Su
 		}
 	}
 	if len(props) == 0 {
+		r.mu.Lock()
+		m.merged = true
+		r.save(m, false)
+		r.mu.Unlock()
 		r.finished(s, m)
 	}
 	return sum, nil
@@ -415,6 +416,10 @@ func (r *Room) settle(sid int, id, outcome string, applied bool) {
 		} else {
 			m.skipped = append(m.skipped, rel)
 		}
+		if len(m.pending) == 0 {
+			m.merged = true
+		}
+		r.save(m, false)
 	}
 	done := m != nil && len(m.pending) == 0
 	r.mu.Unlock()
@@ -471,12 +476,26 @@ type RemoveParams struct {
 	// Named are the files the question the user answered named as lost
 	// (a discard's, the offer's): a force may delete those, no other.
 	Named []string `json:"named"`
+	// Branch names the worktree instead of Session (its session may be
+	// gone: one is brought back for it), in the repository holding Cwd.
+	Branch string `json:"branch"`
+	Cwd    string `json:"cwd"`
 }
 
 // RemoveLater is Remove as the front end asks for it (the offer's choice,
 // :ClaudeNova merge remove): what refuses it is said at once; stopping the
 // session and removing happen in the background.
 func (r *Room) RemoveLater(p RemoveParams) error {
+	if p.Branch != "" {
+		r.d.ReplyLater(p.ReplyTo, func(ctx context.Context) (any, error) {
+			s, err := r.sessionFor(ctx, p.Cwd, p.Branch)
+			if err != nil {
+				return nil, err
+			}
+			return r.remove(ctx, s.ID, p.Force, p.Named)
+		})
+		return nil
+	}
 	s, err := r.d.Session(p.Session)
 	if err != nil {
 		return err
@@ -554,11 +573,7 @@ func (r *Room) remove(ctx context.Context, id int, force bool, named []string) (
 		return "", fmt.Errorf("%s: nothing removed: %w", wt.Branch, err)
 	}
 	r.mu.Lock()
-	m := r.merges[s.ID]
-	if m == nil {
-		m = &run{branch: wt.Branch, path: wt.Path, root: wt.Root, seen: map[string]worktree.Seen{}, named: map[string]bool{}}
-		r.merges[s.ID] = m
-	}
+	m := r.runOf(s.ID, wt.Path, wt.Root, wt.Branch)
 	for _, f := range named {
 		m.named[f] = true
 	}
@@ -568,6 +583,7 @@ func (r *Room) remove(ctx context.Context, id int, force bool, named []string) (
 		for _, f := range d.Lost {
 			m.named[f] = true
 		}
+		r.save(m, false)
 	}
 	merged := len(m.seen) > 0
 	r.mu.Unlock()
@@ -587,6 +603,7 @@ func (r *Room) remove(ctx context.Context, id int, force bool, named []string) (
 		return "", err
 	}
 	r.mu.Lock()
+	r.save(m, true)
 	delete(r.merges, s.ID)
 	r.mu.Unlock()
 	s.World.CountWorktree(wt.Path, "", 0, 0, 0, true)
