@@ -134,7 +134,7 @@ func (a *App) permission(s *session.Session, m claude.Message) {
 // worktree (a merge would then read the checkout for its branch). One stat.
 func (a *App) worktreeGone(s *session.Session, pr claude.PermissionRequest) bool {
 	wt := s.World.Worktree()
-	if wt == nil || wt.Branch == "" || wt.Gone || worktree.Present(wt.Path) {
+	if wt == nil || wt.Branch == "" || worktree.Present(wt.Path) {
 		return false
 	}
 	why := fmt.Sprintf("%s: its folder %s was removed or replaced while session %d ran: the session is stopped so that it writes nothing there; its branch is kept", sanitize.Line(wt.Branch), sanitize.Line(wt.Path), s.ID)

@@ -426,11 +426,11 @@ func (r *Room) CountWorktree(s *session.Session) {
 	r.d.Background(func(ctx context.Context) {
 		var st worktree.Stats
 		gone := false
-		if _, err := os.Stat(wt.Path); err != nil {
+		if _, err := os.Stat(wt.Path); err != nil || !worktree.Present(wt.Path) {
 			if s.Cwd() != wt.Path {
 				return // not made yet
 			}
-			gone = true
+			gone = true // deleted, or a plain folder made in its place: git there reads the checkout
 		} else {
 			var err error
 			if st, err = worktree.StatsOf(ctx, wt.Path, wt.Root); err != nil {
@@ -440,7 +440,9 @@ func (r *Room) CountWorktree(s *session.Session) {
 		}
 		if s.World.CountWorktree(wt.Path, st.Base, st.Files, st.Added, st.Removed, gone) {
 			if gone && !wt.Gone {
-				r.d.Note(s, "The worktree "+sanitize.Line(wt.Path)+" is gone (deleted outside the plugin): claude's tools there will fail.")
+				why := sanitize.Line(wt.Branch) + ": its worktree " + sanitize.Line(wt.Path) + " is gone (deleted or replaced outside the plugin): the session stops at its next request, before it writes there"
+				r.d.Note(s, why+".")
+				r.d.Notify("warn", why)
 			}
 			r.d.UI.Send(ui.EvSession, s)
 			r.Changed(s)
