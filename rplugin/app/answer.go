@@ -56,7 +56,7 @@ func (a *App) decide(r approval.Pending, d approval.Decision, outcome string) (b
 			a.merge.Skip(r, outcome)
 			return true, nil
 		}
-		res, err := a.mergeSaved(r) // allowed from elsewhere: as staged
+		res, err := mergeSaved(a.merge, r) // allowed from elsewhere: as staged
 		if err == nil && !res.Decided {
 			err = errors.New(res.Reason)
 		}

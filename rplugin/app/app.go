@@ -292,7 +292,7 @@ func (a *App) NewSession(p NewParams) (session.Info, error) {
 		}
 		planned = &plan
 	}
-	label, err := a.attemptLabel(p, planned != nil)
+	label, err := attemptLabel(a.sessions, p, planned != nil)
 	if err != nil {
 		return session.Info{}, err
 	}
@@ -465,7 +465,7 @@ func (a *App) Stop(id int) (Outcome, error) {
 	// group ended.
 	inTurn := s.InTurn() || s.State() == session.StateRunning || s.State() == session.StateWaiting
 	dropped := s.StopNow()
-	a.withdrawSession(s.ID, "session stopped")
+	a.withdrawSession(s.ID, "session stopped", "")
 	a.ui.Send(ui.EvSession, s)
 	msg := fmt.Sprintf("stopped session %d", s.ID)
 	for _, q := range dropped {

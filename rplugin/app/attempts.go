@@ -1,6 +1,8 @@
 package app
 
 import (
+	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
+
 	"fmt"
 	"strconv"
 	"strings"
@@ -19,7 +21,7 @@ const maxAttempts = 8
 // the first names its group after the prompt, in a few words, told apart
 // from the groups of other sessions ("fix-login #1", "fix-login-2 #1");
 // the others take their first's name ("fix-login #2").
-func (a *App) attemptLabel(p NewParams, inWorktree bool) (string, error) {
+func attemptLabel(sessions *session.Manager, p NewParams, inWorktree bool) (string, error) {
 	switch {
 	case p.Attempt == 0 && p.Group == 0:
 		return "", nil
@@ -30,7 +32,7 @@ func (a *App) attemptLabel(p NewParams, inWorktree bool) (string, error) {
 	}
 	suffix := " #" + strconv.Itoa(p.Attempt)
 	if p.Attempt > 1 {
-		first, ok := a.sessions.Get(p.Group)
+		first, ok := sessions.Get(p.Group)
 		if !ok || first.Label == "" {
 			return "", fmt.Errorf("attempt %d: session %d is not the first of a best of N", p.Attempt, p.Group)
 		}
@@ -41,7 +43,7 @@ func (a *App) attemptLabel(p NewParams, inWorktree bool) (string, error) {
 		want = "attempt"
 	}
 	taken := map[string]bool{}
-	for _, s := range a.sessions.All() {
+	for _, s := range sessions.All() {
 		if s.Label != "" {
 			taken[stemOf(s.Label)] = true
 		}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/approval"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/proposal"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/merge"
 )
 
 // A worktree's branch brought into the checkout lives in rooms/merge; here
@@ -31,11 +32,11 @@ func (m mergeAsks) Stop(id int) error {
 }
 
 // mergeSaved applies a merge proposal as its staged file holds it now.
-func (a *App) mergeSaved(p approval.Pending) (Decided, error) {
+func mergeSaved(room *merge.Room, p approval.Pending) (Decided, error) {
 	saved, err := proposal.ReadFile(p.Staged)
 	if err != nil {
 		return Decided{}, fmt.Errorf("read the saved proposal: %w", err)
 	}
-	applied, why, err := a.merge.Saved(p, saved)
+	applied, why, err := room.Saved(p, saved)
 	return Decided{Decided: applied, Reason: why}, err
 }

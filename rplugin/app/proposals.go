@@ -77,7 +77,7 @@ func (a *App) ProposalSaved(sp SaveParams) (Decided, error) {
 		return Decided{}, fmt.Errorf("request %s has no staged proposal", id)
 	}
 	if p.Merge != nil {
-		return a.mergeSaved(p)
+		return mergeSaved(a.merge, p)
 	}
 	via := sp.Via
 	if via == "" {

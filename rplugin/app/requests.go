@@ -45,7 +45,20 @@ func (a *App) permission(s *session.Session, m claude.Message) {
 	if a.editorToolAllowed(s, pr) {
 		return // the editor's own read-only tools: answered at once
 	}
-	if a.worktreeGone(s, pr) {
+	if wt := s.World.Worktree(); wt != nil && wt.Branch != "" && !worktree.Present(wt.Path) {
+		// Its worktree was removed, or replaced by a plain folder, by hand:
+		// denied, and the session stopped, before it writes into a folder
+		// git no longer knows as its worktree (one stat).
+		why := fmt.Sprintf("%s: its folder %s was removed or replaced while session %d ran: the session is stopped so that it writes nothing there; its branch is kept",
+			sanitize.Line(wt.Branch), sanitize.Line(wt.Path), s.ID)
+		if err := a.respond(s, pr, claude.Deny("The worktree this session works in was removed by the user; stop here."), "worktree gone", 0); err != nil {
+			a.log.Warn("answer a request of a session whose worktree is gone", "session", s.ID, "err", err)
+		}
+		a.desk.Note(s, why+".")
+		a.desk.Notify("warn", why)
+		if _, err := a.Stop(s.ID); err != nil {
+			a.log.Warn("stop a session whose worktree is gone", "session", s.ID, "err", err)
+		}
 		return
 	}
 	id := approval.Key(s.ID, pr.RequestID)
@@ -126,27 +139,6 @@ func (a *App) permission(s *session.Session, m claude.Message) {
 			_ = proposal.Unstage(o.Storage, p.Staged)
 		}
 	}
-}
-
-// worktreeGone answers a request of a worktree session whose folder was
-// removed (or replaced by a plain folder) by hand: denied, and the session
-// stopped, before it writes into a folder git no longer knows as its
-// worktree (a merge would then read the checkout for its branch). One stat.
-func (a *App) worktreeGone(s *session.Session, pr claude.PermissionRequest) bool {
-	wt := s.World.Worktree()
-	if wt == nil || wt.Branch == "" || worktree.Present(wt.Path) {
-		return false
-	}
-	why := fmt.Sprintf("%s: its folder %s was removed or replaced while session %d ran: the session is stopped so that it writes nothing there; its branch is kept", sanitize.Line(wt.Branch), sanitize.Line(wt.Path), s.ID)
-	if err := a.respond(s, pr, claude.Deny("The worktree this session works in was removed by the user; stop here."), "worktree gone", 0); err != nil {
-		a.log.Warn("answer a request of a session whose worktree is gone", "session", s.ID, "err", err)
-	}
-	a.desk.Note(s, why+".")
-	a.desk.Notify("warn", why)
-	if _, err := a.Stop(s.ID); err != nil {
-		a.log.Warn("stop a session whose worktree is gone", "session", s.ID, "err", err)
-	}
-	return true
 }
 
 // prepareSize is the size from which the editor is asked to read a file's
@@ -353,7 +345,22 @@ func (a *App) withdraw(session int, requestID, reason string) {
 	a.finish(approval.Key(session, requestID), "withdrawn: "+reason)
 }
 
-func (a *App) withdrawSession(sid int, reason string) {
+// withdrawSession takes every pending request of session sid away (its
+// claude exited or was stopped: no answer is written); deny, when not "",
+// answers each of them deny with that message first (the session is ended
+// for a fault of ours).
+func (a *App) withdrawSession(sid int, reason, deny string) {
+	if deny != "" {
+		// Ended for a fault of ours: claude is told, once per request.
+		for _, p := range a.reg.List() {
+			if p.Session != sid {
+				continue
+			}
+			if _, err := a.decide(p, approval.Decision{Behavior: approval.Deny, Message: deny}, reason); err != nil && !errors.Is(err, ErrNotPending) {
+				a.log.Warn("deny a request of a session that ends", "session", sid, "id", p.ID, "err", err)
+			}
+		}
+	}
 	ps := a.reg.FinishSession(sid, func(p approval.Pending) {
 		a.ui.Send(ui.EvRequestRemoved, removed(p, "withdrawn: "+reason))
 	})

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"runtime/debug"
 	"strings"
+	"time"
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/approval"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
@@ -39,6 +41,9 @@ type router struct {
 	rounds   *rounds.Room
 	complete *complete.Room
 	asks     answerPath
+	// fault, when set (tests), runs before each message is handled: a
+	// panic there is a fault in the session's handling.
+	fault func(s *session.Session, m claude.Message)
 }
 
 // answerPath is what the router hands to the one path that answers
@@ -48,7 +53,7 @@ type answerPath interface {
 	permission(s *session.Session, m claude.Message)
 	elicitation(s *session.Session, m claude.Message)
 	withdraw(session int, requestID, reason string)
-	withdrawSession(sid int, reason string)
+	withdrawSession(sid int, reason, deny string)
 	toolsFinished(s *session.Session, results []claude.ToolResult, wrote string)
 	send(s *session.Session, prompt string) error
 }
@@ -70,14 +75,55 @@ func (r *router) run(s *session.Session, resumed, prompt string) {
 			}
 		}
 	}
-	sawInit := false
+	sawInit, faulted := false, false
 	for m := range s.Proc.Messages() {
+		if faulted {
+			continue // drained until claude is gone
+		}
 		if m.Type == "system" && m.Subtype == "init" {
 			sawInit = true
 		}
-		r.handle(s, m)
+		if err := r.handleSafely(s, m); err != nil {
+			faulted = true
+			r.faulted(s, m, err)
+		}
 	}
 	r.exited(s, sawInit)
+}
+
+// handleSafely handles m; a panic in it is returned as an error (its
+// stack logged): a fault in one session's handling must not end the host
+// and every other session with it.
+func (r *router) handleSafely(s *session.Session, m claude.Message) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("%v", v)
+			r.log.Error("panic while handling a message", "session", s.ID, "type", m.Type, "subtype", m.Subtype,
+				"panic", v, "stack", string(debug.Stack()))
+		}
+	}()
+	if r.fault != nil {
+		r.fault(s, m)
+	}
+	r.handle(s, m)
+	return nil
+}
+
+// faulted ends session s after a fault in its handling: its pending
+// requests are answered deny (claude is told why), its claude is ended, its
+// transcript kept; the user is told which session and where to read more.
+func (r *router) faulted(s *session.Session, m claude.Message, err error) {
+	r.asks.withdrawSession(s.ID, "internal error", "claude-nova.nvim hit an internal error while handling this session and ended it; this request was not decided by the user.")
+	what := m.Type
+	if m.Subtype != "" {
+		what += "/" + m.Subtype
+	}
+	msg := fmt.Sprintf("session %d (%s) ended: an internal error while handling claude's %s message (%s); its transcript is kept, :ClaudeNova log has the details",
+		s.ID, sanitize.FirstLine(s.Name(), 40), sanitize.Line(what), sanitize.FirstLine(err.Error(), 80))
+	r.desk.Notify("error", msg)
+	r.desk.Note(s, "**Session ended:** "+msg+".")
+	s.MarkStopping()
+	r.desk.Go(func() { s.Proc.Kill(2 * time.Second) })
 }
 
 // initialized is what a claude.Conn that knows when claude answered
@@ -322,7 +368,7 @@ func resultError(m claude.Message) string {
 // reported in one line that leads with what claude said (its last stderr
 // line); the transcript keeps the whole story, command line included.
 func (r *router) exited(s *session.Session, sawInit bool) {
-	r.asks.withdrawSession(s.ID, "claude exited")
+	r.asks.withdrawSession(s.ID, "claude exited", "")
 	errMsg := ""
 	if !s.Stopping() {
 		err := s.Proc.ExitErr()
