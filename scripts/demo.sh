@@ -28,6 +28,11 @@ cd "$work/project"
 # The project: greet.py, and the tour's steps (scripts/demo/script.json) in
 # README.demo.md (a test checks that it names every step).
 cp "$root/scripts/demo/greet.py" "$root/scripts/demo/README.demo.md" .
+# A git repository with a first commit: worktree sessions (new --worktree,
+# best of N, merge) and authorship notes need one.
+git init -q
+git add .
+git -c user.name=demo -c user.email=demo@localhost commit -qm "the demo project"
 
 export CLAUDENOVA_DEMO_ROOT="$root" CLAUDENOVA_DEMO_MODEL="$url" CLAUDENOVA_DEMO_HOME="$work/home"
 # claude's own temporary files (a background command's output) go here too.
