@@ -237,7 +237,7 @@ func (a *App) rebase(p approval.Pending, saved []byte) (string, error) {
 		// Write (the file changed since Claude read it): the save that
 		// follows asks Claude to read it again and write exactly this.
 		m := diff.Merge3(string(old.Original), string(saved), string(cur), writeLabels)
-		if _, err := proposal.Stage(a.cfg.get().Storage, p.Perm.RequestID, old.Path, []byte(m.Text)); err != nil {
+		if err := proposal.Restage(a.cfg.get().Storage, p.Perm.RequestID, p.Staged, []byte(m.Text)); err != nil {
 			return "", fmt.Errorf("restage %s: %w", p.Target, err)
 		}
 		next = proposal.Change{Tool: old.Tool, Path: old.Path, Exists: exists, Original: cur, Proposed: []byte(m.Text),
@@ -252,7 +252,7 @@ func (a *App) rebase(p approval.Pending, saved []byte) (string, error) {
 	} else if rerr == nil {
 		base := string(old.Proposed)
 		m := diff.Merge3(base, string(saved), string(next.Proposed), mergeLabels)
-		if _, err := proposal.Stage(a.cfg.get().Storage, p.Perm.RequestID, old.StagePath(), []byte(m.Text)); err != nil {
+		if err := proposal.Restage(a.cfg.get().Storage, p.Perm.RequestID, p.Staged, []byte(m.Text)); err != nil {
 			return "", fmt.Errorf("restage %s: %w", p.Target, err)
 		}
 		ev.Reload, ev.Conflicts = true, m.Conflicts

@@ -216,7 +216,7 @@ func (r *Room) proposal(s *session.Session, top, branch string, i int, c worktre
 		res := diff.Merge3(string(c.Base), string(ours), string(c.Theirs), labels(branch))
 		proposed, marks = []byte(res.Text), res.Conflicts
 	}
-	reqID := fmt.Sprintf("merge-%s-%d", strings.TrimPrefix(branch, "worktree-"), i+1)
+	reqID := fmt.Sprintf("merge-%s-%d-%s", strings.TrimPrefix(branch, "worktree-"), i+1, proposal.Token()) // one of its own: another repository's worktree may have this name
 	staged, err := proposal.Stage(r.storage(), reqID, path, proposed)
 	if err != nil {
 		return nil, false, false, fmt.Errorf("stage %s: %w", c.Path, err)
