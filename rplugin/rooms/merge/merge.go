@@ -197,6 +197,7 @@ func (r *Room) proposal(s *session.Session, top, branch string, i int, c worktre
 	}
 	var proposed []byte
 	var marks []int
+	var mk *proposal.Marks
 	switch {
 	case c.Status == "deleted":
 		if !exists {
@@ -214,7 +215,7 @@ func (r *Room) proposal(s *session.Session, top, branch string, i int, c worktre
 		proposed = c.Theirs
 	default:
 		res := diff.Merge3(string(c.Base), string(ours), string(c.Theirs), labels(branch))
-		proposed, marks = []byte(res.Text), res.Conflicts
+		proposed, marks, mk = []byte(res.Text), res.Conflicts, proposal.MarksOf(res, labels(branch))
 	}
 	reqID := fmt.Sprintf("merge-%s-%d-%s", strings.TrimPrefix(branch, "worktree-"), i+1, proposal.Token()) // one of its own: another repository's worktree may have this name
 	staged, err := proposal.Stage(r.storage(), reqID, path, proposed)
@@ -226,7 +227,7 @@ func (r *Room) proposal(s *session.Session, top, branch string, i int, c worktre
 		tool = "Merge (deleted)"
 	}
 	input, _ := json.Marshal(map[string]string{"file_path": path})
-	change := &proposal.Change{Path: path, Exists: exists, Original: ours, Proposed: proposed}
+	change := &proposal.Change{Path: path, Exists: exists, Original: ours, Proposed: proposed, Marks: mk}
 	added, removed := diff.Stat(string(ours), string(proposed))
 	p = &approval.Pending{
 		ID: approval.Key(s.ID, reqID), Session: s.ID, Arrived: time.Now(),
@@ -244,7 +245,7 @@ func (r *Room) proposal(s *session.Session, top, branch string, i int, c worktre
 // removed). It says why when it applied nothing.
 func (r *Room) Saved(p approval.Pending, saved []byte) (applied bool, why string, err error) {
 	mg := p.Merge
-	if why = proposal.MarkersLeft(saved, p.Target, labels(mg.Branch)); why != "" {
+	if why = proposal.MarkersLeft(saved, p.Target, p.Change.Marks); why != "" {
 		r.d.Notify("warn", why)
 		return false, why, nil
 	}
