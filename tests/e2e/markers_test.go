@@ -58,8 +58,24 @@ func TestMergeLeftoverMarkerRefused(t *testing.T) {
 		if got := e.ReadFile("c.md"); got != mine || e.ProposalBuf(cid) == 0 {
 			t.Fatalf("a save with a marker left applied: c.md %q, proposal open: %v", got, e.ProposalBuf(cid) != 0)
 		}
-		// The marker deleted, the heading's own ======= kept: applied.
-		e.Lua(nil, "vim.api.nvim_buf_set_lines(..., 4, 5, false, {})", cbuf)
+		// Each other marker line left alone is refused too, by its line.
+		for _, left := range []struct {
+			lines []string
+			note  string
+		}{
+			{[]string{"Title", "=======", "", "<<<<<<< your checkout", "claude's keep"}, `(line 4: "<<<<<<< your checkout")`},
+			{[]string{"Title", "=======", "", "my keep", "||||||| where worktree-mk started", "claude's keep"}, `(line 5: "||||||| where worktree-mk started")`},
+			{[]string{"Title", "=======", "", "my keep", "=======", "claude's keep"}, `(line 5: "=======")`},
+		} {
+			e.Lua(nil, "vim.api.nvim_buf_set_lines(..., 0, -1, false, select(2, ...))", cbuf, left.lines)
+			e.Cmd("write")
+			e.Eventually(10*time.Second, "the refusal "+left.note, func() bool { return e.NoteContaining("conflict markers remain in c.md " + left.note) })
+			if got := e.ReadFile("c.md"); got != mine || e.ProposalBuf(cid) == 0 {
+				t.Fatalf("a save with %q applied: c.md %q", left.lines, got)
+			}
+		}
+		// The markers gone, the heading's own ======= kept: applied.
+		e.Lua(nil, "vim.api.nvim_buf_set_lines(..., 0, -1, false, select(2, ...))", cbuf, []string{"Title", "=======", "", "claude's keep"})
 		e.Cmd("write")
 		e.Eventually(10*time.Second, "c.md resolved", func() bool { return e.ReadFile("c.md") == "Title\n=======\n\nclaude's keep\n" })
 		e.WaitPending(0)
