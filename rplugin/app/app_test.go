@@ -1315,3 +1315,43 @@ func TestLargeOriginalReadAhead(t *testing.T) {
 		})
 	}
 }
+
+// A Write rebased into a conflict writes its markers with the Write's own
+// labels: a save with any of them left applies nothing and asks nothing of
+// Claude (they were looked for with the Edit's labels, and Claude was asked
+// to write the markers).
+func TestRebasedWriteMarkersRefused(t *testing.T) {
+	m := newMem(t)
+	path := m.write("w.txt", "a\nb\nc\n")
+	_, c := m.session("go")
+	c.Ask("w1", "Write", map[string]any{"file_path": path, "content": "a\nB claude\nc\n"}, nil)
+	p := m.waitPending(1)[0]
+	if p.Surface != "proposal" || p.Staged == "" {
+		t.Fatalf("not a proposal: %+v", p)
+	}
+	m.write("w.txt", "a\nB outside\nc\n")
+	if _, err := m.app.ProposalSaved(SaveParams{ID: p.ID}); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(p.Staged)
+	staged := string(b)
+	if !strings.Contains(staged, "<<<<<<< Claude's write with your edits\n") {
+		t.Fatalf("no conflict in %q", staged)
+	}
+	for _, tt := range []struct{ name, saved, line string }{
+		{"as rebased", staged, `line 2: "<<<<<<< Claude's write with your edits"`},
+		{"only >>>>>>> left", "a\nB outside\n>>>>>>> the file on disk now\nc\n", `line 3: ">>>>>>> the file on disk now"`},
+	} {
+		save(t, p.Staged, tt.saved)
+		d, err := m.app.ProposalSaved(SaveParams{ID: p.ID})
+		if err != nil || d.Decided || len(c.Answers("w1")) != 0 {
+			t.Fatalf("%s: %+v %v, answers %v", tt.name, d, err, c.Answers("w1"))
+		}
+		if !strings.Contains(d.Reason, "conflict markers remain") || !strings.Contains(d.Reason, tt.line) {
+			t.Fatalf("%s: %q", tt.name, d.Reason)
+		}
+	}
+	if got, _ := os.ReadFile(path); string(got) != "a\nB outside\nc\n" {
+		t.Fatalf("the file changed: %q", got)
+	}
+}

@@ -94,11 +94,9 @@ func (a *App) ProposalSaved(sp SaveParams) (Decided, error) {
 	if err != nil {
 		return Decided{}, fmt.Errorf("read the saved proposal: %w", err)
 	}
-	if len(p.Conflicts) > 0 {
-		if msg := proposal.MarkersLeft(saved, p.Target, mergeLabels); msg != "" {
-			a.desk.Notify("warn", msg)
-			return Decided{Reason: msg}, nil
-		}
+	if msg := proposal.MarkersLeft(saved, p.Target, p.Change.Marks); msg != "" {
+		a.desk.Notify("warn", msg)
+		return Decided{Reason: msg}, nil
 	}
 	stale, err := proposal.Stale(*p.Change, proposal.ReadFile)
 	if err != nil {
@@ -237,11 +235,11 @@ func (a *App) rebase(p approval.Pending, saved []byte) (string, error) {
 		// Write (the file changed since Claude read it): the save that
 		// follows asks Claude to read it again and write exactly this.
 		m := diff.Merge3(string(old.Original), string(saved), string(cur), writeLabels)
-		if _, err := proposal.Stage(a.cfg.get().Storage, p.Perm.RequestID, old.Path, []byte(m.Text)); err != nil {
+		if err := proposal.Restage(a.cfg.get().Storage, p.Perm.RequestID, p.Staged, []byte(m.Text)); err != nil {
 			return "", fmt.Errorf("restage %s: %w", p.Target, err)
 		}
 		next = proposal.Change{Tool: old.Tool, Path: old.Path, Exists: exists, Original: cur, Proposed: []byte(m.Text),
-			Detached: true, Claude: old.ClaudeProposed(), Reread: true}
+			Detached: true, Claude: old.ClaudeProposed(), Reread: true, Marks: proposal.MarksOf(m, writeLabels)}
 		ev.Reload, ev.Conflicts = true, m.Conflicts
 		if len(m.Conflicts) > 0 {
 			msg = fmt.Sprintf("conflict: %s changed on disk where Claude writes (line %s); nothing applied: resolve the markers, then :w (Claude then re-reads the file and writes exactly your version)",
@@ -252,7 +250,8 @@ func (a *App) rebase(p approval.Pending, saved []byte) (string, error) {
 	} else if rerr == nil {
 		base := string(old.Proposed)
 		m := diff.Merge3(base, string(saved), string(next.Proposed), mergeLabels)
-		if _, err := proposal.Stage(a.cfg.get().Storage, p.Perm.RequestID, old.StagePath(), []byte(m.Text)); err != nil {
+		next.Marks = proposal.MarksOf(m, mergeLabels)
+		if err := proposal.Restage(a.cfg.get().Storage, p.Perm.RequestID, p.Staged, []byte(m.Text)); err != nil {
 			return "", fmt.Errorf("restage %s: %w", p.Target, err)
 		}
 		ev.Reload, ev.Conflicts = true, m.Conflicts

@@ -1,6 +1,9 @@
 package diff
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // Conflict markers written by Merge3 (diff3 style: ours, base, theirs).
 const (
@@ -21,6 +24,9 @@ type MergeResult struct {
 	Text string
 	// Conflicts holds the 1-based line of each conflict's first marker.
 	Conflicts []int
+	// Markers holds the 1-based line of every marker line written (four a
+	// conflict): the lines MarkersLeft looks for.
+	Markers []int
 }
 
 // Merge3 merges the changes that turned base into ours and base into
@@ -42,18 +48,23 @@ type MergeResult struct {
 // follows it.
 func Merge3(base, ours, theirs string, labels MergeLabels) MergeResult {
 	eol := lineEnd(base, ours, theirs)
-	var conflicts []int
+	var conflicts, markers []int
 	text := merge3(base, ours, theirs, func(out, oPart, bPart, tPart []string) []string {
 		conflicts = append(conflicts, len(out)+1)
-		out = append(out, MarkerOurs+labels.Ours+eol)
+		mark := func(l string) {
+			out = append(out, l+eol)
+			markers = append(markers, len(out))
+		}
+		mark(MarkerOurs + labels.Ours)
 		out = append(out, terminated(oPart, eol)...)
-		out = append(out, MarkerBase+labels.Base+eol)
+		mark(MarkerBase + labels.Base)
 		out = append(out, terminated(bPart, eol)...)
-		out = append(out, MarkerSplit+eol)
+		mark(MarkerSplit)
 		out = append(out, terminated(tPart, eol)...)
-		return append(out, MarkerTheirs+labels.Theirs+eol)
+		mark(MarkerTheirs + labels.Theirs)
+		return out
 	})
-	return MergeResult{Text: text, Conflicts: conflicts}
+	return MergeResult{Text: text, Conflicts: conflicts, Markers: markers}
 }
 
 // Kept is a conflict Merge3Ours settled for ours: lines [From, To] of the
@@ -193,6 +204,59 @@ func HasMarkers(text string, labels MergeLabels) []int {
 	for i, l := range SplitLines(text) {
 		if strings.TrimRight(l, "\r\n") == want {
 			out = append(out, i+1)
+		}
+	}
+	return out
+}
+
+// MarkersLeft returns the 1-based lines of saved (merged as the user saved
+// it) that are marker lines Merge3 wrote into merged (markers: their
+// 1-based lines there, MergeResult.Markers), in order.
+//
+// saved is diffed against merged with its marker lines made unmatchable, so
+// that a line of saved that merged's own text has (the file, either side
+// of a conflict) is matched to that line: it is text. A line that is new in
+// saved counts when it reads as a marker with these labels ("<<<<<<< ours",
+// "||||||| base", ">>>>>>> theirs"), and a bare "=======" when it stands
+// where a marker line was (its block of the diff replaced one). So a
+// setext heading's underline or a reStructuredText rule the file held is
+// never taken for a marker; a "=======" left of a conflict is.
+func MarkersLeft(merged string, markers []int, saved string, labels MergeLabels) []int {
+	labelled := map[string]bool{MarkerOurs + labels.Ours: true, MarkerBase + labels.Base: true, MarkerTheirs + labels.Theirs: true}
+	kind := func(l string) (marker, named bool) {
+		l = strings.TrimRight(l, "\r\n")
+		return l == MarkerSplit || labelled[l], labelled[l]
+	}
+	b := SplitLines(saved)
+	found := false
+	for _, l := range b {
+		if m, _ := kind(l); m {
+			found = true
+			break
+		}
+	}
+	if !found || len(markers) == 0 {
+		return nil
+	}
+	a := SplitLines(merged)
+	ours := make(map[int]bool, len(markers))
+	for _, n := range markers {
+		if n >= 1 && n <= len(a) {
+			ours[n-1] = true
+			a[n-1] = "\x00claudenova conflict marker " + strconv.Itoa(n) + "\n" // never a line of saved
+		}
+	}
+	var out []int
+	bi := 0
+	for _, c := range Text(strings.Join(a, ""), saved).Changes {
+		replaced := false
+		for k := c.A; k < c.A+c.Del; k++ {
+			replaced = replaced || ours[k]
+		}
+		for bi = c.B; bi < c.B+c.Ins; bi++ {
+			if m, named := kind(b[bi]); m && (named || replaced) {
+				out = append(out, bi+1)
+			}
 		}
 	}
 	return out

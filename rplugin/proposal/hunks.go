@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/diff"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
 )
 
 // MaxHunks is the most hunks a proposal is reviewed hunk by hunk; a change
@@ -74,17 +75,48 @@ func bare(lines []string) []string {
 	return out
 }
 
+// Marks are the conflict markers a three-way merge wrote into a staged
+// proposal: the text it staged, the 1-based line of every marker line in it
+// and the labels they carry.
+type Marks struct {
+	Text   string
+	Lines  []int
+	Labels diff.MergeLabels
+}
+
+// MarksOf is the marks of merge m written with labels; nil when it wrote
+// none.
+func MarksOf(m diff.MergeResult, labels diff.MergeLabels) *Marks {
+	if len(m.Markers) == 0 {
+		return nil
+	}
+	return &Marks{Text: m.Text, Lines: m.Markers, Labels: labels}
+}
+
+// maxMarkersNamed is how many leftover marker lines a refusal quotes.
+const maxMarkersNamed = 4
+
 // MarkersLeft says that a save of target applies nothing while saved still
-// holds the opening marker of a conflict written with labels, and on which
-// lines ("" when none is left).
-func MarkersLeft(saved []byte, target string, labels diff.MergeLabels) string {
-	lines := diff.HasMarkers(string(saved), labels)
+// holds a marker line the merge of m wrote (any of the four; a bare
+// "=======" only where the merge wrote one, not one of the file's own), and
+// on which lines ("" when none is left, or m is nil).
+func MarkersLeft(saved []byte, target string, m *Marks) string {
+	if m == nil {
+		return ""
+	}
+	text := string(saved)
+	lines := diff.MarkersLeft(m.Text, m.Lines, text, m.Labels)
 	if len(lines) == 0 {
 		return ""
 	}
-	at := make([]string, len(lines))
+	all := diff.SplitLines(text)
+	at := make([]string, 0, maxMarkersNamed+1)
 	for i, n := range lines {
-		at[i] = strconv.Itoa(n)
+		if i == maxMarkersNamed {
+			at = append(at, fmt.Sprintf("and %d more", len(lines)-i))
+			break
+		}
+		at = append(at, fmt.Sprintf("line %d: %s", n, strconv.Quote(sanitize.Line(strings.TrimRight(all[n-1], "\r\n")))))
 	}
-	return fmt.Sprintf("conflict markers remain in %s (line %s): nothing applied; resolve them, then :w", target, strings.Join(at, ", "))
+	return fmt.Sprintf("conflict markers remain in %s (%s): nothing applied; resolve them, then :w", target, strings.Join(at, "; "))
 }

@@ -53,3 +53,41 @@ func TestSummarizeAgreesWithHunksAndStat(t *testing.T) {
 		})
 	}
 }
+
+// A save is refused while a marker line the merge wrote is left, and the
+// refusal names each line.
+func TestMarkersLeftNamesTheLines(t *testing.T) {
+	labels := diff.MergeLabels{Ours: "your checkout", Base: "where worktree-mk started", Theirs: "worktree-mk"}
+	m := diff.Merge3("keep\n", "my keep\n", "claude's keep\n", labels)
+	marks := MarksOf(m, labels)
+	many := diff.Merge3("a\nb\nc\n", "A\nb\nC\n", "a2\nb\nc2\n", labels)
+	tests := []struct {
+		name  string
+		marks *Marks
+		saved string
+		want  string // "" = applies
+	}{
+		{"as merged", marks, m.Text, `(line 1: "<<<<<<< your checkout"; line 3: "||||||| where worktree-mk started"; line 5: "======="; line 7: ">>>>>>> worktree-mk")`},
+		{">>>>>>> left", marks, "claude's keep\n>>>>>>> worktree-mk\n", `(line 2: ">>>>>>> worktree-mk")`},
+		{"resolved", marks, "my keep, and claude's\n", ""},
+		{"no merge markers written", nil, m.Text, ""},
+		{"more than four", MarksOf(many, labels), many.Text, "; and 4 more)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := MarkersLeft([]byte(tt.saved), "c.txt", tt.marks)
+			if tt.want == "" {
+				if got != "" {
+					t.Fatalf("refused: %s", got)
+				}
+				return
+			}
+			if !strings.HasPrefix(got, "conflict markers remain in c.txt (") || !strings.Contains(got, tt.want) {
+				t.Fatalf("got %q, want it to hold %q", got, tt.want)
+			}
+		})
+	}
+	if MarksOf(diff.Merge3("a\n", "a\n", "b\n", labels), labels) != nil {
+		t.Fatal("marks of a merge without a conflict")
+	}
+}

@@ -85,6 +85,9 @@ type Change struct {
 	// Cell is set for a NotebookEdit: Original and Proposed are then the
 	// cell's source, not the file (see Cell).
 	Cell *Cell
+	// Marks is set when a three-way merge wrote conflict markers into the
+	// staged proposal: a save applies nothing while one is left.
+	Marks *Marks
 }
 
 // ClaudeProposed is the file as Claude proposed it.

@@ -3,6 +3,7 @@ package proposal
 import (
 	"bufio"
 	"bytes"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -27,25 +28,28 @@ const (
 	reservedPrefix = ".claudenova-"
 	maxNameBytes   = 255
 	maxExtBytes    = 32
-	maxCollisions  = 1000
+	maxCollisions  = 100
 )
 
-// Stage writes content to <storage>/proposed/<id>/<basename> and returns
-// that path. Directories are 0700, the file 0600; the file is written to a
-// temporary file and renamed into place, so a reader never sees it half
-// written and a symlink planted at its name is replaced, not followed.
+// Stage writes content to <storage>/proposed/<dir>/<basename> and returns
+// that path. Directories are 0700, the file 0600.
+//
+// Every call makes a directory of its own, created exclusively (mkdir), and
+// the file in it is created exclusively too: a staged file is never one
+// another request, session or Neovim sharing the storage staged, whatever
+// their request ids (two merges of two repositories' worktrees of one name
+// have the same one). Stage the same request again with Restage.
 //
 // storage must be an absolute path; it is created (0700) when missing and
 // may itself be or lie under a symlink: it is resolved with EvalSymlinks.
 // Below it nothing may be a symlink: a symlinked "proposed" directory is
 // refused.
 //
-// <id> is the last 8 characters of requestID after dropping everything but
-// [A-Za-z0-9_-]; a shorter remainder is padded with the hex SHA-256 of the
-// raw requestID (so "" and "a/b" still get 8 characters, different from
-// each other). A directory holds one request: it records a hash of the
-// request id, and when <id> is taken by another request, "-2", "-3", … is
-// appended. Staging the same request again reuses its directory.
+// <dir> is "<id>-<8 random hex>": <id> is the last 8 characters of
+// requestID after dropping everything but [A-Za-z0-9_-]; a shorter
+// remainder is padded with the hex SHA-256 of the raw requestID (so "" and
+// "a/b" still get 8 characters, different from each other). The directory
+// records a hash of the request id and the process that staged it.
 //
 // <basename> is filepath.Base(path) with terminal escape sequences, control
 // and bidi characters, invalid UTF-8, path separators and the characters
@@ -61,13 +65,9 @@ func Stage(storage, requestID, path string, content []byte) (staged string, err 
 	}
 	base := stageName(path)
 	id := dirID(requestID)
-	tag := requestTag(requestID)
-	for n := 1; n <= maxCollisions; n++ {
-		name := id
-		if n > 1 {
-			name = id + "-" + strconv.Itoa(n)
-		}
-		dir := filepath.Join(root, name)
+	marker := fmt.Sprintf("claudenova proposal\nrequest %s\npid %d\n", requestTag(requestID), os.Getpid())
+	for range maxCollisions {
+		dir := filepath.Join(root, id+"-"+Token())
 		staged = filepath.Join(dir, base)
 		if err := inside(root, staged); err != nil {
 			return "", err
@@ -78,32 +78,69 @@ func Stage(storage, requestID, path string, content []byte) (staged string, err 
 				os.RemoveAll(dir)
 				return "", err
 			}
-			marker := fmt.Sprintf("claudenova proposal\nrequest %s\npid %d\n", tag, os.Getpid())
-			if err := writeFileAtomic(dir, markerName, []byte(marker)); err != nil {
+			if err := createExclusive(dir, markerName, []byte(marker)); err != nil {
 				os.RemoveAll(dir)
 				return "", err
 			}
-			if err := writeFileAtomic(dir, base, content); err != nil {
+			if err := createExclusive(dir, base, content); err != nil {
 				os.RemoveAll(dir)
 				return "", err
 			}
 			return staged, nil
 		case errors.Is(err, fs.ErrExist):
-			if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() {
-				continue // a file or a symlink squats the name: never write through it
-			}
-			if m, ok := readMarker(dir); ok && m.request == tag {
-				if err := writeFileAtomic(dir, base, content); err != nil {
-					return "", err
-				}
-				return staged, nil
-			}
-			// Taken by another request (or not a proposal directory): next.
+			// Taken (by anyone, or squatted by a file or a symlink): never
+			// written into; another name.
 		default:
 			return "", err
 		}
 	}
 	return "", fmt.Errorf("proposal: no free directory for request %q under %s", cleanDisplay(requestID), root)
+}
+
+// Restage replaces the content of staged, a file Stage returned for the
+// same request (requestID) in this process and storage: a pending proposal
+// staged again (rebased onto a file changed on disk). It is written to a
+// temporary file renamed into place, so a reader never sees it half
+// written and a symlink planted at its name is replaced, not followed.
+// Anything else is refused and left as it is: a path that is not
+// <storage>/proposed/<dir>/<file>, a directory that is a symlink, or whose
+// marker names another request or another process.
+func Restage(storage, requestID, staged string, content []byte) error {
+	root, err := proposedRoot(storage, false)
+	if err != nil {
+		return err
+	}
+	staged = filepath.Clean(staged)
+	rel, ok := relTwo(root, staged)
+	if !ok {
+		// Also accept a path built on the unresolved storage path.
+		if rel, ok = relTwo(filepath.Join(filepath.Clean(storage), "proposed"), staged); !ok {
+			return fmt.Errorf("proposal: %s is not a staged proposal under %s", cleanDisplay(staged), root)
+		}
+	}
+	parts := strings.SplitN(rel, string(filepath.Separator), 2)
+	dir := filepath.Join(root, parts[0])
+	if err := inside(root, filepath.Join(dir, parts[1])); err != nil {
+		return err
+	}
+	if fi, err := os.Lstat(dir); err != nil {
+		return err
+	} else if !fi.IsDir() {
+		return fmt.Errorf("proposal: %s is not a directory", cleanDisplay(dir))
+	}
+	m, ok := readMarker(dir)
+	if !ok || m.request != requestTag(requestID) || m.pid != os.Getpid() {
+		return fmt.Errorf("proposal: %s was not staged for request %q here: not written", cleanDisplay(staged), cleanDisplay(requestID))
+	}
+	return writeFileAtomic(dir, parts[1], content)
+}
+
+// Token returns 8 random hex characters: a part of a name that no other
+// request, session or Neovim sharing the storage has.
+func Token() string {
+	b := make([]byte, 4)
+	_, _ = rand.Read(b) // never fails (crypto/rand panics instead)
+	return hex.EncodeToString(b)
 }
 
 // Unstage removes a staged file and its directory (with anything else in
@@ -266,6 +303,27 @@ func writeFileAtomic(dir, name string, content []byte) error {
 		return fmt.Errorf("proposal: %s is not a directory", dir)
 	}
 	return atomicfile.Write(filepath.Join(dir, name), content, atomicfile.Options{Perm: 0o600, Prefix: reservedPrefix + "stage-"})
+}
+
+// createExclusive creates dir/name (0600), failing when anything exists
+// there (a symlink included: it is not followed), and writes content.
+func createExclusive(dir, name string, content []byte) error {
+	p := filepath.Join(dir, name)
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	err = f.Chmod(0o600) // whatever the umask
+	if err == nil {
+		_, err = f.Write(content)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(p)
+	}
+	return err
 }
 
 type marker struct {

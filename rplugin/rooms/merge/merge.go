@@ -295,6 +295,7 @@ func (r *Room) proposal(s *session.Session, top, branch string, i int, c worktre
 	}
 	var proposed []byte
 	var marks []int
+	var mk *proposal.Marks
 	tool := "Merge"
 	switch {
 	case c.Status == "deleted":
@@ -316,7 +317,7 @@ func (r *Room) proposal(s *session.Session, top, branch string, i int, c worktre
 		proposed = c.Theirs
 	default:
 		res := diff.Merge3(string(c.Base), string(ours), string(c.Theirs), labels(branch))
-		proposed, marks = []byte(res.Text), res.Conflicts
+		proposed, marks, mk = []byte(res.Text), res.Conflicts, proposal.MarksOf(res, labels(branch))
 	}
 	if c.Status != "deleted" && mode != oursMode && oursMode != 0 {
 		tool = fmt.Sprintf("Merge (mode %o → %o)", oursMode, mode)
@@ -326,13 +327,13 @@ func (r *Room) proposal(s *session.Session, top, branch string, i int, c worktre
 	if c.Ignored {
 		tool += " · ignored by git"
 	}
-	reqID := fmt.Sprintf("merge-%s-%d", strings.TrimPrefix(branch, "worktree-"), i+1)
+	reqID := fmt.Sprintf("merge-%s-%d-%s", strings.TrimPrefix(branch, "worktree-"), i+1, proposal.Token()) // one of its own: another repository's worktree may have this name
 	staged, err := proposal.Stage(r.storage(), reqID, path, proposed)
 	if err != nil {
 		return nil, false, false, fmt.Errorf("stage %s: %w", c.Path, err)
 	}
 	input, _ := json.Marshal(map[string]string{"file_path": path})
-	change := &proposal.Change{Path: path, Exists: exists, Original: ours, Proposed: proposed}
+	change := &proposal.Change{Path: path, Exists: exists, Original: ours, Proposed: proposed, Marks: mk}
 	added, removed := diff.Stat(string(ours), string(proposed))
 	p = &approval.Pending{
 		ID: approval.Key(s.ID, reqID), Session: s.ID, Arrived: time.Now(),
@@ -352,7 +353,7 @@ func (r *Room) proposal(s *session.Session, top, branch string, i int, c worktre
 // why when it applied nothing.
 func (r *Room) Saved(p approval.Pending, saved []byte) (applied bool, why string, err error) {
 	mg := p.Merge
-	if why = proposal.MarkersLeft(saved, p.Target, labels(mg.Branch)); why != "" {
+	if why = proposal.MarkersLeft(saved, p.Target, p.Change.Marks); why != "" {
 		r.d.Notify("warn", why)
 		return false, why, nil
 	}
