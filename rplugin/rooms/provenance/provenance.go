@@ -50,6 +50,12 @@ type Deps struct {
 	// Authors is who wrote each line of text (path's content at some
 	// commit), from the live record: index i is line i (1-based).
 	Authors func(path, text string) []review.Author
+	// Prompts is what a note says of a prompt (option
+	// provenance.prompts; nil: a reference only).
+	Prompts func() gitai.PromptMode
+	// Version is the plugin's version (the notes' git_ai_version; nil:
+	// none named).
+	Version func() string
 }
 
 // Poll is how often a watched repository's HEAD is looked at.
@@ -69,11 +75,14 @@ type Room struct {
 	outside map[string]bool        // sessions' folders in no repository (yet)
 	notes   map[string]*gitai.Note // by notes ref and commit: its note, parsed (nil: none)
 	blamed  map[string]headBlame   // by file: its lines at HEAD, from the notes
-	stop    chan struct{}
-	ctx     context.Context // cancelled by Close: a note being written stops
-	cancel  context.CancelFunc
-	running bool
-	work    sync.Mutex // one check at a time
+	// troubled are the repositories (by top) whose notes ref could not be
+	// read or written, the user told; a note written there again clears it.
+	troubled map[string]bool
+	stop     chan struct{}
+	ctx      context.Context // cancelled by Close: a note being written stops
+	cancel   context.CancelFunc
+	running  bool
+	work     sync.Mutex // one check at a time
 }
 
 type repo struct {
@@ -86,7 +95,7 @@ type repo struct {
 func New(d *desk.Desk, deps Deps) *Room {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Room{d: d, deps: deps, repos: map[string]*repo{}, tops: map[string]string{}, outside: map[string]bool{}, notes: map[string]*gitai.Note{},
-		blamed: map[string]headBlame{}, stop: make(chan struct{}), ctx: ctx, cancel: cancel}
+		blamed: map[string]headBlame{}, troubled: map[string]bool{}, stop: make(chan struct{}), ctx: ctx, cancel: cancel}
 }
 
 // Watch starts watching the repository of session s's folder (nothing
@@ -233,6 +242,7 @@ func (r *Room) check(ctx context.Context, rp *repo) {
 	for _, c := range commits {
 		if err := r.noteCommit(ctx, rp, c); err != nil {
 			r.d.Log.Warn("provenance: note a commit", "commit", c, "err", err)
+			r.trouble(ctx, rp, c, err)
 		}
 		if ctx.Err() != nil {
 			rp.sig = "" // given up (Neovim exits): the next start goes on from the last HEAD kept
@@ -253,7 +263,7 @@ func (r *Room) noteCommit(ctx context.Context, rp *repo, sha string) error {
 	// left to whoever wrote it.
 	theirs, found, err := gitai.Show(ctx, rp.top, sha)
 	if err != nil {
-		return err
+		return &refError{read: true, err: err}
 	}
 	if found {
 		n, perr := gitai.Parse(theirs)
@@ -302,7 +312,14 @@ func (r *Room) noteCommit(ctx context.Context, rp *repo, sha string) error {
 			files[ch.path] = lines
 		}
 	}
-	n, ok := gitai.Build(sha, author, files)
+	opts := gitai.Options{Prompts: gitai.PromptsRef}
+	if r.deps.Prompts != nil {
+		opts.Prompts = r.deps.Prompts()
+	}
+	if r.deps.Version != nil {
+		opts.Version = r.deps.Version()
+	}
+	n, ok := gitai.Build(sha, author, files, opts)
 	switch {
 	case !ok && found:
 		return nil // no line of Claude's: their note stays as it is
@@ -324,31 +341,65 @@ func (r *Room) noteCommit(ctx context.Context, rp *repo, sha string) error {
 func (r *Room) write(ctx context.Context, top, sha string, n gitai.Note, committer []string) error {
 	text, err := gitai.Format(n)
 	if err != nil {
-		return r.failed(ctx, sha, err)
+		return err
 	}
 	return r.writeText(ctx, top, sha, n, text, false, committer)
 }
 
-// failed tells that the note of sha could not be written (the user
-// committed expecting it) and returns err.
-func (r *Room) failed(ctx context.Context, sha string, err error) error {
-	if ctx.Err() == nil { // not when Neovim exits meanwhile
-		r.d.Notify("warn", fmt.Sprintf("the authorship note of %s could not be written: %v", gitcmd.Short(sha), err))
+// refError is the notes ref failing: it could not be read (it names no
+// notes tree: a corrupt or foreign ref) or not be written (locked, no
+// room, no permission).
+type refError struct {
+	read bool
+	err  error
+}
+
+func (e *refError) Error() string { return e.err.Error() }
+func (e *refError) Unwrap() error { return e.err }
+
+// trouble tells the user, once per repository until a note is written
+// there again, that commit sha got no note and why, with the fix when the
+// notes ref is at fault. Nothing when Neovim exits meanwhile.
+func (r *Room) trouble(ctx context.Context, rp *repo, sha string, err error) {
+	if ctx.Err() != nil {
+		return
 	}
-	return err
+	r.mu.Lock()
+	told := r.troubled[rp.top]
+	r.troubled[rp.top] = true
+	r.mu.Unlock()
+	if told {
+		return
+	}
+	short := gitcmd.Short(sha)
+	why := strings.TrimSpace(err.Error())
+	var re *refError
+	// What failed first and the fix next: the line is cut to the screen
+	// (:messages keeps it whole).
+	msg := fmt.Sprintf("no authorship note on %s: %s", short, why)
+	switch {
+	case errors.As(err, &re) && re.read:
+		msg = fmt.Sprintf("no authorship note on %s: %s cannot be read (not a notes tree). Fix, in %s: git update-ref %s-unreadable %s && git update-ref -d %s (keeps it aside, starts afresh; git said: %s)",
+			short, gitai.Ref, rp.top, gitai.Ref, gitai.Ref, gitai.Ref, why)
+	case errors.As(err, &re) && strings.Contains(why, ".lock"):
+		msg = fmt.Sprintf("no authorship note on %s: %s is locked. Fix: if no git runs in %s, remove %s and commit again (git said: %s)",
+			short, gitai.Ref, rp.top, filepath.Join(rp.gitDir, filepath.FromSlash(gitai.Ref)+".lock"), why)
+	case errors.As(err, &re):
+		msg = fmt.Sprintf("no authorship note on %s: %s could not be written (git said: %s)", short, gitai.Ref, why)
+	}
+	r.d.Notify("warn", msg+" (told once)")
 }
 
 // writeText writes text, the note holding n, on commit sha (over the note
 // there when replace: another tool's, with ours added to it).
 func (r *Room) writeText(ctx context.Context, top, sha string, n gitai.Note, text string, replace bool, committer []string) error {
 	if err := gitai.Add(ctx, top, sha, text, replace, committer...); err != nil {
-		return r.failed(ctx, sha, err)
+		return &refError{err: err}
 	}
-	claude, amended := 0, 0
-	for _, p := range n.Meta.Prompts {
-		claude += p.AcceptedLines
-		amended += p.OverridenLines
-	}
+	r.mu.Lock()
+	delete(r.troubled, top)
+	r.mu.Unlock()
+	claude, amended := n.Counts()
 	// The command first: the line is cut to the screen's width.
 	msg := fmt.Sprintf(":ClaudeNova provenance shows %s's note: %s by Claude in %s", gitcmd.Short(sha), desk.Plural(claude, "line"), desk.Plural(len(n.Files), "file"))
 	if amended > 0 {

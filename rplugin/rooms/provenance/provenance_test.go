@@ -338,8 +338,7 @@ func TestShowWordsTheNote(t *testing.T) {
 		"  amended by you  lines 3  (1 line; in Claude's proposal, t <t@example.com>)",
 		"",
 		"Prompts",
-		"  prompt 1 · claude session sess · model m · 1 written, 1 amended by you",
-		"    > p",
+		"  prompt 1 · claude session sess · model m · 1 line",
 	}
 	if strings.Join(v.Lines, "\n") != strings.Join(want, "\n") || !v.Found || v.Commit != sha {
 		t.Fatalf("view:\n%s\nwant:\n%s", strings.Join(v.Lines, "\n"), strings.Join(want, "\n"))

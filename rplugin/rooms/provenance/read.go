@@ -120,13 +120,12 @@ func authorOf(n *gitai.Note, key, sha string) review.Author {
 	if strings.HasPrefix(key, "h_") {
 		return review.Author{Kind: review.Amended, Commit: sha}
 	}
-	p, ok := n.Meta.Prompts[key]
+	a, ok := n.Agent(key)
 	if !ok {
 		return review.Author{Kind: review.Claude, Commit: sha}
 	}
-	turn, _ := strconv.Atoi(p.CustomAttributes[gitai.AttrTurn])
-	return review.Author{Kind: review.Claude, Commit: sha, ClaudeID: p.AgentID.ID, Model: p.AgentID.Model,
-		Name: p.CustomAttributes[gitai.AttrName], Turn: turn, Prompt: p.CustomAttributes[gitai.AttrPrompt]}
+	return review.Author{Kind: review.Claude, Commit: sha, ClaudeID: a.SessionID, Model: a.Model,
+		Name: a.Name, Turn: a.Turn, Prompt: a.Prompt}
 }
 
 // noteOf is commit sha's note, parsed (nil: none, or not the standard's),

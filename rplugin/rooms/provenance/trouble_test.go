@@ -1,0 +1,78 @@
+package provenance
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/claude-nova/claude-nova.nvim/rplugin/desk"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/gitai"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/ui"
+)
+
+// told keeps the notifications the room sends.
+type told struct {
+	mu   sync.Mutex
+	msgs []string
+}
+
+func (s *told) Send(ev string, payload any) {
+	if ev != ui.EvNotify {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.msgs = append(s.msgs, payload.(map[string]any)["msg"].(string))
+}
+
+func (s *told) containing(sub string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, m := range s.msgs {
+		if strings.Contains(m, sub) {
+			n++
+		}
+	}
+	return n
+}
+
+// A notes ref that cannot be read (it names a blob, not a notes tree) or
+// written (locked): the commit gets no note and the user is told, once per
+// repository, with the fix; once a note is written again, a new failure
+// is told again.
+func TestANotesRefThatFailsIsToldOnceWithTheFix(t *testing.T) {
+	f := newFixture(t, true)
+	sink := &told{}
+	f.room.d = desk.New(sink, session.NewManager(), nil)
+	blob := git(t, f.top, "hash-object", "-w", filepath.Join(f.top, "a.txt"))
+	git(t, f.top, "update-ref", gitai.Ref, blob)
+	f.commit(map[string]string{"a.txt": "one\nC:two\n"}, "-m", "w")
+	f.check()
+	f.commit(map[string]string{"a.txt": "one\nC:two\nC:three\n"}, "-m", "w2")
+	f.check()
+	fix := "Fix, in " + f.top + ": git update-ref refs/notes/ai-unreadable refs/notes/ai && git update-ref -d refs/notes/ai"
+	if sink.containing("refs/notes/ai cannot be read") != 1 || sink.containing(fix) != 1 {
+		t.Fatalf("told %q; want the unreadable ref told once with %q", sink.msgs, fix)
+	}
+	// The fix as told: a note is written again.
+	git(t, f.top, "update-ref", "refs/notes/ai-unreadable", gitai.Ref)
+	git(t, f.top, "update-ref", "-d", gitai.Ref)
+	sha := f.commit(map[string]string{"a.txt": "one\nC:two\nC:three\nC:four\n"}, "-m", "w3")
+	f.noted(sha, "a.txt\n  claude 4")
+	// Locked: told (again: a note was written in between), with the lock.
+	lock := filepath.Join(f.top, ".git", "refs", "notes", "ai.lock")
+	if err := os.WriteFile(lock, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f.commit(map[string]string{"a.txt": "one\nC:five\n"}, "-m", "w4")
+	f.check()
+	f.commit(map[string]string{"a.txt": "one\nC:six\n"}, "-m", "w5")
+	f.check()
+	if sink.containing("refs/notes/ai is locked") != 1 || sink.containing("remove "+lock+" and commit again") != 1 {
+		t.Fatalf("told %q; want the lock told once, naming %s", sink.msgs, lock)
+	}
+}

@@ -1,0 +1,136 @@
+package e2e
+
+import (
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// noteOf is the authorship note of rev in dir ("" while there is none).
+func (e *Env) noteOf(dir, rev string) string {
+	cmd := exec.Command("git", "notes", "--ref=refs/notes/ai", "show", rev)
+	cmd.Dir, cmd.Env = dir, append(os.Environ(), "HOME="+e.Home, "GIT_CONFIG_NOSYSTEM=1")
+	out, err := cmd.Output()
+	if err != nil {
+		return ""
+	}
+	return string(out)
+}
+
+// notedRepo makes the project a repository with f.txt committed.
+func (e *Env) notedRepo() string {
+	f := e.WriteFile("f.txt", "one\ntwo\nthree\n")
+	e.gitIn(e.Project, "init", "-q")
+	e.gitIn(e.Project, "add", "f.txt")
+	e.gitIn(e.Project, "commit", "-qm", "init")
+	return f
+}
+
+// claudeEdits runs a session whose Edit of f replaces old with new,
+// applied as proposed, and waits until it is idle.
+func (e *Env) claudeEdits(f, old, new string) {
+	e.t.Helper()
+	id := e.newSession(Seq(Step("Read", map[string]any{"file_path": f}),
+		Step("Edit", map[string]any{"file_path": f, "old_string": old, "new_string": new})))
+	_, buf := e.WaitProposal()
+	e.WaitGraceOver()
+	e.Lua(nil, "vim.api.nvim_buf_call(..., function() vim.cmd('write') end)", buf)
+	e.Eventually(30*time.Second, "the edit applied", func() bool {
+		b, _ := os.ReadFile(f)
+		return strings.Contains(string(b), new)
+	})
+	e.WaitIdle(id)
+}
+
+var standardKey = regexp.MustCompile(`^  (s_[0-9a-f]{14}::t_[0-9a-f]{14}|h_[0-9a-f]{14}) [0-9,-]+$`)
+
+// The note follows the standard as amended and says only what the user
+// chose to share: by default a prompt is named by reference (session id,
+// prompt number), never by its text, which `provenance push` would
+// publish; with provenance.prompts = "text" its text is in the note.
+// git_ai_version is a string, the keys are s_…::t_… (in sessions).
+func TestProvenanceNoteSharesPromptTextOnlyWhenAsked(t *testing.T) {
+	eachNvim(t, func(t *testing.T, v nvimVersion) {
+		e := NewEnv(t, v, Options{})
+		f := e.notedRepo()
+		e.claudeEdits(f, "two", "TWO hunter2")
+		e.gitIn(e.Project, "commit", "-qam", "first")
+		var note string
+		e.Eventually(10*time.Second, "the note on HEAD", func() bool { note = e.noteOf(e.Project, "HEAD"); return note != "" })
+		if strings.Contains(note, "hunter2") {
+			t.Fatalf("the prompt's text is in the note (provenance.prompts defaults to \"ref\"):\n%s", note)
+		}
+		head, meta, _ := strings.Cut(note, "\n---\n")
+		lines := strings.Split(head, "\n")
+		if len(lines) != 2 || lines[0] != "f.txt" || !standardKey.MatchString(lines[1]) || !strings.HasSuffix(lines[1], " 2") {
+			t.Fatalf("attestations are not the standard's (s_<14 hex>::t_<14 hex>):\n%s", note)
+		}
+		session, _, _ := strings.Cut(strings.TrimSpace(lines[1]), "::")
+		for _, want := range []string{`"git_ai_version": "claude-nova.nvim `, `"prompts": {}`, `"sessions": {`, `"` + session + `": {`, `"tool": "claude"`} {
+			if !strings.Contains(meta, want) {
+				t.Fatalf("metadata lacks %s:\n%s", want, note)
+			}
+		}
+		// The user shares prompts' text from now on.
+		e.Lua(nil, `local c = vim.deepcopy(require('claudenova.setup.config').get())
+			c.provenance.prompts = "text"
+			require('claudenova').setup(c)`)
+		e.claudeEdits(f, "three", "THREE swordfish")
+		e.gitIn(e.Project, "commit", "-qam", "second")
+		e.Eventually(10*time.Second, "the second note", func() bool { note = e.noteOf(e.Project, "HEAD"); return note != "" })
+		if !strings.Contains(note, "swordfish") || strings.Contains(note, "hunter2") {
+			t.Fatalf("with prompts = \"text\" the second prompt's text (only) is in the note:\n%s", note)
+		}
+		// A bad value is refused where it is set.
+		var msg string
+		e.Lua(&msg, `local ok, err = pcall(require('claudenova').setup, { provenance = { prompts = "all" } }) return tostring(err)`)
+		if !strings.Contains(msg, "option 'provenance.prompts' must be one of") {
+			t.Fatalf("setup with prompts = \"all\": %s", msg)
+		}
+	})
+}
+
+// A notes ref git cannot read (it names a blob, not a notes tree): the
+// commit gets no note and the user is told, once, with the fix to run;
+// once it is run, the next commit gets its note.
+func TestProvenanceUnreadableNotesRefIsTold(t *testing.T) {
+	eachNvim(t, func(t *testing.T, v nvimVersion) {
+		e := NewEnv(t, v, Options{})
+		f := e.notedRepo()
+		blob := e.gitIn(e.Project, "hash-object", "-w", f)
+		e.gitIn(e.Project, "update-ref", "refs/notes/ai", blob)
+		e.claudeEdits(f, "two", "TWO")
+		e.gitIn(e.Project, "commit", "-qam", "first")
+		// The line on screen begins with what failed; :messages has it
+		// whole, the fix with it.
+		fix := "Fix, in " + e.Project + ": git update-ref refs/notes/ai-unreadable refs/notes/ai && git update-ref -d refs/notes/ai"
+		e.Eventually(10*time.Second, "told the notes cannot be read, with the fix", func() bool {
+			var messages string
+			e.Lua(&messages, "return vim.fn.execute('messages')")
+			return e.NoteContaining("no authorship note on ") && strings.Contains(messages, "refs/notes/ai cannot be read (not a notes tree). "+fix)
+		})
+		e.WriteFile("f.txt", "one\nTWO\nthree\nmine\n")
+		e.gitIn(e.Project, "commit", "-qam", "second")
+		e.claudeEdits(f, "three", "THREE")
+		e.gitIn(e.Project, "commit", "-qam", "third")
+		// The host has looked at the third commit when HEAD's last seen is it:
+		// then nothing more was told.
+		e.gitIn(e.Project, "update-ref", "refs/notes/ai-unreadable", "refs/notes/ai")
+		e.gitIn(e.Project, "update-ref", "-d", "refs/notes/ai")
+		e.claudeEdits(f, "one", "ONE")
+		e.gitIn(e.Project, "commit", "-qam", "fourth")
+		e.Eventually(10*time.Second, "the note once fixed", func() bool { return e.noteOf(e.Project, "HEAD") != "" })
+		n := 0
+		for _, m := range e.Notes() {
+			if strings.Contains(m, "no authorship note on ") {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Fatalf("told %d times: %q", n, e.Notes())
+		}
+	})
+}
