@@ -229,6 +229,9 @@ func (a *App) Configure(o Options) error {
 		return fmt.Errorf("option 'provenance.prompts' must be \"ref\" or \"text\", got %q", o.ProvenancePrompts)
 	}
 	a.cfg.set(o)
+	// The repositories sessions ran in are watched again (in the
+	// background): an amend there keeps its note with no session running.
+	a.notes.Resume()
 	return nil
 }
 

@@ -134,3 +134,53 @@ func TestProvenanceUnreadableNotesRefIsTold(t *testing.T) {
 		}
 	})
 }
+
+// An amend with no session running keeps its note: after a restart the
+// host (started by any use: here the session list) watches the
+// repositories sessions ran in, so `git commit --amend` in a shell gets
+// the note of the commit it replaced. :checkhealth offers git's own way
+// (notes.rewriteRef) until it is set.
+func TestProvenanceAmendWithNoSessionKeepsTheNote(t *testing.T) {
+	eachNvim(t, func(t *testing.T, v nvimVersion) {
+		e := NewEnv(t, v, Options{})
+		f := e.notedRepo()
+		e.claudeEdits(f, "two", "TWO")
+		e.gitIn(e.Project, "commit", "-qam", "first")
+		var note string
+		e.Eventually(10*time.Second, "the note on HEAD", func() bool { note = e.noteOf(e.Project, "HEAD"); return note != "" })
+		e.Quit()
+
+		e2 := NewEnv(t, v, Options{Again: e})
+		e2.Cmd("edit " + f)
+		e2.Cmd("ClaudeNova blame")
+		var n int
+		e2.Lua(&n, "return #require('claudenova').sessions()")
+		if n != 0 {
+			t.Fatalf("%d sessions after the restart", n)
+		}
+		e2.gitIn(e.Project, "commit", "-q", "--amend", "-m", "first, reworded")
+		amended := e2.gitIn(e.Project, "rev-parse", "HEAD")
+		e2.Eventually(10*time.Second, "the amended commit's note", func() bool { return e2.noteOf(e.Project, "HEAD") != "" })
+		got := e2.noteOf(e.Project, "HEAD")
+		head, _, _ := strings.Cut(got, "\n---\n")
+		want, _, _ := strings.Cut(note, "\n---\n")
+		if head != want || !strings.Contains(got, `"base_commit_sha": "`+amended+`"`) {
+			t.Fatalf("the amended commit's note:\n%s\nwant the attestations:\n%s", got, want)
+		}
+		// :checkhealth offers notes.rewriteRef for the current repository.
+		e2.Cmd("cd " + e.Project)
+		e2.Cmd("checkhealth claudenova")
+		var lines []string
+		e2.Lua(&lines, "return vim.api.nvim_buf_get_lines(0, 0, -1, false)")
+		if text := strings.Join(lines, "\n"); !strings.Contains(text, "git config notes.rewriteRef refs/notes/ai") {
+			t.Fatalf("health does not offer notes.rewriteRef:\n%s", text)
+		}
+		e2.Cmd("bwipeout")
+		e2.gitIn(e.Project, "config", "notes.rewriteRef", "refs/notes/ai")
+		e2.Cmd("checkhealth claudenova")
+		e2.Lua(&lines, "return vim.api.nvim_buf_get_lines(0, 0, -1, false)")
+		if text := strings.Join(lines, "\n"); !strings.Contains(text, "notes.rewriteRef is refs/notes/ai") {
+			t.Fatalf("health does not see notes.rewriteRef set:\n%s", text)
+		}
+	})
+}

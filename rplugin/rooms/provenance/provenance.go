@@ -10,9 +10,11 @@
 //
 // How it notices a commit: a session's repository is watched from the
 // session's start by polling the stat of HEAD and its reflog (no git
-// process while nothing changes); the last HEAD seen is kept in storage,
-// so commits made while Neovim was closed get their note at the next
-// start of a session there.
+// process while nothing changes), and stays watched after the session
+// ends; the last HEAD seen is kept in storage, and every repository kept
+// there is watched again once the host starts (Resume), session or not:
+// commits made while Neovim was closed get their note then, and an amend
+// or a rebase keeps its note while the host runs.
 package provenance
 
 import (
@@ -150,6 +152,38 @@ func (r *Room) watchDir(cwd string, fresh bool) {
 		r.check(ctx, rp)
 		if start {
 			r.d.Go(r.loop)
+		}
+	})
+}
+
+// Resume watches again every repository whose last HEAD is kept in
+// storage (one a session ran in, this run or before) that is still there,
+// in the background: an amend or a rebase there keeps its note with no
+// session running. Repositories watched already are left as they are.
+func (r *Room) Resume() {
+	r.d.Go(func() {
+		ents, err := os.ReadDir(filepath.Join(r.deps.Storage(), "provenance"))
+		if err != nil {
+			return // none kept yet
+		}
+		for _, e := range ents {
+			if !strings.HasSuffix(e.Name(), ".json") {
+				continue
+			}
+			data, err := os.ReadFile(filepath.Join(r.deps.Storage(), "provenance", e.Name()))
+			var hf headFile
+			if err != nil || json.Unmarshal(data, &hf) != nil || hf.Top == "" || !filepath.IsAbs(hf.Top) {
+				continue
+			}
+			if _, err := os.Lstat(filepath.Join(hf.Top, ".git")); err != nil {
+				continue // gone, or no longer a repository's top
+			}
+			r.mu.Lock()
+			_, watched := r.repos[hf.Top]
+			r.mu.Unlock()
+			if !watched {
+				r.watchDir(hf.Top, false)
+			}
 		}
 	})
 }

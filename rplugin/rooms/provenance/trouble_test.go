@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/desk"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/gitai"
@@ -74,5 +75,31 @@ func TestANotesRefThatFailsIsToldOnceWithTheFix(t *testing.T) {
 	f.check()
 	if sink.containing("refs/notes/ai is locked") != 1 || sink.containing("remove "+lock+" and commit again") != 1 {
 		t.Fatalf("told %q; want the lock told once, naming %s", sink.msgs, lock)
+	}
+}
+
+// A repository a session ran in (its last HEAD kept in storage) is watched
+// again when the host starts, with no session: an amend there keeps its
+// note.
+func TestAnAmendWithNoSessionKeepsItsNote(t *testing.T) {
+	f := newFixture(t, true)
+	sha := f.commit(map[string]string{"a.txt": "one\nC:two\n"}, "-m", "w")
+	f.check()
+	f.room.saveHead(f.top, sha) // as a session's watch left it
+	f.noted(sha, "a.txt\n  claude 2")
+	// A new host: a new room on the same storage, no session.
+	again := New(desk.New(nowhere{}, session.NewManager(), nil), f.room.deps)
+	defer again.Close()
+	again.Resume()
+	amended := f.commit(nil, "--amend", "-m", "w, reworded")
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if _, found := f.note(amended); found {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the amended commit got no note with no session running")
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
