@@ -417,6 +417,16 @@ func (n Note) Counts() (ai, human int) {
 	return ai, human
 }
 
+// Names says whether the note attests lines of path.
+func (n Note) Names(path string) bool {
+	for _, f := range n.Files {
+		if f.Path == path {
+			return true
+		}
+	}
+	return false
+}
+
 // Who is the key that attests line of path ("" when none does).
 func (n Note) Who(path string, line int) string {
 	for _, f := range n.Files {

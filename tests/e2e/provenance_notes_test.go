@@ -3,6 +3,7 @@ package e2e
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -182,5 +183,87 @@ func TestProvenanceAmendWithNoSessionKeepsTheNote(t *testing.T) {
 		if text := strings.Join(lines, "\n"); !strings.Contains(text, "notes.rewriteRef is refs/notes/ai") {
 			t.Fatalf("health does not see notes.rewriteRef set:\n%s", text)
 		}
+	})
+}
+
+// A merge's amended lines are the user's and its merged lines the
+// session's, as for any proposal, and blame says the same here, after a
+// restart and in a fresh clone: a worktree session writes a file with
+// blank lines and edits two others (t.txt gets a "}" beside its twin,
+// which git blame aligns otherwise than the editor's diff: the record said
+// lines 3-4 where a clone's git blame gives the commit lines 2-3); the
+// user amends one line inside the merge proposal and commits in a shell.
+func TestProvenanceMergeAmendmentAndOneAttributionEverywhere(t *testing.T) {
+	eachNvim(t, func(t *testing.T, v nvimVersion) {
+		e := NewEnv(t, v, Options{})
+		e.WriteFile("g.txt", "x\n\ny\n")
+		e.WriteFile("t.txt", "}\n}\nb\n")
+		e.gitIn(e.Project, "init", "-q")
+		e.gitIn(e.Project, "add", ".")
+		e.gitIn(e.Project, "commit", "-qm", "init")
+		id := e.newSession("--worktree=notes " + Seq(
+			Step("Write", map[string]any{"file_path": "m.txt", "content": "alpha\n\nbeta\n\ngamma\n"}),
+			Step("Edit", map[string]any{"file_path": "g.txt", "old_string": "y", "new_string": "y\n\nz"}),
+			Step("Edit", map[string]any{"file_path": "t.txt", "old_string": "b", "new_string": "\n}\nb\n"})))
+		wt := filepath.Join(e.Project, ".claude", "worktrees", "notes")
+		for _, want := range []struct{ file, text string }{{"m.txt", "alpha\n\nbeta\n\ngamma\n"}, {"g.txt", "x\n\ny\n\nz\n"}, {"t.txt", "}\n}\n\n}\nb\n\n"}} {
+			_, buf := e.WaitProposal()
+			focusBuf(e, buf)
+			e.Cmd("write")
+			e.Eventually(10*time.Second, "the worktree's "+want.file, func() bool {
+				b, _ := os.ReadFile(filepath.Join(wt, want.file))
+				return string(b) == want.text
+			})
+		}
+		e.WaitIdle(id)
+		e.Cmd("ClaudeNova stop")
+		e.Eventually(20*time.Second, "exited", func() bool { st, _ := e.SessionState(id); return st == "exited" })
+
+		e.Cmd("ClaudeNova merge")
+		for _, want := range []struct{ file, text string }{{"g.txt", "x\n\ny\n\nz\n"}, {"m.txt", "alpha\n\nbeta, mine\n\ngamma\n"}, {"t.txt", "}\n}\n\n}\nb\n\n"}} {
+			_, buf := e.mergeProposal(want.file)
+			if want.file == "m.txt" { // the user amends Claude's "beta" in the merge proposal
+				e.Lua(nil, `vim.api.nvim_buf_set_lines(..., 2, 3, false, { "beta, mine" })`, buf)
+			}
+			if want.file == "t.txt" {
+				e.ScriptUI(nil, nil) // the removal offer that follows the last waits for an answer
+			}
+			focusBuf(e, buf)
+			e.Cmd("write")
+			e.Eventually(10*time.Second, want.file+" applied", func() bool { return e.ReadFile(want.file) == want.text })
+		}
+		e.gitIn(e.Project, "add", "m.txt", "g.txt", "t.txt")
+		e.gitIn(e.Project, "commit", "-qm", "merged")
+		var note string
+		e.Eventually(10*time.Second, "the note on HEAD", func() bool { note = e.noteOf(e.Project, "HEAD"); return note != "" })
+		head, _, _ := strings.Cut(note, "\n---\n")
+		var amended string
+		for _, l := range strings.Split(head, "\n") {
+			if strings.HasPrefix(l, "  h_") {
+				amended = l[strings.LastIndex(l, " ")+1:]
+			}
+		}
+		if amended != "3" || !strings.Contains(head, "m.txt\n") || !strings.Contains(head, "g.txt\n") {
+			t.Fatalf("the note (the line amended in the merge proposal, m.txt:3, the user's):\n%s", note)
+		}
+		want := map[string]string{"m.txt": "ccacc", "g.txt": "yyycc", "t.txt": "yccyyc"}
+		blame := func(e *Env, dir string) {
+			t.Helper()
+			for _, rel := range []string{"m.txt", "g.txt", "t.txt"} {
+				e.Cmd("edit " + dir + "/" + rel)
+				e.Cmd("ClaudeNova blame")
+				e.waitBlame(0, want[rel])
+				e.Cmd("ClaudeNova blame")
+			}
+		}
+		blame(e, e.Project)
+		e.Quit()
+
+		clone := t.TempDir() + "/clone"
+		e.gitIn(t.TempDir(), "clone", "-q", e.Project, clone)
+		e.gitIn(clone, "fetch", "-q", "origin", "refs/notes/ai:refs/notes/ai")
+		e2 := NewEnv(t, v, Options{Again: e})
+		blame(e2, e.Project) // after a restart, the live record kept
+		blame(e2, clone)     // a fresh clone: only git
 	})
 }

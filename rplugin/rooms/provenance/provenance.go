@@ -146,6 +146,11 @@ func (r *Room) watchDir(cwd string, fresh bool) {
 			head, _ := gitcmd.Run(ctx, top, "rev-parse", "-q", "--verify", "HEAD")
 			saved = head
 		}
+		if !had {
+			// Known from now on: a host that starts later (Resume) watches
+			// it, even if this one ends before its first commit is noted.
+			r.saveHead(top, saved)
+		}
 		r.work.Lock()
 		rp.head = saved
 		r.work.Unlock()
@@ -573,23 +578,65 @@ func (r *Room) claudeLines(ctx context.Context, top, sha string, parents []strin
 	}
 	authors := r.deps.Authors(abs, now)
 	nl := diff.SplitLines(now)
-	var out []gitai.Line
+	ours := map[int]bool{} // the lines the commit added, by our diff (1-based)
 	for _, c := range diff.Lines(diff.SplitLines(before), nl) {
 		for k := c.B; k < c.B+c.Ins; k++ {
-			line := k + 1
-			if line >= len(authors) {
-				continue
-			}
-			au := authors[line]
-			if au.Kind == review.You || au.Kind == "" || (au.Time > 0 && au.Time > when+60) {
-				continue
-			}
-			out = append(out, gitai.Line{N: line, Amended: au.Kind == review.Amended, Agent: gitai.Agent{
-				SessionID: au.ClaudeID, Model: au.Model, Name: au.Name, Turn: au.Turn, Prompt: au.Prompt,
-			}})
+			ours[k+1] = true
 		}
 	}
+	added := ours
+	if theirs := blamedTo(ctx, top, sha, ch.path); theirs != nil {
+		added = theirs
+	}
+	claudes := func(au review.Author) bool {
+		return au.Kind != review.You && au.Kind != "" && (au.Time == 0 || au.Time <= when+60)
+	}
+	// Where git's alignment differs from the live record's (a repeated
+	// or blank line added beside its twin), a line git calls new that the
+	// record calls yours takes the author of its twin that the record
+	// calls Claude's and git calls old: the note says what a fresh clone's
+	// git blame reads, with as many of Claude's lines.
+	twins := map[string][]review.Author{}
+	for line := 1; line < len(authors) && line <= len(nl); line++ {
+		if ours[line] && !added[line] && claudes(authors[line]) {
+			twins[nl[line-1]] = append(twins[nl[line-1]], authors[line])
+		}
+	}
+	var out []gitai.Line
+	for line := 1; line < len(authors) && line <= len(nl); line++ {
+		if !added[line] {
+			continue
+		}
+		au := authors[line]
+		if !claudes(au) {
+			t := twins[nl[line-1]]
+			if ours[line] || len(t) == 0 {
+				continue
+			}
+			au, twins[nl[line-1]] = t[0], t[1:]
+		}
+		out = append(out, gitai.Line{N: line, Amended: au.Kind == review.Amended, Agent: gitai.Agent{
+			SessionID: au.ClaudeID, Model: au.Model, Name: au.Name, Turn: au.Turn, Prompt: au.Prompt,
+		}})
+	}
 	return out, nil
+}
+
+// blamedTo is the lines of path that git blame of commit sha says the
+// commit itself wrote (1-based; nil when git cannot say): the lines a
+// clone's blame looks up in the commit's note.
+func blamedTo(ctx context.Context, top, sha, path string) map[int]bool {
+	out, err := gitcmd.Bytes(ctx, top, nil, "blame", "--porcelain", sha, "--", path)
+	if err != nil {
+		return nil
+	}
+	mine := map[int]bool{}
+	for i, bl := range parsePorcelain(string(out)) {
+		if bl.sha == sha {
+			mine[i+1] = true
+		}
+	}
+	return mine
 }
 
 // text is a file's content read from git (missing, too large or binary:

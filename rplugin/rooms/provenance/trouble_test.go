@@ -10,6 +10,7 @@ import (
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/desk"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/gitai"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/review"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/ui"
 )
@@ -101,5 +102,37 @@ func TestAnAmendWithNoSessionKeepsItsNote(t *testing.T) {
 			t.Fatal("the amended commit got no note with no session running")
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// Where git blame aligns a commit's lines otherwise than the live record
+// (a line added beside its twin: git calls the first "}" new, the record
+// the second), the note names the lines git blame gives the commit, with
+// as many of Claude's lines: blame from the notes (here, after a restart,
+// in a fresh clone) reads the same lines as Claude's.
+func TestTheNoteNamesTheLinesGitBlameGivesTheCommit(t *testing.T) {
+	f := newFixture(t, false)
+	f.commit(map[string]string{"a.txt": "}\n}\nb\n"}, "-m", "init")
+	f.rp.head = git(t, f.top, "rev-parse", "HEAD")
+	// The record, by this plugin's diff: lines 3, 4 and 6 are Claude's.
+	f.room.deps.Authors = func(path, text string) []review.Author {
+		out := make([]review.Author, 7)
+		for i := range out {
+			out[i] = review.Author{Kind: review.You}
+		}
+		for _, l := range []int{3, 4, 6} {
+			out[l] = review.Author{Kind: review.Claude, ClaudeID: "sess", Model: "m", Turn: 1}
+		}
+		return out
+	}
+	sha := f.commit(map[string]string{"a.txt": "}\n}\n\n}\nb\n\n"}, "-m", "twins")
+	f.noted(sha, "a.txt\n  claude 2-3,6")
+	authors := f.room.Committed(filepath.Join(f.top, "a.txt"), "}\n}\n\n}\nb\n\n")
+	kinds := ""
+	for _, a := range authors[1:] {
+		kinds += map[review.Kind]string{"": "-", review.You: "y", review.Claude: "c"}[a.Kind]
+	}
+	if kinds != "yccyyc" {
+		t.Fatalf("blame from the notes %q, want yccyyc", kinds)
 	}
 }
