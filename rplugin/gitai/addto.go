@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 )
@@ -207,3 +208,30 @@ func unquote(p string) string {
 	}
 	return p
 }
+
+// Rebased is the note text with base_commit_sha set to sha, every other
+// byte kept as written: a note git copied to the commit an amend or a
+// rebase made (notes.rewriteRef) names the commit it was written for until
+// then.
+func Rebased(text, sha string) (string, error) {
+	head, meta, err := splitNote(text)
+	if err != nil {
+		return "", err
+	}
+	loc := baseField.FindStringSubmatchIndex(meta)
+	if loc == nil {
+		return "", fmt.Errorf("%w: no base_commit_sha", ErrNotGitAI)
+	}
+	b, err := json.Marshal(sha)
+	if err != nil {
+		return "", err
+	}
+	meta = meta[:loc[2]] + string(b) + meta[loc[3]:]
+	if head != "" {
+		head += "\n"
+	}
+	return head + "---\n" + meta, nil
+}
+
+// baseField is the metadata's base_commit_sha and its value (group 1).
+var baseField = regexp.MustCompile(`"base_commit_sha"\s*:\s*("(?:[^"\\]|\\.)*")`)

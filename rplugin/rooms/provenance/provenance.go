@@ -306,6 +306,12 @@ func (r *Room) noteCommit(ctx context.Context, rp *repo, sha string) error {
 	}
 	if found {
 		n, perr := gitai.Parse(theirs)
+		copied := perr == nil && n.Ours() && n.Meta.BaseCommitSHA != "" && n.Meta.BaseCommitSHA != sha
+		if copied {
+			// git copied it from the commit an amend or a rebase replaced
+			// (notes.rewriteRef): it is this commit's now.
+			return r.rebased(ctx, rp.top, sha, theirs, n.Meta.BaseCommitSHA)
+		}
 		if perr == nil && n.Ours() {
 			return nil
 		}
@@ -373,6 +379,25 @@ func (r *Room) noteCommit(ctx context.Context, rp *repo, sha string) error {
 		return r.writeText(ctx, rp.top, sha, n, text, true, committer)
 	}
 	return r.write(ctx, rp.top, sha, n, committer)
+}
+
+// rebased makes the note git copied to commit sha (text, written for
+// commit from) name sha, as its committer.
+func (r *Room) rebased(ctx context.Context, top, sha, text, from string) error {
+	out, err := gitai.Rebased(text, sha)
+	if err != nil {
+		return nil // not ours to mend
+	}
+	who, err := gitcmd.Run(ctx, top, "show", "-s", "--format=%cn%x00%ce", sha)
+	if err != nil {
+		return err
+	}
+	name, email, _ := strings.Cut(who, "\x00")
+	if err := gitai.Add(ctx, top, sha, out, true, name, email); err != nil {
+		return &refError{err: err}
+	}
+	r.d.Log.Info("provenance: a note git copied names its new commit", "commit", sha, "from", from)
+	return nil
 }
 
 // write adds note n on commit sha, made as committer (name, email); a

@@ -136,3 +136,23 @@ func TestTheNoteNamesTheLinesGitBlameGivesTheCommit(t *testing.T) {
 		t.Fatalf("blame from the notes %q, want yccyyc", kinds)
 	}
 }
+
+// With git's notes.rewriteRef, git copies the note to the amended commit
+// as it was (base_commit_sha naming the replaced commit); the host makes
+// it name the commit it is on, lines and fields kept.
+func TestANoteGitCopiedNamesItsNewCommit(t *testing.T) {
+	f := newFixture(t, true)
+	git(t, f.top, "config", "notes.rewriteRef", gitai.Ref)
+	sha := f.commit(map[string]string{"a.txt": "one\nC:two\n"}, "-m", "w")
+	f.check()
+	amended := f.commit(nil, "--amend", "-m", "w, reworded")
+	copied, _ := f.note(amended)
+	if !strings.Contains(copied, `"base_commit_sha": "`+sha+`"`) {
+		t.Fatalf("git did not copy the note as it was:\n%s", copied)
+	}
+	f.check()
+	text, _ := f.note(amended)
+	if want := strings.Replace(copied, sha, amended, 1); text != want {
+		t.Fatalf("the copied note:\n%s\nwant:\n%s", text, want)
+	}
+}
