@@ -234,6 +234,71 @@ function M.check()
   M.editor_tools(cfg)
   M.boundary()
   M.mcp()
+  M.notes(cfg)
+end
+
+--- The authorship notes (option provenance) of the current folder's
+--- repository: what they say of prompts, whether git itself copies them
+--- on an amend or a rebase (notes.rewriteRef), whether the ref reads.
+function M.notes(cfg)
+  local h = vim.health
+  local ref = "refs/notes/ai"
+  h.start("claude-nova: authorship notes (" .. ref .. ")")
+  local p = cfg.provenance or {}
+  if p.enabled == false then
+    h.info("provenance.enabled = false: no note is written (blame still reads the notes that exist)")
+    return
+  end
+  if p.prompts == "text" then
+    h.info('a note holds each prompt\'s text (provenance.prompts = "text"); :ClaudeNova provenance push publishes it')
+  else
+    h.ok('a note names each prompt by reference only, never its text (provenance.prompts = "ref")')
+  end
+  local function git(...)
+    local res = vim.system({ "git", ... }, { text = true, cwd = vim.fn.getcwd() }):wait(5000)
+    return res.code == 0, vim.trim(res.stdout or ""), vim.trim(res.stderr or "")
+  end
+  local inside, top = git("rev-parse", "--show-toplevel")
+  if not inside then
+    h.info("the current folder is in no git repository: nothing more to check here")
+    return
+  end
+  local _, rewrite = git("config", "--get-all", "notes.rewriteRef")
+  local copies = false
+  for _, r in ipairs(vim.split(rewrite, "\n", { trimempty = true })) do
+    if r == ref or (r:sub(-2) == "/*" and vim.startswith(ref, r:sub(1, -2))) then
+      copies = true
+    end
+  end
+  if copies then
+    h.ok("notes.rewriteRef is " .. ref .. " in " .. top .. ": git itself copies a note when you amend or rebase")
+  else
+    h.warn(
+      ("notes.rewriteRef does not name %s in %s: an amended or rebased commit keeps its note only while the host runs"):format(
+        ref,
+        top
+      ),
+      {
+        "git config notes.rewriteRef "
+          .. ref
+          .. " (this repository), or git config --global --add notes.rewriteRef "
+          .. ref
+          .. ": git copies the notes on every amend and rebase",
+      }
+    )
+  end
+  if git("rev-parse", "-q", "--verify", ref) then
+    local readable, _, err = git("notes", "--ref=" .. ref, "list")
+    if not readable then
+      h.error(("%s cannot be read in %s: %s"):format(ref, top, err), {
+        ("git update-ref %s-unreadable %s && git update-ref -d %s (keeps it aside, starts afresh)"):format(
+          ref,
+          ref,
+          ref
+        ),
+      })
+    end
+  end
 end
 
 --- Each running session's MCP servers as its claude reports them: one

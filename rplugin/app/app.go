@@ -25,6 +25,7 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/checkpoint"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/desk"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/gitai"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/mode"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/others"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/queue"
@@ -68,6 +69,10 @@ type Options struct {
 	// Provenance writes a Git AI authorship note on each commit of a
 	// session's repository that holds Claude's lines; nil: on.
 	Provenance *bool `json:"provenance"`
+	// ProvenancePrompts is what a note says of a prompt: "ref" (or ""):
+	// a reference only (the session's id, the prompt's number), "text":
+	// its text too (option provenance.prompts).
+	ProvenancePrompts string `json:"provenance_prompts"`
 	// EditorTools and Feedback: the editor's MCP server and the
 	// diagnostics of Claude's changes (rooms/editor).
 	EditorTools EditorToolsOptions `json:"editor_tools"`
@@ -107,6 +112,7 @@ type App struct {
 	start func(cfg claude.Config, log *slog.Logger) (claude.Conn, error)
 
 	mu      sync.Mutex
+	version string // the plugin's (SetVersion)
 	cfg     *settings
 	workers map[int]*queue.Queue[func()] // per session: gestures that take time, in order
 
@@ -149,6 +155,8 @@ func New(sink ui.Sink, log *slog.Logger) *App {
 		Enabled: func() bool { o := a.cfg.get(); return o.Provenance == nil || *o.Provenance },
 		Known:   func(path string) bool { return a.rounds.Known(path) },
 		Authors: func(path, text string) []review.Author { return a.rounds.AuthorsIn(path, text) },
+		Prompts: func() gitai.PromptMode { return gitai.PromptMode(a.cfg.get().ProvenancePrompts) },
+		Version: func() string { a.mu.Lock(); defer a.mu.Unlock(); return a.version },
 	})
 	a.rounds = rounds.New(a.desk, rounds.Deps{
 		Storage: func() string { return a.cfg.get().Storage },
@@ -170,6 +178,14 @@ func New(sink ui.Sink, log *slog.Logger) *App {
 		return claude.Start(cfg, log)
 	}
 	return a
+}
+
+// SetVersion tells the core the plugin's version (the authorship notes
+// name it).
+func (a *App) SetVersion(v string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.version = v
 }
 
 // UseStarter replaces how claude is started (tests run the core on
@@ -205,7 +221,17 @@ func (a *App) Configure(o Options) error {
 	if o.TranscriptLines <= 0 {
 		o.TranscriptLines = defaultTranscriptLines
 	}
+	switch gitai.PromptMode(o.ProvenancePrompts) {
+	case "":
+		o.ProvenancePrompts = string(gitai.PromptsRef)
+	case gitai.PromptsRef, gitai.PromptsText:
+	default:
+		return fmt.Errorf("option 'provenance.prompts' must be \"ref\" or \"text\", got %q", o.ProvenancePrompts)
+	}
 	a.cfg.set(o)
+	// The repositories sessions ran in are watched again (in the
+	// background): an amend there keeps its note with no session running.
+	a.notes.Resume()
 	return nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 )
@@ -16,8 +17,8 @@ var ErrNothingToAdd = errors.New("the note attests every line already")
 // AddTo adds note ours to another tool's note of the same commit, the way
 // the standard lets several agents share a commit's note: their text is
 // kept as it is, line for line, our entry lines go under the file they
-// attest (a new file block after theirs), and our prompts and humans join
-// theirs in the metadata, whose other fields are kept as they were. Lines
+// attest (a new file block after theirs), and our sessions, prompts and
+// humans join theirs in the metadata, whose other fields are kept as they were. Lines
 // their note attests stay theirs: ours are left out there. A note that is
 // not the standard's, is about another commit, or shares one of our keys is
 // an error, and is to be left alone.
@@ -32,6 +33,11 @@ func AddTo(theirs string, ours Note) (string, error) {
 	for k := range ours.Meta.Prompts {
 		if _, ok := n.Meta.Prompts[k]; ok {
 			return "", fmt.Errorf("the note has our prompt %s already", k)
+		}
+	}
+	for k := range ours.Meta.Sessions {
+		if _, ok := n.Meta.Sessions[k]; ok {
+			return "", fmt.Errorf("the note has our session %s already", k)
 		}
 	}
 	// Our entries, less the lines their note attests.
@@ -110,6 +116,7 @@ func AddTo(theirs string, ours Note) (string, error) {
 		add   func(map[string]json.RawMessage) error
 	}{
 		{"prompts", func(m map[string]json.RawMessage) error { return addAll(m, ours.Meta.Prompts, false) }},
+		{"sessions", func(m map[string]json.RawMessage) error { return addAll(m, ours.Meta.Sessions, false) }},
 		// A human's key is the person's: theirs may name the same one.
 		{"humans", func(m map[string]json.RawMessage) error { return addAll(m, ours.Meta.Humans, true) }},
 	} {
@@ -201,3 +208,30 @@ func unquote(p string) string {
 	}
 	return p
 }
+
+// Rebased is the note text with base_commit_sha set to sha, every other
+// byte kept as written: a note git copied to the commit an amend or a
+// rebase made (notes.rewriteRef) names the commit it was written for until
+// then.
+func Rebased(text, sha string) (string, error) {
+	head, meta, err := splitNote(text)
+	if err != nil {
+		return "", err
+	}
+	loc := baseField.FindStringSubmatchIndex(meta)
+	if loc == nil {
+		return "", fmt.Errorf("%w: no base_commit_sha", ErrNotGitAI)
+	}
+	b, err := json.Marshal(sha)
+	if err != nil {
+		return "", err
+	}
+	meta = meta[:loc[2]] + string(b) + meta[loc[3]:]
+	if head != "" {
+		head += "\n"
+	}
+	return head + "---\n" + meta, nil
+}
+
+// baseField is the metadata's base_commit_sha and its value (group 1).
+var baseField = regexp.MustCompile(`"base_commit_sha"\s*:\s*("(?:[^"\\]|\\.)*")`)

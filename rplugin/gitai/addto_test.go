@@ -34,7 +34,7 @@ func ourNote(t *testing.T, sha string) Note {
 	n, ok := Build(sha, "Ada <ada@example.com>", map[string][]Line{
 		"src/a.go":   {{N: 2, Agent: a}, {N: 4, Agent: a}, {N: 5, Agent: a}, {N: 6, Agent: a, Amended: true}},
 		"src/new.go": {{N: 1, Agent: a}},
-	})
+	}, Options{})
 	if !ok {
 		t.Fatal("no note built")
 	}
@@ -66,7 +66,7 @@ func TestAddToAnotherToolsNote(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, text)
 	}
-	key := PromptKey("7f3a", 1)
+	key := AttestKey("7f3a", 1)
 	human := HumanKey("Ada <ada@example.com>")
 	for _, c := range []struct {
 		path string

@@ -5,8 +5,9 @@ import (
 	"strconv"
 )
 
-// Agent is the prompt of a Claude session that wrote a line.
+// Agent is the prompt of an agent session that wrote a line.
 type Agent struct {
+	Tool      string // agent_id.tool (Build: "claude")
 	SessionID string // claude's session id
 	Model     string
 	Name      string // the session's name in the editor
@@ -22,12 +23,36 @@ type Line struct {
 	Amended bool
 }
 
+// PromptMode is what a note says of a prompt (option provenance.prompts).
+type PromptMode string
+
+const (
+	// PromptsRef (the default) names a prompt by reference only: the
+	// session's id and the prompt's number in it. Its text stays on this
+	// machine (prompts can hold secrets; notes are pushed).
+	PromptsRef PromptMode = "ref"
+	// PromptsText puts each prompt's text (cut) in the note too.
+	PromptsText PromptMode = "text"
+)
+
+// Options are how Build writes a note.
+type Options struct {
+	Prompts PromptMode // "" is PromptsRef
+	Version string     // the plugin's version, for git_ai_version
+}
+
 // Build is the note of commit sha, by author ("Name <email>": who amended
 // lines), for the lines Claude wrote per file (the file's path in the
 // commit, relative to the repository). ok is false when no line is
-// Claude's: such a commit gets no note.
-func Build(sha, author string, files map[string][]Line) (n Note, ok bool) {
-	n.Meta = Meta{SchemaVersion: Schema, BaseCommitSHA: sha, Prompts: map[string]Prompt{}}
+// Claude's: such a commit gets no note. Claude's lines are under session
+// keys (s_…::t_…, a trace per prompt), the amended ones under the
+// author's human key (h_…).
+func Build(sha, author string, files map[string][]Line, o Options) (n Note, ok bool) {
+	version := WriterValue
+	if o.Version != "" {
+		version += " " + o.Version
+	}
+	n.Meta = Meta{SchemaVersion: Schema, GitAIVersion: version, BaseCommitSHA: sha, Prompts: map[string]Prompt{}}
 	paths := make([]string, 0, len(files))
 	for p := range files {
 		paths = append(paths, p)
@@ -41,20 +66,27 @@ func Build(sha, author string, files map[string][]Line) (n Note, ok bool) {
 			if l.N < 1 {
 				continue
 			}
-			pk := PromptKey(l.Agent.SessionID, l.Agent.Turn)
-			rec, seen := n.Meta.Prompts[pk]
+			id := l.Agent.SessionID
+			if id == "" {
+				id = "unknown"
+			}
+			sk, trace := SessionKey(id), TraceKey(id, l.Agent.Turn)
+			if n.Meta.Sessions == nil {
+				n.Meta.Sessions = map[string]Session{}
+			}
+			rec, seen := n.Meta.Sessions[sk]
 			if !seen {
-				rec = promptOf(l.Agent, author)
+				rec = sessionOf(id, l.Agent, author)
 			}
-			rec.TotalAdditions++
-			key := pk
+			rec.CustomAttributes[AttrTurn+"."+trace] = strconv.Itoa(l.Agent.Turn)
+			if o.Prompts == PromptsText && l.Agent.Prompt != "" {
+				rec.CustomAttributes[AttrPrompt+"."+trace] = l.Agent.Prompt
+			}
+			n.Meta.Sessions[sk] = rec
+			key := sk + "::" + trace
 			if l.Amended {
-				rec.OverridenLines++
 				key = human
-			} else {
-				rec.AcceptedLines++
 			}
-			n.Meta.Prompts[pk] = rec
 			if _, ok := byKey[key]; !ok {
 				keys = append(keys, key)
 			}
@@ -63,7 +95,14 @@ func Build(sha, author string, files map[string][]Line) (n Note, ok bool) {
 		if len(keys) == 0 {
 			continue
 		}
-		sort.Strings(keys)
+		// Claude's entries first, then the user's (as the standard's
+		// examples have them).
+		sort.Slice(keys, func(i, j int) bool {
+			if hi, hj := keys[i] == human, keys[j] == human; hi != hj {
+				return hj
+			}
+			return keys[i] < keys[j]
+		})
 		f := File{Path: p}
 		for _, k := range keys {
 			f.Entries = append(f.Entries, Entry{Key: k, Ranges: RangesOf(byKey[k])})
@@ -79,21 +118,11 @@ func Build(sha, author string, files map[string][]Line) (n Note, ok bool) {
 	return n, len(n.Files) > 0
 }
 
-func promptOf(a Agent, author string) Prompt {
-	id := a.SessionID
-	if id == "" {
-		id = "unknown"
-	}
-	attrs := map[string]string{AttrWriter: WriterValue, AttrTurn: strconv.Itoa(a.Turn)}
-	if a.Prompt != "" {
-		attrs[AttrPrompt] = a.Prompt
-	}
+func sessionOf(id string, a Agent, author string) Session {
+	attrs := map[string]string{AttrWriter: WriterValue}
 	if a.Name != "" {
 		attrs[AttrName] = a.Name
 	}
-	var human *string
-	if author != "" {
-		human = &author // who worked with Claude, as far as the commit says
-	}
-	return Prompt{AgentID: AgentID{Tool: "claude", ID: id, Model: a.Model}, HumanAuthor: human, CustomAttributes: attrs}
+	// human_author: who worked with Claude, as far as the commit says.
+	return Session{AgentID: AgentID{Tool: Tool, ID: id, Model: a.Model}, HumanAuthor: author, CustomAttributes: attrs}
 }

@@ -8,13 +8,19 @@
 //	"a path with spaces.go"
 //	  <key> 1-5
 //	---
-//	{ "schema_version": "authorship/3.0.0", "base_commit_sha": "…", "prompts": { "<key>": {…} } }
+//	{ "schema_version": "authorship/3.0.0", "git_ai_version": "…", "base_commit_sha": "…",
+//	  "prompts": {}, "sessions": { "s_…": {…} }, "humans": { "h_…": {…} } }
 //
 // A path line starts at column 0 (quoted when it holds a space, a tab or a
 // newline; there is no escaping); each entry line is two spaces, a key and
-// the commit's line numbers of that file, ascending, as ranges. A key with
-// no prefix names a prompt (its record is in "prompts"), "h_" a human
-// (in "humans"): the lines the user amended in Claude's proposal.
+// the commit's line numbers of that file, ascending, as ranges. As the
+// standard was amended (2026-05, git-ai 1.4.0), a key "s_<14 hex>::t_<14
+// hex>" names an agent session and one of its checkpoints (here: a prompt
+// of the session), resolved in "sessions" by the part before "::"; "h_<14
+// hex>" a known human (in "humans"): the lines the user amended in Claude's
+// proposal; a bare 16-hex key a prompt in "prompts", the legacy form this
+// plugin wrote before and still reads. Notes of the fork that writes
+// "authorship/3.1.0" are read too; this package writes 3.0.0.
 package gitai
 
 import (
@@ -29,8 +35,12 @@ import (
 	"strings"
 )
 
-// Schema is the schema_version of the notes written and read.
+// Schema is the schema_version of the notes written (and read).
 const Schema = "authorship/3.0.0"
+
+// Schema31 is the schema_version a fork of the standard writes (it adds
+// fields such as x_user_id): read, never written.
+const Schema31 = "authorship/3.1.0"
 
 // Ref is the notes ref of the standard.
 const Ref = "refs/notes/ai"
@@ -58,14 +68,29 @@ type Range struct{ From, To int }
 
 // Meta is the JSON after the divider.
 type Meta struct {
-	SchemaVersion string            `json:"schema_version"`
-	GitAIVersion  *string           `json:"git_ai_version"`
-	BaseCommitSHA string            `json:"base_commit_sha"`
-	Prompts       map[string]Prompt `json:"prompts"`
-	Humans        map[string]Human  `json:"humans,omitempty"`
+	SchemaVersion string `json:"schema_version"`
+	// GitAIVersion is the writer and its version ("claude-nova.nvim
+	// 0.1.0"); older notes of ours have null (read as "").
+	GitAIVersion  string             `json:"git_ai_version,omitempty"`
+	BaseCommitSHA string             `json:"base_commit_sha"`
+	Prompts       map[string]Prompt  `json:"prompts"`
+	Humans        map[string]Human   `json:"humans,omitempty"`
+	Sessions      map[string]Session `json:"sessions,omitempty"`
 }
 
-// Prompt is the record of one prompt of one agent session.
+// Session is the record of one agent session (keys "s_…"): who, no
+// stats (the standard's session records carry none).
+type Session struct {
+	AgentID     AgentID `json:"agent_id"`
+	HumanAuthor string  `json:"human_author,omitempty"`
+	// CustomAttributes: the writer, the session's name and, per trace
+	// (prompt), its number and (provenance.prompts = "text") its text.
+	CustomAttributes map[string]string `json:"custom_attributes,omitempty"`
+}
+
+// Prompt is the record of one prompt of one agent session (the legacy
+// form, keys of 16 hex digits: written by this plugin before the standard
+// was amended, and by other tools; read, no longer written).
 type Prompt struct {
 	AgentID     AgentID `json:"agent_id"`
 	HumanAuthor *string `json:"human_author"`
@@ -93,7 +118,10 @@ type Human struct {
 	Author string `json:"author"`
 }
 
-// The custom attributes this plugin writes on a prompt.
+// The custom attributes this plugin writes on a session (and wrote on a
+// legacy prompt: AttrPrompt, AttrTurn). Per trace t_…: AttrTurn+"."+trace
+// is the prompt's number, AttrPrompt+"."+trace its text (only when the
+// user shares prompts' text).
 const (
 	AttrPrompt  = "prompt"       // the prompt's text (cut)
 	AttrTurn    = "turn"         // its number in the session
@@ -102,11 +130,30 @@ const (
 	WriterValue = "claude-nova.nvim"
 )
 
-// PromptKey is the key of prompt turn of claude session id: the first 16
-// hex digits of a SHA-256, as the standard's prompt keys are.
-func PromptKey(sessionID string, turn int) string {
-	sum := sha256.Sum256([]byte("claude:" + sessionID + ":" + strconv.Itoa(turn)))
-	return hex.EncodeToString(sum[:])[:16]
+// Tool is the agent_id.tool of Claude Code's sessions.
+const Tool = "claude"
+
+func hex14(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])[:14]
+}
+
+// SessionKey is the key of claude session id as the standard makes it:
+// "s_" and 14 hex digits of SHA-256("claude:<id>").
+func SessionKey(sessionID string) string { return "s_" + hex14(Tool+":"+sessionID) }
+
+// TraceKey is the trace of prompt turn of claude session id: "t_" and 14
+// hex digits of a SHA-256. The standard asks a trace unique per
+// checkpoint; a prompt is this plugin's checkpoint, and a trace made from
+// it is the same wherever the note is written again (an amend, a rebase).
+func TraceKey(sessionID string, turn int) string {
+	return "t_" + hex14(Tool+":"+sessionID+":"+strconv.Itoa(turn))
+}
+
+// AttestKey is the attestation key of prompt turn of claude session id:
+// "s_…::t_…".
+func AttestKey(sessionID string, turn int) string {
+	return SessionKey(sessionID) + "::" + TraceKey(sessionID, turn)
 }
 
 // HumanKey is the key of a person ("Name <email>"), as the standard makes
@@ -165,7 +212,7 @@ func Format(n Note) (string, error) {
 	b.WriteString("---\n")
 	m := n.Meta
 	if m.Prompts == nil {
-		m.Prompts = map[string]Prompt{}
+		m.Prompts = map[string]Prompt{} // required, if empty
 	}
 	var js bytes.Buffer
 	enc := json.NewEncoder(&js)
@@ -276,10 +323,10 @@ func Parse(text string) (Note, error) {
 	if err := dec.Decode(&n.Meta); err != nil {
 		return n, fmt.Errorf("%w: its metadata: %v", ErrNotGitAI, err)
 	}
-	if n.Meta.SchemaVersion != Schema {
+	if n.Meta.SchemaVersion != Schema && n.Meta.SchemaVersion != Schema31 {
 		return n, fmt.Errorf("%w: schema %q", ErrNotGitAI, n.Meta.SchemaVersion)
 	}
-	if n.Meta.Prompts == nil {
+	if n.Meta.Prompts == nil && n.Meta.Sessions == nil {
 		return n, fmt.Errorf("%w: no prompts", ErrNotGitAI)
 	}
 	return n, nil
@@ -310,10 +357,70 @@ func parseRanges(spec string) ([]Range, error) {
 	return rs, nil
 }
 
-// Ours says whether this plugin wrote the note.
+// Ours says whether this plugin wrote (some of) the note.
 func (n Note) Ours() bool {
+	for _, s := range n.Meta.Sessions {
+		if s.CustomAttributes[AttrWriter] == WriterValue {
+			return true
+		}
+	}
 	for _, p := range n.Meta.Prompts {
 		if p.CustomAttributes[AttrWriter] == WriterValue {
+			return true
+		}
+	}
+	return false
+}
+
+// Agent is who key names, when an agent: "s_…::t_…" through its session
+// record (the prompt's number and text from the custom attributes this
+// plugin writes), a bare key through its legacy prompt record. A human's
+// key, or one the metadata lacks, is not.
+func (n Note) Agent(key string) (Agent, bool) {
+	if strings.HasPrefix(key, "h_") || key == "" {
+		return Agent{}, false
+	}
+	if strings.HasPrefix(key, "s_") {
+		sk, trace, _ := strings.Cut(key, "::")
+		s, ok := n.Meta.Sessions[sk]
+		if !ok {
+			return Agent{}, false
+		}
+		turn, _ := strconv.Atoi(s.CustomAttributes[AttrTurn+"."+trace])
+		return Agent{Tool: s.AgentID.Tool, SessionID: s.AgentID.ID, Model: s.AgentID.Model, Name: s.CustomAttributes[AttrName],
+			Turn: turn, Prompt: s.CustomAttributes[AttrPrompt+"."+trace]}, true
+	}
+	p, ok := n.Meta.Prompts[key]
+	if !ok {
+		return Agent{}, false
+	}
+	turn, _ := strconv.Atoi(p.CustomAttributes[AttrTurn])
+	return Agent{Tool: p.AgentID.Tool, SessionID: p.AgentID.ID, Model: p.AgentID.Model, Name: p.CustomAttributes[AttrName],
+		Turn: turn, Prompt: p.CustomAttributes[AttrPrompt]}, true
+}
+
+// Counts is how many lines the note attests to agents and to humans.
+func (n Note) Counts() (ai, human int) {
+	for _, f := range n.Files {
+		for _, e := range f.Entries {
+			lines := 0
+			for _, r := range e.Ranges {
+				lines += r.To - r.From + 1
+			}
+			if strings.HasPrefix(e.Key, "h_") {
+				human += lines
+			} else {
+				ai += lines
+			}
+		}
+	}
+	return ai, human
+}
+
+// Names says whether the note attests lines of path.
+func (n Note) Names(path string) bool {
+	for _, f := range n.Files {
+		if f.Path == path {
 			return true
 		}
 	}

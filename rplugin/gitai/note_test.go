@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -16,7 +17,7 @@ func TestFormatWritesTheStandardsLayout(t *testing.T) {
 	n, ok := Build("abc123", "Ada <ada@example.com>", map[string][]Line{
 		"src/greet.go":    {{N: 3, Agent: a}, {N: 4, Agent: a}, {N: 5, Agent: a}, {N: 9, Agent: a}, {N: 7, Agent: a, Amended: true}},
 		"docs/a file.txt": {{N: 1, Agent: a}},
-	})
+	}, Options{})
 	if !ok {
 		t.Fatal("no note")
 	}
@@ -24,14 +25,10 @@ func TestFormatWritesTheStandardsLayout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pk, hk := PromptKey("sess-1", 2), HumanKey("Ada <ada@example.com>")
-	head := fmt.Sprintf("\"docs/a file.txt\"\n  %s 1\nsrc/greet.go\n", pk)
-	// Entries sorted by key: the human's and the prompt's.
-	first, second := pk+" 3-5,9", hk+" 7"
-	if hk < pk {
-		first, second = second, first
-	}
-	head += "  " + first + "\n  " + second + "\n---\n"
+	sk, hk := AttestKey("sess-1", 2), HumanKey("Ada <ada@example.com>")
+	head := fmt.Sprintf("\"docs/a file.txt\"\n  %s 1\nsrc/greet.go\n", sk)
+	// Claude's entries first, then the human's.
+	head += "  " + sk + " 3-5,9\n  " + hk + " 7\n---\n"
 	if !strings.HasPrefix(text, head) {
 		t.Fatalf("note:\n%s\nwant it to begin:\n%s", text, head)
 	}
@@ -39,14 +36,14 @@ func TestFormatWritesTheStandardsLayout(t *testing.T) {
 	if err := json.Unmarshal([]byte(text[len(head):]), &meta); err != nil {
 		t.Fatal(err)
 	}
-	p := meta["prompts"].(map[string]any)[pk].(map[string]any)
-	if p["agent_id"].(map[string]any)["tool"] != "claude" || p["accepted_lines"] != 5.0 || p["overriden_lines"] != 1.0 || p["total_additions"] != 6.0 {
-		t.Fatalf("prompt record %v", p)
+	s := meta["sessions"].(map[string]any)[SessionKey("sess-1")].(map[string]any)
+	if s["agent_id"].(map[string]any)["tool"] != "claude" || s["human_author"] != "Ada <ada@example.com>" {
+		t.Fatalf("session record %v", s)
 	}
 	if meta["humans"].(map[string]any)[hk].(map[string]any)["author"] != "Ada <ada@example.com>" {
 		t.Fatalf("humans %v", meta["humans"])
 	}
-	if _, ok := Build("abc", "x", map[string][]Line{"a": nil}); ok {
+	if _, ok := Build("abc", "x", map[string][]Line{"a": nil}, Options{}); ok {
 		t.Fatal("a note for a commit with no Claude line")
 	}
 }
@@ -108,10 +105,12 @@ func TestAPathTheFormatCannotHoldIsRefused(t *testing.T) {
 // equal to "---" divides; entries are indented by exactly two spaces and
 // have exactly two fields; a quoted path is unquoted with Go's rules and
 // an unquoted one may hold no whitespace; ranges are at least 1, strictly
-// increasing and not overlapping; a key with "h_" is a human's and must be
-// in "humans", any other a prompt's in "prompts"; the JSON has no field
-// the standard does not name, schema_version is exactly authorship/3.0.0,
-// and every prompt has its four counters.
+// increasing and not overlapping; keys are routed as the amended standard
+// says ("s_<14 hex>::t_<14 hex>" to "sessions" by the part before "::",
+// "h_<14 hex>" to "humans", 16 hex digits to "prompts"), each must be
+// there; the JSON has no field the standard does not name, schema_version
+// is exactly authorship/3.0.0, git_ai_version a string when present, every
+// prompt has its four counters and no session record has any.
 func strictRead(text string) (map[string]map[string][][2]int, error) {
 	head, meta, ok := strings.Cut(text, "\n---\n")
 	if !ok {
@@ -180,13 +179,18 @@ func strictRead(text string) (map[string]map[string][][2]int, error) {
 		OverridenLines   *int              `json:"overriden_lines"`
 		CustomAttributes map[string]string `json:"custom_attributes"`
 	}
+	type session struct {
+		AgentID          *agent            `json:"agent_id"`
+		HumanAuthor      *string           `json:"human_author"`
+		CustomAttributes map[string]string `json:"custom_attributes"`
+	}
 	var m struct {
 		SchemaVersion string                             `json:"schema_version"`
-		GitAIVersion  *string                            `json:"git_ai_version"`
+		GitAIVersion  json.RawMessage                    `json:"git_ai_version"`
 		BaseCommitSHA string                             `json:"base_commit_sha"`
 		Prompts       map[string]prompt                  `json:"prompts"`
 		Humans        map[string]struct{ Author string } `json:"humans"`
-		Sessions      map[string]json.RawMessage         `json:"sessions"`
+		Sessions      map[string]session                 `json:"sessions"`
 	}
 	dec := json.NewDecoder(bytes.NewReader([]byte(meta)))
 	dec.DisallowUnknownFields()
@@ -196,18 +200,35 @@ func strictRead(text string) (map[string]map[string][][2]int, error) {
 	if m.SchemaVersion != "authorship/3.0.0" || m.BaseCommitSHA == "" || m.Prompts == nil {
 		return nil, fmt.Errorf("metadata %+v", m)
 	}
+	if v := m.GitAIVersion; v != nil && (len(v) < 2 || v[0] != '"') {
+		return nil, fmt.Errorf("git_ai_version %s is not a string", v)
+	}
 	for k, p := range m.Prompts {
 		if p.AgentID == nil || p.AgentID.Tool == "" || p.TotalAdditions == nil || p.TotalDeletions == nil || p.AcceptedLines == nil || p.OverridenLines == nil {
 			return nil, fmt.Errorf("prompt %s: %+v", k, p)
 		}
 	}
+	for k, s := range m.Sessions {
+		if s.AgentID == nil || s.AgentID.Tool == "" || !regexp.MustCompile(`^s_[0-9a-f]{14}$`).MatchString(k) {
+			return nil, fmt.Errorf("session %s: %+v", k, s)
+		}
+	}
 	for k := range keys {
-		if strings.HasPrefix(k, "h_") {
+		switch {
+		case regexp.MustCompile(`^h_[0-9a-f]{14}$`).MatchString(k):
 			if _, ok := m.Humans[k]; !ok {
 				return nil, fmt.Errorf("human %s not in humans", k)
 			}
-		} else if _, ok := m.Prompts[k]; !ok {
-			return nil, fmt.Errorf("prompt %s not in prompts", k)
+		case regexp.MustCompile(`^s_[0-9a-f]{14}::t_[0-9a-f]{14}$`).MatchString(k):
+			if _, ok := m.Sessions[k[:16]]; !ok {
+				return nil, fmt.Errorf("session %s not in sessions", k)
+			}
+		case regexp.MustCompile(`^[0-9a-f]{16}$`).MatchString(k):
+			if _, ok := m.Prompts[k]; !ok {
+				return nil, fmt.Errorf("prompt %s not in prompts", k)
+			}
+		default:
+			return nil, fmt.Errorf("key %q is none of the standard's", k)
 		}
 	}
 	return out, nil
@@ -223,7 +244,7 @@ func TestReadersReadTheNote(t *testing.T) {
 		"dir/b c.lua":   {{N: 10, Agent: a}},
 		"ünïcode/d.txt": {{N: 3, Agent: Agent{SessionID: "t", Turn: 0}}},
 	}
-	n, _ := Build("0123456789abcdef0123456789abcdef01234567", "Ada <a@b>", files)
+	n, _ := Build("0123456789abcdef0123456789abcdef01234567", "Ada <a@b>", files, Options{Prompts: PromptsText, Version: "1"})
 	text, err := Format(n)
 	if err != nil {
 		t.Fatal(err)
@@ -232,10 +253,10 @@ func TestReadersReadTheNote(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the strict reader: %v\n%s", err, text)
 	}
-	if r := got["a.go"][PromptKey("s", 1)]; !reflect.DeepEqual(r, [][2]int{{1, 2}}) {
+	if r := got["a.go"][AttestKey("s", 1)]; !reflect.DeepEqual(r, [][2]int{{1, 2}}) {
 		t.Fatalf("a.go: %v", got["a.go"])
 	}
-	if r := got["dir/b c.lua"][PromptKey("s", 1)]; !reflect.DeepEqual(r, [][2]int{{10, 10}}) {
+	if r := got["dir/b c.lua"][AttestKey("s", 1)]; !reflect.DeepEqual(r, [][2]int{{10, 10}}) {
 		t.Fatalf("b c.lua: %v", got)
 	}
 	if r := got["a.go"][HumanKey("Ada <a@b>")]; !reflect.DeepEqual(r, [][2]int{{4, 4}}) {
@@ -260,7 +281,7 @@ func TestReadersReadTheNote(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if back.Who("dir/b c.lua", 10) != PromptKey("s", 1) || back.Who("a.go", 3) != "" || !back.Ours() {
+	if back.Who("dir/b c.lua", 10) != AttestKey("s", 1) || back.Who("a.go", 3) != "" || !back.Ours() {
 		t.Fatalf("read back %+v", back)
 	}
 }
@@ -282,7 +303,7 @@ func FuzzFormat(f *testing.F) {
 				want = append(want, n)
 			}
 		}
-		n, ok := Build("sha", "A <a>", map[string][]Line{path: lines})
+		n, ok := Build("sha", "A <a>", map[string][]Line{path: lines}, Options{})
 		text, err := Format(n)
 		if !Writable(path) {
 			if ok && err == nil {

@@ -135,7 +135,9 @@ func (b *Blame) Land(before, after string, by Author, proposed *string) {
 // Adopt records lines brought over from another file (a worktree's branch
 // merged into the checkout): the file went from before to after; the lines
 // of after that came as they are from source keep the authors from gives
-// them (per line of source, 1-based), the rest of what changed is yours.
+// them (per line of source, 1-based); lines the user wrote in place of
+// Claude's lines of source (amended in the merge proposal) are Amended,
+// the rest of what changed is yours.
 // Lines that differ between the last known content and before become
 // yours first.
 func (b *Blame) Adopt(before, after, source string, from []Author) {
@@ -148,9 +150,31 @@ func (b *Blame) Adopt(before, after, source string, from []Author) {
 			idx[i] = b.author(from[i+1])
 		}
 	}
-	carried, _ := Carry(sl, al, idx)
+	carried, typed := Carry(sl, al, idx) // typed: not in source
+	// Lines the user wrote in the merge proposal (neither the checkout's
+	// nor the branch's): where they replaced lines Claude wrote on the
+	// branch they are Claude's, amended (as in any proposal); elsewhere
+	// yours.
+	amended := make([]int, len(al)) // per line of after: 1 + an index into Authors (0: none)
+	for _, c := range diff.Lines(sl, al) {
+		by := -1
+		for k := c.A; k < c.A+c.Del && by < 0; k++ {
+			if k+1 < len(from) && (from[k+1].Kind == Claude || from[k+1].Kind == Amended) {
+				a := from[k+1]
+				a.Kind = Amended
+				by = b.author(a) + 1
+			}
+		}
+		for k := c.B; k < c.B+c.Ins && by >= 0; k++ {
+			amended[k] = by
+		}
+	}
 	for j := range al {
-		if added[j] {
+		switch {
+		case !added[j]:
+		case typed[j] && amended[j] > 0:
+			out[j] = amended[j] - 1
+		default:
 			out[j] = carried[j]
 		}
 	}

@@ -134,3 +134,33 @@ func TestAdoptCarriesTheAuthorsOfAMergedFile(t *testing.T) {
 		t.Fatalf("kinds %v, want %v", got, want)
 	}
 }
+
+// A line the user amended inside a merge proposal is the user's amendment
+// of Claude's line, as in any proposal: where the user's text replaced
+// lines Claude wrote on the branch it is Amended (naming Claude's session);
+// where it replaced none (an insertion, or a line of the user's own
+// side) it is yours; the merged lines stay Claude's.
+func TestAdoptMarksLinesAmendedInTheMergeProposal(t *testing.T) {
+	by := Author{Kind: Claude, Session: 2, Turn: 1, ClaudeID: "sid"}
+	src := "ONE\ntwo\nNEW\n\nLAST\n"
+	from := []Author{{}, by, {Kind: You}, by, by, by}
+	for _, tc := range []struct{ name, before, after, want string }{
+		{"amended", "one\ntwo\n", "ONE\ntwo\nNEW, amended\n\nLAST\n", "cyacc"},
+		{"added by hand", "one\ntwo\n", "ONE\ntwo\nNEW\nmine\n\nLAST\n", "cycycc"},
+		{"two amended", "one\ntwo\n", "ONE\ntwo\nnew\n\nlast\n", "cyaca"},
+		{"the user's side edited", "one\ntwo\n", "ONE\nTWO\nNEW\n\nLAST\n", "cyccc"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := NewBlame("/repo/a.txt", tc.before)
+			b.Adopt(tc.before, tc.after, src, from)
+			if got := kinds(b, b.Lines()); got != tc.want {
+				t.Fatalf("kinds %q, want %q", got, tc.want)
+			}
+			for _, i := range b.Lines() {
+				if a := b.Authors[i]; a.Kind == Amended && (a.Session != 2 || a.ClaudeID != "sid") {
+					t.Fatalf("amended by %+v", a)
+				}
+			}
+		})
+	}
+}

@@ -21,7 +21,7 @@
 ---@field notify_away? claudenova.Config.NotifyAway|false A signal when a request waits while you are away: Neovim has no focus (FocusLost: another window, another tmux pane, your terminal in the background) or no UI is attached (a detached --remote-ui, a headless server).
 ---@field permission_mode? string The permission mode every session starts in. (default "")
 ---@field proposal? claudenova.Config.Proposal Editable proposals.
----@field provenance? boolean When you commit (anywhere: a shell, fugitive, lazygit) in a session's repository, write a Git AI authorship note (refs/notes/ai, schema authorship/3.0.0) on the commit naming the lines Claude wrote, per session and prompt, and the lines you amended in its proposals; :ClaudeNova blame reads them back after a restart or on another machine. (default true)
+---@field provenance? claudenova.Config.Provenance|false When you commit (anywhere: a shell, fugitive, lazygit) in a repository a session ran in, write a Git AI authorship note (refs/notes/ai, schema authorship/3.0.0) on the commit naming the lines Claude wrote, per session and prompt, and the lines you amended in its proposals; :ClaudeNova blame reads them back after a restart or on another machine.
 ---@field questions? claudenova.Config.Questions AskUserQuestion prompts.
 ---@field review? claudenova.Config.Review Review rounds, comments and who wrote each line (:ClaudeNova changes round, comment, comments, blame).
 ---@field review_edits? "proposal"|"panel" "proposal": file changes open as editable files (:w applies, closing denies). (default "proposal")
@@ -194,6 +194,11 @@
 --- Editable proposals.
 ---@class claudenova.Config.Proposal
 ---@field layout? "tab"|"vsplit"|"split" Where a proposal opens: a new tab, or a split of the current tab (both with the original beside it in diff mode). (default "tab")
+
+--- When you commit (anywhere: a shell, fugitive, lazygit) in a repository a session ran in, write a Git AI authorship note (refs/notes/ai, schema authorship/3.0.0) on the commit naming the lines Claude wrote, per session and prompt, and the lines you amended in its proposals; :ClaudeNova blame reads them back after a restart or on another machine.
+---@class claudenova.Config.Provenance
+---@field enabled? boolean Write the notes. (default true)
+---@field prompts? "ref"|"text" "ref": a note names each prompt by reference only (the Claude session's id and the prompt's number in it); its text stays on this machine (prompts can hold secrets, and :ClaudeNova provenance push publishes the notes). (default "ref")
 
 --- AskUserQuestion prompts.
 ---@class claudenova.Config.Questions

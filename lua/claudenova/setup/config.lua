@@ -79,9 +79,17 @@ M.schema = {
     desc = "Run claude with file checkpoints, so :ClaudeNova rewind can restore the files Claude changed (Write, Edit) to their state before any of your prompts. Applies to sessions started afterwards.",
   },
   provenance = {
-    type = "boolean",
-    default = true,
-    desc = "When you commit (anywhere: a shell, fugitive, lazygit) in a session's repository, write a Git AI authorship note (refs/notes/ai, schema authorship/3.0.0) on the commit naming the lines Claude wrote, per session and prompt, and the lines you amended in its proposals; :ClaudeNova blame reads them back after a restart or on another machine. Notes stay local until :ClaudeNova provenance push. false: write none (blame still reads notes that exist).",
+    desc = "When you commit (anywhere: a shell, fugitive, lazygit) in a repository a session ran in, write a Git AI authorship note (refs/notes/ai, schema authorship/3.0.0) on the commit naming the lines Claude wrote, per session and prompt, and the lines you amended in its proposals; :ClaudeNova blame reads them back after a restart or on another machine. Notes stay local until :ClaudeNova provenance push. false: write none (same as enabled = false; blame still reads notes that exist).",
+    off = { enabled = false },
+    was_boolean = true, -- `provenance = true` (a boolean until it had fields) still means on
+    fields = {
+      enabled = { type = "boolean", default = true, desc = "Write the notes." },
+      prompts = {
+        enum = { "ref", "text" },
+        default = "ref",
+        desc = '"ref": a note names each prompt by reference only (the Claude session\'s id and the prompt\'s number in it); its text stays on this machine (prompts can hold secrets, and :ClaudeNova provenance push publishes the notes). "text": the prompt\'s text (cut to 500 characters) goes into the note too.',
+      },
+    },
   },
   download = {
     desc = "Where the host binary comes from when it is missing or outdated (a fresh install, an update): the release asset for your platform, downloaded (curl, else wget) and checked against the SHA-256 that the checkout's lua/claudenova/core/release.lua names before it is made executable and run; without it (no asset, no network, no curl or wget), a build with go. false: never download (same as enabled = false).",
@@ -680,6 +688,8 @@ local function merge(schema, opts, prefix, out, errors, warnings)
         for fk, fv in pairs(spec.off) do
           out[k][fk] = fv
         end
+      elseif v == true and spec.was_boolean then
+        -- on, with the defaults: what `key = true` meant before the option had fields
       elseif type(v) ~= "table" then
         table.insert(
           errors,
@@ -758,7 +768,8 @@ function M.host_options()
     permission_mode = c.permission_mode,
     transcript_lines = c.transcript.memory_lines,
     checkpoints = c.checkpoints,
-    provenance = c.provenance,
+    provenance = c.provenance.enabled,
+    provenance_prompts = c.provenance.prompts,
     editor_tools = { enabled = c.editor_tools.enabled, ask = c.editor_tools.ask, tools = c.editor_tools.tools },
     feedback = { diagnostics = c.feedback.diagnostics, diagnostics_wait = c.feedback.diagnostics_wait },
   }

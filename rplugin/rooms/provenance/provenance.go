@@ -10,9 +10,11 @@
 //
 // How it notices a commit: a session's repository is watched from the
 // session's start by polling the stat of HEAD and its reflog (no git
-// process while nothing changes); the last HEAD seen is kept in storage,
-// so commits made while Neovim was closed get their note at the next
-// start of a session there.
+// process while nothing changes), and stays watched after the session
+// ends; the last HEAD seen is kept in storage, and every repository kept
+// there is watched again once the host starts (Resume), session or not:
+// commits made while Neovim was closed get their note then, and an amend
+// or a rebase keeps its note while the host runs.
 package provenance
 
 import (
@@ -50,6 +52,12 @@ type Deps struct {
 	// Authors is who wrote each line of text (path's content at some
 	// commit), from the live record: index i is line i (1-based).
 	Authors func(path, text string) []review.Author
+	// Prompts is what a note says of a prompt (option
+	// provenance.prompts; nil: a reference only).
+	Prompts func() gitai.PromptMode
+	// Version is the plugin's version (the notes' git_ai_version; nil:
+	// none named).
+	Version func() string
 }
 
 // Poll is how often a watched repository's HEAD is looked at.
@@ -69,11 +77,14 @@ type Room struct {
 	outside map[string]bool        // sessions' folders in no repository (yet)
 	notes   map[string]*gitai.Note // by notes ref and commit: its note, parsed (nil: none)
 	blamed  map[string]headBlame   // by file: its lines at HEAD, from the notes
-	stop    chan struct{}
-	ctx     context.Context // cancelled by Close: a note being written stops
-	cancel  context.CancelFunc
-	running bool
-	work    sync.Mutex // one check at a time
+	// troubled are the repositories (by top) whose notes ref could not be
+	// read or written, the user told; a note written there again clears it.
+	troubled map[string]bool
+	stop     chan struct{}
+	ctx      context.Context // cancelled by Close: a note being written stops
+	cancel   context.CancelFunc
+	running  bool
+	work     sync.Mutex // one check at a time
 }
 
 type repo struct {
@@ -86,7 +97,7 @@ type repo struct {
 func New(d *desk.Desk, deps Deps) *Room {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Room{d: d, deps: deps, repos: map[string]*repo{}, tops: map[string]string{}, outside: map[string]bool{}, notes: map[string]*gitai.Note{},
-		blamed: map[string]headBlame{}, stop: make(chan struct{}), ctx: ctx, cancel: cancel}
+		blamed: map[string]headBlame{}, troubled: map[string]bool{}, stop: make(chan struct{}), ctx: ctx, cancel: cancel}
 }
 
 // Watch starts watching the repository of session s's folder (nothing
@@ -135,12 +146,49 @@ func (r *Room) watchDir(cwd string, fresh bool) {
 			head, _ := gitcmd.Run(ctx, top, "rev-parse", "-q", "--verify", "HEAD")
 			saved = head
 		}
+		if !had {
+			// Known from now on: a host that starts later (Resume) watches
+			// it, even if this one ends before its first commit is noted.
+			r.saveHead(top, saved)
+		}
 		r.work.Lock()
 		rp.head = saved
 		r.work.Unlock()
 		r.check(ctx, rp)
 		if start {
 			r.d.Go(r.loop)
+		}
+	})
+}
+
+// Resume watches again every repository whose last HEAD is kept in
+// storage (one a session ran in, this run or before) that is still there,
+// in the background: an amend or a rebase there keeps its note with no
+// session running. Repositories watched already are left as they are.
+func (r *Room) Resume() {
+	r.d.Go(func() {
+		ents, err := os.ReadDir(filepath.Join(r.deps.Storage(), "provenance"))
+		if err != nil {
+			return // none kept yet
+		}
+		for _, e := range ents {
+			if !strings.HasSuffix(e.Name(), ".json") {
+				continue
+			}
+			data, err := os.ReadFile(filepath.Join(r.deps.Storage(), "provenance", e.Name()))
+			var hf headFile
+			if err != nil || json.Unmarshal(data, &hf) != nil || hf.Top == "" || !filepath.IsAbs(hf.Top) {
+				continue
+			}
+			if _, err := os.Lstat(filepath.Join(hf.Top, ".git")); err != nil {
+				continue // gone, or no longer a repository's top
+			}
+			r.mu.Lock()
+			_, watched := r.repos[hf.Top]
+			r.mu.Unlock()
+			if !watched {
+				r.watchDir(hf.Top, false)
+			}
 		}
 	})
 }
@@ -233,6 +281,7 @@ func (r *Room) check(ctx context.Context, rp *repo) {
 	for _, c := range commits {
 		if err := r.noteCommit(ctx, rp, c); err != nil {
 			r.d.Log.Warn("provenance: note a commit", "commit", c, "err", err)
+			r.trouble(ctx, rp, c, err)
 		}
 		if ctx.Err() != nil {
 			rp.sig = "" // given up (Neovim exits): the next start goes on from the last HEAD kept
@@ -253,10 +302,16 @@ func (r *Room) noteCommit(ctx context.Context, rp *repo, sha string) error {
 	// left to whoever wrote it.
 	theirs, found, err := gitai.Show(ctx, rp.top, sha)
 	if err != nil {
-		return err
+		return &refError{read: true, err: err}
 	}
 	if found {
 		n, perr := gitai.Parse(theirs)
+		copied := perr == nil && n.Ours() && n.Meta.BaseCommitSHA != "" && n.Meta.BaseCommitSHA != sha
+		if copied {
+			// git copied it from the commit an amend or a rebase replaced
+			// (notes.rewriteRef): it is this commit's now.
+			return r.rebased(ctx, rp.top, sha, theirs, n.Meta.BaseCommitSHA)
+		}
 		if perr == nil && n.Ours() {
 			return nil
 		}
@@ -302,7 +357,14 @@ func (r *Room) noteCommit(ctx context.Context, rp *repo, sha string) error {
 			files[ch.path] = lines
 		}
 	}
-	n, ok := gitai.Build(sha, author, files)
+	opts := gitai.Options{Prompts: gitai.PromptsRef}
+	if r.deps.Prompts != nil {
+		opts.Prompts = r.deps.Prompts()
+	}
+	if r.deps.Version != nil {
+		opts.Version = r.deps.Version()
+	}
+	n, ok := gitai.Build(sha, author, files, opts)
 	switch {
 	case !ok && found:
 		return nil // no line of Claude's: their note stays as it is
@@ -319,36 +381,89 @@ func (r *Room) noteCommit(ctx context.Context, rp *repo, sha string) error {
 	return r.write(ctx, rp.top, sha, n, committer)
 }
 
+// rebased makes the note git copied to commit sha (text, written for
+// commit from) name sha, as its committer.
+func (r *Room) rebased(ctx context.Context, top, sha, text, from string) error {
+	out, err := gitai.Rebased(text, sha)
+	if err != nil {
+		return nil // not ours to mend
+	}
+	who, err := gitcmd.Run(ctx, top, "show", "-s", "--format=%cn%x00%ce", sha)
+	if err != nil {
+		return err
+	}
+	name, email, _ := strings.Cut(who, "\x00")
+	if err := gitai.Add(ctx, top, sha, out, true, name, email); err != nil {
+		return &refError{err: err}
+	}
+	r.d.Log.Info("provenance: a note git copied names its new commit", "commit", sha, "from", from)
+	return nil
+}
+
 // write adds note n on commit sha, made as committer (name, email); a
 // failure is told (the user committed expecting it).
 func (r *Room) write(ctx context.Context, top, sha string, n gitai.Note, committer []string) error {
 	text, err := gitai.Format(n)
 	if err != nil {
-		return r.failed(ctx, sha, err)
+		return err
 	}
 	return r.writeText(ctx, top, sha, n, text, false, committer)
 }
 
-// failed tells that the note of sha could not be written (the user
-// committed expecting it) and returns err.
-func (r *Room) failed(ctx context.Context, sha string, err error) error {
-	if ctx.Err() == nil { // not when Neovim exits meanwhile
-		r.d.Notify("warn", fmt.Sprintf("the authorship note of %s could not be written: %v", gitcmd.Short(sha), err))
+// refError is the notes ref failing: it could not be read (it names no
+// notes tree: a corrupt or foreign ref) or not be written (locked, no
+// room, no permission).
+type refError struct {
+	read bool
+	err  error
+}
+
+func (e *refError) Error() string { return e.err.Error() }
+func (e *refError) Unwrap() error { return e.err }
+
+// trouble tells the user, once per repository until a note is written
+// there again, that commit sha got no note and why, with the fix when the
+// notes ref is at fault. Nothing when Neovim exits meanwhile.
+func (r *Room) trouble(ctx context.Context, rp *repo, sha string, err error) {
+	if ctx.Err() != nil {
+		return
 	}
-	return err
+	r.mu.Lock()
+	told := r.troubled[rp.top]
+	r.troubled[rp.top] = true
+	r.mu.Unlock()
+	if told {
+		return
+	}
+	short := gitcmd.Short(sha)
+	why := strings.TrimSpace(err.Error())
+	var re *refError
+	// What failed first and the fix next: the line is cut to the screen
+	// (:messages keeps it whole).
+	msg := fmt.Sprintf("no authorship note on %s: %s", short, why)
+	switch {
+	case errors.As(err, &re) && re.read:
+		msg = fmt.Sprintf("no authorship note on %s: %s cannot be read (not a notes tree). Fix, in %s: git update-ref %s-unreadable %s && git update-ref -d %s (keeps it aside, starts afresh; git said: %s)",
+			short, gitai.Ref, rp.top, gitai.Ref, gitai.Ref, gitai.Ref, why)
+	case errors.As(err, &re) && strings.Contains(why, ".lock"):
+		msg = fmt.Sprintf("no authorship note on %s: %s is locked. Fix: if no git runs in %s, remove %s and commit again (git said: %s)",
+			short, gitai.Ref, rp.top, filepath.Join(rp.gitDir, filepath.FromSlash(gitai.Ref)+".lock"), why)
+	case errors.As(err, &re):
+		msg = fmt.Sprintf("no authorship note on %s: %s could not be written (git said: %s)", short, gitai.Ref, why)
+	}
+	r.d.Notify("warn", msg+" (told once)")
 }
 
 // writeText writes text, the note holding n, on commit sha (over the note
 // there when replace: another tool's, with ours added to it).
 func (r *Room) writeText(ctx context.Context, top, sha string, n gitai.Note, text string, replace bool, committer []string) error {
 	if err := gitai.Add(ctx, top, sha, text, replace, committer...); err != nil {
-		return r.failed(ctx, sha, err)
+		return &refError{err: err}
 	}
-	claude, amended := 0, 0
-	for _, p := range n.Meta.Prompts {
-		claude += p.AcceptedLines
-		amended += p.OverridenLines
-	}
+	r.mu.Lock()
+	delete(r.troubled, top)
+	r.mu.Unlock()
+	claude, amended := n.Counts()
 	// The command first: the line is cut to the screen's width.
 	msg := fmt.Sprintf(":ClaudeNova provenance shows %s's note: %s by Claude in %s", gitcmd.Short(sha), desk.Plural(claude, "line"), desk.Plural(len(n.Files), "file"))
 	if amended > 0 {
@@ -488,23 +603,65 @@ func (r *Room) claudeLines(ctx context.Context, top, sha string, parents []strin
 	}
 	authors := r.deps.Authors(abs, now)
 	nl := diff.SplitLines(now)
-	var out []gitai.Line
+	ours := map[int]bool{} // the lines the commit added, by our diff (1-based)
 	for _, c := range diff.Lines(diff.SplitLines(before), nl) {
 		for k := c.B; k < c.B+c.Ins; k++ {
-			line := k + 1
-			if line >= len(authors) {
-				continue
-			}
-			au := authors[line]
-			if au.Kind == review.You || au.Kind == "" || (au.Time > 0 && au.Time > when+60) {
-				continue
-			}
-			out = append(out, gitai.Line{N: line, Amended: au.Kind == review.Amended, Agent: gitai.Agent{
-				SessionID: au.ClaudeID, Model: au.Model, Name: au.Name, Turn: au.Turn, Prompt: au.Prompt,
-			}})
+			ours[k+1] = true
 		}
 	}
+	added := ours
+	if theirs := blamedTo(ctx, top, sha, ch.path); theirs != nil {
+		added = theirs
+	}
+	claudes := func(au review.Author) bool {
+		return au.Kind != review.You && au.Kind != "" && (au.Time == 0 || au.Time <= when+60)
+	}
+	// Where git's alignment differs from the live record's (a repeated
+	// or blank line added beside its twin), a line git calls new that the
+	// record calls yours takes the author of its twin that the record
+	// calls Claude's and git calls old: the note says what a fresh clone's
+	// git blame reads, with as many of Claude's lines.
+	twins := map[string][]review.Author{}
+	for line := 1; line < len(authors) && line <= len(nl); line++ {
+		if ours[line] && !added[line] && claudes(authors[line]) {
+			twins[nl[line-1]] = append(twins[nl[line-1]], authors[line])
+		}
+	}
+	var out []gitai.Line
+	for line := 1; line < len(authors) && line <= len(nl); line++ {
+		if !added[line] {
+			continue
+		}
+		au := authors[line]
+		if !claudes(au) {
+			t := twins[nl[line-1]]
+			if ours[line] || len(t) == 0 {
+				continue
+			}
+			au, twins[nl[line-1]] = t[0], t[1:]
+		}
+		out = append(out, gitai.Line{N: line, Amended: au.Kind == review.Amended, Agent: gitai.Agent{
+			SessionID: au.ClaudeID, Model: au.Model, Name: au.Name, Turn: au.Turn, Prompt: au.Prompt,
+		}})
+	}
 	return out, nil
+}
+
+// blamedTo is the lines of path that git blame of commit sha says the
+// commit itself wrote (1-based; nil when git cannot say): the lines a
+// clone's blame looks up in the commit's note.
+func blamedTo(ctx context.Context, top, sha, path string) map[int]bool {
+	out, err := gitcmd.Bytes(ctx, top, nil, "blame", "--porcelain", sha, "--", path)
+	if err != nil {
+		return nil
+	}
+	mine := map[int]bool{}
+	for i, bl := range parsePorcelain(string(out)) {
+		if bl.sha == sha {
+			mine[i+1] = true
+		}
+	}
+	return mine
 }
 
 // text is a file's content read from git (missing, too large or binary:

@@ -170,9 +170,11 @@ func TestACommitGetsANoteOfTheLinesClaudeWrote(t *testing.T) {
 	authors := f.room.Committed(filepath.Join(f.top, "a.txt"), "one\nC:two\nA:three\nC:four\nC:five\nunsaved\n")
 	kinds := ""
 	for _, a := range authors[1:] {
-		kinds += map[review.Kind]string{"": "-", review.Claude: "c", review.Amended: "a"}[a.Kind]
+		kinds += map[review.Kind]string{"": "-", review.You: "y", review.Claude: "c", review.Amended: "a"}[a.Kind]
 	}
-	if kinds != "-cacc-" || authors[2].Commit != sha || authors[5].Commit != sha2 || authors[2].Model != "m" || authors[2].Turn != 1 {
+	// Line 1 is of a commit with no note, in a file notes of ours cover:
+	// yours, as a fresh clone's blame says; the unsaved line is nobody's.
+	if kinds != "ycacc-" || authors[2].Commit != sha || authors[5].Commit != sha2 || authors[2].Model != "m" || authors[2].Turn != 1 {
 		t.Fatalf("committed authors %q %+v", kinds, authors)
 	}
 }
@@ -338,8 +340,7 @@ func TestShowWordsTheNote(t *testing.T) {
 		"  amended by you  lines 3  (1 line; in Claude's proposal, t <t@example.com>)",
 		"",
 		"Prompts",
-		"  prompt 1 · claude session sess · model m · 1 written, 1 amended by you",
-		"    > p",
+		"  prompt 1 · claude session sess · model m · 1 line",
 	}
 	if strings.Join(v.Lines, "\n") != strings.Join(want, "\n") || !v.Found || v.Commit != sha {
 		t.Fatalf("view:\n%s\nwant:\n%s", strings.Join(v.Lines, "\n"), strings.Join(want, "\n"))

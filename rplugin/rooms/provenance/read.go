@@ -17,8 +17,9 @@ import (
 // Committed is who wrote each line of text (path's content, unsaved edits
 // and all) as the authorship notes say: git blame of HEAD names the commit
 // of each line and its number there, the commit's note says whether Claude
-// wrote it; lines of text that differ from HEAD's are nobody's here (the
-// live record knows them). Index i is line i (1-based); nil when the file
+// wrote it (a line of a commit whose note is ours and does not name it:
+// Kind You, with the commit); lines of text that differ from HEAD's, or
+// whose commit has no note, are nobody's here (the live record knows them). Index i is line i (1-based); nil when the file
 // is not in a repository or no note names its lines. HEAD's answer is kept
 // until HEAD or the notes move: an edit costs a diff, not a git blame.
 func (r *Room) Committed(path, text string) []review.Author {
@@ -91,19 +92,7 @@ func (r *Room) blameHead(ctx context.Context, top, rel, notes string) headBlame 
 	lines := parsePorcelain(string(out))
 	c.idx = make([]int, len(diff.SplitLines(c.content)))
 	known := map[review.Author]int{}
-	for i, bl := range lines {
-		if i >= len(c.idx) {
-			break
-		}
-		n := r.noteOf(ctx, top, bl.sha, notes)
-		if n == nil {
-			continue
-		}
-		k := n.Who(bl.file, bl.orig)
-		if k == "" {
-			continue
-		}
-		au := authorOf(n, k, bl.sha)
+	put := func(i int, au review.Author) {
 		j, ok := known[au]
 		if !ok {
 			c.authors = append(c.authors, au)
@@ -111,6 +100,37 @@ func (r *Room) blameHead(ctx context.Context, top, rel, notes string) headBlame 
 			known[au] = j
 		}
 		c.idx[i] = j
+	}
+	// A note of ours names every line of its commit Claude wrote: a line
+	// it does not name is yours. Once a note of ours covers the file, a
+	// line of a commit with no note is yours too: blame says what a fresh
+	// clone's says, whatever the live record believed.
+	covered := false
+	var unnoted []int
+	for i, bl := range lines {
+		if i >= len(c.idx) {
+			break
+		}
+		n := r.noteOf(ctx, top, bl.sha, notes)
+		k := ""
+		if n != nil {
+			k = n.Who(bl.file, bl.orig)
+		}
+		switch {
+		case k != "":
+			put(i, authorOf(n, k, bl.sha))
+			covered = covered || n.Ours()
+		case n != nil && n.Ours():
+			put(i, review.Author{Kind: review.You, Commit: bl.sha})
+			covered = covered || n.Names(bl.file)
+		default:
+			unnoted = append(unnoted, i) // no note, or another tool's that says nothing of it
+		}
+	}
+	if covered {
+		for _, i := range unnoted {
+			put(i, review.Author{Kind: review.You, Commit: lines[i].sha})
+		}
 	}
 	return c
 }
@@ -120,13 +140,12 @@ func authorOf(n *gitai.Note, key, sha string) review.Author {
 	if strings.HasPrefix(key, "h_") {
 		return review.Author{Kind: review.Amended, Commit: sha}
 	}
-	p, ok := n.Meta.Prompts[key]
+	a, ok := n.Agent(key)
 	if !ok {
 		return review.Author{Kind: review.Claude, Commit: sha}
 	}
-	turn, _ := strconv.Atoi(p.CustomAttributes[gitai.AttrTurn])
-	return review.Author{Kind: review.Claude, Commit: sha, ClaudeID: p.AgentID.ID, Model: p.AgentID.Model,
-		Name: p.CustomAttributes[gitai.AttrName], Turn: turn, Prompt: p.CustomAttributes[gitai.AttrPrompt]}
+	return review.Author{Kind: review.Claude, Commit: sha, ClaudeID: a.SessionID, Model: a.Model,
+		Name: a.Name, Turn: a.Turn, Prompt: a.Prompt}
 }
 
 // noteOf is commit sha's note, parsed (nil: none, or not the standard's),

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -65,7 +66,9 @@ func (r *Room) Show(p Params) (View, error) {
 	if n.Ours() {
 		writer = "claude-nova.nvim"
 	}
-	v.Lines = append(v.Lines, "Note    "+gitai.Schema+" in "+gitai.Ref+", written by "+writer, "")
+	v.Lines = append(v.Lines, "Note    "+n.Meta.SchemaVersion+" in "+gitai.Ref+", written by "+writer, "")
+	written := map[string]int{} // per agent key: its lines
+	var keys []string
 	for _, f := range n.Files {
 		v.Lines = append(v.Lines, f.Path)
 		for _, e := range f.Entries {
@@ -78,21 +81,26 @@ func (r *Room) Show(p Params) (View, error) {
 				v.Lines = append(v.Lines, fmt.Sprintf("  amended by you  %s  (%s; %s)", ranges, desk.Plural(lines, "line"), orWho(h.Author)))
 				continue
 			}
-			v.Lines = append(v.Lines, fmt.Sprintf("  Claude  %s  (%s; %s)", ranges, desk.Plural(lines, "line"), promptLabel(n.Meta.Prompts[e.Key])))
+			a, _ := n.Agent(e.Key)
+			v.Lines = append(v.Lines, fmt.Sprintf("  Claude  %s  (%s; %s)", ranges, desk.Plural(lines, "line"), promptLabel(a)))
+			if _, ok := written[e.Key]; !ok {
+				keys = append(keys, e.Key)
+			}
+			written[e.Key] += lines
 		}
 	}
-	if len(n.Meta.Prompts) > 0 {
+	if len(keys) > 0 {
 		v.Lines = append(v.Lines, "", "Prompts")
-		keys := make([]string, 0, len(n.Meta.Prompts))
-		for k := range n.Meta.Prompts {
-			keys = append(keys, k)
-		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			pr := n.Meta.Prompts[k]
-			v.Lines = append(v.Lines, fmt.Sprintf("  %s · %s session %s · model %s · %d written, %d amended by you",
-				promptLabel(pr), orDash(pr.AgentID.Tool), orDash(pr.AgentID.ID), orDash(pr.AgentID.Model), pr.AcceptedLines, pr.OverridenLines))
-			for _, l := range strings.Split(strings.TrimSpace(pr.CustomAttributes[gitai.AttrPrompt]), "\n") {
+			a, _ := n.Agent(k)
+			counts := desk.Plural(written[k], "line")
+			if pr, legacy := n.Meta.Prompts[k]; legacy {
+				counts = fmt.Sprintf("%d written, %d amended by you", pr.AcceptedLines, pr.OverridenLines)
+			}
+			v.Lines = append(v.Lines, fmt.Sprintf("  %s · %s session %s · model %s · %s",
+				promptLabel(a), orDash(a.Tool), orDash(a.SessionID), orDash(a.Model), counts))
+			for _, l := range strings.Split(strings.TrimSpace(a.Prompt), "\n") {
 				if l != "" {
 					v.Lines = append(v.Lines, "    > "+l)
 				}
@@ -114,9 +122,12 @@ func rangesText(rs []gitai.Range) string {
 	return "lines " + strings.Join(parts, ", ")
 }
 
-func promptLabel(p gitai.Prompt) string {
-	s := "prompt " + orDash(p.CustomAttributes[gitai.AttrTurn])
-	if name := p.CustomAttributes[gitai.AttrName]; name != "" {
+func promptLabel(a gitai.Agent) string {
+	s := "prompt ?"
+	if a.SessionID != "" {
+		s = "prompt " + strconv.Itoa(a.Turn)
+	}
+	if name := a.Name; name != "" {
 		s += " of “" + sanitize.FirstLine(name, 40) + "”"
 	}
 	return s

@@ -947,32 +947,58 @@ func (r *Room) Adopt(dst, before, after, src, srcText, root string) {
 	r.d.UI.Send(ui.EvReview, ev)
 }
 
-// withCommitted fills the lines v calls yours with the authors the
-// commits' authorship notes name (committed: per line, 1-based; the live
-// record wins where it knows Claude's line).
+// withCommitted makes the lines of commits with an authorship note of
+// ours read as the notes say (committed: per line, 1-based; an author
+// with a Commit), so that blame here says what a fresh clone's says; the
+// live record keeps the rest (uncommitted lines, commits with no note),
+// where another tool's note may only name lines it calls yours.
 func withCommitted(v BlameView, committed []review.Author) BlameView {
 	idx := map[review.Author]int{}
+	changed := false
 	for i, l := range v.Lines {
-		if i+1 >= len(committed) || committed[i+1].Kind == "" || committed[i+1].Kind == review.You {
-			continue
-		}
-		if l < len(v.Authors) && v.Authors[l].Kind != review.You {
+		if i+1 >= len(committed) || committed[i+1].Kind == "" {
 			continue
 		}
 		au := committed[i+1]
+		if au.Commit == "" && l < len(v.Authors) && v.Authors[l].Kind != review.You {
+			continue
+		}
+		if au.Kind == review.You {
+			if l < len(v.Authors) && v.Authors[l].Kind == review.You {
+				continue
+			}
+			au = review.Author{Kind: review.You}
+		}
 		k, ok := idx[au]
 		if !ok {
-			k = len(v.Authors)
+			k = -1
+			for j, a := range v.Authors {
+				if a.Author == au {
+					k = j
+					break
+				}
+			}
+			if k < 0 {
+				k = len(v.Authors)
+				v.Authors = append(v.Authors, AuthorView{Author: au, Label: authorLabel(au)})
+			}
 			idx[au] = k
-			v.Authors = append(v.Authors, AuthorView{Author: au, Label: authorLabel(au)})
 		}
 		v.Lines[i] = k
-		v.Known = true
-		v.Yours--
-		if au.Kind == review.Amended {
-			v.Amended++
-		} else {
-			v.Claude++
+		v.Known = v.Known || au.Kind != review.You
+		changed = true
+	}
+	if changed {
+		v.Claude, v.Amended, v.Yours = 0, 0, 0
+		for _, l := range v.Lines {
+			switch v.Authors[l].Kind {
+			case review.Claude:
+				v.Claude++
+			case review.Amended:
+				v.Amended++
+			default:
+				v.Yours++
+			}
 		}
 	}
 	return v
