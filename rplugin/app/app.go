@@ -112,7 +112,6 @@ type App struct {
 	start func(cfg claude.Config, log *slog.Logger) (claude.Conn, error)
 
 	mu      sync.Mutex
-	version string // the plugin's (SetVersion)
 	cfg     *settings
 	workers map[int]*queue.Queue[func()] // per session: gestures that take time, in order
 
@@ -156,7 +155,6 @@ func New(sink ui.Sink, log *slog.Logger) *App {
 		Known:   func(path string) bool { return a.rounds.Known(path) },
 		Authors: func(path, text string) []review.Author { return a.rounds.AuthorsIn(path, text) },
 		Prompts: func() gitai.PromptMode { return gitai.PromptMode(a.cfg.get().ProvenancePrompts) },
-		Version: func() string { a.mu.Lock(); defer a.mu.Unlock(); return a.version },
 	})
 	a.rounds = rounds.New(a.desk, rounds.Deps{
 		Storage: func() string { return a.cfg.get().Storage },
@@ -178,14 +176,6 @@ func New(sink ui.Sink, log *slog.Logger) *App {
 		return claude.Start(cfg, log)
 	}
 	return a
-}
-
-// SetVersion tells the core the plugin's version (the authorship notes
-// name it).
-func (a *App) SetVersion(v string) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.version = v
 }
 
 // UseStarter replaces how claude is started (tests run the core on

@@ -60,7 +60,7 @@ func Register(p *plugin.Plugin, log *slog.Logger) *Host {
 			h.outbox.Record = recorder(path, log)
 		}
 		h.App = app.New(h.outbox, log)
-		h.App.SetVersion(Version)
+		h.App.Rooms().Provenance.UseVersion(Version)
 		h.tools = editortools.NewBridge(func(token, tool, args string, wait int) (string, error) {
 			var out string
 			err := v.ExecLua(toolsLua, &out, token, tool, args, wait)

@@ -55,9 +55,6 @@ type Deps struct {
 	// Prompts is what a note says of a prompt (option
 	// provenance.prompts; nil: a reference only).
 	Prompts func() gitai.PromptMode
-	// Version is the plugin's version (the notes' git_ai_version; nil:
-	// none named).
-	Version func() string
 }
 
 // Poll is how often a watched repository's HEAD is looked at.
@@ -85,6 +82,22 @@ type Room struct {
 	cancel   context.CancelFunc
 	running  bool
 	work     sync.Mutex // one check at a time
+	version  string     // the plugin's (the notes' git_ai_version; UseVersion)
+}
+
+// UseVersion names the plugin's version in the notes it writes
+// (git_ai_version).
+func (r *Room) UseVersion(v string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.version = v
+}
+
+// Version is the plugin's version as the notes name it ("" : none).
+func (r *Room) Version() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.version
 }
 
 type repo struct {
@@ -361,9 +374,7 @@ func (r *Room) noteCommit(ctx context.Context, rp *repo, sha string) error {
 	if r.deps.Prompts != nil {
 		opts.Prompts = r.deps.Prompts()
 	}
-	if r.deps.Version != nil {
-		opts.Version = r.deps.Version()
-	}
+	opts.Version = r.Version()
 	n, ok := gitai.Build(sha, author, files, opts)
 	switch {
 	case !ok && found:
