@@ -358,6 +358,20 @@ func TestWorktreesOutliveARestart(t *testing.T) {
 			t.Fatal("the removed worktree is still listed")
 		}
 		e2.Eventually(10*time.Second, "listed merged", func() bool { return e2.worktrees()["worktree-later"].Merged })
+		// A worktree whose session runs, removed by its branch's name as
+		// :ClaudeNova worktrees does: the session is stopped first, and
+		// its file, only there, is named and kept.
+		runs, runWt := e2.worktreeSession("runs", Seq(Step("Write", map[string]any{"file_path": "r.txt", "content": "r\n"})))
+		e2.Lua(&res, `local ok, r = pcall(require('claudenova.channel.host').request, 'merge_remove',
+				{ branch = 'worktree-runs', cwd = ..., stop = true })
+			return (ok and 'ok: ' or 'error: ') .. tostring(r)`, e2.Project)
+		mustContain(t, "removal of a running session's worktree", res, "error: ", "nothing removed", "r.txt")
+		if st, _ := e2.SessionState(runs); st != "exited" {
+			t.Fatalf("the session is %s after a removal that stops it", st)
+		}
+		if _, err := os.Stat(filepath.Join(runWt, "r.txt")); err != nil {
+			t.Fatalf("r.txt: %v", err)
+		}
 	})
 }
 

@@ -493,7 +493,11 @@ func (r *Room) RemoveLater(p RemoveParams) error {
 			if err != nil {
 				return nil, err
 			}
-			return r.remove(ctx, s.ID, p.Force, p.Named)
+			running := s.State() != session.StateExited
+			if _, err := r.removable(s, running && p.Stop); err != nil {
+				return nil, err
+			}
+			return r.stopThenRemove(ctx, s, running && p.Stop, p)
 		})
 		return nil
 	}
@@ -506,23 +510,29 @@ func (r *Room) RemoveLater(p RemoveParams) error {
 		return err
 	}
 	r.d.ReplyLater(p.ReplyTo, func(ctx context.Context) (any, error) {
-		if running && p.Stop {
-			if err := r.reqs.Stop(s.ID); err != nil {
-				return nil, err
-			}
-			wait, cancel := context.WithTimeout(ctx, stopWait)
-			defer cancel()
-			for s.State() != session.StateExited {
-				select {
-				case <-wait.Done():
-					return nil, fmt.Errorf("session %d did not stop in time: its worktree stays", s.ID)
-				case <-time.After(50 * time.Millisecond):
-				}
-			}
-		}
-		return r.remove(ctx, s.ID, p.Force, p.Named)
+		return r.stopThenRemove(ctx, s, running && p.Stop, p)
 	})
 	return nil
+}
+
+// stopThenRemove stops s first when stop says so (and waits until it
+// exited), then removes its worktree as p asks.
+func (r *Room) stopThenRemove(ctx context.Context, s *session.Session, stop bool, p RemoveParams) (any, error) {
+	if stop {
+		if err := r.reqs.Stop(s.ID); err != nil {
+			return nil, err
+		}
+		wait, cancel := context.WithTimeout(ctx, stopWait)
+		defer cancel()
+		for s.State() != session.StateExited {
+			select {
+			case <-wait.Done():
+				return nil, fmt.Errorf("session %d did not stop in time: its worktree stays", s.ID)
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+	}
+	return r.remove(ctx, s.ID, p.Force, p.Named)
 }
 
 // stopWait bounds how long a removal waits for the session it stopped to
