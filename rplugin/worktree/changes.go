@@ -248,17 +248,7 @@ func modeOf(fi os.FileInfo) os.FileMode {
 // in a worktree made from a commit, every one of them was written since.
 // A folder ignored whole is one entry ending in '/' (node_modules/).
 func ignoredFiles(ctx context.Context, path string) ([]string, error) {
-	out, err := gitBytes(ctx, path, "ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory")
-	if err != nil {
-		return nil, err
-	}
-	var files []string
-	for _, f := range bytes.Split(out, []byte{0}) {
-		if len(f) > 0 {
-			files = append(files, string(f))
-		}
-	}
-	return files, nil
+	return others(ctx, path, "--ignored", "--exclude-standard", "--directory")
 }
 
 // Remove removes the worktree at path (claude locks it while it runs:

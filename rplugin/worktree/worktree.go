@@ -149,7 +149,13 @@ func StatsOf(ctx context.Context, path, root string) (Stats, error) {
 // untracked lists the worktree's new files git does not track yet (nor
 // ignore).
 func untracked(ctx context.Context, path string) ([]string, error) {
-	out, err := gitBytes(ctx, path, "ls-files", "-z", "--others", "--exclude-standard")
+	return others(ctx, path, "--exclude-standard")
+}
+
+// others lists, by git ls-files --others with flags, files git does not
+// track in the worktree at path.
+func others(ctx context.Context, path string, flags ...string) ([]string, error) {
+	out, err := gitBytes(ctx, path, append([]string{"ls-files", "-z", "--others"}, flags...)...)
 	if err != nil {
 		return nil, err
 	}

@@ -40,8 +40,9 @@ func (e *Env) stopSession(id int) {
 	e.Eventually(20*time.Second, "session exited", func() bool { st, _ := e.SessionState(id); return st == "exited" })
 }
 
-// mergeLua starts the merge of session id's branch.
-func (e *Env) mergeLua(id int) string {
+// mergeLua starts the merge of a session's branch (its id), or of a
+// worktree by its branch's name.
+func (e *Env) mergeLua(id any) string {
 	e.t.Helper()
 	var msg string
 	e.Lua(&msg, `local ok, res = pcall(require('claudenova').merge, ...)
@@ -346,7 +347,7 @@ func TestWorktreesOutliveARestart(t *testing.T) {
 		mustContain(t, "removal after a restart", res, "ok: removed worktree-done")
 		// The other is merged by its name, no session resumed.
 		e2.ScriptUI([]string{"Keep "}, nil)
-		mustContain(t, "merge by branch", e2.mergeLua2("later"), "worktree-later: 1 to review")
+		mustContain(t, "merge by branch", e2.mergeLua("later"), "worktree-later: 1 to review")
 		_, buf2 := e2.presentMerge("b.txt")
 		focusBuf(e2, buf2)
 		e2.Cmd("write")
@@ -373,14 +374,4 @@ func TestWorktreesOutliveARestart(t *testing.T) {
 			t.Fatalf("r.txt: %v", err)
 		}
 	})
-}
-
-// mergeLua2 merges a worktree by its branch's name.
-func (e *Env) mergeLua2(branch string) string {
-	e.t.Helper()
-	var msg string
-	e.Lua(&msg, `local ok, res = pcall(require('claudenova').merge, ...)
-		if not ok then return 'error: ' .. tostring(res) end
-		return res.message`, branch)
-	return msg
 }

@@ -51,11 +51,7 @@ func (r *Room) WorktreesLater(p ListParams) error {
 // Worktrees lists the worktrees under .claude/worktrees/ of the repository
 // holding cwd, with the session working in each and whether it was merged.
 func (r *Room) Worktrees(ctx context.Context, cwd string) ([]Leftover, error) {
-	root, err := r.repoOf(ctx, cwd)
-	if err != nil {
-		return nil, err
-	}
-	found, err := listWorktrees(ctx, root)
+	root, found, err := r.worktreesOf(ctx, cwd)
 	if err != nil {
 		return nil, err
 	}
@@ -97,6 +93,17 @@ func (r *Room) repoOf(ctx context.Context, cwd string) (string, error) {
 		return filepath.Dir(top), nil
 	}
 	return gitcmd.Run(ctx, cwd, "rev-parse", "--show-toplevel")
+}
+
+// worktreesOf is the top folder of the repository holding cwd and the
+// worktrees the plugin made for it.
+func (r *Room) worktreesOf(ctx context.Context, cwd string) (string, []Leftover, error) {
+	root, err := r.repoOf(ctx, cwd)
+	if err != nil {
+		return "", nil, err
+	}
+	found, err := listWorktrees(ctx, root)
+	return root, found, err
 }
 
 // listWorktrees reads git worktree list --porcelain for those under
@@ -175,11 +182,7 @@ func (r *Room) MergeBranchLater(p BranchParams) error {
 // sessionFor is the session of branch's worktree in the repository holding
 // cwd, brought back (no claude) when none has it.
 func (r *Room) sessionFor(ctx context.Context, cwd, branch string) (*session.Session, error) {
-	root, err := r.repoOf(ctx, cwd)
-	if err != nil {
-		return nil, err
-	}
-	found, err := listWorktrees(ctx, root)
+	root, found, err := r.worktreesOf(ctx, cwd)
 	if err != nil {
 		return nil, err
 	}
