@@ -596,6 +596,7 @@ func (a *App) InBackground(requestID string, fn func() error) {
 // Shutdown answers every pending request with deny (Neovim is quitting) and
 // stops every session. It returns when all claude processes are gone.
 func (a *App) Shutdown() {
+	a.desk.Close() // background git (a push, a merge) ends now
 	a.edit.Stop()
 	a.notes.Close()
 	for _, r := range a.reg.List() {

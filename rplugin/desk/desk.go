@@ -28,6 +28,10 @@ type Desk struct {
 	Sessions *session.Manager
 
 	wg sync.WaitGroup
+	// ctx is the root of background work: Close cancels it, so that work
+	// under way (a push, a merge) ends when Neovim does.
+	ctx    context.Context
+	cancel context.CancelFunc
 }
 
 // New returns a desk sending to sink.
@@ -35,8 +39,13 @@ func New(sink ui.Sink, sessions *session.Manager, log *slog.Logger) *Desk {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Desk{Log: log, UI: sink, Sessions: sessions}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Desk{Log: log, UI: sink, Sessions: sessions, ctx: ctx, cancel: cancel}
 }
+
+// Close cancels the background work under way (its git, its waits): the
+// host is going away.
+func (d *Desk) Close() { d.cancel() }
 
 // Later is a call whose answer comes later: a mark (ui.EvMark) with the
 // call's token, sent by ReplyLater.
@@ -159,10 +168,16 @@ func (d *Desk) Go(fn func()) {
 	}()
 }
 
-// Background runs fn with a bounded context, tracked for Wait.
+// Background runs fn with a bounded context, tracked for Wait and
+// cancelled by Close.
 func (d *Desk) Background(fn func(ctx context.Context)) {
+	d.BackgroundFor(controlTimeout, fn)
+}
+
+// BackgroundFor is Background with another bound (a push to a remote).
+func (d *Desk) BackgroundFor(limit time.Duration, fn func(ctx context.Context)) {
 	d.Go(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), controlTimeout)
+		ctx, cancel := context.WithTimeout(d.ctx, limit)
 		defer cancel()
 		fn(ctx)
 	})

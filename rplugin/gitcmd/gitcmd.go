@@ -10,7 +10,11 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"time"
 )
+
+// waitDelay bounds the wait for git's output once its context ended.
+const waitDelay = 2 * time.Second
 
 // Run runs git in dir and returns its output, trimmed.
 func Run(ctx context.Context, dir string, args ...string) (string, error) {
@@ -23,6 +27,10 @@ func Run(ctx context.Context, dir string, args ...string) (string, error) {
 func Bytes(ctx context.Context, dir string, stdin io.Reader, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
 	cmd.Stdin = stdin
+	// Ended with its context (the host going away): its children too, and
+	// what they hold of its output is not waited for.
+	inGroup(cmd)
+	cmd.WaitDelay = waitDelay
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()

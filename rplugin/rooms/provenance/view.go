@@ -17,6 +17,7 @@ import (
 
 // Params name a commit (Rev, default HEAD) of the repository holding Cwd.
 type Params struct {
+	desk.ReplyTo
 	Cwd    string `json:"cwd"`
 	Rev    string `json:"rev"`
 	Remote string `json:"remote"`
@@ -29,7 +30,22 @@ type View struct {
 	Lines  []string `json:"lines"`
 }
 
-// Show reads the note of a commit.
+// ShowLater is Show as the front end asks for it: git runs in the
+// background and the view is the reply.
+func (r *Room) ShowLater(p Params) error {
+	r.d.ReplyLater(p.ReplyTo, func(context.Context) (any, error) { return r.Show(p) })
+	return nil
+}
+
+// PushLater is Push as the front end asks for it: git runs in the
+// background and the outcome is the reply.
+func (r *Room) PushLater(p Params) error {
+	r.d.ReplyLater(p.ReplyTo, func(context.Context) (any, error) { return r.Push(p) })
+	return nil
+}
+
+// Show is commit p.Rev's note (HEAD by default) of the repository holding
+// p.Cwd, as a person reads it.
 func (r *Room) Show(p Params) (View, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -167,9 +183,8 @@ func (r *Room) Push(p Params) (desk.Outcome, error) {
 	if remote == "" {
 		return desk.Outcome{}, errors.New("this repository has no remote to push the notes to (:ClaudeNova provenance push {remote})")
 	}
-	r.d.Go(func() {
-		pctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
+	r.d.BackgroundFor(2*time.Minute, func(pctx context.Context) {
+		// Ended with the host: :qa never waits for a slow remote.
 		if _, err := gitcmd.Run(pctx, top, "push", remote, gitai.Ref+":"+gitai.Ref); err != nil {
 			r.d.Notify("error", "pushing the authorship notes failed: "+err.Error())
 			return
