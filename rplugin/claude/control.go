@@ -18,7 +18,7 @@ func (e *ControlError) Error() string {
 
 // startControl queues a control request and returns the channel its
 // response arrives on (closed if claude exits first).
-func (p *Process) startControl(subtype string, fields map[string]any) (chan Message, error) {
+func (p *Process) startControl(subtype string, fields map[string]any) (string, chan Message, error) {
 	id := fmt.Sprintf("nova-%d", p.nextID.Add(1))
 	req := map[string]any{"subtype": subtype}
 	for k, v := range fields {
@@ -32,9 +32,16 @@ func (p *Process) startControl(subtype string, fields map[string]any) (chan Mess
 		p.cmu.Lock()
 		delete(p.calls, id)
 		p.cmu.Unlock()
-		return nil, fmt.Errorf("%s: %w", subtype, err)
+		return "", nil, fmt.Errorf("%s: %w", subtype, err)
 	}
-	return ch, nil
+	return id, ch, nil
+}
+
+// forget drops call id: its caller gave up on the answer.
+func (p *Process) forget(id string) {
+	p.cmu.Lock()
+	delete(p.calls, id)
+	p.cmu.Unlock()
 }
 
 func controlResult(subtype string, m Message) (json.RawMessage, error) {
@@ -61,7 +68,7 @@ func (p *Process) Control(ctx context.Context, subtype string, fields map[string
 	if !p.Supports(subtype) {
 		return nil, p.unsupported(subtype)
 	}
-	ch, err := p.startControl(subtype, fields)
+	id, ch, err := p.startControl(subtype, fields)
 	if err != nil {
 		return nil, err
 	}
@@ -73,6 +80,7 @@ func (p *Process) Control(ctx context.Context, subtype string, fields map[string
 		body, err := controlResult(subtype, m)
 		return body, p.checked(subtype, err)
 	case <-ctx.Done():
+		p.forget(id) // its answer, if it comes, is nobody's
 		return nil, fmt.Errorf("%s: %w", subtype, ctx.Err())
 	case <-p.done:
 		return nil, fmt.Errorf("%s: claude exited before answering", subtype)
@@ -93,7 +101,7 @@ func (p *Process) Begin(subtype string, fields map[string]any) (<-chan Reply, er
 	if !p.Supports(subtype) {
 		return nil, p.unsupported(subtype)
 	}
-	ch, err := p.startControl(subtype, fields)
+	_, ch, err := p.startControl(subtype, fields)
 	if err != nil {
 		return nil, err
 	}

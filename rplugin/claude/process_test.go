@@ -357,3 +357,20 @@ func TestLongLines(t *testing.T) {
 		t.Fatal("nil gave a turn")
 	}
 }
+
+// A control request whose caller gave up (its context ended) leaves
+// nothing waiting behind it: its answer, when it comes, finds no one.
+func TestControlGivenUpIsForgotten(t *testing.T) {
+	p, _ := startFake(t, `{"config":{"control":{"get_settings":{"delay_ms":2000}}}}`+"\n"+`{"start":"immediate"}`+"\n")
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if _, err := p.Control(ctx, "get_settings", nil); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("control: %v", err)
+	}
+	p.cmu.Lock()
+	n := len(p.calls)
+	p.cmu.Unlock()
+	if n != 0 {
+		t.Fatalf("%d call(s) still wait for an answer", n)
+	}
+}

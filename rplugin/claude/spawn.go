@@ -149,7 +149,7 @@ func Start(cfg Config, log *slog.Logger) (*Process, error) {
 	for k, v := range cfg.Initialize {
 		init[k] = v
 	}
-	initCh, err := p.startControl("initialize", init)
+	_, initCh, err := p.startControl("initialize", init)
 	if err != nil {
 		p.initErr = err
 		close(p.initDone)
