@@ -4,6 +4,7 @@
 package host
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -257,11 +258,27 @@ type answerArg struct {
 	Answers []app.QuestionAnswer `json:"answers"`
 }
 
+// newSession starts a session; one in a worktree of its own answers later:
+// planning the worktree runs git, which the editor never waits for.
+func newSession(h *Host, payload []byte, token, method string) (any, error) {
+	p, err := decode[app.NewParams](payload)
+	if err != nil {
+		return nil, err
+	}
+	if token == "" || (!p.Worktree && p.WorktreeName == "") {
+		return h.App.NewSession(p)
+	}
+	h.App.Rooms().Desk.ReplyLater(desk.ReplyTo{Token: token, Method: method}, func(context.Context) (any, error) {
+		return h.App.NewSession(p)
+	})
+	return later{}, nil
+}
+
 // methods maps each RPC method to the app.
 var methods = map[string]handler{
 	"version":        func(*Host, []byte, string, string) (any, error) { return Version, nil },
 	"configure":      with(func(a *app.App, o app.Options) (any, error) { return nil, a.Configure(o) }),
-	"new":            with(func(a *app.App, p app.NewParams) (any, error) { return a.NewSession(p) }),
+	"new":            newSession,
 	"send":           with(func(a *app.App, p app.SendParams) (any, error) { return a.Send(p) }),
 	"stop":           with(func(a *app.App, p sessionArg) (any, error) { return a.Stop(p.Session) }),
 	"interrupt":      with(func(a *app.App, p sessionArg) (any, error) { return a.Rooms().Controls.Interrupt(p.Session) }),
