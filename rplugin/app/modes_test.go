@@ -3,6 +3,7 @@ package app
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -98,6 +99,16 @@ func status(c *claudetest.Conn, mode string) {
 	c.PushJSON(map[string]any{"type": "system", "subtype": "status", "status": nil, "permissionMode": mode})
 }
 
+// barrier pushes a message after what the test pushed and waits until the
+// app handled it: what came before it (in claude's order) was handled too.
+func barrier(t *testing.T, m *mem, sid int, c *claudetest.Conn) {
+	t.Helper()
+	mark := fmt.Sprintf("barrier-%d", time.Now().UnixNano())
+	c.PushJSON(map[string]any{"type": "assistant", "message": map[string]any{"id": mark, "content": []any{
+		map[string]any{"type": "text", "text": mark}}}})
+	eventually(t, "the barrier handled", func() bool { return strings.Contains(m.rec.transcriptText(sid), mark) })
+}
+
 func modeRequests(c *claudetest.Conn) []string {
 	var out []string
 	for _, w := range c.Written() {
@@ -187,7 +198,7 @@ func TestUsersSwitchIsNoMismatch(t *testing.T) {
 		s, _ := m.app.sessions.Get(info.ID)
 		return s.Modes.Chosen() == "acceptEdits" && s.Mode() == "acceptEdits"
 	})
-	time.Sleep(100 * time.Millisecond)
+	barrier(t, m, info.ID, c)
 	if got := modeRequests(c); len(got) != 1 || got[0] != "acceptEdits" {
 		t.Fatalf("mode requests %v (only the user's)", got)
 	}
@@ -218,7 +229,7 @@ func TestApprovedPlanModeIsNoMismatch(t *testing.T) {
 		s, _ := m.app.sessions.Get(info.ID)
 		return s.Modes.Chosen() == "acceptEdits"
 	})
-	time.Sleep(100 * time.Millisecond)
+	barrier(t, m, info.ID, c)
 	if got := modeRequests(c); len(got) != 0 {
 		t.Fatalf("mode requests %v", got)
 	}

@@ -77,7 +77,9 @@ func TestStartModeRefusedSendsNoPrompt(t *testing.T) {
 		t.Fatalf("InitResponse error %v", err)
 	}
 	_ = p.SendUser("", "second prompt")
-	time.Sleep(300 * time.Millisecond)
+	// Stopped (its queued lines written first, then its stdin closed):
+	// once it exited, everything it read is in its log.
+	p.Stop(2 * time.Second)
 	for _, r := range received(logPath) {
 		if r == "user/<nil>" {
 			t.Fatalf("a prompt reached claude: %v", received(logPath))

@@ -159,11 +159,22 @@ function T:replay(name, upto)
 end
 
 --- Let what the batch scheduled run (vim.schedule callbacks, a fetch of
---- the transcript), as the editor's loop does between two batches.
+--- the transcript), as the editor's loop does between two batches: the
+--- front end's queue is drained, not waited on for a fixed time. A marker
+--- scheduled last runs once everything scheduled before it has; three
+--- rounds let callbacks that schedule more (three deep) run too.
 function T:settle()
-  vim.wait(2, function()
-    return false
-  end, 1)
+  for _ = 1, 3 do
+    local done = false
+    vim.schedule(function()
+      done = true
+    end)
+    if not vim.wait(5000, function()
+      return done
+    end, 1) then
+      error("the front end's queue did not drain in 5 s", 2)
+    end
+  end
 end
 
 --- Deliver batches from..to of a recording (after an earlier replay).
