@@ -614,8 +614,9 @@ return {
     widths = { 60, 100 },
     run = function(t)
       t:replay("bash")
+      local asked -- checked below: an error inside a reply is the channel's, not the test's
       t.replies.merge_remove = function(args)
-        t:eq(args, { session = 1, force = true, stop = true }, "what the choice asks")
+        asked = args
         return "removed worktree-fix-login and its worktree"
       end
       t:deliver({
@@ -630,6 +631,11 @@ return {
       t:type("1")
       t:settle()
       t:eq(#t:calls_of("merge_remove"), 1, "the worktree removed")
+      t:eq(
+        asked,
+        { session = 1, force = true, stop = true, named = { "logo.png" } },
+        "what the choice asks: the files it named"
+      )
       -- A withdrawn offer opens no more.
       t:deliver({
         { event = "merge_done", data = { session = 1, branch = "worktree-fix-login", kept = {}, running = false } },
