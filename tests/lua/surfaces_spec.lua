@@ -525,8 +525,9 @@ return {
       -- The host's words for a note (rooms/provenance wording, tested in
       -- Go): the view shows them with the files, Claude's and your lines
       -- and the prompts told apart.
+      local asked -- checked below: an error inside a reply is the channel's
       t.replies.provenance = function(args)
-        t:eq(args.rev, "", "HEAD by default")
+        asked = args
         return {
           commit = "e79f7724a3022226d7064ecdd127ac639ed5a854",
           found = true,
@@ -546,6 +547,7 @@ return {
       end
       vim.cmd("ClaudeNova provenance")
       t:settle()
+      t:eq(asked and asked.rev, "", "HEAD by default")
       t:eq(vim.b.claudenova_surface, "provenance", "the note in front")
       t:screen("provenance")
       vim.cmd("normal q")
