@@ -33,6 +33,24 @@ func (e *Env) worktreeSession(name, script string) (int, string) {
 	return id, filepath.Join(e.Project, ".claude", "worktrees", name)
 }
 
+// fileText is a file (relative to a folder) and the text it should hold.
+type fileText struct{ file, text string }
+
+// saveEach saves the next proposal for each of wants in turn (:w, as it
+// opens) and waits until its file in dir holds the text.
+func (e *Env) saveEach(dir string, wants ...fileText) {
+	e.t.Helper()
+	for _, want := range wants {
+		_, buf := e.WaitProposal()
+		focusBuf(e, buf)
+		e.Cmd("write")
+		e.Eventually(10*time.Second, "the worktree's "+want.file, func() bool {
+			b, _ := os.ReadFile(filepath.Join(dir, want.file))
+			return string(b) == want.text
+		})
+	}
+}
+
 // stopSession stops session id and waits until it exited.
 func (e *Env) stopSession(id int) {
 	e.t.Helper()
@@ -204,6 +222,7 @@ func TestRemovalKeepsWorkNotBroughtOver(t *testing.T) {
 		focusBuf(e, mbuf)
 		e.Cmd("write")
 		e.Eventually(10*time.Second, "b.txt applied", func() bool { return e.fileExists("b.txt") })
+		e.WaitPending(0) // written, then settled: the removal comes after
 		e.Lua(&res, `local ok, r = pcall(require('claudenova').merge_remove, ..., false)
 			return (ok and 'ok: ' or 'error: ') .. tostring(r)`, id)
 		mustContain(t, "removal", res, "ok: ")

@@ -206,15 +206,7 @@ func TestProvenanceMergeAmendmentAndOneAttributionEverywhere(t *testing.T) {
 			Step("Edit", map[string]any{"file_path": "g.txt", "old_string": "y", "new_string": "y\n\nz"}),
 			Step("Edit", map[string]any{"file_path": "t.txt", "old_string": "b", "new_string": "\n}\nb\n"})))
 		wt := filepath.Join(e.Project, ".claude", "worktrees", "notes")
-		for _, want := range []struct{ file, text string }{{"m.txt", "alpha\n\nbeta\n\ngamma\n"}, {"g.txt", "x\n\ny\n\nz\n"}, {"t.txt", "}\n}\n\n}\nb\n\n"}} {
-			_, buf := e.WaitProposal()
-			focusBuf(e, buf)
-			e.Cmd("write")
-			e.Eventually(10*time.Second, "the worktree's "+want.file, func() bool {
-				b, _ := os.ReadFile(filepath.Join(wt, want.file))
-				return string(b) == want.text
-			})
-		}
+		e.saveEach(wt, fileText{"m.txt", "alpha\n\nbeta\n\ngamma\n"}, fileText{"g.txt", "x\n\ny\n\nz\n"}, fileText{"t.txt", "}\n}\n\n}\nb\n\n"})
 		e.WaitIdle(id)
 		e.Cmd("ClaudeNova stop")
 		e.Eventually(20*time.Second, "exited", func() bool { st, _ := e.SessionState(id); return st == "exited" })

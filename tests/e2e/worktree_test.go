@@ -333,16 +333,7 @@ func TestMergeWorktreeAsProposals(t *testing.T) {
 			Step("Write", map[string]any{"file_path": "b.txt", "content": "new file\n"}),
 			Step("Edit", map[string]any{"file_path": "c.txt", "old_string": "keep", "new_string": "claude's keep"})))
 		wt := filepath.Join(e.Project, ".claude", "worktrees", "feat")
-		for _, want := range []struct{ file, text string }{
-			{"a.txt", "ONE\ntwo\nthree\nfour\nfive\n"}, {"b.txt", "new file\n"}, {"c.txt", "claude's keep\n"}} {
-			_, buf := e.WaitProposal()
-			focusBuf(e, buf)
-			e.Cmd("write")
-			e.Eventually(10*time.Second, "the worktree's "+want.file, func() bool {
-				b, _ := os.ReadFile(filepath.Join(wt, want.file))
-				return string(b) == want.text
-			})
-		}
+		e.saveEach(wt, fileText{"a.txt", "ONE\ntwo\nthree\nfour\nfive\n"}, fileText{"b.txt", "new file\n"}, fileText{"c.txt", "claude's keep\n"})
 		e.WaitIdle(id)
 		e.Cmd("ClaudeNova stop")
 		e.Eventually(20*time.Second, "exited", func() bool { st, _ := e.SessionState(id); return st == "exited" })

@@ -406,7 +406,13 @@ func (r *Room) settle(sid int, id, outcome string, applied bool) {
 	m := r.merges[sid]
 	var rel string
 	if m != nil {
-		rel = m.pending[id]
+		var ok bool
+		if rel, ok = m.pending[id]; !ok {
+			// Settled already (a save and a skip raced: Neovim exiting as
+			// a save applies): the first one counts, once.
+			r.mu.Unlock()
+			return
+		}
 		delete(m.pending, id)
 		if v, ok := m.versions[id]; ok {
 			m.seen[rel] = worktree.Seen{Version: v, Applied: applied}

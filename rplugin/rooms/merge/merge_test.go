@@ -391,3 +391,39 @@ func TestTheOfferStopsTheSessionThenRemoves(t *testing.T) {
 		t.Fatalf("the offer withdrawn: %+v", offers)
 	}
 }
+
+// A save and a skip of one merge proposal (Neovim exiting as the save
+// applies): the first counts, once; the merge is over once, not twice.
+func TestASaveAndASkipSettleOnce(t *testing.T) {
+	root, wt := repo(t, map[string]string{"a.txt": "a\n"})
+	write(t, filepath.Join(wt, "a.txt"), "A\n")
+	mgr := session.NewManager()
+	s, _ := mgr.Add(func(id int) (*session.Session, error) { return session.New(id, root, "", nil), nil })
+	s.World.SetWorktree(&session.Worktree{Path: wt, Branch: "worktree-w", Root: root})
+	a := &asks{proposed: map[string]*approval.Pending{}, settled: map[string]string{}}
+	ev := &sent{}
+	storage := t.TempDir()
+	r := New(desk.New(ev, mgr, nil), a, func() string { return storage }, nil)
+	if _, err := r.Start(s.ID); err != nil {
+		t.Fatal(err)
+	}
+	p := a.proposed["a.txt"]
+	if applied, why, err := r.Saved(*p, []byte("A\n")); err != nil || !applied {
+		t.Fatalf("saved: %v %q %v", applied, why, err)
+	}
+	r.Skip(*p, "skipped")
+	if a.settled[p.ID] != "applied" {
+		t.Fatalf("settled %q", a.settled[p.ID])
+	}
+	offers := 0
+	ev.mu.Lock()
+	for _, e := range ev.events {
+		if e.Name == ui.EvMergeDone {
+			offers++
+		}
+	}
+	ev.mu.Unlock()
+	if offers != 1 {
+		t.Fatalf("the merge was over %d times", offers)
+	}
+}
