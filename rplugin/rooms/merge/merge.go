@@ -209,8 +209,7 @@ func (r *Room) start(ctx context.Context, id int, unsaved map[string][]byte) (Su
 		props = append(props, p)
 		r.mu.Lock()
 		m.pending[p.ID] = c.Path
-		m.versions[p.ID] = v
-		m.seen[c.Path] = worktree.Seen{Version: v}
+		m.versions[p.ID] = v // seen once settled: a proposal left open (the host killed) was decided by no one
 		r.mu.Unlock()
 	}
 	sum.Proposed, sum.Left = len(props), m.left

@@ -427,3 +427,37 @@ func TestASaveAndASkipSettleOnce(t *testing.T) {
 		t.Fatalf("the merge was over %d times", offers)
 	}
 }
+
+// The host killed halfway through a merge: after a restart, a file whose
+// proposal was never settled counts as never shown (a "remove all the
+// same" may not take it), a file applied before is not lost.
+func TestAMergeCutShortNamesItsOpenFiles(t *testing.T) {
+	root, wt := repo(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n"})
+	write(t, filepath.Join(wt, "a.txt"), "A\n")
+	write(t, filepath.Join(wt, "b.txt"), "B\n")
+	storage := t.TempDir()
+	start := func() (*Room, *session.Session, *asks) {
+		mgr := session.NewManager()
+		s, _ := mgr.Add(func(id int) (*session.Session, error) { return session.New(id, root, "", nil), nil })
+		s.World.SetWorktree(&session.Worktree{Path: wt, Branch: "worktree-w", Root: root})
+		a := &asks{proposed: map[string]*approval.Pending{}, settled: map[string]string{}}
+		return New(desk.New(nowhere{}, mgr, nil), a, func() string { return storage }, nil), s, a
+	}
+	r, s, a := start()
+	if _, err := r.Start(s.ID); err != nil {
+		t.Fatal(err)
+	}
+	if applied, _, err := r.Saved(*a.proposed["a.txt"], []byte("A\n")); err != nil || !applied {
+		t.Fatalf("a.txt: %v %v", applied, err)
+	}
+	// The host is killed: b.txt's proposal was never settled. A new host:
+	r2, s2, _ := start()
+	s2.Update(session.StateExited, "", "", "")
+	_, err := r2.Remove(s2.ID, true)
+	if err == nil || !strings.Contains(err.Error(), "b.txt") || strings.Contains(err.Error(), "a.txt") {
+		t.Fatalf("remove all the same after a merge cut short: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(wt, "b.txt")); err != nil {
+		t.Fatalf("b.txt: %v", err)
+	}
+}
