@@ -362,6 +362,7 @@ func TestLongLines(t *testing.T) {
 // nothing waiting behind it: its answer, when it comes, finds no one.
 func TestControlGivenUpIsForgotten(t *testing.T) {
 	p, _ := startFake(t, `{"config":{"control":{"get_settings":{"delay_ms":2000}}}}`+"\n"+`{"start":"immediate"}`+"\n")
+	<-p.Initialized() // initialize's own call is answered, not given up
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	if _, err := p.Control(ctx, "get_settings", nil); !errors.Is(err, context.DeadlineExceeded) {
