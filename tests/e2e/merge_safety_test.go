@@ -104,6 +104,14 @@ func TestMergeReachesOpenBuffers(t *testing.T) {
 		if modified {
 			t.Fatal("a.txt's buffer is modified after the merge wrote it")
 		}
+		// The merged file joins the session's round, as any change of its.
+		var inRound bool
+		e.Lua(&inRound, `local v = require('claudenova.channel.host').request('review_round', { session = ... })
+			for _, f in ipairs(v.files or {}) do if f.path == select(2, ...) then return true end end
+			return false`, id, a)
+		if !inRound {
+			t.Fatal("the merged a.txt is not in the session's round")
+		}
 
 		// b.txt: the proposal is made from what the user sees.
 		bid, bbuf := e.mergeProposal("b.txt")

@@ -45,9 +45,11 @@ type Requests interface {
 }
 
 // Authorship is who wrote each line, as the room hands it on: a merged
-// file's lines keep the authors they had in the worktree (rooms/rounds).
+// file's lines keep the authors they had in the worktree, and the file
+// joins the session's review round (rooms/rounds).
 type Authorship interface {
 	Adopt(dst, before, after, src, srcText, root string)
+	Merged(s *session.Session, path string, orig *string)
 }
 
 // Room brings branches into the checkout.
@@ -381,6 +383,19 @@ func (r *Room) Saved(p approval.Pending, saved []byte) (applied bool, why string
 		return false, "", err
 	}
 	r.d.Landed(mg.Path, mg.Unsaved)
+	if s, ok := r.d.Sessions.Get(p.Session); ok {
+		// The session's change, as any applied proposal's: its checkpoint
+		// log knows what it left, its round lists the file.
+		s.Turns.Landed(mg.Path, string(saved), !f.Remove)
+		if r.authors != nil {
+			var orig *string
+			if onDisk.Exists {
+				o := string(onDisk.Original)
+				orig = &o
+			}
+			r.authors.Merged(s, mg.Path, orig)
+		}
+	}
 	if m != nil && r.authors != nil && !f.Remove {
 		// Claude's lines stay Claude's in the checkout (blame, notes).
 		src := filepath.Join(m.path, filepath.FromSlash(mg.Rel))

@@ -923,6 +923,21 @@ func perLine(b *review.Blame, text string) []review.Author {
 	return out
 }
 
+// Merged adds a file a merge brought from session s's worktree into the
+// checkout to s's round (orig: the checkout's file before, nil when it was
+// not there): the round lists it with what the merge changed, as for any
+// change of the session's. Who wrote its lines is Adopt's to say.
+func (r *Room) Merged(s *session.Session, path string, orig *string) {
+	r.mu.Lock()
+	rs := r.roundOf(s)
+	if rs.r.Changed(path, orig) {
+		r.saveRound(s, rs)
+	}
+	ev := r.event(r.folderOf(s.Cwd()))
+	r.mu.Unlock()
+	r.d.UI.Send(ui.EvReview, ev)
+}
+
 // Adopt records that a file of a worktree's branch (src, as srcText) was
 // merged into the checkout's dst (before → after): the lines that came as
 // they are keep their authors, kept in the folder of the checkout's top

@@ -168,3 +168,20 @@ func TestAnotherSessionsLinesAreNamed(t *testing.T) {
 		t.Fatalf("its own lines named %q", got)
 	}
 }
+
+// A file a merge brought into the checkout joins the session's round with
+// what the merge changed; who wrote its lines is left to Adopt.
+func TestAMergedFileJoinsTheRound(t *testing.T) {
+	r, s, dir, ev, _ := room(t)
+	f := filepath.Join(dir, "m.go")
+	before := "one\n"
+	write(t, f, "one\nTWO\n")
+	r.Merged(s, f, &before)
+	if ev.count(ui.EvReview) != 1 {
+		t.Fatalf("review events %d, want 1", ev.count(ui.EvReview))
+	}
+	rv, err := r.Round(Arg{Session: s.ID})
+	if err != nil || len(rv.Files) != 1 || rv.Files[0].Path != f || len(rv.Files[0].Hunks) != 1 || rv.Files[0].Hunks[0].Ins != 1 {
+		t.Fatalf("round %+v, %v: want m.go with the merged line", rv, err)
+	}
+}
