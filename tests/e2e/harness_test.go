@@ -484,12 +484,16 @@ func (e *Env) Pending() []Pending {
 	return out
 }
 
-// WaitPending waits for n pending requests and returns them.
+// WaitPending waits for n pending requests (at least n; 0: none at all)
+// and returns them.
 func (e *Env) WaitPending(n int) []Pending {
 	e.t.Helper()
 	var p []Pending
 	e.Eventually(60*time.Second, fmt.Sprintf("%d pending request(s)", n), func() bool {
 		p = e.Pending()
+		if n == 0 {
+			return len(p) == 0 // it returned at once, whatever was pending
+		}
 		return len(p) >= n
 	})
 	return p

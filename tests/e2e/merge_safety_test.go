@@ -51,6 +51,16 @@ func (e *Env) saveEach(dir string, wants ...fileText) {
 	}
 }
 
+// removeWorktree asks the host to remove a worktree (args: merge_remove's,
+// as the front end sends them) and says "ok: …" or "error: …".
+func (e *Env) removeWorktree(args map[string]any) string {
+	e.t.Helper()
+	var res string
+	e.Lua(&res, `local ok, r = pcall(require('claudenova.channel.host').request, 'merge_remove', ...)
+		return (ok and 'ok: ' or 'error: ') .. tostring(r)`, args)
+	return res
+}
+
 // stopSession stops session id and waits until it exited.
 func (e *Env) stopSession(id int) {
 	e.t.Helper()
@@ -214,9 +224,7 @@ func TestRemovalKeepsWorkNotBroughtOver(t *testing.T) {
 		e.WaitIdle(id)
 		// Removal as the offer takes it (stopping the session first): b.txt
 		// exists only in the worktree, so nothing is removed and it is named.
-		var res string
-		e.Lua(&res, `local ok, r = pcall(require('claudenova.channel.host').request, 'merge_remove', { session = ..., stop = true })
-			return (ok and 'ok: ' or 'error: ') .. tostring(r)`, id)
+		res := e.removeWorktree(map[string]any{"session": id, "stop": true})
 		mustContain(t, "removal", res, "error: ", "b.txt")
 		if _, err := os.Stat(filepath.Join(wt, "b.txt")); err != nil {
 			t.Fatalf("b.txt was deleted: %v (removal said %q)", err, res)
@@ -231,9 +239,7 @@ func TestRemovalKeepsWorkNotBroughtOver(t *testing.T) {
 		e.Cmd("write")
 		e.Eventually(10*time.Second, "b.txt applied", func() bool { return e.fileExists("b.txt") })
 		e.WaitPending(0) // written, then settled: the removal comes after
-		e.Lua(&res, `local ok, r = pcall(require('claudenova').merge_remove, ..., false)
-			return (ok and 'ok: ' or 'error: ') .. tostring(r)`, id)
-		mustContain(t, "removal", res, "ok: ")
+		mustContain(t, "removal", e.removeWorktree(map[string]any{"session": id}), "ok: ")
 		e.Eventually(20*time.Second, "the worktree removed", func() bool {
 			_, err := os.Stat(wt)
 			return os.IsNotExist(err)
@@ -368,9 +374,7 @@ func TestWorktreesOutliveARestart(t *testing.T) {
 			t.Fatalf("after a restart: %+v", wts)
 		}
 		// The merged one goes without its session.
-		var res string
-		e2.Lua(&res, `local ok, r = pcall(require('claudenova').merge_remove, 'worktree-done', false)
-			return (ok and 'ok: ' or 'error: ') .. tostring(r)`)
+		res := e2.removeWorktree(map[string]any{"branch": "worktree-done", "cwd": e2.Project})
 		mustContain(t, "removal after a restart", res, "ok: removed worktree-done")
 		// The other is merged by its name, no session resumed.
 		e2.ScriptUI([]string{"Keep "}, nil)
@@ -390,9 +394,7 @@ func TestWorktreesOutliveARestart(t *testing.T) {
 		// :ClaudeNova worktrees does: the session is stopped first, and
 		// its file, only there, is named and kept.
 		runs, runWt := e2.worktreeSession("runs", Seq(Step("Write", map[string]any{"file_path": "r.txt", "content": "r\n"})))
-		e2.Lua(&res, `local ok, r = pcall(require('claudenova.channel.host').request, 'merge_remove',
-				{ branch = 'worktree-runs', cwd = ..., stop = true })
-			return (ok and 'ok: ' or 'error: ') .. tostring(r)`, e2.Project)
+		res = e2.removeWorktree(map[string]any{"branch": "worktree-runs", "cwd": e2.Project, "stop": true})
 		mustContain(t, "removal of a running session's worktree", res, "error: ", "nothing removed", "r.txt")
 		if st, _ := e2.SessionState(runs); st != "exited" {
 			t.Fatalf("the session is %s after a removal that stops it", st)
