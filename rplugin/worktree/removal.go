@@ -104,6 +104,16 @@ func VersionOf(path string) Version {
 	return Version{Exists: true}
 }
 
+// ModeOf is the mode git keeps of the file at path (0o644 or 0o755; 0
+// when it is not a regular file there), read without its content.
+func ModeOf(path string) os.FileMode {
+	fi, err := os.Lstat(path)
+	if err != nil || !fi.Mode().IsRegular() {
+		return 0
+	}
+	return modeOf(fi)
+}
+
 // VersionOfChange is the worktree side of change c (read again from the
 // worktree at path when its text was not kept: a link, a large file).
 func VersionOfChange(c Change, path string) Version {

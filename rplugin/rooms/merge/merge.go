@@ -169,14 +169,11 @@ func (r *Room) start(ctx context.Context, id int, unsaved map[string][]byte) (Su
 	if err != nil {
 		return Summary{}, err
 	}
-	r.mu.Lock()
-	m := r.runOf(s.ID, wt.Path, wt.Root, wt.Branch)
-	m.pending, m.versions = map[string]string{}, map[string]worktree.Version{}
-	m.applied, m.skipped, m.left = nil, nil, nil
-	r.mu.Unlock()
 	sum := Summary{Branch: wt.Branch}
 	var props []*approval.Pending
-	var tookUnsaved []string
+	var tookUnsaved, left []string
+	pending, versions := map[string]string{}, map[string]worktree.Version{}
+	seen := map[string]worktree.Seen{} // what this merge shows, besides its proposals
 	ignored := 0
 	for i, c := range br.Changes {
 		v := worktree.VersionOfChange(c, wt.Path)
@@ -184,10 +181,8 @@ func (r *Room) start(ctx context.Context, id int, unsaved map[string][]byte) (Su
 			ignored++
 		}
 		if c.Binary || c.Symlink || c.Large || c.Dir || (c.Ignored && ignored > maxIgnored) {
-			r.mu.Lock()
-			m.left = append(m.left, c.Path)
-			m.seen[c.Path] = worktree.Seen{Version: v}
-			r.mu.Unlock()
+			left = append(left, c.Path)
+			seen[c.Path] = worktree.Seen{Version: v} // named in the summary
 			continue
 		}
 		p, conflicts, same, err := r.proposal(s, br.Top, wt.Branch, i, c, unsaved)
@@ -197,9 +192,7 @@ func (r *Room) start(ctx context.Context, id int, unsaved map[string][]byte) (Su
 		}
 		if same {
 			sum.Same++
-			r.mu.Lock()
-			m.seen[c.Path] = worktree.Seen{Version: v, Applied: true}
-			r.mu.Unlock()
+			seen[c.Path] = worktree.Seen{Version: v, Applied: true}
 			continue
 		}
 		if conflicts {
@@ -209,12 +202,18 @@ func (r *Room) start(ctx context.Context, id int, unsaved map[string][]byte) (Su
 			tookUnsaved = append(tookUnsaved, c.Path)
 		}
 		props = append(props, p)
-		r.mu.Lock()
-		m.pending[p.ID] = c.Path
-		m.versions[p.ID] = v // seen once settled: a proposal left open (the host killed) was decided by no one
-		r.mu.Unlock()
+		pending[p.ID] = c.Path
+		versions[p.ID] = v // seen once settled: a proposal left open (the host killed) was decided by no one
 	}
-	sum.Proposed, sum.Left = len(props), m.left
+	r.mu.Lock()
+	m := r.runOf(s.ID, wt.Path, wt.Root, wt.Branch)
+	m.pending, m.versions, m.left = pending, versions, left
+	m.applied, m.skipped = nil, nil
+	for p, v := range seen {
+		m.seen[p] = v
+	}
+	r.mu.Unlock()
+	sum.Proposed, sum.Left = len(props), left
 	sum.Message, sum.Details = short(sum), message(sum)
 	r.d.Note(s, "Merging "+wt.Branch+" into your checkout: "+sum.Details)
 	for _, rel := range tookUnsaved {
@@ -288,7 +287,7 @@ func (r *Room) proposal(s *session.Session, top, branch string, i int, c worktre
 	if fromBuffer {
 		ours, exists = buf, true
 	}
-	oursMode := worktree.VersionOf(path).Mode
+	oursMode := worktree.ModeOf(path)
 	// The mode, three ways: the branch's when the checkout kept the base's.
 	mode := oursMode
 	if c.Mode != 0 && (!exists || oursMode == c.BaseMode || oursMode == 0) {
@@ -603,12 +602,13 @@ func (r *Room) remove(ctx context.Context, id int, force bool, named []string) (
 	if err != nil {
 		return "", fmt.Errorf("%s: nothing removed: %w", wt.Branch, err)
 	}
+	entries := worktree.Entries(br, wt.Path) // reads the checkout: not under the room's lock
 	r.mu.Lock()
 	m := r.runOf(s.ID, wt.Path, wt.Root, wt.Branch)
 	for _, f := range named {
 		m.named[f] = true
 	}
-	d := worktree.Decide(worktree.Entries(br, wt.Path), m.seen, m.named)
+	d := worktree.Decide(entries, m.seen, m.named)
 	if !d.May(force) {
 		// Told now: a "remove all the same" may take them from here on.
 		for _, f := range d.Lost {
