@@ -39,6 +39,15 @@ type Host struct {
 	outbox *ui.Outbox
 	tools  *editortools.Bridge
 	log    *slog.Logger
+
+	workOnce sync.Once
+	work     *errands // the calls' work, off the RPC
+}
+
+// errands is the host's queue of work, started on first use.
+func (h *Host) errands() *errands {
+	h.workOnce.Do(func() { h.work = newErrands(h.log) })
+	return h.work
 }
 
 // applyLua is the single entry point of the Lua front end for UI events.
@@ -76,6 +85,7 @@ func Register(p *plugin.Plugin, log *slog.Logger) *Host {
 
 // Close shuts the app down: pending requests are denied, sessions stopped.
 func (h *Host) Close() {
+	h.errands().close()
 	if h.App != nil {
 		h.App.Shutdown()
 	}
@@ -95,40 +105,55 @@ type queued struct {
 type later struct{}
 
 // request is ClaudeNovaRequest(method, json[, token]). With a token, the
-// reply is an event of the stream (EvMark {token, reply}), queued after
-// every event the call caused, so the front end acts on it in the order
-// things happened; the call itself returns {queued: true} at once. A call
-// that waits on claude (its parameters are a desk.Replier) is given the
-// token and replies the same way when claude answered. Without a token
-// (the first calls of a channel, tests) the reply is returned.
+// call is queued and returns {queued: true} at once: its work runs on the
+// host's errands, off the RPC Neovim waits on, and its reply is an event of
+// the stream (EvMark {token, reply}), queued after every event the work
+// caused, so the front end acts on it in the order things happened. A call
+// that waits on claude (its parameters are a desk.Replier) replies the same
+// way when claude answered. Without a token (the first calls of a channel,
+// shutdown, tests) the work runs in the call and the reply is returned.
 func (h *Host) request(args []string) (string, error) {
 	token := ""
 	if len(args) == 3 {
 		token, args = args[2], args[:2]
 	}
-	out, err := h.call(args, token)
-	if _, ok := out.(later); ok && err == nil {
-		if token != "" {
-			b, _ := json.Marshal(queued{Queued: true})
-			return string(b), nil
-		}
-		out = nil
-	}
-	r := ui.Answered(out, err)
 	if token != "" && h.outbox != nil {
-		method := ""
-		if len(args) > 0 {
-			method = args[0]
-		}
-		h.outbox.Send(ui.EvMark, ui.Mark{Token: token, Method: method, Reply: r})
+		h.errands().add(func() { h.reply(args, token) })
 		b, _ := json.Marshal(queued{Queued: true})
 		return string(b), nil
 	}
-	b, err := json.Marshal(r)
+	out, err := h.safeCall(args, "")
+	if _, ok := out.(later); ok && err == nil {
+		out = nil
+	}
+	b, err := json.Marshal(ui.Answered(out, err))
 	if err != nil {
 		b, _ = json.Marshal(ui.Answer{Error: "encode result: " + err.Error()})
 	}
 	return string(b), nil
+}
+
+// reply runs a queued call and sends its reply as a mark, unless it comes
+// later (desk.ReplyLater sends it).
+func (h *Host) reply(args []string, token string) {
+	out, err := h.safeCall(args, token)
+	if _, ok := out.(later); ok && err == nil {
+		return
+	}
+	method := ""
+	if len(args) > 0 {
+		method = args[0]
+	}
+	h.outbox.Send(ui.EvMark, ui.Mark{Token: token, Method: method, Reply: ui.Answered(out, err)})
+}
+
+// safeCall is call with a panic turned into the call's error.
+func (h *Host) safeCall(args []string, token string) (any, error) {
+	method := ""
+	if len(args) > 0 {
+		method = args[0]
+	}
+	return safely(h.log, method, func() (any, error) { return h.call(args, token) })
 }
 
 // background lists the notification methods whose work may take time: they
@@ -136,19 +161,25 @@ func (h *Host) request(args []string) (string, error) {
 // notification from Neovim.
 var background = map[string]bool{"proposal_saved": true, "proposal_wiped": true}
 
-// notify is ClaudeNovaNotify(method, json): errors go to the user as a notification.
+// notify is ClaudeNovaNotify(method, json): queued behind the calls made
+// before it (a proposal wiped after its decide is settled after it);
+// errors go to the user as a notification.
 func (h *Host) notify(args []string) {
+	h.errands().add(func() { h.notified(args) })
+}
+
+func (h *Host) notified(args []string) {
 	if len(args) > 0 && background[args[0]] && h.App != nil {
 		id, err := decode[idArg]([]byte(argOr(args, 1, "{}")))
 		if err == nil {
 			h.App.InBackground(id.ID, func() error {
-				_, err := h.call(args, "")
+				_, err := h.safeCall(args, "")
 				return err
 			})
 			return
 		}
 	}
-	if _, err := h.call(args, ""); err != nil {
+	if _, err := h.safeCall(args, ""); err != nil && h.outbox != nil {
 		h.outbox.Send(ui.EvNotify, map[string]any{"msg": err.Error(), "level": "error"})
 	}
 }

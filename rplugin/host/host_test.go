@@ -272,7 +272,6 @@ func TestEveryReplyIsOneMarkWithTheCallsToken(t *testing.T) {
 		{"new", `{"cwd":"` + dir + `","prompt":"hi"}`, "c2"},
 		{"checkpoints", `{"session":1}`, "c3"},           // later: its work runs
 		{"task_output", `{"id":"nope"}`, "c4"},           // later, refused before its work
-		{"checkpoints", `{"session":1,"token":"x"}`, ""}, // no token: replied in the call
 	} {
 		out, err := h.request([]string{c.method, c.args, c.token})
 		if err != nil {
@@ -326,7 +325,55 @@ func TestEveryReplyIsOneMarkWithTheCallsToken(t *testing.T) {
 	if m := marks["c4"]; m.Reply.OK || !strings.Contains(m.Reply.Error, "nope") || m.Method != "task_output" {
 		t.Errorf("task_output's reply %+v", m)
 	}
+	// Without a token: replied in the call (not queued behind others, so
+	// made once the session is there).
+	out, err := h.request([]string{"checkpoints", `{"session":1,"token":"x"}`, ""})
+	if r := decodeReply(t, out); err != nil || !r.OK {
+		t.Errorf("checkpoints without a token = %s %v", out, err)
+	}
 	if _, ok := marks["x"]; ok {
 		t.Error("a token in the arguments was used for the reply")
+	}
+}
+
+// A call whose work panics is answered with an error naming it, and the
+// host goes on answering.
+func TestAPanickingCallIsAnsweredAndTheHostGoesOn(t *testing.T) {
+	batches := make(chan string, 64)
+	o := ui.NewOutbox(func(b string) error { batches <- b; return nil }, slog.New(slog.DiscardHandler))
+	t.Cleanup(o.Close)
+	h := &Host{App: nil, outbox: o, log: slog.New(slog.DiscardHandler)} // no app: a handler that uses it panics
+	t.Cleanup(h.Close)
+	for _, c := range [][]string{{"sessions", `{}`, "c1"}, {"version", `{}`, "c2"}} {
+		if out, err := h.request(c); err != nil || out != `{"queued":true}` {
+			t.Fatalf("%s = %s %v", c[0], out, err)
+		}
+	}
+	marks := map[string]ui.Mark{}
+	deadline := time.After(10 * time.Second)
+	for len(marks) < 2 {
+		select {
+		case b := <-batches:
+			var evs []struct {
+				Name string  `json:"event"`
+				Data ui.Mark `json:"data"`
+			}
+			if err := json.Unmarshal([]byte(b), &evs); err != nil {
+				t.Fatal(err)
+			}
+			for _, ev := range evs {
+				if ev.Name == ui.EvMark {
+					marks[ev.Data.Token] = ev.Data
+				}
+			}
+		case <-deadline:
+			t.Fatalf("marks %v, want c1 and c2", marks)
+		}
+	}
+	if m := marks["c1"]; m.Reply.OK || !strings.Contains(m.Reply.Error, "sessions") {
+		t.Errorf("the panicking call's reply %+v", m.Reply)
+	}
+	if m := marks["c2"]; !m.Reply.OK {
+		t.Errorf("the next call's reply %+v", m.Reply)
 	}
 }

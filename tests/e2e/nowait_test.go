@@ -29,8 +29,8 @@ func slowGit(t *testing.T, delay string) string {
 	return dir
 }
 
-// The editor never waits for git: while merge, compare, provenance, a new
-// worktree session and a notes push run against a git that takes 1 s a
+// The editor never waits for git: while merge, compare, provenance, blame,
+// a new worktree session and a notes push run against a git that takes 1 s a
 // call, a 2 ms timer in Neovim keeps firing. Its longest gap is held to
 // less than one git call (a bound that tells waiting from not waiting, not
 // a measure of speed: the figures are make bench's).
@@ -79,6 +79,10 @@ func TestEditorNeverWaitsForGit(t *testing.T) {
 		mark("provenance")
 		e.Cmd("close")
 		step("ClaudeNova provenance push", "pushed the authorship notes")
+		// Blame reads the commit's authorship note (git) for the file.
+		e.Cmd("edit " + filepath.Join(e.Project, "a.txt"))
+		step("ClaudeNova blame", "has not changed a.txt")
+		e.Cmd("ClaudeNova blame")
 		e.Cmd("ClaudeNova stop")
 		e.ScriptUI([]string{"Keep "}, nil)
 		step("ClaudeNova merge", "nothing to bring over")
