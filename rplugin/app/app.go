@@ -455,8 +455,7 @@ func (a *App) send(s *session.Session, prompt string) error {
 		a.desk.Transcript(s, s.Transcript.PromptMarked(prompt, mark))
 	}
 	s.Prompted(prompt)
-	s.BeginTurn()
-	s.Update(session.StateRunning, "", "", "")
+	s.Transition(func(session.Now) session.Now { return session.Now{State: session.StateRunning, Turn: true} })
 	a.ui.Send(ui.EvSession, s)
 	return nil
 }

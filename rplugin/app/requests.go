@@ -166,25 +166,32 @@ func (a *App) readAhead(id, tool, review string) func(string) ([]byte, error) {
 
 // arrive is every request's arrival: it adds the request to the registry,
 // announces it, marks its session (s; nil for none, a merge's) as waiting
-// and presents its surface. Adding, announcing and "waiting" are the
-// registry's one step: a decision cannot come between the request's
-// arrival and the session's "waiting" (the cleanup after that decision
-// would find the session not yet waiting and leave it waiting for
-// nothing). What it sends reaches the front end in one batch (ui.Hold):
+// and presents its surface. The session's state is one transition that
+// reads the registry's count under the session's lock (as the cleanup
+// after a decision does): whichever runs last sees the other's work, so a
+// decision that comes between the arrival and "waiting" never leaves the
+// session waiting for nothing, nor running with a request that waits.
+// (A registry callback never takes a session's lock: the lock order is
+// session, then registry.) What it sends reaches the front end in one batch (ui.Hold):
 // the row, the session's state and the surface drawn at once. False for a
 // duplicate id.
 func (a *App) arrive(p *approval.Pending, s *session.Session) bool {
 	view := a.views.Request(*p)
 	release := ui.Hold(a.ui)
 	defer release()
-	if !a.reg.Register(p, func(approval.Pending) {
-		a.ui.Send(ui.EvRequestAdded, view)
-		if s != nil {
-			s.Update(session.StateWaiting, "", "", "")
-			a.ui.Send(ui.EvSession, s)
-		}
-	}) {
+	if !a.reg.Register(p, func(approval.Pending) { a.ui.Send(ui.EvRequestAdded, view) }) {
 		return false
+	}
+	if s != nil {
+		// Waiting while any of its requests is: a decision that came
+		// since it was registered has left nothing to wait for.
+		s.Transition(func(cur session.Now) session.Now {
+			if a.reg.Count(s.ID) > 0 {
+				cur.State = session.StateWaiting
+			}
+			return cur
+		})
+		a.ui.Send(ui.EvSession, s)
 	}
 	a.reg.Present(p.ID, func(approval.Pending) { a.ui.Send(ui.EvPresent, view) })
 	return true
@@ -396,12 +403,16 @@ func (a *App) cleanup(p approval.Pending) {
 			a.log.Warn("unstage", "path", p.Staged, "err", err)
 		}
 	}
-	if s, ok := a.sessions.Get(p.Session); ok && s.State() == session.StateWaiting && a.reg.Count(p.Session) == 0 {
-		st := session.StateRunning
-		if !s.InTurn() {
-			st = session.StateIdle // a background agent asked between turns
+	if s, ok := a.sessions.Get(p.Session); ok && s.Transition(func(cur session.Now) session.Now {
+		if cur.State != session.StateWaiting || a.reg.Count(p.Session) > 0 {
+			return cur
 		}
-		s.Update(st, "", "", "")
+		cur.State = session.StateRunning
+		if !cur.Turn {
+			cur.State = session.StateIdle // a background agent asked between turns
+		}
+		return cur
+	}) {
 		a.ui.Send(ui.EvSession, s)
 	}
 }

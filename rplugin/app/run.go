@@ -186,18 +186,19 @@ func (r *router) handle(s *session.Session, m claude.Message) {
 		r.world.FromResults(s, results)
 	case "result":
 		interrupted := s.TakeInterrupted()
-		s.EndTurn()
+		awaits := s.AwaitsIdle()
 		r.desk.Transcript(s, s.Transcript.Result(m, interrupted))
-		state := session.StateIdle
-		switch {
-		case r.reg.Count(s.ID) > 0:
-			state = session.StateWaiting
-		case s.AwaitsIdle():
-			// claude says when its work is over (session_state_changed):
-			// a background agent may still run.
-			state = session.StateRunning
-		}
-		s.Update(state, "", "", "")
+		s.Transition(func(session.Now) session.Now {
+			switch {
+			case r.reg.Count(s.ID) > 0:
+				return session.Now{State: session.StateWaiting}
+			case awaits:
+				// claude says when its work is over (session_state_changed):
+				// a background agent may still run.
+				return session.Now{State: session.StateRunning}
+			}
+			return session.Now{State: session.StateIdle}
+		})
 		r.ui.Send(ui.EvSession, s)
 		r.desk.Background(func(ctx context.Context) { r.contextUsage(ctx, s) })
 		r.world.CountWorktree(s)
@@ -243,9 +244,7 @@ func (r *router) replayed(s *session.Session, m claude.Message) bool {
 		return false
 	}
 	r.promptTaken(s, m.User.UUID)
-	if s.State() == session.StateIdle {
-		s.BeginTurn()
-		s.Update(session.StateRunning, "", "", "")
+	if s.Transition(runsIfIdle) {
 		r.ui.Send(ui.EvSession, s)
 	}
 	return true
@@ -279,12 +278,18 @@ func (r *router) commandLifecycle(s *session.Session, m claude.Message) {
 // after a model switch too), not a subagent's message (it works between
 // turns, and its tasks show that).
 func (r *router) turnByItself(s *session.Session, m claude.Message) {
-	if s.State() != session.StateIdle || m.Origin().Subagent() {
+	if m.Origin().Subagent() || !s.Transition(runsIfIdle) {
 		return
 	}
-	s.BeginTurn()
-	s.Update(session.StateRunning, "", "", "")
 	r.ui.Send(ui.EvSession, s)
+}
+
+// runsIfIdle: an idle session starts a turn and runs.
+func runsIfIdle(cur session.Now) session.Now {
+	if cur.State == session.StateIdle {
+		return session.Now{State: session.StateRunning, Turn: true}
+	}
+	return cur
 }
 
 // contextUsage asks claude how full the context is (shown in the
@@ -313,12 +318,13 @@ func (r *router) system(s *session.Session, m claude.Message) {
 		// Not a turn by itself: claude sends one with each turn, and after
 		// a model switch while idle too (turnByItself starts the turns
 		// claude starts on its own).
-		st := ""
-		switch s.State() {
-		case session.StateStarting, session.StateReady:
-			st = session.StateIdle
-		}
-		s.Update(st, "", sys.SessionID, sys.Model)
+		s.Update("", sys.SessionID, sys.Model)
+		s.Transition(func(cur session.Now) session.Now {
+			if cur.State == session.StateStarting || cur.State == session.StateReady {
+				cur.State = session.StateIdle
+			}
+			return cur
+		})
 		r.modes.Reported(s, sys.PermissionMode)
 		r.modes.CheckVersion(s, sys.Version)
 		r.world.Init(s, sys)
@@ -434,16 +440,22 @@ func (r *router) sessionState(s *session.Session, m claude.Message) {
 	s.SawState(state)
 	switch state {
 	case "idle":
-		if s.State() == session.StateExited || r.reg.Count(s.ID) > 0 {
+		if !s.Transition(func(cur session.Now) session.Now {
+			if r.reg.Count(s.ID) > 0 {
+				return cur // its requests wait for the user
+			}
+			return session.Now{State: session.StateIdle}
+		}) {
 			return
 		}
-		s.EndTurn()
-		s.Update(session.StateIdle, "", "", "")
 	case "running":
-		switch s.State() {
-		case session.StateIdle, session.StateReady, session.StateStarting:
-			s.Update(session.StateRunning, "", "", "")
-		default:
+		if !s.Transition(func(cur session.Now) session.Now {
+			switch cur.State {
+			case session.StateIdle, session.StateReady, session.StateStarting:
+				cur.State = session.StateRunning
+			}
+			return cur
+		}) {
 			return
 		}
 	default:

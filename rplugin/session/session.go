@@ -311,13 +311,11 @@ func (s *Session) Info() Info {
 	return info
 }
 
-// Update changes fields under the lock; empty strings leave a field as it is.
-func (s *Session) Update(state, mode, claudeID, model string) {
+// Update changes what claude reported of the session under the lock; empty
+// strings leave a field as it is. The state is Transition's alone.
+func (s *Session) Update(mode, claudeID, model string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if state != "" && s.state != StateExited {
-		s.state = state
-	}
 	if mode != "" {
 		s.mode = mode
 	}
@@ -329,17 +327,55 @@ func (s *Session) Update(state, mode, claudeID, model string) {
 	}
 }
 
+// Now is what a transition sees of a session, and what it returns: the
+// state ("" in a returned Now keeps it) and whether a turn runs.
+type Now struct {
+	State string
+	Turn  bool
+}
+
+// Transition is the one writer of a session's state: next is called under
+// the session's lock with the state as it is and returns the next one, so
+// nothing can come between what it read and what it wrote. An exited
+// session stays exited. next must not call the session; it may read an
+// owner that never calls a session while it holds its own lock (the
+// registry's count of requests). It reports whether the state or the turn
+// changed.
+func (s *Session) Transition(next func(Now) Now) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.move(next)
+}
+
+// move is Transition under the lock held.
+func (s *Session) move(next func(Now) Now) bool {
+	cur := Now{State: s.state, Turn: s.turn}
+	n := next(cur)
+	if n.State == "" || cur.State == StateExited {
+		n.State = cur.State
+	}
+	changed := n.State != s.state || n.Turn != s.turn
+	s.state, s.turn = n.State, n.Turn
+	return changed
+}
+
+// To moves to state, keeping the turn as it is.
+func To(state string) func(Now) Now {
+	return func(cur Now) Now { cur.State = state; return cur }
+}
+
 // MarkReady records that claude answered initialize: a session that has
 // not been sent a prompt is ready (it reported "starting" until its first
 // prompt before). It reports whether the state changed.
 func (s *Session) MarkReady() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.state != StateStarting {
-		return false
-	}
-	s.state = StateReady
-	return true
+	return s.move(func(cur Now) Now {
+		if cur.State == StateStarting {
+			cur.State = StateReady
+		}
+		return cur
+	})
 }
 
 // SetVersion records the claude version the session runs; false when it
@@ -377,16 +413,12 @@ func (s *Session) SetMode(mode string) bool {
 // BeginTurn records that a turn runs (until EndTurn): the user's, or one
 // claude started by itself when a task ended.
 func (s *Session) BeginTurn() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.turn = true
+	s.Transition(func(cur Now) Now { cur.Turn = true; return cur })
 }
 
 // EndTurn records that the turn ended (claude's result).
 func (s *Session) EndTurn() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.turn = false
+	s.Transition(func(cur Now) Now { cur.Turn = false; return cur })
 }
 
 // InTurn reports whether a turn runs: a request decided between turns (a
@@ -452,7 +484,7 @@ func (s *Session) Dequeue(id string) bool {
 func (s *Session) Exited(errMsg string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.state = StateExited
+	s.move(To(StateExited))
 	s.errMsg = errMsg
 	s.Applied.forget()
 	s.queued = nil
@@ -486,8 +518,7 @@ func (s *Session) StopNow() []Queued {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.stopping = true
-	s.state = StateExited
-	s.turn = false
+	s.move(func(Now) Now { return Now{State: StateExited} })
 	dropped := s.queued
 	s.queued = nil
 	return dropped

@@ -103,7 +103,7 @@ func (r *Room) SetModel(p ModelParams) (desk.Outcome, error) {
 		if res, err := claude.DecodeModelSet(raw); err == nil && res.Model != "" {
 			model = res.Model
 		}
-		s.Update("", "", "", model)
+		s.Update("", "", model)
 		r.d.UI.Send(ui.EvSession, s)
 		r.d.Note(s, "Model: "+sanitize.Line(model))
 	})

@@ -217,7 +217,7 @@ func (r *Room) bringBack(ctx context.Context, root string, l Leftover) (*session
 		s.SetTitle(l.Branch + " (left from an earlier session)")
 		s.World.SetWorktree(&session.Worktree{Path: l.Path, Branch: l.Branch, Root: root,
 			Shown: filepath.ToSlash(filepath.Join(".claude", "worktrees", filepath.Base(l.Path)))})
-		s.Update(session.StateExited, "", "", "")
+		s.Exited("")
 		return s, nil
 	})
 	if err != nil {

@@ -153,7 +153,7 @@ func TestMergeOfABranch(t *testing.T) {
 	if _, err := r.Remove(s.ID, false); err == nil || !strings.Contains(err.Error(), "stop it first") {
 		t.Fatalf("remove while it runs: %v", err)
 	}
-	s.Update(session.StateExited, "", "", "")
+	s.Exited("")
 	if _, err := r.Remove(s.ID, false); err == nil || !strings.Contains(err.Error(), "img.bin, n.txt") {
 		t.Fatalf("remove with work left: %v", err)
 	}
@@ -348,7 +348,7 @@ func TestTheOfferStopsTheSessionThenRemoves(t *testing.T) {
 	var stopped []int
 	a := &asks{proposed: map[string]*approval.Pending{}, settled: map[string]string{}, stop: func(id int) {
 		stopped = append(stopped, id)
-		s.Update(session.StateExited, "", "", "")
+		s.Exited("")
 	}}
 	out := &sent{}
 	d := desk.New(out, mgr, nil)
@@ -452,7 +452,7 @@ func TestAMergeCutShortNamesItsOpenFiles(t *testing.T) {
 	}
 	// The host is killed: b.txt's proposal was never settled. A new host:
 	r2, s2, _ := start()
-	s2.Update(session.StateExited, "", "", "")
+	s2.Exited("")
 	_, err := r2.Remove(s2.ID, true)
 	if err == nil || !strings.Contains(err.Error(), "b.txt") || strings.Contains(err.Error(), "a.txt") {
 		t.Fatalf("remove all the same after a merge cut short: %v", err)
