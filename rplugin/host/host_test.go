@@ -270,8 +270,8 @@ func TestEveryReplyIsOneMarkWithTheCallsToken(t *testing.T) {
 	for _, c := range []struct{ method, args, token string }{
 		{"configure", `{"storage":"` + filepath.Join(dir, "st") + `"}`, "c1"},
 		{"new", `{"cwd":"` + dir + `","prompt":"hi"}`, "c2"},
-		{"checkpoints", `{"session":1}`, "c3"},           // later: its work runs
-		{"task_output", `{"id":"nope"}`, "c4"},           // later, refused before its work
+		{"checkpoints", `{"session":1}`, "c3"}, // later: its work runs
+		{"task_output", `{"id":"nope"}`, "c4"}, // later, refused before its work
 	} {
 		out, err := h.request([]string{c.method, c.args, c.token})
 		if err != nil {
