@@ -214,7 +214,7 @@ M.subcommands = {
     end,
   },
   rewind = {
-    desc = "Restore the files Claude changed (Write, Edit) to their state before one of your prompts: pick the prompt (its time, and what claude's dry run would restore), confirm. Open buffers are reloaded (unsaved edits are kept in storage first); Claude is told; changes made by commands (Bash) are not restored.",
+    desc = "Restore the files Claude changed (Write, Edit, and the commands you allowed) to their state before one of your prompts: pick the prompt (its time, and what claude's dry run would restore), confirm. Open buffers are reloaded (unsaved edits are kept in storage first); Claude is told; changes of commands run without asking you are not restored.",
     run = function()
       require("claudenova.surfaces.rewind").pick()
     end,

@@ -3,6 +3,7 @@ package app
 import (
 	"errors"
 	"fmt"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/commands"
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/approval"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
@@ -75,6 +76,10 @@ func (a *App) decide(r approval.Pending, d approval.Decision, outcome string) (b
 	res, err := d.Result(r)
 	if err != nil {
 		return false, err
+	}
+	if s, ok := a.sessions.Get(r.Session); ok && res.Behavior == "allow" && commands.Tools[r.Perm.ToolName] {
+		// Before claude may run it: what it changes is then known.
+		a.commands.Before(s, r.Perm.ToolUseID, r.Target)
 	}
 	err = a.finishWith(r, outcome, func(s *session.Session, p approval.Pending) error {
 		if m := res.ModeSet(); m != "" {

@@ -30,6 +30,7 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/others"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/queue"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/review"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/commands"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/complete"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/controls"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/editor"
@@ -105,6 +106,7 @@ type App struct {
 	complete *complete.Room    // the prompt input's completion
 	merge    *merge.Room       // a worktree's branch brought into the checkout as proposals
 	notes    *provenance.Room  // who wrote each line, kept in git (authorship notes)
+	commands *commands.Room    // what a command changed: snapshots around it
 	views    *views.Builder    // how a request is worded for the front end
 	route    *router           // each claude's messages, routed (run.go)
 
@@ -168,8 +170,12 @@ func New(sink ui.Sink, log *slog.Logger) *App {
 		o := a.cfg.get()
 		return others.Config{Cmd: o.Cmd, Env: o.Env, Home: a.cfg.home()}
 	})
+	a.commands = commands.New(a.desk, commands.Deps{
+		Storage: func() string { return a.cfg.get().Storage },
+		Record:  func(s *session.Session, path string, before *string) { a.route.recordFile(s, path, before) },
+	})
 	a.route = &router{log: log, ui: sink, desk: a.desk, reg: a.reg, world: a.world, modes: a.modes, tasks: a.tasks,
-		history: a.history, edit: a.edit, rounds: a.rounds, complete: a.complete, asks: a}
+		history: a.history, edit: a.edit, rounds: a.rounds, complete: a.complete, commands: a.commands, asks: a}
 	novel := claude.NewNovelties()
 	a.start = func(cfg claude.Config, log *slog.Logger) (claude.Conn, error) {
 		cfg.Spawner, cfg.LongLines, cfg.Novel = a.spawner, a.long, novel
@@ -598,6 +604,7 @@ func (a *App) Shutdown() {
 	a.desk.Close() // background git (a push, a merge) ends now
 	a.edit.Stop()
 	a.notes.Close()
+	defer a.commands.Close()
 	for _, r := range a.reg.List() {
 		_, _ = a.decide(r, approval.Decision{Behavior: approval.Deny,
 			Message: "Neovim is exiting; the user could not answer this request."}, "neovim exiting")

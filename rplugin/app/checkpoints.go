@@ -24,6 +24,14 @@ func (r *router) recordChanges(s *session.Session, tr claude.ToolResults) string
 	if !ok {
 		return ""
 	}
+	r.recordFile(s, path, orig)
+	return path
+}
+
+// recordFile records that session s changed path (orig: its content
+// before, nil when it did not exist), by a tool or a command: the prompt's
+// checkpoint, what the session left, the review round and blame.
+func (r *router) recordFile(s *session.Session, path string, orig *string) {
 	s.Turns.Changed(path, orig)
 	if orig == nil {
 		r.complete.Created(path) // a new file: @ completes it at once
@@ -35,7 +43,6 @@ func (r *router) recordChanges(s *session.Session, tr claude.ToolResults) string
 		s.Turns.Landed(path, after, exists)
 	}
 	r.rounds.Changed(s, path, orig, after, err)
-	return path
 }
 
 // FileChange is one file a turn changed: before the turn and now.

@@ -15,6 +15,7 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/editor"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/history"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/modes"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/commands"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/rounds"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/tasks"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/world"
@@ -40,6 +41,7 @@ type router struct {
 	edit     *editor.Room
 	rounds   *rounds.Room
 	complete *complete.Room
+	commands *commands.Room
 	asks     answerPath
 	// fault, when set (tests), runs before each message is handled: a
 	// panic there is a fault in the session's handling.
@@ -183,6 +185,7 @@ func (r *router) handle(s *session.Session, m claude.Message) {
 		r.modes.ExplainUnasked(s, results.Results)
 		r.desk.Transcript(s, s.Transcript.Apply(m))
 		r.asks.toolsFinished(s, results.Results, r.recordChanges(s, results))
+		r.commands.Finished(s, results.Results)
 		r.world.FromResults(s, results)
 	case "result":
 		interrupted := s.TakeInterrupted()
@@ -392,6 +395,7 @@ func (r *router) exited(s *session.Session, sawInit bool) {
 	}
 	s.Exited(errMsg)
 	r.tasks.Ended(s)
+	r.commands.Forget(s.ID)
 	r.desk.Transcript(s, s.Transcript.EndHooks())
 	if s.World.EndHooks() {
 		r.world.Changed(s)

@@ -183,6 +183,12 @@ func (d *Desk) BackgroundFor(limit time.Duration, fn func(ctx context.Context)) 
 	})
 }
 
+// Bounded is a context for work done in place (not in the background),
+// bounded by limit and ended by Close like background work.
+func (d *Desk) Bounded(limit time.Duration) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(d.ctx, limit)
+}
+
 // ReplyLater runs fn in the background and sends its outcome as the
 // call's reply (a mark with its token), in the stream like every reply.
 func (d *Desk) ReplyLater(to ReplyTo, fn func(ctx context.Context) (any, error)) {

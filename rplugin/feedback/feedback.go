@@ -136,7 +136,7 @@ func Rewound(prompt string, files []string, skipped int) string {
 	if skipped > 0 {
 		fmt.Fprintf(&b, "%d linked file(s) were left as they were.\n", skipped)
 	}
-	b.WriteString("Changes made by commands (Bash) were not restored.")
+	b.WriteString("Changes made by commands run without asking the user (Bash) were not restored.")
 	return b.String()
 }
 

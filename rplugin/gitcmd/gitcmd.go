@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -25,7 +26,16 @@ func Run(ctx context.Context, dir string, args ...string) (string, error) {
 // Bytes runs git in dir with stdin (nil: none) and returns its output as
 // it is.
 func Bytes(ctx context.Context, dir string, stdin io.Reader, args ...string) ([]byte, error) {
+	return BytesEnv(ctx, dir, nil, stdin, args...)
+}
+
+// BytesEnv is Bytes with env added to git's environment (e.g.
+// GIT_INDEX_FILE: an index of the caller's own).
+func BytesEnv(ctx context.Context, dir string, env []string, stdin io.Reader, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
+	if len(env) > 0 {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	cmd.Stdin = stdin
 	// Ended with its context (the host going away): its children too, and
 	// what they hold of its output is not waited for.

@@ -112,7 +112,7 @@ func TestRewindTwoTurns(t *testing.T) {
 		// Claude reads what happened with the next prompt.
 		e.Lua(nil, `require('claudenova').send("what now?")`)
 		req := e.waitRequest("what now?", "rewound files to their state before")
-		if !strings.Contains(req, "- b.txt") || !strings.Contains(req, "- a.txt") || !strings.Contains(req, "(Bash) were not restored") {
+		if !strings.Contains(req, "- b.txt") || !strings.Contains(req, "- a.txt") || !strings.Contains(req, "without asking the user (Bash) were not restored") {
 			t.Fatalf("model request:\n%s", req)
 		}
 	})

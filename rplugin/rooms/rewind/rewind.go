@@ -475,7 +475,7 @@ func (rw *Room) Rewind(p RewindParams) error {
 		if len(kept) > 0 {
 			what += "; later changes by others to " + strings.Join(kept, ", ") + " kept"
 		}
-		rw.d.Note(s, fmt.Sprintf("Rewound to before prompt %d (%q): %s. Changes made by commands (Bash) were not restored.", t.N, sanitize.FirstLine(t.Prompt, 50), what))
+		rw.d.Note(s, fmt.Sprintf("Rewound to before prompt %d (%q): %s. Changes made by commands run without asking the user (Bash) were not restored.", t.N, sanitize.FirstLine(t.Prompt, 50), what))
 		if len(files) > 0 {
 			rw.d.Tell(s, feedback.Rewound(t.Prompt, rel, 0))
 			rw.diagnose(s, files)
@@ -567,7 +567,7 @@ func (rw *Room) rewindByClaude(ctx context.Context, s *session.Session, t checkp
 	if len(rel) > 0 {
 		what = strings.Join(rel, ", ") + " restored by claude"
 	}
-	rw.d.Note(s, fmt.Sprintf("Rewound to before prompt %d (%q): %s. Changes made by commands (Bash) were not restored.", t.N, sanitize.FirstLine(t.Prompt, 50), what))
+	rw.d.Note(s, fmt.Sprintf("Rewound to before prompt %d (%q): %s. Changes made by commands run without asking the user (Bash) were not restored.", t.N, sanitize.FirstLine(t.Prompt, 50), what))
 	if len(files) > 0 {
 		rw.d.Tell(s, feedback.Rewound(t.Prompt, rel, r.SkippedLinks))
 		rw.diagnose(s, files)

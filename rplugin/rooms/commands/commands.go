@@ -1,0 +1,225 @@
+// Package commands sees what a command changed. Just before an allowed
+// Bash command runs, the session's folder is snapshotted (package
+// snapshot); when its result comes, again, and the two are compared. Each
+// file it changed whose content before is known is recorded as a Write's
+// change is (the checkpoint of the prompt, the review round, blame); every
+// file is named in the transcript under the command, and what cannot be
+// restored (an ignored file, one too big, a folder outside git) says so.
+package commands
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/desk"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/snapshot"
+)
+
+// Tools are the tools whose effects are snapshotted.
+var Tools = map[string]bool{"Bash": true}
+
+// Deps is what the room is given.
+type Deps struct {
+	Storage func() string
+	// Record records one file a session changed (the content before; nil:
+	// it did not exist), as a Write's change is recorded.
+	Record func(s *session.Session, path string, before *string)
+}
+
+// Room keeps the snapshots taken before commands that have not ended.
+type Room struct {
+	d    *desk.Desk
+	deps Deps
+	lim  snapshot.Limits
+
+	mu     sync.Mutex
+	dir    string              // this host's snapshot indexes
+	before map[string]taken    // session:tool_use_id -> the snapshot before
+	locks  map[int]*sync.Mutex // per session: one snapshot at a time on its index
+}
+
+type taken struct {
+	snap    snapshot.Snap
+	command string
+}
+
+// New returns the room.
+func New(d *desk.Desk, deps Deps) *Room {
+	return &Room{d: d, deps: deps, lim: snapshot.Default, before: map[string]taken{}, locks: map[int]*sync.Mutex{}}
+}
+
+// limit bounds one snapshot.
+const limit = 30 * time.Second
+
+func key(sid int, toolUseID string) string { return fmt.Sprintf("%d:%s", sid, toolUseID) }
+
+// Before snapshots the session's folder before the command of tool use id
+// runs (call it before claude is told it may). A failure is logged: the
+// command then runs unseen, and the transcript says so when it ends.
+func (r *Room) Before(s *session.Session, toolUseID, command string) {
+	if toolUseID == "" {
+		return
+	}
+	snap, err := r.take(s)
+	if err != nil {
+		r.d.Log.Warn("snapshot before a command", "session", s.ID, "err", err)
+		return
+	}
+	r.mu.Lock()
+	r.before[key(s.ID, toolUseID)] = taken{snap: snap, command: command}
+	r.mu.Unlock()
+}
+
+// Finished compares the folder after each result of a command snapshotted
+// before, records its changes and names them in the transcript.
+func (r *Room) Finished(s *session.Session, results []claude.ToolResult) {
+	for _, res := range results {
+		r.mu.Lock()
+		t, ok := r.before[key(s.ID, res.ToolUseID)]
+		delete(r.before, key(s.ID, res.ToolUseID))
+		r.mu.Unlock()
+		if !ok {
+			continue
+		}
+		after, err := r.take(s)
+		if err != nil {
+			r.d.Log.Warn("snapshot after a command", "session", s.ID, "err", err)
+			r.d.Note(s, fmt.Sprintf("Could not see what `%s` changed: %v", short(t.command), err))
+			continue
+		}
+		ctx, cancel := r.d.Bounded(limit)
+		cs, err := snapshot.Compare(ctx, t.snap, after, r.lim)
+		cancel()
+		if err != nil {
+			r.d.Log.Warn("compare snapshots", "session", s.ID, "err", err)
+			continue
+		}
+		if len(cs) == 0 {
+			continue
+		}
+		for _, c := range cs {
+			if c.Unknown {
+				continue
+			}
+			before := c.Before
+			if c.Status == snapshot.Created {
+				before = nil
+			}
+			r.deps.Record(s, c.Path, before)
+		}
+		r.d.Note(s, Describe(t.command, cs, after.Partial))
+	}
+}
+
+// Forget drops what is kept for a session that ended.
+func (r *Room) Forget(sid int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for k := range r.before {
+		if strings.HasPrefix(k, fmt.Sprintf("%d:", sid)) {
+			delete(r.before, k)
+		}
+	}
+	if r.dir != "" {
+		_ = os.Remove(filepath.Join(r.dir, fmt.Sprintf("%d.index", sid)))
+	}
+}
+
+// Close removes this host's snapshot indexes.
+func (r *Room) Close() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.dir != "" {
+		_ = os.RemoveAll(r.dir)
+	}
+}
+
+// take snapshots the session's folder on its own index (one at a time).
+func (r *Room) take(s *session.Session) (snapshot.Snap, error) {
+	index, lock, err := r.indexOf(s.ID)
+	if err != nil {
+		return snapshot.Snap{}, err
+	}
+	lock.Lock()
+	defer lock.Unlock()
+	ctx, cancel := r.d.Bounded(limit)
+	defer cancel()
+	return snapshot.Take(ctx, s.Cwd(), index, r.lim)
+}
+
+// indexOf is the session's snapshot index: in a folder of this host's own
+// (two Neovims, each with a session 1, never share one).
+func (r *Room) indexOf(sid int) (string, *sync.Mutex, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.dir == "" {
+		var b [6]byte
+		_, _ = rand.Read(b[:])
+		dir := filepath.Join(r.deps.Storage(), "snapshots", fmt.Sprintf("%d-%s", os.Getpid(), hex.EncodeToString(b[:])))
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return "", nil, fmt.Errorf("snapshot folder: %w", err)
+		}
+		r.dir = dir
+	}
+	l, ok := r.locks[sid]
+	if !ok {
+		l = &sync.Mutex{}
+		r.locks[sid] = l
+	}
+	return filepath.Join(r.dir, fmt.Sprintf("%d.index", sid)), l, nil
+}
+
+func short(command string) string { return sanitize.Truncate(sanitize.FirstLine(command, 60), 60) }
+
+// Describe is the transcript's line for what a command changed:
+// "`sed -i …` changed 2 files +1 −1: a.txt, new.txt (new)".
+func Describe(command string, cs []snapshot.Change, partial bool) string {
+	added, removed := 0, 0
+	var names, unknown []string
+	for _, c := range cs {
+		added += c.Added
+		removed += c.Removed
+		name := c.Rel
+		switch c.Status {
+		case snapshot.Created:
+			name += " (new)"
+		case snapshot.Deleted:
+			name += " (deleted)"
+		}
+		if c.Ignored {
+			name += " (ignored)"
+		}
+		names = append(names, name)
+		if c.Unknown {
+			unknown = append(unknown, c.Rel)
+		}
+	}
+	files := "1 file"
+	if len(cs) != 1 {
+		files = fmt.Sprintf("%d files", len(cs))
+	}
+	line := fmt.Sprintf("`%s` changed %s +%d −%d: %s", short(command), files, added, removed, list(names, 8))
+	if len(unknown) > 0 {
+		line += fmt.Sprintf(". Not restorable by rewind (its content before is not kept): %s", list(unknown, 8))
+	}
+	if partial {
+		line += ". The folder is bigger than a snapshot reads: changes past its limit are not listed"
+	}
+	return line
+}
+
+func list(names []string, n int) string {
+	if len(names) <= n {
+		return strings.Join(names, ", ")
+	}
+	return strings.Join(names[:n], ", ") + fmt.Sprintf(" and %d more", len(names)-n)
+}

@@ -1,0 +1,361 @@
+// Package snapshot records a folder's files just before a command runs and
+// just after, so that what the command changed is known as a Write's change
+// is: which files, their content before, lines added and removed.
+//
+// In a git repository it uses git's own machinery: every file (untracked
+// ones too, .gitignore honoured) is added to an index of the caller's own
+// and written as a tree; the user's index, refs and stash are never
+// touched. The index is kept between snapshots, so git hashes only what
+// changed since the last one. Ignored files are listed (bounded): one a
+// command created or deleted is named, its content not kept. Outside git, a
+// bounded walk notes each file's size, time and mode: a change is named,
+// its content before is not known.
+package snapshot
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/claude-nova/claude-nova.nvim/rplugin/gitcmd"
+)
+
+// Limits bound a snapshot's work.
+type Limits struct {
+	Ignored  int   // ignored entries listed (more: Partial)
+	Walk     int   // files walked outside git (more: Partial)
+	FileSize int64 // a file's content before is kept up to this size
+	Budget   int64 // contents before kept, over one comparison
+}
+
+// Default limits.
+var Default = Limits{Ignored: 2000, Walk: 20000, FileSize: 8 << 20, Budget: 64 << 20}
+
+// Snap is a folder at one moment.
+type Snap struct {
+	Dir     string // the folder asked for
+	Top     string // the repository's top ("" outside git)
+	Tree    string // the tree git wrote of every file not ignored
+	Ignored map[string]bool
+	Walked  map[string]stamp // outside git: rel -> what the walk saw
+	Partial bool             // a bound was reached: what is past it is not compared
+}
+
+type stamp struct {
+	size  int64
+	mtime int64
+	mode  fs.FileMode
+}
+
+// Take snapshots dir. index is the snapshot index of the caller (one per
+// session): created from the repository's own index the first time.
+func Take(ctx context.Context, dir, index string, lim Limits) (Snap, error) {
+	top, err := gitcmd.Run(ctx, dir, "rev-parse", "--show-toplevel")
+	if err != nil || top == "" {
+		if ctx.Err() != nil {
+			return Snap{}, ctx.Err()
+		}
+		return walk(dir, lim)
+	}
+	s := Snap{Dir: dir, Top: top}
+	if err := seed(ctx, top, index); err != nil {
+		return Snap{}, err
+	}
+	env := []string{"GIT_INDEX_FILE=" + index}
+	if _, err := gitcmd.BytesEnv(ctx, top, env, nil, "add", "-A", "--ignore-errors", "--", "."); err != nil {
+		// --ignore-errors: a file that cannot be read is left out (named
+		// by git); anything else is a failure.
+		if _, werr := gitcmd.BytesEnv(ctx, top, env, nil, "write-tree"); werr != nil {
+			return Snap{}, fmt.Errorf("snapshot %s: %w", top, err)
+		}
+	}
+	tree, err := gitcmd.BytesEnv(ctx, top, env, nil, "write-tree")
+	if err != nil {
+		return Snap{}, fmt.Errorf("snapshot %s: %w", top, err)
+	}
+	s.Tree = strings.TrimSpace(string(tree))
+	out, err := gitcmd.BytesEnv(ctx, top, env, nil, "ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory")
+	if err != nil {
+		return Snap{}, fmt.Errorf("snapshot %s: ignored files: %w", top, err)
+	}
+	s.Ignored = map[string]bool{}
+	for _, rel := range strings.Split(string(out), "\x00") {
+		if rel == "" {
+			continue
+		}
+		if len(s.Ignored) >= lim.Ignored {
+			s.Partial = true
+			break
+		}
+		s.Ignored[rel] = true
+	}
+	return s, nil
+}
+
+// seed makes the snapshot index a copy of the repository's own the first
+// time (its stat cache spares git hashing every file again).
+func seed(ctx context.Context, top, index string) error {
+	if _, err := os.Stat(index); err == nil {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(index), 0o700); err != nil {
+		return fmt.Errorf("snapshot index: %w", err)
+	}
+	own, err := gitcmd.Run(ctx, top, "rev-parse", "--git-path", "index")
+	if err != nil {
+		return fmt.Errorf("snapshot index: %w", err)
+	}
+	if !filepath.IsAbs(own) {
+		own = filepath.Join(top, own)
+	}
+	b, err := os.ReadFile(own)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil // no commit, nothing added: git starts the index
+	}
+	if err != nil {
+		return fmt.Errorf("snapshot index: %w", err)
+	}
+	tmp := index + ".new"
+	if err := os.WriteFile(tmp, b, 0o600); err != nil {
+		return fmt.Errorf("snapshot index: %w", err)
+	}
+	return os.Rename(tmp, index)
+}
+
+func walk(dir string, lim Limits) (Snap, error) {
+	s := Snap{Dir: dir, Walked: map[string]stamp{}}
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil // unreadable: not compared
+		}
+		if d.IsDir() {
+			if d.Name() == ".git" || d.Name() == "node_modules" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if len(s.Walked) >= lim.Walk {
+			s.Partial = true
+			return filepath.SkipAll
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return nil
+		}
+		rel, _ := filepath.Rel(dir, path)
+		s.Walked[filepath.ToSlash(rel)] = stamp{size: fi.Size(), mtime: fi.ModTime().UnixNano(), mode: fi.Mode()}
+		return nil
+	})
+	if err != nil {
+		return Snap{}, fmt.Errorf("snapshot %s: %w", dir, err)
+	}
+	return s, nil
+}
+
+// Status says what happened to a file.
+type Status byte
+
+// The statuses of a change.
+const (
+	Created Status = 'A'
+	Changed Status = 'M'
+	Deleted Status = 'D'
+)
+
+// Change is one file a command changed.
+type Change struct {
+	Rel    string // as the repository (or the folder) names it, with /
+	Path   string // absolute
+	Status Status
+	// Before is the content before the command (nil: the file did not
+	// exist, or it is not known: see Unknown).
+	Before *string
+	// Unknown says the content before is not kept: outside git, an
+	// ignored file, or past the size or budget limits. It is named, not
+	// restorable.
+	Unknown bool
+	Ignored bool // an ignored file (or folder, ending in /)
+	Binary  bool
+	Added   int // lines
+	Removed int
+}
+
+// Compare lists what changed from before to after (the same folder).
+func Compare(ctx context.Context, before, after Snap, lim Limits) ([]Change, error) {
+	if before.Top != after.Top {
+		return nil, fmt.Errorf("snapshots of two folders (%s, %s)", before.Top, after.Top)
+	}
+	if before.Top == "" {
+		return compareWalks(before, after), nil
+	}
+	var out []Change
+	if before.Tree != after.Tree {
+		raw, err := gitcmd.Bytes(ctx, before.Top, nil, "diff-tree", "-r", "-z", "--no-renames", "--numstat", before.Tree, after.Tree)
+		if err != nil {
+			return nil, fmt.Errorf("compare snapshots: %w", err)
+		}
+		counts := numstat(raw)
+		raw, err = gitcmd.Bytes(ctx, before.Top, nil, "diff-tree", "-r", "-z", "--no-renames", before.Tree, after.Tree)
+		if err != nil {
+			return nil, fmt.Errorf("compare snapshots: %w", err)
+		}
+		out, err = changes(ctx, before, raw, counts, lim)
+		if err != nil {
+			return nil, err
+		}
+	}
+	out = append(out, ignoredChanges(before, after)...)
+	return out, nil
+}
+
+type count struct {
+	added, removed int
+	binary         bool
+}
+
+// numstat reads diff-tree -z --numstat: "added\tremoved\tpath\0".
+func numstat(raw []byte) map[string]count {
+	m := map[string]count{}
+	for _, rec := range bytes.Split(raw, []byte{0}) {
+		f := strings.SplitN(string(rec), "\t", 3)
+		if len(f) != 3 {
+			continue
+		}
+		a, aerr := strconv.Atoi(f[0])
+		r, rerr := strconv.Atoi(f[1])
+		m[f[2]] = count{added: a, removed: r, binary: aerr != nil || rerr != nil}
+	}
+	return m
+}
+
+// changes reads diff-tree -z --raw: ":oldmode newmode oldsha newsha S\0path\0".
+func changes(ctx context.Context, s Snap, raw []byte, counts map[string]count, lim Limits) ([]Change, error) {
+	fields := bytes.Split(raw, []byte{0})
+	var out []Change
+	var olds []string
+	var idx []int
+	for i := 0; i+1 < len(fields); i += 2 {
+		head := strings.Fields(strings.TrimPrefix(string(fields[i]), ":"))
+		if len(head) != 5 {
+			continue
+		}
+		rel := string(fields[i+1])
+		c := Change{Rel: rel, Path: filepath.Join(s.Top, filepath.FromSlash(rel))}
+		switch head[4][0] {
+		case 'A':
+			c.Status = Created
+		case 'D':
+			c.Status = Deleted
+		default:
+			c.Status = Changed
+		}
+		n := counts[rel]
+		c.Added, c.Removed, c.Binary = n.added, n.removed, n.binary
+		if c.Status != Created {
+			if head[0] == "160000" { // a repository inside: its commit, no content
+				c.Unknown = true
+			} else {
+				olds = append(olds, head[2])
+				idx = append(idx, len(out))
+			}
+		}
+		out = append(out, c)
+	}
+	if err := befores(ctx, s.Top, out, olds, idx, lim); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// befores reads the content before of the changes at idx (blobs olds),
+// within the limits; the others are Unknown.
+func befores(ctx context.Context, top string, out []Change, olds []string, idx []int, lim Limits) error {
+	if len(olds) == 0 {
+		return nil
+	}
+	sizes, err := gitcmd.Bytes(ctx, top, strings.NewReader(strings.Join(olds, "\n")+"\n"), "cat-file", "--batch-check=%(objectsize)")
+	if err != nil {
+		return fmt.Errorf("compare snapshots: %w", err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(sizes)), "\n")
+	var read []string
+	var readIdx []int
+	var used int64
+	for i, sha := range olds {
+		size := int64(-1)
+		if i < len(lines) {
+			if n, err := strconv.ParseInt(strings.TrimSpace(lines[i]), 10, 64); err == nil {
+				size = n
+			}
+		}
+		if size < 0 || size > lim.FileSize || used+size > lim.Budget {
+			out[idx[i]].Unknown = true
+			continue
+		}
+		used += size
+		read = append(read, sha)
+		readIdx = append(readIdx, idx[i])
+	}
+	blobs, err := gitcmd.Objects(ctx, top, read)
+	if err != nil {
+		return fmt.Errorf("compare snapshots: %w", err)
+	}
+	for i, b := range blobs {
+		if b == nil {
+			out[readIdx[i]].Unknown = true
+			continue
+		}
+		text := string(b)
+		out[readIdx[i]].Before = &text
+	}
+	return nil
+}
+
+// ignoredChanges names the ignored entries that came or went: their
+// content is not kept.
+func ignoredChanges(before, after Snap) []Change {
+	var out []Change
+	for rel := range after.Ignored {
+		if !before.Ignored[rel] && !before.Partial {
+			out = append(out, Change{Rel: rel, Path: filepath.Join(after.Top, filepath.FromSlash(rel)), Status: Created, Ignored: true, Unknown: true})
+		}
+	}
+	for rel := range before.Ignored {
+		if !after.Ignored[rel] && !after.Partial {
+			out = append(out, Change{Rel: rel, Path: filepath.Join(after.Top, filepath.FromSlash(rel)), Status: Deleted, Ignored: true, Unknown: true})
+		}
+	}
+	sortChanges(out)
+	return out
+}
+
+func compareWalks(before, after Snap) []Change {
+	var out []Change
+	for rel, a := range after.Walked {
+		b, ok := before.Walked[rel]
+		switch {
+		case !ok && !before.Partial:
+			out = append(out, Change{Rel: rel, Path: filepath.Join(after.Dir, filepath.FromSlash(rel)), Status: Created})
+		case ok && b != a:
+			out = append(out, Change{Rel: rel, Path: filepath.Join(after.Dir, filepath.FromSlash(rel)), Status: Changed, Unknown: true})
+		}
+	}
+	for rel := range before.Walked {
+		if _, ok := after.Walked[rel]; !ok && !after.Partial {
+			out = append(out, Change{Rel: rel, Path: filepath.Join(after.Dir, filepath.FromSlash(rel)), Status: Deleted, Unknown: true})
+		}
+	}
+	sortChanges(out)
+	return out
+}
+
+func sortChanges(cs []Change) {
+	sort.Slice(cs, func(i, j int) bool { return cs[i].Rel < cs[j].Rel })
+}

@@ -1,0 +1,218 @@
+package snapshot
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func git(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+func write(t *testing.T, dir, rel, content string) {
+	t.Helper()
+	p := filepath.Join(dir, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// repo makes a repository with files committed (commit false: none).
+func repo(t *testing.T, files map[string]string, commit bool) string {
+	t.Helper()
+	dir := t.TempDir()
+	git(t, dir, "init", "-q")
+	for rel, c := range files {
+		write(t, dir, rel, c)
+	}
+	if commit {
+		git(t, dir, "add", "-A")
+		git(t, dir, "commit", "-qm", "first")
+	}
+	return dir
+}
+
+func summary(cs []Change) string {
+	var b strings.Builder
+	for _, c := range cs {
+		b.WriteString(string(c.Status) + " " + c.Rel)
+		switch {
+		case c.Ignored:
+			b.WriteString(" ignored")
+		case c.Unknown:
+			b.WriteString(" unknown")
+		case c.Before != nil:
+			b.WriteString(" before=" + strings.ReplaceAll(*c.Before, "\n", "|"))
+		}
+		if c.Binary {
+			b.WriteString(" binary")
+		} else if !c.Ignored && !c.Unknown || c.Status == Created && !c.Ignored {
+			b.WriteString(" +" + strconv.Itoa(c.Added) + "-" + strconv.Itoa(c.Removed))
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+
+// What a command did between two snapshots, whatever the folder.
+func TestCompare(t *testing.T) {
+	small := Limits{Ignored: 100, Walk: 100, FileSize: 64, Budget: 1 << 20}
+	for _, tc := range []struct {
+		name    string
+		files   map[string]string
+		commit  bool
+		outside bool // not a repository
+		act     func(t *testing.T, dir string)
+		want    string
+	}{
+		{
+			name:   "sed -i on a committed file, a new file, a deleted one",
+			files:  map[string]string{"a.txt": "one\ntwo\n", "gone.txt": "bye\n", "same.txt": "same\n"},
+			commit: true,
+			act: func(t *testing.T, dir string) {
+				write(t, dir, "a.txt", "one\nTWO\n")
+				write(t, dir, "sub/new.txt", "new\n")
+				if err := os.Remove(filepath.Join(dir, "gone.txt")); err != nil {
+					t.Fatal(err)
+				}
+			},
+			want: "M a.txt before=one|two| +1-1\nD gone.txt before=bye| +0-1\nA sub/new.txt +1-0\n",
+		},
+		{
+			name:   "an untracked file the user had, changed by the command",
+			files:  map[string]string{".gitignore": "*.log\nbuild/\n"},
+			commit: true,
+			act: func(t *testing.T, dir string) {
+				write(t, dir, "x.log", "ignored\n")
+				write(t, dir, "build/out.bin", "b")
+			},
+			want: "A build/ ignored\nA x.log ignored\n",
+		},
+		{
+			name:   "a repository with no commit",
+			files:  map[string]string{"a.txt": "one\n"},
+			commit: false,
+			act:    func(t *testing.T, dir string) { write(t, dir, "a.txt", "two\n") },
+			want:   "M a.txt before=one| +1-1\n",
+		},
+		{
+			name:   "a file past the size limit and a binary one",
+			files:  map[string]string{"big.txt": strings.Repeat("x\n", 100), "b.bin": "a\x00b"},
+			commit: true,
+			act: func(t *testing.T, dir string) {
+				write(t, dir, "big.txt", "small\n")
+				write(t, dir, "b.bin", "a\x00c")
+			},
+			want: "M b.bin before=a\x00b binary\nM big.txt unknown\n",
+		},
+		{
+			name:    "outside git: named, content before not known",
+			files:   map[string]string{"a.txt": "one\n", "gone.txt": "x\n"},
+			outside: true,
+			act: func(t *testing.T, dir string) {
+				write(t, dir, "a.txt", "one more\n")
+				write(t, dir, "n.txt", "n\n")
+				if err := os.Remove(filepath.Join(dir, "gone.txt")); err != nil {
+					t.Fatal(err)
+				}
+			},
+			want: "M a.txt unknown\nD gone.txt unknown\nA n.txt +0-0\n",
+		},
+		{
+			name:   "a name with a tab and a newline",
+			files:  map[string]string{"we\tird\nname.txt": "one\n"},
+			commit: true,
+			act:    func(t *testing.T, dir string) { write(t, dir, "we\tird\nname.txt", "one\ntwo\n") },
+			want:   "M we\tird\nname.txt before=one| +1-0\n",
+		},
+		{
+			name:   "nothing changed",
+			files:  map[string]string{"a.txt": "one\n"},
+			commit: true,
+			act:    func(*testing.T, string) {},
+			want:   "",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var dir string
+			if tc.outside {
+				dir = t.TempDir()
+				for rel, c := range tc.files {
+					write(t, dir, rel, c)
+				}
+			} else {
+				dir = repo(t, tc.files, tc.commit)
+			}
+			index := filepath.Join(t.TempDir(), "snap.index")
+			ctx := context.Background()
+			before, err := Take(ctx, dir, index, small)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.act(t, dir)
+			after, err := Take(ctx, dir, index, small)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cs, err := Compare(ctx, before, after, small)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := summary(cs); got != tc.want {
+				t.Errorf("changes:\n%s\nwant:\n%s", got, tc.want)
+			}
+		})
+	}
+}
+
+// The user's index, refs and stash are never touched: git status and the
+// index file are the same after two snapshots around a change.
+func TestTheUsersRepositoryIsUntouched(t *testing.T) {
+	dir := repo(t, map[string]string{"a.txt": "one\n"}, true)
+	write(t, dir, "staged.txt", "s\n")
+	git(t, dir, "add", "staged.txt")
+	indexBefore, err := os.ReadFile(filepath.Join(dir, ".git", "index"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	status := git(t, dir, "status", "--porcelain")
+	refs := git(t, dir, "for-each-ref")
+	index := filepath.Join(t.TempDir(), "snap.index")
+	if _, err := Take(context.Background(), dir, index, Default); err != nil {
+		t.Fatal(err)
+	}
+	write(t, dir, "b.txt", "b\n")
+	if _, err := Take(context.Background(), dir, index, Default); err != nil {
+		t.Fatal(err)
+	}
+	indexAfter, err := os.ReadFile(filepath.Join(dir, ".git", "index"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(indexBefore, indexAfter) {
+		t.Error("the user's index changed")
+	}
+	if got := git(t, dir, "status", "--porcelain"); got != status+"?? b.txt\n" {
+		t.Errorf("status %q, want %q plus b.txt", got, status)
+	}
+	if got := git(t, dir, "for-each-ref"); got != refs {
+		t.Errorf("refs %q, want %q", got, refs)
+	}
+}
