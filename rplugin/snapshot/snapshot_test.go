@@ -70,7 +70,6 @@ func summary(cs []Change) string {
 	return b.String()
 }
 
-
 // What a command did between two snapshots, whatever the folder.
 func TestCompare(t *testing.T) {
 	small := Limits{Ignored: 100, Walk: 100, FileSize: 64, Budget: 1 << 20}
