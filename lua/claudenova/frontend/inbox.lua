@@ -195,7 +195,7 @@ function handlers.resync(data)
   end
   if not refresh_due then
     refresh_due = true
-    notify.log("warn", "the host could not deliver some events: asking for the state again")
+    errors.log("warn", "the host could not deliver some events: asking for the state again")
     vim.schedule(function()
       refresh_due = false
       M.refresh()
@@ -219,7 +219,11 @@ local function drop(id, outcome)
   -- Its announcement leaves the message line with it (when still shown).
   notify.clear(id)
   for _, mod in ipairs(M.SURFACES) do
-    pcall(surfaces[mod].withdraw, id, outcome)
+    -- One surface that fails leaves the others to withdraw; it is logged.
+    local ok, err = pcall(surfaces[mod].withdraw, id, outcome)
+    if not ok then
+      errors.dropped(err, mod .. ".withdraw " .. id, "error")
+    end
   end
   return r
 end

@@ -463,8 +463,9 @@ end
 
 local building = nil ---@type fun(ok: boolean)[]|nil callbacks of the build under way
 
---- Runs after a build that succeeded (the channel forgets what it checked).
-M.on_built = nil ---@type fun()|nil
+--- How many builds succeeded since the editor started (the channel checks
+--- a binary again after one).
+M.builds = 0
 
 --- Why the host cannot be built here (nil when it can).
 function M.cannot_build()
@@ -515,9 +516,7 @@ function M.build(on_done, why)
       ticker:close()
       local ok = res.code == 0
       if ok then
-        if M.on_built then
-          M.on_built()
-        end
+        M.builds = M.builds + 1
         -- The stamp says how it was built; go's version comes after (never
         -- waited for).
         local stamp = { revision = paths.revision(), built = os.date("!%Y-%m-%dT%H:%M:%SZ"), why = why or "asked" }

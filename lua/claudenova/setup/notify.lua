@@ -7,15 +7,10 @@ local M = {}
 
 local PREFIX = "claude-nova: "
 
---- Where a message's whole text is kept (set by the channel: the host's
---- log); nil until the host runs.
----@type fun(level: string, msg: string)|nil
-M.log = nil
-
+-- A message's whole text is kept in the host's log (errors.log: the
+-- channel writes it there).
 local function host_log(level, msg)
-  if M.log then
-    pcall(M.log, level, msg)
-  end
+  errors.log(level, msg)
 end
 
 -- Whether the ruler is drawn in the command line (no status line for the
@@ -252,6 +247,6 @@ function M.error(err)
   M.notify(errors.message(err), vim.log.levels.ERROR)
 end
 
-errors.report = M.error -- errors.guard shows what it caught here
+errors.report_with(M.error) -- errors.guard shows what it caught here
 
 return M

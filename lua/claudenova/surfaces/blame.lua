@@ -10,7 +10,7 @@ local comments = require("claudenova.surfaces.comments")
 local render = require("claudenova.core.render")
 local config = require("claudenova.setup.config")
 local errors = require("claudenova.core.errors")
-local host = require("claudenova.channel.host")
+local calls = require("claudenova.services.calls")
 local text = require("claudenova.core.text")
 
 local M = {}
@@ -64,7 +64,7 @@ function M.refresh(buf, announce)
   if vim.bo[buf].modified then
     args.text = comments.buffer_text(buf)
   end
-  local v = host.request("blame", args)
+  local v = calls.request("blame", args)
   st.view = v
   draw(buf, v)
   if announce then

@@ -8,10 +8,10 @@
 -- the next review (ui.comments).
 local config = require("claudenova.setup.config")
 local draw = require("claudenova.core.render")
-local host = require("claudenova.channel.host")
+local actions = require("claudenova.store.actions")
+local calls = require("claudenova.services.calls")
 local keytable = require("claudenova.services.keys")
 local labels = require("claudenova.setup.labels")
-local target = require("claudenova.surfaces.target")
 local blocks = require("claudenova.core.blocks")
 local state = require("claudenova.store.state")
 local textutil = require("claudenova.core.text")
@@ -228,7 +228,7 @@ end
 
 undo_hunk = function(v, i, own, others)
   local h = M.blocks(v.file)[i]
-  local ok, res = pcall(host.request, "undo_hunk", {
+  local ok, res = pcall(calls.request, "undo_hunk", {
     session = v.session,
     turn = v.turn,
     path = v.file.path,
@@ -244,9 +244,9 @@ undo_hunk = function(v, i, own, others)
     -- The file changed since: show it as it is.
     local ok2, view
     if v.round then
-      ok2, view = pcall(host.request, "review_round", { session = v.session })
+      ok2, view = pcall(calls.request, "review_round", { session = v.session })
     else
-      ok2, view = pcall(host.request, "changes", { session = v.session, turn = v.turn })
+      ok2, view = pcall(calls.request, "changes", { session = v.session, turn = v.turn })
     end
     if ok2 then
       for _, f in ipairs(view.files) do
@@ -421,14 +421,14 @@ end
 --- :ClaudeNova changes [N]: the files prompt N (default: the last that
 --- changed a file) changed; one opens at once, several are picked.
 function M.open(session, turn)
-  session = session or target.session() or 0
+  session = session or actions.session_in_view() or 0
   local args = { session = session }
   if type(turn) == "number" then
     args.n = turn
   elseif turn then
     args.turn = turn
   end
-  return M.show(host.request("changes", args))
+  return M.show(calls.request("changes", args))
 end
 
 --- Show the files of a view (a turn's changes, or a round's): one opens at

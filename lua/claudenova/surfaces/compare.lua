@@ -9,7 +9,7 @@ local actions = require("claudenova.store.actions")
 local config = require("claudenova.setup.config")
 local draw = require("claudenova.core.render")
 local files = require("claudenova.surfaces.files")
-local host = require("claudenova.channel.host")
+local calls = require("claudenova.services.calls")
 local merged = require("claudenova.surfaces.merged")
 local keytable = require("claudenova.services.keys")
 local labels = require("claudenova.setup.labels")
@@ -292,7 +292,7 @@ function M.changed()
   end
   vim.schedule(function()
     for buf, o in pairs(M.open_views) do
-      host.request(
+      calls.request(
         "compare",
         { session = o.session or 0, cwd = o.cwd, refresh = true },
         vim.schedule_wrap(function(ok, res)
@@ -311,7 +311,7 @@ end
 function M.open(session)
   local sid = session or actions.session_in_view() or 0
   local cwd = vim.fn.getcwd()
-  local view = host.request("compare", { session = sid, cwd = cwd })
+  local view = calls.request("compare", { session = sid, cwd = cwd })
   local buf = vim.api.nvim_create_buf(false, true)
   vim.bo[buf].bufhidden = "wipe"
   vim.bo[buf].swapfile = false

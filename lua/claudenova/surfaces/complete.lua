@@ -7,7 +7,7 @@
 -- Nothing is ever inserted that the user did not pick: the input's
 -- 'completeopt' has noinsert and noselect (the user's own is untouched).
 local context = require("claudenova.services.context")
-local host = require("claudenova.channel.host")
+local calls = require("claudenova.services.calls")
 
 local M = {}
 
@@ -98,12 +98,12 @@ function M.request(buf, session, cwd)
     M.waiting = nil
     return
   end
-  if not host.running() and kind == "/" then
+  if not calls.running() and kind == "/" then
     return -- no session: no commands to offer
   end
   token = token + 1
   M.waiting = { token = token, buf = buf, row = row, col = col, kind = kind, query = query }
-  pcall(host.notify, "complete", { session = session or 0, cwd = cwd, kind = kind, query = query, token = token })
+  pcall(calls.notify, "complete", { session = session or 0, cwd = cwd, kind = kind, query = query, token = token })
 end
 
 --- The host's answer: the menu opens when the cursor is still where it was

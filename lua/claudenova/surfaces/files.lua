@@ -9,6 +9,7 @@ local changes = require("claudenova.surfaces.changes")
 local comments = require("claudenova.surfaces.comments")
 local config = require("claudenova.setup.config")
 local draw = require("claudenova.core.render")
+local errors = require("claudenova.core.errors")
 local keytable = require("claudenova.services.keys")
 local labels = require("claudenova.setup.labels")
 local notify = require("claudenova.setup.notify")
@@ -46,7 +47,7 @@ local function load()
         end
       end
     else
-      notify.log("warn", "viewed.json could not be read; the viewed marks start afresh")
+      errors.log("warn", "viewed.json could not be read; the viewed marks start afresh")
     end
   end
   return M.viewed
@@ -69,7 +70,7 @@ local function save()
   if pcall(vim.fn.writefile, { vim.json.encode(all) }, tmp) then
     local ok, err = os.rename(tmp, path)
     if not ok then
-      notify.log("warn", "viewed marks not kept: " .. tostring(err))
+      errors.log("warn", "viewed marks not kept: " .. tostring(err))
     end
   end
 end

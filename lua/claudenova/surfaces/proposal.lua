@@ -8,7 +8,6 @@ local gesture = require("claudenova.core.gesture")
 local header = require("claudenova.services.header")
 local tabs = require("claudenova.core.tabs")
 local hunks = require("claudenova.surfaces.hunks")
-local host = require("claudenova.channel.host")
 local keytable = require("claudenova.services.keys")
 local labels = require("claudenova.setup.labels")
 local rescue = require("claudenova.services.rescue")
@@ -560,7 +559,7 @@ function M.open(r, opts)
         -- The host may write the real file itself now (a merge): that is
         -- no change behind the user's back.
         p.applying = true
-        host.notify("proposal_saved", { id = r.id, review = hunks.review(p) })
+        actions.answer(r.id, "saved", { review = hunks.review(p) })
         -- In place of Neovim's "<storage path> written", which names the
         -- staged file: what the :w did.
         vim.schedule(function()
@@ -594,7 +593,7 @@ function M.open(r, opts)
       if M.open_[r.id] == p then
         M.open_[r.id] = nil
         pcall(vim.api.nvim_del_augroup_by_id, group)
-        host.notify("proposal_wiped", { id = r.id, review = hunks.review(p) })
+        actions.answer(r.id, "wiped", { review = hunks.review(p) })
         vim.schedule(function()
           M.tidy(p)
         end)
@@ -628,8 +627,7 @@ function M.apply(r, behavior, opts, via)
     -- Else its :w was answered a moment ago: the host took the staged file
     -- away before this side heard that the request went, and says so.
   end
-  return host.request("proposal_saved", {
-    id = r.id,
+  return actions.answer(r.id, "apply", {
     behavior = behavior,
     review = review,
     rules = opts.rules,

@@ -4,7 +4,7 @@
 -- the prompts. The host reads the note (refs/notes/ai, the Git AI
 -- standard) and words it; this module shows it.
 local draw = require("claudenova.core.render")
-local host = require("claudenova.channel.host")
+local calls = require("claudenova.services.calls")
 local keytable = require("claudenova.services.keys")
 local labels = require("claudenova.setup.labels")
 local state = require("claudenova.store.state")
@@ -66,7 +66,7 @@ end
 
 --- Show the note of rev (default HEAD).
 function M.open(rev)
-  local v = host.request("provenance", { rev = rev or "", cwd = M.cwd() })
+  local v = calls.request("provenance", { rev = rev or "", cwd = M.cwd() })
   local buf = vim.api.nvim_create_buf(false, true)
   vim.bo[buf].bufhidden = "wipe"
   vim.bo[buf].swapfile = false

@@ -4,9 +4,9 @@
 -- first (ui/rescue.lua).
 local context = require("claudenova.services.context")
 local disk = require("claudenova.services.disk")
-local host = require("claudenova.channel.host")
+local actions = require("claudenova.store.actions")
+local calls = require("claudenova.services.calls")
 local rescue = require("claudenova.services.rescue")
-local target = require("claudenova.surfaces.target")
 local text = require("claudenova.core.text")
 
 local M = {}
@@ -77,7 +77,7 @@ end
 --- the restored files show the restored text.
 function M.rewind(id, session, cb, undo_others)
   -- Scheduled: the buffers are reloaded out of the host's call.
-  host.request(
+  calls.request(
     "rewind",
     M.args(id, session, undo_others),
     vim.schedule_wrap(function(ok, res)
@@ -187,9 +187,9 @@ end
 
 --- :ClaudeNova rewind: pick a prompt of the session (newest first).
 function M.pick(session)
-  session = session or target.session() or 0
+  session = session or actions.session_in_view() or 0
   -- Scheduled: a picker never opens inside the host's call.
-  host.request(
+  calls.request(
     "checkpoints",
     { session = session },
     vim.schedule_wrap(function(ok, list)

@@ -7,7 +7,7 @@
 local actions = require("claudenova.store.actions")
 local comments = require("claudenova.surfaces.comments")
 local files = require("claudenova.surfaces.files")
-local host = require("claudenova.channel.host")
+local calls = require("claudenova.services.calls")
 local notify = require("claudenova.setup.notify")
 
 local M = {}
@@ -15,7 +15,7 @@ local M = {}
 --- Open the open round of a session (the one in view by default).
 function M.open(session)
   session = session or actions.session_in_view() or 0
-  local view = host.request("review_round", { session = session })
+  local view = calls.request("review_round", { session = session })
   comments.ensure()
   pcall(comments.load) -- the comments show in the view at once
   return files.show(view)
@@ -27,7 +27,7 @@ end
 --- editor waits for nothing meanwhile.
 function M.branch(session)
   session = session or actions.session_in_view() or 0
-  host.request(
+  calls.request(
     "branch_changes",
     { session = session },
     vim.schedule_wrap(function(ok, view)

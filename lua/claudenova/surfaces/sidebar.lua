@@ -9,7 +9,7 @@ local text = require("claudenova.core.text")
 local act = require("claudenova.store.actions")
 local config = require("claudenova.setup.config")
 local errors = require("claudenova.core.errors")
-local host = require("claudenova.channel.host")
+local calls = require("claudenova.services.calls")
 local keytable = require("claudenova.services.keys")
 local labels = require("claudenova.setup.labels")
 local notify = require("claudenova.setup.notify")
@@ -162,7 +162,7 @@ local function clear()
   local sid = l and M.session_rows[l]
   local s = sid and state.sessions[sid]
   local one = s and s.state == "exited"
-  local n = host.request("forget", { session = one and sid or 0 })
+  local n = calls.request("forget", { session = one and sid or 0 })
   if n == 0 then
     notify.info("no exited session to clear")
   elseif one then

@@ -7,7 +7,7 @@ local notify = require("claudenova.setup.notify")
 local actions = require("claudenova.store.actions")
 local config = require("claudenova.setup.config")
 local errors = require("claudenova.core.errors")
-local host = require("claudenova.channel.host")
+local calls = require("claudenova.services.calls")
 local keytable = require("claudenova.services.keys")
 local labels = require("claudenova.setup.labels")
 local textutil = require("claudenova.core.text")
@@ -79,7 +79,7 @@ local function fetch(id)
     final[id] = (final[id] or 0) + 1
   end
   inflight[id] = true
-  local ok, err = pcall(host.request, "task_output", { id = id }, function(fine, res)
+  local ok, err = pcall(calls.request, "task_output", { id = id }, function(fine, res)
     inflight[id] = nil
     if fine then
       show(id, res or "")

@@ -18,7 +18,7 @@
 local actions = require("claudenova.store.actions")
 local config = require("claudenova.setup.config")
 local errors = require("claudenova.core.errors")
-local host = require("claudenova.channel.host")
+local calls = require("claudenova.services.calls")
 local images = require("claudenova.setup.images")
 local keytable = require("claudenova.services.keys")
 local labels = require("claudenova.setup.labels")
@@ -190,10 +190,10 @@ end
 -- buffer (the transcript shows its first lines).
 local function open_full(id)
   local lnum = vim.api.nvim_win_get_cursor(0)[1]
-  local ok, path = pcall(host.request, "tool_output", { session = id, line = lnum - 1 })
+  local ok, path = pcall(calls.request, "tool_output", { session = id, line = lnum - 1 })
   if not ok then
     -- A task's call (an agent, a background shell): its output.
-    local found, task = pcall(host.request, "task_at", { session = id, line = lnum - 1 })
+    local found, task = pcall(calls.request, "task_at", { session = id, line = lnum - 1 })
     if found and task then
       tasks.open(task)
       return
@@ -360,7 +360,7 @@ M.syncing = {} ---@type table<integer, boolean>
 local again = {} ---@type table<integer, integer|true>
 
 -- Put a snapshot of the transcript into its buffer. It runs where the
--- snapshot stands in the host's stream (host.request's on_reply): the ops before
+-- snapshot stands in the host's stream (calls.request's on_reply): the ops before
 -- it are in it, those after it come next.
 local function put_snapshot(id, snap)
   local buf = M.bufs[id]
@@ -408,7 +408,7 @@ local function fill(id)
     M.syncing[id] = false
     return
   end
-  local ok = pcall(host.request, "transcript", { session = id }, function(fine, snap)
+  local ok = pcall(calls.request, "transcript", { session = id }, function(fine, snap)
     put_snapshot(id, fine and snap or nil)
   end)
   if not ok then
@@ -443,7 +443,7 @@ end
 function M.host_lost()
   for id, buf in pairs(M.bufs) do
     if vim.api.nvim_buf_is_valid(buf) then
-      local epoch = host.epoch
+      local epoch = calls.epoch()
       pcall(vim.api.nvim_buf_set_name, buf, ("claudenova://ended/%d/session/%d"):format(epoch, id))
       labels.set(buf, ("Transcript · session %d (ended)"):format(id))
       vim.bo[buf].modifiable = true
@@ -556,7 +556,7 @@ function M.ensure(id)
   M.bufs[id] = buf
   M.count[id] = 0
   M.seq[id] = 0
-  if host.running() then
+  if calls.running() then
     resync(id) -- a re-created buffer catches up with what it missed
   end
   return buf

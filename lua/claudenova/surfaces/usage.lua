@@ -1,7 +1,7 @@
 -- :ClaudeNova usage: what a session cost and used, what fills its context
 -- window, and the plan's rate limits, as claude reports them (get_usage,
 -- get_context_usage), in a float.
-local host = require("claudenova.channel.host")
+local calls = require("claudenova.services.calls")
 local draw = require("claudenova.core.render")
 local keytable = require("claudenova.services.keys")
 local notify = require("claudenova.setup.notify")
@@ -172,7 +172,7 @@ end
 function M.open(session)
   local st = state
   local sid = session or st.current
-  host.request("usage", { session = sid or 0 }, function(ok, res)
+  calls.request("usage", { session = sid or 0 }, function(ok, res)
     if not ok then
       notify.error(res)
       return
