@@ -255,6 +255,22 @@ return {
       t:eq(bad, {}, "functions put into another module")
     end,
   },
+  ["every surface has a reference screen at 60 and 100 columns"] = {
+    run = function(t)
+      local dir = root .. "/tests/lua/screens/surfaces/"
+      local missing = {}
+      for _, f in ipairs(vim.fn.globpath(root .. "/lua/claudenova/surfaces", "*.lua", false, true)) do
+        local name = vim.fn.fnamemodify(f, ":t:r")
+        for _, w in ipairs({ 60, 100 }) do
+          if #vim.fn.glob(dir .. name .. "-" .. w .. ".txt", false, true) == 0 then
+            table.insert(missing, ("%s-%d"):format(name, w))
+          end
+        end
+      end
+      table.sort(missing)
+      t:eq(missing, {}, "surfaces without a screen (tests/lua/screens/surfaces)")
+    end,
+  },
   ["init.lua describes the layers the test checks"] = {
     run = function(t)
       local src = table.concat(vim.fn.readfile(root .. "/lua/claudenova/init.lua"), "\n")

@@ -144,7 +144,7 @@ local function confirm(cp, session)
   local names = vim.tbl_map(function(f)
     return rel(f, cwd)
   end, cp.files)
-  local choices, actions = {}, {}
+  local choices, undo = {}, {}
   if #cp.files > 0 then
     local yes
     if cp.by_claude then
@@ -166,11 +166,11 @@ local function confirm(cp, session)
       end
     end
     table.insert(choices, yes)
-    table.insert(actions, false)
+    table.insert(undo, false)
   end
   if #others > 0 then
     table.insert(choices, "Restore everything, also undo the change to " .. others_words(others, true) .. " (told so)")
-    table.insert(actions, true)
+    table.insert(undo, true)
   end
   table.insert(choices, "Cancel")
   local prompt = ("Rewind files to before prompt %d (%q)?"):format(cp.n, first_line(cp.prompt, 40))
@@ -178,10 +178,10 @@ local function confirm(cp, session)
     prompt = ("Prompt %d: its changes now sit under others' (%s)."):format(cp.n, others_words(others, true))
   end
   vim.ui.select(choices, { prompt = prompt }, function(_, i)
-    if not i or actions[i] == nil then
+    if not i or undo[i] == nil then
       return
     end
-    M.rewind(cp.id, cp.session, done, actions[i])
+    M.rewind(cp.id, cp.session, done, undo[i])
   end)
 end
 
