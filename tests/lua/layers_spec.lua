@@ -271,6 +271,32 @@ return {
       t:eq(missing, {}, "surfaces without a screen (tests/lua/screens/surfaces)")
     end,
   },
+  ["no module drops an error: a pcall's error is looked at, or errors.try logs it"] = {
+    run = function(t)
+      -- A pcall whose results are thrown away (a statement), or whose error
+      -- is (only its ok kept) lets an error go unseen: errors.try keeps it
+      -- in the host's log with its place, at debug level.
+      local bad = {}
+      for m, f in pairs(modules()) do
+        if m ~= "claudenova.core.errors" then
+          for n, line in ipairs(vim.fn.readfile(f)) do
+            if
+              line:find("^%s*pcall%(")
+              or line:find("local [%w_]+ = pcall%(")
+              or line:find("^%s*[%w_]+ = pcall%(")
+              or line:find("if not pcall%(")
+              or line:find("if pcall%(")
+              or line:find("and pcall%(")
+            then
+              table.insert(bad, ("%s:%d %s"):format(m, n, vim.trim(line)))
+            end
+          end
+        end
+      end
+      table.sort(bad)
+      t:eq(bad, {}, "errors dropped unseen")
+    end,
+  },
   ["init.lua describes the layers the test checks"] = {
     run = function(t)
       local src = table.concat(vim.fn.readfile(root .. "/lua/claudenova/init.lua"), "\n")

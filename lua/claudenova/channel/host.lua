@@ -236,7 +236,7 @@ function ensure()
     local vp = version_problem(reply.result)
     if vp then
       M.exiting = true
-      pcall(vim.fn.jobstop, chan)
+      errors.try(vim.fn.jobstop, chan)
       M.channel = nil
       M.exiting = false
       checked = nil
@@ -256,7 +256,7 @@ function ensure()
       callback = function()
         M.exiting = true
         if M.channel then
-          pcall(vim.fn.ClaudeNovaRequest, "shutdown", "{}")
+          errors.try(vim.fn.ClaudeNovaRequest, "shutdown", "{}")
         end
       end,
     })

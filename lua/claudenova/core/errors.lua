@@ -78,6 +78,7 @@ end
 local KEEP = 100
 local writer = nil ---@type (fun(level: string, msg: string): boolean)|nil
 local waiting = {} ---@type {level: string, msg: string}[]
+local writing = false
 
 --- Let fn write the front end's log lines (the channel: the host's log
 --- method). fn returns false when it cannot write now (no host).
@@ -98,16 +99,18 @@ function M.log(level, msg)
       table.remove(waiting, 1)
     end
   end
-  if not writer then
-    return
+  if not writer or writing then
+    return -- no writer yet, or one writing now (a line its own failure logged waits)
   end
+  writing = true
   while waiting[1] do
     local ok, wrote = pcall(writer, waiting[1].level, waiting[1].msg)
     if not ok or not wrote then
-      return
+      break
     end
     table.remove(waiting, 1)
   end
+  writing = false
 end
 
 --- The log lines not written yet (no host took them).

@@ -158,8 +158,8 @@ local function warm()
   end
   warmed = true
   vim.schedule(function()
-    pcall(vim.filetype.match, { filename = "claudenova-warm.txt" })
-    pcall(panel.prepare)
+    errors.try(vim.filetype.match, { filename = "claudenova-warm.txt" })
+    errors.try(panel.prepare)
   end)
 end
 
@@ -393,7 +393,7 @@ function M.refresh()
   local ok, infos = pcall(host.request, "sessions")
   if ok then
     for _, info in ipairs(infos or {}) do
-      pcall(handlers.session, info)
+      errors.try(handlers.session, info)
     end
   end
   local pok, pending = pcall(host.request, "pending")
@@ -402,8 +402,8 @@ function M.refresh()
     for _, r in ipairs(pending or {}) do
       live[r.id] = true
       if not state.requests[r.id] then
-        pcall(handlers.request_added, r)
-        pcall(M.show, state.requests[r.id] or r)
+        errors.try(handlers.request_added, r)
+        errors.try(M.show, state.requests[r.id] or r)
       end
     end
     for id in pairs(state.requests) do

@@ -276,7 +276,7 @@ local function refresh(shown)
     return
   end
   if host.running() then
-    pcall(host.notify, "agents_refresh", {})
+    errors.try(host.notify, "agents_refresh", {})
   end
 end
 

@@ -69,10 +69,10 @@ end
 local function keep_whole(msg, level, show)
   local function keep()
     local hl = hls[level] or "None"
-    pcall(vim.fn.execute, ("echohl %s | echomsg %s | echohl None"):format(hl, vim.fn.string(msg)), "")
-    pcall(vim.cmd, "redraw")
+    errors.try(vim.fn.execute, ("echohl %s | echomsg %s | echohl None"):format(hl, vim.fn.string(msg)), "")
+    errors.try(vim.cmd, "redraw")
     if show then
-      pcall(show)
+      errors.try(show)
     end
   end
   if vim.fn.exists("##SafeState") == 1 then
@@ -100,7 +100,7 @@ function M.notify(msg, level)
   end
   -- Output still scrolled up in the message area (a pick from the built-in
   -- vim.ui.select) would turn even one line into a hit-enter prompt.
-  pcall(vim.cmd, "redraw")
+  errors.try(vim.cmd, "redraw")
   local line = M.fit(msg)
   if line == msg then
     vim.notify(line, level, { title = "claude-nova" })
@@ -234,7 +234,7 @@ function M.unpin(tag)
   local p = pins[tag]
   pins[tag] = nil
   if p and vim.api.nvim_win_is_valid(p.win) then
-    pcall(vim.api.nvim_win_close, p.win, true)
+    errors.try(vim.api.nvim_win_close, p.win, true)
   end
 end
 

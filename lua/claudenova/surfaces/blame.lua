@@ -199,12 +199,12 @@ function M.off(buf)
   if not st then
     return
   end
-  pcall(vim.api.nvim_del_augroup_by_id, st.group)
+  errors.try(vim.api.nvim_del_augroup_by_id, st.group)
   if vim.api.nvim_buf_is_valid(buf) then
     vim.api.nvim_buf_clear_namespace(buf, ns, 0, -1)
     vim.api.nvim_buf_clear_namespace(buf, hover_ns, 0, -1)
     if st.mapped then
-      pcall(vim.keymap.del, "n", st.mapped, { buffer = buf })
+      errors.try(vim.keymap.del, "n", st.mapped, { buffer = buf })
     end
   end
 end

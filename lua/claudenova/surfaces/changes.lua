@@ -6,6 +6,7 @@
 -- (:ClaudeNova changes round, ui.round: view.round is set): every file
 -- Claude changed since the review baseline; comments on its lines go with
 -- the next review (ui.comments).
+local errors = require("claudenova.core.errors")
 local config = require("claudenova.setup.config")
 local draw = require("claudenova.core.render")
 local actions = require("claudenova.store.actions")
@@ -46,7 +47,7 @@ local function scratch(name, label, text, ft)
   local buf = vim.api.nvim_create_buf(false, true)
   vim.bo[buf].bufhidden = "wipe"
   vim.bo[buf].swapfile = false
-  pcall(vim.api.nvim_buf_set_name, buf, name)
+  errors.try(vim.api.nvim_buf_set_name, buf, name)
   labels.set(buf, label)
   set_lines(buf, text)
   if ft then
@@ -293,7 +294,7 @@ local function close(v)
   else
     for _, b in ipairs({ v.before, v.now }) do
       if vim.api.nvim_buf_is_valid(b) then
-        pcall(vim.api.nvim_buf_delete, b, { force = true })
+        errors.try(vim.api.nvim_buf_delete, b, { force = true })
       end
     end
   end
@@ -329,7 +330,7 @@ function M.open_file(view, f)
   vim.api.nvim_win_set_buf(0, v.now)
   labels.apply(vim.api.nvim_get_current_win())
   if vim.api.nvim_buf_is_valid(placeholder) and placeholder ~= v.now then
-    pcall(vim.api.nvim_buf_delete, placeholder, { force = true })
+    errors.try(vim.api.nvim_buf_delete, placeholder, { force = true })
   end
   vim.wo.signcolumn = "yes:1" -- both sides: a diagnostic never shifts one
   vim.cmd("diffthis")

@@ -652,7 +652,7 @@ function M.open_list()
     local buf = vim.api.nvim_create_buf(false, true)
     vim.bo[buf].bufhidden = "wipe"
     vim.bo[buf].swapfile = false
-    pcall(vim.api.nvim_buf_set_name, buf, "claudenova://comments")
+    errors.try(vim.api.nvim_buf_set_name, buf, "claudenova://comments")
     labels.set(buf, "Review comments")
     vim.b[buf].claudenova_surface = "comments"
     list.buf = buf
@@ -669,7 +669,7 @@ function M.open_list()
       {
         k.close,
         function()
-          pcall(vim.api.nvim_win_close, 0, true)
+          errors.try(vim.api.nvim_win_close, 0, true)
         end,
         "close the comments list",
       },

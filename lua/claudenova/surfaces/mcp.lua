@@ -4,6 +4,7 @@
 -- gives; plugins and servers that did not load. Keys reconnect a server
 -- (mcp_reconnect: after its command was fixed, it comes up) and enable or
 -- disable it (mcp_toggle). It follows the host's world events while shown.
+local errors = require("claudenova.core.errors")
 local world = require("claudenova.services.world")
 local config = require("claudenova.setup.config")
 local gesture = require("claudenova.core.gesture")
@@ -186,7 +187,7 @@ function M.open(session)
   local buf = M.bufs[sid]
   if not (buf and vim.api.nvim_buf_is_valid(buf)) then
     buf = vim.api.nvim_create_buf(false, true)
-    pcall(vim.api.nvim_buf_set_name, buf, "claudenova://mcp/" .. sid)
+    errors.try(vim.api.nvim_buf_set_name, buf, "claudenova://mcp/" .. sid)
     labels.set(buf, function()
       return "MCP · " .. state.label(sid)
     end)

@@ -1,6 +1,7 @@
 -- Editable proposals: the staged file (the file as it would be after the
 -- change) opens beside the original in diff mode. :w applies it with the
 -- user's edits; wiping the buffer (or :q on its last window) rejects it.
+local errors = require("claudenova.core.errors")
 local actions = require("claudenova.store.actions")
 local notify = require("claudenova.setup.notify")
 local config = require("claudenova.setup.config")
@@ -276,7 +277,7 @@ local function drop_prepared(id)
   local pre = prepared[id]
   prepared[id] = nil
   if pre and vim.api.nvim_buf_is_valid(pre.buf) then
-    pcall(vim.api.nvim_buf_delete, pre.buf, { force = true })
+    errors.try(vim.api.nvim_buf_delete, pre.buf, { force = true })
   end
 end
 
@@ -477,7 +478,7 @@ local function refit()
   for _, p in pairs(M.open_) do
     local pwin = win_of(p.buf)
     if pwin then
-      pcall(vim.api.nvim_win_call, pwin, function()
+      errors.try(vim.api.nvim_win_call, pwin, function()
         vim.cmd("wincmd =")
       end)
     end
@@ -592,7 +593,7 @@ function M.open(r, opts)
     callback = function()
       if M.open_[r.id] == p then
         M.open_[r.id] = nil
-        pcall(vim.api.nvim_del_augroup_by_id, group)
+        errors.try(vim.api.nvim_del_augroup_by_id, group)
         actions.answer(r.id, "wiped", { review = hunks.review(p) })
         vim.schedule(function()
           M.tidy(p)
@@ -640,8 +641,8 @@ end
 --- tab of its own, the tab once only claude-nova windows remain in it.
 function M.tidy(p)
   if p.watch then
-    pcall(p.watch.stop, p.watch)
-    pcall(p.watch.close, p.watch)
+    errors.try(p.watch.stop, p.watch)
+    errors.try(p.watch.close, p.watch)
     p.watch = nil
   end
   tabs.close(p.tab, { p.buf, p.orig, p.header_buf })
@@ -661,7 +662,7 @@ function M.withdraw(id, outcome)
     return
   end
   M.open_[id] = nil
-  pcall(vim.api.nvim_del_augroup_by_id, p.group)
+  errors.try(vim.api.nvim_del_augroup_by_id, p.group)
   -- Modified still (or again): edits the answer did not carry, e.g. typed
   -- on after :w. Applied or not, they are kept.
   if vim.api.nvim_buf_is_valid(p.buf) and vim.bo[p.buf].modified then
@@ -677,7 +678,7 @@ function M.withdraw(id, outcome)
     if vim.api.nvim_buf_is_valid(b) then
       for _, w in ipairs(vim.fn.win_findbuf(b)) do
         if #vim.api.nvim_list_wins() > 1 then
-          pcall(vim.api.nvim_win_close, w, true)
+          errors.try(vim.api.nvim_win_close, w, true)
         end
       end
     end
@@ -714,12 +715,12 @@ function M.rebase(data)
     local first = data.conflicts and data.conflicts[1]
     local w = win_of(p.buf)
     if first and w then
-      pcall(vim.api.nvim_win_set_cursor, w, { first, 0 })
+      errors.try(vim.api.nvim_win_set_cursor, w, { first, 0 })
     end
   end
   for _, w in ipairs(vim.fn.win_findbuf(p.buf)) do
     vim.api.nvim_win_call(w, function()
-      pcall(vim.cmd, "diffupdate")
+      errors.try(vim.cmd, "diffupdate")
     end)
   end
 end

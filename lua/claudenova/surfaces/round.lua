@@ -4,6 +4,7 @@
 -- each opened in the changes view: undo or keep a hunk, comment on a line
 -- for the next review. :ClaudeNova changes branch: a worktree session's
 -- branch the same way.
+local errors = require("claudenova.core.errors")
 local actions = require("claudenova.store.actions")
 local comments = require("claudenova.surfaces.comments")
 local files = require("claudenova.surfaces.files")
@@ -17,7 +18,7 @@ function M.open(session)
   session = session or actions.session_in_view() or 0
   local view = calls.request("review_round", { session = session })
   comments.ensure()
-  pcall(comments.load) -- the comments show in the view at once
+  errors.try(comments.load) -- the comments show in the view at once
   return files.show(view)
 end
 
@@ -36,7 +37,7 @@ function M.branch(session)
         return
       end
       comments.ensure()
-      pcall(comments.load)
+      errors.try(comments.load)
       files.show(view)
     end)
   )

@@ -203,7 +203,7 @@ function M.open(session)
   local v = fetch(session or 0, vim.fn.getcwd())
   if not (M.buf and vim.api.nvim_buf_is_valid(M.buf)) then
     M.buf = vim.api.nvim_create_buf(false, true)
-    pcall(vim.api.nvim_buf_set_name, M.buf, NAME)
+    errors.try(vim.api.nvim_buf_set_name, M.buf, NAME)
     labels.set(M.buf, "Claude Nova rules")
     vim.bo[M.buf].filetype = "claudenova-rules"
     vim.bo[M.buf].bufhidden = "wipe"

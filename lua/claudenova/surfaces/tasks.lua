@@ -61,7 +61,7 @@ local function show(id, text)
   draw.lines(buf, nil, lines)
   for w, yes in pairs(at_end) do
     if yes and vim.api.nvim_win_is_valid(w) then
-      pcall(vim.api.nvim_win_set_cursor, w, { #lines, 0 })
+      errors.try(vim.api.nvim_win_set_cursor, w, { #lines, 0 })
     end
   end
 end
@@ -163,7 +163,7 @@ local function ensure_buf(id)
     return buf
   end
   buf = vim.api.nvim_create_buf(false, true)
-  pcall(vim.api.nvim_buf_set_name, buf, "claudenova://task/" .. id)
+  errors.try(vim.api.nvim_buf_set_name, buf, "claudenova://task/" .. id)
   labels.set(buf, function()
     local t = state.task(id)
     return "Task · " .. ((t and t.description and t.description ~= "") and t.description or id)
