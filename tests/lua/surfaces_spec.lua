@@ -38,6 +38,22 @@ local function edit_files(t, recording)
   error("the edit recording stages no file")
 end
 
+-- A file of a branch's or a round's view as the host sends it (rel under
+-- the project; extra overrides a field).
+local function changed_file(t, rel, before, now, hunks, extra)
+  return vim.tbl_extend("force", {
+    path = t.project .. "/" .. rel,
+    rel = rel,
+    before = before,
+    now = now,
+    existed = true,
+    exists = true,
+    hunks = hunks,
+    authors = {},
+    others = {},
+  }, extra or {})
+end
+
 return {
   ["the panel of a Bash call"] = {
     widths = { 60, 100, 200 },
@@ -352,22 +368,8 @@ return {
   ["a branch as a pull request: the files view"] = {
     widths = { 60, 100 },
     run = function(t)
-      local function file(rel, before, now, hunks, extra)
-        local f = {
-          path = t.project .. "/" .. rel,
-          rel = rel,
-          before = before,
-          now = now,
-          existed = true,
-          exists = true,
-          hunks = hunks,
-          authors = {},
-          others = {},
-        }
-        for k, v in pairs(extra or {}) do
-          f[k] = v
-        end
-        return f
+      local function file(...)
+        return changed_file(t, ...)
       end
       local login_sum = "sum-1"
       t.replies.branch_changes = function()
@@ -728,18 +730,8 @@ return {
     widths = { 60, 100 },
     run = function(t)
       t:replay("bash")
-      local function file(rel, before, now, hunks, extra)
-        return vim.tbl_extend("force", {
-          path = t.project .. "/" .. rel,
-          rel = rel,
-          before = before,
-          now = now,
-          existed = true,
-          exists = true,
-          hunks = hunks,
-          authors = {},
-          others = {},
-        }, extra or {})
+      local function file(...)
+        return changed_file(t, ...)
       end
       t.replies.review_round = function()
         return {
