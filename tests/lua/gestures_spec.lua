@@ -131,6 +131,21 @@ return {
       t:eq(#logged, 1, "log lines")
       t:eq(logged[1].args.level, "debug", "its level")
       t:ok(logged[1].args.msg:find("gestures_spec.lua:%d+"), "its place: " .. logged[1].args.msg)
+      -- While no host runs the lines wait, and the next host gets them.
+      t.host.use_transport(nil)
+      errors.try(function()
+        error("while no host ran")
+      end)
+      local waiting = vim.tbl_filter(function(l)
+        return l.msg:find("while no host ran", 1, true) ~= nil
+      end, errors.unwritten())
+      t:eq(#waiting, 1, "lines waiting for a host")
+      t.host.use_transport(t.transport)
+      local written = vim.tbl_filter(function(n)
+        return n.method == "log" and n.args.msg:find("while no host ran", 1, true) ~= nil
+      end, t.notes)
+      t:eq(#written, 1, "written once a host runs")
+      t:eq(#errors.unwritten(), 0, "lines still waiting")
     end,
   },
   ["a batch skips what the host says only a person or its surface answers"] = {

@@ -393,7 +393,8 @@ function H.context(opts)
     return ctx.clock
   end
   local host = require("claudenova.channel.host")
-  host.use_transport(fake_transport(ctx))
+  ctx.transport = fake_transport(ctx)
+  host.use_transport(ctx.transport)
   require("claudenova.frontend")
   require("claudenova.frontend.inbox").reset_stream()
   ctx.host = host

@@ -48,6 +48,7 @@ function M.use_transport(t)
   M.fail_calls("the host changed")
   M.channel = t and -1 or nil
   M.epoch = M.epoch + 1
+  errors.log() -- what the front end logged while no host ran
 end
 
 -- The front end's log (messages cut to one line, bars that failed to
@@ -261,6 +262,7 @@ function ensure()
       end,
     })
     vim.fn.ClaudeNovaRequest("configure", vim.json.encode(config.host_options()))
+    errors.log() -- what the front end logged before a host ran
   end
   return chan
 end

@@ -1,10 +1,10 @@
--- The surfaces' way to the host for what is not an answer: reads (a
--- transcript, the rules, the changes…) and commands (a rule removed, a
--- comment added…). A surface never requires the channel: it calls here, and
--- an answer to a request goes out by the front end's one door instead
--- (actions.answer, the gesture layer's answer(id, kind, payload)), which
--- maps each kind of answer to the host's method (ANSWERS) and is the only
--- sender of those methods.
+-- The surfaces' (and the services') way to the host for what is not an
+-- answer: reads (a transcript, the rules, the changes…) and commands (a rule
+-- removed, a comment added…). A surface never requires the channel: it calls
+-- here, and an answer to a request goes out by the front end's one door
+-- instead (actions.answer, the gesture layer's answer(id, kind, payload)),
+-- which maps each kind of answer to the host's method (ANSWERS) and is the
+-- only sender of those methods.
 local host = require("claudenova.channel.host")
 
 local M = {}

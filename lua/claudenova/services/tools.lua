@@ -8,7 +8,7 @@
 -- Positions are 1-based lines and 1-based character columns.
 local disk = require("claudenova.services.disk")
 local errs = require("claudenova.core.errors")
-local host = require("claudenova.channel.host")
+local calls = require("claudenova.services.calls")
 
 local M = {}
 
@@ -713,7 +713,7 @@ function M.call(token, name, args, wait)
     reply = encode(err == nil, res, err)
     if not sync then
       vim.schedule(function()
-        errs.try(host.notify, "tool_reply", { token = token, ok = err == nil, result = res, error = err })
+        errs.try(calls.notify, "tool_reply", { token = token, ok = err == nil, result = res, error = err })
       end)
     end
   end
