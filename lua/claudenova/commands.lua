@@ -1,5 +1,5 @@
 -- :ClaudeNova {sub}: one table drives dispatch, completion and help. Every
--- subcommand that acts on a request finds it with claudenova.surfaces.target;
+-- subcommand that acts on a request finds it with claudenova.frontend.target;
 -- every error reaches the user through claudenova.errors.
 local M = {}
 

@@ -1,4 +1,6 @@
 -- :checkhealth claudenova
+local errors = require("claudenova.core.errors")
+
 local M = {}
 
 local function version(s)
@@ -73,7 +75,7 @@ function M.check()
     -- else by make or go build.
     local st = host.stamp()
     local res = vim.system({ host.bin(), "-build-info" }, { text = true }):wait(5000)
-    local bi = res.code == 0 and pcall(vim.json.decode, res.stdout) and vim.json.decode(res.stdout) or {}
+    local bi = res.code == 0 and errors.try(vim.json.decode, res.stdout) and vim.json.decode(res.stdout) or {}
     if st and st.how == "download" then
       local m = install.manifest()
       local a = m and m.assets[install.platform() or ""]
@@ -222,7 +224,7 @@ function M.check()
   local dir = cfg.storage
   local okdir = vim.fn.mkdir(dir, "p") == 1 or vim.fn.isdirectory(dir) == 1
   local probe = dir .. "/.health"
-  if okdir and pcall(vim.fn.writefile, { "ok" }, probe) and vim.fn.filereadable(probe) == 1 then
+  if okdir and errors.try(vim.fn.writefile, { "ok" }, probe) and vim.fn.filereadable(probe) == 1 then
     os.remove(probe)
     h.ok("storage is writable: " .. dir)
   else

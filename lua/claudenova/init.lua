@@ -9,12 +9,14 @@
 --   setup      setup/: config, notify, labels, highlights, install, register, away
 --   channel    channel/host.lua: calls to the host and its one ordered stream
 --   store      store/state.lua (what the host told us), store/actions.lua (gesture slots)
---   services   services/: scheduler, context, keys, disk, rescue, world, tools
+--   services   services/: calls (the surfaces' reads), scheduler, context, keys, disk, rescue, world, tools
 --   surfaces   surfaces/: panel, proposal, sidebar, transcript, … (one file each)
---   frontend   frontend/: inbox (applies the stream), gestures, ops, init
+--   frontend   frontend/: inbox (applies the stream), gestures (answer: the one door), ops, target, pickers, init
 --   API        this module, commands, health
 -- Entry (a command, a key) → API → front end → store → surfaces; the host's
--- stream → inbox → store → surfaces.
+-- stream → inbox → store → surfaces. A surface never requires the channel:
+-- its answers go out through the front end's one door (actions.answer →
+-- frontend.gestures.answer), its reads through services.calls.
 local M = {}
 
 M.version = require("claudenova.core.version")

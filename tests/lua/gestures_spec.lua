@@ -75,6 +75,79 @@ local function reply(t, token, method, result)
 end
 
 return {
+  ["every answer leaves by one door, as the host method of its kind"] = {
+    run = function(t)
+      local actions = require("claudenova.store.actions")
+      local calls = require("claudenova.services.calls")
+      t.replies.plan = function()
+        return {}
+      end
+      actions.answer("1:plan", "plan", { approve = false, feedback = "not yet" })
+      t:eq(t:calls_of("plan"), { { id = "1:plan", approve = false, feedback = "not yet" } }, "the plan answer")
+      actions.answer("1:edit", "wiped", { review = { kept = 1 } })
+      local wiped = vim.tbl_filter(function(n)
+        return n.method == "proposal_wiped"
+      end, t.notes)
+      t:eq(wiped[1] and wiped[1].args, { id = "1:edit", review = { kept = 1 } }, "the proposal closed")
+      -- The surfaces' other way to the host sends no answer.
+      for _, m in ipairs({ "decide", "answer", "plan", "elicit", "proposal_saved", "proposal_wiped" }) do
+        local ok, err = pcall(calls.request, m, { id = "1:plan" })
+        t:ok(not ok and tostring(err):find("answer()", 1, true), m .. " through services.calls: " .. tostring(err))
+        ok = pcall(calls.notify, m, { id = "1:plan" })
+        t:ok(not ok, m .. " notified through services.calls")
+      end
+      t:eq(#t:calls_of("plan"), 1, "plan calls")
+      t:eq(#t:calls_of("decide"), 0, "decide calls")
+    end,
+  },
+  ["an error a surface's withdraw raises is logged with its place"] = {
+    run = function(t)
+      local plain = requests(t)
+      local panel = require("claudenova.surfaces.panel")
+      local withdraw = panel.withdraw
+      panel.withdraw = function()
+        error("the withdraw broke")
+      end
+      t:deliver({ { event = "request_removed", data = { id = plain.id, session = 1, outcome = "allow" } } })
+      panel.withdraw = withdraw
+      local logged = vim.tbl_filter(function(n)
+        return n.method == "log" and n.args.msg:find("the withdraw broke", 1, true) ~= nil
+      end, t.notes)
+      t:eq(#logged, 1, "log lines of the error")
+      t:ok(logged[1].args.msg:find("frontend/inbox.lua:%d+"), "its place: " .. logged[1].args.msg)
+      t:eq(logged[1].args.level, "error", "its level")
+    end,
+  },
+  ["an error let go is kept in the host's log, at debug level, with its place"] = {
+    run = function(t)
+      local errors = require("claudenova.core.errors")
+      local ok = errors.try(function()
+        error("gone already")
+      end)
+      t:eq(ok, false, "what try returns")
+      local logged = vim.tbl_filter(function(n)
+        return n.method == "log" and n.args.msg:find("gone already", 1, true) ~= nil
+      end, t.notes)
+      t:eq(#logged, 1, "log lines")
+      t:eq(logged[1].args.level, "debug", "its level")
+      t:ok(logged[1].args.msg:find("gestures_spec.lua:%d+"), "its place: " .. logged[1].args.msg)
+      -- While no host runs the lines wait, and the next host gets them.
+      t.host.use_transport(nil)
+      errors.try(function()
+        error("while no host ran")
+      end)
+      local waiting = vim.tbl_filter(function(l)
+        return l.msg:find("while no host ran", 1, true) ~= nil
+      end, errors.unwritten())
+      t:eq(#waiting, 1, "lines waiting for a host")
+      t.host.use_transport(t.transport)
+      local written = vim.tbl_filter(function(n)
+        return n.method == "log" and n.args.msg:find("while no host ran", 1, true) ~= nil
+      end, t.notes)
+      t:eq(#written, 1, "written once a host runs")
+      t:eq(#errors.unwritten(), 0, "lines still waiting")
+    end,
+  },
   ["a batch skips what the host says only a person or its surface answers"] = {
     run = function(t)
       local plain, own, careful = requests(t)

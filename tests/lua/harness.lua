@@ -64,6 +64,16 @@ T.mark = function(_, what)
   mark(what)
 end
 
+-- Every callback put on the editor's queue (vim.schedule; vim.schedule_wrap
+-- goes through it) is counted: settle() waits until a round of the queue
+-- adds none.
+local scheduled = 0
+local queue = vim.schedule
+vim.schedule = function(fn)
+  scheduled = scheduled + 1
+  return queue(fn)
+end
+
 local function fail(msg, level)
   error(msg, (level or 1) + 1)
 end
@@ -161,12 +171,13 @@ end
 --- Let what the batch scheduled run (vim.schedule callbacks, a fetch of
 --- the transcript), as the editor's loop does between two batches: the
 --- front end's queue is drained, not waited on for a fixed time. A marker
---- scheduled last runs once everything scheduled before it has; three
---- rounds let callbacks that schedule more (three deep) run too.
+--- put on the queue last runs once everything before it has; the rounds go
+--- on until one in which nothing was scheduled (callbacks that schedule
+--- more, however deep, run too).
 function T:settle()
-  for _ = 1, 3 do
-    local done = false
-    vim.schedule(function()
+  for _ = 1, 50 do
+    local before, done = scheduled, false
+    queue(function()
       done = true
     end)
     if not vim.wait(5000, function()
@@ -174,7 +185,11 @@ function T:settle()
     end, 1) then
       error("the front end's queue did not drain in 5 s", 2)
     end
+    if scheduled == before then
+      return
+    end
   end
+  error("the front end's queue never drains: a callback schedules another, again and again", 2)
 end
 
 --- Deliver batches from..to of a recording (after an earlier replay).
@@ -378,7 +393,8 @@ function H.context(opts)
     return ctx.clock
   end
   local host = require("claudenova.channel.host")
-  host.use_transport(fake_transport(ctx))
+  ctx.transport = fake_transport(ctx)
+  host.use_transport(ctx.transport)
   require("claudenova.frontend")
   require("claudenova.frontend.inbox").reset_stream()
   ctx.host = host

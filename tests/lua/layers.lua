@@ -9,8 +9,8 @@ return {
   { name = "setup", folder = "setup" }, -- options, messages, labels, highlights, install
   { name = "channel", folder = "channel" }, -- the host: calls and its one ordered stream
   { name = "store", folder = "store" }, -- what the host told us; gesture slots
-  { name = "services", folder = "services" }, -- scheduler, context, keys, disk, world, tools
+  { name = "services", folder = "services" }, -- calls, scheduler, context, keys, disk, world, tools
   { name = "surfaces", folder = "surfaces" }, -- one file per surface
-  { name = "frontend", folder = "frontend" }, -- applies the stream, gestures, ops
+  { name = "frontend", folder = "frontend" }, -- applies the stream, gestures (the door for answers), ops
   { name = "API", folder = "" }, -- claudenova, commands, health
 }

@@ -178,6 +178,125 @@ return {
       t:eq(bad, {}, "layering")
     end,
   },
+  ["a surface reaches the host through the front end, never the channel"] = {
+    run = function(t)
+      -- Answers go out through the front end's one door (actions.answer),
+      -- reads and commands through services.calls: a surface that requires
+      -- the channel has a door of its own.
+      local bad = {}
+      for m, f in pairs(modules()) do
+        if m:match("^claudenova%.surfaces%.") then
+          local src = table.concat(vim.fn.readfile(f), "\n")
+          for d in pairs(requires((("\n" .. src):gsub("\n%s*%-%-[^\n]*", "\n")))) do
+            if d:match("^claudenova%.channel") then
+              table.insert(bad, m .. " requires " .. d)
+            end
+          end
+        end
+      end
+      table.sort(bad)
+      t:eq(bad, {}, "surfaces that require the channel")
+    end,
+  },
+  ["no module replaces another module's functions"] = {
+    run = function(t)
+      -- Every module loaded afresh; each one's functions are noted as its
+      -- own load ends (before a module that requires it runs on). A
+      -- function of a module that changed afterwards, and is not defined in
+      -- the module's own file, was put there by another module. The
+      -- gesture slots (store.actions) are the one table the front end
+      -- fills: empty until it loads.
+      local slots = { ["claudenova.store.actions"] = true }
+      for name in pairs(package.loaded) do
+        if name:match("^claudenova") then
+          package.loaded[name] = nil
+        end
+      end
+      local present = modules()
+      local seen = {}
+      local req = _G.require
+      _G.require = function(name)
+        local fresh = package.loaded[name] == nil
+        local mod = req(name)
+        if fresh and present[name] and type(mod) == "table" then
+          local fns = {}
+          for k, v in pairs(mod) do
+            if type(v) == "function" then
+              fns[k] = v
+            end
+          end
+          seen[name] = { mod = mod, fns = fns }
+        end
+        return mod
+      end
+      local ok, err = pcall(function()
+        local names = vim.tbl_keys(present)
+        table.sort(names)
+        for _, m in ipairs(names) do
+          require(m)
+        end
+      end)
+      _G.require = req
+      t:ok(ok, "loading every module: " .. tostring(err))
+      local bad = {}
+      for name, s in pairs(seen) do
+        if not slots[name] then
+          for k, v in pairs(s.mod) do
+            if type(v) == "function" and s.fns[k] ~= v then
+              local src = debug.getinfo(v, "S").source
+              if src:sub(-#present[name]) ~= present[name] then
+                table.insert(bad, ("%s.%s (from %s)"):format(name, k, src:gsub("^@.*/lua/", "")))
+              end
+            end
+          end
+        end
+      end
+      table.sort(bad)
+      t:eq(bad, {}, "functions put into another module")
+    end,
+  },
+  ["every surface has a reference screen at 60 and 100 columns"] = {
+    run = function(t)
+      local dir = root .. "/tests/lua/screens/surfaces/"
+      local missing = {}
+      for _, f in ipairs(vim.fn.globpath(root .. "/lua/claudenova/surfaces", "*.lua", false, true)) do
+        local name = vim.fn.fnamemodify(f, ":t:r")
+        for _, w in ipairs({ 60, 100 }) do
+          if #vim.fn.glob(dir .. name .. "-" .. w .. ".txt", false, true) == 0 then
+            table.insert(missing, ("%s-%d"):format(name, w))
+          end
+        end
+      end
+      table.sort(missing)
+      t:eq(missing, {}, "surfaces without a screen (tests/lua/screens/surfaces)")
+    end,
+  },
+  ["no module drops an error: a pcall's error is looked at, or errors.try logs it"] = {
+    run = function(t)
+      -- A pcall whose results are thrown away (a statement), or whose error
+      -- is (only its ok kept) lets an error go unseen: errors.try keeps it
+      -- in the host's log with its place, at debug level.
+      local bad = {}
+      for m, f in pairs(modules()) do
+        if m ~= "claudenova.core.errors" then
+          for n, line in ipairs(vim.fn.readfile(f)) do
+            if
+              line:find("^%s*pcall%(")
+              or line:find("local [%w_]+ = pcall%(")
+              or line:find("^%s*[%w_]+ = pcall%(")
+              or line:find("if not pcall%(")
+              or line:find("if pcall%(")
+              or line:find("and pcall%(")
+            then
+              table.insert(bad, ("%s:%d %s"):format(m, n, vim.trim(line)))
+            end
+          end
+        end
+      end
+      table.sort(bad)
+      t:eq(bad, {}, "errors dropped unseen")
+    end,
+  },
   ["init.lua describes the layers the test checks"] = {
     run = function(t)
       local src = table.concat(vim.fn.readfile(root .. "/lua/claudenova/init.lua"), "\n")

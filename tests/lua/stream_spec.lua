@@ -97,6 +97,25 @@ local function resync_while_fetching(t, first, dropped_to)
 end
 
 return {
+  ["the harness's settle drains the queue, however deep callbacks schedule"] = {
+    run = function(t)
+      -- What the cases rely on: after settle(), nothing the front end
+      -- scheduled is still waiting (a fetch that schedules its drawing,
+      -- which schedules a picker…).
+      local ran = 0
+      local function chain(n)
+        ran = ran + 1
+        if n > 1 then
+          vim.schedule_wrap(chain)(n - 1)
+        end
+      end
+      vim.schedule(function()
+        chain(8)
+      end)
+      t:settle()
+      t:eq(ran, 8, "callbacks run")
+    end,
+  },
   ["batches out of order are applied in the host's order"] = {
     run = function(t)
       local batches = t:recording("bash")

@@ -38,6 +38,22 @@ local function edit_files(t, recording)
   error("the edit recording stages no file")
 end
 
+-- A file of a branch's or a round's view as the host sends it (rel under
+-- the project; extra overrides a field).
+local function changed_file(t, rel, before, now, hunks, extra)
+  return vim.tbl_extend("force", {
+    path = t.project .. "/" .. rel,
+    rel = rel,
+    before = before,
+    now = now,
+    existed = true,
+    exists = true,
+    hunks = hunks,
+    authors = {},
+    others = {},
+  }, extra or {})
+end
+
 return {
   ["the panel of a Bash call"] = {
     widths = { 60, 100, 200 },
@@ -352,22 +368,8 @@ return {
   ["a branch as a pull request: the files view"] = {
     widths = { 60, 100 },
     run = function(t)
-      local function file(rel, before, now, hunks, extra)
-        local f = {
-          path = t.project .. "/" .. rel,
-          rel = rel,
-          before = before,
-          now = now,
-          existed = true,
-          exists = true,
-          hunks = hunks,
-          authors = {},
-          others = {},
-        }
-        for k, v in pairs(extra or {}) do
-          f[k] = v
-        end
-        return f
+      local function file(...)
+        return changed_file(t, ...)
       end
       local login_sum = "sum-1"
       t.replies.branch_changes = function()
@@ -645,6 +647,190 @@ return {
       t:deliver({ { event = "merge_done", data = { session = 1, branch = "worktree-fix-login", removed = true } } })
       t:settle()
       t:eq(#t:floats(), 0, "floating windows after the offer was withdrawn")
+    end,
+  },
+  ["an MCP server's form, asked in the user's picker"] = {
+    widths = { 60, 100 },
+    run = function(t)
+      -- A picker plugin's list stands in for the user's (the built-in one
+      -- waits for keys in the command line): the float picker has its
+      -- signature. The form arrives as the question does, with its present.
+      vim.ui.select = require("claudenova.core.picker").select
+      local batches = t:replay("question", 6)
+      local r = vim.deepcopy(batches[7][1].data)
+      r.id, r.surface, r.tool, r.target = "1:form", "elicit", "MCP form", "docs"
+      r.title = "MCP server docs asks · 1 · parse the dates"
+      r.input = nil
+      r.fields =
+        { { label = "MCP server", value = "docs" }, { label = "Message", value = "Where should the docs go?" } }
+      r.no_always, r.own_refusal = "a form needs its own answer, not a rule", "a form needs its own answer"
+      r.form = {
+        server = "docs",
+        message = "Where should the docs go?",
+        mode = "form",
+        fields = {
+          { name = "folder", title = "Folder", type = "string", required = true },
+          { name = "format", title = "Format", type = "string", choices = { "md", "html" }, required = false },
+        },
+      }
+      t:deliver({ { event = "request_added", data = r }, { event = "present", data = vim.deepcopy(r) } })
+      t:settle()
+      t:wait(function()
+        return vim.b.claudenova_surface == "picker"
+      end, "the form's picker")
+      t:eq(#t:floats(), 1, "floating windows")
+      t:screen("elicit")
+      -- Fill in asks the first field; nothing is answered yet.
+      t:type("<CR>")
+      t:eq(#t:calls_of("elicit"), 0, "answers before the form is filled")
+    end,
+  },
+  ["rewind: a prompt of the session to put the files back to"] = {
+    widths = { 60, 100 },
+    run = function(t)
+      vim.ui.select = require("claudenova.core.picker").select -- as above: the user's picker
+      t:replay("bash")
+      local at = 1796302529 -- 13:35 UTC
+      t.replies.checkpoints = function()
+        return {
+          {
+            id = "cp-1",
+            session = 1,
+            n = 1,
+            time = at,
+            prompt = "make the greeting louder",
+            files = { t.project .. "/greet.py" },
+            insertions = 1,
+            deletions = 1,
+          },
+          {
+            id = "cp-2",
+            session = 1,
+            n = 2,
+            time = at + 300,
+            prompt = "and add a farewell, in the same file",
+            files = { t.project .. "/greet.py", t.project .. "/bye.py" },
+            insertions = 6,
+            deletions = 2,
+            others = { { path = t.project .. "/greet.py", session = 2 } },
+          },
+          { id = "cp-3", session = 1, n = 3, time = at + 600, prompt = "explain the tests", files = {} },
+        }
+      end
+      require("claudenova.surfaces.rewind").pick(1)
+      t:settle()
+      t:wait(function()
+        return vim.b.claudenova_surface == "picker"
+      end, "the rewind picker")
+      t:screen("rewind")
+      t:eq(#t:calls_of("rewind"), 0, "rewinds before a choice")
+    end,
+  },
+  ["the review round: every file Claude changed since the last review"] = {
+    widths = { 60, 100 },
+    run = function(t)
+      t:replay("bash")
+      local function file(...)
+        return changed_file(t, ...)
+      end
+      t.replies.review_round = function()
+        return {
+          session = 1,
+          round = 2,
+          since = 1796302529,
+          files = {
+            file("greet.py", "a\nb\n", "a\nB\nc\n", { { a = 2, del = 1, b = 2, ins = 2 } }),
+            file("bye.py", "", "x\ny\n", { { a = 0, del = 0, b = 1, ins = 2 } }, { existed = false }),
+          },
+        }
+      end
+      t.replies.comments = function()
+        return { cwd = t.project, comments = {}, files = {} }
+      end
+      vim.cmd("ClaudeNova changes round")
+      t:settle()
+      t:eq(vim.b.claudenova_surface, "files", "the round's files in front")
+      t:screen("round")
+    end,
+  },
+  ["a proposal's hunk with a note for Claude, then put back to the original"] = {
+    widths = { 60, 100 },
+    run = function(t)
+      edit_files(t)
+      t:replay("edit", 10)
+      local buf = vim.api.nvim_get_current_buf()
+      t:eq(vim.b[buf].claudenova_surface, "proposal", "the proposal in front")
+      local p = require("claudenova.surfaces.proposal").open_[vim.b[buf].claudenova_request]
+      local hunks = require("claudenova.surfaces.hunks")
+      t:eq(#p.hunks, 1, "hunks")
+      vim.api.nvim_win_set_cursor(0, { 2, 0 })
+      local input = vim.ui.input
+      vim.ui.input = function(_, cb)
+        cb("the plus reads better here")
+      end
+      hunks.note(p)
+      vim.ui.input = input
+      t:settle()
+      t:eq(hunks.tally(p), { hunks = 1, rejected = 0, notes = 1 }, "the tally")
+      t:screen("hunks")
+      -- Put back to the original: both sides the same, the note kept.
+      hunks.reject(p)
+      t:eq(hunks.tally(p), { hunks = 1, rejected = 1, notes = 1 }, "the tally after the original came back")
+      t:eq(vim.api.nvim_buf_get_lines(buf, 1, 2, false), { '    return "hello " + name' }, "the hunk's lines")
+    end,
+  },
+  ["@ in the prompt input offers the session folder's files"] = {
+    widths = { 60, 100 },
+    run = function(t)
+      t:replay("bash")
+      require("claudenova.frontend").prompt(1)
+      local complete = require("claudenova.surfaces.complete")
+      local shown, asked
+      -- The menu opens in insert mode: the host's answer comes while the
+      -- typed keys wait there, the screen is read, and <Esc> ends it.
+      local function answer()
+        asked = complete.waiting and vim.deepcopy(complete.waiting)
+        if asked then
+          t:deliver({
+            {
+              event = "completion",
+              data = {
+                token = asked.token,
+                kind = "@",
+                query = asked.query,
+                total = 3,
+                items = {
+                  { word = "@greet.py", abbr = "greet.py", menu = "file" },
+                  { word = "@tests/test_greet.py", abbr = "tests/test_greet.py", menu = "file" },
+                  { word = "@docs/greeting.md", abbr = "docs/greeting.md", menu = "file" },
+                },
+              },
+            },
+          })
+          shown = vim.fn.pumvisible() == 1
+          if shown then
+            t:screen("complete")
+          end
+        end
+        vim.api.nvim_feedkeys(vim.keycode("<Esc>"), "n", false)
+      end
+      local waited = vim.uv.new_timer()
+      waited:start(
+        20,
+        20,
+        vim.schedule_wrap(function()
+          if complete.waiting or vim.fn.mode() ~= "i" then
+            waited:stop()
+            waited:close()
+            answer()
+          end
+        end)
+      )
+      vim.api.nvim_feedkeys(vim.keycode("Agreet @gr"), "x!", false)
+      t:ok(asked, "the host was asked")
+      t:eq({ asked.kind, asked.query }, { "@", "gr" }, "what it was asked")
+      t:ok(shown, "the menu shown")
+      t:eq(#t:calls_of("send"), 0, "prompts sent")
     end,
   },
   ["a plan opens in a tab of its own, to read and to edit"] = {

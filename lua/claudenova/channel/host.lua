@@ -6,7 +6,7 @@
 -- synchronous call names its place in that stream (a mark): request()
 -- returns once every event before it has been applied, so the caller acts
 -- on a reply in the order things happened. This module knows nothing of the
--- front end: it reports a lost host through M.on_lost.
+-- front end: it reports a lost host to whom when_lost names.
 local config = require("claudenova.setup.config")
 local errors = require("claudenova.core.errors")
 local notify = require("claudenova.setup.notify")
@@ -14,15 +14,20 @@ local version = require("claudenova.core.version")
 local install = require("claudenova.setup.install")
 local paths = require("claudenova.core.paths")
 local register_mod = require("claudenova.setup.register")
-local text = require("claudenova.core.text")
 local gesture = require("claudenova.core.gesture")
 
 local M = {}
 
---- Called (scheduled) with the exit code when the host dies unexpectedly
---- (set by the front end).
----@type fun(code: integer)|nil
-M.on_lost = nil
+-- Called (scheduled) with the exit code when the host dies unexpectedly
+-- (the front end says who: when_lost).
+local on_lost = nil ---@type fun(code: integer)|nil
+
+--- Let fn hear (scheduled, with the exit code) that the host died
+--- unexpectedly: the front end drops what it cached of it.
+---@param fn fun(code: integer)
+function M.when_lost(fn)
+  on_lost = fn
+end
 
 --- True while the front end applies a batch of the host's events (a call
 --- from the host): a synchronous call back would break Neovim's call order.
@@ -43,18 +48,18 @@ function M.use_transport(t)
   M.fail_calls("the host changed")
   M.channel = t and -1 or nil
   M.epoch = M.epoch + 1
+  errors.log() -- what the front end logged while no host ran
 end
 
--- Messages cut to one line, and bars that failed to draw, are kept whole in
--- the host's log.
-notify.log = function(level, msg)
-  if M.channel then
-    M.notify("log", { level = level, msg = msg })
+-- The front end's log (messages cut to one line, bars that failed to
+-- draw, errors let go) is kept whole in the host's log, once a host runs.
+errors.log_to(function(level, msg)
+  if not M.channel then
+    return false
   end
-end
-text.on_draw_error = function(msg)
-  notify.log("error", msg)
-end
+  M.notify("log", { level = level, msg = msg })
+  return true
+end)
 
 --- A reply in the stream (a mark: {token, reply}): its call gets it, at
 --- this point of the stream's order.
@@ -85,7 +90,9 @@ M.stamp_path = paths.stamp_path
 M.stamp = paths.stamp
 M.revision = paths.revision
 
-local checked = false
+-- The number of builds (install.builds) when the binary was last checked:
+-- a build since means it is checked again.
+local checked = nil
 local registered = false
 
 --- Why the host cannot be used, or nil when it can, from what can be seen
@@ -95,7 +102,7 @@ local registered = false
 --- (see ensure): no process is started here.
 ---@return string|nil, string|nil
 function M.problem()
-  if checked then
+  if checked == install.builds then
     return nil
   end
   local bin = M.bin()
@@ -178,8 +185,8 @@ function M.factory(_)
       vim.schedule(function()
         rebootstrap()
         M.fail_calls("the host stopped before it answered")
-        if not M.exiting and M.on_lost then
-          M.on_lost(code)
+        if not M.exiting and on_lost then
+          on_lost(code)
         end
       end)
     end,
@@ -230,10 +237,10 @@ function ensure()
     local vp = version_problem(reply.result)
     if vp then
       M.exiting = true
-      pcall(vim.fn.jobstop, chan)
+      errors.try(vim.fn.jobstop, chan)
       M.channel = nil
       M.exiting = false
-      checked = false
+      checked = nil
       -- An old build (make, go build): built again where Go is, once.
       if not M.rebuilt and vim.fn.executable("go") == 1 then
         M.rebuilt = true
@@ -243,18 +250,19 @@ function ensure()
       end
       error(vp, 0)
     end
-    checked = true
+    checked = install.builds
     vim.api.nvim_create_autocmd("VimLeavePre", {
       group = vim.api.nvim_create_augroup("ClaudeNovaHost", { clear = true }),
       desc = "claude-nova: deny pending requests and stop claude before exit",
       callback = function()
         M.exiting = true
         if M.channel then
-          pcall(vim.fn.ClaudeNovaRequest, "shutdown", "{}")
+          errors.try(vim.fn.ClaudeNovaRequest, "shutdown", "{}")
         end
       end,
     })
     vim.fn.ClaudeNovaRequest("configure", vim.json.encode(config.host_options()))
+    errors.log() -- what the front end logged before a host ran
   end
   return chan
 end
@@ -382,11 +390,6 @@ end
 --- Whether the host is running (no start).
 function M.running()
   return M.channel ~= nil
-end
-
--- A build resets what was checked of the binary.
-install.on_built = function()
-  checked = false
 end
 
 --- Build and wait for it (Neovim keeps drawing). Returns whether it built.

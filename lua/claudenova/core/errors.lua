@@ -43,10 +43,22 @@ function M.raise(msg)
   error(M.message(msg), 0)
 end
 
---- Shows an error to the user (set by claudenova.setup.notify, which sits
---- above this module); until then errors go to vim.notify.
----@type fun(err: any)
-M.report = function(err)
+-- Who shows an error to the user (claudenova.setup.notify, which sits
+-- above this module, says so when it loads); until then vim.notify does.
+local reporter = nil ---@type fun(err: any)|nil
+
+--- Let fn show the errors guard() catches (the message module: one way to
+--- the user).
+---@param fn fun(err: any)
+function M.report_with(fn)
+  reporter = fn
+end
+
+--- Show an error to the user.
+function M.report(err)
+  if reporter then
+    return reporter(err)
+  end
   vim.notify(M.message(err), vim.log.levels.ERROR)
 end
 
@@ -58,6 +70,86 @@ function M.guard(fn)
       M.report(err)
     end
   end
+end
+
+-- The front end's log: lines kept whole in the host's log (the channel
+-- writes them there: see log_to). Lines logged while nothing can take them
+-- (no host yet) wait, the last KEEP of them, for the next that can.
+local KEEP = 100
+local writer = nil ---@type (fun(level: string, msg: string): boolean)|nil
+local waiting = {} ---@type {level: string, msg: string}[]
+local writing = false
+
+--- Let fn write the front end's log lines (the channel: the host's log
+--- method). fn returns false when it cannot write now (no host).
+---@param fn fun(level: string, msg: string): boolean
+function M.log_to(fn)
+  writer = fn
+  M.log() -- what waited
+end
+
+--- Keep msg in the host's log at level ("debug", "info", "warn", "error").
+--- Without arguments: write what waited.
+---@param level string|nil
+---@param msg string|nil
+function M.log(level, msg)
+  if level then
+    table.insert(waiting, { level = level, msg = msg })
+    if #waiting > KEEP then
+      table.remove(waiting, 1)
+    end
+  end
+  if not writer or writing then
+    return -- no writer yet, or one writing now (a line its own failure logged waits)
+  end
+  writing = true
+  while waiting[1] do
+    local ok, wrote = pcall(writer, waiting[1].level, waiting[1].msg)
+    if not ok or not wrote then
+      break
+    end
+    table.remove(waiting, 1)
+  end
+  writing = false
+end
+
+--- The log lines not written yet (no host took them).
+function M.unwritten()
+  return vim.deepcopy(waiting)
+end
+
+-- Where the caller of a function of this module is: "surfaces/panel.lua:12".
+local function place(level)
+  local info = debug.getinfo(level + 1, "Sl")
+  if not info then
+    return "?"
+  end
+  local src = (info.source or "?"):gsub("^@", ""):gsub("^.*/lua/claudenova/", "")
+  return ("%s:%d"):format(src, info.currentline or 0)
+end
+
+--- An error the caller lets go, logged with its place, never shown: at
+--- debug level an expected failure (a window already closed, a buffer
+--- wiped), at "error" one that should not happen but must not stop the
+--- rest (a surface's withdraw). where: what was tried (the place is added).
+---@param err any
+---@param where string|nil
+---@param level string|nil
+function M.dropped(err, where, level)
+  local at = place(2)
+  M.log(level or "debug", ("dropped at %s%s: %s"):format(at, where and (" (" .. where .. ")") or "", tostring(err)))
+end
+
+--- pcall(fn, ...), the error (if any) logged with the caller's place, at
+--- debug level. Returns what pcall returns.
+local function tried(ok, ...)
+  if not ok then
+    M.log("debug", ("dropped at %s: %s"):format(place(3), tostring((...))))
+  end
+  return ok, ...
+end
+function M.try(fn, ...)
+  return tried(pcall(fn, ...))
 end
 
 return M

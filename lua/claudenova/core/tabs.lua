@@ -1,5 +1,7 @@
 -- A surface that opened a tab of its own (a proposal, a plan) closes it
 -- when it goes, unless the user put something of theirs there.
+local errors = require("claudenova.core.errors")
+
 local M = {}
 
 --- Close tab once only the windows of bufs (a list of buffers) and the
@@ -20,7 +22,7 @@ function M.close(tab, bufs)
       end
     end
     if only_ours then
-      pcall(vim.cmd, vim.api.nvim_tabpage_get_number(tab) .. "tabclose!")
+      errors.try(vim.cmd, vim.api.nvim_tabpage_get_number(tab) .. "tabclose!")
     end
   end
 end
@@ -29,7 +31,7 @@ end
 function M.wipe(bufs)
   for _, b in pairs(bufs) do
     if vim.api.nvim_buf_is_valid(b) then
-      pcall(vim.api.nvim_buf_delete, b, { force = true })
+      errors.try(vim.api.nvim_buf_delete, b, { force = true })
     end
   end
 end

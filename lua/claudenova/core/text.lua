@@ -1,5 +1,7 @@
 -- Small text helpers shared by the surfaces. Go sanitizes everything it
 -- sends; these only split and format.
+local errors = require("claudenova.core.errors")
+
 local M = {}
 
 --- Split a (possibly multi-line) value into buffer lines.
@@ -185,10 +187,6 @@ function M.register_winbar(name, fn)
   winbars[name] = fn
 end
 
---- Called when drawing a bar fails (set by the channel: it logs it).
----@type fun(msg: string)|nil
-M.on_draw_error = nil
-
 --- The 'winbar' expression of a surface ("%!v:lua.require'claudenova.core.text'.winbar('plan')"):
 --- the registered winbar function of the surface for the window being
 --- drawn. An error is logged and an empty bar drawn (an error while drawing
@@ -202,9 +200,7 @@ function M.winbar(surface)
   if ok then
     return res
   end
-  if M.on_draw_error then
-    pcall(M.on_draw_error, "winbar: " .. tostring(res))
-  end
+  errors.log("error", "winbar: " .. tostring(res))
   return ""
 end
 

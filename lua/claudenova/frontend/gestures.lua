@@ -1,16 +1,17 @@
 -- The gesture API: what a key, a command or the Lua API does with a
 -- request (decide, always, deny with a message, present it again, decide
--- many), with the target in view resolved by ui.target.
+-- many), with the target in view resolved by frontend.target.
 local state = require("claudenova.store.state")
 local notify = require("claudenova.setup.notify")
 local scheduler = require("claudenova.services.scheduler")
 local always = require("claudenova.surfaces.always")
+local calls = require("claudenova.services.calls")
 local host = require("claudenova.channel.host")
 local ops = require("claudenova.frontend.ops")
 local panel = require("claudenova.surfaces.panel")
 local proposal = require("claudenova.surfaces.proposal")
 local sidebar = require("claudenova.surfaces.sidebar")
-local target = require("claudenova.surfaces.target")
+local target = require("claudenova.frontend.target")
 local text = require("claudenova.core.text")
 local errors = require("claudenova.core.errors")
 
@@ -48,6 +49,30 @@ local function present_unknown(id)
   end
 end
 
+--- The one door for answers: every decision on a request (a permission's
+--- allow or deny, a question's answers, a plan, a form, a proposal saved,
+--- applied or closed) leaves the front end here, whoever took it (a surface
+--- through actions.answer, a command, the Lua API). kind: one of
+--- services.calls.ANSWERS, which names the host method it goes out as;
+--- payload: that method's arguments but the id. Returns the host's reply
+--- (nil for the kinds sent without waiting: saved, wiped).
+---@param id string
+---@param kind string
+---@param payload table|nil
+function M.answer(id, kind, payload)
+  local door = calls.ANSWERS[kind]
+  if not door then
+    error(("claude-nova: internal error: no answer of kind %s"):format(tostring(kind)), 2)
+  end
+  payload = payload or {}
+  payload.id = id
+  if door.note then
+    host.notify(door.method, payload)
+    return nil
+  end
+  return host.request(door.method, payload)
+end
+
 --- Decide a request. Returns true when it was answered, else false and why
 --- (the request stays pending). A request only its surface answers (the
 --- view's own: a plan, a question, a form) re-presents instead, with the
@@ -71,8 +96,7 @@ function M.decide(id, behavior, message, via, opts)
   if r and r.surface == "proposal" and behavior ~= "deny" then
     res = proposal.apply(r, behavior, opts, via)
   else
-    res = host.request("decide", {
-      id = id,
+    res = M.answer(id, "decide", {
       behavior = behavior,
       message = message,
       via = via,
@@ -244,14 +268,14 @@ function M.deny_stop(id, via)
   return ok, why
 end
 
---- :ClaudeNova deny-stop: the request in view (see ui.target).
+--- :ClaudeNova deny-stop: the request in view (see frontend.target).
 function M.deny_stop_target()
   target.resolve(function(id)
     M.deny_stop(id, "command")
   end, "deny and stop")
 end
 
---- Run a decision on the request the user means (see ui.target).
+--- Run a decision on the request the user means (see frontend.target).
 function M.decide_target(behavior, message)
   target.resolve(function(id)
     local r = state.requests[id]

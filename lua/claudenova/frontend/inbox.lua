@@ -158,8 +158,8 @@ local function warm()
   end
   warmed = true
   vim.schedule(function()
-    pcall(vim.filetype.match, { filename = "claudenova-warm.txt" })
-    pcall(panel.prepare)
+    errors.try(vim.filetype.match, { filename = "claudenova-warm.txt" })
+    errors.try(panel.prepare)
   end)
 end
 
@@ -195,7 +195,7 @@ function handlers.resync(data)
   end
   if not refresh_due then
     refresh_due = true
-    notify.log("warn", "the host could not deliver some events: asking for the state again")
+    errors.log("warn", "the host could not deliver some events: asking for the state again")
     vim.schedule(function()
       refresh_due = false
       M.refresh()
@@ -219,7 +219,11 @@ local function drop(id, outcome)
   -- Its announcement leaves the message line with it (when still shown).
   notify.clear(id)
   for _, mod in ipairs(M.SURFACES) do
-    pcall(surfaces[mod].withdraw, id, outcome)
+    -- One surface that fails leaves the others to withdraw; it is logged.
+    local ok, err = pcall(surfaces[mod].withdraw, id, outcome)
+    if not ok then
+      errors.dropped(err, mod .. ".withdraw " .. id, "error")
+    end
   end
   return r
 end
@@ -389,7 +393,7 @@ function M.refresh()
   local ok, infos = pcall(host.request, "sessions")
   if ok then
     for _, info in ipairs(infos or {}) do
-      pcall(handlers.session, info)
+      errors.try(handlers.session, info)
     end
   end
   local pok, pending = pcall(host.request, "pending")
@@ -398,8 +402,8 @@ function M.refresh()
     for _, r in ipairs(pending or {}) do
       live[r.id] = true
       if not state.requests[r.id] then
-        pcall(handlers.request_added, r)
-        pcall(M.show, state.requests[r.id] or r)
+        errors.try(handlers.request_added, r)
+        errors.try(M.show, state.requests[r.id] or r)
       end
     end
     for id in pairs(state.requests) do

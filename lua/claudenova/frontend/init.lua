@@ -9,11 +9,11 @@ local host = require("claudenova.channel.host")
 local inbox = require("claudenova.frontend.inbox")
 local notify = require("claudenova.setup.notify")
 local ops = require("claudenova.frontend.ops")
-local pickers = require("claudenova.surfaces.pickers")
+local pickers = require("claudenova.frontend.pickers")
 local prompt = require("claudenova.surfaces.prompt")
 local sidebar = require("claudenova.surfaces.sidebar")
 local state = require("claudenova.store.state")
-local target = require("claudenova.surfaces.target")
+local target = require("claudenova.frontend.target")
 local transcript = require("claudenova.surfaces.transcript")
 local highlights = require("claudenova.setup.highlights")
 local mcp = require("claudenova.surfaces.mcp")
@@ -82,7 +82,7 @@ function M.prompt(session, opts)
   prompt.open(to, opts)
 end
 
---- The session in view (see ui.target.session).
+--- The session in view (see frontend.target.session).
 function M.session_in_view()
   return target.session()
 end
@@ -104,6 +104,7 @@ end
 -- What the surfaces may ask for (ui.actions): the gesture API, the session
 -- operations, and the few front-end moves above.
 for name, fn in pairs({
+  answer = gestures.answer,
   decide = gestures.decide,
   decide_many = gestures.decide_many,
   always = gestures.always,
@@ -133,6 +134,6 @@ for name, fn in pairs({
   rawset(actions, name, fn)
 end
 
-host.on_lost = inbox.host_lost
+host.when_lost(inbox.host_lost)
 
 return M

@@ -4,6 +4,7 @@
 -- edits is never reloaded over and never raises Neovim's W11/W12 prompts:
 -- the user is told once, on one line, and :ClaudeNova diff compares it with
 -- the disk.
+local errors = require("claudenova.core.errors")
 local notify = require("claudenova.setup.notify")
 
 local M = {}
@@ -47,7 +48,7 @@ function M.reload(buf)
   vim.b[buf].claudenova_disk_stamp = stamp(vim.api.nvim_buf_get_name(buf))
   for w, v in pairs(views) do
     if vim.api.nvim_win_is_valid(w) then
-      pcall(vim.api.nvim_win_call, w, function()
+      errors.try(vim.api.nvim_win_call, w, function()
         vim.fn.winrestview(v)
       end)
     end
@@ -79,7 +80,7 @@ local function protect(buf)
     callback = function()
       vim.b[buf].claudenova_disk_guard = nil
       vim.b[buf].claudenova_disk_told = nil
-      pcall(vim.api.nvim_clear_autocmds, { group = group, buffer = buf, event = "FileChangedShell" })
+      errors.try(vim.api.nvim_clear_autocmds, { group = group, buffer = buf, event = "FileChangedShell" })
     end,
   })
 end
@@ -169,7 +170,7 @@ function M.diff(buf)
   vim.api.nvim_set_current_win(win)
   local disk = vim.api.nvim_create_buf(false, true)
   vim.bo[disk].bufhidden = "wipe"
-  pcall(vim.api.nvim_buf_set_name, disk, "On disk: " .. vim.fn.fnamemodify(path, ":~:."))
+  errors.try(vim.api.nvim_buf_set_name, disk, "On disk: " .. vim.fn.fnamemodify(path, ":~:."))
   vim.api.nvim_buf_set_lines(disk, 0, -1, false, vim.fn.readfile(path))
   vim.bo[disk].modifiable = false
   vim.bo[disk].filetype = vim.bo[buf].filetype

@@ -2,6 +2,7 @@
 -- what Claude said right before it asked, its reason in its words. It is a
 -- small split of its own, so it never shifts the lines of a diff, wraps at
 -- words and keeps its height fitted to its text as windows change size.
+local errors = require("claudenova.core.errors")
 local labels = require("claudenova.setup.labels")
 local render = require("claudenova.core.render")
 local textutil = require("claudenova.core.text")
@@ -29,7 +30,7 @@ local function fit(win)
   end
   local ok, h = pcall(vim.api.nvim_win_text_height, win, {})
   local rows = ok and h.all or vim.api.nvim_buf_line_count(vim.api.nvim_win_get_buf(win))
-  pcall(vim.api.nvim_win_set_height, win, math.max(1, math.min(rows, math.floor(vim.o.lines / 3))))
+  errors.try(vim.api.nvim_win_set_height, win, math.max(1, math.min(rows, math.floor(vim.o.lines / 3))))
 end
 
 --- Open a header showing "Claude: text" above win (nothing when text is
@@ -91,7 +92,7 @@ end
 --- Close a header (its buffer goes with it).
 function M.close(hwin)
   if hwin and vim.api.nvim_win_is_valid(hwin) then
-    pcall(vim.api.nvim_win_close, hwin, true)
+    errors.try(vim.api.nvim_win_close, hwin, true)
   end
   if hwin then
     M.wins[hwin], M.said[hwin] = nil, nil

@@ -4,6 +4,7 @@
 -- option (keymaps.<surface>.<name>: its description is the schema's); a
 -- key of Neovim's own that a surface gives a meaning (:w, :q, ]c) is listed
 -- with its text here.
+local errors = require("claudenova.core.errors")
 local config = require("claudenova.setup.config")
 local gesture = require("claudenova.core.gesture")
 local render = require("claudenova.core.render")
@@ -296,7 +297,7 @@ function M.help(surface)
     vim.api.nvim_win_set_config(win, { height = math.min(th.all, maxh) })
   end
   local close = function()
-    pcall(vim.api.nvim_win_close, win, true)
+    errors.try(vim.api.nvim_win_close, win, true)
   end
   for _, lhs in ipairs({ "q", "<Esc>", "g?" }) do
     vim.keymap.set("n", lhs, close, { buffer = buf, nowait = true, desc = "claude-nova: Close the key list" })

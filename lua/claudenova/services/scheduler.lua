@@ -23,6 +23,7 @@
 -- cannot drop keys, it opens only after another grace period without a key.
 -- A surface the user asks for (<CR> on a row, review, a command) opens at
 -- once, with no grace.
+local errors = require("claudenova.core.errors")
 local config = require("claudenova.setup.config")
 local notify = require("claudenova.setup.notify")
 
@@ -211,7 +212,7 @@ function M.start_grace(buf, redraw)
         restore()
       end
       if redraw then
-        pcall(redraw)
+        errors.try(redraw)
       end
     end
   end, ms)

@@ -8,7 +8,7 @@
 -- Positions are 1-based lines and 1-based character columns.
 local disk = require("claudenova.services.disk")
 local errs = require("claudenova.core.errors")
-local host = require("claudenova.channel.host")
+local calls = require("claudenova.services.calls")
 
 local M = {}
 
@@ -173,9 +173,9 @@ end
 
 local function cancel(c, id)
   if has011 then
-    pcall(c.cancel_request, c, id)
+    errs.try(c.cancel_request, c, id)
   else
-    pcall(c.cancel_request, id)
+    errs.try(c.cancel_request, id)
   end
 end
 
@@ -268,12 +268,12 @@ local function settle(b, fresh, wait, cb, fail)
       done, timed_out = true, true
     end
     if done then
-      pcall(vim.api.nvim_del_autocmd, au)
+      errs.try(vim.api.nvim_del_autocmd, au)
       cb({ timed_out = timed_out, clients = client_names(clients) })
     end
     return done
   end, function(err)
-    pcall(vim.api.nvim_del_autocmd, au)
+    errs.try(vim.api.nvim_del_autocmd, au)
     fail(err)
   end)
 end
@@ -713,7 +713,7 @@ function M.call(token, name, args, wait)
     reply = encode(err == nil, res, err)
     if not sync then
       vim.schedule(function()
-        pcall(host.notify, "tool_reply", { token = token, ok = err == nil, result = res, error = err })
+        errs.try(calls.notify, "tool_reply", { token = token, ok = err == nil, result = res, error = err })
       end)
     end
   end

@@ -12,7 +12,7 @@
 local actions = require("claudenova.store.actions")
 local config = require("claudenova.setup.config")
 local errors = require("claudenova.core.errors")
-local host = require("claudenova.channel.host")
+local calls = require("claudenova.services.calls")
 local labels = require("claudenova.setup.labels")
 local notify = require("claudenova.setup.notify")
 local store = require("claudenova.store.state")
@@ -275,8 +275,8 @@ local function refresh(shown)
     stop_timer()
     return
   end
-  if host.running() then
-    pcall(host.notify, "agents_refresh", {})
+  if calls.running() then
+    errors.try(calls.notify, "agents_refresh", {})
   end
 end
 

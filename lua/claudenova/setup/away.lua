@@ -5,6 +5,7 @@
 -- passthrough), the bell, and an optional command (notify_away). Nothing
 -- while you are looking. It listens to User ClaudeNovaRequestAdded like any
 -- user autocmd would.
+local errors = require("claudenova.core.errors")
 local config = require("claudenova.setup.config")
 local notify = require("claudenova.setup.notify")
 
@@ -91,7 +92,7 @@ local function bell()
   end
   local saved = vim.o.belloff
   vim.o.belloff = ""
-  pcall(vim.cmd, "normal! \027")
+  errors.try(vim.cmd, "normal! \027")
   vim.o.belloff = saved
   return true
 end

@@ -1,6 +1,7 @@
 -- Images in prompts: claude turns an @reference to an image file into an
 -- image block, so an image is added like any file; this says so (with its
 -- size), and pastes one from the clipboard into a file first.
+local errors = require("claudenova.core.errors")
 local away = require("claudenova.setup.away")
 
 local M = {}
@@ -177,7 +178,7 @@ function M.osc52_read(cb, timeout)
     done = true
     timer:stop()
     timer:close()
-    pcall(vim.api.nvim_del_autocmd, id)
+    errors.try(vim.api.nvim_del_autocmd, id)
     cb(text)
   end
   id = vim.api.nvim_create_autocmd("TermResponse", {

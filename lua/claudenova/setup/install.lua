@@ -8,6 +8,7 @@
 -- (the download, the checksum, the build) runs off the editor's loop.
 -- The first command after an install, `:ClaudeNova build` and lazy.nvim's
 -- build (build.lua) all come here.
+local errors = require("claudenova.core.errors")
 local config = require("claudenova.setup.config")
 local notify = require("claudenova.setup.notify")
 local version_mod = require("claudenova.core.version")
@@ -146,7 +147,7 @@ end
 
 --- Write the stamp of a downloaded host (host.stamp() reads it).
 local function stamp(plan, why)
-  pcall(vim.fn.writefile, {
+  errors.try(vim.fn.writefile, {
     vim.json.encode({
       how = "download",
       version = plan.version,
@@ -323,7 +324,7 @@ function M.sources_match(rev, cb)
   end
   local argv = { "git", "-C", paths.root(), "diff-tree", "--quiet", rev, "HEAD", "--" }
   vim.list_extend(argv, HOST_SOURCES)
-  local ok = pcall(
+  local ok = errors.try(
     vim.system,
     argv,
     { text = true },
@@ -463,8 +464,9 @@ end
 
 local building = nil ---@type fun(ok: boolean)[]|nil callbacks of the build under way
 
---- Runs after a build that succeeded (the channel forgets what it checked).
-M.on_built = nil ---@type fun()|nil
+--- How many builds succeeded since the editor started (the channel checks
+--- a binary again after one).
+M.builds = 0
 
 --- Why the host cannot be built here (nil when it can).
 function M.cannot_build()
@@ -515,20 +517,18 @@ function M.build(on_done, why)
       ticker:close()
       local ok = res.code == 0
       if ok then
-        if M.on_built then
-          M.on_built()
-        end
+        M.builds = M.builds + 1
         -- The stamp says how it was built; go's version comes after (never
         -- waited for).
         local stamp = { revision = paths.revision(), built = os.date("!%Y-%m-%dT%H:%M:%SZ"), why = why or "asked" }
-        pcall(vim.fn.writefile, { vim.json.encode(stamp) }, paths.stamp_path())
-        pcall(
+        errors.try(vim.fn.writefile, { vim.json.encode(stamp) }, paths.stamp_path())
+        errors.try(
           vim.system,
           { "go", "env", "GOVERSION" },
           { text = true },
           vim.schedule_wrap(function(r)
             stamp.go = vim.trim(r.stdout or "")
-            pcall(vim.fn.writefile, { vim.json.encode(stamp) }, paths.stamp_path())
+            errors.try(vim.fn.writefile, { vim.json.encode(stamp) }, paths.stamp_path())
           end)
         )
         notify.info(("host built in %.1f s: %s"):format((vim.uv.now() - started) / 1000, paths.bin()))

@@ -7,6 +7,7 @@
 -- surface gives its buffer a label here; the window's local status line
 -- shows it, and so does the tab line while it is Neovim's default: then
 -- ours draws the same tabs, with the labels.
+local errors = require("claudenova.core.errors")
 local config = require("claudenova.setup.config")
 
 local M = {}
@@ -98,7 +99,7 @@ function M.name_buf(buf, name)
     n = n + 1
     try = ("%s (%d)"):format(name, n)
   end
-  pcall(vim.api.nvim_buf_set_name, buf, try)
+  errors.try(vim.api.nvim_buf_set_name, buf, try)
 end
 
 --- Give buf a label (a string, or a function returning one).
@@ -122,7 +123,7 @@ function M.set(buf, label)
       desc = "claude-nova: forget the label",
       callback = function(ev)
         labels[ev.buf] = nil
-        pcall(vim.api.nvim_del_augroup_by_id, group)
+        errors.try(vim.api.nvim_del_augroup_by_id, group)
       end,
     })
   end

@@ -7,15 +7,10 @@ local M = {}
 
 local PREFIX = "claude-nova: "
 
---- Where a message's whole text is kept (set by the channel: the host's
---- log); nil until the host runs.
----@type fun(level: string, msg: string)|nil
-M.log = nil
-
+-- A message's whole text is kept in the host's log (errors.log: the
+-- channel writes it there).
 local function host_log(level, msg)
-  if M.log then
-    pcall(M.log, level, msg)
-  end
+  errors.log(level, msg)
 end
 
 -- Whether the ruler is drawn in the command line (no status line for the
@@ -74,10 +69,10 @@ end
 local function keep_whole(msg, level, show)
   local function keep()
     local hl = hls[level] or "None"
-    pcall(vim.fn.execute, ("echohl %s | echomsg %s | echohl None"):format(hl, vim.fn.string(msg)), "")
-    pcall(vim.cmd, "redraw")
+    errors.try(vim.fn.execute, ("echohl %s | echomsg %s | echohl None"):format(hl, vim.fn.string(msg)), "")
+    errors.try(vim.cmd, "redraw")
     if show then
-      pcall(show)
+      errors.try(show)
     end
   end
   if vim.fn.exists("##SafeState") == 1 then
@@ -105,7 +100,7 @@ function M.notify(msg, level)
   end
   -- Output still scrolled up in the message area (a pick from the built-in
   -- vim.ui.select) would turn even one line into a hit-enter prompt.
-  pcall(vim.cmd, "redraw")
+  errors.try(vim.cmd, "redraw")
   local line = M.fit(msg)
   if line == msg then
     vim.notify(line, level, { title = "claude-nova" })
@@ -239,7 +234,7 @@ function M.unpin(tag)
   local p = pins[tag]
   pins[tag] = nil
   if p and vim.api.nvim_win_is_valid(p.win) then
-    pcall(vim.api.nvim_win_close, p.win, true)
+    errors.try(vim.api.nvim_win_close, p.win, true)
   end
 end
 
@@ -252,6 +247,6 @@ function M.error(err)
   M.notify(errors.message(err), vim.log.levels.ERROR)
 end
 
-errors.report = M.error -- errors.guard shows what it caught here
+errors.report_with(M.error) -- errors.guard shows what it caught here
 
 return M

@@ -5,6 +5,7 @@
 -- define the same Vim functions (ClaudeNovaRequest, ClaudeNovaNotify), call
 -- the same RPC methods ("<path>:function:<name>") of the same binary, and
 -- start a fresh host on the next call after one died.
+local errors = require("claudenova.core.errors")
 local paths = require("claudenova.core.paths")
 
 local M = {}
@@ -25,7 +26,7 @@ function M.remote_available()
   if #vim.api.nvim_get_runtime_file("autoload/remote/host.vim", false) == 0 then
     return false
   end
-  pcall(vim.fn["remote#host#IsRunning"], M.NAME)
+  errors.try(vim.fn["remote#host#IsRunning"], M.NAME)
   return vim.fn.exists("*remote#host#Register") == 1
 end
 
@@ -150,7 +151,7 @@ end
 
 --- The jobstart path's channel, starting the host when none runs.
 function M.channel()
-  if channel and pcall(vim.fn.jobpid, channel) then
+  if channel and errors.try(vim.fn.jobpid, channel) then
     return channel
   end
   channel = nil
@@ -179,7 +180,7 @@ function M.reset()
   for _, plugin in ipairs(vim.fn["remote#host#PluginsForHost"](M.NAME)) do
     for _, spec in ipairs(plugin.specs) do
       if spec.type == "function" then
-        pcall(vim.cmd, "delfunction! " .. spec.name)
+        errors.try(vim.cmd, "delfunction! " .. spec.name)
         vim.fn["remote#define#FunctionOnHost"](
           M.NAME,
           plugin.path .. ":function:" .. spec.name,

@@ -8,6 +8,7 @@
 -- answered; the caller's on_cancel takes the user back). It never opens for
 -- a request claude asks no lasting rule for (claudenova.frontend's always()
 -- checks its hints).
+local errors = require("claudenova.core.errors")
 local notify = require("claudenova.setup.notify")
 local draw = require("claudenova.core.render")
 local text = require("claudenova.core.text")
@@ -161,7 +162,7 @@ function M.open(r, on_confirm, on_cancel)
       local rule = rule_line()
       local cur = vim.api.nvim_win_get_cursor(0)
       render(rule)
-      pcall(vim.api.nvim_win_set_cursor, 0, cur)
+      errors.try(vim.api.nvim_win_set_cursor, 0, cur)
     end,
   })
   map("<Tab>", function()

@@ -10,7 +10,7 @@ local comments = require("claudenova.surfaces.comments")
 local render = require("claudenova.core.render")
 local config = require("claudenova.setup.config")
 local errors = require("claudenova.core.errors")
-local host = require("claudenova.channel.host")
+local calls = require("claudenova.services.calls")
 local text = require("claudenova.core.text")
 
 local M = {}
@@ -64,7 +64,7 @@ function M.refresh(buf, announce)
   if vim.bo[buf].modified then
     args.text = comments.buffer_text(buf)
   end
-  local v = host.request("blame", args)
+  local v = calls.request("blame", args)
   st.view = v
   draw(buf, v)
   if announce then
@@ -199,12 +199,12 @@ function M.off(buf)
   if not st then
     return
   end
-  pcall(vim.api.nvim_del_augroup_by_id, st.group)
+  errors.try(vim.api.nvim_del_augroup_by_id, st.group)
   if vim.api.nvim_buf_is_valid(buf) then
     vim.api.nvim_buf_clear_namespace(buf, ns, 0, -1)
     vim.api.nvim_buf_clear_namespace(buf, hover_ns, 0, -1)
     if st.mapped then
-      pcall(vim.keymap.del, "n", st.mapped, { buffer = buf })
+      errors.try(vim.keymap.del, "n", st.mapped, { buffer = buf })
     end
   end
 end

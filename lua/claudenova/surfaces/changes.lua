@@ -6,12 +6,13 @@
 -- (:ClaudeNova changes round, ui.round: view.round is set): every file
 -- Claude changed since the review baseline; comments on its lines go with
 -- the next review (ui.comments).
+local errors = require("claudenova.core.errors")
 local config = require("claudenova.setup.config")
 local draw = require("claudenova.core.render")
-local host = require("claudenova.channel.host")
+local actions = require("claudenova.store.actions")
+local calls = require("claudenova.services.calls")
 local keytable = require("claudenova.services.keys")
 local labels = require("claudenova.setup.labels")
-local target = require("claudenova.surfaces.target")
 local blocks = require("claudenova.core.blocks")
 local state = require("claudenova.store.state")
 local textutil = require("claudenova.core.text")
@@ -46,7 +47,7 @@ local function scratch(name, label, text, ft)
   local buf = vim.api.nvim_create_buf(false, true)
   vim.bo[buf].bufhidden = "wipe"
   vim.bo[buf].swapfile = false
-  pcall(vim.api.nvim_buf_set_name, buf, name)
+  errors.try(vim.api.nvim_buf_set_name, buf, name)
   labels.set(buf, label)
   set_lines(buf, text)
   if ft then
@@ -228,7 +229,7 @@ end
 
 undo_hunk = function(v, i, own, others)
   local h = M.blocks(v.file)[i]
-  local ok, res = pcall(host.request, "undo_hunk", {
+  local ok, res = pcall(calls.request, "undo_hunk", {
     session = v.session,
     turn = v.turn,
     path = v.file.path,
@@ -244,9 +245,9 @@ undo_hunk = function(v, i, own, others)
     -- The file changed since: show it as it is.
     local ok2, view
     if v.round then
-      ok2, view = pcall(host.request, "review_round", { session = v.session })
+      ok2, view = pcall(calls.request, "review_round", { session = v.session })
     else
-      ok2, view = pcall(host.request, "changes", { session = v.session, turn = v.turn })
+      ok2, view = pcall(calls.request, "changes", { session = v.session, turn = v.turn })
     end
     if ok2 then
       for _, f in ipairs(view.files) do
@@ -293,7 +294,7 @@ local function close(v)
   else
     for _, b in ipairs({ v.before, v.now }) do
       if vim.api.nvim_buf_is_valid(b) then
-        pcall(vim.api.nvim_buf_delete, b, { force = true })
+        errors.try(vim.api.nvim_buf_delete, b, { force = true })
       end
     end
   end
@@ -329,7 +330,7 @@ function M.open_file(view, f)
   vim.api.nvim_win_set_buf(0, v.now)
   labels.apply(vim.api.nvim_get_current_win())
   if vim.api.nvim_buf_is_valid(placeholder) and placeholder ~= v.now then
-    pcall(vim.api.nvim_buf_delete, placeholder, { force = true })
+    errors.try(vim.api.nvim_buf_delete, placeholder, { force = true })
   end
   vim.wo.signcolumn = "yes:1" -- both sides: a diagnostic never shifts one
   vim.cmd("diffthis")
@@ -421,14 +422,14 @@ end
 --- :ClaudeNova changes [N]: the files prompt N (default: the last that
 --- changed a file) changed; one opens at once, several are picked.
 function M.open(session, turn)
-  session = session or target.session() or 0
+  session = session or actions.session_in_view() or 0
   local args = { session = session }
   if type(turn) == "number" then
     args.n = turn
   elseif turn then
     args.turn = turn
   end
-  return M.show(host.request("changes", args))
+  return M.show(calls.request("changes", args))
 end
 
 --- Show the files of a view (a turn's changes, or a round's): one opens at

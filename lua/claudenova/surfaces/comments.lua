@@ -9,7 +9,7 @@ local actions = require("claudenova.store.actions")
 local render = require("claudenova.core.render")
 local config = require("claudenova.setup.config")
 local errors = require("claudenova.core.errors")
-local host = require("claudenova.channel.host")
+local calls = require("claudenova.services.calls")
 local keytable = require("claudenova.services.keys")
 local labels = require("claudenova.setup.labels")
 local textutil = require("claudenova.core.text")
@@ -312,7 +312,7 @@ function M.sync()
   if #moves == 0 then
     return
   end
-  host.request("comments_move", M.args({ moves = moves }))
+  calls.request("comments_move", M.args({ moves = moves }))
   local by_id = {}
   for _, m in ipairs(moves) do
     by_id[m.id] = m
@@ -369,7 +369,7 @@ end
 --- Ask the host for the folder's comments and show them.
 function M.load()
   M.ensure()
-  local v = host.request("comments", M.args())
+  local v = calls.request("comments", M.args())
   remember(v.cwd, v.comments, v.files)
   render_all()
   return v
@@ -461,7 +461,7 @@ function M.add(opts)
       args.buffer = buffer_text(buf) -- the code quoted is the buffer's
     end
     M.sync()
-    local res = host.request("comment_add", args)
+    local res = calls.request("comment_add", args)
     -- Shown at once (the host's review event follows with the whole list).
     local f = M.folders[res.cwd] or { comments = {} }
     local known = false
@@ -501,7 +501,7 @@ function M.send()
   M.ensure()
   M.sync()
   local moves, buffers = M.collect()
-  local res = host.request("comments_send", {
+  local res = calls.request("comments_send", {
     session = M.args().session,
     moves = #moves > 0 and moves or vim.NIL,
     buffers = next(buffers) and buffers or vim.empty_dict(),
@@ -622,7 +622,7 @@ local function edit()
       return
     end
     errors.guard(function()
-      local v = host.request("comment_edit", M.args({ id = c.id, text = text }))
+      local v = calls.request("comment_edit", M.args({ id = c.id, text = text }))
       remember(v.cwd, v.comments, v.files)
       draw(v)
       render_all()
@@ -636,7 +636,7 @@ local function delete()
   if not c then
     return
   end
-  local v = host.request("comment_edit", M.args({ id = c.id, delete = true }))
+  local v = calls.request("comment_edit", M.args({ id = c.id, delete = true }))
   remember(v.cwd, v.comments, v.files)
   draw(v)
   render_all()
@@ -652,7 +652,7 @@ function M.open_list()
     local buf = vim.api.nvim_create_buf(false, true)
     vim.bo[buf].bufhidden = "wipe"
     vim.bo[buf].swapfile = false
-    pcall(vim.api.nvim_buf_set_name, buf, "claudenova://comments")
+    errors.try(vim.api.nvim_buf_set_name, buf, "claudenova://comments")
     labels.set(buf, "Review comments")
     vim.b[buf].claudenova_surface = "comments"
     list.buf = buf
@@ -669,7 +669,7 @@ function M.open_list()
       {
         k.close,
         function()
-          pcall(vim.api.nvim_win_close, 0, true)
+          errors.try(vim.api.nvim_win_close, 0, true)
         end,
         "close the comments list",
       },

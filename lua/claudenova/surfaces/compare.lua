@@ -5,11 +5,12 @@
 -- side in diff mode (one window per branch that changed it, the base where
 -- none did); <CR> on a branch opens its files view; m merges that branch
 -- into your checkout (:ClaudeNova merge); x discards one (asks first).
+local errors = require("claudenova.core.errors")
 local actions = require("claudenova.store.actions")
 local config = require("claudenova.setup.config")
 local draw = require("claudenova.core.render")
 local files = require("claudenova.surfaces.files")
-local host = require("claudenova.channel.host")
+local calls = require("claudenova.services.calls")
 local merged = require("claudenova.surfaces.merged")
 local keytable = require("claudenova.services.keys")
 local labels = require("claudenova.setup.labels")
@@ -188,7 +189,7 @@ function M.file(view, rel)
     end
     local buf = vim.api.nvim_create_buf(false, true)
     vim.bo[buf].bufhidden = "wipe"
-    pcall(vim.api.nvim_buf_set_name, buf, ("claudenova://compare/%s/%s"):format(side.name, rel))
+    errors.try(vim.api.nvim_buf_set_name, buf, ("claudenova://compare/%s/%s"):format(side.name, rel))
     local text = side.text or ""
     local lines = vim.split(text, "\n", { plain = true })
     if lines[#lines] == "" then
@@ -279,7 +280,7 @@ local function draw_view(buf, view)
         at = lnum
       end
     end
-    pcall(vim.api.nvim_win_set_cursor, w, { at, 0 })
+    errors.try(vim.api.nvim_win_set_cursor, w, { at, 0 })
   end
 end
 
@@ -292,7 +293,7 @@ function M.changed()
   end
   vim.schedule(function()
     for buf, o in pairs(M.open_views) do
-      host.request(
+      calls.request(
         "compare",
         { session = o.session or 0, cwd = o.cwd, refresh = true },
         vim.schedule_wrap(function(ok, res)
@@ -311,16 +312,16 @@ end
 function M.open(session)
   local sid = session or actions.session_in_view() or 0
   local cwd = vim.fn.getcwd()
-  local view = host.request("compare", { session = sid, cwd = cwd })
+  local view = calls.request("compare", { session = sid, cwd = cwd })
   local buf = vim.api.nvim_create_buf(false, true)
   vim.bo[buf].bufhidden = "wipe"
   vim.bo[buf].swapfile = false
-  pcall(vim.api.nvim_buf_set_name, buf, "claudenova://compare")
+  errors.try(vim.api.nvim_buf_set_name, buf, "claudenova://compare")
   vim.cmd("tabnew")
   local placeholder = vim.api.nvim_get_current_buf()
   vim.api.nvim_win_set_buf(0, buf)
   if placeholder ~= buf then
-    pcall(vim.api.nvim_buf_delete, placeholder, { force = true })
+    errors.try(vim.api.nvim_buf_delete, placeholder, { force = true })
   end
   labels.set(buf, "Compare")
   vim.b[buf].claudenova_surface = "compare"
@@ -374,7 +375,7 @@ function M.open(session)
         local res = actions.merge(b.session)
         -- The merge's proposals open in your windows: the comparison
         -- steps aside.
-        pcall(vim.cmd, "tabclose")
+        errors.try(vim.cmd, "tabclose")
         notify.info(res.message)
       end,
       "Merge the branch under the cursor into your checkout (the comparison closes; its proposals open)",
@@ -396,7 +397,7 @@ function M.open(session)
     {
       k.close,
       function()
-        pcall(vim.cmd, "tabclose")
+        errors.try(vim.cmd, "tabclose")
       end,
       "Close the comparison",
     },

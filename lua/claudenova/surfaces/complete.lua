@@ -6,8 +6,9 @@
 -- (a completion event) opens the menu, if the text is still the same.
 -- Nothing is ever inserted that the user did not pick: the input's
 -- 'completeopt' has noinsert and noselect (the user's own is untouched).
+local errors = require("claudenova.core.errors")
 local context = require("claudenova.services.context")
-local host = require("claudenova.channel.host")
+local calls = require("claudenova.services.calls")
 
 local M = {}
 
@@ -34,7 +35,7 @@ end
 --- 0.11+; else the global one while the cursor is in buf, restored after).
 function M.setup_buffer(buf)
   local opt = M.completeopt()
-  if pcall(function()
+  if errors.try(function()
     vim.bo[buf].completeopt = opt
   end) then
     return
@@ -98,12 +99,12 @@ function M.request(buf, session, cwd)
     M.waiting = nil
     return
   end
-  if not host.running() and kind == "/" then
+  if not calls.running() and kind == "/" then
     return -- no session: no commands to offer
   end
   token = token + 1
   M.waiting = { token = token, buf = buf, row = row, col = col, kind = kind, query = query }
-  pcall(host.notify, "complete", { session = session or 0, cwd = cwd, kind = kind, query = query, token = token })
+  errors.try(calls.notify, "complete", { session = session or 0, cwd = cwd, kind = kind, query = query, token = token })
 end
 
 --- The host's answer: the menu opens when the cursor is still where it was

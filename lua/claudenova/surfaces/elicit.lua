@@ -6,7 +6,7 @@
 -- request pending (answer it later with <CR> on its row). Go checks the
 -- answers against the server's schema: a wrong one asks again.
 local asking = require("claudenova.services.asking")
-local host = require("claudenova.channel.host")
+local actions = require("claudenova.store.actions")
 local notify = require("claudenova.setup.notify")
 local state = require("claudenova.store.state")
 
@@ -29,7 +29,7 @@ local function send(r, action, content)
   if not state.requests[r.id] then
     return true -- withdrawn meanwhile: nothing to answer
   end
-  local ok, err = pcall(host.request, "elicit", { id = r.id, action = action, content = content or vim.empty_dict() })
+  local ok, err = pcall(actions.answer, r.id, "elicit", { action = action, content = content or vim.empty_dict() })
   if not ok then
     notify.error(err)
     return false

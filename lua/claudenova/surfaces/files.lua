@@ -9,6 +9,7 @@ local changes = require("claudenova.surfaces.changes")
 local comments = require("claudenova.surfaces.comments")
 local config = require("claudenova.setup.config")
 local draw = require("claudenova.core.render")
+local errors = require("claudenova.core.errors")
 local keytable = require("claudenova.services.keys")
 local labels = require("claudenova.setup.labels")
 local notify = require("claudenova.setup.notify")
@@ -46,7 +47,7 @@ local function load()
         end
       end
     else
-      notify.log("warn", "viewed.json could not be read; the viewed marks start afresh")
+      errors.log("warn", "viewed.json could not be read; the viewed marks start afresh")
     end
   end
   return M.viewed
@@ -66,10 +67,10 @@ local function save()
   local path = viewed_path()
   vim.fn.mkdir(vim.fs.dirname(path), "p")
   local tmp = path .. ".tmp"
-  if pcall(vim.fn.writefile, { vim.json.encode(all) }, tmp) then
+  if errors.try(vim.fn.writefile, { vim.json.encode(all) }, tmp) then
     local ok, err = os.rename(tmp, path)
     if not ok then
-      notify.log("warn", "viewed marks not kept: " .. tostring(err))
+      errors.log("warn", "viewed marks not kept: " .. tostring(err))
     end
   end
 end
@@ -207,7 +208,7 @@ local function map_diff(st, index, v)
       notify.info(to < 1 and "the first file" or "the last file")
       return
     end
-    pcall(vim.cmd, "tabclose")
+    errors.try(vim.cmd, "tabclose")
     open(st, to)
   end
   local maps = {
@@ -272,19 +273,19 @@ function M.show(view)
   local name = ("claudenova://files/%s"):format(M.key(view):gsub(":", "/"))
   local existing = vim.fn.bufnr(name)
   if existing > 0 then
-    pcall(vim.api.nvim_buf_delete, existing, { force = true })
+    errors.try(vim.api.nvim_buf_delete, existing, { force = true })
   end
   local buf = vim.api.nvim_create_buf(false, true)
   vim.bo[buf].bufhidden = "wipe"
   vim.bo[buf].swapfile = false
-  pcall(vim.api.nvim_buf_set_name, buf, name)
+  errors.try(vim.api.nvim_buf_set_name, buf, name)
   local st = { view = view, key = M.key(view) }
   M.lists[buf] = st
   vim.cmd("tabnew")
   local placeholder = vim.api.nvim_get_current_buf()
   vim.api.nvim_win_set_buf(0, buf)
   if placeholder ~= buf and vim.api.nvim_buf_is_valid(placeholder) then
-    pcall(vim.api.nvim_buf_delete, placeholder, { force = true })
+    errors.try(vim.api.nvim_buf_delete, placeholder, { force = true })
   end
   labels.set(buf, view.branch and ("Branch · " .. view.branch) or ("Round " .. (view.round or 0)))
   vim.b[buf].claudenova_surface = "files"
@@ -332,7 +333,7 @@ function M.show(view)
     {
       k.close,
       function()
-        pcall(vim.cmd, "tabclose")
+        errors.try(vim.cmd, "tabclose")
       end,
       "Close the files view",
     },

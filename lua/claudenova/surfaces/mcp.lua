@@ -4,10 +4,11 @@
 -- gives; plugins and servers that did not load. Keys reconnect a server
 -- (mcp_reconnect: after its command was fixed, it comes up) and enable or
 -- disable it (mcp_toggle). It follows the host's world events while shown.
+local errors = require("claudenova.core.errors")
 local world = require("claudenova.services.world")
 local config = require("claudenova.setup.config")
 local gesture = require("claudenova.core.gesture")
-local host = require("claudenova.channel.host")
+local calls = require("claudenova.services.calls")
 local keytable = require("claudenova.services.keys")
 local labels = require("claudenova.setup.labels")
 local notify = require("claudenova.setup.notify")
@@ -150,7 +151,7 @@ local function set_keymaps(buf, sid)
     local m = server_under_cursor(buf)
     if m then
       notify.info(("reconnecting %s…"):format(m.name))
-      host.request("mcp_reconnect", { session = sid, server = m.name }, say)
+      calls.request("mcp_reconnect", { session = sid, server = m.name }, say)
     end
   end, "Reconnect the MCP server under the cursor")
   map("toggle", function()
@@ -158,11 +159,11 @@ local function set_keymaps(buf, sid)
     if m then
       local enable = m.status == "disabled"
       notify.info(("%s %s…"):format(enable and "enabling" or "disabling", m.name))
-      host.request("mcp_toggle", { session = sid, server = m.name, enabled = enable }, say)
+      calls.request("mcp_toggle", { session = sid, server = m.name, enabled = enable }, say)
     end
   end, "Enable or disable the MCP server under the cursor")
   map("refresh", function()
-    host.request("mcp_refresh", { session = sid }, function(ok, res)
+    calls.request("mcp_refresh", { session = sid }, function(ok, res)
       if not ok then
         notify.error(tostring(res))
       end
@@ -180,13 +181,13 @@ end
 
 --- Open the MCP servers of a session (the one in view by default).
 function M.open(session)
-  local v = host.request("mcp", { session = session or 0 })
+  local v = calls.request("mcp", { session = session or 0 })
   local sid = v.session
   world.update(v.world)
   local buf = M.bufs[sid]
   if not (buf and vim.api.nvim_buf_is_valid(buf)) then
     buf = vim.api.nvim_create_buf(false, true)
-    pcall(vim.api.nvim_buf_set_name, buf, "claudenova://mcp/" .. sid)
+    errors.try(vim.api.nvim_buf_set_name, buf, "claudenova://mcp/" .. sid)
     labels.set(buf, function()
       return "MCP · " .. state.label(sid)
     end)

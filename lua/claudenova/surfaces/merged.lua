@@ -7,7 +7,7 @@ local actions = require("claudenova.store.actions")
 local asking = require("claudenova.services.asking")
 local errors = require("claudenova.core.errors")
 local config = require("claudenova.setup.config")
-local host = require("claudenova.channel.host")
+local calls = require("claudenova.services.calls")
 local notify = require("claudenova.setup.notify")
 local scheduler = require("claudenova.services.scheduler")
 
@@ -49,7 +49,7 @@ end
 --- work not brought over that the user was shown, named (the files by
 --- name). Says what came of it.
 function M.remove(session, force, named)
-  host.request(
+  calls.request(
     "merge_remove",
     { session = session, force = force, stop = true, named = named or {} },
     vim.schedule_wrap(function(ok, res)
@@ -117,7 +117,7 @@ end
 
 -- The resumable claude session that worked in worktree w (nil: none known).
 local function claude_session_of(w)
-  local list = host.request("resumable", { cwd = vim.fn.getcwd() }) or {}
+  local list = calls.request("resumable", { cwd = vim.fn.getcwd() }) or {}
   local name = vim.fn.fnamemodify(w.path, ":t")
   for _, s in ipairs(list.sessions or {}) do
     if s.worktree == name then
@@ -155,7 +155,7 @@ function M.act_on(w)
   table.insert(choices, {
     text = "Remove it (only if nothing exists there alone)",
     run = function()
-      host.request(
+      calls.request(
         "merge_remove",
         { branch = w.branch, cwd = vim.fn.getcwd(), stop = true },
         vim.schedule_wrap(function(ok, res)

@@ -1,5 +1,6 @@
 -- The action panel: one request in a float with Allow / Allow for Session /
 -- Review / Deny. Closing it only hides it; the row stays in the sidebar.
+local errors = require("claudenova.core.errors")
 local text = require("claudenova.core.text")
 local actions = require("claudenova.store.actions")
 local config = require("claudenova.setup.config")
@@ -302,10 +303,10 @@ local function set_keymaps(buf, r)
       -- Another config: the last one's keys go first (<CR> too: it is
       -- mapped again below when this request needs it).
       for _, lhs in ipairs(installed.lhs) do
-        pcall(vim.api.nvim_buf_del_keymap, buf, "n", lhs)
+        errors.try(vim.api.nvim_buf_del_keymap, buf, "n", lhs)
       end
       if installed.cr then
-        pcall(vim.api.nvim_buf_del_keymap, buf, "n", "<CR>")
+        errors.try(vim.api.nvim_buf_del_keymap, buf, "n", "<CR>")
       end
     end
     local lhs, taken = {}, {}
@@ -339,7 +340,7 @@ local function set_keymaps(buf, r)
   if deliberate and not installed.cr then
     map(buf, "<CR>", gesture.wrap(scheduler.guard(buf, press_line)), "claude-nova panel: Take the choice on this line")
   elseif installed.cr and not deliberate then
-    pcall(vim.api.nvim_buf_del_keymap, buf, "n", "<CR>")
+    errors.try(vim.api.nvim_buf_del_keymap, buf, "n", "<CR>")
   end
   installed.cr = deliberate
 end
@@ -429,7 +430,7 @@ local function on_deny(win, r, rows)
   if (r.hints or {}).deliberate then
     for lnum, name in pairs(rows) do
       if name == "deny" then
-        pcall(vim.api.nvim_win_set_cursor, win, { lnum, 0 })
+        errors.try(vim.api.nvim_win_set_cursor, win, { lnum, 0 })
         vim.wo[win].cursorline = true
       end
     end
@@ -468,7 +469,7 @@ local make_buffer
 --- Wipe the panel's buffer (when there is one) and make it anew.
 local function renew()
   if panel_buf and vim.api.nvim_buf_is_valid(panel_buf) then
-    pcall(vim.api.nvim_buf_delete, panel_buf, { force = true })
+    errors.try(vim.api.nvim_buf_delete, panel_buf, { force = true })
   end
   make_buffer()
   uses = 0

@@ -6,7 +6,6 @@ local draw = require("claudenova.core.render")
 local config = require("claudenova.setup.config")
 local header = require("claudenova.services.header")
 local tabs = require("claudenova.core.tabs")
-local host = require("claudenova.channel.host")
 local keytable = require("claudenova.services.keys")
 local labels = require("claudenova.setup.labels")
 local notify = require("claudenova.setup.notify")
@@ -55,7 +54,6 @@ local function buffer_text(buf)
 end
 
 local function decide(r, buf, params)
-  params.id = r.id
   if params.approve then
     local edited = buffer_text(buf)
     local orig = M.open_[r.id] and M.open_[r.id].text or ""
@@ -63,7 +61,7 @@ local function decide(r, buf, params)
       params.plan = edited
     end
   end
-  local ok, err = pcall(host.request, "plan", params)
+  local ok, err = pcall(actions.answer, r.id, "plan", params)
   if not ok then
     notify.error(err)
   end

@@ -187,7 +187,7 @@ function M.open(session, opts)
     if vim.trim(text) == "" then
       -- Said where it is seen: in the input's border (-- INSERT -- covers
       -- the message line), and as a message.
-      pcall(
+      errors.try(
         vim.api.nvim_win_set_config,
         win,
         { title = " Nothing to send: write a prompt first ", title_pos = "center" }

@@ -1,6 +1,7 @@
 -- Editable proposals: the staged file (the file as it would be after the
 -- change) opens beside the original in diff mode. :w applies it with the
 -- user's edits; wiping the buffer (or :q on its last window) rejects it.
+local errors = require("claudenova.core.errors")
 local actions = require("claudenova.store.actions")
 local notify = require("claudenova.setup.notify")
 local config = require("claudenova.setup.config")
@@ -8,7 +9,6 @@ local gesture = require("claudenova.core.gesture")
 local header = require("claudenova.services.header")
 local tabs = require("claudenova.core.tabs")
 local hunks = require("claudenova.surfaces.hunks")
-local host = require("claudenova.channel.host")
 local keytable = require("claudenova.services.keys")
 local labels = require("claudenova.setup.labels")
 local rescue = require("claudenova.services.rescue")
@@ -277,7 +277,7 @@ local function drop_prepared(id)
   local pre = prepared[id]
   prepared[id] = nil
   if pre and vim.api.nvim_buf_is_valid(pre.buf) then
-    pcall(vim.api.nvim_buf_delete, pre.buf, { force = true })
+    errors.try(vim.api.nvim_buf_delete, pre.buf, { force = true })
   end
 end
 
@@ -478,7 +478,7 @@ local function refit()
   for _, p in pairs(M.open_) do
     local pwin = win_of(p.buf)
     if pwin then
-      pcall(vim.api.nvim_win_call, pwin, function()
+      errors.try(vim.api.nvim_win_call, pwin, function()
         vim.cmd("wincmd =")
       end)
     end
@@ -560,7 +560,7 @@ function M.open(r, opts)
         -- The host may write the real file itself now (a merge): that is
         -- no change behind the user's back.
         p.applying = true
-        host.notify("proposal_saved", { id = r.id, review = hunks.review(p) })
+        actions.answer(r.id, "saved", { review = hunks.review(p) })
         -- In place of Neovim's "<storage path> written", which names the
         -- staged file: what the :w did.
         vim.schedule(function()
@@ -593,8 +593,8 @@ function M.open(r, opts)
     callback = function()
       if M.open_[r.id] == p then
         M.open_[r.id] = nil
-        pcall(vim.api.nvim_del_augroup_by_id, group)
-        host.notify("proposal_wiped", { id = r.id, review = hunks.review(p) })
+        errors.try(vim.api.nvim_del_augroup_by_id, group)
+        actions.answer(r.id, "wiped", { review = hunks.review(p) })
         vim.schedule(function()
           M.tidy(p)
         end)
@@ -628,8 +628,7 @@ function M.apply(r, behavior, opts, via)
     -- Else its :w was answered a moment ago: the host took the staged file
     -- away before this side heard that the request went, and says so.
   end
-  return host.request("proposal_saved", {
-    id = r.id,
+  return actions.answer(r.id, "apply", {
     behavior = behavior,
     review = review,
     rules = opts.rules,
@@ -642,8 +641,8 @@ end
 --- tab of its own, the tab once only claude-nova windows remain in it.
 function M.tidy(p)
   if p.watch then
-    pcall(p.watch.stop, p.watch)
-    pcall(p.watch.close, p.watch)
+    errors.try(p.watch.stop, p.watch)
+    errors.try(p.watch.close, p.watch)
     p.watch = nil
   end
   tabs.close(p.tab, { p.buf, p.orig, p.header_buf })
@@ -663,7 +662,7 @@ function M.withdraw(id, outcome)
     return
   end
   M.open_[id] = nil
-  pcall(vim.api.nvim_del_augroup_by_id, p.group)
+  errors.try(vim.api.nvim_del_augroup_by_id, p.group)
   -- Modified still (or again): edits the answer did not carry, e.g. typed
   -- on after :w. Applied or not, they are kept.
   if vim.api.nvim_buf_is_valid(p.buf) and vim.bo[p.buf].modified then
@@ -679,7 +678,7 @@ function M.withdraw(id, outcome)
     if vim.api.nvim_buf_is_valid(b) then
       for _, w in ipairs(vim.fn.win_findbuf(b)) do
         if #vim.api.nvim_list_wins() > 1 then
-          pcall(vim.api.nvim_win_close, w, true)
+          errors.try(vim.api.nvim_win_close, w, true)
         end
       end
     end
@@ -716,12 +715,12 @@ function M.rebase(data)
     local first = data.conflicts and data.conflicts[1]
     local w = win_of(p.buf)
     if first and w then
-      pcall(vim.api.nvim_win_set_cursor, w, { first, 0 })
+      errors.try(vim.api.nvim_win_set_cursor, w, { first, 0 })
     end
   end
   for _, w in ipairs(vim.fn.win_findbuf(p.buf)) do
     vim.api.nvim_win_call(w, function()
-      pcall(vim.cmd, "diffupdate")
+      errors.try(vim.cmd, "diffupdate")
     end)
   end
 end

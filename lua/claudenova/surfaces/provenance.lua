@@ -3,8 +3,9 @@
 -- session, prompt, model) and the lines you amended in its proposals, then
 -- the prompts. The host reads the note (refs/notes/ai, the Git AI
 -- standard) and words it; this module shows it.
+local errors = require("claudenova.core.errors")
 local draw = require("claudenova.core.render")
-local host = require("claudenova.channel.host")
+local calls = require("claudenova.services.calls")
 local keytable = require("claudenova.services.keys")
 local labels = require("claudenova.setup.labels")
 local state = require("claudenova.store.state")
@@ -66,11 +67,11 @@ end
 
 --- Show the note of rev (default HEAD).
 function M.open(rev)
-  local v = host.request("provenance", { rev = rev or "", cwd = M.cwd() })
+  local v = calls.request("provenance", { rev = rev or "", cwd = M.cwd() })
   local buf = vim.api.nvim_create_buf(false, true)
   vim.bo[buf].bufhidden = "wipe"
   vim.bo[buf].swapfile = false
-  pcall(vim.api.nvim_buf_set_name, buf, "claude-nova://provenance/" .. (v.commit or "?"):sub(1, 12))
+  errors.try(vim.api.nvim_buf_set_name, buf, "claude-nova://provenance/" .. (v.commit or "?"):sub(1, 12))
   labels.set(buf, "Provenance · " .. (v.commit or "?"):sub(1, 7))
   vim.cmd("botright split")
   vim.api.nvim_win_set_buf(0, buf)
@@ -84,7 +85,7 @@ function M.open(rev)
   end
   vim.api.nvim_win_set_height(0, math.max(5, math.min(rows, math.floor(vim.o.lines / 2))))
   vim.keymap.set("n", "q", function()
-    pcall(vim.api.nvim_win_close, 0, true)
+    errors.try(vim.api.nvim_win_close, 0, true)
   end, { buffer = buf, nowait = true, desc = "claude-nova: Close the note" })
   keytable.map(buf, "provenance")
   return buf

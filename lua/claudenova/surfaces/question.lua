@@ -3,7 +3,7 @@
 -- request pending; nothing is answered that the user did not choose.
 local asking = require("claudenova.services.asking")
 local config = require("claudenova.setup.config")
-local host = require("claudenova.channel.host")
+local actions = require("claudenova.store.actions")
 local notify = require("claudenova.setup.notify")
 local state = require("claudenova.store.state")
 local textutil = require("claudenova.core.text")
@@ -158,8 +158,7 @@ local function decline(r)
     if msg == nil then
       return left_pending(r)
     end
-    local ok, err = pcall(host.request, "decide", {
-      id = r.id,
+    local ok, err = pcall(actions.answer, r.id, "decide", {
       behavior = "deny",
       via = "surface",
       message = msg ~= "" and msg or "The user declined to answer here and would rather answer in chat.",
@@ -197,7 +196,7 @@ function M.open(r)
     end)
   end, function()
     M.active = nil
-    local ok, err = pcall(host.request, "answer", { id = r.id, answers = answers })
+    local ok, err = pcall(actions.answer, r.id, "answer", { answers = answers })
     if not ok then
       notify.error(err)
     end

@@ -4,9 +4,9 @@
 -- first (ui/rescue.lua).
 local context = require("claudenova.services.context")
 local disk = require("claudenova.services.disk")
-local host = require("claudenova.channel.host")
+local actions = require("claudenova.store.actions")
+local calls = require("claudenova.services.calls")
 local rescue = require("claudenova.services.rescue")
-local target = require("claudenova.surfaces.target")
 local text = require("claudenova.core.text")
 
 local M = {}
@@ -77,7 +77,7 @@ end
 --- the restored files show the restored text.
 function M.rewind(id, session, cb, undo_others)
   -- Scheduled: the buffers are reloaded out of the host's call.
-  host.request(
+  calls.request(
     "rewind",
     M.args(id, session, undo_others),
     vim.schedule_wrap(function(ok, res)
@@ -144,7 +144,7 @@ local function confirm(cp, session)
   local names = vim.tbl_map(function(f)
     return rel(f, cwd)
   end, cp.files)
-  local choices, actions = {}, {}
+  local choices, undo = {}, {}
   if #cp.files > 0 then
     local yes
     if cp.by_claude then
@@ -166,11 +166,11 @@ local function confirm(cp, session)
       end
     end
     table.insert(choices, yes)
-    table.insert(actions, false)
+    table.insert(undo, false)
   end
   if #others > 0 then
     table.insert(choices, "Restore everything, also undo the change to " .. others_words(others, true) .. " (told so)")
-    table.insert(actions, true)
+    table.insert(undo, true)
   end
   table.insert(choices, "Cancel")
   local prompt = ("Rewind files to before prompt %d (%q)?"):format(cp.n, first_line(cp.prompt, 40))
@@ -178,18 +178,18 @@ local function confirm(cp, session)
     prompt = ("Prompt %d: its changes now sit under others' (%s)."):format(cp.n, others_words(others, true))
   end
   vim.ui.select(choices, { prompt = prompt }, function(_, i)
-    if not i or actions[i] == nil then
+    if not i or undo[i] == nil then
       return
     end
-    M.rewind(cp.id, cp.session, done, actions[i])
+    M.rewind(cp.id, cp.session, done, undo[i])
   end)
 end
 
 --- :ClaudeNova rewind: pick a prompt of the session (newest first).
 function M.pick(session)
-  session = session or target.session() or 0
+  session = session or actions.session_in_view() or 0
   -- Scheduled: a picker never opens inside the host's call.
-  host.request(
+  calls.request(
     "checkpoints",
     { session = session },
     vim.schedule_wrap(function(ok, list)

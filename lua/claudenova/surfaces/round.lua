@@ -4,10 +4,11 @@
 -- each opened in the changes view: undo or keep a hunk, comment on a line
 -- for the next review. :ClaudeNova changes branch: a worktree session's
 -- branch the same way.
+local errors = require("claudenova.core.errors")
 local actions = require("claudenova.store.actions")
 local comments = require("claudenova.surfaces.comments")
 local files = require("claudenova.surfaces.files")
-local host = require("claudenova.channel.host")
+local calls = require("claudenova.services.calls")
 local notify = require("claudenova.setup.notify")
 
 local M = {}
@@ -15,9 +16,9 @@ local M = {}
 --- Open the open round of a session (the one in view by default).
 function M.open(session)
   session = session or actions.session_in_view() or 0
-  local view = host.request("review_round", { session = session })
+  local view = calls.request("review_round", { session = session })
   comments.ensure()
-  pcall(comments.load) -- the comments show in the view at once
+  errors.try(comments.load) -- the comments show in the view at once
   return files.show(view)
 end
 
@@ -27,7 +28,7 @@ end
 --- editor waits for nothing meanwhile.
 function M.branch(session)
   session = session or actions.session_in_view() or 0
-  host.request(
+  calls.request(
     "branch_changes",
     { session = session },
     vim.schedule_wrap(function(ok, view)
@@ -36,7 +37,7 @@ function M.branch(session)
         return
       end
       comments.ensure()
-      pcall(comments.load)
+      errors.try(comments.load)
       files.show(view)
     end)
   )

@@ -8,7 +8,7 @@
 local notify = require("claudenova.setup.notify")
 local config = require("claudenova.setup.config")
 local errors = require("claudenova.core.errors")
-local host = require("claudenova.channel.host")
+local calls = require("claudenova.services.calls")
 local keytable = require("claudenova.services.keys")
 local labels = require("claudenova.setup.labels")
 local draw = require("claudenova.core.render")
@@ -136,7 +136,7 @@ end
 -- Ask the host; claude's own view, if it came meanwhile, wins.
 local function fetch(session, cwd)
   M.claude_view = nil
-  local v = host.request("rules", { session = session, cwd = cwd })
+  local v = calls.request("rules", { session = session, cwd = cwd })
   if M.claude_view and M.claude_view.cwd == v.cwd then
     v = M.claude_view
   end
@@ -162,7 +162,7 @@ local function set_keymaps(buf)
           notify.info("no rule on this line")
           return
         end
-        host.request("remove_rule", e)
+        calls.request("remove_rule", e)
         if e.source == "session" then
           notify.info(("removed session rule %s %s: claude no longer enforces it"):format(e.behavior, e.rule))
         else
@@ -203,7 +203,7 @@ function M.open(session)
   local v = fetch(session or 0, vim.fn.getcwd())
   if not (M.buf and vim.api.nvim_buf_is_valid(M.buf)) then
     M.buf = vim.api.nvim_create_buf(false, true)
-    pcall(vim.api.nvim_buf_set_name, M.buf, NAME)
+    errors.try(vim.api.nvim_buf_set_name, M.buf, NAME)
     labels.set(M.buf, "Claude Nova rules")
     vim.bo[M.buf].filetype = "claudenova-rules"
     vim.bo[M.buf].bufhidden = "wipe"

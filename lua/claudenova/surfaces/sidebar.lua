@@ -9,7 +9,7 @@ local text = require("claudenova.core.text")
 local act = require("claudenova.store.actions")
 local config = require("claudenova.setup.config")
 local errors = require("claudenova.core.errors")
-local host = require("claudenova.channel.host")
+local calls = require("claudenova.services.calls")
 local keytable = require("claudenova.services.keys")
 local labels = require("claudenova.setup.labels")
 local notify = require("claudenova.setup.notify")
@@ -162,7 +162,7 @@ local function clear()
   local sid = l and M.session_rows[l]
   local s = sid and state.sessions[sid]
   local one = s and s.state == "exited"
-  local n = host.request("forget", { session = one and sid or 0 })
+  local n = calls.request("forget", { session = one and sid or 0 })
   if n == 0 then
     notify.info("no exited session to clear")
   elseif one then
@@ -275,7 +275,7 @@ local function set_keymaps(buf)
         -- Folding a session from one of its requests: stay on the session.
         for lnum, id in pairs(M.session_rows) do
           if id == sid then
-            pcall(vim.api.nvim_win_set_cursor, win(), { lnum, 0 })
+            errors.try(vim.api.nvim_win_set_cursor, win(), { lnum, 0 })
           end
         end
       end),
@@ -480,7 +480,7 @@ local function ensure_buf()
     callback = function()
       if M.buf and vim.api.nvim_buf_is_valid(M.buf) then
         for _, w in ipairs(vim.fn.win_findbuf(M.buf)) do
-          pcall(vim.api.nvim_win_set_width, w, M.width())
+          errors.try(vim.api.nvim_win_set_width, w, M.width())
         end
         M.render()
       end
@@ -855,19 +855,19 @@ function M.render()
     -- Keep the cursor on the same request (task, session) across re-renders.
     for lnum, id in pairs(rows) do
       if keep_id and id == keep_id then
-        pcall(vim.api.nvim_win_set_cursor, w, { lnum, 0 })
+        errors.try(vim.api.nvim_win_set_cursor, w, { lnum, 0 })
         return
       end
     end
     for lnum, t in pairs(trows) do
       if keep_task and t.id == keep_task then
-        pcall(vim.api.nvim_win_set_cursor, w, { lnum, 0 })
+        errors.try(vim.api.nvim_win_set_cursor, w, { lnum, 0 })
         return
       end
     end
     for lnum, sid in pairs(srows) do
       if keep_session and sid == keep_session then
-        pcall(vim.api.nvim_win_set_cursor, w, { lnum, 0 })
+        errors.try(vim.api.nvim_win_set_cursor, w, { lnum, 0 })
         return
       end
     end

@@ -7,7 +7,7 @@ local notify = require("claudenova.setup.notify")
 local actions = require("claudenova.store.actions")
 local config = require("claudenova.setup.config")
 local errors = require("claudenova.core.errors")
-local host = require("claudenova.channel.host")
+local calls = require("claudenova.services.calls")
 local keytable = require("claudenova.services.keys")
 local labels = require("claudenova.setup.labels")
 local textutil = require("claudenova.core.text")
@@ -61,7 +61,7 @@ local function show(id, text)
   draw.lines(buf, nil, lines)
   for w, yes in pairs(at_end) do
     if yes and vim.api.nvim_win_is_valid(w) then
-      pcall(vim.api.nvim_win_set_cursor, w, { #lines, 0 })
+      errors.try(vim.api.nvim_win_set_cursor, w, { #lines, 0 })
     end
   end
 end
@@ -79,7 +79,7 @@ local function fetch(id)
     final[id] = (final[id] or 0) + 1
   end
   inflight[id] = true
-  local ok, err = pcall(host.request, "task_output", { id = id }, function(fine, res)
+  local ok, err = pcall(calls.request, "task_output", { id = id }, function(fine, res)
     inflight[id] = nil
     if fine then
       show(id, res or "")
@@ -163,7 +163,7 @@ local function ensure_buf(id)
     return buf
   end
   buf = vim.api.nvim_create_buf(false, true)
-  pcall(vim.api.nvim_buf_set_name, buf, "claudenova://task/" .. id)
+  errors.try(vim.api.nvim_buf_set_name, buf, "claudenova://task/" .. id)
   labels.set(buf, function()
     local t = state.task(id)
     return "Task · " .. ((t and t.description and t.description ~= "") and t.description or id)

@@ -18,7 +18,7 @@
 local actions = require("claudenova.store.actions")
 local config = require("claudenova.setup.config")
 local errors = require("claudenova.core.errors")
-local host = require("claudenova.channel.host")
+local calls = require("claudenova.services.calls")
 local images = require("claudenova.setup.images")
 local keytable = require("claudenova.services.keys")
 local labels = require("claudenova.setup.labels")
@@ -190,10 +190,10 @@ end
 -- buffer (the transcript shows its first lines).
 local function open_full(id)
   local lnum = vim.api.nvim_win_get_cursor(0)[1]
-  local ok, path = pcall(host.request, "tool_output", { session = id, line = lnum - 1 })
+  local ok, path = pcall(calls.request, "tool_output", { session = id, line = lnum - 1 })
   if not ok then
     -- A task's call (an agent, a background shell): its output.
-    local found, task = pcall(host.request, "task_at", { session = id, line = lnum - 1 })
+    local found, task = pcall(calls.request, "task_at", { session = id, line = lnum - 1 })
     if found and task then
       tasks.open(task)
       return
@@ -281,7 +281,7 @@ local function highlight_code(buf, first, count, lang)
       return
     end
     local tslang = vim.treesitter.language.get_lang(lang) or lang
-    if not pcall(vim.treesitter.language.add, tslang) then
+    if not errors.try(vim.treesitter.language.add, tslang) then
       return
     end
     local ok, query = pcall(vim.treesitter.query.get, tslang, "highlights")
@@ -303,7 +303,7 @@ local function highlight_code(buf, first, count, lang)
       local name = query.captures[cid]
       local sr, sc, er, ec = node:range()
       if name ~= "spell" and not name:find("^_") then
-        pcall(vim.api.nvim_buf_set_extmark, buf, code_ns, first + sr, sc, {
+        errors.try(vim.api.nvim_buf_set_extmark, buf, code_ns, first + sr, sc, {
           end_row = first + er,
           end_col = ec,
           hl_group = "@" .. name .. "." .. tslang,
@@ -328,7 +328,7 @@ local function decorate(buf, first, nlines, marks, code)
       local l = vim.api.nvim_buf_get_lines(buf, row, row + 1, false)[1] or ""
       e = #l
     end
-    pcall(vim.api.nvim_buf_set_extmark, buf, ns, row, m[2], { end_col = e, hl_group = m[4] })
+    errors.try(vim.api.nvim_buf_set_extmark, buf, ns, row, m[2], { end_col = e, hl_group = m[4] })
   end
   for _, c in ipairs(code or {}) do
     highlight_code(buf, first + c.line, c.count, c.lang)
@@ -344,7 +344,7 @@ local function follow(buf, before)
   local normal = vim.api.nvim_get_mode().mode == "n"
   for _, w in ipairs(vim.fn.win_findbuf(buf)) do
     if w ~= cur or (normal and vim.api.nvim_win_get_cursor(w)[1] >= before) then
-      pcall(vim.api.nvim_win_set_cursor, w, { vim.api.nvim_buf_line_count(buf), 0 })
+      errors.try(vim.api.nvim_win_set_cursor, w, { vim.api.nvim_buf_line_count(buf), 0 })
     end
   end
 end
@@ -360,7 +360,7 @@ M.syncing = {} ---@type table<integer, boolean>
 local again = {} ---@type table<integer, integer|true>
 
 -- Put a snapshot of the transcript into its buffer. It runs where the
--- snapshot stands in the host's stream (host.request's on_reply): the ops before
+-- snapshot stands in the host's stream (calls.request's on_reply): the ops before
 -- it are in it, those after it come next.
 local function put_snapshot(id, snap)
   local buf = M.bufs[id]
@@ -408,7 +408,7 @@ local function fill(id)
     M.syncing[id] = false
     return
   end
-  local ok = pcall(host.request, "transcript", { session = id }, function(fine, snap)
+  local ok = errors.try(calls.request, "transcript", { session = id }, function(fine, snap)
     put_snapshot(id, fine and snap or nil)
   end)
   if not ok then
@@ -443,14 +443,14 @@ end
 function M.host_lost()
   for id, buf in pairs(M.bufs) do
     if vim.api.nvim_buf_is_valid(buf) then
-      local epoch = host.epoch
-      pcall(vim.api.nvim_buf_set_name, buf, ("claudenova://ended/%d/session/%d"):format(epoch, id))
+      local epoch = calls.epoch()
+      errors.try(vim.api.nvim_buf_set_name, buf, ("claudenova://ended/%d/session/%d"):format(epoch, id))
       labels.set(buf, ("Transcript · session %d (ended)"):format(id))
       vim.bo[buf].modifiable = true
       vim.api.nvim_buf_set_lines(buf, -1, -1, false, { "", "> The host stopped: this session is gone." })
       vim.bo[buf].modifiable = false
       vim.b[buf].claudenova_session = nil
-      pcall(vim.api.nvim_clear_autocmds, { buffer = buf })
+      errors.try(vim.api.nvim_clear_autocmds, { buffer = buf })
     end
   end
   M.bufs, M.count, M.syncing, M.seq, again = {}, {}, {}, {}, {}
@@ -494,7 +494,7 @@ function M.ensure(id)
     local active = highlighter and highlighter.active[buf]
     if active then
       local l = active.tree:lang()
-      pcall(vim.treesitter.stop, buf)
+      errors.try(vim.treesitter.stop, buf)
       return l
     end
   end
@@ -503,7 +503,7 @@ function M.ensure(id)
     if not on then
       lang = stop_ts() or lang
     elseif lang then
-      pcall(vim.treesitter.start, buf, lang)
+      errors.try(vim.treesitter.start, buf, lang)
     end
   end
   vim.api.nvim_create_autocmd("BufWinEnter", {
@@ -556,7 +556,7 @@ function M.ensure(id)
   M.bufs[id] = buf
   M.count[id] = 0
   M.seq[id] = 0
-  if host.running() then
+  if calls.running() then
     resync(id) -- a re-created buffer catches up with what it missed
   end
   return buf
@@ -615,7 +615,7 @@ working.subscribe(function(sid)
   local line = working.line(sid)
   if not line then
     if working_marks[sid] then
-      pcall(vim.api.nvim_buf_del_extmark, buf, working_ns, working_marks[sid])
+      errors.try(vim.api.nvim_buf_del_extmark, buf, working_ns, working_marks[sid])
       working_marks[sid] = nil
     end
     return
@@ -623,7 +623,7 @@ working.subscribe(function(sid)
   local last = vim.api.nvim_buf_line_count(buf) - 1
   local at = working_marks[sid] and vim.api.nvim_buf_get_extmark_by_id(buf, working_ns, working_marks[sid], {})
   if at and at[1] and at[1] ~= last then
-    pcall(vim.api.nvim_buf_del_extmark, buf, working_ns, working_marks[sid])
+    errors.try(vim.api.nvim_buf_del_extmark, buf, working_ns, working_marks[sid])
     working_marks[sid] = nil
   end
   working_marks[sid] = vim.api.nvim_buf_set_extmark(buf, working_ns, last, 0, {
@@ -654,7 +654,7 @@ function M.forget(id)
   local buf = M.bufs[id]
   M.bufs[id], M.count[id], M.seq[id], M.syncing[id], again[id] = nil, nil, nil, nil, nil
   if buf and vim.api.nvim_buf_is_valid(buf) then
-    pcall(vim.api.nvim_buf_delete, buf, { force = true })
+    errors.try(vim.api.nvim_buf_delete, buf, { force = true })
   end
 end
 

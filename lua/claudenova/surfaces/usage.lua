@@ -1,7 +1,8 @@
 -- :ClaudeNova usage: what a session cost and used, what fills its context
 -- window, and the plan's rate limits, as claude reports them (get_usage,
 -- get_context_usage), in a float.
-local host = require("claudenova.channel.host")
+local errors = require("claudenova.core.errors")
+local calls = require("claudenova.services.calls")
 local draw = require("claudenova.core.render")
 local keytable = require("claudenova.services.keys")
 local notify = require("claudenova.setup.notify")
@@ -160,7 +161,7 @@ local function show(lines)
   vim.wo[win].wrap = true
   for _, lhs in ipairs({ "q", "<Esc>" }) do
     vim.keymap.set("n", lhs, function()
-      pcall(vim.api.nvim_win_close, win, true)
+      errors.try(vim.api.nvim_win_close, win, true)
     end, { buffer = buf, nowait = true, desc = "claude-nova: Close the usage" })
   end
   keytable.map(buf, "usage")
@@ -172,7 +173,7 @@ end
 function M.open(session)
   local st = state
   local sid = session or st.current
-  host.request("usage", { session = sid or 0 }, function(ok, res)
+  calls.request("usage", { session = sid or 0 }, function(ok, res)
     if not ok then
       notify.error(res)
       return

@@ -4,7 +4,7 @@ local state = require("claudenova.store.state")
 local notify = require("claudenova.setup.notify")
 local actions = require("claudenova.store.actions")
 local errors = require("claudenova.core.errors")
-local host = require("claudenova.channel.host")
+local calls = require("claudenova.services.calls")
 
 local M = {}
 
@@ -32,7 +32,7 @@ function M.pick_session()
   }, function(s)
     if s then
       errors.guard(function()
-        host.request("select", { session = s.id })
+        calls.request("select", { session = s.id })
         state.current = s.id
         actions.open_transcript(s.id, { focus = true })
       end)()
@@ -43,7 +43,7 @@ end
 --- Pick one of this folder's earlier sessions (from claude's own session
 --- store) and continue it; its transcript shows the earlier conversation.
 function M.pick_resume()
-  local list = host.request("resumable", { cwd = vim.fn.getcwd() }) or {}
+  local list = calls.request("resumable", { cwd = vim.fn.getcwd() }) or {}
   if list.note then
     notify.warn(list.note)
   end
