@@ -11,7 +11,8 @@ import (
 // A command's edits are Claude's edits: an allowed Bash that runs sed -i on
 // a committed file and creates another has both listed under its prompt in
 // checkpoints(), named under the command in the transcript, and rewind
-// restores the first and removes the second.
+// restores the first and removes the second. Committed, the authorship
+// note gives their lines to the session.
 func TestACommandsChangesAreSeen(t *testing.T) {
 	eachNvim(t, func(t *testing.T, v nvimVersion) {
 		e := NewEnv(t, v, Options{})
@@ -32,6 +33,18 @@ func TestACommandsChangesAreSeen(t *testing.T) {
 		cps := e.checkpoints()
 		if len(cps) != 1 || strings.Join(cps[0].Files, ",") != a+","+n {
 			t.Fatalf("checkpoints = %+v, want a.txt and n.txt under the prompt", cps)
+		}
+		// Committed, the authorship note gives both files' lines to the
+		// session (before, they were the user's: no note at all).
+		e.gitIn(e.Project, "add", "-A")
+		e.gitIn(e.Project, "commit", "-qm", "by a command")
+		var note string
+		e.Eventually(30*time.Second, "the commit's authorship note", func() bool {
+			note = e.noteOf(e.Project, "HEAD")
+			return note != ""
+		})
+		if !strings.Contains(note, "a.txt\n  ") || !strings.Contains(note, "n.txt\n  ") {
+			t.Fatalf("the note does not give a.txt and n.txt to the session:\n%s", note)
 		}
 		var res []any
 		e.Lua(&res, "return { require('claudenova').rewind(...) }", cps[0].ID)
