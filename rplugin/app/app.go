@@ -48,6 +48,7 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/ui"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/views"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/worktree"
+	sessionworld "github.com/claude-nova/claude-nova.nvim/rplugin/world"
 )
 
 // Options are the user's settings that matter to the Go side.
@@ -336,7 +337,7 @@ func (a *App) NewSession(p NewParams) (session.Info, error) {
 		if planned != nil {
 			// claude makes it as it starts; the session moves in once
 			// claude answered initialize.
-			s.World.SetWorktree(&session.Worktree{Path: planned.Path, Branch: planned.Branch, Root: s.Root(), Base: planned.Base})
+			s.World.SetWorktree(&sessionworld.Worktree{Path: planned.Path, Branch: planned.Branch, Root: s.Root(), Base: planned.Base})
 		}
 		s.Checkpoints = checkpoints
 		s.Label = label

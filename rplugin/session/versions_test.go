@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/world"
 )
 
 // Streams recorded from the window's claude versions (testdata/versions:
@@ -43,7 +44,7 @@ func streamLines(t testing.TB, path string) []string {
 // the buffer differs from the transcript. Lines that are not messages are
 // skipped, as the reader skips them.
 func consume(lines []string) (*Transcript, error) {
-	tr, ts, w := newTestTranscript("/home/dev/project"), NewTasks(1), NewWorld()
+	tr, ts, w := newTestTranscript("/home/dev/project"), NewTasks(1), world.NewWorld()
 	var buf []string
 	apply := func(ops []Op) error {
 		for _, op := range ops {
