@@ -13,6 +13,7 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/mode"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/tasks"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/world"
 )
 
@@ -32,7 +33,7 @@ type Session struct {
 	Proc       claude.Conn
 	Transcript *Transcript
 	// Tasks are its background tasks (agents, shells).
-	Tasks *Tasks
+	Tasks *tasks.Tasks
 	// World is what claude reports of the session's surroundings: its MCP
 	// servers, hooks, schedules, checklist, worktree (package world).
 	World   *world.World
@@ -249,7 +250,7 @@ func New(id int, cwd, chosen string, proc claude.Conn) *Session {
 		chosen = mode.Default
 	}
 	return &Session{
-		ID: id, cwd: cwd, root: cwd, Proc: proc, Transcript: NewTranscript(cwd), Tasks: NewTasks(id), World: world.NewWorld(), Started: time.Now(),
+		ID: id, cwd: cwd, root: cwd, Proc: proc, Transcript: NewTranscript(cwd), Tasks: tasks.NewTasks(id), World: world.NewWorld(), Started: time.Now(),
 		Turns: checkpoint.NewLog(turnBudget), Modes: mode.NewGuard(chosen),
 		state: StateStarting, mode: chosen, Applied: newApplied(),
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/tasks"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/world"
 )
 
@@ -44,7 +45,7 @@ func streamLines(t testing.TB, path string) []string {
 // the buffer differs from the transcript. Lines that are not messages are
 // skipped, as the reader skips them.
 func consume(lines []string) (*Transcript, error) {
-	tr, ts, w := newTestTranscript("/home/dev/project"), NewTasks(1), world.NewWorld()
+	tr, ts, w := newTestTranscript("/home/dev/project"), tasks.NewTasks(1), world.NewWorld()
 	var buf []string
 	apply := func(ops []Op) error {
 		for _, op := range ops {
@@ -67,7 +68,7 @@ func consume(lines []string) (*Transcript, error) {
 		_ = claude.ToolResultsOf(m).Results
 		_ = claude.VersionIn(m.Raw)
 		switch {
-		case IsTaskMessage(m):
+		case tasks.IsTaskMessage(m):
 			ch := ts.Apply(m)
 			for _, task := range ch.Tasks {
 				if err := apply(tr.TaskChanged(task)); err != nil {
