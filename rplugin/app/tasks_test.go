@@ -20,7 +20,7 @@ import (
 )
 
 // feed pushes what claude printed in a captured session (the "<<" lines
-// of rplugin/session/testdata/name, but its answers to our own control
+// of rplugin/transcript/testdata/name, but its answers to our own control
 // requests), a part at a time: each call goes on from where the last
 // stopped, up to and including the first line stop accepts (nil: the end).
 type feed struct {
@@ -31,7 +31,7 @@ type feed struct {
 
 func newFeed(t *testing.T, c *claudetest.Conn, name string) *feed {
 	t.Helper()
-	f, err := os.Open(filepath.Join("..", "session", "testdata", name))
+	f, err := os.Open(filepath.Join("..", "transcript", "testdata", name))
 	if err != nil {
 		t.Fatal(err)
 	}

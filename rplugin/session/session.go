@@ -1,5 +1,6 @@
-// Package session keeps the sessions (one claude process each), their state
-// and their transcripts.
+// Package session keeps the sessions (one claude process each) and their
+// state; each holds its parts, kept by packages of their own: its
+// transcript (transcript), background tasks (tasks) and world (world).
 package session
 
 import (
@@ -14,6 +15,7 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/mode"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/tasks"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/transcript"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/world"
 )
 
@@ -31,7 +33,7 @@ const (
 type Session struct {
 	ID         int
 	Proc       claude.Conn
-	Transcript *Transcript
+	Transcript *transcript.Transcript
 	// Tasks are its background tasks (agents, shells).
 	Tasks *tasks.Tasks
 	// World is what claude reports of the session's surroundings: its MCP
@@ -250,7 +252,7 @@ func New(id int, cwd, chosen string, proc claude.Conn) *Session {
 		chosen = mode.Default
 	}
 	return &Session{
-		ID: id, cwd: cwd, root: cwd, Proc: proc, Transcript: NewTranscript(cwd), Tasks: tasks.NewTasks(id), World: world.NewWorld(), Started: time.Now(),
+		ID: id, cwd: cwd, root: cwd, Proc: proc, Transcript: transcript.NewTranscript(cwd), Tasks: tasks.NewTasks(id), World: world.NewWorld(), Started: time.Now(),
 		Turns: checkpoint.NewLog(turnBudget), Modes: mode.NewGuard(chosen),
 		state: StateStarting, mode: chosen, Applied: newApplied(),
 	}

@@ -1,4 +1,4 @@
-package session
+package transcript
 
 import (
 	"bufio"
@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/claude-nova/claude-nova.nvim/rplugin/bufops"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/tasks"
 )
@@ -132,7 +133,7 @@ func TestSubagentNestedUnderItsTask(t *testing.T) {
 	// Nested tool lines are highlighted as tool lines.
 	var st hlState
 	i := index(buf, "  │ ▸ Bash `echo")
-	marks, _ := highlight(buf[i:i+1], &st)
+	marks, _ := bufops.Highlight(buf[i:i+1], &st)
 	found := false
 	for _, m := range marks {
 		if m.Group == "ClaudeNovaTool" && buf[i][m.Start:m.End] == "Bash" {
@@ -198,7 +199,7 @@ func TestTaskLineWhileRunning(t *testing.T) {
 		t.Fatalf("running line:\n%s", strings.Join(buf, "\n"))
 	}
 	var st hlState
-	marks, _ := highlight([]string{buf[index(buf, "▸ Task")]}, &st)
+	marks, _ := bufops.Highlight([]string{buf[index(buf, "▸ Task")]}, &st)
 	if len(marks) != 4 || marks[3].Group != "ClaudeNovaAge" {
 		t.Fatalf("marks %+v", marks)
 	}

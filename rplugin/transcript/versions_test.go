@@ -1,4 +1,4 @@
-package session
+package transcript
 
 import (
 	"bufio"
@@ -198,7 +198,7 @@ func TestVersionStreamsMutated(t *testing.T) {
 }
 
 // FuzzVersionStreams feeds the consumers streams grown from the recorded
-// ones: go test -fuzz FuzzVersionStreams ./rplugin/session/
+// ones: go test -fuzz FuzzVersionStreams ./rplugin/transcript/
 func FuzzVersionStreams(f *testing.F) {
 	// Windows of a few messages: the fuzzer minimizes what it finds, which
 	// on a whole 45 kB stream takes longer than it fuzzes.

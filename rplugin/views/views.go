@@ -468,7 +468,7 @@ func prettyJSON(raw json.RawMessage) string {
 }
 
 // PlanText is the plan to show: input.plan (older CLIs), else what the
-// session's transcript knows (see session.Transcript.Plan).
+// session's transcript knows (see transcript.Transcript.Plan).
 func (b *Builder) PlanText(r approval.Pending) string {
 	if in, err := claude.FieldsOf(r.Perm.Input); err == nil && in.Plan != "" {
 		return in.Plan

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/claude-nova/claude-nova.nvim/rplugin/bufops"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/desk"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
@@ -44,7 +45,7 @@ func (r *Room) Message(s *session.Session, m claude.Message) {
 	if len(ch.Tasks) == 0 {
 		return
 	}
-	var ops []session.Op
+	var ops []bufops.Op
 	for _, t := range ch.Tasks {
 		ops = append(ops, s.Transcript.TaskChanged(t)...)
 	}
@@ -74,7 +75,7 @@ func (r *Room) Ended(s *session.Session) {
 	if len(ended) == 0 {
 		return
 	}
-	var ops []session.Op
+	var ops []bufops.Op
 	for _, t := range ended {
 		ops = append(ops, s.Transcript.TaskChanged(t)...)
 	}
