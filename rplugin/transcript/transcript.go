@@ -10,6 +10,7 @@ import (
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/bufops"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/hooks"
 )
 
 // Transcript is the model of one session's conversation as the user reads
@@ -181,7 +182,7 @@ func (t *Transcript) Apply(m claude.Message) []Op {
 	case "result":
 		return t.saying.result(t, m, false)
 	case "system", "rate_limit_event":
-		if h, ok := DecodeHook(m); ok {
+		if h, ok := hooks.Decode(m); ok {
 			ops, _ := t.hooking.hook(t, h)
 			return ops
 		}

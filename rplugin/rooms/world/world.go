@@ -20,11 +20,11 @@ import (
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/desk"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/hooks"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/others"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/tools"
-	"github.com/claude-nova/claude-nova.nvim/rplugin/transcript"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/ui"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/worktree"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/world"
@@ -245,7 +245,7 @@ func (r *Room) All() []MCPView {
 // Hook shows a hook as it runs: on the line of the call it runs
 // for, else on the session (its World) until it ends.
 func (r *Room) Hook(s *session.Session, m claude.Message) {
-	h, ok := transcript.DecodeHook(m)
+	h, ok := hooks.Decode(m)
 	if !ok {
 		return
 	}
