@@ -17,8 +17,8 @@ import (
 // it: markdown-ish lines (prompts, Claude's text streamed as it is written,
 // one line per tool call with its input and result folded beneath it, turn
 // footers), their highlights, and what it takes to keep them current. It
-// turns claude messages into buffer operations (ops.go); the front end
-// only applies them.
+// turns claude messages into buffer operations (package bufops); the
+// front end only applies them.
 //
 // Only a tail of the lines is kept in memory (Spill): older lines are
 // appended to a file, so a session that talks for hours costs the host a
