@@ -46,9 +46,11 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rules"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/transcript"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/ui"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/views"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/worktree"
+	sessionworld "github.com/claude-nova/claude-nova.nvim/rplugin/world"
 )
 
 // Options are the user's settings that matter to the Go side.
@@ -342,7 +344,7 @@ func (a *App) NewSession(p NewParams) (session.Info, error) {
 		if planned != nil {
 			// claude makes it as it starts; the session moves in once
 			// claude answered initialize.
-			s.World.SetWorktree(&session.Worktree{Path: planned.Path, Branch: planned.Branch, Root: s.Root(), Base: planned.Base})
+			s.World.SetWorktree(&sessionworld.Worktree{Path: planned.Path, Branch: planned.Branch, Root: s.Root(), Base: planned.Base})
 		}
 		s.Checkpoints = checkpoints
 		s.Label = label
@@ -368,7 +370,7 @@ func (a *App) NewSession(p NewParams) (session.Info, error) {
 	a.stageMu.Lock()
 	a.cleanStale(o.Storage)
 	a.stageMu.Unlock()
-	if n, err := session.CleanSpills(filepath.Join(o.Storage, "transcripts")); err != nil {
+	if n, err := transcript.CleanSpills(filepath.Join(o.Storage, "transcripts")); err != nil {
 		a.log.Warn("clean old transcripts", "err", err)
 	} else if n > 0 {
 		a.log.Info("removed transcripts of hosts that are gone", "count", n)
@@ -547,10 +549,10 @@ func spillFile(storage string, id int) string {
 }
 
 // Transcript returns the whole transcript of a session.
-func (a *App) Transcript(id int) (session.Snapshot, error) {
+func (a *App) Transcript(id int) (transcript.Snapshot, error) {
 	s, ok := a.sessions.Get(id)
 	if !ok {
-		return session.Snapshot{}, fmt.Errorf("no session %d", id)
+		return transcript.Snapshot{}, fmt.Errorf("no session %d", id)
 	}
 	return s.Transcript.Snapshot(), nil
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/approval"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/bufops"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude/claudetest"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/feedback"
@@ -104,7 +105,7 @@ func (r *recorder) transcriptText(id int) string {
 	defer r.mu.Unlock()
 	var lines []string
 	for _, e := range r.events {
-		if u, ok := e.Data.(*session.Update); ok && e.Name == ui.EvTranscript && u.Session == id {
+		if u, ok := e.Data.(*bufops.Update); ok && e.Name == ui.EvTranscript && u.Session == id {
 			for _, op := range u.Ops {
 				at := min(max(op.Index, 0), len(lines))
 				end := min(at+op.Count, len(lines))

@@ -21,6 +21,7 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/world"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
+	sessiontasks "github.com/claude-nova/claude-nova.nvim/rplugin/tasks"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/ui"
 )
 
@@ -344,7 +345,7 @@ func (r *router) system(s *session.Session, m claude.Message) {
 		r.modes.Reported(s, sys.PermissionMode)
 		return
 	default:
-		if session.IsTaskMessage(m) {
+		if sessiontasks.IsTaskMessage(m) {
 			r.tasks.Message(s, m)
 		} else {
 			r.signal(s, m) // api_retry, compact_boundary, informational, …

@@ -14,12 +14,13 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/tasks"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/store"
+	sessiontasks "github.com/claude-nova/claude-nova.nvim/rplugin/tasks"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/ui"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/views"
 )
 
 // feed pushes what claude printed in a captured session (the "<<" lines
-// of rplugin/session/testdata/name, but its answers to our own control
+// of rplugin/transcript/testdata/name, but its answers to our own control
 // requests), a part at a time: each call goes on from where the last
 // stopped, up to and including the first line stop accepts (nil: the end).
 type feed struct {
@@ -30,7 +31,7 @@ type feed struct {
 
 func newFeed(t *testing.T, c *claudetest.Conn, name string) *feed {
 	t.Helper()
-	f, err := os.Open(filepath.Join("..", "session", "testdata", name))
+	f, err := os.Open(filepath.Join("..", "transcript", "testdata", name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,10 +65,10 @@ func (f *feed) until(stop func(line string) bool) {
 func has(s string) func(string) bool { return func(l string) bool { return strings.Contains(l, s) } }
 
 // lastTasks is the task list of the last EvTasks of session id.
-func (r *recorder) lastTasks(id int) []session.Task {
+func (r *recorder) lastTasks(id int) []sessiontasks.Task {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	var out []session.Task
+	var out []sessiontasks.Task
 	for _, e := range r.events {
 		if v, ok := e.Data.(tasks.View); ok && e.Name == ui.EvTasks && v.Session == id {
 			out = v.Tasks
@@ -84,7 +85,7 @@ func TestSubagentRequestNamesItsAgent(t *testing.T) {
 	f := newFeed(t, c, "agents-task.jsonl")
 	f.until(has(`"subtype":"can_use_tool"`))
 	p := m.waitPending(1)[0]
-	want := session.Agent{ID: p.Agent.ID, Type: "general-purpose", Description: "probe sub"}
+	want := sessiontasks.Agent{ID: p.Agent.ID, Type: "general-purpose", Description: "probe sub"}
 	if p.Agent == nil || *p.Agent != want || p.Agent.ID == "" {
 		t.Fatalf("agent %+v", p.Agent)
 	}
@@ -161,7 +162,7 @@ func TestTaskOutputAndStop(t *testing.T) {
 	f.until(nil)
 	m.rec.wait(t, "ended", func([]ui.Event) bool {
 		ts := m.rec.lastTasks(info.ID)
-		return len(ts) == 1 && ts[0].Status == session.TaskCompleted
+		return len(ts) == 1 && ts[0].Status == sessiontasks.TaskCompleted
 	})
 	if err := m.app.Rooms().Tasks.Stop(Later{ReplyTo: desk.ReplyTo{Token: "s3"}, ID: task.ID}); err == nil || !strings.Contains(err.Error(), "has already completed") {
 		t.Fatalf("ended task: %v", err)
@@ -188,7 +189,7 @@ func TestTasksEndWithClaude(t *testing.T) {
 	c.Exit(nil)
 	m.rec.wait(t, "stopped", func([]ui.Event) bool {
 		ts := m.rec.lastTasks(info.ID)
-		return len(ts) == 1 && ts[0].Status == session.TaskStopped
+		return len(ts) == 1 && ts[0].Status == sessiontasks.TaskStopped
 	})
 }
 

@@ -16,18 +16,19 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/world"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/ui"
+	sessionworld "github.com/claude-nova/claude-nova.nvim/rplugin/world"
 )
 
 // lastWorld is the last world the front end got for session id.
-func (r *recorder) lastWorld(id int) (session.WorldView, bool) {
+func (r *recorder) lastWorld(id int) (sessionworld.WorldView, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for i := len(r.events) - 1; i >= 0; i-- {
-		if v, ok := r.events[i].Data.(session.WorldView); ok && r.events[i].Name == ui.EvWorld && v.Session == id {
+		if v, ok := r.events[i].Data.(sessionworld.WorldView); ok && r.events[i].Name == ui.EvWorld && v.Session == id {
 			return v, true
 		}
 	}
-	return session.WorldView{}, false
+	return sessionworld.WorldView{}, false
 }
 
 // markMap is a reply as the front end reads it: token, ok, result, error.

@@ -92,7 +92,7 @@ func TestKindsDecodeOnce(t *testing.T) {
 func TestRealLinesDecode(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join("testdata", "*.jsonl"))
 	for _, glob := range []string{"*.jsonl", filepath.Join("versions", "*.jsonl")} {
-		more, _ := filepath.Glob(filepath.Join("..", "session", "testdata", glob))
+		more, _ := filepath.Glob(filepath.Join("..", "transcript", "testdata", glob))
 		files = append(files, more...)
 	}
 	if len(files) < 10 {

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/claude-nova/claude-nova.nvim/rplugin/bufops"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/ui"
 )
@@ -106,11 +107,11 @@ func (d *Desk) Live(id int) (*session.Session, error) {
 }
 
 // Transcript sends a session's transcript edits to the front end.
-func (d *Desk) Transcript(s *session.Session, ops []session.Op) {
+func (d *Desk) Transcript(s *session.Session, ops []bufops.Op) {
 	if len(ops) == 0 {
 		return
 	}
-	d.UI.Send(ui.EvTranscript, &session.Update{Session: s.ID, Ops: ops})
+	d.UI.Send(ui.EvTranscript, &bufops.Update{Session: s.ID, Ops: ops})
 }
 
 // Note adds a note line to a session's transcript.

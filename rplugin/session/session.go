@@ -1,5 +1,6 @@
-// Package session keeps the sessions (one claude process each), their state
-// and their transcripts.
+// Package session keeps the sessions (one claude process each) and their
+// state; each holds its parts, kept by packages of their own: its
+// transcript (transcript), background tasks (tasks) and world (world).
 package session
 
 import (
@@ -13,6 +14,9 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/mode"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/tasks"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/transcript"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/world"
 )
 
 // States a session can be in.
@@ -29,12 +33,12 @@ const (
 type Session struct {
 	ID         int
 	Proc       claude.Conn
-	Transcript *Transcript
+	Transcript *transcript.Transcript
 	// Tasks are its background tasks (agents, shells).
-	Tasks *Tasks
+	Tasks *tasks.Tasks
 	// World is what claude reports of the session's surroundings: its MCP
-	// servers, hooks, schedules, checklist, worktree (world.go).
-	World   *World
+	// servers, hooks, schedules, checklist, worktree (package world).
+	World   *world.World
 	Started time.Time
 	// Turns are the prompts sent and the files each turn changed (for
 	// rewind and the changes view).
@@ -236,7 +240,7 @@ type Info struct {
 	// show ("retrying 2/10", "compacting", "writing greet.py · 12 kB").
 	Activity string `json:"activity,omitempty"`
 	// Worktree is the git worktree the session works in (nil when none).
-	Worktree *Worktree `json:"worktree,omitempty"`
+	Worktree *world.Worktree `json:"worktree,omitempty"`
 	// Label tells an attempt of a best of N apart ("fix-login #2"; "" for
 	// any other session).
 	Label string `json:"label,omitempty"`
@@ -248,7 +252,7 @@ func New(id int, cwd, chosen string, proc claude.Conn) *Session {
 		chosen = mode.Default
 	}
 	return &Session{
-		ID: id, cwd: cwd, root: cwd, Proc: proc, Transcript: NewTranscript(cwd), Tasks: NewTasks(id), World: NewWorld(), Started: time.Now(),
+		ID: id, cwd: cwd, root: cwd, Proc: proc, Transcript: transcript.NewTranscript(cwd), Tasks: tasks.NewTasks(id), World: world.NewWorld(), Started: time.Now(),
 		Turns: checkpoint.NewLog(turnBudget), Modes: mode.NewGuard(chosen),
 		state: StateStarting, mode: chosen, Applied: newApplied(),
 	}
@@ -303,7 +307,7 @@ func (s *Session) Info() Info {
 	info.Worktree = s.World.Worktree()
 	if info.Worktree == nil && s.cwd != s.root {
 		// A folder it moved to that is no worktree claude named.
-		info.Worktree = &Worktree{Path: s.cwd, Root: s.root, Shown: worktreeLabel(s.cwd, s.root)}
+		info.Worktree = &world.Worktree{Path: s.cwd, Root: s.root, Shown: world.WorktreeLabel(s.cwd, s.root)}
 	}
 	if info.Activity == "" && info.State != StateExited {
 		info.Activity = s.World.Activity()

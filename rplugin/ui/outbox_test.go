@@ -418,7 +418,7 @@ func TestGivenUpNumbersComeBackAsResyncs(t *testing.T) {
 }
 
 // growing is a session's transcript update that absorbs the next one of
-// its session (as session.Update does), up to 300 lines.
+// its session (as bufops.Update does), up to 300 lines.
 type growing struct {
 	Session, N int
 }

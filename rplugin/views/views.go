@@ -21,14 +21,15 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rules"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/tasks"
 )
 
 // Deps is what the words need from the rest of the core.
 type Deps struct {
 	Sessions  *session.Manager
-	Agent     func(sid int, agentID string) *session.Agent // the subagent that asks (nil: Claude)
-	Home      func() string                                // the home folder paths are shown against
-	ConfigDir func() string                                // claude's config folder (the user's settings)
+	Agent     func(sid int, agentID string) *tasks.Agent // the subagent that asks (nil: Claude)
+	Home      func() string                              // the home folder paths are shown against
+	ConfigDir func() string                              // claude's config folder (the user's settings)
 }
 
 // Builder makes the views of requests.
@@ -39,7 +40,7 @@ func New(deps Deps) *Builder { return &Builder{deps: deps} }
 
 // AgentLabel is how a request names its agent: its description (its type
 // in parentheses), else "subagent <id>".
-func AgentLabel(v *session.Agent) string {
+func AgentLabel(v *tasks.Agent) string {
 	name := v.Description
 	if name == "" {
 		name = "subagent " + v.ID
@@ -68,7 +69,7 @@ type Request struct {
 	Tool        string          `json:"tool"`
 	Target      string          `json:"target"`
 	Surface     string          `json:"surface"`
-	Agent       *session.Agent  `json:"agent,omitempty"` // the subagent that asks (nil: Claude itself)
+	Agent       *tasks.Agent    `json:"agent,omitempty"` // the subagent that asks (nil: Claude itself)
 	Reason      string          `json:"reason,omitempty"`
 	Arrived     int64           `json:"arrived"` // unix milliseconds
 	Added       int             `json:"added"`
@@ -467,7 +468,7 @@ func prettyJSON(raw json.RawMessage) string {
 }
 
 // PlanText is the plan to show: input.plan (older CLIs), else what the
-// session's transcript knows (see session.Transcript.Plan).
+// session's transcript knows (see transcript.Transcript.Plan).
 func (b *Builder) PlanText(r approval.Pending) string {
 	if in, err := claude.FieldsOf(r.Perm.Input); err == nil && in.Plan != "" {
 		return in.Plan

@@ -3,17 +3,17 @@ package views
 import (
 	"testing"
 
-	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/tasks"
 )
 
 func TestAgentLabel(t *testing.T) {
 	for _, tc := range []struct {
-		agent session.Agent
+		agent tasks.Agent
 		want  string
 	}{
-		{session.Agent{ID: "a1"}, "subagent a1"},
-		{session.Agent{ID: "a1", Type: "Explore"}, "subagent a1 (Explore)"},
-		{session.Agent{ID: "a1", Type: "Explore", Description: "find the tests"}, "find the tests (Explore)"},
+		{tasks.Agent{ID: "a1"}, "subagent a1"},
+		{tasks.Agent{ID: "a1", Type: "Explore"}, "subagent a1 (Explore)"},
+		{tasks.Agent{ID: "a1", Type: "Explore", Description: "find the tests"}, "find the tests (Explore)"},
 	} {
 		if got := AgentLabel(&tc.agent); got != tc.want {
 			t.Errorf("AgentLabel(%+v) = %q, want %q", tc.agent, got, tc.want)

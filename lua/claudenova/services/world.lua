@@ -1,5 +1,5 @@
 -- The session's world as the sidebar shows it: what claude reports about a
--- session besides the conversation (the host's session.World, sent as
+-- session besides the conversation (the host's world.World, sent as
 -- "world" events): MCP servers that are not connected ("docs · failed"),
 -- plugins that did not load, the hooks running outside any call, the
 -- wake-ups and cron jobs Claude scheduled (until they fired), its

@@ -22,6 +22,7 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/store"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/ui"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/worktree"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/world"
 )
 
 // Room serves the session store's commands.
@@ -180,7 +181,7 @@ func (r *Room) ResumedWorktree(s *session.Session, claudeID string) {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		branch := worktree.BranchOf(ctx, wt)
 		cancel()
-		s.World.SetWorktree(&session.Worktree{Path: wt, Branch: branch, Root: s.Root()})
+		s.World.SetWorktree(&world.Worktree{Path: wt, Branch: branch, Root: s.Root()})
 		return
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/gitcmd"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/worktree"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/world"
 )
 
 // BranchView is a worktree session's branch read like a pull request:
@@ -24,7 +25,7 @@ type BranchView struct {
 }
 
 // worktreeOf is session id and its worktree (an error when it has none).
-func (r *Room) worktreeOf(id int) (*session.Session, *session.Worktree, error) {
+func (r *Room) worktreeOf(id int) (*session.Session, *world.Worktree, error) {
 	s, err := r.d.Session(id)
 	if err != nil {
 		return nil, nil, err

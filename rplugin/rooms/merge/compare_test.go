@@ -7,6 +7,7 @@ import (
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/desk"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/world"
 )
 
 // A branch whose worktree was removed (discarded, or merged and removed)
@@ -27,7 +28,7 @@ func TestCompareLeavesARemovedBranch(t *testing.T) {
 			s.Label = "w #" + string(rune('1'+i))
 			return s, nil
 		})
-		s.World.SetWorktree(&session.Worktree{Path: w.path, Branch: w.branch, Root: root})
+		s.World.SetWorktree(&world.Worktree{Path: w.path, Branch: w.branch, Root: root})
 		ss = append(ss, s)
 	}
 	r := New(desk.New(nowhere{}, mgr, nil), &asks{}, func() string { return t.TempDir() }, nil)

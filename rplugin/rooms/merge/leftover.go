@@ -16,6 +16,7 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/ui"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/worktree"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/world"
 )
 
 // Worktrees outlive their sessions: claude leaves .claude/worktrees/NAME
@@ -215,7 +216,7 @@ func (r *Room) bringBack(ctx context.Context, root string, l Leftover) (*session
 	s, err := r.d.Sessions.Add(func(id int) (*session.Session, error) {
 		s := session.New(id, l.Path, "", claude.NewEnded())
 		s.SetTitle(l.Branch + " (left from an earlier session)")
-		s.World.SetWorktree(&session.Worktree{Path: l.Path, Branch: l.Branch, Root: root,
+		s.World.SetWorktree(&world.Worktree{Path: l.Path, Branch: l.Branch, Root: root,
 			Shown: filepath.ToSlash(filepath.Join(".claude", "worktrees", filepath.Base(l.Path)))})
 		s.Exited("")
 		return s, nil

@@ -32,6 +32,7 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/ui"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/worktree"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/world"
 )
 
 // Requests is the one request path as the room sees it (app serves it).
@@ -561,7 +562,7 @@ const stopWait = 10 * time.Second
 // removable is the worktree of s when it may be removed as far as memory
 // tells (a removal then reads the worktree itself: Remove), else why not;
 // running says the session may still run (it is stopped first).
-func (r *Room) removable(s *session.Session, running bool) (*session.Worktree, error) {
+func (r *Room) removable(s *session.Session, running bool) (*world.Worktree, error) {
 	wt := s.World.Worktree()
 	if wt == nil || wt.Branch == "" {
 		return nil, fmt.Errorf("session %d has no worktree", s.ID)

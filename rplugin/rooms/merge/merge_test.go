@@ -14,6 +14,7 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/desk"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/ui"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/world"
 )
 
 type nowhere struct{}
@@ -113,7 +114,7 @@ func TestMergeOfABranch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.World.SetWorktree(&session.Worktree{Path: wt, Branch: "worktree-w", Root: root})
+	s.World.SetWorktree(&world.Worktree{Path: wt, Branch: "worktree-w", Root: root})
 	a := &asks{proposed: map[string]*approval.Pending{}, settled: map[string]string{}}
 	storage := t.TempDir()
 	r := New(desk.New(nowhere{}, mgr, nil), a, func() string { return storage }, nil)
@@ -177,7 +178,7 @@ func TestMergeConflictAndStale(t *testing.T) {
 	write(t, filepath.Join(root, "c.txt"), "ours\n")
 	mgr := session.NewManager()
 	s, _ := mgr.Add(func(id int) (*session.Session, error) { return session.New(id, root, "", nil), nil })
-	s.World.SetWorktree(&session.Worktree{Path: wt, Branch: "worktree-w", Root: root})
+	s.World.SetWorktree(&world.Worktree{Path: wt, Branch: "worktree-w", Root: root})
 	a := &asks{proposed: map[string]*approval.Pending{}, settled: map[string]string{}}
 	storage := t.TempDir()
 	r := New(desk.New(nowhere{}, mgr, nil), a, func() string { return storage }, nil)
@@ -215,7 +216,7 @@ func TestTheBranchAsAPullRequest(t *testing.T) {
 	if _, err := r.Changes(s.ID); err == nil || !strings.Contains(err.Error(), "has no worktree") {
 		t.Fatalf("no worktree: %v", err)
 	}
-	s.World.SetWorktree(&session.Worktree{Path: wt, Branch: "worktree-w", Root: root})
+	s.World.SetWorktree(&world.Worktree{Path: wt, Branch: "worktree-w", Root: root})
 	v, err := r.Changes(s.ID)
 	if err != nil {
 		t.Fatal(err)
@@ -274,7 +275,7 @@ func benchBranch(b *testing.B) (*Room, int, string) {
 	}
 	mgr := session.NewManager()
 	s, _ := mgr.Add(func(id int) (*session.Session, error) { return session.New(id, wt, "", nil), nil })
-	s.World.SetWorktree(&session.Worktree{Path: wt, Branch: "worktree-w", Root: root})
+	s.World.SetWorktree(&world.Worktree{Path: wt, Branch: "worktree-w", Root: root})
 	return New(desk.New(nowhere{}, mgr, nil), &asks{}, func() string { return b.TempDir() }, nil), s.ID, wt
 }
 
@@ -315,7 +316,7 @@ func TestCompareTwoBranches(t *testing.T) {
 	var ids []int
 	for _, w := range []struct{ path, branch string }{{wt, "worktree-w"}, {wt2, "worktree-w2"}} {
 		s, _ := mgr.Add(func(id int) (*session.Session, error) { return session.New(id, w.path, "", nil), nil })
-		s.World.SetWorktree(&session.Worktree{Path: w.path, Branch: w.branch, Root: root})
+		s.World.SetWorktree(&world.Worktree{Path: w.path, Branch: w.branch, Root: root})
 		ids = append(ids, s.ID)
 	}
 	r := New(desk.New(nowhere{}, mgr, nil), &asks{}, func() string { return t.TempDir() }, nil)
@@ -344,7 +345,7 @@ func TestTheOfferStopsTheSessionThenRemoves(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.World.SetWorktree(&session.Worktree{Path: wt, Branch: "worktree-w", Root: root})
+	s.World.SetWorktree(&world.Worktree{Path: wt, Branch: "worktree-w", Root: root})
 	var stopped []int
 	a := &asks{proposed: map[string]*approval.Pending{}, settled: map[string]string{}, stop: func(id int) {
 		stopped = append(stopped, id)
@@ -399,7 +400,7 @@ func TestASaveAndASkipSettleOnce(t *testing.T) {
 	write(t, filepath.Join(wt, "a.txt"), "A\n")
 	mgr := session.NewManager()
 	s, _ := mgr.Add(func(id int) (*session.Session, error) { return session.New(id, root, "", nil), nil })
-	s.World.SetWorktree(&session.Worktree{Path: wt, Branch: "worktree-w", Root: root})
+	s.World.SetWorktree(&world.Worktree{Path: wt, Branch: "worktree-w", Root: root})
 	a := &asks{proposed: map[string]*approval.Pending{}, settled: map[string]string{}}
 	ev := &sent{}
 	storage := t.TempDir()
@@ -439,7 +440,7 @@ func TestAMergeCutShortNamesItsOpenFiles(t *testing.T) {
 	start := func() (*Room, *session.Session, *asks) {
 		mgr := session.NewManager()
 		s, _ := mgr.Add(func(id int) (*session.Session, error) { return session.New(id, root, "", nil), nil })
-		s.World.SetWorktree(&session.Worktree{Path: wt, Branch: "worktree-w", Root: root})
+		s.World.SetWorktree(&world.Worktree{Path: wt, Branch: "worktree-w", Root: root})
 		a := &asks{proposed: map[string]*approval.Pending{}, settled: map[string]string{}}
 		return New(desk.New(nowhere{}, mgr, nil), a, func() string { return storage }, nil), s, a
 	}

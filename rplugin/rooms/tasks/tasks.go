@@ -1,6 +1,6 @@
 // Package tasks is the room of a session's background tasks: claude's
 // subagents, shells started with run_in_background, monitors. Each session
-// keeps its list (session.Tasks); this room applies claude's task messages
+// keeps its list (rplugin/tasks); this room applies claude's task messages
 // to it, sends every change to the front end as EvTasks (and on the line of
 // the call that started the task), and serves the task commands, whose
 // answers wait on claude (desk.Later).
@@ -11,10 +11,12 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/claude-nova/claude-nova.nvim/rplugin/bufops"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/desk"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/tasks"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/tools"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/ui"
 )
@@ -32,8 +34,8 @@ func New(d *desk.Desk) *Room { return &Room{d: d} }
 
 // View is a session's task list for the front end.
 type View struct {
-	Session int            `json:"session"`
-	Tasks   []session.Task `json:"tasks"`
+	Session int          `json:"session"`
+	Tasks   []tasks.Task `json:"tasks"`
 }
 
 // Message applies one of claude's task messages.
@@ -43,7 +45,7 @@ func (r *Room) Message(s *session.Session, m claude.Message) {
 	if len(ch.Tasks) == 0 {
 		return
 	}
-	var ops []session.Op
+	var ops []bufops.Op
 	for _, t := range ch.Tasks {
 		ops = append(ops, s.Transcript.TaskChanged(t)...)
 	}
@@ -73,7 +75,7 @@ func (r *Room) Ended(s *session.Session) {
 	if len(ended) == 0 {
 		return
 	}
-	var ops []session.Op
+	var ops []bufops.Op
 	for _, t := range ended {
 		ops = append(ops, s.Transcript.TaskChanged(t)...)
 	}
@@ -82,11 +84,11 @@ func (r *Room) Ended(s *session.Session) {
 }
 
 // Agent names the subagent agentID of session sid ("" agentID: nil).
-func (r *Room) Agent(sid int, agentID string) *session.Agent {
+func (r *Room) Agent(sid int, agentID string) *tasks.Agent {
 	if agentID == "" {
 		return nil
 	}
-	v := session.Agent{ID: sanitize.Line(agentID)}
+	v := tasks.Agent{ID: sanitize.Line(agentID)}
 	if s, ok := r.d.Sessions.Get(sid); ok {
 		v, _ = s.Tasks.Agent(agentID)
 	}
@@ -96,13 +98,13 @@ func (r *Room) Agent(sid int, agentID string) *session.Agent {
 var ErrNoTask = errors.New("no such task")
 
 // task finds task id in any session.
-func (r *Room) task(id string) (*session.Session, session.Task, error) {
+func (r *Room) task(id string) (*session.Session, tasks.Task, error) {
 	for _, s := range r.d.Sessions.All() {
 		if t, ok := s.Tasks.Get(id); ok {
 			return s, t, nil
 		}
 	}
-	return nil, session.Task{}, fmt.Errorf("%w: %s", ErrNoTask, sanitize.Line(id))
+	return nil, tasks.Task{}, fmt.Errorf("%w: %s", ErrNoTask, sanitize.Line(id))
 }
 
 // Output answers later with the end of a task's output: a shell's or a

@@ -1,4 +1,4 @@
-// Package world is the room of a session's world (session.World): its MCP
+// Package world is the room of a session's world (its model: rplugin/world): its MCP
 // servers, the hooks that run outside any call, the wake-ups and cron jobs
 // Claude scheduled, its checklist and its worktree, and the other Claude
 // sessions of this machine (claude agents). Every change reaches the front
@@ -20,12 +20,14 @@ import (
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/desk"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/hooks"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/others"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/tools"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/ui"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/worktree"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/world"
 )
 
 // Room keeps the sessions' worlds up to date and serves the MCP and
@@ -57,7 +59,7 @@ func (r *Room) RefreshMCP(s *session.Session) {
 }
 
 // mcpStatus asks claude for its MCP servers and records the answer.
-func (r *Room) mcpStatus(ctx context.Context, s *session.Session) ([]session.MCPServer, error) {
+func (r *Room) mcpStatus(ctx context.Context, s *session.Session) ([]world.MCPServer, error) {
 	raw, err := s.Proc.Control(ctx, "mcp_status", nil)
 	if err != nil {
 		return nil, fmt.Errorf("claude did not report its MCP servers: %w", err)
@@ -108,9 +110,9 @@ type MCPParams struct {
 
 // MCPView is what :ClaudeNova mcp shows of a session.
 type MCPView struct {
-	Session int               `json:"session"`
-	Name    string            `json:"name"`
-	World   session.WorldView `json:"world"`
+	Session int             `json:"session"`
+	Name    string          `json:"name"`
+	World   world.WorldView `json:"world"`
 }
 
 // MCP is the world of a session (0: the current one) as known now; a
@@ -140,10 +142,10 @@ func (r *Room) Refresh(p desk.Later) error {
 }
 
 // mcpServer checks that server is one of session s's.
-func mcpServer(s *session.Session, name string) (session.MCPServer, error) {
+func mcpServer(s *session.Session, name string) (world.MCPServer, error) {
 	name = strings.TrimSpace(name)
 	if name == "" {
-		return session.MCPServer{}, errors.New("which MCP server? (a name :ClaudeNova mcp lists)")
+		return world.MCPServer{}, errors.New("which MCP server? (a name :ClaudeNova mcp lists)")
 	}
 	m, ok := s.World.Server(name)
 	if !ok {
@@ -211,7 +213,7 @@ func (r *Room) onServer(p MCPParams, subtype string, fields map[string]any, fail
 }
 
 // serverOutcome says how a server is after an action on it.
-func serverOutcome(name string, servers []session.MCPServer) map[string]any {
+func serverOutcome(name string, servers []world.MCPServer) map[string]any {
 	for _, m := range servers {
 		if m.Name == name {
 			msg := fmt.Sprintf("%s · %s", m.Name, m.Status)
@@ -243,7 +245,7 @@ func (r *Room) All() []MCPView {
 // Hook shows a hook as it runs: on the line of the call it runs
 // for, else on the session (its World) until it ends.
 func (r *Room) Hook(s *session.Session, m claude.Message) {
-	h, ok := session.DecodeHook(m)
+	h, ok := hooks.Decode(m)
 	if !ok {
 		return
 	}
@@ -383,7 +385,7 @@ func (r *Room) Move(s *session.Session, dir, branch string) bool {
 			branch = worktree.BranchOf(ctx, cwd)
 			cancel()
 		}
-		next := &session.Worktree{Path: cwd, Branch: branch, Root: s.Root()}
+		next := &world.Worktree{Path: cwd, Branch: branch, Root: s.Root()}
 		if old := s.World.Worktree(); old != nil && old.Path == cwd {
 			// The worktree claude was started in (or entered before): what
 			// is known of it stays.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/world"
 )
 
 func TestMCPServerNamesWhatThereIs(t *testing.T) {
@@ -48,11 +49,11 @@ func TestMCPServerNamesWhatThereIs(t *testing.T) {
 
 func TestServerOutcome(t *testing.T) {
 	for _, tc := range []struct {
-		servers []session.MCPServer
+		servers []world.MCPServer
 		want    string
 	}{
-		{[]session.MCPServer{{Name: "docs", Status: "connected", Tools: 3}}, "docs · connected (3 tools)"},
-		{[]session.MCPServer{{Name: "docs", Status: "failed", Error: "no such command"}}, "docs · failed: no such command"},
+		{[]world.MCPServer{{Name: "docs", Status: "connected", Tools: 3}}, "docs · connected (3 tools)"},
+		{[]world.MCPServer{{Name: "docs", Status: "failed", Error: "no such command"}}, "docs · failed: no such command"},
 		{nil, "docs is no longer listed by claude"},
 	} {
 		if got := serverOutcome("docs", tc.servers)["message"]; got != tc.want {

@@ -1,4 +1,4 @@
-package session
+package transcript
 
 import (
 	"encoding/json"
@@ -72,7 +72,7 @@ func todayHeadline(tc *toolCall, result json.RawMessage, isError bool, now time.
 // Checklist puts the session's checklist under tool call id (after a
 // TodoWrite, TaskCreate or TaskUpdate changed it): the transcript shows
 // the list as it is at that point.
-func (t *Transcript) Checklist(id string, todos []Todo) []Op {
+func (t *Transcript) Checklist(id string, todos []tools.Todo) []Op {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	tc, ok := t.calling.tools[id]

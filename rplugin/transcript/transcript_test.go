@@ -1,4 +1,4 @@
-package session
+package transcript
 
 import (
 	"encoding/json"
@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/claude-nova/claude-nova.nvim/rplugin/bufops"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
 )
 
@@ -90,32 +91,6 @@ func TestStreamingDraft(t *testing.T) {
 	}
 }
 
-func TestHighlight(t *testing.T) {
-	lines := []string{"## Claude", "# Title", "- item with `code` and **bold**", "```lua", "local x = 1", "```", "▸ Bash `ls` ✓ 0.1 s", "  │ $ ls", "*done · 1.0 s · $0.0000*"}
-	var st hlState
-	marks, code := highlight(lines, &st)
-	has := func(line int, group string) bool {
-		for _, m := range marks {
-			if m.Line == line && m.Group == group {
-				return true
-			}
-		}
-		return false
-	}
-	for _, w := range []struct {
-		line  int
-		group string
-	}{{0, "ClaudeNovaHeading"}, {1, "ClaudeNovaMdHeading"}, {2, "ClaudeNovaListMarker"}, {2, "ClaudeNovaInlineCode"}, {2, "ClaudeNovaBold"},
-		{3, "ClaudeNovaFence"}, {4, "ClaudeNovaCode"}, {6, "ClaudeNovaTool"}, {6, "ClaudeNovaOk"}, {7, "ClaudeNovaDetail"}, {8, "ClaudeNovaFooter"}} {
-		if !has(w.line, w.group) {
-			t.Errorf("line %d %q lacks %s", w.line, lines[w.line], w.group)
-		}
-	}
-	if len(code) != 1 || code[0] != (Code{Line: 4, Count: 1, Lang: "lua"}) {
-		t.Fatalf("code %+v", code)
-	}
-}
-
 // A long tool result shows its first lines; the whole is kept for gf.
 func TestLongToolResultIsCut(t *testing.T) {
 	tr := newTestTranscript("/p")
@@ -155,7 +130,7 @@ func TestPlanSources(t *testing.T) {
 
 var errNope = &json.SyntaxError{}
 
-// A long block becomes ops of at most maxOpLines lines, numbered one after
+// A long block becomes ops of at most bufops.MaxOpLines lines, numbered one after
 // the other; Split and Coalesce keep what the ops do.
 func TestOpsSplitAndCoalesce(t *testing.T) {
 	tr := newTestTranscript("/p")
@@ -166,17 +141,17 @@ func TestOpsSplitAndCoalesce(t *testing.T) {
 	ops := tr.Note(strings.Join(lines, "\n"))
 	prev := 0
 	for _, op := range ops {
-		if len(op.Lines) > maxOpLines || op.Prev != prev || op.Seq != prev+1 {
+		if len(op.Lines) > bufops.MaxOpLines || op.Prev != prev || op.Seq != prev+1 {
 			t.Fatalf("op prev %d seq %d with %d lines", op.Prev, op.Seq, len(op.Lines))
 		}
 		prev = op.Seq
 	}
-	u := &Update{Session: 1, Ops: ops}
+	u := &bufops.Update{Session: 1, Ops: ops}
 	want := replay(t, nil, ops)
 	var got []string
 	parts := u.Split(300)
 	for _, p := range parts {
-		pu := p.(*Update)
+		pu := p.(*bufops.Update)
 		if pu.Size() > 300 {
 			t.Fatalf("part of %d lines", pu.Size())
 		}
@@ -187,23 +162,23 @@ func TestOpsSplitAndCoalesce(t *testing.T) {
 	}
 	// Streamed growth of the last line coalesces into one op.
 	mk := func(prev, index, count int, lines ...string) Op {
-		op := set(index, count, lines, nil, nil)
+		op := bufops.Set(index, count, lines, nil, nil)
 		op.Prev, op.Seq = prev, prev+1
 		return op
 	}
-	a := &Update{Session: 1, Ops: []Op{mk(0, 5, 0, "he")}}
+	a := &bufops.Update{Session: 1, Ops: []Op{mk(0, 5, 0, "he")}}
 	for i, next := range []Op{mk(1, 5, 1, "hello"), mk(2, 5, 1, "hello world", ""), mk(3, 6, 1, "more")} {
-		if !a.Coalesce(&Update{Session: 1, Ops: []Op{next}}) || len(a.Ops) != 1 {
+		if !a.Coalesce(&bufops.Update{Session: 1, Ops: []Op{next}}) || len(a.Ops) != 1 {
 			t.Fatalf("step %d not merged: %+v", i, a.Ops)
 		}
 	}
 	if op := a.Ops[0]; strings.Join(op.Lines, "|") != "hello world|more" || op.Count != 0 || op.Prev != 0 || op.Seq != 4 {
 		t.Fatalf("coalesced %+v", op)
 	}
-	if a.Coalesce(&Update{Session: 1, Ops: []Op{mk(7, 6, 1, "gap")}}); len(a.Ops) != 2 {
+	if a.Coalesce(&bufops.Update{Session: 1, Ops: []Op{mk(7, 6, 1, "gap")}}); len(a.Ops) != 2 {
 		t.Fatal("ops with a gap between them were merged")
 	}
-	if a.Coalesce(&Update{Session: 2, Ops: []Op{mk(0, 0, 0, "c")}}) {
+	if a.Coalesce(&bufops.Update{Session: 2, Ops: []Op{mk(0, 0, 0, "c")}}) {
 		t.Fatal("coalesced another session")
 	}
 }

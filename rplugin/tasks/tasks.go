@@ -1,4 +1,7 @@
-package session
+// Package tasks keeps a session's background tasks (subagents, shells started
+// with run_in_background, monitors) and its subagents as claude reports
+// them: see Tasks.
+package tasks
 
 import (
 	"sort"

@@ -1,4 +1,4 @@
-package session
+package transcript
 
 import (
 	"encoding/json"
@@ -9,6 +9,7 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/approval"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/tasks"
 )
 
 // Agents in the transcript. A Task (or Agent) call is one line that names
@@ -280,13 +281,13 @@ type taskState struct {
 func taskSuffix(st taskState) string {
 	secs := st.duration.Seconds()
 	switch st.status {
-	case TaskRunning:
+	case tasks.TaskRunning:
 		s := fmt.Sprintf(" · running %.0f s", secs)
 		if st.lastTool != "" {
 			s += " · " + st.lastTool
 		}
 		return s
-	case TaskCompleted:
+	case tasks.TaskCompleted:
 		return fmt.Sprintf(" ✓ %.1f s", secs)
 	default:
 		return fmt.Sprintf(" ✗ %s %.1f s", st.status, secs)
@@ -294,7 +295,7 @@ func taskSuffix(st taskState) string {
 }
 
 // TaskChanged shows a task's state on the line of the call that started it.
-func (t *Transcript) TaskChanged(task Task) []Op {
+func (t *Transcript) TaskChanged(task tasks.Task) []Op {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	tc, ok := t.calling.tools[task.ToolUseID]
@@ -335,16 +336,16 @@ func (t *Transcript) Notified(toolUseID, status string) []Op {
 			// History: no task events came, this is the end.
 			tc.live, tc.done = false, true
 			outcome := " ✓"
-			if status != TaskCompleted {
+			if status != tasks.TaskCompleted {
 				outcome = " ✗ " + sanitize.Line(status)
 			}
 			ops = append(ops, t.setLine(tc, tc.summary+outcome)...)
 		}
 	}
-	if status == TaskStopped && !agent {
+	if status == tasks.TaskStopped && !agent {
 		return ops
 	}
-	verb := map[string]string{TaskCompleted: "finished", TaskFailed: "failed", TaskStopped: "was stopped"}[status]
+	verb := map[string]string{tasks.TaskCompleted: "finished", tasks.TaskFailed: "failed", tasks.TaskStopped: "was stopped"}[status]
 	if verb == "" {
 		verb = "ended"
 	}

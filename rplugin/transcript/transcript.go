@@ -1,4 +1,6 @@
-package session
+// Package transcript turns one session's claude messages into the lines
+// the user reads, as buffer edits (Transcript.Apply; package bufops).
+package transcript
 
 import (
 	"encoding/json"
@@ -6,15 +8,17 @@ import (
 	"sync"
 	"time"
 
+	"github.com/claude-nova/claude-nova.nvim/rplugin/bufops"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/hooks"
 )
 
 // Transcript is the model of one session's conversation as the user reads
 // it: markdown-ish lines (prompts, Claude's text streamed as it is written,
 // one line per tool call with its input and result folded beneath it, turn
 // footers), their highlights, and what it takes to keep them current. It
-// turns claude messages into buffer operations (ops.go); the front end
-// only applies them.
+// turns claude messages into buffer operations (package bufops); the
+// front end only applies them.
 //
 // Only a tail of the lines is kept in memory (Spill): older lines are
 // appended to a file, so a session that talks for hours costs the host a
@@ -70,12 +74,12 @@ func NewTranscript(cwd string) *Transcript {
 // Snapshot is the whole transcript: lines [0, First) are in File, the rest
 // in Lines; Marks and Code highlight Lines (relative to First).
 type Snapshot struct {
-	Seq   int      `json:"seq"` // the version it shows (see Op)
-	First int      `json:"first"`
-	File  string   `json:"file,omitempty"`
-	Lines []string `json:"lines"`
-	Marks []Mark   `json:"marks,omitempty"`
-	Code  []Code   `json:"code,omitempty"`
+	Seq   int           `json:"seq"` // the version it shows (see Op)
+	First int           `json:"first"`
+	File  string        `json:"file,omitempty"`
+	Lines []string      `json:"lines"`
+	Marks []bufops.Mark `json:"marks,omitempty"`
+	Code  []bufops.Code `json:"code,omitempty"`
 }
 
 // Snapshot returns the transcript as it is now.
@@ -87,7 +91,7 @@ func (t *Transcript) Snapshot() Snapshot {
 		sn.File = t.page.spill
 	}
 	var st hlState
-	sn.Marks, sn.Code = highlight(sn.Lines, &st)
+	sn.Marks, sn.Code = bufops.Highlight(sn.Lines, &st)
 	return sn
 }
 
@@ -103,18 +107,18 @@ func (t *Transcript) Lines() []string {
 func (pg *page) count(t *Transcript) int { return pg.base + len(pg.lines) }
 
 // put replaces lines [index, index+n) by lines (n 0 inserts) and returns
-// the ops saying so (one, or several of at most maxOpLines lines),
+// the ops saying so (one, or several of at most bufops.MaxOpLines lines),
 // highlighted from state st (nil: a fresh block). Lines already spilled are
 // not changed in memory (the buffer has them). Callers hold mu.
 func (t *Transcript) put(index, n int, lines []string, st *hlState) []Op {
 	if st == nil {
 		st = &hlState{}
 	}
-	marks, code := highlight(lines, st)
-	op := set(index, n, lines, marks, code)
+	marks, code := bufops.Highlight(lines, st)
+	op := bufops.Set(index, n, lines, marks, code)
 	var ops []Op
-	for len(op.Lines) > maxOpLines {
-		head, tail := cut(op, maxOpLines)
+	for len(op.Lines) > bufops.MaxOpLines {
+		head, tail := bufops.Cut(op, bufops.MaxOpLines)
 		ops = append(ops, t.page.number(t, head))
 		op = tail
 	}
@@ -178,7 +182,7 @@ func (t *Transcript) Apply(m claude.Message) []Op {
 	case "result":
 		return t.saying.result(t, m, false)
 	case "system", "rate_limit_event":
-		if h, ok := DecodeHook(m); ok {
+		if h, ok := hooks.Decode(m); ok {
 			ops, _ := t.hooking.hook(t, h)
 			return ops
 		}

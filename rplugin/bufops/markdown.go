@@ -1,4 +1,4 @@
-package session
+package bufops
 
 import (
 	"regexp"
@@ -9,15 +9,16 @@ import (
 
 // The transcript's own line forms (besides markdown text).
 const (
-	toolPrefix   = "▸ "   // a tool call: ▸ Tool target outcome time
-	detailFolded = "  │ " // a tool's input or result, folded under its call
-	detailOpen   = "  ┃ " // shown unfolded (a failure, a question's answers)
-	notePrefix   = "> "
+	ToolPrefix   = "▸ "   // a tool call: ▸ Tool target outcome time
+	DetailFolded = "  │ " // a tool's input or result, folded under its call
+	DetailOpen   = "  ┃ " // shown unfolded (a failure, a question's answers)
+	NotePrefix   = "> "
 )
 
-// hlState carries what highlighting needs from one line to the next: are
-// we inside a fenced code block, with which fence and language, since when.
-type hlState struct {
+// HighlightState carries what highlighting needs from one line to the
+// next: are we inside a fenced code block, with which fence and language,
+// since when.
+type HighlightState struct {
 	fence string // "```" or "~~~" while inside a block
 	lang  string
 	start int // first code line of the block
@@ -33,11 +34,11 @@ var (
 	footerRE   = regexp.MustCompile(`^\*[a-z_]+ · .*\*$`)
 )
 
-// highlight computes the marks of lines (line numbers relative to the
+// Highlight computes the marks of lines (line numbers relative to the
 // first) and the fenced code blocks that close among them, starting from
 // state st, which it advances. It is a pure function of the text: the same
 // lines highlight the same way when the transcript is fetched again.
-func highlight(lines []string, st *hlState) ([]Mark, []Code) {
+func Highlight(lines []string, st *HighlightState) ([]Mark, []Code) {
 	var marks []Mark
 	var code []Code
 	add := func(i, s, e int, g string) {
@@ -65,23 +66,23 @@ func highlight(lines []string, st *hlState) ([]Mark, []Code) {
 		switch {
 		case strings.HasPrefix(l, "## You") || strings.HasPrefix(l, "## Claude"):
 			add(i, 0, -1, ui.HlHeading)
-		case strings.HasPrefix(l, toolPrefix):
+		case strings.HasPrefix(l, ToolPrefix):
 			toolMarks(i, l, 0, add)
-		case strings.HasPrefix(l, detailFolded) || strings.HasPrefix(l, detailOpen):
+		case strings.HasPrefix(l, DetailFolded) || strings.HasPrefix(l, DetailOpen):
 			// Inside an agent's block: its own tool lines are tool lines.
 			p := nestLen(l)
-			if strings.HasPrefix(l[p:], toolPrefix) {
+			if strings.HasPrefix(l[p:], ToolPrefix) {
 				add(i, 0, p, ui.HlDetailBar)
 				toolMarks(i, l, p, add)
 				continue
 			}
-			bar := max(p, len(detailFolded))
-			if strings.HasPrefix(l[p:], detailOpen) {
-				bar = p + len(detailOpen)
+			bar := max(p, len(DetailFolded))
+			if strings.HasPrefix(l[p:], DetailOpen) {
+				bar = p + len(DetailOpen)
 			}
 			add(i, 0, bar, ui.HlDetailBar)
 			add(i, bar, -1, ui.HlDetail)
-		case strings.HasPrefix(l, notePrefix) || l == ">":
+		case strings.HasPrefix(l, NotePrefix) || l == ">":
 			add(i, 0, -1, ui.HlQuote)
 			inline(i, l, add)
 		case footerRE.MatchString(l):
@@ -142,8 +143,8 @@ func inline(i int, l string, add func(i, s, e int, g string)) {
 // per level of agent it is nested in).
 func nestLen(l string) int {
 	n := 0
-	for strings.HasPrefix(l[n:], detailFolded) {
-		n += len(detailFolded)
+	for strings.HasPrefix(l[n:], DetailFolded) {
+		n += len(DetailFolded)
 	}
 	return n
 }
@@ -151,8 +152,8 @@ func nestLen(l string) int {
 // toolMarks colours a tool line that starts at byte off: ▸ Tool target
 // ✓|✗ time, or "· running" while its task runs.
 func toolMarks(i int, l string, off int, add func(i, s, e int, g string)) {
-	add(i, off, off+len(toolPrefix), ui.HlToolLine)
-	start := off + len(toolPrefix)
+	add(i, off, off+len(ToolPrefix), ui.HlToolLine)
+	start := off + len(ToolPrefix)
 	name, _, _ := strings.Cut(l[start:], " ")
 	add(i, start, start+len(name), ui.HlTool)
 	for _, o := range []struct{ sym, group string }{{" ✓", ui.HlOk}, {" ✗", ui.HlFail}, {" …", ui.HlAge},

@@ -1,10 +1,11 @@
-package session
+package transcript
 
 import (
 	"fmt"
 	"strings"
 	"time"
 
+	"github.com/claude-nova/claude-nova.nvim/rplugin/bufops"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
 )
@@ -99,7 +100,7 @@ func (sd *streamDrafts) grow(t *Transcript, d *draft, text string) []Op {
 	op := t.put(lastIdx, 1, append(append([]string(nil), done...), d.partial), &st)
 	// The state after the completed lines only (the partial one may change).
 	st = d.st
-	highlight(done, &st)
+	bufops.Highlight(done, &st)
 	d.st = st
 	d.done += len(done)
 	return op

@@ -1,4 +1,6 @@
-package session
+// Package world is what claude reports of a session's surroundings (its
+// MCP servers, hooks, schedules, checklist, worktree): see World.
+package world
 
 import (
 	"fmt"
@@ -567,7 +569,7 @@ func (w *World) SetWorktree(wt *Worktree) {
 	if wt != nil {
 		c := *wt
 		c.Path, c.Branch, c.Root = sanitize.Line(c.Path), sanitize.Line(c.Branch), sanitize.Line(c.Root)
-		c.Shown = worktreeLabel(c.Path, c.Root)
+		c.Shown = WorktreeLabel(c.Path, c.Root)
 		wt = &c
 	}
 	w.worktree = wt
@@ -605,10 +607,10 @@ func (w *World) CountWorktree(path, base string, files, added, removed int, gone
 	return true
 }
 
-// worktreeLabel shows a worktree against the folder the session started
+// WorktreeLabel shows a worktree against the folder the session started
 // in: relative when it is inside it (".claude/worktrees/feat"), else the
 // whole path.
-func worktreeLabel(path, root string) string {
+func WorktreeLabel(path, root string) string {
 	if rel, err := filepath.Rel(root, path); err == nil && !strings.HasPrefix(rel, "..") && rel != "." {
 		return rel
 	}

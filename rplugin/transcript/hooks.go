@@ -1,4 +1,4 @@
-package session
+package transcript
 
 import (
 	"encoding/json"
@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/hooks"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
 )
 
@@ -38,63 +39,21 @@ func (h *hookRun) secs(now time.Time) int {
 	return max(h.cli, int(now.Sub(h.started).Seconds()))
 }
 
-// toolEvents are the hook events that run for one tool call.
-var toolEvents = map[string]bool{"PreToolUse": true, "PostToolUse": true, "PostToolUseFailure": true, "PermissionRequest": true}
-
-// blocking are the events whose hook blocks what it runs for by exiting 2.
-var blocking = map[string]bool{"PreToolUse": true, "PermissionRequest": true, "UserPromptSubmit": true, "Stop": true, "SubagentStop": true, "PreCompact": true}
-
-// HookEvent is what a hook message says.
-type HookEvent claude.Hook
-
-// DecodeHook reads a hook_started, hook_progress or hook_response message.
-func DecodeHook(m claude.Message) (HookEvent, bool) {
-	if m.System == nil || m.System.Hook == nil || m.System.Hook.ID == "" {
-		return HookEvent{}, false
-	}
-	h := HookEvent(*m.System.Hook)
-	h.Name, h.Event = sanitize.Line(h.Name), sanitize.Line(h.Event)
-	if h.Event == "" {
-		h.Event, _, _ = strings.Cut(h.Name, ":")
-	}
-	return h, true
-}
-
-// Blocked reports whether the hook blocked what it ran for.
-func (h HookEvent) Blocked() bool {
-	return h.ExitCode != nil && *h.ExitCode == 2 && blocking[h.Event]
-}
-
-// Failed reports whether the hook failed without blocking.
-func (h HookEvent) Failed() bool {
-	return !h.Blocked() && (h.Outcome == "error" || (h.ExitCode != nil && *h.ExitCode != 0))
-}
-
-// Why is what the hook said about itself: its stderr, else its output.
-func (h HookEvent) Why() string {
-	for _, s := range []string{h.Stderr, h.Output, h.Stdout} {
-		if w := sanitize.FirstLine(sanitize.Text(s), 300); w != "" {
-			return sanitize.Truncate(w, 200)
-		}
-	}
-	return ""
-}
-
 // Hook shows a hook message: on the line of the call it runs for. It
 // reports false when the hook runs for no call (the session's: World).
-func (t *Transcript) Hook(h HookEvent) ([]Op, bool) {
+func (t *Transcript) Hook(h hooks.Event) ([]Op, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.hooking.hook(t, h)
 }
 
-func (hr *hookRuns) hook(t *Transcript, h HookEvent) ([]Op, bool) {
+func (hr *hookRuns) hook(t *Transcript, h hooks.Event) ([]Op, bool) {
 	if hr.hooks == nil {
 		hr.hooks = map[string]*toolCall{}
 	}
 	switch h.Subtype {
 	case "hook_started":
-		if !toolEvents[h.Event] {
+		if !h.ForCall() {
 			return nil, false
 		}
 		tc := hr.callFor(t, h)
@@ -134,7 +93,7 @@ func (hr *hookRuns) hook(t *Transcript, h HookEvent) ([]Op, bool) {
 
 // callFor is the call a tool event's hook runs for: the last call of its
 // tool (an unfinished one for PreToolUse and PermissionRequest).
-func (hr *hookRuns) callFor(t *Transcript, h HookEvent) *toolCall {
+func (hr *hookRuns) callFor(t *Transcript, h hooks.Event) *toolCall {
 	_, tool, _ := strings.Cut(h.Name, ":")
 	before := h.Event == "PreToolUse" || h.Event == "PermissionRequest"
 	for i := len(t.calling.order) - 1; i >= 0; i-- {
@@ -152,7 +111,7 @@ func (hr *hookRuns) callFor(t *Transcript, h HookEvent) *toolCall {
 
 // hookOutput is what a hook printed, as lines under its call ("hook
 // PreToolUse:Bash: …"), at most a few.
-func hookOutput(h HookEvent) []string {
+func hookOutput(h hooks.Event) []string {
 	text := strings.TrimSpace(sanitize.Text(h.Output))
 	if text == "" {
 		text = strings.TrimSpace(sanitize.Text(h.Stdout + h.Stderr))
@@ -185,7 +144,7 @@ func hookOutput(h HookEvent) []string {
 // sessionHook shows the end of a hook that ran for no call: a
 // SessionStart hook's output at the head, a hook that blocked or failed as
 // a note.
-func (hr *hookRuns) sessionHook(t *Transcript, h HookEvent) []Op {
+func (hr *hookRuns) sessionHook(t *Transcript, h hooks.Event) []Op {
 	switch {
 	case h.Event == "SessionStart":
 		return hr.sessionStart(t, h)
@@ -210,7 +169,7 @@ func (hr *hookRuns) sessionHook(t *Transcript, h HookEvent) []Op {
 
 // sessionStart puts a SessionStart hook's output at the head of the
 // transcript (at the end once the head has left memory).
-func (hr *hookRuns) sessionStart(t *Transcript, h HookEvent) []Op {
+func (hr *hookRuns) sessionStart(t *Transcript, h hooks.Event) []Op {
 	lines := hookOutput(h)
 	if len(lines) == 0 {
 		return nil

@@ -1,9 +1,11 @@
-package session
+package transcript
 
 import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/claude-nova/claude-nova.nvim/rplugin/hooks"
 )
 
 // clock is a transcript clock the test moves.
@@ -11,10 +13,10 @@ type clock struct{ at time.Time }
 
 func (c *clock) now() time.Time { return c.at }
 
-func hookMsg(t *testing.T, sub, id, name, extra string) HookEvent {
+func hookMsg(t *testing.T, sub, id, name, extra string) hooks.Event {
 	t.Helper()
 	event, _, _ := strings.Cut(name, ":")
-	h, ok := DecodeHook(msg(t, `{"type":"system","subtype":"`+sub+`","hook_id":"`+id+`","hook_name":"`+name+`","hook_event":"`+event+`"`+extra+`}`))
+	h, ok := hooks.Decode(msg(t, `{"type":"system","subtype":"`+sub+`","hook_id":"`+id+`","hook_name":"`+name+`","hook_event":"`+event+`"`+extra+`}`))
 	if !ok {
 		t.Fatalf("not a hook message: %s %s", sub, name)
 	}

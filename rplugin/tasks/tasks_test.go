@@ -1,8 +1,19 @@
-package session
+package tasks
 
 import (
 	"testing"
+
+	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
 )
+
+func msg(t *testing.T, s string) claude.Message {
+	t.Helper()
+	m, err := claude.ParseLine([]byte(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
 
 func TestTasks(t *testing.T) {
 	ts := NewTasks(3)

@@ -1,4 +1,8 @@
-package session
+// Package bufops is the transcript buffer's edits as the front end applies
+// them (frontend/ops.lua): numbered ops that replace lines (Op), their
+// highlights (Mark, Code; markdown.go), and a session's batch of them as
+// the outbox carries it (Update: sized, split, coalesced).
+package bufops
 
 import "encoding/json"
 
@@ -54,7 +58,8 @@ type Code struct {
 	Lang  string `json:"lang"`
 }
 
-func set(index, count int, lines []string, marks []Mark, code []Code) Op {
+// Set is an op that replaces lines [index, index+count) by lines.
+func Set(index, count int, lines []string, marks []Mark, code []Code) Op {
 	return Op{Op: "set", Index: index, Count: count, Lines: lines, Marks: marks, Code: code}
 }
 
@@ -92,7 +97,7 @@ func (u *Update) Size() int {
 
 // Split cuts an update carrying more than max lines into several, between
 // its ops (ui.Splitter; the transcript never makes an op of more than
-// maxOpLines lines), so a 2000-line message reaches Neovim in steps.
+// MaxOpLines lines), so a 2000-line message reaches Neovim in steps.
 func (u *Update) Split(max int) []any {
 	if u.Size() <= max {
 		return []any{u}
@@ -114,12 +119,12 @@ func (u *Update) Split(max int) []any {
 	return out
 }
 
-// maxOpLines bounds the lines of one op.
-const maxOpLines = 256
+// MaxOpLines bounds the lines of one op the transcript makes.
+const MaxOpLines = 256
 
-// cut splits op after its first n lines: the head replaces op's range, the
+// Cut splits op after its first n lines: the head replaces op's range, the
 // tail inserts the remaining lines after the head's.
-func cut(op Op, n int) (head, tail Op) {
+func Cut(op Op, n int) (head, tail Op) {
 	head = Op{Op: "set", Index: op.Index, Count: op.Count, Lines: op.Lines[:n]}
 	tail = Op{Op: "set", Index: op.Index + n, Count: 0, Lines: op.Lines[n:]}
 	for _, m := range op.Marks {

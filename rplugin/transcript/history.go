@@ -1,4 +1,4 @@
-package session
+package transcript
 
 import "github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
 

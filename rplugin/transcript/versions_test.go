@@ -1,4 +1,4 @@
-package session
+package transcript
 
 import (
 	"bufio"
@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/tasks"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/world"
 )
 
 // Streams recorded from the window's claude versions (testdata/versions:
@@ -43,7 +45,7 @@ func streamLines(t testing.TB, path string) []string {
 // the buffer differs from the transcript. Lines that are not messages are
 // skipped, as the reader skips them.
 func consume(lines []string) (*Transcript, error) {
-	tr, ts, w := newTestTranscript("/home/dev/project"), NewTasks(1), NewWorld()
+	tr, ts, w := newTestTranscript("/home/dev/project"), tasks.NewTasks(1), world.NewWorld()
 	var buf []string
 	apply := func(ops []Op) error {
 		for _, op := range ops {
@@ -66,7 +68,7 @@ func consume(lines []string) (*Transcript, error) {
 		_ = claude.ToolResultsOf(m).Results
 		_ = claude.VersionIn(m.Raw)
 		switch {
-		case IsTaskMessage(m):
+		case tasks.IsTaskMessage(m):
 			ch := ts.Apply(m)
 			for _, task := range ch.Tasks {
 				if err := apply(tr.TaskChanged(task)); err != nil {
@@ -196,7 +198,7 @@ func TestVersionStreamsMutated(t *testing.T) {
 }
 
 // FuzzVersionStreams feeds the consumers streams grown from the recorded
-// ones: go test -fuzz FuzzVersionStreams ./rplugin/session/
+// ones: go test -fuzz FuzzVersionStreams ./rplugin/transcript/
 func FuzzVersionStreams(f *testing.F) {
 	// Windows of a few messages: the fuzzer minimizes what it finds, which
 	// on a whole 45 kB stream takes longer than it fuzzes.

@@ -1,10 +1,12 @@
-package session
+package transcript
 
 import (
 	"encoding/json"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/claude-nova/claude-nova.nvim/rplugin/tasks"
 )
 
 // Today's tools as a person reads them: each call's line says what it
@@ -84,7 +86,7 @@ func TestTodayToolLines(t *testing.T) {
 // no launch metadata.
 func TestWorkflowLikeAnAgent(t *testing.T) {
 	tr := newTestTranscript("/p")
-	ts := NewTasks(1)
+	ts := tasks.NewTasks(1)
 	var buf []string
 	buf = replay(t, buf, tr.Prompt("go"))
 	script, _ := json.Marshal("export const meta = { name: \"probe-flow\", description: \"probe workflow\", phases: [\"one\"] }\nphase(\"one\")")

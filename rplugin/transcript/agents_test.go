@@ -1,4 +1,4 @@
-package session
+package transcript
 
 import (
 	"bufio"
@@ -9,13 +9,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/claude-nova/claude-nova.nvim/rplugin/bufops"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/tasks"
 )
 
 // fixture feeds what claude printed in a captured session (testdata, "<<"
 // lines) to a transcript and a task list the way the app does, replaying
 // every op onto a buffer as the front end would. It returns the buffer.
-func fixture(t *testing.T, name string, tr *Transcript, ts *Tasks) []string {
+func fixture(t *testing.T, name string, tr *Transcript, ts *tasks.Tasks) []string {
 	t.Helper()
 	f, err := os.Open(filepath.Join("testdata", name))
 	if err != nil {
@@ -40,7 +42,7 @@ func fixture(t *testing.T, name string, tr *Transcript, ts *Tasks) []string {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if IsTaskMessage(m) {
+		if tasks.IsTaskMessage(m) {
 			ch := ts.Apply(m)
 			for _, task := range ch.Tasks {
 				buf = replay(t, buf, tr.TaskChanged(task))
@@ -92,7 +94,7 @@ func index(lines []string, prefix string) int {
 // never as Claude's own; its launch result's metadata is one status line;
 // the turn claude starts when it ends says so.
 func TestSubagentNestedUnderItsTask(t *testing.T) {
-	tr, ts := newTestTranscript("/home/dev/project"), NewTasks(1)
+	tr, ts := newTestTranscript("/home/dev/project"), tasks.NewTasks(1)
 	buf := fixture(t, "agents-task.jsonl", tr, ts)
 	text := strings.Join(buf, "\n")
 	if !contiguous(buf,
@@ -131,7 +133,7 @@ func TestSubagentNestedUnderItsTask(t *testing.T) {
 	// Nested tool lines are highlighted as tool lines.
 	var st hlState
 	i := index(buf, "  │ ▸ Bash `echo")
-	marks, _ := highlight(buf[i:i+1], &st)
+	marks, _ := bufops.Highlight(buf[i:i+1], &st)
 	found := false
 	for _, m := range marks {
 		if m.Group == "ClaudeNovaTool" && buf[i][m.Start:m.End] == "Bash" {
@@ -141,10 +143,10 @@ func TestSubagentNestedUnderItsTask(t *testing.T) {
 	if !found {
 		t.Errorf("nested tool line marks %+v", marks)
 	}
-	tasks := ts.List()
-	if len(tasks) != 1 || tasks[0].Type != "agent" || tasks[0].SubagentType != "general-purpose" || tasks[0].Description != "probe sub" ||
-		tasks[0].Status != TaskCompleted || tasks[0].ToolUseID != "toolu_s0" || !tasks[0].Background || tasks[0].LastTool != "Bash" {
-		t.Fatalf("tasks %+v", tasks)
+	list := ts.List()
+	if len(list) != 1 || list[0].Type != "agent" || list[0].SubagentType != "general-purpose" || list[0].Description != "probe sub" ||
+		list[0].Status != tasks.TaskCompleted || list[0].ToolUseID != "toolu_s0" || !list[0].Background || list[0].LastTool != "Bash" {
+		t.Fatalf("tasks %+v", list)
 	}
 	// What the agent did, for task_output.
 	out, ok := tr.AgentOutput("toolu_s0", 100)
@@ -155,7 +157,7 @@ func TestSubagentNestedUnderItsTask(t *testing.T) {
 
 // A subagent's own subagent nests one level deeper.
 func TestSubagentOfASubagent(t *testing.T) {
-	tr, ts := newTestTranscript("/home/dev/project"), NewTasks(1)
+	tr, ts := newTestTranscript("/home/dev/project"), tasks.NewTasks(1)
 	buf := fixture(t, "agents-depth2.jsonl", tr, ts)
 	if !contiguous(buf,
 		"  │ ▸ Agent deeper one · general-purpose ✓",
@@ -170,9 +172,9 @@ func TestSubagentOfASubagent(t *testing.T) {
 	) {
 		t.Fatalf("depth 2 is not nested:\n%s", strings.Join(buf, "\n"))
 	}
-	tasks := ts.List()
-	if len(tasks) != 2 || tasks[1].Depth != 2 || tasks[1].Parent != tasks[0].ID || tasks[1].Background {
-		t.Fatalf("tasks %+v", tasks)
+	list := ts.List()
+	if len(list) != 2 || list[1].Depth != 2 || list[1].Parent != list[0].ID || list[1].Background {
+		t.Fatalf("tasks %+v", list)
 	}
 	// The deeper task ending starts no turn of the main agent's.
 	if n := strings.Count(strings.Join(buf, "\n"), "## Claude · after"); n != 1 {
@@ -190,13 +192,14 @@ func TestTaskLineWhileRunning(t *testing.T) {
 	var buf []string
 	buf = replay(t, buf, tr.Prompt("go"))
 	buf = replay(t, buf, tr.Apply(msg(t, `{"type":"assistant","message":{"id":"m1","content":[{"type":"tool_use","id":"t1","name":"Task","input":{"description":"probe sub","prompt":"look"}}]},"parent_tool_use_id":null}`)))
-	buf = replay(t, buf, tr.TaskChanged(Task{ID: "a1", Type: "agent", SubagentType: "general-purpose", ToolUseID: "t1", Status: TaskRunning,
-		Elapsed: 12 * time.Second, LastTool: "Bash", started: time.Now()}))
+	buf = replay(t, buf, tr.TaskChanged(startedTask(t, "a1", "t1", func(tk *tasks.Task) {
+		tk.SubagentType, tk.Elapsed, tk.LastTool = "general-purpose", 12*time.Second, "Bash"
+	})))
 	if i := index(buf, "▸ Task"); i < 0 || buf[i] != "▸ Task probe sub · general-purpose · running 12 s · Bash" {
 		t.Fatalf("running line:\n%s", strings.Join(buf, "\n"))
 	}
 	var st hlState
-	marks, _ := highlight([]string{buf[index(buf, "▸ Task")]}, &st)
+	marks, _ := bufops.Highlight([]string{buf[index(buf, "▸ Task")]}, &st)
 	if len(marks) != 4 || marks[3].Group != "ClaudeNovaAge" {
 		t.Fatalf("marks %+v", marks)
 	}
@@ -218,20 +221,20 @@ func TestTaskLineWhileRunning(t *testing.T) {
 // A background shell: a task of type shell; its line runs until it ends;
 // the turn its end starts names it. A stopped one starts no turn.
 func TestBackgroundShell(t *testing.T) {
-	tr, ts := newTestTranscript("/home/dev/project"), NewTasks(1)
+	tr, ts := newTestTranscript("/home/dev/project"), tasks.NewTasks(1)
 	buf := fixture(t, "tasks-shell.jsonl", tr, ts)
-	tasks := ts.List()
-	if len(tasks) != 1 || tasks[0].Type != "shell" || tasks[0].Description != "count slowly" || tasks[0].Status != TaskCompleted || tasks[0].ToolUseID != "toolu_s0" {
-		t.Fatalf("tasks %+v", tasks)
+	list := ts.List()
+	if len(list) != 1 || list[0].Type != "shell" || list[0].Description != "count slowly" || list[0].Status != tasks.TaskCompleted || list[0].ToolUseID != "toolu_s0" {
+		t.Fatalf("tasks %+v", list)
 	}
 	if !contiguous(buf, "▸ Bash `for i in 1 2 3 4; do echo line $i; sleep 1; done` ✓", "  │ # count slowly", "  │ $ for i", "  │ running in the background") ||
 		index(buf, "## Claude · after count slowly finished") < 0 || strings.Contains(strings.Join(buf, "\n"), "Output is being written") {
 		t.Fatalf("shell:\n%s", strings.Join(buf, "\n"))
 	}
-	tr, ts = newTestTranscript("/home/dev/project"), NewTasks(1)
+	tr, ts = newTestTranscript("/home/dev/project"), tasks.NewTasks(1)
 	buf = fixture(t, "tasks-stop.jsonl", tr, ts)
-	if tasks := ts.List(); len(tasks) != 1 || tasks[0].Status != TaskStopped || ts.Active() != 0 {
-		t.Fatalf("tasks %+v", tasks)
+	if list := ts.List(); len(list) != 1 || list[0].Status != tasks.TaskStopped || ts.Active() != 0 {
+		t.Fatalf("tasks %+v", list)
 	}
 	if index(buf, "▸ Bash `echo started; sleep 30` ✗ stopped") < 0 || strings.Contains(strings.Join(buf, "\n"), "## Claude · after") {
 		t.Fatalf("stopped shell:\n%s", strings.Join(buf, "\n"))
@@ -240,7 +243,7 @@ func TestBackgroundShell(t *testing.T) {
 
 // api_retry: one note, its attempt updated in place, before the reply.
 func TestRetryNoteUpdatedInPlace(t *testing.T) {
-	tr, ts := newTestTranscript("/home/dev/project"), NewTasks(1)
+	tr, ts := newTestTranscript("/home/dev/project"), tasks.NewTasks(1)
 	buf := fixture(t, "api-retry.jsonl", tr, ts)
 	text := strings.Join(buf, "\n")
 	retry := index(buf, "> retrying · attempt 2/10 · overloaded · in ")
@@ -254,7 +257,7 @@ func TestRetryNoteUpdatedInPlace(t *testing.T) {
 
 // Compaction: one note, from "compacting…" to what it did.
 func TestCompactionNote(t *testing.T) {
-	tr, ts := newTestTranscript("/home/dev/project"), NewTasks(1)
+	tr, ts := newTestTranscript("/home/dev/project"), tasks.NewTasks(1)
 	buf := fixture(t, "compact.jsonl", tr, ts)
 	text := strings.Join(buf, "\n")
 	if index(buf, "> compacted the conversation · 13 → 2,561 tokens") < 0 || strings.Contains(text, "compacting") {
@@ -264,7 +267,7 @@ func TestCompactionNote(t *testing.T) {
 
 // Calls claude's own rules refused say so beneath them.
 func TestPermissionDenied(t *testing.T) {
-	tr, ts := newTestTranscript("/home/dev/project"), NewTasks(1)
+	tr, ts := newTestTranscript("/home/dev/project"), tasks.NewTasks(1)
 	buf := fixture(t, "denied.jsonl", tr, ts)
 	if !contiguous(buf, "  │ ▸ Bash `rm -f x` ✗", "  │   │ # remove x", "  │   │ $ rm -f x", "  │   ┃ refused by your permission rules") ||
 		!contiguous(buf, "▸ Bash `rm -f y` ✗", "  │ # remove y", "  │ $ rm -f y", "  ┃ refused by your permission rules") {
@@ -325,7 +328,7 @@ func TestNotifiedInHistory(t *testing.T) {
 	buf = replay(t, buf, tr.Apply(msg(t, `{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t1","content":[{"type":"text","text":"Async agent launched successfully. (This tool result is internal metadata)"}]}]},"toolUseResult":{"status":"async_launched","agentId":"a1"}}`)))
 	buf = replay(t, buf, tr.ApplyIn("t1", msg(t, `{"type":"assistant","message":{"id":"m2","content":[{"type":"text","text":"found it"}]}}`)))
 	buf = replay(t, buf, tr.Apply(msg(t, `{"type":"assistant","message":{"id":"m3","content":[{"type":"text","text":"waiting"}]}}`)))
-	buf = replay(t, buf, tr.Notified("t1", TaskCompleted))
+	buf = replay(t, buf, tr.Notified("t1", tasks.TaskCompleted))
 	buf = replay(t, buf, tr.Apply(msg(t, `{"type":"assistant","message":{"id":"m4","content":[{"type":"text","text":"it found it"}]}}`)))
 	buf = replay(t, buf, tr.EndHistory())
 	text := strings.Join(buf, "\n")
@@ -348,7 +351,7 @@ func agentLoad(t testing.TB, tr *Transcript, n int, ops func([]Op)) {
 	}
 	ops(tr.Prompt("go"))
 	ops(tr.Apply(m(`{"type":"assistant","message":{"id":"m0","content":[{"type":"tool_use","id":"task","name":"Task","input":{"description":"busy","prompt":"work"}}]}}`)))
-	ops(tr.TaskChanged(Task{ID: "a1", Type: "agent", ToolUseID: "task", Status: TaskRunning, started: time.Now()}))
+	ops(tr.TaskChanged(startedTask(t, "a1", "task", nil)))
 	ops(tr.Apply(m(`{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"task","content":[{"type":"text","text":"Async agent launched successfully."}]}]},"tool_use_result":{"status":"async_launched","agentId":"a1"}}`)))
 	for i := 0; i < n; i++ {
 		id := fmt.Sprintf("s%d", i)
@@ -424,4 +427,24 @@ func TestOtherSignals(t *testing.T) {
 	if a, _ := tr.Activity(); a != "rate limited" {
 		t.Fatalf("activity %q", a)
 	}
+}
+
+// startedTask is agent task id, started now by call toolUseID as claude
+// reports it, then changed by set (nil: as started).
+func startedTask(tb testing.TB, id, toolUseID string, set func(*tasks.Task)) tasks.Task {
+	tb.Helper()
+	ts := tasks.NewTasks(1)
+	m, err := claude.ParseLine([]byte(`{"type":"system","subtype":"task_started","task_id":"` + id + `","tool_use_id":"` + toolUseID + `","task_type":"local_agent"}`))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ts.Apply(m)
+	tk, ok := ts.Get(id)
+	if !ok {
+		tb.Fatalf("task %s not started", id)
+	}
+	if set != nil {
+		set(&tk)
+	}
+	return tk
 }
