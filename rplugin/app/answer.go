@@ -77,9 +77,15 @@ func (a *App) decide(r approval.Pending, d approval.Decision, outcome string) (b
 	if err != nil {
 		return false, err
 	}
-	if s, ok := a.sessions.Get(r.Session); ok && res.Behavior == "allow" && commands.Tools[r.Perm.ToolName] {
-		// Before claude may run it: what it changes is then known.
-		a.commands.Before(s, r.Perm.ToolUseID, r.Target)
+	if s, ok := a.sessions.Get(r.Session); ok && res.Behavior == "allow" {
+		switch {
+		case commands.Tools[r.Perm.ToolName]:
+			// Before claude may run it: what it changes is then known.
+			a.commands.Before(s, r.Perm.ToolUseID, r.Target)
+		case r.Change != nil:
+			// Not the change of another session's command running now.
+			a.commands.Writes(s.ID, r.Change.Path)
+		}
 	}
 	err = a.finishWith(r, outcome, func(s *session.Session, p approval.Pending) error {
 		if m := res.ModeSet(); m != "" {

@@ -32,6 +32,7 @@ func (r *router) recordChanges(s *session.Session, tr claude.ToolResults) string
 // before, nil when it did not exist), by a tool or a command: the prompt's
 // checkpoint, what the session left, the review round and blame.
 func (r *router) recordFile(s *session.Session, path string, orig *string) {
+	r.commands.Writes(s.ID, path)
 	s.Turns.Changed(path, orig)
 	if orig == nil {
 		r.complete.Created(path) // a new file: @ completes it at once

@@ -62,3 +62,44 @@ func TestACommandsChangesAreSeen(t *testing.T) {
 		}
 	})
 }
+
+// Two sessions in one folder: while one's command runs, the other's
+// proposal is applied. Each change is its own session's: the command's
+// snapshot sees b.txt change, and leaves it to the session that wrote it.
+func TestACommandDoesNotTakeAnotherSessionsChange(t *testing.T) {
+	eachNvim(t, func(t *testing.T, v nvimVersion) {
+		e := NewEnv(t, v, Options{})
+		e.gitRepo(map[string]string{"a.txt": "a\n", "b.txt": "b\n"})
+		a, b := filepath.Join(e.Project, "a.txt"), filepath.Join(e.Project, "b.txt")
+		signal := filepath.Join(t.TempDir(), "go")
+		first := e.newSession(Seq(bash("while [ ! -e "+signal+" ]; do sleep 0.1; done; echo A > a.txt", "wait, then write a.txt")))
+		p := e.WaitPending(1)[0]
+		var ok bool
+		e.Lua(&ok, "return require('claudenova').decide(..., 'allow')", p.ID)
+		e.WaitPending(0)
+		second := e.newSession(Seq(Step("Write", map[string]any{"file_path": b, "content": "B\n"})))
+		_, buf := e.WaitProposal()
+		e.WaitGraceOver()
+		e.Lua(nil, "vim.api.nvim_buf_call(..., function() vim.cmd('write') end)", buf)
+		e.Eventually(30*time.Second, "b.txt written by the second session", func() bool { return e.ReadFile("b.txt") == "B\n" })
+		e.WaitIdle(second)
+		if err := os.WriteFile(signal, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		e.Eventually(60*time.Second, "the command wrote a.txt", func() bool { return e.ReadFile("a.txt") == "A\n" })
+		e.WaitIdle(first)
+		tr := e.Transcript(first)
+		if !strings.Contains(tr, "changed 1 file +1 −1: a.txt") || !strings.Contains(tr, "another session wrote them meanwhile): b.txt (session 2)") {
+			t.Fatalf("the command's line does not keep b.txt apart:\n%s", tr)
+		}
+		var cps []checkpointRow
+		e.Lua(&cps, "return require('claudenova').checkpoints(...)", first)
+		if len(cps) != 1 || strings.Join(cps[0].Files, ",") != a {
+			t.Errorf("the first session's checkpoints = %+v, want a.txt only", cps)
+		}
+		e.Lua(&cps, "return require('claudenova').checkpoints(...)", second)
+		if len(cps) != 1 || strings.Join(cps[0].Files, ",") != b {
+			t.Errorf("the second session's checkpoints = %+v, want b.txt only", cps)
+		}
+	})
+}

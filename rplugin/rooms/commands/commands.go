@@ -50,6 +50,9 @@ type Room struct {
 type taken struct {
 	snap    snapshot.Snap
 	command string
+	// others are the files another session changed while the command ran:
+	// not the command's, whatever the snapshots say.
+	others map[string]int
 }
 
 // New returns the room.
@@ -75,8 +78,22 @@ func (r *Room) Before(s *session.Session, toolUseID, command string) {
 		return
 	}
 	r.mu.Lock()
-	r.before[key(s.ID, toolUseID)] = taken{snap: snap, command: command}
+	r.before[key(s.ID, toolUseID)] = taken{snap: snap, command: command, others: map[string]int{}}
 	r.mu.Unlock()
+}
+
+// Writes says that session sid changes path now (a proposal it was allowed,
+// a tool's write): for the commands of other sessions running meanwhile,
+// that file is not theirs.
+func (r *Room) Writes(sid int, path string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	prefix := fmt.Sprintf("%d:", sid)
+	for k, t := range r.before {
+		if !strings.HasPrefix(k, prefix) {
+			t.others[filepath.Clean(path)] = sid
+		}
+	}
 }
 
 // Finished compares the folder after each result of a command snapshotted
@@ -103,7 +120,8 @@ func (r *Room) Finished(s *session.Session, results []claude.ToolResult) {
 			r.d.Log.Warn("compare snapshots", "session", s.ID, "err", err)
 			continue
 		}
-		if len(cs) == 0 {
+		cs, others := apart(cs, t.others)
+		if len(cs) == 0 && len(others) == 0 {
 			continue
 		}
 		for _, c := range cs {
@@ -116,8 +134,20 @@ func (r *Room) Finished(s *session.Session, results []claude.ToolResult) {
 			}
 			r.deps.Record(s, c.Path, before)
 		}
-		r.d.Note(s, Describe(t.command, cs, after.Partial))
+		r.d.Note(s, Describe(t.command, cs, others, after.Partial))
 	}
+}
+
+// apart sets aside the changes of files another session wrote meanwhile.
+func apart(cs []snapshot.Change, others map[string]int) (mine []snapshot.Change, theirs []string) {
+	for _, c := range cs {
+		if sid, ok := others[filepath.Clean(c.Path)]; ok {
+			theirs = append(theirs, fmt.Sprintf("%s (session %d)", c.Rel, sid))
+			continue
+		}
+		mine = append(mine, c)
+	}
+	return mine, theirs
 }
 
 // Forget drops what is kept for a session that ended.
@@ -182,7 +212,7 @@ func short(command string) string { return sanitize.Truncate(sanitize.FirstLine(
 
 // Describe is the transcript's line for what a command changed:
 // "`sed -i …` changed 2 files +1 −1: a.txt, new.txt (new)".
-func Describe(command string, cs []snapshot.Change, partial bool) string {
+func Describe(command string, cs []snapshot.Change, others []string, partial bool) string {
 	added, removed := 0, 0
 	var names, unknown []string
 	for _, c := range cs {
@@ -208,6 +238,12 @@ func Describe(command string, cs []snapshot.Change, partial bool) string {
 		files = fmt.Sprintf("%d files", len(cs))
 	}
 	line := fmt.Sprintf("`%s` changed %s +%d −%d: %s", short(command), files, added, removed, list(names, 8))
+	if len(cs) == 0 {
+		line = fmt.Sprintf("`%s` changed no file of its own", short(command))
+	}
+	if len(others) > 0 {
+		line += fmt.Sprintf(". Not its changes (another session wrote them meanwhile): %s", list(others, 8))
+	}
 	if len(unknown) > 0 {
 		line += fmt.Sprintf(". Not restorable by rewind (its content before is not kept): %s", list(unknown, 8))
 	}
