@@ -13,6 +13,7 @@ package checkpoint
 import (
 	"crypto/rand"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 )
@@ -34,6 +35,10 @@ type Turn struct {
 	Prompt string    `json:"prompt"` // the prompt's full text
 	Time   time.Time `json:"-"`
 	Files  []string  `json:"files"` // absolute paths, in the order first changed
+	// Unkept are files a command of the turn changed whose content before
+	// is not kept (ignored, too big, outside git): a rewind names them and
+	// leaves them as they are.
+	Unkept []string `json:"unkept"`
 }
 
 // Before is a file's content before a turn changed it.
@@ -106,6 +111,21 @@ func (l *Log) Changed(path string, original *string) {
 	}
 }
 
+// NotKept records that the running turn changed path without its content
+// before being kept.
+func (l *Log) NotKept(path string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.turns) == 0 {
+		return
+	}
+	t := l.turns[len(l.turns)-1]
+	if _, ok := t.before[path]; ok || slices.Contains(t.Unkept, path) {
+		return
+	}
+	t.Unkept = append(t.Unkept, path)
+}
+
 func (l *Log) evict(t *turn) {
 	if t.evicted {
 		return
@@ -120,6 +140,7 @@ func (l *Log) evict(t *turn) {
 func (t *turn) copy() Turn {
 	c := t.Turn
 	c.Files = append([]string(nil), t.Files...)
+	c.Unkept = append([]string(nil), t.Unkept...)
 	return c
 }
 

@@ -16,9 +16,9 @@ import (
 func TestACommandsChangesAreSeen(t *testing.T) {
 	eachNvim(t, func(t *testing.T, v nvimVersion) {
 		e := NewEnv(t, v, Options{})
-		e.gitRepo(map[string]string{"a.txt": "one\ntwo\n", "keep.txt": "keep\n"})
+		e.gitRepo(map[string]string{"a.txt": "one\ntwo\n", "keep.txt": "keep\n", ".gitignore": "*.log\n"})
 		a, n := filepath.Join(e.Project, "a.txt"), filepath.Join(e.Project, "n.txt")
-		id := e.newSession(Seq(bash("sed -i 's/two/TWO/' a.txt && echo new > n.txt", "edit a.txt, make n.txt")))
+		id := e.newSession(Seq(bash("sed -i 's/two/TWO/' a.txt && echo new > n.txt && echo log > x.log", "edit a.txt, make n.txt")))
 		p := e.WaitPending(1)[0]
 		var ok bool
 		e.Lua(&ok, "return require('claudenova').decide(..., 'allow')", p.ID)
@@ -27,12 +27,12 @@ func TestACommandsChangesAreSeen(t *testing.T) {
 		if got := e.ReadFile("a.txt"); got != "one\nTWO\n" {
 			t.Fatalf("a.txt = %q", got)
 		}
-		if tr := e.Transcript(id); !strings.Contains(tr, "changed 2 files +2 −1: a.txt, n.txt (new)") {
+		if tr := e.Transcript(id); !strings.Contains(tr, "changed 3 files +2 −1: a.txt, n.txt (new), x.log (new) (ignored). Not restorable by rewind (its content before is not kept): x.log") {
 			t.Fatalf("the transcript does not name what the command changed:\n%s", tr)
 		}
 		cps := e.checkpoints()
-		if len(cps) != 1 || strings.Join(cps[0].Files, ",") != a+","+n {
-			t.Fatalf("checkpoints = %+v, want a.txt and n.txt under the prompt", cps)
+		if len(cps) != 1 || strings.Join(cps[0].Files, ",") != a+","+n || strings.Join(cps[0].Unkept, ",") != filepath.Join(e.Project, "x.log") {
+			t.Fatalf("checkpoints = %+v, want a.txt and n.txt under the prompt, x.log named as not kept", cps)
 		}
 		// Committed, the authorship note gives both files' lines to the
 		// session (before, they were the user's: no note at all).
@@ -56,6 +56,9 @@ func TestACommandsChangesAreSeen(t *testing.T) {
 		}
 		if _, err := os.Stat(n); !os.IsNotExist(err) {
 			t.Errorf("n.txt is still there after the rewind (%v)", err)
+		}
+		if got := e.ReadFile("x.log"); got != "log\n" {
+			t.Errorf("x.log (not kept, so not restored) = %q", got)
 		}
 		if got := e.ReadFile("keep.txt"); got != "keep\n" {
 			t.Errorf("keep.txt = %q", got)

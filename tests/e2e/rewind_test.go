@@ -14,6 +14,7 @@ type checkpointRow struct {
 	Prompt     string   `msgpack:"prompt"`
 	Time       int64    `msgpack:"time"`
 	Files      []string `msgpack:"files"`
+	Unkept     []string `msgpack:"unkept"`
 	Insertions int      `msgpack:"insertions"`
 	Deletions  int      `msgpack:"deletions"`
 	Error      string   `msgpack:"error"`

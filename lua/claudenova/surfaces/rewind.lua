@@ -154,7 +154,11 @@ local function confirm(cp, session)
         cp.deletions
       )
     else
-      yes = ("Restore %s (+%d −%d; changes of commands run unasked stay)"):format(table.concat(names, ", "), cp.insertions, cp.deletions)
+      yes = ("Restore %s (+%d −%d; changes of commands run unasked stay)"):format(
+        table.concat(names, ", "),
+        cp.insertions,
+        cp.deletions
+      )
       if #others > 0 then
         yes = yes .. "; kept: " .. others_words(others, false)
       end
@@ -164,6 +168,14 @@ local function confirm(cp, session)
           .. table.concat(cp.untracked, ", ")
           .. " changed before this session was resumed: later changes to it go too"
       end
+    end
+    if #(cp.unkept or {}) > 0 then
+      local unkept = vim.tbl_map(function(f)
+        return rel(f, cwd)
+      end, cp.unkept)
+      yes = yes
+        .. "; not restorable (a command changed them, their content before was not kept): "
+        .. table.concat(unkept, ", ")
     end
     table.insert(choices, yes)
     table.insert(undo, false)

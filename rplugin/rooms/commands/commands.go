@@ -126,6 +126,7 @@ func (r *Room) Finished(s *session.Session, results []claude.ToolResult) {
 		}
 		for _, c := range cs {
 			if c.Unknown {
+				s.Turns.NotKept(c.Path)
 				continue
 			}
 			before := c.Before

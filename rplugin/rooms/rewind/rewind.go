@@ -234,6 +234,9 @@ type CheckpointView struct {
 	// Untracked files changed before this process saw the session (a
 	// resumed session): restored as they were, later changes by anyone go.
 	Untracked []string `json:"untracked"`
+	// Unkept are files a command changed whose content before was not
+	// kept: named, left as they are.
+	Unkept []string `json:"unkept"`
 	// ByClaude: the host no longer keeps this turn's contents; claude's
 	// own rewind restores every file it tracked, later changes included.
 	ByClaude bool `json:"by_claude,omitempty"`
@@ -306,7 +309,8 @@ func (rw *Room) rewindPlan(s *session.Session, t checkpoint.Turn) ([]checkpoint.
 // confirmation.
 func (rw *Room) rewindView(s *session.Session, t checkpoint.Turn, plans []checkpoint.FilePlan) CheckpointView {
 	v := CheckpointView{ID: t.ID, N: t.N, Session: s.ID, Prompt: t.Prompt, Time: t.Time.Unix(),
-		Files: []string{}, Others: []OtherChange{}, Untracked: []string{}}
+		Files: []string{}, Others: []OtherChange{}, Untracked: []string{}, Unkept: []string{}}
+	v.Unkept = append(v.Unkept, t.Unkept...)
 	for _, p := range plans {
 		rel := approval.RelPath(p.Path, s.Cwd())
 		if p.Restores() {
