@@ -60,6 +60,11 @@ func New(d *desk.Desk, deps Deps) *Room {
 	return &Room{d: d, deps: deps, lim: snapshot.Default, before: map[string]taken{}, locks: map[int]*sync.Mutex{}}
 }
 
+// maxRecorded bounds the files of one command recorded as the session's
+// (checkpoint, round, blame: each is read and kept); past it they are
+// named as not kept.
+const maxRecorded = 2000
+
 // limit bounds one snapshot.
 const limit = 30 * time.Second
 
@@ -124,11 +129,13 @@ func (r *Room) Finished(s *session.Session, results []claude.ToolResult) {
 		if len(cs) == 0 && len(others) == 0 {
 			continue
 		}
+		recorded := 0
 		for _, c := range cs {
-			if c.Unknown {
+			if c.Unknown || recorded >= maxRecorded {
 				s.Turns.NotKept(c.Path)
 				continue
 			}
+			recorded++
 			before := c.Before
 			if c.Status == snapshot.Created {
 				before = nil

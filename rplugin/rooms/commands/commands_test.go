@@ -1,8 +1,16 @@
 package commands
 
 import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"testing"
+	"time"
 
+	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/desk"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/snapshot"
 )
 
@@ -39,5 +47,53 @@ func TestApartKeepsOtherSessionsFiles(t *testing.T) {
 	mine, theirs := apart(cs, map[string]int{"/p/b.txt": 2})
 	if len(mine) != 1 || mine[0].Rel != "a.txt" || len(theirs) != 1 || theirs[0] != "b.txt (session 2)" {
 		t.Fatalf("mine %+v theirs %v", mine, theirs)
+	}
+}
+
+type sink struct{}
+
+func (sink) Send(string, any) {}
+
+// A command that writes thousands of files: the first maxRecorded are
+// recorded as the session's (checkpoint, round, blame), the rest are
+// named under the prompt as not kept; the router is not held for each.
+func TestACommandThatWritesThousandsOfFiles(t *testing.T) {
+	dir := t.TempDir()
+	run := func(args ...string) {
+		cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	run("init", "-q")
+	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run("add", "-A")
+	run("commit", "-qm", "first")
+	storage := t.TempDir()
+	sessions := session.NewManager()
+	d := desk.New(sink{}, sessions, nil)
+	recorded := 0
+	r := New(d, Deps{Storage: func() string { return filepath.Join(storage, "st") },
+		Record: func(*session.Session, string, *string) { recorded++ }})
+	t.Cleanup(r.Close)
+	s := session.New(1, dir, "", claude.NewEnded())
+	s.Turns.Begin("p1", "make files", time.Now())
+	r.Before(s, "toolu_1", "gen")
+	n := maxRecorded + 50
+	for i := 0; i < n; i++ {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("g%05d.txt", i)), []byte("g\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r.Finished(s, []claude.ToolResult{{ToolUseID: "toolu_1"}})
+	if recorded != maxRecorded {
+		t.Errorf("%d files recorded, want %d", recorded, maxRecorded)
+	}
+	turns := s.Turns.Turns()
+	if len(turns) != 1 || len(turns[0].Unkept) != 50 {
+		t.Errorf("unkept %d, want 50", len(turns[0].Unkept))
 	}
 }
