@@ -81,7 +81,7 @@ func (a *App) decide(r approval.Pending, d approval.Decision, outcome string) (b
 		switch {
 		case commands.Tools[r.Perm.ToolName]:
 			// Before claude may run it: what it changes is then known.
-			a.commands.Before(s, r.Perm.ToolUseID, r.Target)
+			a.commands.Before(s, r.Perm.ToolUseID, r.Perm.Input)
 		case r.Change != nil:
 			// Not the change of another session's command running now.
 			a.commands.Writes(s.ID, r.Change.Path)

@@ -2,6 +2,7 @@ package app
 
 import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/commands"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/editor"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/modes"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
@@ -47,7 +48,13 @@ func (r *router) hookCallback(s *session.Session, m claude.Message) {
 	id, in := claude.HookCallback(m)
 	switch {
 	case id == modes.Hook && in.Event == "PreToolUse":
-		r.answerHook(s, m.RequestID, r.modes.HookAnswer(s, in))
+		answer := r.modes.HookAnswer(s, in)
+		if commands.Tools[in.ToolName] {
+			// claude waits for this answer before it runs the command
+			// (asked or not): the folder as it was before it.
+			r.commands.Before(s, in.ToolUseID, in.ToolInput)
+		}
+		r.answerHook(s, m.RequestID, answer)
 	case id == changeHook && in.Event == "PostToolUse":
 		r.afterChange(s, m.RequestID, in)
 	default:

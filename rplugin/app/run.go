@@ -347,6 +347,7 @@ func (r *router) system(s *session.Session, m claude.Message) {
 	default:
 		if sessiontasks.IsTaskMessage(m) {
 			r.tasks.Message(s, m)
+			r.commands.TasksChanged(s)
 		} else {
 			r.signal(s, m) // api_retry, compact_boundary, informational, …
 		}

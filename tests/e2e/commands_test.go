@@ -106,3 +106,30 @@ func TestACommandDoesNotTakeAnotherSessionsChange(t *testing.T) {
 		}
 	})
 }
+
+// Commands that run without asking (an allow rule in the user's settings) are seen too: our
+// PreToolUse hook snapshots the folder before claude runs them. One in the
+// background is compared when its task ends, not when its call returns.
+func TestUnaskedAndBackgroundCommandsAreSeen(t *testing.T) {
+	eachNvim(t, func(t *testing.T, v nvimVersion) {
+		e := NewEnv(t, v, Options{HomeFiles: map[string]string{".claude/settings.json": `{"permissions":{"allow":["Bash"]}}`}})
+		e.gitRepo(map[string]string{"a.txt": "one\ntwo\n"})
+		id := e.newSession(Seq(
+			bash("sed -i 's/one/ONE/' a.txt", "edit a.txt"),
+			Step("Bash", map[string]any{"command": "sleep 1; echo bg > bg.txt", "description": "later", "run_in_background": true}),
+		))
+		e.Eventually(60*time.Second, "the unasked command's line", func() bool {
+			return strings.Contains(e.Transcript(id), "`sed -i 's/one/ONE/' a.txt` changed 1 file +1 −1: a.txt")
+		})
+		e.Eventually(60*time.Second, "the background command's line, once its task ended", func() bool {
+			return strings.Contains(e.Transcript(id), "`sleep 1; echo bg > bg.txt` changed 1 file +1 −0: bg.txt (new)")
+		})
+		if len(e.Pending()) != 0 {
+			t.Fatalf("a command asked: %+v", e.Pending())
+		}
+		cps := e.checkpoints()
+		if len(cps) != 1 || strings.Join(cps[0].Files, ",") != filepath.Join(e.Project, "a.txt")+","+filepath.Join(e.Project, "bg.txt") {
+			t.Fatalf("checkpoints = %+v", cps)
+		}
+	})
+}

@@ -10,6 +10,7 @@ package commands
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -48,8 +49,9 @@ type Room struct {
 }
 
 type taken struct {
-	snap    snapshot.Snap
-	command string
+	snap       snapshot.Snap
+	command    string
+	background bool // run_in_background: compared when its task ends
 	// others are the files another session changed while the command ran:
 	// not the command's, whatever the snapshots say.
 	others map[string]int
@@ -70,20 +72,33 @@ const limit = 30 * time.Second
 
 func key(sid int, toolUseID string) string { return fmt.Sprintf("%d:%s", sid, toolUseID) }
 
+// Input is what the room reads of a command's input: its text, and
+// whether it runs in the background.
+func Input(raw json.RawMessage) (command string, background bool) {
+	var in struct {
+		Command    string `json:"command"`
+		Background bool   `json:"run_in_background"`
+	}
+	_ = json.Unmarshal(raw, &in)
+	return in.Command, in.Background
+}
+
 // Before snapshots the session's folder before the command of tool use id
-// runs (call it before claude is told it may). A failure is logged: the
-// command then runs unseen, and the transcript says so when it ends.
-func (r *Room) Before(s *session.Session, toolUseID, command string) {
+// runs: from our PreToolUse hook (claude waits for its answer), and again
+// when the user allows it (what changed while the user decided is not
+// the command's). A failure is logged: the command then runs unseen.
+func (r *Room) Before(s *session.Session, toolUseID string, input json.RawMessage) {
 	if toolUseID == "" {
 		return
 	}
+	command, background := Input(input)
 	snap, err := r.take(s)
 	if err != nil {
 		r.d.Log.Warn("snapshot before a command", "session", s.ID, "err", err)
 		return
 	}
 	r.mu.Lock()
-	r.before[key(s.ID, toolUseID)] = taken{snap: snap, command: command, others: map[string]int{}}
+	r.before[key(s.ID, toolUseID)] = taken{snap: snap, command: command, background: background, others: map[string]int{}}
 	r.mu.Unlock()
 }
 
@@ -102,48 +117,82 @@ func (r *Room) Writes(sid int, path string) {
 }
 
 // Finished compares the folder after each result of a command snapshotted
-// before, records its changes and names them in the transcript.
+// before (one in the background: when its task ends, see TasksChanged),
+// records its changes and names them in the transcript.
 func (r *Room) Finished(s *session.Session, results []claude.ToolResult) {
 	for _, res := range results {
 		r.mu.Lock()
 		t, ok := r.before[key(s.ID, res.ToolUseID)]
-		delete(r.before, key(s.ID, res.ToolUseID))
+		if ok && t.background && !res.IsError {
+			ok = false // its task runs on
+		} else {
+			delete(r.before, key(s.ID, res.ToolUseID))
+		}
 		r.mu.Unlock()
 		if !ok {
 			continue
 		}
-		after, err := r.take(s)
-		if err != nil {
-			r.d.Log.Warn("snapshot after a command", "session", s.ID, "err", err)
-			r.d.Note(s, fmt.Sprintf("Could not see what `%s` changed: %v", short(t.command), err))
-			continue
-		}
-		ctx, cancel := r.d.Bounded(limit)
-		cs, err := snapshot.Compare(ctx, t.snap, after, r.lim)
-		cancel()
-		if err != nil {
-			r.d.Log.Warn("compare snapshots", "session", s.ID, "err", err)
-			continue
-		}
-		cs, others := apart(cs, t.others)
-		if len(cs) == 0 && len(others) == 0 {
-			continue
-		}
-		recorded := 0
-		for _, c := range cs {
-			if c.Unknown || recorded >= maxRecorded {
-				s.Turns.NotKept(c.Path)
-				continue
-			}
-			recorded++
-			before := c.Before
-			if c.Status == snapshot.Created {
-				before = nil
-			}
-			r.deps.Record(s, c.Path, before)
-		}
-		r.d.Note(s, Describe(t.command, cs, others, after.Partial))
+		r.compare(s, t)
 	}
+}
+
+// TasksChanged compares the folder after the background commands of the
+// session whose task ended.
+func (r *Room) TasksChanged(s *session.Session) {
+	ended := map[string]bool{}
+	for _, task := range s.Tasks.List() {
+		if task.ToolUseID != "" && !task.Running() {
+			ended[task.ToolUseID] = true
+		}
+	}
+	var done []taken
+	r.mu.Lock()
+	prefix := fmt.Sprintf("%d:", s.ID)
+	for k, t := range r.before {
+		if t.background && strings.HasPrefix(k, prefix) && ended[strings.TrimPrefix(k, prefix)] {
+			done = append(done, t)
+			delete(r.before, k)
+		}
+	}
+	r.mu.Unlock()
+	for _, t := range done {
+		r.compare(s, t)
+	}
+}
+
+// compare takes the snapshot after t's command and records what it did.
+func (r *Room) compare(s *session.Session, t taken) {
+	after, err := r.take(s)
+	if err != nil {
+		r.d.Log.Warn("snapshot after a command", "session", s.ID, "err", err)
+		r.d.Note(s, fmt.Sprintf("Could not see what `%s` changed: %v", short(t.command), err))
+		return
+	}
+	ctx, cancel := r.d.Bounded(limit)
+	cs, err := snapshot.Compare(ctx, t.snap, after, r.lim)
+	cancel()
+	if err != nil {
+		r.d.Log.Warn("compare snapshots", "session", s.ID, "err", err)
+		return
+	}
+	cs, others := apart(cs, t.others)
+	if len(cs) == 0 && len(others) == 0 {
+		return
+	}
+	recorded := 0
+	for _, c := range cs {
+		if c.Unknown || recorded >= maxRecorded {
+			s.Turns.NotKept(c.Path)
+			continue
+		}
+		recorded++
+		before := c.Before
+		if c.Status == snapshot.Created {
+			before = nil
+		}
+		r.deps.Record(s, c.Path, before)
+	}
+	r.d.Note(s, Describe(t.command, cs, others, after.Partial))
 }
 
 // apart sets aside the changes of files another session wrote meanwhile.

@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -81,7 +82,7 @@ func TestACommandThatWritesThousandsOfFiles(t *testing.T) {
 	t.Cleanup(r.Close)
 	s := session.New(1, dir, "", claude.NewEnded())
 	s.Turns.Begin("p1", "make files", time.Now())
-	r.Before(s, "toolu_1", "gen")
+	r.Before(s, "toolu_1", json.RawMessage(`{"command":"gen"}`))
 	n := maxRecorded + 50
 	for i := 0; i < n; i++ {
 		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("g%05d.txt", i)), []byte("g\n"), 0o644); err != nil {
