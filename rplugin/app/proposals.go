@@ -220,7 +220,7 @@ func (a *App) rebase(p approval.Pending, saved []byte) (string, error) {
 	if s != nil {
 		cwd = s.Cwd()
 	}
-	next, rerr := proposal.Reconstruct(p.Perm.ToolName, p.Perm.Input, cwd, read)
+	next, rerr := proposal.ReconstructOf(p.Perm.ToolName, p.Perm.In, cwd, read)
 	if rerr == nil && old.Detached {
 		// The buffer is the user's own since Claude's change stopped
 		// applying: keep it, whatever the file became.

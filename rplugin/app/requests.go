@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"strings"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rules"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/toolinput"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/ui"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/worktree"
 )
@@ -66,7 +68,7 @@ func (a *App) permission(s *session.Session, m claude.Message) {
 		a.log.Warn("duplicate request id ignored", "session", s.ID, "id", pr.RequestID)
 		return
 	}
-	if path, content, ok := proposal.WriteContent(pr.ToolName, pr.Input, s.Cwd()); ok &&
+	if path, content, ok := proposal.WriteContent(pr.ToolName, pr.In, s.Cwd()); ok &&
 		approval.MayAutoAllow(pr) && s.Applied.TakeRewrite(path, content) {
 		// The user approved exactly these bytes for this file already (a
 		// reviewed Write the CLI refused because the file changed after
@@ -76,18 +78,18 @@ func (a *App) permission(s *session.Session, m claude.Message) {
 			a.log.Warn("answer the approved rewrite", "session", s.ID, "err", err)
 			return
 		}
-		a.desk.Note(s, "Allowed Write "+approval.Target(pr.ToolName, pr.Input, s.Cwd())+" without asking: exactly the content you approved.")
+		a.desk.Note(s, "Allowed Write "+approval.TargetOf(pr.ToolName, pr.In, s.Cwd())+" without asking: exactly the content you approved.")
 		return
 	}
 	o := a.cfg.get()
 	p := &approval.Pending{
 		ID: id, Session: s.ID, Perm: pr, Arrived: time.Now(),
-		Target: approval.Target(pr.ToolName, pr.Input, s.Cwd()),
+		Target: approval.TargetOf(pr.ToolName, pr.In, s.Cwd()),
 	}
 	var reconErr error
 	var summed chan proposal.Summary
 	if approval.IsFileChange(pr.ToolName) {
-		c, err := proposal.Reconstruct(pr.ToolName, pr.Input, s.Cwd(), a.readAhead(id, pr.ToolName, o.ReviewEdits))
+		c, err := proposal.ReconstructOf(pr.ToolName, pr.In, s.Cwd(), a.readAhead(id, pr.ToolName, o.ReviewEdits))
 		if err != nil {
 			reconErr = err
 		} else {
@@ -432,7 +434,7 @@ func (a *App) Answer(id string, answers []QuestionAnswer) error {
 	if !ok {
 		return ErrNotPending
 	}
-	in, err := claude.FieldsOf(r.Perm.Input)
+	in, err := r.Perm.In.Fields, r.Perm.In.FieldsErr
 	if err != nil {
 		return fmt.Errorf("question input: %w", err)
 	}
@@ -457,7 +459,7 @@ func (a *App) Answer(id string, answers []QuestionAnswer) error {
 		}
 		out[q.Question] = strings.Join(labels, ", ")
 	}
-	input, err := approval.WithAnswers(r.Perm.Input, out)
+	input, err := approval.WithAnswers(r.Perm.In, out)
 	if err != nil {
 		return err
 	}
@@ -501,7 +503,7 @@ func (a *App) PlanDecide(p PlanParams) error {
 		var err error
 		// claude tells the model "Approved Plan (edited by user)" and saves
 		// it to the plan file (checked on 2.1.328).
-		if input, err = planInput(input, p.Plan); err != nil {
+		if input, err = planInput(r.Perm.In, p.Plan); err != nil {
 			return err
 		}
 	}
@@ -521,9 +523,9 @@ func (a *App) PlanDecide(p PlanParams) error {
 	return nil
 }
 
-func planInput(input json.RawMessage, plan string) (json.RawMessage, error) {
-	m, err := claude.InputObject(input)
-	if err != nil {
+func planInput(input toolinput.Input, plan string) (json.RawMessage, error) {
+	m := maps.Clone(input.Obj)
+	if m == nil {
 		m = map[string]any{}
 	}
 	m["plan"] = plan

@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rules"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/toolinput"
 )
 
 // Behaviors a user can choose.
@@ -103,7 +105,7 @@ func (d Decision) Result(r Pending) (claude.PermissionResult, error) {
 		}
 		return claude.Allow(input), nil
 	case AllowSession:
-		c, ok := rules.SessionChoice(r.Perm.ToolName, r.Perm.Input, r.Perm.Suggestions)
+		c, ok := rules.SessionChoice(r.Perm.ToolName, r.Perm.In.Fields, r.Perm.Suggestions)
 		if !ok {
 			return claude.PermissionResult{}, errors.New("there is no rule to allow this request for the session with")
 		}
@@ -137,11 +139,11 @@ func (d Decision) Result(r Pending) (claude.PermissionResult, error) {
 
 // WithAnswers returns an AskUserQuestion input with the user's answers added
 // ({question text: label}; multi-select labels joined with ", ").
-func WithAnswers(input json.RawMessage, answers map[string]string) (json.RawMessage, error) {
-	m, err := claude.InputObject(input)
-	if err != nil {
-		return nil, fmt.Errorf("question: %w", err)
+func WithAnswers(input toolinput.Input, answers map[string]string) (json.RawMessage, error) {
+	if input.Err != nil {
+		return nil, fmt.Errorf("question: %w", input.Err)
 	}
+	m := maps.Clone(input.Obj)
 	m["answers"] = answers
 	b, err := json.Marshal(m)
 	if err != nil {

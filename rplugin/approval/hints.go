@@ -118,7 +118,7 @@ func Refusal(r Pending, d Decision, via string) string {
 	case d.Behavior == AllowDir && len(rules.SuggestedDirs(r.Perm.Suggestions)) == 0:
 		return "claude suggested no folder to allow for this request: allow it once or for the session"
 	case d.Behavior == AllowSession:
-		if _, ok := rules.SessionChoice(r.Perm.ToolName, r.Perm.Input, r.Perm.Suggestions); !ok {
+		if _, ok := rules.SessionChoice(r.Perm.ToolName, r.Perm.In.Fields, r.Perm.Suggestions); !ok {
 			return "claude suggested no rule for this request, so there is nothing to allow for the session: allow it once, or make a rule with Always…"
 		}
 	}

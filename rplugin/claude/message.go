@@ -8,6 +8,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/claude-nova/claude-nova.nvim/rplugin/toolinput"
 )
 
 // Message is one decoded line of claude's stdout: its kind, and the typed
@@ -33,7 +35,9 @@ type Message struct {
 	Progress  *ToolProgress
 	RateLimit *RateLimit
 	Lifecycle *Lifecycle
-	Undecoded error
+	// Permission is a can_use_tool request, decoded (its tool input too).
+	Permission *PermissionRequest
+	Undecoded  error
 }
 
 // ErrNotObject is returned for a line that is valid JSON but not an object
@@ -41,16 +45,21 @@ type Message struct {
 var ErrNotObject = errors.New("not a JSON object with a type")
 
 // ParseLine decodes one stdout line. It never panics; malformed input returns
-// an error describing it.
+// an error describing it. A can_use_tool request is decoded whole, its tool
+// input once (Message.Permission): nothing after it decodes the request.
 func ParseLine(line []byte) (Message, error) {
 	var head struct {
 		Type      string          `json:"type"`
 		Subtype   string          `json:"subtype"`
 		RequestID string          `json:"request_id"`
-		Request   json.RawMessage `json:"request"`
+		Request   *controlBody    `json:"request"`
 		Response  json.RawMessage `json:"response"`
 	}
 	if err := json.Unmarshal(line, &head); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return parseSlowly(line) // a field of another type: read the careful way
+		}
 		return Message{}, fmt.Errorf("decode line: %w", err)
 	}
 	if head.Type == "" {
@@ -59,15 +68,14 @@ func ParseLine(line []byte) (Message, error) {
 	m := Message{Type: head.Type, Subtype: head.Subtype, RequestID: head.RequestID, Raw: json.RawMessage(line), Size: len(line)}
 	switch head.Type {
 	case "control_request":
-		var req struct {
-			Subtype string `json:"subtype"`
+		m.Subtype = ""
+		if head.Request != nil {
+			m.Subtype = head.Request.Subtype
 		}
-		if len(head.Request) > 0 {
-			if err := json.Unmarshal(head.Request, &req); err != nil {
-				return Message{}, fmt.Errorf("decode control_request body: %w", err)
-			}
+		if m.Subtype == "can_use_tool" {
+			pr, err := head.Request.permission(head.RequestID)
+			m.Permission, m.Undecoded = &pr, err
 		}
-		m.Subtype = req.Subtype
 	case "control_response":
 		var resp struct {
 			Subtype   string `json:"subtype"`
@@ -85,15 +93,86 @@ func ParseLine(line []byte) (Message, error) {
 	return m, nil
 }
 
+// controlBody is a control request's body as one decode reads it: its
+// subtype and, for a can_use_tool, the request (its input kept as it came,
+// decoded by permission).
+type controlBody struct {
+	Subtype string `json:"subtype"`
+	PermissionRequest
+	Input aliased `json:"input"`
+}
+
+// aliased keeps a value's bytes as they are in the line (json.Unmarshal
+// hands an UnmarshalJSON the input itself): no copy of a large input.
+type aliased []byte
+
+// UnmarshalJSON keeps b.
+func (a *aliased) UnmarshalJSON(b []byte) error {
+	*a = b
+	return nil
+}
+
+// permission is the can_use_tool request of body b, its input decoded.
+func (b *controlBody) permission(requestID string) (PermissionRequest, error) {
+	pr := b.PermissionRequest
+	pr.RequestID, pr.Input = requestID, json.RawMessage(b.Input)
+	return checkedPermission(pr)
+}
+
+func checkedPermission(pr PermissionRequest) (PermissionRequest, error) {
+	if len(pr.Input) == 0 || string(pr.Input) == "null" {
+		pr.Input = json.RawMessage("{}")
+	}
+	pr.In = toolinput.Decode(pr.Input)
+	if pr.ToolName == "" {
+		return pr, errors.New("can_use_tool without tool_name")
+	}
+	return pr, nil
+}
+
+// parseSlowly decodes a line one part at a time: a control request whose
+// body has a field of an unexpected type still tells its subtype (and a
+// can_use_tool is read field by field).
+func parseSlowly(line []byte) (Message, error) {
+	var head struct {
+		Type      string          `json:"type"`
+		Subtype   string          `json:"subtype"`
+		RequestID string          `json:"request_id"`
+		Request   json.RawMessage `json:"request"`
+	}
+	if err := json.Unmarshal(line, &head); err != nil {
+		return Message{}, fmt.Errorf("decode line: %w", err)
+	}
+	if head.Type != "control_request" {
+		return Message{}, fmt.Errorf("decode line: a %q with a field of another type", head.Type)
+	}
+	var req struct {
+		Subtype string `json:"subtype"`
+	}
+	if len(head.Request) > 0 {
+		if err := json.Unmarshal(head.Request, &req); err != nil {
+			return Message{}, fmt.Errorf("decode control_request body: %w", err)
+		}
+	}
+	m := Message{Type: head.Type, Subtype: req.Subtype, RequestID: head.RequestID, Raw: json.RawMessage(line), Size: len(line)}
+	if m.Subtype == "can_use_tool" {
+		pr, err := decodePermission(head.RequestID, head.Request)
+		m.Permission, m.Undecoded = &pr, err
+	}
+	return m, nil
+}
+
 // PermissionRequest is the body of a can_use_tool control request. Besides
 // the tool call it carries the CLI's hints on how the ask may be answered
 // (see the comments of SDKControlPermissionRequest in the SDK's sdk.d.ts):
 // the host obeys them, it does not second-guess them.
 type PermissionRequest struct {
-	RequestID               string          `json:"-"`
-	ToolName                string          `json:"tool_name"`
-	DisplayName             string          `json:"display_name,omitempty"`
-	Input                   json.RawMessage `json:"input"`
+	RequestID   string          `json:"-"`
+	ToolName    string          `json:"tool_name"`
+	DisplayName string          `json:"display_name,omitempty"`
+	Input       json.RawMessage `json:"input"`
+	// In is Input decoded, once (by ParseLine): what every room reads.
+	In                      toolinput.Input `json:"-"`
 	ToolUseID               string          `json:"tool_use_id,omitempty"`
 	Suggestions             Suggestions     `json:"permission_suggestions,omitempty"`
 	BlockedPath             string          `json:"blocked_path,omitempty"`
@@ -140,33 +219,29 @@ type MCPServer struct {
 	Source string `json:"source"`
 }
 
-// DecodePermissionRequest extracts a can_use_tool request from a control_request message.
+// DecodePermissionRequest is the can_use_tool request of a message
+// (ParseLine decoded it).
 func DecodePermissionRequest(m Message) (PermissionRequest, error) {
-	var env struct {
-		RequestID string          `json:"request_id"`
-		Request   json.RawMessage `json:"request"`
+	if m.Permission == nil {
+		return PermissionRequest{}, errors.New("not a can_use_tool request")
 	}
-	if err := json.Unmarshal(m.Raw, &env); err != nil {
-		return PermissionRequest{}, fmt.Errorf("decode can_use_tool: %w", err)
-	}
+	return *m.Permission, m.Undecoded
+}
+
+// decodePermission decodes a can_use_tool body field by field where one
+// has an unexpected type (decision_reason as an object on some CLIs),
+// keeping what can be read.
+func decodePermission(requestID string, body json.RawMessage) (PermissionRequest, error) {
 	var pr PermissionRequest
-	if err := json.Unmarshal(env.Request, &pr); err != nil {
-		// A field of an unexpected type (decision_reason as an object on
-		// some CLIs): decode field by field, keeping what can be read.
+	if err := json.Unmarshal(body, &pr); err != nil {
 		var loose map[string]json.RawMessage
-		if err2 := json.Unmarshal(env.Request, &loose); err2 != nil {
-			return PermissionRequest{}, fmt.Errorf("decode can_use_tool body: %w", err)
+		if err2 := json.Unmarshal(body, &loose); err2 != nil {
+			return PermissionRequest{RequestID: requestID}, fmt.Errorf("decode can_use_tool body: %w", err)
 		}
 		pr = lenientPermission(loose)
 	}
-	pr.RequestID = env.RequestID
-	if pr.ToolName == "" {
-		return pr, errors.New("can_use_tool without tool_name")
-	}
-	if len(pr.Input) == 0 || string(pr.Input) == "null" {
-		pr.Input = json.RawMessage("{}")
-	}
-	return pr, nil
+	pr.RequestID = requestID
+	return checkedPermission(pr)
 }
 
 func lenientPermission(m map[string]json.RawMessage) PermissionRequest {

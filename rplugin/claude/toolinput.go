@@ -4,72 +4,29 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"strings"
+
+	"github.com/claude-nova/claude-nova.nvim/rplugin/toolinput"
 )
 
-// What the plugin reads of a tool call's input (a can_use_tool request's
-// input, a tool_use block's, a hook's tool_input) and of a call's result,
-// decoded here and nowhere else. A call's raw input still travels whole:
-// it is what an allow answer gives back to claude and what a proposal is
-// staged from.
+// What the plugin reads of a call's result, and of a request's
+// permission_suggestions. A tool input is read in package toolinput: a
+// can_use_tool request's is decoded once, by ParseLine
+// (PermissionRequest.In).
 
-// ToolFields are the fields of a tool's input that the plugin reads by
-// name, for whichever tool has them.
-type ToolFields struct {
-	FilePath     string     `json:"file_path"`
-	NotebookPath string     `json:"notebook_path"`
-	Command      string     `json:"command"`
-	URL          string     `json:"url"`
-	Description  string     `json:"description"`
-	Prompt       string     `json:"prompt"`
-	SubagentType string     `json:"subagent_type"`
-	Plan         string     `json:"plan"`
-	Questions    []Question `json:"questions"`
-}
+// ToolFields, Question, FieldsOf and InputObject are what the plugin
+// reads of a tool input by name (package toolinput, where a request's
+// input is decoded once).
+type (
+	ToolFields = toolinput.Fields
+	Question   = toolinput.Question
+)
 
-// Path is the file a call works on (a notebook's path for NotebookEdit).
-func (f ToolFields) Path() string {
-	if f.FilePath != "" {
-		return f.FilePath
-	}
-	return f.NotebookPath
-}
+// FieldsOf decodes a tool input's fields (toolinput.FieldsOf).
+func FieldsOf(input json.RawMessage) (ToolFields, error) { return toolinput.FieldsOf(input) }
 
-// Question is one question of AskUserQuestion.
-type Question struct {
-	Question string `json:"question"`
-	Header   string `json:"header"`
-	Options  []struct {
-		Label       string `json:"label"`
-		Description string `json:"description"`
-	} `json:"options"`
-	MultiSelect bool `json:"multiSelect"`
-}
-
-// FieldsOf decodes a tool input's fields; an input that is not an object
-// (or has a field of another type) is an error and its fields are empty.
-func FieldsOf(input json.RawMessage) (ToolFields, error) {
-	var f ToolFields
-	if err := json.Unmarshal(input, &f); err != nil {
-		return ToolFields{}, fmt.Errorf("tool input: %w", err)
-	}
-	return f, nil
-}
-
-// InputObject decodes a tool input as an object of any fields (for a tool
-// whose fields are shown as they come).
-func InputObject(input json.RawMessage) (map[string]any, error) {
-	var m map[string]any
-	if err := json.Unmarshal(input, &m); err != nil {
-		return nil, fmt.Errorf("tool input: %w", err)
-	}
-	if m == nil {
-		return nil, errors.New("tool input: not an object")
-	}
-	return m, nil
-}
+// InputObject decodes a tool input as an object (toolinput.Object).
+func InputObject(input json.RawMessage) (map[string]any, error) { return toolinput.Object(input) }
 
 // Suggestion is one of a can_use_tool request's permission_suggestions:
 // how the CLI would let the user allow it for longer.

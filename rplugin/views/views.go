@@ -238,7 +238,7 @@ func (b *Builder) Request(r approval.Pending) Request {
 		v.NoAlways = approval.Refusal(r, approval.Decision{Behavior: approval.Allow, Rules: []string{pr.ToolName}}, approval.ViaCommand)
 	}
 	if !v.Hints.NoRules {
-		if c, ok := rules.SessionChoice(pr.ToolName, pr.Input, pr.Suggestions); ok {
+		if c, ok := rules.SessionChoice(pr.ToolName, pr.In.Fields, pr.Suggestions); ok {
 			v.SessionChoice = sanitize.Line(c.Label)
 		}
 		v.ToolChoice = sanitize.Line(rules.ToolChoice(pr.ToolName).Label)
@@ -249,7 +249,7 @@ func (b *Builder) Request(r approval.Pending) Request {
 			}
 			v.DirChoice = sanitize.Line("the folder " + strings.Join(shown, ", ") + " this session")
 		}
-		rule, what := rules.Suggested(pr.ToolName, pr.Input, pr.Suggestions)
+		rule, what := rules.Suggested(pr.ToolName, pr.In.Fields, pr.Suggestions)
 		v.Suggested, v.SuggestedWhat = sanitize.Line(rule), what
 		mcpName := ""
 		if pr.MCPServer != nil {
@@ -356,8 +356,8 @@ func (b *Builder) review(r approval.Pending) []string {
 // fields renders a tool input for a person.
 func fields(pr claude.PermissionRequest, c *proposal.Change, cwd string) []Field {
 	tool, input := pr.ToolName, pr.Input
-	in, err := claude.InputObject(input)
-	if err != nil {
+	in := pr.In.Obj
+	if pr.In.Err != nil {
 		return []Field{{"Input", sanitize.Text(string(input))}}
 	}
 	str := func(k string) string { return valueText(in[k]) }
@@ -469,8 +469,8 @@ func prettyJSON(raw json.RawMessage) string {
 // PlanText is the plan to show: input.plan (older CLIs), else what the
 // session's transcript knows (see session.Transcript.Plan).
 func (b *Builder) PlanText(r approval.Pending) string {
-	if in, err := claude.FieldsOf(r.Perm.Input); err == nil && in.Plan != "" {
-		return in.Plan
+	if plan := r.Perm.In.Fields.Plan; plan != "" {
+		return plan
 	}
 	s, ok := b.deps.Sessions.Get(r.Session)
 	if !ok {

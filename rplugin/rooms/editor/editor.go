@@ -31,6 +31,7 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/mcp"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/toolinput"
 )
 
 // Options are the user's settings the room reads, each time it needs them.
@@ -500,7 +501,7 @@ func (r *Room) askOutside(ctx context.Context, s *session.Session, pol boundary.
 	}
 	p := &approval.Pending{
 		ID: id, Session: s.ID, Arrived: time.Now(),
-		Perm:   claude.PermissionRequest{RequestID: control, ToolName: editortools.ModelName(q.Tool), Input: input},
+		Perm:   claude.PermissionRequest{RequestID: control, ToolName: editortools.ModelName(q.Tool), Input: input, In: toolinput.Decode(input)},
 		Route:  approval.Route{Surface: approval.SurfacePanel},
 		Target: sanitize.Line(q.Shown),
 		Outside: &approval.Outside{

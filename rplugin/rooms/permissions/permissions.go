@@ -129,7 +129,7 @@ func (rm *Room) Keep(p approval.Pending, d approval.Decision) error {
 			behavior = "deny"
 		}
 	case d.Behavior == approval.AllowSession:
-		c, ok := rules.SessionChoice(p.Perm.ToolName, p.Perm.Input, p.Perm.Suggestions)
+		c, ok := rules.SessionChoice(p.Perm.ToolName, p.Perm.In.Fields, p.Perm.Suggestions)
 		if !ok {
 			return errors.New("there is no rule to allow this request for the session with")
 		}
