@@ -37,8 +37,12 @@ type Decision struct {
 	// Rules and Destination: "Always…". An allow adds the rules (allow) to
 	// the destination with the answer; a deny answers deny, and the app
 	// saves the rules (deny) itself: claude ignores rules on a deny answer.
-	Rules       []string `json:"rules,omitempty"`
-	Destination string   `json:"destination,omitempty"`
+	Rules []string `json:"rules,omitempty"`
+	// Gesture says the user made it (a key, a command, a surface's
+	// answer), not the plugin (a deny as the session ends, a plan's or a
+	// question's answer): only a gesture keeps its rules.
+	Gesture     bool   `json:"-"`
+	Destination string `json:"destination,omitempty"`
 	// Interrupt, on a deny, also ends the turn (interrupt: true in the
 	// PermissionResult): a firm no that Claude does not retry. The CLI then
 	// tells the model its own words ("The user doesn't want to proceed…
@@ -84,9 +88,6 @@ func (d Decision) Result(r Pending) (claude.PermissionResult, error) {
 	rs, _, err := d.ParsedRules()
 	if err != nil {
 		return claude.PermissionResult{}, err
-	}
-	if r.Elicit != nil {
-		return claude.PermissionResult{}, errors.New("an elicitation is answered with its form, not allow or deny")
 	}
 	switch d.Behavior {
 	case Allow:

@@ -125,8 +125,8 @@ func TestRegistryFinishOnce(t *testing.T) {
 	if g.Present(r.ID, func(Pending) { t.Fatal("presented after finish") }) {
 		t.Fatal("Present of a finished request reported true")
 	}
-	g.Register(&Pending{ID: Key(2, "a"), Session: 2}, nil)
-	g.Register(&Pending{ID: Key(3, "b"), Session: 3}, nil)
+	g.Register(&Pending{ID: Key(2, "a"), Session: 2, Kind: stubKind{}}, nil)
+	g.Register(&Pending{ID: Key(3, "b"), Session: 3, Kind: stubKind{}}, nil)
 	if got := g.FinishSession(2, nil); len(got) != 1 || g.Count(0) != 1 || g.Count(3) != 1 {
 		t.Fatalf("FinishSession: %d left %d", len(got), g.Count(0))
 	}
@@ -227,7 +227,7 @@ func TestRefusal(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := Refusal(Pending{Perm: tt.pr}, tt.d, tt.via)
+			got := AskRefusal(Pending{Perm: tt.pr}, tt.d, tt.via)
 			if (tt.want == "") != (got == "") || !strings.Contains(got, tt.want) {
 				t.Errorf("Refusal = %q, want %q", got, tt.want)
 			}
@@ -289,3 +289,11 @@ func TestFinishIfKeepsWhatCouldNotBeAnswered(t *testing.T) {
 		t.Fatal("finished twice")
 	}
 }
+
+// stubKind is a kind of request that is answered by no one here.
+type stubKind struct{}
+
+func (stubKind) Answer(Pending, Decision, string) (bool, error) { return false, nil }
+func (stubKind) Withdrawn(Pending)                              {}
+func (stubKind) Refusal(Pending, Decision, string) string       { return "" }
+func (stubKind) Outlives() bool                                 { return false }

@@ -50,6 +50,10 @@ type Requests interface {
 	AskOutside(p *approval.Pending, s *session.Session) bool
 	// Withdraw ends request id without an answer from the user.
 	Withdraw(id, reason string)
+	// Finish is the registry's way out with an answer (approval.Door).
+	approval.Door
+	// Interrupt asks session sid's claude to end its turn.
+	Interrupt(sid int)
 }
 
 // Room serves the editor tools and keeps the sessions' boundaries.
@@ -500,7 +504,7 @@ func (r *Room) askOutside(ctx context.Context, s *session.Session, pol boundary.
 		input = json.RawMessage("{}")
 	}
 	p := &approval.Pending{
-		ID: id, Session: s.ID, Arrived: time.Now(),
+		ID: id, Session: s.ID, Kind: outside{r}, Arrived: time.Now(),
 		Perm:   claude.PermissionRequest{RequestID: control, ToolName: editortools.ModelName(q.Tool), Input: input, In: toolinput.Decode(input)},
 		Route:  approval.Route{Surface: approval.SurfacePanel},
 		Target: sanitize.Line(q.Shown),

@@ -337,7 +337,7 @@ func (r *Room) proposal(s *session.Session, top, branch string, i int, c worktre
 	change := &proposal.Change{Path: path, Exists: exists, Original: ours, Proposed: proposed, Marks: mk}
 	added, removed := diff.Stat(string(ours), string(proposed))
 	p = &approval.Pending{
-		ID: approval.Key(s.ID, reqID), Session: s.ID, Arrived: time.Now(),
+		ID: approval.Key(s.ID, reqID), Session: s.ID, Kind: file{r}, Arrived: time.Now(),
 		Perm:   claude.PermissionRequest{RequestID: reqID, ToolName: tool, Input: input, In: toolinput.Decode(input)},
 		Route:  approval.Route{Surface: approval.SurfaceProposal},
 		Target: sanitize.Line(c.Path), Added: added, Removed: removed,
@@ -373,7 +373,12 @@ func (r *Room) Saved(p approval.Pending, saved []byte) (applied bool, why string
 	}
 	r.mu.Lock()
 	m := r.merges[p.Session]
+	_, pending := m.pendingID(p.ID)
 	r.mu.Unlock()
+	if !pending {
+		// Skipped meanwhile (or applied): answered once, nothing written.
+		return false, approval.ErrNotPending.Error(), nil
+	}
 	root := ""
 	if m != nil {
 		root = m.root
@@ -405,6 +410,16 @@ func (r *Room) Saved(p approval.Pending, saved []byte) (applied bool, why string
 	}
 	r.settle(p.Session, p.ID, "applied", true)
 	return true, "", nil
+}
+
+// pendingID reports whether request id of the merge is still to settle
+// (a merge gone: it is not).
+func (m *run) pendingID(id string) (string, bool) {
+	if m == nil {
+		return "", false
+	}
+	rel, ok := m.pending[id]
+	return rel, ok
 }
 
 // Skip settles a merge proposal the user closed or denied: its file stays
