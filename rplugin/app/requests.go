@@ -15,7 +15,7 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/proposal"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
-	"github.com/claude-nova/claude-nova.nvim/rplugin/toolinput"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/toolcall"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/ui"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/worktree"
 )
@@ -444,7 +444,7 @@ func (a *App) PlanDecide(p PlanParams) error {
 	return nil
 }
 
-func planInput(input toolinput.Input, plan string) (json.RawMessage, error) {
+func planInput(input toolcall.Input, plan string) (json.RawMessage, error) {
 	m := maps.Clone(input.Obj)
 	if m == nil {
 		m = map[string]any{}

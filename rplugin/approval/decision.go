@@ -8,7 +8,7 @@ import (
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rules"
-	"github.com/claude-nova/claude-nova.nvim/rplugin/toolinput"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/toolcall"
 )
 
 // Behaviors a user can choose.
@@ -140,7 +140,7 @@ func (d Decision) Result(r Pending) (claude.PermissionResult, error) {
 
 // WithAnswers returns an AskUserQuestion input with the user's answers added
 // ({question text: label}; multi-select labels joined with ", ").
-func WithAnswers(input toolinput.Input, answers map[string]string) (json.RawMessage, error) {
+func WithAnswers(input toolcall.Input, answers map[string]string) (json.RawMessage, error) {
 	if input.Err != nil {
 		return nil, fmt.Errorf("question: %w", input.Err)
 	}

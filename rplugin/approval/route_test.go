@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
-	"github.com/claude-nova/claude-nova.nvim/rplugin/toolinput"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/toolcall"
 )
 
 func TestRouteOf(t *testing.T) {
@@ -44,7 +44,7 @@ func TestRouteOf(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			staged := false
 			stage := func() error { staged = true; return tt.stage() }
-			pr := claude.PermissionRequest{ToolName: tt.tool, RequiresUserInteraction: tt.rui, Input: json.RawMessage(`{}`), In: toolinput.Decode(json.RawMessage(`{}`))}
+			pr := claude.PermissionRequest{ToolName: tt.tool, RequiresUserInteraction: tt.rui, Input: json.RawMessage(`{}`), In: toolcall.Decode(json.RawMessage(`{}`))}
 			got := RouteOf(pr, tt.review, stage)
 			if got.Surface != tt.want || got.Reason != tt.wantWhy {
 				t.Errorf("Present = %+v, want %s %q", got, tt.want, tt.wantWhy)
@@ -57,7 +57,7 @@ func TestRouteOf(t *testing.T) {
 }
 
 func TestDecisionResult(t *testing.T) {
-	r := Pending{Perm: claude.PermissionRequest{ToolName: "Bash", Input: json.RawMessage(`{"command":"ls"}`), In: toolinput.Decode(json.RawMessage(`{"command":"ls"}`))}}
+	r := Pending{Perm: claude.PermissionRequest{ToolName: "Bash", Input: json.RawMessage(`{"command":"ls"}`), In: toolcall.Decode(json.RawMessage(`{"command":"ls"}`))}}
 	tests := []struct {
 		name string
 		d    Decision
@@ -85,7 +85,7 @@ func TestDecisionResult(t *testing.T) {
 			}
 		})
 	}
-	edit := Pending{Perm: claude.PermissionRequest{ToolName: "Edit", Input: json.RawMessage(`{}`), In: toolinput.Decode(json.RawMessage(`{}`)),
+	edit := Pending{Perm: claude.PermissionRequest{ToolName: "Edit", Input: json.RawMessage(`{}`), In: toolcall.Decode(json.RawMessage(`{}`)),
 		Suggestions: claude.Suggestions{{Type: "setMode", Mode: "acceptEdits", Destination: "session"}}}}
 	if res, _ := (Decision{Behavior: AllowSession}).Result(edit); len(res.UpdatedPermissions) != 1 {
 		t.Errorf("accept edits for the session: %+v", res)
@@ -175,18 +175,18 @@ func no() *bool  { b := false; return &b }
 // The CLI's hints, obeyed wherever a request can be answered: what is
 // refused stays pending, and the reason says why.
 func TestRefusal(t *testing.T) {
-	rmHome := claude.PermissionRequest{ToolName: "Bash", Input: json.RawMessage(`{"command":"rm -rf ~ --x"}`), In: toolinput.Decode(json.RawMessage(`{"command":"rm -rf ~ --x"}`)),
+	rmHome := claude.PermissionRequest{ToolName: "Bash", Input: json.RawMessage(`{"command":"rm -rf ~ --x"}`), In: toolcall.Decode(json.RawMessage(`{"command":"rm -rf ~ --x"}`)),
 		Suggestions: claude.Suggestions{}, DecisionReason: "Dangerous rm operation on critical path: /home/u",
 		DecisionReasonType: "safetyCheck", ClassifierApprovable: no(), SuppressAlwaysAllowRule: true}
-	plain := claude.PermissionRequest{ToolName: "Bash", Input: json.RawMessage(`{"command":"touch a"}`), In: toolinput.Decode(json.RawMessage(`{"command":"touch a"}`))}
+	plain := claude.PermissionRequest{ToolName: "Bash", Input: json.RawMessage(`{"command":"touch a"}`), In: toolcall.Decode(json.RawMessage(`{"command":"touch a"}`))}
 	askRule := plain
 	askRule.MatchedAskRule = &claude.AskRule{Source: "localSettings", ToolName: "Bash", RuleContent: "touch:*"}
 	stray := plain
 	stray.DefaultToNo = true
-	person := claude.PermissionRequest{ToolName: "Bash", Input: json.RawMessage(`{"command":"x"}`), In: toolinput.Decode(json.RawMessage(`{"command":"x"}`)), RequiresUserInteraction: true, DecisionReasonType: "classifier"}
+	person := claude.PermissionRequest{ToolName: "Bash", Input: json.RawMessage(`{"command":"x"}`), In: toolcall.Decode(json.RawMessage(`{"command":"x"}`)), RequiresUserInteraction: true, DecisionReasonType: "classifier"}
 	approvable := plain
 	approvable.DecisionReasonType, approvable.ClassifierApprovable = "safetyCheck", yes()
-	noSuggestion := claude.PermissionRequest{ToolName: "mcp__gh__create_issue", Input: json.RawMessage(`{"title":"x"}`), In: toolinput.Decode(json.RawMessage(`{"title":"x"}`))}
+	noSuggestion := claude.PermissionRequest{ToolName: "mcp__gh__create_issue", Input: json.RawMessage(`{"title":"x"}`), In: toolcall.Decode(json.RawMessage(`{"title":"x"}`))}
 	rule := func(b string) Decision {
 		return Decision{Behavior: b, Rules: []string{"Bash(rm:*)"}, Destination: "localSettings"}
 	}

@@ -5,7 +5,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/claude-nova/claude-nova.nvim/rplugin/toolinput"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/toolcall"
 )
 
 // A file change's input read from its one decode is what the strict read
@@ -33,7 +33,7 @@ func FuzzParseInputMatchesRaw(f *testing.F) {
 		default:
 			return
 		}
-		got, gerr := parseInput(tool, toolinput.Decode(json.RawMessage(raw)))
+		got, gerr := parseInput(tool, toolcall.Decode(json.RawMessage(raw)))
 		want, werr := parseRaw(tool, json.RawMessage(raw))
 		if (gerr == nil) != (werr == nil) || (gerr != nil && gerr.Error() != werr.Error()) {
 			t.Fatalf("%s %s: error %v, strictly %v", tool, raw, gerr, werr)

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/claude-nova/claude-nova.nvim/rplugin/toolinput"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/toolcall"
 )
 
 // Cell is the notebook cell of a NotebookEdit change. The Change's
@@ -65,7 +65,7 @@ type notebookInput struct {
 
 // notebookInputOf reads a NotebookEdit's input from its one decode; where
 // that cannot tell (see parseInput) from its bytes, strictly.
-func notebookInputOf(in toolinput.Input) (notebookInput, error) {
+func notebookInputOf(in toolcall.Input) (notebookInput, error) {
 	str := func(k string, must bool) (string, bool) {
 		switch v := in.Obj[k].(type) {
 		case string:
@@ -231,7 +231,7 @@ func (nb notebook) language() string {
 }
 
 // reconstructNotebook reads the notebook for the cell's current source.
-func reconstructNotebook(input toolinput.Input, cwd string, read func(string) ([]byte, error)) (Change, error) {
+func reconstructNotebook(input toolcall.Input, cwd string, read func(string) ([]byte, error)) (Change, error) {
 	in, err := notebookInputOf(input)
 	if err != nil {
 		return Change{}, err

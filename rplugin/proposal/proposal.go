@@ -54,7 +54,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
-	"github.com/claude-nova/claude-nova.nvim/rplugin/toolinput"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/toolcall"
 )
 
 // MaxFileSize is the largest file, original or proposed, that is
@@ -124,14 +124,14 @@ func IsFileChange(tool string) bool {
 // Reconstruct computes the file after the change of a raw tool input (see
 // ReconstructOf).
 func Reconstruct(tool string, input json.RawMessage, cwd string, read func(string) ([]byte, error)) (Change, error) {
-	return ReconstructOf(tool, toolinput.Decode(input), cwd, read)
+	return ReconstructOf(tool, toolcall.Decode(input), cwd, read)
 }
 
 // ReconstructOf computes the file after the change of a request's input,
 // decoded once (claude decoded it). read reads a file (ReadFile or
 // os.ReadFile in production; tests inject). cwd resolves a relative
 // file_path. Errors are *Unreconstructable with a human reason.
-func ReconstructOf(tool string, input toolinput.Input, cwd string, read func(string) ([]byte, error)) (Change, error) {
+func ReconstructOf(tool string, input toolcall.Input, cwd string, read func(string) ([]byte, error)) (Change, error) {
 	if !IsFileChange(tool) {
 		return Change{}, failf("%s is not a file change", cleanDisplay(tool))
 	}
@@ -160,7 +160,7 @@ func ReconstructOf(tool string, input toolinput.Input, cwd string, read func(str
 
 // WriteContent returns the file a Write input writes (absolute, cleaned, as
 // Reconstruct resolves it) and its content; ok is false for anything else.
-func WriteContent(tool string, input toolinput.Input, cwd string) (path, content string, ok bool) {
+func WriteContent(tool string, input toolcall.Input, cwd string) (path, content string, ok bool) {
 	if tool != "Write" {
 		return "", "", false
 	}
@@ -265,7 +265,7 @@ type input struct {
 // a U+FFFD, which Go also decodes from invalid UTF-8 and lone surrogates,
 // which the CLI keeps and would match differently) the raw input is read
 // strictly (parseRaw).
-func parseInput(tool string, in toolinput.Input) (input, error) {
+func parseInput(tool string, in toolcall.Input) (input, error) {
 	if p, ok := parseObj(tool, in.Obj); ok && !p.replaced() {
 		return p, nil
 	}

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
-	"github.com/claude-nova/claude-nova.nvim/rplugin/toolinput"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/toolcall"
 	"os"
 	"path/filepath"
 	"strings"
@@ -69,7 +69,7 @@ func TestSessionChoice(t *testing.T) {
 	if c := ToolChoice("Bash"); !c.Wide || c.Label != "every Bash call this session" || c.Rule() != "Bash" {
 		t.Errorf("ToolChoice = %+v", c)
 	}
-	if s, w := Suggested("Bash", toolinput.Fields{}, suggestionsOf(t, `[{"type":"addRules","rules":[{"toolName":"Bash","ruleContent":"touch a.txt"}],"behavior":"allow"}]`)); s != "Bash(touch a.txt)" || w != "claude's suggestion" {
+	if s, w := Suggested("Bash", toolcall.Fields{}, suggestionsOf(t, `[{"type":"addRules","rules":[{"toolName":"Bash","ruleContent":"touch a.txt"}],"behavior":"allow"}]`)); s != "Bash(touch a.txt)" || w != "claude's suggestion" {
 		t.Errorf("Suggested = %q, %q", s, w)
 	}
 	if s, w := Suggested("Bash", fieldsOf(`{"command":"make"}`), nil); s != "Bash(make)" || w != "exactly this request" {
@@ -288,4 +288,4 @@ func suggestionsOf(t *testing.T, raw string) claude.Suggestions {
 }
 
 // fieldsOf is a tool input's fields, as a request carries them.
-func fieldsOf(raw string) toolinput.Fields { return toolinput.Decode(json.RawMessage(raw)).Fields }
+func fieldsOf(raw string) toolcall.Fields { return toolcall.Decode(json.RawMessage(raw)).Fields }

@@ -4,7 +4,7 @@ import (
 	"strings"
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
-	"github.com/claude-nova/claude-nova.nvim/rplugin/toolinput"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/toolcall"
 )
 
 // Choice is one way to allow a request for longer than this once: what it
@@ -27,7 +27,7 @@ func (c Choice) Rule() string { return strings.Join(c.Rules, ", ") }
 // exactly this request where one can be written (a Bash command, as it
 // is). It is never wider than the request unless the CLI suggested so;
 // ok is false when there is nothing to offer.
-func SessionChoice(tool string, input toolinput.Fields, suggestions claude.Suggestions) (c Choice, ok bool) {
+func SessionChoice(tool string, input toolcall.Fields, suggestions claude.Suggestions) (c Choice, ok bool) {
 	for _, s := range suggestions {
 		switch {
 		case s.Type == "addRules" && (s.Behavior == "" || s.Behavior == "allow") && len(s.Rules) > 0:
@@ -55,7 +55,7 @@ func SessionChoice(tool string, input toolinput.Fields, suggestions claude.Sugge
 // written: a Bash command as it is (claude matches a rule without a
 // wildcard to the whole command). A command the rule syntax would read
 // differently (a trailing *, parentheses, a line break) has none.
-func Exact(tool string, in toolinput.Fields) (string, bool) {
+func Exact(tool string, in toolcall.Fields) (string, bool) {
 	if tool != "Bash" {
 		return "", false
 	}
@@ -106,7 +106,7 @@ func ServerRule(server string) string {
 // Suggested is the rule text to offer for "Always…", and what it covers in
 // words: the CLI's suggested rule, else one for exactly this request, else
 // the tool (every call of it).
-func Suggested(tool string, input toolinput.Fields, suggestions claude.Suggestions) (rule, what string) {
+func Suggested(tool string, input toolcall.Fields, suggestions claude.Suggestions) (rule, what string) {
 	for _, s := range suggestions {
 		if s.Type == "addRules" && (s.Behavior == "" || s.Behavior == "allow") && len(s.Rules) > 0 {
 			r := s.Rules[0]

@@ -26,12 +26,13 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/approval"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/boundary"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/claude/replies"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/desk"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/editortools"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/mcp"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
-	"github.com/claude-nova/claude-nova.nvim/rplugin/toolinput"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/toolcall"
 )
 
 // Options are the user's settings the room reads, each time it needs them.
@@ -387,7 +388,7 @@ func (r *Room) cliReadsOf(ctx context.Context, s *session.Session) cliReads {
 // parseReads reads the Read rules and additional directories out of a
 // get_settings answer.
 func parseReads(raw json.RawMessage, cwd, home string) (cliReads, error) {
-	gs, err := claude.DecodeSettings(raw)
+	gs, err := replies.DecodeSettings(raw)
 	if err != nil {
 		return cliReads{}, err
 	}
@@ -505,7 +506,7 @@ func (r *Room) askOutside(ctx context.Context, s *session.Session, pol boundary.
 	}
 	p := &approval.Pending{
 		ID: id, Session: s.ID, Kind: outside{r}, Arrived: time.Now(),
-		Perm:   claude.PermissionRequest{RequestID: control, ToolName: editortools.ModelName(q.Tool), Input: input, In: toolinput.Decode(input)},
+		Perm:   claude.PermissionRequest{RequestID: control, ToolName: editortools.ModelName(q.Tool), Input: input, In: toolcall.Decode(input)},
 		Route:  approval.Route{Surface: approval.SurfacePanel},
 		Target: sanitize.Line(q.Shown),
 		Outside: &approval.Outside{

@@ -30,7 +30,7 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/proposal"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
-	"github.com/claude-nova/claude-nova.nvim/rplugin/toolinput"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/toolcall"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/ui"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/worktree"
 )
@@ -338,7 +338,7 @@ func (r *Room) proposal(s *session.Session, top, branch string, i int, c worktre
 	added, removed := diff.Stat(string(ours), string(proposed))
 	p = &approval.Pending{
 		ID: approval.Key(s.ID, reqID), Session: s.ID, Kind: file{r}, Arrived: time.Now(),
-		Perm:   claude.PermissionRequest{RequestID: reqID, ToolName: tool, Input: input, In: toolinput.Decode(input)},
+		Perm:   claude.PermissionRequest{RequestID: reqID, ToolName: tool, Input: input, In: toolcall.Decode(input)},
 		Route:  approval.Route{Surface: approval.SurfaceProposal},
 		Target: sanitize.Line(c.Path), Added: added, Removed: removed,
 		Change: change, Staged: staged, Conflicts: marks,

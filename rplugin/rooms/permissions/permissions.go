@@ -17,6 +17,7 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/approval"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/boundary"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/claude/replies"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/desk"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rules"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
@@ -289,7 +290,7 @@ func (rm *Room) claudeRules(ctx context.Context, s *session.Session) {
 		rm.d.Log.Info("get_settings", "session", s.ID, "err", err)
 		return
 	}
-	gs, err := claude.DecodeSettings(raw)
+	gs, err := replies.DecodeSettings(raw)
 	if err != nil {
 		rm.d.Log.Warn("get_settings answer", "err", err)
 		return

@@ -1,8 +1,9 @@
-// Package toolinput is what the plugin reads of a tool call's input (a
-// can_use_tool request's, a tool_use block's, a hook's tool_input): the
+// Package toolcall is what the plugin reads of a tool call: of its input
+// (a can_use_tool request's, a tool_use block's, a hook's tool_input) the
 // fields it reads by name, and a request's input decoded once into one
-// typed value (Decode) that every room reads instead of the raw bytes.
-package toolinput
+// typed value (Decode) that every room reads instead of the raw bytes; of
+// its result, the text, the images and what it started.
+package toolcall
 
 import (
 	"encoding/json"

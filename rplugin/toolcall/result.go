@@ -1,60 +1,11 @@
-package claude
+package toolcall
 
 import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"strings"
-
-	"github.com/claude-nova/claude-nova.nvim/rplugin/toolinput"
 )
-
-// What the plugin reads of a call's result, and of a request's
-// permission_suggestions. A tool input is read in package toolinput: a
-// can_use_tool request's is decoded once, by ParseLine
-// (PermissionRequest.In).
-
-// ToolFields, Question, FieldsOf and InputObject are what the plugin
-// reads of a tool input by name (package toolinput, where a request's
-// input is decoded once).
-type (
-	ToolFields = toolinput.Fields
-	Question   = toolinput.Question
-)
-
-// FieldsOf decodes a tool input's fields (toolinput.FieldsOf).
-func FieldsOf(input json.RawMessage) (ToolFields, error) { return toolinput.FieldsOf(input) }
-
-// InputObject decodes a tool input as an object (toolinput.Object).
-func InputObject(input json.RawMessage) (map[string]any, error) { return toolinput.Object(input) }
-
-// Suggestion is one of a can_use_tool request's permission_suggestions:
-// how the CLI would let the user allow it for longer.
-type Suggestion struct {
-	Type        string   `json:"type"`
-	Behavior    string   `json:"behavior,omitempty"`
-	Mode        string   `json:"mode,omitempty"`
-	Destination string   `json:"destination,omitempty"`
-	Directories []string `json:"directories,omitempty"`
-	Rules       []struct {
-		ToolName    string `json:"toolName"`
-		RuleContent string `json:"ruleContent,omitempty"`
-	} `json:"rules,omitempty"`
-}
-
-// Suggestions are a request's permission_suggestions; a shape the plugin
-// cannot read is no suggestion (the request itself is still asked).
-type Suggestions []Suggestion
-
-// UnmarshalJSON reads a list of suggestions; anything else reads as none.
-func (s *Suggestions) UnmarshalJSON(raw []byte) error {
-	var list []Suggestion
-	if json.Unmarshal(raw, &list) != nil {
-		list = nil
-	}
-	*s = list
-	return nil
-}
 
 // Launched is what a call's structured result says it started in the
 // background (an agent, a shell); a result of another shape is none.

@@ -1,4 +1,4 @@
-package toolinput
+package toolcall
 
 import (
 	"encoding/json"
