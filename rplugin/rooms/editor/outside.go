@@ -2,9 +2,12 @@ package editor
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/approval"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/editortools"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/views"
 )
 
 // outside is the kind of an editor tool's ask outside the session's
@@ -69,4 +72,28 @@ func (k outside) Answer(r approval.Pending, d approval.Decision, _ string) (bool
 		k.r.req.Interrupt(r.Session)
 	}
 	return true, nil
+}
+
+// View is the panel of the ask: what Claude wants, why it asks, and
+// exactly what it would get.
+func (outside) View(v *views.Request, r approval.Pending) bool {
+	o := r.Outside
+	v.Tool = sanitize.Line(editortools.ModelName(o.Tool))
+	v.Title = "Claude wants to read outside the project · " + v.SessionName
+	v.Outside = o.Shown
+	v.Reason = "Claude wants " + o.What + ". It is outside this session's folders, so the editor asks before it answers."
+	v.Fields = []views.Field{
+		{Label: "Tool", Value: v.Tool},
+		{Label: "Path", Value: o.Shown},
+		{Label: "Inside (the session's folders)", Value: strings.Join(o.Inside, ", ")},
+	}
+	v.Hints = approval.Hints{HumanOnly: true} // never allowed by a batch (see approval.Refusal)
+	v.SessionChoice = o.Shown + " for this session"
+	v.ToolChoice = "everything in " + o.FolderShown + "/ for this session"
+	v.NoAlways = approval.OutsideNoRule
+	v.Review = append([]string{"What Claude would receive:", ""}, sanitize.Lines(o.Preview)...)
+	if len(v.Review) > views.ReviewCap {
+		v.Review = append(v.Review[:views.ReviewCap], fmt.Sprintf("(%d more lines)", len(v.Review)-views.ReviewCap))
+	}
+	return true
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/form"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/views"
 )
 
 // Requests is the request path as the room sees it.
@@ -143,4 +144,23 @@ func (k kind) Answer(q approval.Pending, d approval.Decision, outcome string) (b
 		outcome = "declined"
 	}
 	return true, k.r.send(q, claude.ElicitationResult{Action: action}, outcome)
+}
+
+// View is the form: its server, its message, its fields.
+func (kind) View(v *views.Request, q approval.Pending) bool {
+	f := form.Of(*q.Elicit)
+	v.Form, v.Tool = &f, "MCP form"
+	name := v.SessionName
+	v.Title = "MCP server " + f.Server + " asks · " + name
+	if t := q.Elicit.Title; t != "" {
+		v.Title = sanitize.Line(t) + " · " + name
+	}
+	v.Fields = []views.Field{{Label: "MCP server", Value: f.Server}, {Label: "Message", Value: f.Message}}
+	if f.URL != "" {
+		v.Fields = append(v.Fields, views.Field{Label: "URL", Value: f.URL})
+	}
+	if d := q.Elicit.Description; d != "" {
+		v.Fields = append(v.Fields, views.Field{Label: "Description", Value: sanitize.Text(d)})
+	}
+	return true
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/approval"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/proposal"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/views"
 )
 
 // file is the kind of a merge proposal (approval.Kind, approval.Proposer):
@@ -43,4 +44,13 @@ func (k file) Saved(p approval.Pending) (applied bool, why string, err error) {
 		return false, "", fmt.Errorf("read the saved proposal: %w", err)
 	}
 	return k.r.Saved(p, saved)
+}
+
+// View: a merged file whose checkout side is the user's unsaved buffer
+// shows that side.
+func (file) View(v *views.Request, p approval.Pending) bool {
+	if p.Merge.Unsaved && p.Change != nil {
+		v.Unsaved, v.Original = true, string(p.Change.Original)
+	}
+	return false // the rest as any proposal's
 }
