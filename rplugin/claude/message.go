@@ -66,8 +66,7 @@ func ParseLine(line []byte) (Message, error) {
 		return Message{}, ErrNotObject
 	}
 	m := Message{Type: head.Type, Subtype: head.Subtype, RequestID: head.RequestID, Raw: json.RawMessage(line), Size: len(line)}
-	switch head.Type {
-	case "control_request":
+	if head.Type == "control_request" {
 		m.Subtype = ""
 		if head.Request != nil {
 			m.Subtype = head.Request.Subtype
@@ -76,13 +75,22 @@ func ParseLine(line []byte) (Message, error) {
 			pr, err := head.Request.permission(head.RequestID)
 			m.Permission, m.Undecoded = &pr, err
 		}
+	}
+	return completed(m, head.Response)
+}
+
+// completed completes a message of a line's head: a control response's
+// subtype and id, another kind's typed value.
+func completed(m Message, response json.RawMessage) (Message, error) {
+	switch m.Type {
+	case "control_request":
 	case "control_response":
 		var resp struct {
 			Subtype   string `json:"subtype"`
 			RequestID string `json:"request_id"`
 		}
-		if len(head.Response) > 0 {
-			if err := json.Unmarshal(head.Response, &resp); err != nil {
+		if len(response) > 0 {
+			if err := json.Unmarshal(response, &resp); err != nil {
 				return Message{}, fmt.Errorf("decode control_response body: %w", err)
 			}
 		}
@@ -119,36 +127,41 @@ func (b *controlBody) permission(requestID string) (PermissionRequest, error) {
 	return asks.Checked(pr)
 }
 
-// parseSlowly decodes a line one part at a time: a control request whose
-// body has a field of an unexpected type still tells its subtype (and a
-// can_use_tool is read field by field).
+// parseSlowly decodes a line one part at a time, where a field has an
+// unexpected type: a control request's body still tells its subtype (and
+// a can_use_tool is read field by field); a message with a "request" that
+// is not an object is read as any other.
 func parseSlowly(line []byte) (Message, error) {
 	var head struct {
 		Type      string          `json:"type"`
 		Subtype   string          `json:"subtype"`
 		RequestID string          `json:"request_id"`
 		Request   json.RawMessage `json:"request"`
+		Response  json.RawMessage `json:"response"`
 	}
 	if err := json.Unmarshal(line, &head); err != nil {
 		return Message{}, fmt.Errorf("decode line: %w", err)
 	}
-	if head.Type != "control_request" {
-		return Message{}, fmt.Errorf("decode line: a %q with a field of another type", head.Type)
+	if head.Type == "" {
+		return Message{}, ErrNotObject
 	}
-	var req struct {
-		Subtype string `json:"subtype"`
-	}
-	if len(head.Request) > 0 {
-		if err := json.Unmarshal(head.Request, &req); err != nil {
-			return Message{}, fmt.Errorf("decode control_request body: %w", err)
+	m := Message{Type: head.Type, Subtype: head.Subtype, RequestID: head.RequestID, Raw: json.RawMessage(line), Size: len(line)}
+	if head.Type == "control_request" {
+		var req struct {
+			Subtype string `json:"subtype"`
+		}
+		if len(head.Request) > 0 {
+			if err := json.Unmarshal(head.Request, &req); err != nil {
+				return Message{}, fmt.Errorf("decode control_request body: %w", err)
+			}
+		}
+		m.Subtype = req.Subtype
+		if m.Subtype == "can_use_tool" {
+			pr, err := asks.DecodePermission(head.RequestID, head.Request)
+			m.Permission, m.Undecoded = &pr, err
 		}
 	}
-	m := Message{Type: head.Type, Subtype: req.Subtype, RequestID: head.RequestID, Raw: json.RawMessage(line), Size: len(line)}
-	if m.Subtype == "can_use_tool" {
-		pr, err := asks.DecodePermission(head.RequestID, head.Request)
-		m.Permission, m.Undecoded = &pr, err
-	}
-	return m, nil
+	return completed(m, head.Response)
 }
 
 // DecodePermissionRequest is the can_use_tool request of a message

@@ -315,6 +315,12 @@ func TestParseLineDecodesARequestOnce(t *testing.T) {
 	if err != nil || m.Subtype != "can_use_tool" || m.Permission == nil || m.Permission.In.Fields.Command != "ls" {
 		t.Fatalf("lenient: %+v %v", m, err)
 	}
+	// A message whose "request" is not a control request's body is read
+	// as any other.
+	m, err = ParseLine([]byte(`{"type":"system","subtype":"status","request":"text"}`))
+	if err != nil || m.Type != "system" || m.Subtype != "status" || m.Permission != nil {
+		t.Fatalf("system: %+v %v", m, err)
+	}
 	// Another control request is not read as one.
 	m, err = ParseLine([]byte(`{"type":"control_request","request_id":"r3","request":{"subtype":"hook_callback","callback_id":"c","input":{"tool_input":{}}}}`))
 	if err != nil || m.Subtype != "hook_callback" || m.Permission != nil {
