@@ -1,26 +1,30 @@
 package app
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
 
-// One function writes a can_use_tool answer (respond, answer.go), and a
+// One function writes a can_use_tool answer (Respond, rooms/asked), and a
 // request is routed once (permission, requests.go): a second writer or a
 // second routing would let a request be answered twice or routed two ways.
 func TestOneAnswerPath(t *testing.T) {
 	count := func(needle string) map[string]int {
 		found := map[string]int{}
-		files, err := filepath.Glob("../*/*.go")
+		var files []string
+		err := filepath.WalkDir("..", func(f string, e fs.DirEntry, err error) error {
+			if err == nil && strings.HasSuffix(f, ".go") && !strings.HasSuffix(f, "_test.go") {
+				files = append(files, f)
+			}
+			return err
+		})
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, f := range files {
-			if strings.HasSuffix(f, "_test.go") {
-				continue
-			}
 			b, err := os.ReadFile(f)
 			if err != nil {
 				t.Fatal(err)
@@ -32,7 +36,7 @@ func TestOneAnswerPath(t *testing.T) {
 		return found
 	}
 	for needle, want := range map[string]string{
-		".Proc.Respond(":    "../app/answer.go",
+		".Proc.Respond(":    "../rooms/asked/asked.go",
 		"approval.RouteOf(": "../app/requests.go",
 	} {
 		got := count(needle)

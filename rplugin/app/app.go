@@ -30,10 +30,12 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/others"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/queue"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/review"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/asked"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/commands"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/complete"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/controls"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/editor"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/elicit"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/history"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/merge"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/modes"
@@ -107,6 +109,8 @@ type App struct {
 	modes    *modes.Room       // the mode the user chose, kept; claude's version
 	complete *complete.Room    // the prompt input's completion
 	merge    *merge.Room       // a worktree's branch brought into the checkout as proposals
+	forms    *elicit.Room      // an MCP server's forms (elicitations)
+	asked    *asked.Kind       // claude's requests, answered
 	notes    *provenance.Room  // who wrote each line, kept in git (authorship notes)
 	commands *commands.Room    // what a command changed: snapshots around it
 	views    *views.Builder    // how a request is worded for the front end
@@ -168,6 +172,20 @@ func New(sink ui.Sink, log *slog.Logger) *App {
 	a.controls = controls.New(a.desk, a.send)
 	a.rewind = rewind.New(a.desk, a.rounds, a.edit.DiagnoseRewound)
 	a.merge = merge.New(a.desk, mergeAsks{a}, func() string { return a.cfg.get().Storage }, a.rounds)
+	a.forms = elicit.New(a.desk, formAsks{door{a}})
+	a.asked = asked.New(a.desk, asked.Deps{Door: door{a}, Keep: a.perms.Keep,
+		Interrupt:   func(sid int) { _, _ = a.controls.Interrupt(sid) },
+		AllowFolder: func(sid int, dir string) { a.edit.Grants(sid).AllowFolder(dir) },
+		Allowing: func(s *session.Session, r approval.Pending) {
+			switch {
+			case commands.Tools[r.Perm.ToolName]:
+				// Before claude may run it: what it changes is then known.
+				a.commands.Before(s, r.Perm.ToolUseID, r.Perm.Input)
+			case r.Change != nil:
+				// Not the change of another session's command running now.
+				a.commands.Writes(s.ID, r.Change.Path)
+			}
+		}})
 	a.world = world.New(a.desk, func() others.Config {
 		o := a.cfg.get()
 		return others.Config{Cmd: o.Cmd, Env: o.Env, Home: a.cfg.home()}
@@ -608,7 +626,7 @@ func (a *App) Shutdown() {
 	a.notes.Close()
 	defer a.commands.Close()
 	for _, r := range a.reg.List() {
-		_, _ = a.decide(r, approval.Decision{Behavior: approval.Deny,
+		_, _ = r.Kind.Answer(r, approval.Decision{Behavior: approval.Deny,
 			Message: "Neovim is exiting; the user could not answer this request."}, "neovim exiting")
 	}
 	a.edit.WaitCalls(2 * time.Second) // their answers (a denied ask) go out before claude stops

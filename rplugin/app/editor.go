@@ -34,6 +34,14 @@ func (o outsideAsks) AskOutside(p *approval.Pending, s *session.Session) bool {
 // Withdraw ends an ask whose call was cancelled.
 func (o outsideAsks) Withdraw(id, reason string) { o.a.finish(id, reason) }
 
+// Finish is the registry's way out with an answer.
+func (o outsideAsks) Finish(p approval.Pending, outcome string, write func(approval.Pending) error) error {
+	return door{o.a}.Finish(p, outcome, write)
+}
+
+// Interrupt asks session sid's claude to end its turn.
+func (o outsideAsks) Interrupt(sid int) { _, _ = o.a.controls.Interrupt(sid) }
+
 // editorToolAllowed answers a can_use_tool for one of the editor's own
 // read-only tools at once, unless the user wants to be asked (option
 // editor_tools.ask; an ask rule or a hook of theirs, or any hint of claude's
@@ -70,33 +78,4 @@ func checkEditorOptions(o Options) error {
 		return fmt.Errorf("option 'feedback.diagnostics_wait' must be between 0 and 60000 ms, got %d", o.Feedback.DiagnosticsWait)
 	}
 	return nil
-}
-
-// answerOutside settles an ask with the user's decision: the waiting call
-// gets it (and the grant, for the session, is kept first).
-func (a *App) answerOutside(r approval.Pending, d approval.Decision) error {
-	ans := editortools.Answer{Allowed: d.Behavior != approval.Deny, Message: d.Message}
-	outcome := approval.Outcome(approval.Deny)
-	switch d.Behavior {
-	case approval.Allow:
-		ans.How, outcome = "allowed once by you", "allowed once"
-	case approval.AllowSession:
-		ans.How, outcome = "allowed by you for this session", approval.Outcome(approval.AllowSession)+": "+r.Outside.Shown
-	case approval.AllowTool:
-		ans.How, outcome = "allowed by you for this session (its folder)", approval.Outcome(approval.AllowSession)+": "+r.Outside.FolderShown+"/"
-	case approval.Deny:
-		ans.How = "denied by you"
-	default:
-		return fmt.Errorf("unknown decision %q (want allow, allow_session, allow_tool or deny)", d.Behavior)
-	}
-	return a.finishWith(r, outcome, func(_ *session.Session, p approval.Pending) error {
-		switch d.Behavior {
-		case approval.AllowSession:
-			a.edit.Grants(p.Session).AllowFile(p.Outside.Path)
-		case approval.AllowTool:
-			a.edit.Grants(p.Session).AllowFolder(p.Outside.Folder)
-		}
-		a.edit.Deliver(p.ID, ans)
-		return nil
-	})
 }

@@ -76,8 +76,9 @@ func (a *App) ProposalSaved(sp SaveParams) (Decided, error) {
 	if p.Change == nil || p.Staged == "" {
 		return Decided{}, fmt.Errorf("request %s has no staged proposal", id)
 	}
-	if p.Merge != nil {
-		return mergeSaved(a.merge, p)
+	if k, ok := p.Kind.(approval.Proposer); ok {
+		applied, why, err := k.Saved(p) // the user's own proposal: its kind applies it
+		return Decided{Decided: applied, Reason: why}, err
 	}
 	via := sp.Via
 	if via == "" {
@@ -151,12 +152,9 @@ func (a *App) ProposalSaved(sp SaveParams) (Decided, error) {
 			}
 		}
 	}
-	if _, err := a.decide(p, d, outcome); err != nil {
-		var nq notQueued
-		if errors.Is(err, ErrNotPending) || errors.As(err, &nq) {
-			return Decided{Reason: err.Error()}, nil
-		}
-		return Decided{}, err
+	if _, err := p.Kind.Answer(p, d, outcome); err != nil {
+		why, err := answerErr(err)
+		return Decided{Reason: why}, err
 	}
 	if s, ok := a.sessions.Get(p.Session); ok {
 		if d.Behavior != approval.Deny {
@@ -184,7 +182,7 @@ func (a *App) askRewrite(p approval.Pending, saved []byte) (Decided, error) {
 	}
 	msg := feedback.Rewrite(p.Target, string(saved))
 	s.Applied.ExpectRewrite(p.Change.Path, saved)
-	if _, err := a.decide(p, approval.Decision{Behavior: approval.Deny, Message: msg}, "reviewed; Claude writes it again"); err != nil {
+	if _, err := p.Kind.Answer(p, approval.Decision{Behavior: approval.Deny, Message: msg}, "reviewed; Claude writes it again"); err != nil {
 		if errors.Is(err, ErrNotPending) {
 			return Decided{Reason: err.Error()}, nil
 		}
@@ -220,7 +218,7 @@ func (a *App) rebase(p approval.Pending, saved []byte) (string, error) {
 	if s != nil {
 		cwd = s.Cwd()
 	}
-	next, rerr := proposal.Reconstruct(p.Perm.ToolName, p.Perm.Input, cwd, read)
+	next, rerr := proposal.ReconstructOf(p.Perm.ToolName, p.Perm.In, cwd, read)
 	if rerr == nil && old.Detached {
 		// The buffer is the user's own since Claude's change stopped
 		// applying: keep it, whatever the file became.
@@ -332,9 +330,9 @@ func (a *App) ProposalWiped(sp SaveParams) error {
 	if !ok {
 		return nil
 	}
-	if p.Merge != nil {
-		a.merge.Skip(p, "skipped")
-		return nil
+	if k, ok := p.Kind.(approval.Proposer); ok {
+		_, err := k.Answer(p, approval.Decision{Behavior: approval.Deny}, "skipped")
+		return err
 	}
 	msg := fmt.Sprintf("The user rejected this change to %s; the file was not changed.", p.Target)
 	if len(sp.Review.Notes) > 0 {
@@ -343,7 +341,7 @@ func (a *App) ProposalWiped(sp SaveParams) error {
 			a.desk.Transcript(s, s.Transcript.Told(msg))
 		}
 	}
-	_, err := a.decide(p, approval.Decision{Behavior: approval.Deny, Message: msg}, "rejected")
+	_, err := p.Kind.Answer(p, approval.Decision{Behavior: approval.Deny, Message: msg}, "rejected")
 	if errors.Is(err, ErrNotPending) {
 		return nil
 	}

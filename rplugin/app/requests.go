@@ -4,25 +4,21 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/approval"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
-	"github.com/claude-nova/claude-nova.nvim/rplugin/editortools"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/mode"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/proposal"
-	"github.com/claude-nova/claude-nova.nvim/rplugin/rules"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/toolcall"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/ui"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/worktree"
 )
-
-// ErrNotPending is returned for a gesture on a request that was already
-// answered or withdrawn.
-var ErrNotPending = errors.New("that request is no longer pending")
 
 // permission registers a can_use_tool request, then surfaces it. The steps:
 // refuse what cannot be shown here (a tool with its own interactive UI),
@@ -66,7 +62,7 @@ func (a *App) permission(s *session.Session, m claude.Message) {
 		a.log.Warn("duplicate request id ignored", "session", s.ID, "id", pr.RequestID)
 		return
 	}
-	if path, content, ok := proposal.WriteContent(pr.ToolName, pr.Input, s.Cwd()); ok &&
+	if path, content, ok := proposal.WriteContent(pr.ToolName, pr.In, s.Cwd()); ok &&
 		approval.MayAutoAllow(pr) && s.Applied.TakeRewrite(path, content) {
 		// The user approved exactly these bytes for this file already (a
 		// reviewed Write the CLI refused because the file changed after
@@ -76,18 +72,18 @@ func (a *App) permission(s *session.Session, m claude.Message) {
 			a.log.Warn("answer the approved rewrite", "session", s.ID, "err", err)
 			return
 		}
-		a.desk.Note(s, "Allowed Write "+approval.Target(pr.ToolName, pr.Input, s.Cwd())+" without asking: exactly the content you approved.")
+		a.desk.Note(s, "Allowed Write "+approval.TargetOf(pr.ToolName, pr.In, s.Cwd())+" without asking: exactly the content you approved.")
 		return
 	}
 	o := a.cfg.get()
 	p := &approval.Pending{
-		ID: id, Session: s.ID, Perm: pr, Arrived: time.Now(),
-		Target: approval.Target(pr.ToolName, pr.Input, s.Cwd()),
+		ID: id, Session: s.ID, Kind: a.asked, Perm: pr, Arrived: time.Now(),
+		Target: approval.TargetOf(pr.ToolName, pr.In, s.Cwd()),
 	}
 	var reconErr error
 	var summed chan proposal.Summary
 	if approval.IsFileChange(pr.ToolName) {
-		c, err := proposal.Reconstruct(pr.ToolName, pr.Input, s.Cwd(), a.readAhead(id, pr.ToolName, o.ReviewEdits))
+		c, err := proposal.ReconstructOf(pr.ToolName, pr.In, s.Cwd(), a.readAhead(id, pr.ToolName, o.ReviewEdits))
 		if err != nil {
 			reconErr = err
 		} else {
@@ -263,86 +259,17 @@ func (a *App) Decide(p DecideParams) (Decided, error) {
 		_ = a.Present(p.ID)
 		return Decided{Reason: approval.OwnRefusal(r.Route.Surface)}, nil
 	}
-	if r.Outside != nil {
-		if why := approval.Refusal(r, p.Decision, p.Via); why != "" {
-			return Decided{Reason: why}, nil
-		}
-		if p.Behavior == approval.AllowDir {
-			return Decided{Reason: "a read outside the session's folders is allowed once, for its file or for its folder (allow_tool)"}, nil
-		}
-		if _, err := a.decide(r, p.Decision, ""); err != nil {
-			return Decided{Reason: err.Error()}, nil
-		}
-		if p.Behavior == approval.Deny && p.Interrupt {
-			// The editor's own tool: claude is asked to end the turn.
-			_, _ = a.controls.Interrupt(r.Session)
-		}
-		return Decided{Decided: true}, nil
-	}
-	if r.Elicit != nil {
-		if p.Behavior != approval.Deny {
-			return Decided{Reason: "a form is answered with its fields: its surface is open"}, nil
-		}
-		if _, err := a.decide(r, p.Decision, "declined"); err != nil {
-			return Decided{Reason: err.Error()}, nil
-		}
-		return Decided{Decided: true}, nil
-	}
 	if why := approval.Refusal(r, p.Decision, p.Via); why != "" {
 		if p.Via == approval.ViaSidebar && approval.HintsOf(r.Perm).Deliberate {
 			_ = a.Present(p.ID)
 		}
 		return Decided{Reason: why}, nil
 	}
-	outcome := approval.Outcome(p.Behavior)
-	stop := p.Behavior == approval.Deny && p.Interrupt
-	if stop {
-		outcome = "denied and stopped"
-	}
-	if len(p.Rules) > 0 {
-		outcome += " with a rule: " + strings.Join(p.Rules, ", ")
-	}
-	// Check everything that can be wrong before anything is kept.
-	if _, err := p.Decision.Result(r); err != nil {
-		return Decided{}, err
-	}
-	if err := a.perms.Keep(r, p.Decision); err != nil {
-		return Decided{}, err
-	}
-	s, _ := a.sessions.Get(r.Session)
-	if stop && s != nil {
-		// The turn ends with this answer: an interrupt the user asked for,
-		// not an error (claude's result says error_during_execution).
-		s.MarkInterrupted()
-	}
-	decided, err := a.decide(r, p.Decision, outcome)
-	if stop && !decided && s != nil {
-		s.TakeInterrupted() // not answered: the turn goes on
-	}
-	if stop && decided && s != nil && r.Perm.AgentID != "" {
-		// A subagent's request: claude's interrupt flag ends that agent
-		// only. A foreground agent's turn would go on to its next tool,
-		// and the user said stop: that turn is interrupted too. A
-		// background agent's stop leaves the conversation's turn alone.
-		if t, ok := s.Tasks.Get(r.Perm.AgentID); !ok || !t.Background {
-			_, _ = a.controls.Interrupt(r.Session)
-		}
-	}
-	if decided && p.Behavior == approval.AllowDir {
-		for _, d := range rules.SuggestedDirs(r.Perm.Suggestions) {
-			// The editor's tools may read there too, for the session.
-			a.edit.Grants(r.Session).AllowFolder(d)
-		}
-	}
-	if errors.Is(err, ErrNotPending) {
-		return Decided{Reason: err.Error()}, nil
-	}
-	var nq notQueued
-	if errors.As(err, &nq) {
-		return Decided{Reason: err.Error()}, nil
-	}
-	if err != nil {
-		return Decided{}, err
+	d := p.Decision
+	d.Gesture = true
+	decided, err := r.Kind.Answer(r, d, "")
+	if why, err := answerErr(err); why != "" || err != nil {
+		return Decided{Reason: why}, err
 	}
 	return Decided{Decided: decided, Warning: rulesWarning(p.Decision)}, nil
 }
@@ -363,7 +290,7 @@ func (a *App) withdrawSession(sid int, reason, deny string) {
 			if p.Session != sid {
 				continue
 			}
-			if _, err := a.decide(p, approval.Decision{Behavior: approval.Deny, Message: deny}, reason); err != nil && !errors.Is(err, ErrNotPending) {
+			if _, err := p.Kind.Answer(p, approval.Decision{Behavior: approval.Deny, Message: deny}, reason); err != nil && !errors.Is(err, ErrNotPending) {
 				a.log.Warn("deny a request of a session that ends", "session", sid, "id", p.ID, "err", err)
 			}
 		}
@@ -393,11 +320,7 @@ func (a *App) finish(id, outcome string) (approval.Pending, bool) {
 }
 
 func (a *App) cleanup(p approval.Pending) {
-	if p.Outside != nil {
-		// Withdrawn (claude cancelled, the session ended): the waiting
-		// call learns it; after a decision this is a no-op.
-		a.edit.Deliver(p.ID, editortools.Answer{How: "withdrawn"})
-	}
+	p.Kind.Withdrawn(p) // after an answer: nothing
 	if p.Staged != "" {
 		if err := proposal.Unstage(a.cfg.get().Storage, p.Staged); err != nil {
 			a.log.Warn("unstage", "path", p.Staged, "err", err)
@@ -443,7 +366,7 @@ func (a *App) Answer(id string, answers []QuestionAnswer) error {
 	if !ok {
 		return ErrNotPending
 	}
-	in, err := claude.FieldsOf(r.Perm.Input)
+	in, err := r.Perm.In.Fields, r.Perm.In.FieldsErr
 	if err != nil {
 		return fmt.Errorf("question input: %w", err)
 	}
@@ -468,11 +391,11 @@ func (a *App) Answer(id string, answers []QuestionAnswer) error {
 		}
 		out[q.Question] = strings.Join(labels, ", ")
 	}
-	input, err := approval.WithAnswers(r.Perm.Input, out)
+	input, err := approval.WithAnswers(r.Perm.In, out)
 	if err != nil {
 		return err
 	}
-	_, err = a.decide(r, approval.Decision{Behavior: approval.Allow, UpdatedInput: input}, "answered")
+	_, err = r.Kind.Answer(r, approval.Decision{Behavior: approval.Allow, UpdatedInput: input}, "answered")
 	return err
 }
 
@@ -496,7 +419,7 @@ func (a *App) PlanDecide(p PlanParams) error {
 		if p.Feedback != "" {
 			msg += " Their feedback: " + p.Feedback
 		}
-		_, err := a.decide(r, approval.Decision{Behavior: approval.Deny, Message: msg}, "keep planning")
+		_, err := r.Kind.Answer(r, approval.Decision{Behavior: approval.Deny, Message: msg}, "keep planning")
 		return err
 	}
 	if p.Mode == "" {
@@ -512,11 +435,11 @@ func (a *App) PlanDecide(p PlanParams) error {
 		var err error
 		// claude tells the model "Approved Plan (edited by user)" and saves
 		// it to the plan file (checked on 2.1.328).
-		if input, err = planInput(input, p.Plan); err != nil {
+		if input, err = planInput(r.Perm.In, p.Plan); err != nil {
 			return err
 		}
 	}
-	if _, err := a.decide(r, approval.Decision{Behavior: approval.Allow, UpdatedInput: input, Mode: p.Mode}, "plan approved"); err != nil {
+	if _, err := r.Kind.Answer(r, approval.Decision{Behavior: approval.Allow, UpdatedInput: input, Mode: p.Mode}, "plan approved"); err != nil {
 		return err
 	}
 	if s, ok := a.sessions.Get(r.Session); ok {
@@ -532,9 +455,9 @@ func (a *App) PlanDecide(p PlanParams) error {
 	return nil
 }
 
-func planInput(input json.RawMessage, plan string) (json.RawMessage, error) {
-	m, err := claude.InputObject(input)
-	if err != nil {
+func planInput(input toolcall.Input, plan string) (json.RawMessage, error) {
+	m := maps.Clone(input.Obj)
+	if m == nil {
 		m = map[string]any{}
 	}
 	m["plan"] = plan

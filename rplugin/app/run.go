@@ -10,6 +10,7 @@ import (
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/approval"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/claude/replies"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/desk"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/commands"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/complete"
@@ -304,7 +305,7 @@ func (r *router) contextUsage(ctx context.Context, s *session.Session) {
 		r.log.Debug("get_context_usage", "session", s.ID, "err", err)
 		return
 	}
-	u, err := claude.DecodeContextUsage(raw)
+	u, err := replies.DecodeContextUsage(raw)
 	if err != nil {
 		return
 	}

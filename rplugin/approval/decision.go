@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rules"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/toolcall"
 )
 
 // Behaviors a user can choose.
@@ -35,8 +37,12 @@ type Decision struct {
 	// Rules and Destination: "Always…". An allow adds the rules (allow) to
 	// the destination with the answer; a deny answers deny, and the app
 	// saves the rules (deny) itself: claude ignores rules on a deny answer.
-	Rules       []string `json:"rules,omitempty"`
-	Destination string   `json:"destination,omitempty"`
+	Rules []string `json:"rules,omitempty"`
+	// Gesture says the user made it (a key, a command, a surface's
+	// answer), not the plugin (a deny as the session ends, a plan's or a
+	// question's answer): only a gesture keeps its rules.
+	Gesture     bool   `json:"-"`
+	Destination string `json:"destination,omitempty"`
 	// Interrupt, on a deny, also ends the turn (interrupt: true in the
 	// PermissionResult): a firm no that Claude does not retry. The CLI then
 	// tells the model its own words ("The user doesn't want to proceed…
@@ -83,9 +89,6 @@ func (d Decision) Result(r Pending) (claude.PermissionResult, error) {
 	if err != nil {
 		return claude.PermissionResult{}, err
 	}
-	if r.Elicit != nil {
-		return claude.PermissionResult{}, errors.New("an elicitation is answered with its form, not allow or deny")
-	}
 	switch d.Behavior {
 	case Allow:
 		switch {
@@ -103,7 +106,7 @@ func (d Decision) Result(r Pending) (claude.PermissionResult, error) {
 		}
 		return claude.Allow(input), nil
 	case AllowSession:
-		c, ok := rules.SessionChoice(r.Perm.ToolName, r.Perm.Input, r.Perm.Suggestions)
+		c, ok := rules.SessionChoice(r.Perm.ToolName, r.Perm.In.Fields, r.Perm.Suggestions)
 		if !ok {
 			return claude.PermissionResult{}, errors.New("there is no rule to allow this request for the session with")
 		}
@@ -137,11 +140,11 @@ func (d Decision) Result(r Pending) (claude.PermissionResult, error) {
 
 // WithAnswers returns an AskUserQuestion input with the user's answers added
 // ({question text: label}; multi-select labels joined with ", ").
-func WithAnswers(input json.RawMessage, answers map[string]string) (json.RawMessage, error) {
-	m, err := claude.InputObject(input)
-	if err != nil {
-		return nil, fmt.Errorf("question: %w", err)
+func WithAnswers(input toolcall.Input, answers map[string]string) (json.RawMessage, error) {
+	if input.Err != nil {
+		return nil, fmt.Errorf("question: %w", input.Err)
 	}
+	m := maps.Clone(input.Obj)
 	m["answers"] = answers
 	b, err := json.Marshal(m)
 	if err != nil {

@@ -93,14 +93,11 @@ func allows(behavior string) bool {
 }
 
 // Refusal says why a decision may not answer request r coming from via ("" when it
-// may). Nothing is answered and the request stays pending when it is not.
-func Refusal(r Pending, d Decision, via string) string {
-	if r.Elicit != nil {
-		return ""
-	}
-	if r.Outside != nil {
-		return outsideRefusal(d, via)
-	}
+// may): its kind says. Nothing is answered and the request stays pending when it is not.
+func Refusal(r Pending, d Decision, via string) string { return r.Kind.Refusal(r, d, via) }
+
+// AskRefusal is Refusal for a request claude asks, by its hints.
+func AskRefusal(r Pending, d Decision, via string) string {
 	h := HintsOf(r.Perm)
 	because := ""
 	if h.Why != "" {
@@ -118,7 +115,7 @@ func Refusal(r Pending, d Decision, via string) string {
 	case d.Behavior == AllowDir && len(rules.SuggestedDirs(r.Perm.Suggestions)) == 0:
 		return "claude suggested no folder to allow for this request: allow it once or for the session"
 	case d.Behavior == AllowSession:
-		if _, ok := rules.SessionChoice(r.Perm.ToolName, r.Perm.Input, r.Perm.Suggestions); !ok {
+		if _, ok := rules.SessionChoice(r.Perm.ToolName, r.Perm.In.Fields, r.Perm.Suggestions); !ok {
 			return "claude suggested no rule for this request, so there is nothing to allow for the session: allow it once, or make a rule with Always…"
 		}
 	}
@@ -130,11 +127,11 @@ func Refusal(r Pending, d Decision, via string) string {
 const OutsideNoRule = "a read outside the session's folders is allowed once or for this session here; " +
 	"to allow it for good, add a Read rule (Read(~/notes/**)) to your settings"
 
-// outsideRefusal says why a decision may not answer an editor tool's read
+// OutsideRefusal says why a decision may not answer an editor tool's read
 // outside the session's folders: no lasting rule, and never allowed by a
 // batch (only the user lets text leave; the plugin never allows one by
 // itself).
-func outsideRefusal(d Decision, via string) string {
+func OutsideRefusal(d Decision, via string) string {
 	switch {
 	case len(d.Rules) > 0:
 		return OutsideNoRule

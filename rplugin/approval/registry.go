@@ -33,6 +33,8 @@ const (
 type Pending struct {
 	ID      string // registry key: "<session>:<claude request id>"
 	Session int
+	// Kind answers it (see Kind): every request has one.
+	Kind    Kind
 	Perm    claude.PermissionRequest
 	Arrived time.Time
 	Route   Route
@@ -235,7 +237,7 @@ func (g *Registry) FinishSession(session int, tell func(Pending)) []Pending {
 	defer g.mu.Unlock()
 	var out []*Pending
 	for id, p := range g.items {
-		if p.Session == session && p.Merge == nil {
+		if p.Session == session && !p.Kind.Outlives() {
 			out = append(out, p)
 			delete(g.items, id)
 		}

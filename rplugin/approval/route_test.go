@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/toolcall"
 )
 
 func TestRouteOf(t *testing.T) {
@@ -43,7 +44,7 @@ func TestRouteOf(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			staged := false
 			stage := func() error { staged = true; return tt.stage() }
-			pr := claude.PermissionRequest{ToolName: tt.tool, RequiresUserInteraction: tt.rui, Input: json.RawMessage(`{}`)}
+			pr := claude.PermissionRequest{ToolName: tt.tool, RequiresUserInteraction: tt.rui, Input: json.RawMessage(`{}`), In: toolcall.Decode(json.RawMessage(`{}`))}
 			got := RouteOf(pr, tt.review, stage)
 			if got.Surface != tt.want || got.Reason != tt.wantWhy {
 				t.Errorf("Present = %+v, want %s %q", got, tt.want, tt.wantWhy)
@@ -56,7 +57,7 @@ func TestRouteOf(t *testing.T) {
 }
 
 func TestDecisionResult(t *testing.T) {
-	r := Pending{Perm: claude.PermissionRequest{ToolName: "Bash", Input: json.RawMessage(`{"command":"ls"}`)}}
+	r := Pending{Perm: claude.PermissionRequest{ToolName: "Bash", Input: json.RawMessage(`{"command":"ls"}`), In: toolcall.Decode(json.RawMessage(`{"command":"ls"}`))}}
 	tests := []struct {
 		name string
 		d    Decision
@@ -84,7 +85,7 @@ func TestDecisionResult(t *testing.T) {
 			}
 		})
 	}
-	edit := Pending{Perm: claude.PermissionRequest{ToolName: "Edit", Input: json.RawMessage(`{}`),
+	edit := Pending{Perm: claude.PermissionRequest{ToolName: "Edit", Input: json.RawMessage(`{}`), In: toolcall.Decode(json.RawMessage(`{}`)),
 		Suggestions: claude.Suggestions{{Type: "setMode", Mode: "acceptEdits", Destination: "session"}}}}
 	if res, _ := (Decision{Behavior: AllowSession}).Result(edit); len(res.UpdatedPermissions) != 1 {
 		t.Errorf("accept edits for the session: %+v", res)
@@ -124,8 +125,8 @@ func TestRegistryFinishOnce(t *testing.T) {
 	if g.Present(r.ID, func(Pending) { t.Fatal("presented after finish") }) {
 		t.Fatal("Present of a finished request reported true")
 	}
-	g.Register(&Pending{ID: Key(2, "a"), Session: 2}, nil)
-	g.Register(&Pending{ID: Key(3, "b"), Session: 3}, nil)
+	g.Register(&Pending{ID: Key(2, "a"), Session: 2, Kind: stubKind{}}, nil)
+	g.Register(&Pending{ID: Key(3, "b"), Session: 3, Kind: stubKind{}}, nil)
 	if got := g.FinishSession(2, nil); len(got) != 1 || g.Count(0) != 1 || g.Count(3) != 1 {
 		t.Fatalf("FinishSession: %d left %d", len(got), g.Count(0))
 	}
@@ -174,18 +175,18 @@ func no() *bool  { b := false; return &b }
 // The CLI's hints, obeyed wherever a request can be answered: what is
 // refused stays pending, and the reason says why.
 func TestRefusal(t *testing.T) {
-	rmHome := claude.PermissionRequest{ToolName: "Bash", Input: json.RawMessage(`{"command":"rm -rf ~ --x"}`),
+	rmHome := claude.PermissionRequest{ToolName: "Bash", Input: json.RawMessage(`{"command":"rm -rf ~ --x"}`), In: toolcall.Decode(json.RawMessage(`{"command":"rm -rf ~ --x"}`)),
 		Suggestions: claude.Suggestions{}, DecisionReason: "Dangerous rm operation on critical path: /home/u",
 		DecisionReasonType: "safetyCheck", ClassifierApprovable: no(), SuppressAlwaysAllowRule: true}
-	plain := claude.PermissionRequest{ToolName: "Bash", Input: json.RawMessage(`{"command":"touch a"}`)}
+	plain := claude.PermissionRequest{ToolName: "Bash", Input: json.RawMessage(`{"command":"touch a"}`), In: toolcall.Decode(json.RawMessage(`{"command":"touch a"}`))}
 	askRule := plain
 	askRule.MatchedAskRule = &claude.AskRule{Source: "localSettings", ToolName: "Bash", RuleContent: "touch:*"}
 	stray := plain
 	stray.DefaultToNo = true
-	person := claude.PermissionRequest{ToolName: "Bash", Input: json.RawMessage(`{"command":"x"}`), RequiresUserInteraction: true, DecisionReasonType: "classifier"}
+	person := claude.PermissionRequest{ToolName: "Bash", Input: json.RawMessage(`{"command":"x"}`), In: toolcall.Decode(json.RawMessage(`{"command":"x"}`)), RequiresUserInteraction: true, DecisionReasonType: "classifier"}
 	approvable := plain
 	approvable.DecisionReasonType, approvable.ClassifierApprovable = "safetyCheck", yes()
-	noSuggestion := claude.PermissionRequest{ToolName: "mcp__gh__create_issue", Input: json.RawMessage(`{"title":"x"}`)}
+	noSuggestion := claude.PermissionRequest{ToolName: "mcp__gh__create_issue", Input: json.RawMessage(`{"title":"x"}`), In: toolcall.Decode(json.RawMessage(`{"title":"x"}`))}
 	rule := func(b string) Decision {
 		return Decision{Behavior: b, Rules: []string{"Bash(rm:*)"}, Destination: "localSettings"}
 	}
@@ -226,7 +227,7 @@ func TestRefusal(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := Refusal(Pending{Perm: tt.pr}, tt.d, tt.via)
+			got := AskRefusal(Pending{Perm: tt.pr}, tt.d, tt.via)
 			if (tt.want == "") != (got == "") || !strings.Contains(got, tt.want) {
 				t.Errorf("Refusal = %q, want %q", got, tt.want)
 			}
@@ -288,3 +289,11 @@ func TestFinishIfKeepsWhatCouldNotBeAnswered(t *testing.T) {
 		t.Fatal("finished twice")
 	}
 }
+
+// stubKind is a kind of request that is answered by no one here.
+type stubKind struct{}
+
+func (stubKind) Answer(Pending, Decision, string) (bool, error) { return false, nil }
+func (stubKind) Withdrawn(Pending)                              {}
+func (stubKind) Refusal(Pending, Decision, string) string       { return "" }
+func (stubKind) Outlives() bool                                 { return false }

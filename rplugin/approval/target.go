@@ -7,13 +7,21 @@ import (
 	"strings"
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/toolcall"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/tools"
 )
 
-// Target is a short, sanitized description of what a tool call touches:
-// a path relative to cwd, a command, a pattern.
+// Target is a short, sanitized description of what a tool call touches
+// (see TargetOf), from its raw input.
 func Target(tool string, input json.RawMessage, cwd string) string {
-	in := tools.DecodeInput(input)
+	return TargetOf(tool, toolcall.Decode(input), cwd)
+}
+
+// TargetOf is a short, sanitized description of what a tool call touches:
+// a path relative to cwd, a command, a pattern. It reads the input as it
+// was decoded once.
+func TargetOf(tool string, input toolcall.Input, cwd string) string {
+	in := tools.Input(input.Obj)
 	str := in.Str
 	if t, ok := tools.Of(tool); ok && t.Target != nil {
 		return sanitize.Truncate(sanitize.Line(t.Target(in)), 80)

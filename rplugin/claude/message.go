@@ -8,6 +8,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/claude-nova/claude-nova.nvim/rplugin/claude/asks"
 )
 
 // Message is one decoded line of claude's stdout: its kind, and the typed
@@ -33,7 +35,9 @@ type Message struct {
 	Progress  *ToolProgress
 	RateLimit *RateLimit
 	Lifecycle *Lifecycle
-	Undecoded error
+	// Permission is a can_use_tool request, decoded (its tool input too).
+	Permission *PermissionRequest
+	Undecoded  error
 }
 
 // ErrNotObject is returned for a line that is valid JSON but not an object
@@ -41,8 +45,93 @@ type Message struct {
 var ErrNotObject = errors.New("not a JSON object with a type")
 
 // ParseLine decodes one stdout line. It never panics; malformed input returns
-// an error describing it.
+// an error describing it. A can_use_tool request is decoded whole, its tool
+// input once (Message.Permission): nothing after it decodes the request.
 func ParseLine(line []byte) (Message, error) {
+	var head struct {
+		Type      string          `json:"type"`
+		Subtype   string          `json:"subtype"`
+		RequestID string          `json:"request_id"`
+		Request   *controlBody    `json:"request"`
+		Response  json.RawMessage `json:"response"`
+	}
+	if err := json.Unmarshal(line, &head); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return parseSlowly(line) // a field of another type: read the careful way
+		}
+		return Message{}, fmt.Errorf("decode line: %w", err)
+	}
+	if head.Type == "" {
+		return Message{}, ErrNotObject
+	}
+	m := Message{Type: head.Type, Subtype: head.Subtype, RequestID: head.RequestID, Raw: json.RawMessage(line), Size: len(line)}
+	if head.Type == "control_request" {
+		m.Subtype = ""
+		if head.Request != nil {
+			m.Subtype = head.Request.Subtype
+		}
+		if m.Subtype == "can_use_tool" {
+			pr, err := head.Request.permission(head.RequestID)
+			m.Permission, m.Undecoded = &pr, err
+		}
+	}
+	return completed(m, head.Response)
+}
+
+// completed completes a message of a line's head: a control response's
+// subtype and id, another kind's typed value.
+func completed(m Message, response json.RawMessage) (Message, error) {
+	switch m.Type {
+	case "control_request":
+	case "control_response":
+		var resp struct {
+			Subtype   string `json:"subtype"`
+			RequestID string `json:"request_id"`
+		}
+		if len(response) > 0 {
+			if err := json.Unmarshal(response, &resp); err != nil {
+				return Message{}, fmt.Errorf("decode control_response body: %w", err)
+			}
+		}
+		m.Subtype, m.RequestID = resp.Subtype, resp.RequestID
+	default:
+		m.Undecoded = decodeKind(&m)
+	}
+	return m, nil
+}
+
+// controlBody is a control request's body as one decode reads it: its
+// subtype and, for a can_use_tool, the request (its input kept as it came,
+// decoded by permission).
+type controlBody struct {
+	Subtype string `json:"subtype"`
+	PermissionRequest
+	Input aliased `json:"input"`
+}
+
+// aliased keeps a value's bytes as they are in the line (json.Unmarshal
+// hands an UnmarshalJSON the input itself): no copy of a large input.
+type aliased []byte
+
+// UnmarshalJSON keeps b.
+func (a *aliased) UnmarshalJSON(b []byte) error {
+	*a = b
+	return nil
+}
+
+// permission is the can_use_tool request of body b, its input decoded.
+func (b *controlBody) permission(requestID string) (PermissionRequest, error) {
+	pr := b.PermissionRequest
+	pr.RequestID, pr.Input = requestID, json.RawMessage(b.Input)
+	return asks.Checked(pr)
+}
+
+// parseSlowly decodes a line one part at a time, where a field has an
+// unexpected type: a control request's body still tells its subtype (and
+// a can_use_tool is read field by field); a message with a "request" that
+// is not an object is read as any other.
+func parseSlowly(line []byte) (Message, error) {
 	var head struct {
 		Type      string          `json:"type"`
 		Subtype   string          `json:"subtype"`
@@ -57,8 +146,7 @@ func ParseLine(line []byte) (Message, error) {
 		return Message{}, ErrNotObject
 	}
 	m := Message{Type: head.Type, Subtype: head.Subtype, RequestID: head.RequestID, Raw: json.RawMessage(line), Size: len(line)}
-	switch head.Type {
-	case "control_request":
+	if head.Type == "control_request" {
 		var req struct {
 			Subtype string `json:"subtype"`
 		}
@@ -68,165 +156,21 @@ func ParseLine(line []byte) (Message, error) {
 			}
 		}
 		m.Subtype = req.Subtype
-	case "control_response":
-		var resp struct {
-			Subtype   string `json:"subtype"`
-			RequestID string `json:"request_id"`
+		if m.Subtype == "can_use_tool" {
+			pr, err := asks.DecodePermission(head.RequestID, head.Request)
+			m.Permission, m.Undecoded = &pr, err
 		}
-		if len(head.Response) > 0 {
-			if err := json.Unmarshal(head.Response, &resp); err != nil {
-				return Message{}, fmt.Errorf("decode control_response body: %w", err)
-			}
-		}
-		m.Subtype, m.RequestID = resp.Subtype, resp.RequestID
-	default:
-		m.Undecoded = decodeKind(&m)
 	}
-	return m, nil
+	return completed(m, head.Response)
 }
 
-// PermissionRequest is the body of a can_use_tool control request. Besides
-// the tool call it carries the CLI's hints on how the ask may be answered
-// (see the comments of SDKControlPermissionRequest in the SDK's sdk.d.ts):
-// the host obeys them, it does not second-guess them.
-type PermissionRequest struct {
-	RequestID               string          `json:"-"`
-	ToolName                string          `json:"tool_name"`
-	DisplayName             string          `json:"display_name,omitempty"`
-	Input                   json.RawMessage `json:"input"`
-	ToolUseID               string          `json:"tool_use_id,omitempty"`
-	Suggestions             Suggestions     `json:"permission_suggestions,omitempty"`
-	BlockedPath             string          `json:"blocked_path,omitempty"`
-	DecisionReason          string          `json:"decision_reason,omitempty"`
-	Description             string          `json:"description,omitempty"`
-	Title                   string          `json:"title,omitempty"`
-	RequiresUserInteraction bool            `json:"requires_user_interaction,omitempty"`
-	AgentID                 string          `json:"agent_id,omitempty"`
-	// DecisionReasonType says why the ask escalated ("safetyCheck",
-	// "workingDir", "rule", "classifier", …).
-	DecisionReasonType string `json:"decision_reason_type,omitempty"`
-	// ClassifierApprovable is set when a safety check is involved; false
-	// means at least one check needs a person's approval.
-	ClassifierApprovable *bool `json:"classifier_approvable,omitempty"`
-	// SuppressAlwaysAllowRule: offer no persistent "don't ask again".
-	SuppressAlwaysAllowRule bool `json:"suppress_always_allow_rule,omitempty"`
-	// DefaultToNo: not approvable by a single stray keystroke.
-	DefaultToNo bool `json:"default_to_no,omitempty"`
-	// MatchedAskRule is the user's ask rule that forced this prompt.
-	MatchedAskRule *AskRule `json:"matched_ask_rule,omitempty"`
-	// MCPServer is the MCP server of an mcp__ tool, and where it was
-	// configured.
-	MCPServer *MCPServer `json:"mcp_server,omitempty"`
-}
-
-// AskRule is the user's ask rule a request matched.
-type AskRule struct {
-	Source      string `json:"source"`
-	ToolName    string `json:"tool_name"`
-	RuleContent string `json:"rule_content,omitempty"`
-}
-
-// String is the rule as written in settings: Tool or Tool(content).
-func (r AskRule) String() string {
-	if r.RuleContent == "" {
-		return r.ToolName
-	}
-	return r.ToolName + "(" + r.RuleContent + ")"
-}
-
-// MCPServer is the provenance of an MCP tool.
-type MCPServer struct {
-	Name   string `json:"name"`
-	Source string `json:"source"`
-}
-
-// DecodePermissionRequest extracts a can_use_tool request from a control_request message.
+// DecodePermissionRequest is the can_use_tool request of a message
+// (ParseLine decoded it).
 func DecodePermissionRequest(m Message) (PermissionRequest, error) {
-	var env struct {
-		RequestID string          `json:"request_id"`
-		Request   json.RawMessage `json:"request"`
+	if m.Permission == nil {
+		return PermissionRequest{}, errors.New("not a can_use_tool request")
 	}
-	if err := json.Unmarshal(m.Raw, &env); err != nil {
-		return PermissionRequest{}, fmt.Errorf("decode can_use_tool: %w", err)
-	}
-	var pr PermissionRequest
-	if err := json.Unmarshal(env.Request, &pr); err != nil {
-		// A field of an unexpected type (decision_reason as an object on
-		// some CLIs): decode field by field, keeping what can be read.
-		var loose map[string]json.RawMessage
-		if err2 := json.Unmarshal(env.Request, &loose); err2 != nil {
-			return PermissionRequest{}, fmt.Errorf("decode can_use_tool body: %w", err)
-		}
-		pr = lenientPermission(loose)
-	}
-	pr.RequestID = env.RequestID
-	if pr.ToolName == "" {
-		return pr, errors.New("can_use_tool without tool_name")
-	}
-	if len(pr.Input) == 0 || string(pr.Input) == "null" {
-		pr.Input = json.RawMessage("{}")
-	}
-	return pr, nil
-}
-
-func lenientPermission(m map[string]json.RawMessage) PermissionRequest {
-	str := func(k string) string {
-		var s string
-		if json.Unmarshal(m[k], &s) == nil {
-			return s
-		}
-		if len(m[k]) > 0 && string(m[k]) != "null" {
-			return string(m[k])
-		}
-		return ""
-	}
-	flag := func(k string) bool {
-		var b bool
-		_ = json.Unmarshal(m[k], &b)
-		return b
-	}
-	pr := PermissionRequest{
-		ToolName: str("tool_name"), DisplayName: str("display_name"), Input: m["input"],
-		ToolUseID:   str("tool_use_id"),
-		BlockedPath: str("blocked_path"), DecisionReason: str("decision_reason"),
-		Description: str("description"), Title: str("title"), RequiresUserInteraction: flag("requires_user_interaction"),
-		AgentID: str("agent_id"), DecisionReasonType: str("decision_reason_type"),
-		SuppressAlwaysAllowRule: flag("suppress_always_allow_rule"), DefaultToNo: flag("default_to_no"),
-	}
-	_ = json.Unmarshal(m["permission_suggestions"], &pr.Suggestions)
-	var b bool
-	if raw, ok := m["classifier_approvable"]; ok && json.Unmarshal(raw, &b) == nil {
-		pr.ClassifierApprovable = &b
-	}
-	var ask AskRule
-	if raw, ok := m["matched_ask_rule"]; ok && string(raw) != "null" {
-		if json.Unmarshal(raw, &ask) != nil || ask.ToolName == "" {
-			// Unreadable, but present: it still forces a human prompt.
-			ask = AskRule{ToolName: "(unreadable)"}
-		}
-		pr.MatchedAskRule = &ask
-	}
-	var srv MCPServer
-	if raw, ok := m["mcp_server"]; ok && json.Unmarshal(raw, &srv) == nil && srv.Name != "" {
-		pr.MCPServer = &srv
-	}
-	return pr
-}
-
-// ElicitationRequest is the body of an elicitation control request: an MCP
-// server of the user's asks the user for input (a form, or a URL to open).
-type ElicitationRequest struct {
-	RequestID       string          `json:"-"`
-	Server          string          `json:"mcp_server_name"`
-	Message         string          `json:"message"`
-	Mode            string          `json:"mode,omitempty"` // "form" (default) or "url"
-	URL             string          `json:"url,omitempty"`
-	ElicitationID   string          `json:"elicitation_id,omitempty"`
-	RequestedSchema json.RawMessage `json:"requested_schema,omitempty"`
-	PropertyOrder   []string        `json:"property_order,omitempty"`
-	Title           string          `json:"title,omitempty"`
-	DisplayName     string          `json:"display_name,omitempty"`
-	Description     string          `json:"description,omitempty"`
+	return *m.Permission, m.Undecoded
 }
 
 // DecodeElicitationRequest extracts an elicitation request from a
@@ -251,58 +195,6 @@ func DecodeElicitationRequest(m Message) (ElicitationRequest, error) {
 		return er, fmt.Errorf("elicitation mode %q is neither form nor url", er.Mode)
 	}
 	return er, nil
-}
-
-// ElicitationResult is the answer to an elicitation (the MCP ElicitResult):
-// action "accept" (with the form's content), "decline" or "cancel".
-type ElicitationResult struct {
-	Action  string         `json:"action"`
-	Content map[string]any `json:"content,omitempty"`
-}
-
-// PermissionResult is our answer to a can_use_tool request.
-type PermissionResult struct {
-	Behavior           string          `json:"behavior"` // "allow" or "deny"
-	UpdatedInput       json.RawMessage `json:"updatedInput,omitempty"`
-	UpdatedPermissions []any           `json:"updatedPermissions,omitempty"`
-	Message            string          `json:"message,omitempty"`
-	Interrupt          bool            `json:"interrupt,omitempty"`
-}
-
-// Allow returns an allow result echoing input (older CLIs require updatedInput).
-func Allow(input json.RawMessage, perms ...any) PermissionResult {
-	return PermissionResult{Behavior: "allow", UpdatedInput: input, UpdatedPermissions: perms}
-}
-
-// Deny returns a deny result; message is shown to Claude.
-func Deny(message string) PermissionResult {
-	return PermissionResult{Behavior: "deny", Message: message}
-}
-
-// SessionRule is the updatedPermissions entry for "Allow for Session".
-func SessionRule(tool string) any {
-	return map[string]any{
-		"type": "addRules", "rules": []any{map[string]any{"toolName": tool}},
-		"behavior": "allow", "destination": "session",
-	}
-}
-
-// SetMode is the updatedPermissions entry that switches the permission mode.
-func SetMode(mode string) any {
-	return map[string]any{"type": "setMode", "mode": mode, "destination": "session"}
-}
-
-// ModeSet is the mode an allow switches to (its setMode entry), "" when
-// it switches none.
-func (r PermissionResult) ModeSet() string {
-	for _, p := range r.UpdatedPermissions {
-		if m, ok := p.(map[string]any); ok && m["type"] == "setMode" {
-			if s, ok := m["mode"].(string); ok {
-				return s
-			}
-		}
-	}
-	return ""
 }
 
 // LazyString is a JSON string value decoded only when asked for: a large

@@ -286,3 +286,44 @@ func FuzzLazyStringTail(f *testing.F) {
 		}
 	})
 }
+
+// A can_use_tool line is decoded whole by ParseLine, its tool input once:
+// the request carries the input's fields and its bytes, which are the
+// line's own (a large input is not copied).
+func TestParseLineDecodesARequestOnce(t *testing.T) {
+	line := []byte(`{"type":"control_request","request_id":"r1","request":{"subtype":"can_use_tool","tool_name":"Write","tool_use_id":"toolu_1","input":{"file_path":"/a/b.txt","content":"hi\n"},"decision_reason":"asked"}}`)
+	m, err := ParseLine(line)
+	if err != nil || m.Permission == nil || m.Undecoded != nil {
+		t.Fatalf("%+v %v", m, err)
+	}
+	pr := m.Permission
+	if pr.RequestID != "r1" || pr.ToolName != "Write" || pr.ToolUseID != "toolu_1" || pr.DecisionReason != "asked" {
+		t.Fatalf("request %+v", pr)
+	}
+	if pr.In.Fields.FilePath != "/a/b.txt" || pr.In.Str("content") != "hi\n" || string(pr.Input) != `{"file_path":"/a/b.txt","content":"hi\n"}` {
+		t.Fatalf("input %+v", pr.In)
+	}
+	if &pr.Input[0] != &line[bytes.Index(line, []byte(`{"file_path"`))] {
+		t.Fatal("the input was copied out of its line")
+	}
+	got, err := DecodePermissionRequest(m)
+	if err != nil || got.In.Fields.FilePath != "/a/b.txt" {
+		t.Fatalf("DecodePermissionRequest: %+v %v", got, err)
+	}
+	// A field of another type: read field by field, the input still decoded.
+	m, err = ParseLine([]byte(`{"type":"control_request","request_id":"r2","request":{"subtype":"can_use_tool","tool_name":"Bash","input":{"command":"ls"},"decision_reason":{"odd":1}}}`))
+	if err != nil || m.Subtype != "can_use_tool" || m.Permission == nil || m.Permission.In.Fields.Command != "ls" {
+		t.Fatalf("lenient: %+v %v", m, err)
+	}
+	// A message whose "request" is not a control request's body is read
+	// as any other.
+	m, err = ParseLine([]byte(`{"type":"system","subtype":"status","request":"text"}`))
+	if err != nil || m.Type != "system" || m.Subtype != "status" || m.Permission != nil {
+		t.Fatalf("system: %+v %v", m, err)
+	}
+	// Another control request is not read as one.
+	m, err = ParseLine([]byte(`{"type":"control_request","request_id":"r3","request":{"subtype":"hook_callback","callback_id":"c","input":{"tool_input":{}}}}`))
+	if err != nil || m.Subtype != "hook_callback" || m.Permission != nil {
+		t.Fatalf("hook: %+v %v", m, err)
+	}
+}

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/claude-nova/claude-nova.nvim/rplugin/toolcall"
 )
 
 // Cell is the notebook cell of a NotebookEdit change. The Change's
@@ -61,6 +63,36 @@ type notebookInput struct {
 	path, cellID, source, cellType, mode string
 }
 
+// notebookInputOf reads a NotebookEdit's input from its one decode; where
+// that cannot tell (see parseInput) from its bytes, strictly.
+func notebookInputOf(in toolcall.Input) (notebookInput, error) {
+	str := func(k string, must bool) (string, bool) {
+		switch v := in.Obj[k].(type) {
+		case string:
+			return v, !strings.Contains(v, "\uFFFD")
+		case nil:
+			return "", !must
+		}
+		return "", false
+	}
+	var nb notebookInput
+	ok := in.Obj != nil
+	for _, f := range []struct {
+		key  string
+		dst  *string
+		must bool
+	}{{"notebook_path", &nb.path, true}, {"new_source", &nb.source, true}, {"cell_id", &nb.cellID, false},
+		{"cell_type", &nb.cellType, false}, {"edit_mode", &nb.mode, false}} {
+		var good bool
+		*f.dst, good = str(f.key, f.must)
+		ok = ok && good
+	}
+	if !ok {
+		return parseNotebookInput(in.Raw)
+	}
+	return nb.checked()
+}
+
 func parseNotebookInput(raw json.RawMessage) (notebookInput, error) {
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &obj); err != nil || obj == nil {
@@ -90,6 +122,11 @@ func parseNotebookInput(raw json.RawMessage) (notebookInput, error) {
 	if in.mode, err = opt("edit_mode"); err != nil {
 		return in, err
 	}
+	return in.checked()
+}
+
+// checked gives the mode its default and checks mode and cell type.
+func (in notebookInput) checked() (notebookInput, error) {
 	if in.mode == "" {
 		in.mode = "replace"
 	}
@@ -194,8 +231,8 @@ func (nb notebook) language() string {
 }
 
 // reconstructNotebook reads the notebook for the cell's current source.
-func reconstructNotebook(input json.RawMessage, cwd string, read func(string) ([]byte, error)) (Change, error) {
-	in, err := parseNotebookInput(input)
+func reconstructNotebook(input toolcall.Input, cwd string, read func(string) ([]byte, error)) (Change, error) {
+	in, err := notebookInputOf(input)
 	if err != nil {
 		return Change{}, err
 	}

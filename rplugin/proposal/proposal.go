@@ -54,6 +54,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/toolcall"
 )
 
 // MaxFileSize is the largest file, original or proposed, that is
@@ -120,10 +121,17 @@ func IsFileChange(tool string) bool {
 	return false
 }
 
-// Reconstruct computes the file after the change. read reads a file
-// (ReadFile or os.ReadFile in production; tests inject). cwd resolves a
-// relative file_path. Errors are *Unreconstructable with a human reason.
+// Reconstruct computes the file after the change of a raw tool input (see
+// ReconstructOf).
 func Reconstruct(tool string, input json.RawMessage, cwd string, read func(string) ([]byte, error)) (Change, error) {
+	return ReconstructOf(tool, toolcall.Decode(input), cwd, read)
+}
+
+// ReconstructOf computes the file after the change of a request's input,
+// decoded once (claude decoded it). read reads a file (ReadFile or
+// os.ReadFile in production; tests inject). cwd resolves a relative
+// file_path. Errors are *Unreconstructable with a human reason.
+func ReconstructOf(tool string, input toolcall.Input, cwd string, read func(string) ([]byte, error)) (Change, error) {
 	if !IsFileChange(tool) {
 		return Change{}, failf("%s is not a file change", cleanDisplay(tool))
 	}
@@ -152,19 +160,19 @@ func Reconstruct(tool string, input json.RawMessage, cwd string, read func(strin
 
 // WriteContent returns the file a Write input writes (absolute, cleaned, as
 // Reconstruct resolves it) and its content; ok is false for anything else.
-func WriteContent(tool string, input json.RawMessage, cwd string) (path string, content []byte, ok bool) {
+func WriteContent(tool string, input toolcall.Input, cwd string) (path, content string, ok bool) {
 	if tool != "Write" {
-		return "", nil, false
+		return "", "", false
 	}
 	in, err := parseInput(tool, input)
 	if err != nil {
-		return "", nil, false
+		return "", "", false
 	}
 	path, err = resolvePath(in.path, cwd)
 	if err != nil {
-		return "", nil, false
+		return "", "", false
 	}
-	return path, []byte(in.content), true
+	return path, in.content, true
 }
 
 // Stale reports whether the file on disk no longer equals c.Original: it was
@@ -252,7 +260,87 @@ type input struct {
 	multi   bool
 }
 
-func parseInput(tool string, raw json.RawMessage) (input, error) {
+// parseInput reads a file change's input from its one decode. Where that
+// cannot tell (a field is missing or of another type: the error's words;
+// a U+FFFD, which Go also decodes from invalid UTF-8 and lone surrogates,
+// which the CLI keeps and would match differently) the raw input is read
+// strictly (parseRaw).
+func parseInput(tool string, in toolcall.Input) (input, error) {
+	if p, ok := parseObj(tool, in.Obj); ok && !p.replaced() {
+		return p, nil
+	}
+	return parseRaw(tool, in.Raw)
+}
+
+// parseObj reads a file change's input from the object decoded; ok is
+// false where parseRaw must tell why (or check what it holds).
+func parseObj(tool string, obj map[string]any) (in input, ok bool) {
+	if obj == nil {
+		return input{}, false
+	}
+	if in.path, ok = obj["file_path"].(string); !ok {
+		return input{}, false
+	}
+	switch tool {
+	case "Write":
+		in.content, ok = obj["content"].(string)
+		return in, ok
+	case "Edit", "Update":
+		e, ok := editOf(obj)
+		in.edits = []edit{e}
+		return in, ok
+	}
+	in.multi = true
+	list, _ := obj["edits"].([]any)
+	if len(list) == 0 {
+		return input{}, false
+	}
+	for _, v := range list {
+		m, _ := v.(map[string]any)
+		e, ok := editOf(m)
+		if !ok {
+			return input{}, false
+		}
+		in.edits = append(in.edits, e)
+	}
+	return in, true
+}
+
+func editOf(obj map[string]any) (e edit, ok bool) {
+	if e.old, ok = obj["old_string"].(string); !ok {
+		return e, false
+	}
+	if e.new, ok = obj["new_string"].(string); !ok {
+		return e, false
+	}
+	switch r := obj["replace_all"].(type) {
+	case bool:
+		e.replaceAll = r
+	case nil:
+	default:
+		return e, false
+	}
+	return e, true
+}
+
+// replaced reports whether a string of in holds U+FFFD.
+func (in input) replaced() bool {
+	// strings.ContainsRune(s, utf8.RuneError) would also look for invalid
+	// UTF-8, rune by rune: a decoded string has none.
+	has := func(s string) bool { return strings.Contains(s, "\uFFFD") }
+	if has(in.path) || has(in.content) {
+		return true
+	}
+	for _, e := range in.edits {
+		if has(e.old) || has(e.new) {
+			return true
+		}
+	}
+	return false
+}
+
+// parseRaw reads a file change's input strictly, from its bytes.
+func parseRaw(tool string, raw json.RawMessage) (input, error) {
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &obj); err != nil || obj == nil {
 		return input{}, failf("the %s input is not a JSON object", tool)

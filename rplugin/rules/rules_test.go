@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/toolcall"
 	"os"
 	"path/filepath"
 	"strings"
@@ -59,7 +60,7 @@ func TestSessionChoice(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, ok := SessionChoice(tt.tool, json.RawMessage(tt.input), suggestionsOf(t, tt.suggestions))
+			c, ok := SessionChoice(tt.tool, fieldsOf(tt.input), suggestionsOf(t, tt.suggestions))
 			if ok != tt.ok || c.Label != tt.label || c.Mode != tt.mode || strings.Join(c.Rules, "|") != strings.Join(tt.rules, "|") || c.Wide {
 				t.Errorf("SessionChoice = %+v, %v", c, ok)
 			}
@@ -68,13 +69,13 @@ func TestSessionChoice(t *testing.T) {
 	if c := ToolChoice("Bash"); !c.Wide || c.Label != "every Bash call this session" || c.Rule() != "Bash" {
 		t.Errorf("ToolChoice = %+v", c)
 	}
-	if s, w := Suggested("Bash", nil, suggestionsOf(t, `[{"type":"addRules","rules":[{"toolName":"Bash","ruleContent":"touch a.txt"}],"behavior":"allow"}]`)); s != "Bash(touch a.txt)" || w != "claude's suggestion" {
+	if s, w := Suggested("Bash", toolcall.Fields{}, suggestionsOf(t, `[{"type":"addRules","rules":[{"toolName":"Bash","ruleContent":"touch a.txt"}],"behavior":"allow"}]`)); s != "Bash(touch a.txt)" || w != "claude's suggestion" {
 		t.Errorf("Suggested = %q, %q", s, w)
 	}
-	if s, w := Suggested("Bash", json.RawMessage(`{"command":"make"}`), nil); s != "Bash(make)" || w != "exactly this request" {
+	if s, w := Suggested("Bash", fieldsOf(`{"command":"make"}`), nil); s != "Bash(make)" || w != "exactly this request" {
 		t.Errorf("Suggested without a suggestion = %q, %q", s, w)
 	}
-	if s, w := Suggested("mcp__x__y", json.RawMessage(`{}`), nil); s != "mcp__x__y" || w != "every mcp__x__y call" {
+	if s, w := Suggested("mcp__x__y", fieldsOf(`{}`), nil); s != "mcp__x__y" || w != "every mcp__x__y call" {
 		t.Errorf("Suggested for an MCP tool = %q, %q", s, w)
 	}
 }
@@ -285,3 +286,6 @@ func suggestionsOf(t *testing.T, raw string) claude.Suggestions {
 	}
 	return s
 }
+
+// fieldsOf is a tool input's fields, as a request carries them.
+func fieldsOf(raw string) toolcall.Fields { return toolcall.Decode(json.RawMessage(raw)).Fields }

@@ -1,9 +1,10 @@
 package rules
 
 import (
-	"encoding/json"
-	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
 	"strings"
+
+	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/toolcall"
 )
 
 // Choice is one way to allow a request for longer than this once: what it
@@ -26,7 +27,7 @@ func (c Choice) Rule() string { return strings.Join(c.Rules, ", ") }
 // exactly this request where one can be written (a Bash command, as it
 // is). It is never wider than the request unless the CLI suggested so;
 // ok is false when there is nothing to offer.
-func SessionChoice(tool string, input json.RawMessage, suggestions claude.Suggestions) (c Choice, ok bool) {
+func SessionChoice(tool string, input toolcall.Fields, suggestions claude.Suggestions) (c Choice, ok bool) {
 	for _, s := range suggestions {
 		switch {
 		case s.Type == "addRules" && (s.Behavior == "" || s.Behavior == "allow") && len(s.Rules) > 0:
@@ -54,12 +55,8 @@ func SessionChoice(tool string, input json.RawMessage, suggestions claude.Sugges
 // written: a Bash command as it is (claude matches a rule without a
 // wildcard to the whole command). A command the rule syntax would read
 // differently (a trailing *, parentheses, a line break) has none.
-func Exact(tool string, input json.RawMessage) (string, bool) {
+func Exact(tool string, in toolcall.Fields) (string, bool) {
 	if tool != "Bash" {
-		return "", false
-	}
-	in, err := claude.FieldsOf(input)
-	if err != nil {
 		return "", false
 	}
 	cmd := strings.TrimSpace(in.Command)
@@ -109,7 +106,7 @@ func ServerRule(server string) string {
 // Suggested is the rule text to offer for "Always…", and what it covers in
 // words: the CLI's suggested rule, else one for exactly this request, else
 // the tool (every call of it).
-func Suggested(tool string, input json.RawMessage, suggestions claude.Suggestions) (rule, what string) {
+func Suggested(tool string, input toolcall.Fields, suggestions claude.Suggestions) (rule, what string) {
 	for _, s := range suggestions {
 		if s.Type == "addRules" && (s.Behavior == "" || s.Behavior == "allow") && len(s.Rules) > 0 {
 			r := s.Rules[0]

@@ -46,11 +46,11 @@ func (a *Applied) ExpectRewrite(path string, content []byte) {
 // TakeRewrite reports whether content is exactly what the user approved
 // for path (see ExpectRewrite), and forgets the approval when it is: it
 // allows one Write.
-func (a *Applied) TakeRewrite(path string, content []byte) bool {
+func (a *Applied) TakeRewrite(path, content string) bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	want, ok := a.rewrites[path]
-	if !ok || string(want) != string(content) {
+	if !ok || string(want) != content {
 		return false
 	}
 	delete(a.rewrites, path)

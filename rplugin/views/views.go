@@ -15,7 +15,6 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/boundary"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/diff"
-	"github.com/claude-nova/claude-nova.nvim/rplugin/editortools"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/form"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/proposal"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rules"
@@ -51,8 +50,15 @@ func AgentLabel(v *tasks.Agent) string {
 	return name
 }
 
-// reviewCap bounds the diff shown by the panel's Review.
-const reviewCap = 400
+// ReviewCap bounds the diff shown by the panel's Review.
+const ReviewCap = 400
+
+// Viewer is a kind of request (approval.Kind) that words its own view:
+// View completes v, the view's common part; done says v is whole (the
+// words of claude's asks, hints and rules, do not apply to it).
+type Viewer interface {
+	View(v *Request, r approval.Pending) (done bool)
+}
 
 // Field is one labelled value of a request, for a person to read.
 type Field struct {
@@ -197,7 +203,7 @@ func (b *Builder) Request(r approval.Pending) Request {
 		ID: r.ID, Session: r.Session, SessionName: name, Tool: sanitize.Line(pr.ToolName),
 		Target: r.Target, Surface: string(r.Route.Surface), Reason: sanitize.Text(r.Route.Reason),
 		Arrived: r.Arrived.UnixMilli(), Added: r.Added, Removed: r.Removed,
-		FileChange: approval.IsFileChange(pr.ToolName) || r.Merge != nil, Staged: r.Staged, Said: said,
+		FileChange: approval.IsFileChange(pr.ToolName) || r.Change != nil, Staged: r.Staged, Said: said,
 	}
 	// Claude writing its own plan file is part of planning.
 	v.PlanMode = planning && v.FileChange && !strings.Contains(r.Target, ".claude/plans/")
@@ -214,24 +220,8 @@ func (b *Builder) Request(r approval.Pending) Request {
 	} else {
 		v.NoBatchAllow = approval.Refusal(r, approval.Decision{Behavior: approval.Allow}, approval.ViaBatch)
 	}
-	if o := r.Outside; o != nil {
-		return b.outsideView(v, o)
-	}
-	if r.Elicit != nil {
-		f := form.Of(*r.Elicit)
-		v.Form, v.Tool = &f, "MCP form"
-		v.Title = "MCP server " + f.Server + " asks · " + name
-		if t := r.Elicit.Title; t != "" {
-			v.Title = sanitize.Line(t) + " · " + name
-		}
-		v.Fields = []Field{{"MCP server", f.Server}, {"Message", f.Message}}
-		if f.URL != "" {
-			v.Fields = append(v.Fields, Field{"URL", f.URL})
-		}
-		if d := r.Elicit.Description; d != "" {
-			v.Fields = append(v.Fields, Field{"Description", sanitize.Text(d)})
-		}
-		return v
+	if k, ok := r.Kind.(Viewer); ok && k.View(&v, r) {
+		return v // a kind of its own: a form, an editor read
 	}
 	v.Hints = approval.HintsOf(pr)
 	if v.Hints.NoRules && v.NoAlways == "" {
@@ -239,7 +229,7 @@ func (b *Builder) Request(r approval.Pending) Request {
 		v.NoAlways = approval.Refusal(r, approval.Decision{Behavior: approval.Allow, Rules: []string{pr.ToolName}}, approval.ViaCommand)
 	}
 	if !v.Hints.NoRules {
-		if c, ok := rules.SessionChoice(pr.ToolName, pr.Input, pr.Suggestions); ok {
+		if c, ok := rules.SessionChoice(pr.ToolName, pr.In.Fields, pr.Suggestions); ok {
 			v.SessionChoice = sanitize.Line(c.Label)
 		}
 		v.ToolChoice = sanitize.Line(rules.ToolChoice(pr.ToolName).Label)
@@ -250,7 +240,7 @@ func (b *Builder) Request(r approval.Pending) Request {
 			}
 			v.DirChoice = sanitize.Line("the folder " + strings.Join(shown, ", ") + " this session")
 		}
-		rule, what := rules.Suggested(pr.ToolName, pr.Input, pr.Suggestions)
+		rule, what := rules.Suggested(pr.ToolName, pr.In.Fields, pr.Suggestions)
 		v.Suggested, v.SuggestedWhat = sanitize.Line(rule), what
 		mcpName := ""
 		if pr.MCPServer != nil {
@@ -267,9 +257,6 @@ func (b *Builder) Request(r approval.Pending) Request {
 		if c.Cell != nil {
 			v.Cell = sanitize.Line(c.Cell.Label())
 			v.Original = string(c.Original)
-		}
-		if r.Merge != nil && r.Merge.Unsaved {
-			v.Unsaved, v.Original = true, string(c.Original)
 		}
 	}
 	v.Fields = fields(pr, r.Change, cwd)
@@ -314,29 +301,6 @@ func (b *Builder) Request(r approval.Pending) Request {
 	return v
 }
 
-// outsideView is the panel of an editor tool's read outside the session's
-// folders: what Claude wants, why it asks, and exactly what it would get.
-func (b *Builder) outsideView(v Request, o *approval.Outside) Request {
-	v.Tool = sanitize.Line(editortools.ModelName(o.Tool))
-	v.Title = "Claude wants to read outside the project · " + v.SessionName
-	v.Outside = o.Shown
-	v.Reason = "Claude wants " + o.What + ". It is outside this session's folders, so the editor asks before it answers."
-	v.Fields = []Field{
-		{"Tool", v.Tool},
-		{"Path", o.Shown},
-		{"Inside (the session's folders)", strings.Join(o.Inside, ", ")},
-	}
-	v.Hints = approval.Hints{HumanOnly: true} // never allowed by a batch (see approval.Refusal)
-	v.SessionChoice = o.Shown + " for this session"
-	v.ToolChoice = "everything in " + o.FolderShown + "/ for this session"
-	v.NoAlways = approval.OutsideNoRule
-	v.Review = append([]string{"What Claude would receive:", ""}, sanitize.Lines(o.Preview)...)
-	if len(v.Review) > reviewCap {
-		v.Review = append(v.Review[:reviewCap], fmt.Sprintf("(%d more lines)", len(v.Review)-reviewCap))
-	}
-	return v
-}
-
 // review is the full input, pretty-printed, and the diff for file changes.
 func (b *Builder) review(r approval.Pending) []string {
 	var out []string
@@ -347,7 +311,7 @@ func (b *Builder) review(r approval.Pending) []string {
 		out = append(out, sanitize.Lines(string(r.Perm.Input))...)
 	}
 	if c := r.Change; c != nil {
-		res := diff.Unified("a/"+r.Target, "b/"+r.Target, string(c.Original), string(c.Proposed), diff.Options{Context: 3, MaxLines: reviewCap})
+		res := diff.Unified("a/"+r.Target, "b/"+r.Target, string(c.Original), string(c.Proposed), diff.Options{Context: 3, MaxLines: ReviewCap})
 		out = append(out, "")
 		out = append(out, sanitize.Lines(res.Text)...)
 	}
@@ -357,8 +321,8 @@ func (b *Builder) review(r approval.Pending) []string {
 // fields renders a tool input for a person.
 func fields(pr claude.PermissionRequest, c *proposal.Change, cwd string) []Field {
 	tool, input := pr.ToolName, pr.Input
-	in, err := claude.InputObject(input)
-	if err != nil {
+	in := pr.In.Obj
+	if pr.In.Err != nil {
 		return []Field{{"Input", sanitize.Text(string(input))}}
 	}
 	str := func(k string) string { return valueText(in[k]) }
@@ -470,8 +434,8 @@ func prettyJSON(raw json.RawMessage) string {
 // PlanText is the plan to show: input.plan (older CLIs), else what the
 // session's transcript knows (see transcript.Transcript.Plan).
 func (b *Builder) PlanText(r approval.Pending) string {
-	if in, err := claude.FieldsOf(r.Perm.Input); err == nil && in.Plan != "" {
-		return in.Plan
+	if plan := r.Perm.In.Fields.Plan; plan != "" {
+		return plan
 	}
 	s, ok := b.deps.Sessions.Get(r.Session)
 	if !ok {

@@ -282,6 +282,10 @@ func (c *Conn) Push(line string) {
 	c.msgs.Push(m)
 }
 
+// PushMessage pushes a message parsed already (a benchmark times its
+// parse itself).
+func (c *Conn) PushMessage(m claude.Message) { c.msgs.Push(m) }
+
 // PushJSON marshals v and pushes it.
 func (c *Conn) PushJSON(v any) {
 	b, err := json.Marshal(v)

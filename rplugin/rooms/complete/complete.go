@@ -7,11 +7,11 @@ package complete
 import (
 	"context"
 	"fmt"
-	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
 	"path/filepath"
 	"strings"
 	"sync"
 
+	"github.com/claude-nova/claude-nova.nvim/rplugin/claude/replies"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/desk"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/fileindex"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
@@ -151,7 +151,7 @@ func (r *Room) Commands(id int) ([]Command, error) {
 	if err != nil {
 		return []Command{}, nil
 	}
-	init, err := claude.DecodeInit(raw)
+	init, err := replies.DecodeInit(raw)
 	if err != nil {
 		return []Command{}, nil
 	}

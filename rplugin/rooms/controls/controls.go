@@ -10,9 +10,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
 	"strings"
 
+	"github.com/claude-nova/claude-nova.nvim/rplugin/claude/replies"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/desk"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
@@ -56,7 +56,7 @@ func models(s *session.Session) []Model {
 	if err != nil {
 		return out
 	}
-	init, err := claude.DecodeInit(raw)
+	init, err := replies.DecodeInit(raw)
 	if err != nil {
 		return out
 	}
@@ -100,7 +100,7 @@ func (r *Room) SetModel(p ModelParams) (desk.Outcome, error) {
 			r.d.Notify("error", fmt.Sprintf("session %d did not switch to %s; claude says: %v", s.ID, model, err))
 			return
 		}
-		if res, err := claude.DecodeModelSet(raw); err == nil && res.Model != "" {
+		if res, err := replies.DecodeModelSet(raw); err == nil && res.Model != "" {
 			model = res.Model
 		}
 		s.Update("", "", model)
@@ -179,9 +179,9 @@ func (r *Room) Usage(p desk.Later) error {
 		if err != nil {
 			return nil, fmt.Errorf("claude did not report its usage: %w", err)
 		}
-		out, err := claude.DecodeUsage(sanitize.JSON(raw))
+		out, err := replies.DecodeUsage(sanitize.JSON(raw))
 		if err != nil {
-			out = claude.UsageAnswer{}
+			out = replies.UsageAnswer{}
 		}
 		// What fills the context window (get_context_usage's categories).
 		if cu, err := s.Proc.Control(ctx, "get_context_usage", nil); err == nil {
@@ -213,7 +213,7 @@ type ContextCategory struct {
 }
 
 func contextCategories(raw json.RawMessage) (ContextUsage, bool) {
-	u, err := claude.DecodeContextUsage(raw)
+	u, err := replies.DecodeContextUsage(raw)
 	if err != nil {
 		return ContextUsage{}, false
 	}
@@ -268,7 +268,7 @@ func (r *Room) CancelQueued(p desk.Later) error {
 		if err != nil {
 			return nil, fmt.Errorf("claude did not withdraw it: %w", err)
 		}
-		res, _ := claude.DecodeCancelled(raw)
+		res, _ := replies.DecodeCancelled(raw)
 		s.Dequeue(p.ID)
 		if !res.Cancelled {
 			r.d.Transcript(s, s.Transcript.Unqueue(p.ID, ""))

@@ -26,11 +26,13 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/approval"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/boundary"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/claude/replies"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/desk"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/editortools"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/mcp"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/toolcall"
 )
 
 // Options are the user's settings the room reads, each time it needs them.
@@ -49,6 +51,10 @@ type Requests interface {
 	AskOutside(p *approval.Pending, s *session.Session) bool
 	// Withdraw ends request id without an answer from the user.
 	Withdraw(id, reason string)
+	// Finish is the registry's way out with an answer (approval.Door).
+	approval.Door
+	// Interrupt asks session sid's claude to end its turn.
+	Interrupt(sid int)
 }
 
 // Room serves the editor tools and keeps the sessions' boundaries.
@@ -382,7 +388,7 @@ func (r *Room) cliReadsOf(ctx context.Context, s *session.Session) cliReads {
 // parseReads reads the Read rules and additional directories out of a
 // get_settings answer.
 func parseReads(raw json.RawMessage, cwd, home string) (cliReads, error) {
-	gs, err := claude.DecodeSettings(raw)
+	gs, err := replies.DecodeSettings(raw)
 	if err != nil {
 		return cliReads{}, err
 	}
@@ -499,8 +505,8 @@ func (r *Room) askOutside(ctx context.Context, s *session.Session, pol boundary.
 		input = json.RawMessage("{}")
 	}
 	p := &approval.Pending{
-		ID: id, Session: s.ID, Arrived: time.Now(),
-		Perm:   claude.PermissionRequest{RequestID: control, ToolName: editortools.ModelName(q.Tool), Input: input},
+		ID: id, Session: s.ID, Kind: outside{r}, Arrived: time.Now(),
+		Perm:   claude.PermissionRequest{RequestID: control, ToolName: editortools.ModelName(q.Tool), Input: input, In: toolcall.Decode(input)},
 		Route:  approval.Route{Surface: approval.SurfacePanel},
 		Target: sanitize.Line(q.Shown),
 		Outside: &approval.Outside{

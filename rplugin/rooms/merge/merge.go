@@ -30,6 +30,7 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/proposal"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/toolcall"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/ui"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/worktree"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/world"
@@ -337,8 +338,8 @@ func (r *Room) proposal(s *session.Session, top, branch string, i int, c worktre
 	change := &proposal.Change{Path: path, Exists: exists, Original: ours, Proposed: proposed, Marks: mk}
 	added, removed := diff.Stat(string(ours), string(proposed))
 	p = &approval.Pending{
-		ID: approval.Key(s.ID, reqID), Session: s.ID, Arrived: time.Now(),
-		Perm:   claude.PermissionRequest{RequestID: reqID, ToolName: tool, Input: input},
+		ID: approval.Key(s.ID, reqID), Session: s.ID, Kind: file{r}, Arrived: time.Now(),
+		Perm:   claude.PermissionRequest{RequestID: reqID, ToolName: tool, Input: input, In: toolcall.Decode(input)},
 		Route:  approval.Route{Surface: approval.SurfaceProposal},
 		Target: sanitize.Line(c.Path), Added: added, Removed: removed,
 		Change: change, Staged: staged, Conflicts: marks,
@@ -373,7 +374,12 @@ func (r *Room) Saved(p approval.Pending, saved []byte) (applied bool, why string
 	}
 	r.mu.Lock()
 	m := r.merges[p.Session]
+	_, pending := m.pendingID(p.ID)
 	r.mu.Unlock()
+	if !pending {
+		// Skipped meanwhile (or applied): answered once, nothing written.
+		return false, approval.ErrNotPending.Error(), nil
+	}
 	root := ""
 	if m != nil {
 		root = m.root
@@ -405,6 +411,16 @@ func (r *Room) Saved(p approval.Pending, saved []byte) (applied bool, why string
 	}
 	r.settle(p.Session, p.ID, "applied", true)
 	return true, "", nil
+}
+
+// pendingID reports whether request id of the merge is still to settle
+// (a merge gone: it is not).
+func (m *run) pendingID(id string) (string, bool) {
+	if m == nil {
+		return "", false
+	}
+	rel, ok := m.pending[id]
+	return rel, ok
 }
 
 // Skip settles a merge proposal the user closed or denied: its file stays

@@ -25,11 +25,17 @@ func (nowhere) Send(string, any) {}
 type asks struct {
 	proposed map[string]*approval.Pending
 	settled  map[string]string
-	stop     func(id int) // what stopping a session does (nil: nothing)
+	times    map[string]int // how often each was settled (nil: not counted)
+	stop     func(id int)   // what stopping a session does (nil: nothing)
 }
 
 func (a *asks) Propose(p *approval.Pending) bool { a.proposed[p.Merge.Rel] = p; return true }
-func (a *asks) Settle(id, outcome string)        { a.settled[id] = outcome }
+func (a *asks) Settle(id, outcome string) {
+	a.settled[id] = outcome
+	if a.times != nil {
+		a.times[id]++
+	}
+}
 func (a *asks) Stop(id int) error {
 	if a.stop != nil {
 		a.stop(id)
@@ -460,5 +466,48 @@ func TestAMergeCutShortNamesItsOpenFiles(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(wt, "b.txt")); err != nil {
 		t.Fatalf("b.txt: %v", err)
+	}
+}
+
+// A merged file is a pending request of its own kind: a rejection skips
+// it, once (a second answer, a save after it, settles nothing); it
+// outlives its session; an allow from elsewhere applies it as staged.
+func TestAMergedFileIsAnsweredOnce(t *testing.T) {
+	root, wt := repo(t, map[string]string{"a.txt": "a\n"})
+	write(t, filepath.Join(wt, "n.txt"), "new\n")
+	write(t, filepath.Join(wt, "m.txt"), "more\n")
+	mgr := session.NewManager()
+	s, err := mgr.Add(func(id int) (*session.Session, error) { return session.New(id, root, "", nil), nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.World.SetWorktree(&world.Worktree{Path: wt, Branch: "worktree-w", Root: root})
+	a := &asks{proposed: map[string]*approval.Pending{}, settled: map[string]string{}, times: map[string]int{}}
+	storage := t.TempDir()
+	r := New(desk.New(nowhere{}, mgr, nil), a, func() string { return storage }, nil)
+	if _, err := r.Start(s.ID); err != nil {
+		t.Fatal(err)
+	}
+	n, m := a.proposed["n.txt"], a.proposed["m.txt"]
+	if n == nil || m == nil || !n.Kind.Outlives() {
+		t.Fatalf("proposed %v", a.proposed)
+	}
+	deny := approval.Decision{Behavior: approval.Deny}
+	for i := 0; i < 2; i++ {
+		if ok, err := n.Kind.Answer(*n, deny, ""); !ok || err != nil {
+			t.Fatalf("skip %d: %v %v", i, ok, err)
+		}
+	}
+	if ok, _, _ := n.Kind.(approval.Proposer).Saved(*n); ok {
+		t.Fatal("a skipped file was applied")
+	}
+	if a.times[n.ID] != 1 || a.settled[n.ID] != "denied" {
+		t.Fatalf("settled %v %v", a.times, a.settled)
+	}
+	if ok, err := m.Kind.Answer(*m, approval.Decision{Behavior: approval.Allow}, ""); !ok || err != nil {
+		t.Fatalf("allow: %v %v", ok, err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(root, "m.txt")); string(got) != "more\n" || a.times[m.ID] != 1 {
+		t.Fatalf("applied %q, settled %v", got, a.times)
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/approval"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/boundary"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/claude/replies"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/desk"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rules"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
@@ -129,7 +130,7 @@ func (rm *Room) Keep(p approval.Pending, d approval.Decision) error {
 			behavior = "deny"
 		}
 	case d.Behavior == approval.AllowSession:
-		c, ok := rules.SessionChoice(p.Perm.ToolName, p.Perm.Input, p.Perm.Suggestions)
+		c, ok := rules.SessionChoice(p.Perm.ToolName, p.Perm.In.Fields, p.Perm.Suggestions)
 		if !ok {
 			return errors.New("there is no rule to allow this request for the session with")
 		}
@@ -289,7 +290,7 @@ func (rm *Room) claudeRules(ctx context.Context, s *session.Session) {
 		rm.d.Log.Info("get_settings", "session", s.ID, "err", err)
 		return
 	}
-	gs, err := claude.DecodeSettings(raw)
+	gs, err := replies.DecodeSettings(raw)
 	if err != nil {
 		rm.d.Log.Warn("get_settings answer", "err", err)
 		return

@@ -23,6 +23,7 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/atomicfile"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/checkpoint"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/claude/replies"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/desk"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/diff"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/feedback"
@@ -260,7 +261,7 @@ type RewindParams struct {
 	UndoOthers bool `json:"undo_others"`
 }
 
-type rewindResult = claude.RewindFiles
+type rewindResult = replies.RewindFiles
 
 // checkpointSession resolves the session of a rewind call and checks it
 // can rewind at all.
@@ -283,7 +284,7 @@ func dryRun(ctx context.Context, s *session.Session, id string) (rewindResult, e
 	if err != nil {
 		return rewindResult{}, err
 	}
-	return claude.DecodeRewindFiles(raw)
+	return replies.DecodeRewindFiles(raw)
 }
 
 // rewindError says why claude cannot rewind to a prompt, in the user's words.
@@ -558,7 +559,7 @@ func (rw *Room) rewindByClaude(ctx context.Context, s *session.Session, t checkp
 		}
 		return nil, err
 	}
-	r, _ := claude.DecodeRewindFiles(raw)
+	r, _ := replies.DecodeRewindFiles(raw)
 	files := dry.FilesChanged
 	if files == nil {
 		files = []string{}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/bufops"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/claude/replies"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/desk"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
@@ -130,7 +131,7 @@ func (r *Room) Output(p desk.Later) error {
 		if err != nil {
 			return nil, err
 		}
-		out, err := claude.DecodeTaskOutput(raw)
+		out, err := replies.DecodeTaskOutput(raw)
 		if err != nil {
 			return nil, err
 		}

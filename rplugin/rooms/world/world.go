@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/claude/replies"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/desk"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/hooks"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/others"
@@ -64,7 +65,7 @@ func (r *Room) mcpStatus(ctx context.Context, s *session.Session) ([]world.MCPSe
 	if err != nil {
 		return nil, fmt.Errorf("claude did not report its MCP servers: %w", err)
 	}
-	st, err := claude.DecodeMCPStatus(raw)
+	st, err := replies.DecodeMCPStatus(raw)
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/claude/replies"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/world"
 )
@@ -21,7 +22,7 @@ func TestMCPServerNamesWhatThereIs(t *testing.T) {
 	if !s.World.FromInit(m.System.Init) {
 		t.Fatal("init brought no servers")
 	}
-	st, err := claude.DecodeMCPStatus(json.RawMessage(`{"mcpServers":[{"name":"docs","status":"failed"},{"name":"claudenova","status":"connected","source":"sdk"}]}`))
+	st, err := replies.DecodeMCPStatus(json.RawMessage(`{"mcpServers":[{"name":"docs","status":"failed"},{"name":"claudenova","status":"connected","source":"sdk"}]}`))
 	if err != nil {
 		t.Fatal(err)
 	}

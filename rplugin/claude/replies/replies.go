@@ -1,14 +1,14 @@
-package claude
+// Package replies reads claude's answers to the plugin's control requests
+// (initialize, get_context_usage, mcp_status, get_settings, …): each is
+// decoded here into its type, and a room takes the typed value
+// (claude.Process.Control hands back the raw answer).
+package replies
 
 import (
 	"encoding/json"
 	"fmt"
 	"sort"
 )
-
-// The answers to control requests the plugin reads, decoded here and
-// nowhere else: a room takes the typed value (Process.Control still hands
-// back the raw answer; Decode* turns it into one of these).
 
 // InitAnswer is claude's answer to initialize, as far as the plugin reads it.
 type InitAnswer struct {

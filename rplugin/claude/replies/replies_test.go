@@ -1,4 +1,4 @@
-package claude
+package replies
 
 import (
 	"encoding/json"
