@@ -214,7 +214,7 @@ M.subcommands = {
     end,
   },
   rewind = {
-    desc = "Restore the files Claude changed (Write, Edit, and the commands you allowed) to their state before one of your prompts: pick the prompt (its time, and what claude's dry run would restore), confirm. Open buffers are reloaded (unsaved edits are kept in storage first); Claude is told; changes of commands run without asking you are not restored.",
+    desc = "Restore the files Claude changed (Write, Edit, and its commands) to their state before one of your prompts: pick the prompt (its time, and what claude's dry run would restore), confirm. Open buffers are reloaded (unsaved edits are kept in storage first); Claude is told; a file a command changed whose content before was not kept is named, not restored.",
     run = function()
       require("claudenova.surfaces.rewind").pick()
     end,

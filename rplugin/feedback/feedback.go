@@ -126,8 +126,9 @@ func oneLine(s string) string { return sanitize.Collapse(s) }
 
 // Rewound is what Claude is told after the user restored files to their
 // state before an earlier prompt (the CLI's rewind_files changes the files
-// only: Claude's history still says its edits were made).
-func Rewound(prompt string, files []string, skipped int) string {
+// only: Claude's history still says its edits were made). notRestored is
+// a sentence on what stayed as it was ("" for none).
+func Rewound(prompt string, files []string, skipped int, notRestored string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s The user rewound files to their state before their prompt %q. Your edits of these files since then are undone on disk (your earlier tool calls did happen, but their changes are gone): read a file again before you edit it.\n", Marker, oneLine(sanitize.FirstLine(prompt, 80)))
 	for _, f := range files {
@@ -136,8 +137,8 @@ func Rewound(prompt string, files []string, skipped int) string {
 	if skipped > 0 {
 		fmt.Fprintf(&b, "%d linked file(s) were left as they were.\n", skipped)
 	}
-	b.WriteString("Changes made by commands run without asking the user (Bash) were not restored.")
-	return b.String()
+	b.WriteString(notRestored)
+	return strings.TrimRight(b.String(), "\n")
 }
 
 // UndoneByOther is what a session is told when the user, rewinding or

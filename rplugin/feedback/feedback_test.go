@@ -65,8 +65,8 @@ func TestRejection(t *testing.T) {
 }
 
 func TestRewoundAndUndone(t *testing.T) {
-	msg := Rewound("fix the login test\nand more", []string{"/p/a.txt", "/p/b.txt"}, 1)
-	for _, want := range []string{Marker, `"fix the login test"`, "- /p/a.txt\n- /p/b.txt", "1 linked file(s)", "without asking the user (Bash) were not restored"} {
+	msg := Rewound("fix the login test\nand more", []string{"/p/a.txt", "/p/b.txt"}, 1, "Changes made by commands (Bash) were not restored.")
+	for _, want := range []string{Marker, `"fix the login test"`, "- /p/a.txt\n- /p/b.txt", "1 linked file(s)", "(Bash) were not restored"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("Rewound lacks %q:\n%s", want, msg)
 		}

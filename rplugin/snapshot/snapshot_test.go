@@ -135,6 +135,19 @@ func TestCompare(t *testing.T) {
 			want: "M a.txt unknown\nD gone.txt unknown\nA n.txt +0-0\n",
 		},
 		{
+			name:   "a command that deletes everything (rm -rf *)",
+			files:  map[string]string{"a.txt": "a\n", "sub/b.txt": "b\n"},
+			commit: true,
+			act: func(t *testing.T, dir string) {
+				for _, p := range []string{"a.txt", "sub"} {
+					if err := os.RemoveAll(filepath.Join(dir, p)); err != nil {
+						t.Fatal(err)
+					}
+				}
+			},
+			want: "D a.txt before=a| +0-1\nD sub/b.txt before=b| +0-1\n",
+		},
+		{
 			name:   "a name with a tab and a newline",
 			files:  map[string]string{"we\tird\nname.txt": "one\n"},
 			commit: true,

@@ -34,6 +34,10 @@ func TestACommandsChangesAreSeen(t *testing.T) {
 		if len(cps) != 1 || strings.Join(cps[0].Files, ",") != a+","+n || strings.Join(cps[0].Unkept, ",") != filepath.Join(e.Project, "x.log") {
 			t.Fatalf("checkpoints = %+v, want a.txt and n.txt under the prompt, x.log named as not kept", cps)
 		}
+		// The changes view shows the prompt's files, the command's first.
+		e.Cmd("ClaudeNova changes")
+		e.Eventually(20*time.Second, "the changes view on a.txt", func() bool { return strings.Contains(e.winbar(), "a.txt") })
+		e.Cmd("tabclose")
 		// Committed, the authorship note gives both files' lines to the
 		// session (before, they were the user's: no note at all).
 		e.gitIn(e.Project, "add", "-A")

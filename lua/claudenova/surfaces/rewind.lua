@@ -148,17 +148,13 @@ local function confirm(cp, session)
   if #cp.files > 0 then
     local yes
     if cp.by_claude then
-      yes = ("Restore %s as claude recorded them (+%d −%d; later changes by anyone, yours too, go; changes of commands run unasked stay)"):format(
+      yes = ("Restore %s as claude recorded them (+%d −%d; later changes by anyone, yours too, go; Bash changes stay)"):format(
         table.concat(names, ", "),
         cp.insertions,
         cp.deletions
       )
     else
-      yes = ("Restore %s (+%d −%d; changes of commands run unasked stay)"):format(
-        table.concat(names, ", "),
-        cp.insertions,
-        cp.deletions
-      )
+      yes = ("Restore %s (+%d −%d)"):format(table.concat(names, ", "), cp.insertions, cp.deletions)
       if #others > 0 then
         yes = yes .. "; kept: " .. others_words(others, false)
       end

@@ -480,9 +480,17 @@ func (rw *Room) Rewind(p RewindParams) error {
 		if len(kept) > 0 {
 			what += "; later changes by others to " + strings.Join(kept, ", ") + " kept"
 		}
-		rw.d.Note(s, fmt.Sprintf("Rewound to before prompt %d (%q): %s. Changes made by commands run without asking the user (Bash) were not restored.", t.N, sanitize.FirstLine(t.Prompt, 50), what))
+		notRestored := ""
+		if len(t.Unkept) > 0 {
+			unkept := make([]string, len(t.Unkept))
+			for i, f := range t.Unkept {
+				unkept[i] = approval.RelPath(f, s.Cwd())
+			}
+			notRestored = "Not restored (a command changed them; their content before was not kept): " + strings.Join(unkept, ", ") + "."
+		}
+		rw.d.Note(s, strings.TrimSpace(fmt.Sprintf("Rewound to before prompt %d (%q): %s. %s", t.N, sanitize.FirstLine(t.Prompt, 50), what, notRestored)))
 		if len(files) > 0 {
-			rw.d.Tell(s, feedback.Rewound(t.Prompt, rel, 0))
+			rw.d.Tell(s, feedback.Rewound(t.Prompt, rel, 0, notRestored))
 			rw.diagnose(s, files)
 		}
 		for id, lost := range told {
@@ -572,9 +580,11 @@ func (rw *Room) rewindByClaude(ctx context.Context, s *session.Session, t checkp
 	if len(rel) > 0 {
 		what = strings.Join(rel, ", ") + " restored by claude"
 	}
-	rw.d.Note(s, fmt.Sprintf("Rewound to before prompt %d (%q): %s. Changes made by commands run without asking the user (Bash) were not restored.", t.N, sanitize.FirstLine(t.Prompt, 50), what))
+	// claude's own checkpoints know only its file tools.
+	const byCommands = "Changes made by commands (Bash) were not restored."
+	rw.d.Note(s, fmt.Sprintf("Rewound to before prompt %d (%q): %s. %s", t.N, sanitize.FirstLine(t.Prompt, 50), what, byCommands))
 	if len(files) > 0 {
-		rw.d.Tell(s, feedback.Rewound(t.Prompt, rel, r.SkippedLinks))
+		rw.d.Tell(s, feedback.Rewound(t.Prompt, rel, r.SkippedLinks, byCommands))
 		rw.diagnose(s, files)
 	}
 	rw.d.Log.Info("rewound by claude", "session", s.ID, "turn", t.N, "files", len(files), "skipped", r.SkippedLinks)
