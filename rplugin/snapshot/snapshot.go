@@ -193,7 +193,7 @@ func Compare(ctx context.Context, before, after Snap, lim Limits) ([]Change, err
 		return nil, fmt.Errorf("snapshots of two folders (%s, %s)", before.Top, after.Top)
 	}
 	if before.Top == "" {
-		return compareWalks(before, after), nil
+		return compareWalks(before, after, lim), nil
 	}
 	var out []Change
 	if before.Tree != after.Tree {
@@ -336,13 +336,35 @@ func ignoredChanges(before, after Snap) []Change {
 	return out
 }
 
-func compareWalks(before, after Snap) []Change {
+// linesOf counts a new file's lines (binary: it holds a NUL byte); a file
+// over max is not read.
+func linesOf(path string, size, max int64) (int, bool) {
+	if size > max {
+		return 0, false
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, false
+	}
+	if bytes.IndexByte(b, 0) >= 0 {
+		return 0, true
+	}
+	n := bytes.Count(b, []byte{'\n'})
+	if len(b) > 0 && b[len(b)-1] != '\n' {
+		n++
+	}
+	return n, false
+}
+
+func compareWalks(before, after Snap, lim Limits) []Change {
 	var out []Change
 	for rel, a := range after.Walked {
 		b, ok := before.Walked[rel]
 		switch {
 		case !ok && !before.Partial:
-			out = append(out, Change{Rel: rel, Path: filepath.Join(after.Dir, filepath.FromSlash(rel)), Status: Created})
+			c := Change{Rel: rel, Path: filepath.Join(after.Dir, filepath.FromSlash(rel)), Status: Created}
+			c.Added, c.Binary = linesOf(c.Path, a.size, lim.FileSize)
+			out = append(out, c)
 		case ok && b != a:
 			out = append(out, Change{Rel: rel, Path: filepath.Join(after.Dir, filepath.FromSlash(rel)), Status: Changed, Unknown: true})
 		}

@@ -132,7 +132,7 @@ func TestCompare(t *testing.T) {
 					t.Fatal(err)
 				}
 			},
-			want: "M a.txt unknown\nD gone.txt unknown\nA n.txt +0-0\n",
+			want: "M a.txt unknown\nD gone.txt unknown\nA n.txt +1-0\n",
 		},
 		{
 			name:   "a command that deletes everything (rm -rf *)",

@@ -34,9 +34,15 @@ func TestACommandsChangesAreSeen(t *testing.T) {
 		if len(cps) != 1 || strings.Join(cps[0].Files, ",") != a+","+n || strings.Join(cps[0].Unkept, ",") != filepath.Join(e.Project, "x.log") {
 			t.Fatalf("checkpoints = %+v, want a.txt and n.txt under the prompt, x.log named as not kept", cps)
 		}
-		// The changes view shows the prompt's files, the command's first.
+		// The changes view shows the prompt's files (two: it asks which).
+		e.ScriptUI([]string{"n.txt"}, nil)
 		e.Cmd("ClaudeNova changes")
-		e.Eventually(20*time.Second, "the changes view on a.txt", func() bool { return strings.Contains(e.winbar(), "a.txt") })
+		e.Eventually(20*time.Second, "the changes view on n.txt", func() bool { return strings.Contains(e.winbar(), "n.txt") })
+		var choices [][]string
+		e.Lua(&choices, "return _G.claudenova_test.choices")
+		if len(choices) != 1 || len(choices[0]) != 2 || !strings.Contains(choices[0][0], "a.txt") {
+			t.Errorf("the changes view's files %q, want a.txt and n.txt", choices)
+		}
 		e.Cmd("tabclose")
 		// Committed, the authorship note gives both files' lines to the
 		// session (before, they were the user's: no note at all).

@@ -75,6 +75,9 @@ func TestHelpKeyOnEverySurface(t *testing.T) {
 		e.WaitMode("n")
 		want(e.helpFloat("prompt input"), "prompt input", "<C-s>", "kept as a draft")
 		e.Input("q")
+		// The turn changed h.txt and, by its first command, hi.txt: the
+		// view asks which.
+		e.ScriptUI([]string{"h.txt"}, nil)
 		e.Cmd("ClaudeNova changes")
 		e.Eventually(10*time.Second, "changes view", func() bool {
 			var s string

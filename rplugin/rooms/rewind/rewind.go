@@ -97,12 +97,12 @@ func (rw *Room) Changes(p ChangesParams) (ChangesView, error) {
 	}
 	if !ok {
 		if p.Turn == "" {
-			return ChangesView{}, fmt.Errorf("session %d has not changed a file yet (changes made by commands are not tracked)", s.ID)
+			return ChangesView{}, fmt.Errorf("session %d has not changed a file yet", s.ID)
 		}
 		return ChangesView{}, fmt.Errorf("no turn %q in session %d", p.Turn, s.ID)
 	}
 	if len(t.Files) == 0 {
-		return ChangesView{}, fmt.Errorf("prompt %d of session %d changed no file with Write, Edit or NotebookEdit (changes made by commands are not tracked)", t.N, s.ID)
+		return ChangesView{}, fmt.Errorf("prompt %d of session %d changed no file it could keep", t.N, s.ID)
 	}
 	v := ChangesView{Session: s.ID, Turn: t.ID, N: t.N, Prompt: t.Prompt, Time: t.Time.Unix(), Files: []checkpoint.FileChange{}}
 	for _, f := range t.Files {
