@@ -82,6 +82,11 @@ func (r *Room) startApply(ctx context.Context, id int, unsaved map[string][]byte
 	if err != nil || apply == "" {
 		return sum, err
 	}
+	if sum.Proposed == 0 {
+		// Nothing to apply: the lists say so (the left files skipped).
+		sum.Applied, sum.Proposals, sum.Skipped = []string{}, []string{}, append([]string{}, sum.Left...)
+		return sum, nil
+	}
 	res, err := r.ApplyClean(sum.Session, nil)
 	if err != nil {
 		return sum, err

@@ -120,3 +120,16 @@ func TestStartApplyClean(t *testing.T) {
 		t.Fatalf("%+v, %v", sum, err)
 	}
 }
+
+// A branch with nothing to bring over: apply "clean" answers empty lists,
+// not an error.
+func TestStartApplyCleanOfNothing(t *testing.T) {
+	r, _, _, sid, root := applyRoom(t)
+	for _, f := range []string{"a.txt", "b.txt", "c.txt"} {
+		write(t, filepath.Join(root, f), strings.ToUpper(strings.TrimSuffix(f, ".txt"))+"\n")
+	}
+	sum, err := r.startApply(t.Context(), sid, nil, "clean")
+	if err != nil || sum.Applied == nil || len(sum.Applied)+len(sum.Proposals)+len(sum.Skipped) != 0 || sum.Same != 3 {
+		t.Fatalf("%+v, %v", sum, err)
+	}
+}
