@@ -461,15 +461,11 @@ return {
       vim.cmd("normal \\a")
       t:settle()
       t:eq(asked and asked.session, 1, "the session's merge")
-      t:eq(
-        vim.api.nvim_buf_get_lines(0, 2, -1, false),
-        {
-          "· src/login.py  +2 −1  applied",
-          "· src/new_helper.py  +2 −0  applied",
-          "· src/session.py  +7 −1  conflicts",
-        },
-        "applied, the conflict left"
-      )
+      t:eq(vim.api.nvim_buf_get_lines(0, 2, -1, false), {
+        "· src/login.py  +2 −1  applied",
+        "· src/new_helper.py  +2 −0  applied",
+        "· src/session.py  +7 −1  conflicts",
+      }, "applied, the conflict left")
       t:screen("files-merge")
     end,
   },
