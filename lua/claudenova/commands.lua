@@ -253,7 +253,7 @@ M.subcommands = {
   },
   merge = {
     usage = "merge [{branch}] [remove[!]]",
-    desc = "Bring the branch of the session in view (one started with new --worktree) into your checkout: every file it changed since it started, committed or not, opens as a proposal; :w applies it with your edits, closing it skips the file. Where your file changed meanwhile the proposal is a three-way merge (conflicts between markers; :w is refused while one is left); a file the branch deleted is a proposal to delete it (:w of it empty). Buffers of those files with unsaved edits are merged as you see them. merge remove then removes the worktree and its branch (the session must have stopped) only when nothing exists there alone: it reads the worktree again (late work, ignored files, modes) and names every file it would lose; merge remove! removes them all the same once they were named.",
+    desc = "Bring the branch of the session in view (one started with new --worktree) into your checkout: every file it changed since it started, committed or not, becomes a proposal, listed first in the files view (its +/−, conflicts marked, viewed marks; <CR> opens a file's proposal, <localleader>a applies every file without a conflict at once, each as :w of its proposal would, and lists what it applied and left); :w applies a proposal with your edits, closing it skips the file. Where your file changed meanwhile the proposal is a three-way merge (conflicts between markers; :w is refused while one is left); a file the branch deleted is a proposal to delete it (:w of it empty). Buffers of those files with unsaved edits are merged as you see them. merge remove then removes the worktree and its branch (the session must have stopped) only when nothing exists there alone: it reads the worktree again (late work, ignored files, modes) and names every file it would lose; merge remove! removes them all the same once they were named.",
     complete = function()
       return { "remove", "remove!" }
     end,
@@ -270,7 +270,14 @@ M.subcommands = {
       if args[1] then
         error("claude-nova: merge takes a branch, remove or remove!, got " .. args[1], 0)
       end
-      say(nova().merge(target).message)
+      local sum = nova().merge(target)
+      if sum.files and #sum.files > 0 then
+        -- The branch in one review: its files first, each proposal from there.
+        local files = require("claudenova.surfaces.files")
+        files.show(files.merge_view(sum))
+        return
+      end
+      say(sum.message)
     end,
   },
   worktrees = {

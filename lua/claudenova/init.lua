@@ -64,10 +64,15 @@ end
 
 --- Bring a worktree session's branch into the checkout as proposals (the
 --- current session by default; a branch's name merges that worktree whether
---- or not its session runs). Returns { branch, proposed, conflicts, same,
---- left, message (one line), details }.
-function M.merge(session)
-  return ops().merge(session)
+--- or not its session runs). Returns { session, branch, proposed,
+--- conflicts, same, left, message (one line), details, files }.
+--- opts.apply = "clean": every file without a conflict is applied at once,
+--- each as :w of its proposal would (buffers follow, notes and blame record
+--- it); conflicted files stay proposals. The result then also has
+--- { applied = {paths…}, proposals = {paths…}, skipped = {paths…} }
+--- (skipped: not brought over, e.g. binary files).
+function M.merge(session, opts)
+  return ops().merge(session, opts)
 end
 
 --- The worktrees the plugin made for the repository holding cwd, also those

@@ -370,6 +370,7 @@ var methods = map[string]handler{
 	"compare":         with(func(a *app.App, p merge.CompareParams) (any, error) { return nil, a.Rooms().Merge.CompareLater(p) }),
 	"merge_remove":    with(func(a *app.App, p merge.RemoveParams) (any, error) { return nil, a.Rooms().Merge.RemoveLater(p) }),
 	"merge_branch":    with(func(a *app.App, p merge.BranchParams) (any, error) { return nil, a.Rooms().Merge.MergeBranchLater(p) }),
+	"merge_apply":     with(func(a *app.App, p merge.ApplyParams) (any, error) { return nil, a.Rooms().Merge.ApplyLater(p) }),
 	"worktrees":       with(func(a *app.App, p merge.ListParams) (any, error) { return nil, a.Rooms().Merge.WorktreesLater(p) }),
 	"shutdown":        plain(func(a *app.App) (any, error) { a.Shutdown(); return nil, nil }),
 	// tool_reply: the editor's later answer to a tool call (a language

@@ -179,6 +179,7 @@ func TestMethodTableWiring(t *testing.T) {
 		{"compare", `{"session":1,"cwd":"/nope","token":"t20"}`, func(r ui.Answer) bool { return r.OK }}, // its answer comes later
 		{"merge_remove", `{"session":1,"force":true}`, func(r ui.Answer) bool { return !r.OK && strings.Contains(r.Error, "has no worktree") }},
 		{"merge_branch", `{"branch":""}`, func(r ui.Answer) bool { return !r.OK && strings.Contains(r.Error, "name the worktree's branch") }},
+		{"merge_apply", `{"session":1}`, func(r ui.Answer) bool { return !r.OK && strings.Contains(r.Error, "has no worktree") }},
 		{"worktrees", `{"cwd":"/nope","token":"t21"}`, func(r ui.Answer) bool { return r.OK }}, // its answer comes later
 		{"stop", `{"session":1}`, func(r ui.Answer) bool { return r.OK }},
 		{"shutdown", ``, func(r ui.Answer) bool { return r.OK }},

@@ -38,7 +38,7 @@ func TestMergeLeftoverMarkerRefused(t *testing.T) {
 		e.WriteFile("c.md", mine)
 
 		e.ScriptUI(nil, nil) // the removal offer once it is settled waits for an answer, never blocks Neovim
-		e.Cmd("ClaudeNova merge")
+		e.mergeThenProposals()
 		cid, cbuf := e.mergeProposal("c.md")
 		var lines []string
 		e.Lua(&lines, "return vim.api.nvim_buf_get_lines(..., 0, -1, false)", cbuf)

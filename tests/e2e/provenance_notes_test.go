@@ -211,7 +211,7 @@ func TestProvenanceMergeAmendmentAndOneAttributionEverywhere(t *testing.T) {
 		e.Cmd("ClaudeNova stop")
 		e.Eventually(20*time.Second, "exited", func() bool { st, _ := e.SessionState(id); return st == "exited" })
 
-		e.Cmd("ClaudeNova merge")
+		e.mergeThenProposals()
 		for _, want := range []struct{ file, text string }{{"g.txt", "x\n\ny\n\nz\n"}, {"m.txt", "alpha\n\nbeta, mine\n\ngamma\n"}, {"t.txt", "}\n}\n\n}\nb\n\n"}} {
 			_, buf := e.mergeProposal(want.file)
 			if want.file == "m.txt" { // the user amends Claude's "beta" in the merge proposal

@@ -342,7 +342,7 @@ func TestMergeWorktreeAsProposals(t *testing.T) {
 		e.WriteFile("a.txt", "one\ntwo\nthree\nfour\nFIVE (mine)\n")
 		e.WriteFile("c.txt", "my keep\n")
 
-		e.Cmd("ClaudeNova merge")
+		e.mergeThenProposals()
 		_, abuf := e.mergeProposal("a.txt")
 		var lines []string
 		e.Lua(&lines, "return vim.api.nvim_buf_get_lines(..., 0, -1, false)", abuf)

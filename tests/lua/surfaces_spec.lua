@@ -407,6 +407,68 @@ return {
       t:eq(vim.api.nvim_buf_get_lines(0, 2, 3, false)[1], "· src/login.py  +2 −1", "viewed once it changed")
     end,
   },
+  ["a merge's files first: every clean file applied in one step"] = {
+    widths = { 60, 100 },
+    run = function(t)
+      local asked
+      t.replies.merge = function()
+        return {
+          session = 1,
+          branch = "worktree-fix-login",
+          proposed = 3,
+          conflicts = 1,
+          message = "worktree-fix-login: 3 to review, 1 with conflicts",
+          files = {
+            { id = "1:m-1", rel = "src/login.py", path = t.project .. "/src/login.py", added = 2, removed = 1 },
+            {
+              id = "1:m-2",
+              rel = "src/new_helper.py",
+              path = t.project .. "/src/new_helper.py",
+              added = 2,
+              removed = 0,
+              new = true,
+            },
+            {
+              id = "1:m-3",
+              rel = "src/session.py",
+              path = t.project .. "/src/session.py",
+              added = 7,
+              removed = 1,
+              conflicts = true,
+            },
+          },
+        }
+      end
+      t.replies.merge_apply = function(args)
+        asked = args
+        return {
+          applied = { "src/login.py", "src/new_helper.py" },
+          proposals = { "src/session.py" },
+          skipped = {},
+          message = "worktree-fix-login: applied src/login.py, src/new_helper.py; still a proposal: src/session.py (conflicts)",
+        }
+      end
+      vim.cmd("ClaudeNova merge")
+      t:settle()
+      t:eq(vim.b.claudenova_surface, "files", "the merge's files view in front")
+      t:eq(vim.api.nvim_buf_get_lines(0, 0, -1, false), {
+        "⎇ worktree-fix-login → your checkout · 3 files · 1 with conflicts · 0 viewed",
+        "",
+        "· src/login.py  +2 −1",
+        "· src/new_helper.py  +2 −0  new",
+        "· src/session.py  +7 −1  conflicts",
+      }, "every file, conflicts marked")
+      vim.cmd("normal \\a")
+      t:settle()
+      t:eq(asked and asked.session, 1, "the session's merge")
+      t:eq(vim.api.nvim_buf_get_lines(0, 2, -1, false), {
+        "· src/login.py  +2 −1  applied",
+        "· src/new_helper.py  +2 −0  applied",
+        "· src/session.py  +7 −1  conflicts",
+      }, "applied, the conflict left")
+      t:screen("files-merge")
+    end,
+  },
   ["best of two: the branches side by side, each attempt by its label"] = {
     widths = { 60, 100, 200 },
     run = function(t)

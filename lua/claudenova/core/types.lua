@@ -61,7 +61,7 @@
 ---@field changes? claudenova.Config.Keymaps.Changes Keys in the changes view (:ClaudeNova changes).
 ---@field comments? claudenova.Config.Keymaps.Comments Keys in the comments list (:ClaudeNova comments).
 ---@field compare? claudenova.Config.Keymaps.Compare Keys in the comparison of worktree branches (:ClaudeNova compare).
----@field files? claudenova.Config.Keymaps.Files Keys in the files view (:ClaudeNova changes branch, changes round) and in the diff of a file opened from it.
+---@field files? claudenova.Config.Keymaps.Files Keys in the files view (:ClaudeNova changes branch, changes round, merge) and in the diff of a file opened from it.
 ---@field help? string|false In every claude-nova surface (sidebar, panel, proposal, plan, transcript, prompt input, rules, changes, task output, usage, MCP servers): show its keys. (default "g?")
 ---@field mcp? claudenova.Config.Keymaps.Mcp Keys in the MCP servers view (:ClaudeNova mcp).
 ---@field panel? claudenova.Config.Keymaps.Panel Keys in the action panel.
@@ -96,11 +96,12 @@
 ---@field merge? string|false Merge the branch under the cursor into your checkout. (default "m")
 ---@field open? string|false On a file: its versions side by side in diff mode; on a branch: its files view. (default "<CR>")
 
---- Keys in the files view (:ClaudeNova changes branch, changes round) and in the diff of a file opened from it.
+--- Keys in the files view (:ClaudeNova changes branch, changes round, merge) and in the diff of a file opened from it.
 ---@class claudenova.Config.Keymaps.Files
+---@field apply_clean? string|false In a merge's files view (:ClaudeNova merge): apply every file without a conflict, each as :w of its proposal would; conflicted files stay proposals. (default "<localleader>a")
 ---@field close? string|false Close the files view. (default "q")
 ---@field next_file? string|false The next file (in a file's diff: open it). (default "]f")
----@field open? string|false Open the file under the cursor in a diff (its content at the base ↔ now). (default "<CR>")
+---@field open? string|false Open the file under the cursor in a diff (its content at the base ↔ now); in a merge's files view, its proposal. (default "<CR>")
 ---@field prev_file? string|false The previous file (in a file's diff: open it). (default "[f")
 ---@field viewed? string|false Mark the file viewed (or not); in a file's diff, mark it viewed and open the next. (default "<localleader>v")
 

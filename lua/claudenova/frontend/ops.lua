@@ -39,12 +39,21 @@ end
 --- what the user sees as the checkout's side of those files.
 --- session: a session's id, or a worktree's branch (worktree-NAME or
 --- NAME) of the repository holding Neovim's folder, merged whether or not
---- its session runs.
-function M.merge(session)
+--- its session runs. opts.apply = "clean": every file without a conflict
+--- is applied at once (as :w of its proposal), the others stay proposals.
+function M.merge(session, opts)
+  local apply = opts and opts.apply or ""
+  local res
   if type(session) == "string" and not tonumber(session) then
-    return host.request("merge_branch", { branch = session, cwd = vim.fn.getcwd(), unsaved = disk.unsaved() })
+    res =
+      host.request("merge_branch", { branch = session, cwd = vim.fn.getcwd(), unsaved = disk.unsaved(), apply = apply })
+  else
+    res = host.request("merge", { session = tonumber(session) or 0, unsaved = disk.unsaved(), apply = apply })
   end
-  return host.request("merge", { session = tonumber(session) or 0, unsaved = disk.unsaved() })
+  if apply ~= "" then
+    res.applied, res.proposals, res.skipped = res.applied or {}, res.proposals or {}, res.skipped or {}
+  end
+  return res
 end
 
 --- The worktrees the plugin made for the repository holding cwd (default

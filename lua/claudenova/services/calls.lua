@@ -20,6 +20,7 @@ M.ANSWERS = {
   apply = { method = "proposal_saved" }, -- a proposal applied by a gesture: the host's verdict
   saved = { method = "proposal_saved", note = true }, -- a proposal saved with :w
   wiped = { method = "proposal_wiped", note = true }, -- a proposal closed: rejected
+  apply_clean = { method = "merge_apply" }, -- a merge's files without a conflict applied, as :w of each
 }
 
 local answer_methods = {}

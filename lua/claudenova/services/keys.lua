@@ -139,6 +139,7 @@ M.surfaces = {
       { key = "viewed" },
       { key = "next_file" },
       { key = "prev_file" },
+      { key = "apply_clean" },
       { key = "close" },
       { lhs = "<localleader>s", desc = "Send the comments as one review (:ClaudeNova comments send)." },
     },

@@ -517,12 +517,12 @@ M.schema = {
         },
       },
       files = {
-        desc = "Keys in the files view (:ClaudeNova changes branch, changes round) and in the diff of a file opened from it.",
+        desc = "Keys in the files view (:ClaudeNova changes branch, changes round, merge) and in the diff of a file opened from it.",
         fields = {
           open = {
             type = "key",
             default = "<CR>",
-            desc = "Open the file under the cursor in a diff (its content at the base ↔ now).",
+            desc = "Open the file under the cursor in a diff (its content at the base ↔ now); in a merge's files view, its proposal.",
           },
           viewed = {
             type = "key",
@@ -531,6 +531,11 @@ M.schema = {
           },
           next_file = { type = "key", default = "]f", desc = "The next file (in a file's diff: open it)." },
           prev_file = { type = "key", default = "[f", desc = "The previous file (in a file's diff: open it)." },
+          apply_clean = {
+            type = "key",
+            default = "<localleader>a",
+            desc = "In a merge's files view (:ClaudeNova merge): apply every file without a conflict, each as :w of its proposal would; conflicted files stay proposals.",
+          },
           close = { type = "key", default = "q", desc = "Close the files view." },
         },
       },

@@ -5,6 +5,15 @@
 -- changes view (its content at the base ↔ now, diff mode), and there ]f
 -- and [f go on to the next and the previous file and <localleader>v marks
 -- it viewed and goes on. Comments work as in the changes view.
+--
+-- A merge (:ClaudeNova merge) is listed the same way, first: every file
+-- the merge proposes with its +/− (what applying it changes in your
+-- checkout), conflicts marked, and once settled whether it was applied;
+-- <CR> opens the file's proposal, and apply_clean applies every file
+-- without a conflict at once (the host applies each as :w of its proposal
+-- would); conflicted files stay proposals.
+local actions = require("claudenova.store.actions")
+local state = require("claudenova.store.state")
 local changes = require("claudenova.surfaces.changes")
 local comments = require("claudenova.surfaces.comments")
 local config = require("claudenova.setup.config")
@@ -109,6 +118,9 @@ end
 --- The key of a view's marks: the branch and its base, or the round and
 --- when it started (a session's number is the running host's only).
 function M.key(view)
+  if view.merge then
+    return ("merge:%s"):format(view.branch)
+  end
   if view.branch then
     return ("branch:%s@%s"):format(view.branch, view.base or "")
   end
@@ -127,6 +139,21 @@ function M.heading(view, n)
     end
   end
   local files = ("%d file%s · %d viewed"):format(#view.files, #view.files == 1 and "" or "s", n)
+  if view.merge then
+    local conflicts = 0
+    for _, f in ipairs(view.files) do
+      conflicts = conflicts + ((f.conflicts and not f.outcome) and 1 or 0)
+    end
+    if conflicts > 0 then
+      files = ("%d file%s · %d with conflicts · %d viewed"):format(
+        #view.files,
+        #view.files == 1 and "" or "s",
+        conflicts,
+        n
+      )
+    end
+    return ("⎇ %s → your checkout · %s"):format(view.branch, files)
+  end
   if view.branch then
     return ("⎇ %s · since %s · %s"):format(view.branch, (view.base or ""):sub(1, 7), files)
   end
@@ -146,7 +173,11 @@ function M.lines(view)
     local seen = viewed and "✓" or "·"
     local n = #comments.on(f.path)
     local tail = ""
-    if f.error and f.error ~= "" then
+    if f.outcome then
+      tail = f.outcome == "applied" and "  applied" or "  skipped"
+    elseif f.conflicts then
+      tail = "  conflicts"
+    elseif f.error and f.error ~= "" then
       tail = "  " .. f.error
     elseif not f.existed then
       tail = "  new"
@@ -162,6 +193,10 @@ function M.lines(view)
     local plus = ("+%d"):format(ins)
     table.insert(hls, { row, s, s + #plus, "DiffAdded" })
     table.insert(hls, { row, s + #plus + 1, s + #stats, "DiffRemoved" })
+    if f.outcome or f.conflicts then
+      local hl = f.outcome == "applied" and "DiagnosticOk" or f.outcome and "Comment" or "DiagnosticWarn"
+      table.insert(hls, { row, #line - #tail + 2, #line, hl })
+    end
   end
   lines[1] = M.heading(view, n)
   return lines, hls
@@ -251,6 +286,15 @@ open = function(st, index)
   if not f then
     return
   end
+  if st.view.merge then
+    -- A merge's file: its proposal, as the sidebar's <CR> opens it.
+    if state.requests[f.id] then
+      actions.present(f.id)
+    else
+      notify.info(("%s: %s"):format(f.rel, f.outcome == "applied" and "applied" or "no longer a proposal"))
+    end
+    return
+  end
   local v = changes.open_file(st.view, f)
   if v then
     map_diff(st, index, v)
@@ -268,7 +312,54 @@ open = function(st, index)
   end
 end
 
---- Show view (a branch's or a round's files) in the files list.
+--- The proposals of a merge whose buffers hold edits not saved yet: "apply
+--- all clean files" leaves them to their :w.
+local function edited(view)
+  local ids = {}
+  local open = require("claudenova.surfaces.proposal").open_
+  for _, f in ipairs(view.files) do
+    local p = open[f.id]
+    if p and vim.api.nvim_buf_is_valid(p.buf) and vim.bo[p.buf].modified then
+      table.insert(ids, f.id)
+    end
+  end
+  return ids
+end
+
+--- Apply every file of a merge's view without a conflict (the host applies
+--- each as :w of its proposal would, and says what it applied and left).
+function M.apply_clean(view)
+  local res = actions.answer(nil, "apply_clean", { session = view.session, except = edited(view) })
+  for _, f in ipairs(view.files) do
+    for _, rel in ipairs(res and res.applied or {}) do
+      if f.rel == rel then
+        f.outcome = "applied"
+      end
+    end
+  end
+  redraw_all()
+  return res
+end
+
+--- The view of a merge, from what the host answered :ClaudeNova merge.
+function M.merge_view(sum)
+  local view = { merge = true, session = sum.session, branch = sum.branch, files = {} }
+  for _, f in ipairs(sum.files or {}) do
+    table.insert(view.files, {
+      id = f.id,
+      rel = f.rel,
+      path = f.path,
+      hunks = { { ins = f.added, del = f.removed } },
+      conflicts = f.conflicts,
+      existed = not f.new,
+      exists = not f.deleted,
+      sum = f.id, -- a merge's file is viewed once: a new merge, new marks
+    })
+  end
+  return view
+end
+
+--- Show view (a branch's or a round's files, or a merge's) in the files list.
 function M.show(view)
   local name = ("claudenova://files/%s"):format(M.key(view):gsub(":", "/"))
   local existing = vim.fn.bufnr(name)
@@ -287,7 +378,12 @@ function M.show(view)
   if placeholder ~= buf and vim.api.nvim_buf_is_valid(placeholder) then
     errors.try(vim.api.nvim_buf_delete, placeholder, { force = true })
   end
-  labels.set(buf, view.branch and ("Branch · " .. view.branch) or ("Round " .. (view.round or 0)))
+  labels.set(
+    buf,
+    view.merge and ("Merge · " .. view.branch)
+      or view.branch and ("Branch · " .. view.branch)
+      or ("Round " .. (view.round or 0))
+  )
   vim.b[buf].claudenova_surface = "files"
   vim.bo[buf].filetype = "claudenova-files"
   redraw(buf)
@@ -338,8 +434,49 @@ function M.show(view)
       "Close the files view",
     },
   }
+  if view.merge then
+    table.insert(maps, {
+      k.apply_clean,
+      function()
+        M.apply_clean(view)
+      end,
+      "Apply every file without a conflict (as :w of its proposal); conflicted files stay proposals",
+    })
+    local bar = {}
+    for _, part in ipairs({
+      { k.open, "proposal" },
+      { k.apply_clean, "apply all clean files" },
+      { k.close, "close" },
+      { config.get().keymaps.help, "keys" },
+    }) do
+      if part[1] then
+        table.insert(bar, textutil.key(part[1]) .. " " .. part[2])
+      end
+    end
+    vim.wo.winbar = "%#ClaudeNovaWinbar#" .. table.concat(bar, " · ")
+    -- A file settled (applied, or its proposal closed): the list says so.
+    local au = vim.api.nvim_create_autocmd("User", {
+      pattern = "ClaudeNovaRequestDecided",
+      desc = "claude-nova: a merge's files view follows its files",
+      callback = function(ev)
+        for _, f in ipairs(view.files) do
+          if ev.data and f.id == ev.data.id then
+            f.outcome = ev.data.outcome == "applied" and "applied" or "skipped"
+            redraw(buf)
+          end
+        end
+      end,
+    })
+    vim.api.nvim_create_autocmd("BufWipeout", {
+      buffer = buf,
+      once = true,
+      callback = function()
+        errors.try(vim.api.nvim_del_autocmd, au)
+      end,
+    })
+  end
   keytable.bind(buf, maps)
-  if config.get().keymaps.changes.comment then
+  if config.get().keymaps.changes.comment and not view.merge then
     vim.keymap.set("n", "<localleader>s", function()
       comments.send()
     end, { buffer = buf, desc = "claude-nova: Send the comments as one review" })
@@ -353,6 +490,16 @@ function M.show(view)
     end,
   })
   -- The keys first: a narrow screen cuts the end.
+  if view.merge then
+    notify.info(
+      ("%s proposal%s: %s"):format(
+        textutil.key(k.open),
+        k.apply_clean and (" · %s apply all clean files"):format(textutil.key(k.apply_clean)) or "",
+        M.heading(view)
+      )
+    )
+    return buf
+  end
   notify.info(
     ("%s open · %s viewed · %s next: %s"):format(
       textutil.key(k.open),

@@ -175,7 +175,7 @@ func (r *Room) MergeBranchLater(p BranchParams) error {
 		for _, u := range p.Unsaved {
 			unsaved[filepath.Clean(u.Path)] = []byte(u.Text)
 		}
-		return r.start(ctx, s.ID, unsaved)
+		return r.startApply(ctx, s.ID, unsaved, p.Apply)
 	})
 	return nil
 }

@@ -81,6 +81,14 @@ type run struct {
 	// request id): applying one marks that version seen and applied.
 	versions map[string]worktree.Version
 	merged   bool // a merge's every file was settled
+	// props are the proposals still pending (by request id), as the
+	// files view and "apply all clean files" take them; conflicted those
+	// with conflicts (markers, or deleted by the branch and changed here).
+	props      map[string]approval.Pending
+	conflicted map[string]bool
+	// batch holds the end of the merge back while "apply all clean files"
+	// runs: what it applied is listed before the offer to remove.
+	batch bool
 }
 
 // New returns the merge room.
@@ -95,6 +103,7 @@ func labels(branch string) diff.MergeLabels {
 
 // Summary is what a merge proposed.
 type Summary struct {
+	Session   int      `json:"session"`
 	Branch    string   `json:"branch"`
 	Proposed  int      `json:"proposed"`
 	Conflicts int      `json:"conflicts"` // proposals with conflict markers
@@ -102,6 +111,11 @@ type Summary struct {
 	Left      []string `json:"left"`      // files not proposed (binary, links): named
 	Message   string   `json:"message"`   // on one line
 	Details   string   `json:"details"`   // the whole story (the transcript has it)
+	Files     []File   `json:"files"`     // the proposals, for the files view
+	// With apply "clean": what ApplyClean did (Result's lists).
+	Applied   []string `json:"applied,omitempty"`
+	Proposals []string `json:"proposals,omitempty"`
+	Skipped   []string `json:"skipped,omitempty"`
 }
 
 // StartParams start a merge of a session's branch: Unsaved are the
@@ -111,6 +125,9 @@ type StartParams struct {
 	desk.ReplyTo
 	Session int       `json:"session"`
 	Unsaved []Unsaved `json:"unsaved"`
+	// Apply "clean" applies every file without a conflict at once (as
+	// ApplyClean does); "" proposes them all.
+	Apply string `json:"apply"`
 }
 
 // Unsaved is a buffer's text as :w would write it.
@@ -134,7 +151,7 @@ func (r *Room) StartLater(p StartParams) error {
 	for _, u := range p.Unsaved {
 		unsaved[filepath.Clean(u.Path)] = []byte(u.Text)
 	}
-	r.d.ReplyLater(p.ReplyTo, func(ctx context.Context) (any, error) { return r.start(ctx, s.ID, unsaved) })
+	r.d.ReplyLater(p.ReplyTo, func(ctx context.Context) (any, error) { return r.startApply(ctx, s.ID, unsaved, p.Apply) })
 	return nil
 }
 
@@ -171,10 +188,11 @@ func (r *Room) start(ctx context.Context, id int, unsaved map[string][]byte) (Su
 	if err != nil {
 		return Summary{}, err
 	}
-	sum := Summary{Branch: wt.Branch}
+	sum := Summary{Session: s.ID, Branch: wt.Branch, Files: []File{}}
 	var props []*approval.Pending
 	var tookUnsaved, left []string
 	pending, versions := map[string]string{}, map[string]worktree.Version{}
+	pendings, conflicted := map[string]approval.Pending{}, map[string]bool{}
 	seen := map[string]worktree.Seen{} // what this merge shows, besides its proposals
 	ignored := 0
 	for i, c := range br.Changes {
@@ -205,11 +223,17 @@ func (r *Room) start(ctx context.Context, id int, unsaved map[string][]byte) (Su
 		}
 		props = append(props, p)
 		pending[p.ID] = c.Path
+		pendings[p.ID] = *p
+		// Deleted by the branch and changed here: the user's lines are
+		// proposed, which is a conflict a save cannot settle by itself.
+		conflicted[p.ID] = conflicts || (p.Merge.Deleted && len(p.Change.Proposed) > 0)
+		sum.Files = append(sum.Files, fileOf(p, conflicted[p.ID]))
 		versions[p.ID] = v // seen once settled: a proposal left open (the host killed) was decided by no one
 	}
 	r.mu.Lock()
 	m := r.runOf(s.ID, wt.Path, wt.Root, wt.Branch)
 	m.pending, m.versions, m.left = pending, versions, left
+	m.props, m.conflicted = pendings, conflicted
 	m.applied, m.skipped = nil, nil
 	for p, v := range seen {
 		m.seen[p] = v
@@ -444,6 +468,7 @@ func (r *Room) settle(sid int, id, outcome string, applied bool) {
 			return
 		}
 		delete(m.pending, id)
+		delete(m.props, id)
 		if v, ok := m.versions[id]; ok {
 			m.seen[rel] = worktree.Seen{Version: v, Applied: applied}
 			delete(m.versions, id)
@@ -458,7 +483,7 @@ func (r *Room) settle(sid int, id, outcome string, applied bool) {
 		}
 		r.save(m, false)
 	}
-	done := m != nil && len(m.pending) == 0
+	done := m != nil && len(m.pending) == 0 && !m.batch
 	r.mu.Unlock()
 	if outcome != "" {
 		r.reqs.Settle(id, outcome)
