@@ -1,0 +1,307 @@
+package tuihook
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
+	shellquote "github.com/kballard/go-shellquote"
+)
+
+// ErrTUI says what a session in claude's own terminal UI cannot do from
+// the editor: its conversation is typed into its terminal.
+var ErrTUI = errors.New("this session runs in claude's terminal UI: type into its terminal")
+
+// Conn is one TUI session as the host sees it: no pipe to claude, only its
+// hooks' requests, each a synthesized can_use_tool message, and their
+// answers, each the decision its hook prints. Neovim runs the process (a
+// terminal job) and reports its pid and its exit.
+type Conn struct {
+	log  *slog.Logger
+	argv []string
+	mode string
+	cwd  string
+
+	mu      sync.Mutex
+	queue   []claude.Message
+	wake    chan struct{}
+	out     chan claude.Message
+	pending map[string]chan []byte // request id → its hook's decision line
+	next    int
+	pid     int
+	exitErr error
+	started chan struct{}
+	done    chan struct{}
+	ended   bool
+	onEnd   func()
+}
+
+var _ claude.Conn = (*Conn)(nil)
+
+// newConn returns the Conn of a TUI run as argv in cwd, in mode.
+func newConn(argv []string, cwd, mode string, log *slog.Logger) *Conn {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	c := &Conn{
+		log: log, argv: argv, mode: mode, cwd: cwd,
+		wake: make(chan struct{}, 1), out: make(chan claude.Message),
+		pending: map[string]chan []byte{}, started: make(chan struct{}), done: make(chan struct{}),
+	}
+	go c.pump()
+	return c
+}
+
+// Kind says what sort of session this is (session.Info's kind).
+func (c *Conn) Kind() string { return "tui" }
+
+// pump delivers the queued messages in order; Messages is closed once the
+// TUI ended and everything before was delivered.
+func (c *Conn) pump() {
+	defer close(c.out)
+	for {
+		c.mu.Lock()
+		q := c.queue
+		c.queue = nil
+		ended := c.ended
+		c.mu.Unlock()
+		for _, m := range q {
+			c.out <- m
+		}
+		if len(q) > 0 {
+			continue
+		}
+		if ended {
+			return
+		}
+		select {
+		case <-c.wake:
+		case <-c.done:
+		}
+	}
+}
+
+// push queues a synthesized line (nothing once the TUI ended).
+func (c *Conn) push(v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		c.log.Error("tui: encode a message", "err", err)
+		return
+	}
+	m, err := claude.ParseLine(b)
+	if err != nil {
+		c.log.Error("tui: decode a synthesized message", "err", err)
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ended {
+		return
+	}
+	c.queue = append(c.queue, m)
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+}
+
+// ask puts one hook's request before the user and returns the line its
+// hook prints, once decided; ok false: no decision (the hook went away,
+// the TUI ended, the request was withdrawn or errored).
+func (c *Conn) ask(in HookInput, gone <-chan struct{}) (out []byte, ok bool) {
+	c.mu.Lock()
+	if c.ended {
+		c.mu.Unlock()
+		return nil, false
+	}
+	c.next++
+	id := "tui-" + strconv.Itoa(c.next)
+	answer := make(chan []byte, 1)
+	c.pending[id] = answer
+	c.mu.Unlock()
+	req := map[string]any{
+		"subtype": "can_use_tool", "tool_name": in.ToolName, "input": in.ToolInput, "tool_use_id": id,
+	}
+	if len(in.PermissionSuggestions) > 0 && string(in.PermissionSuggestions) != "null" {
+		req["permission_suggestions"] = in.PermissionSuggestions
+	}
+	c.push(map[string]any{"type": "control_request", "request_id": id, "request": req})
+	select {
+	case b := <-answer:
+		return b, b != nil
+	case <-gone:
+	case <-c.done:
+		return nil, false
+	}
+	// The hook went first (the user answered in the terminal, or claude
+	// ended the hook): withdrawn, unless the answer was taken meanwhile.
+	if c.take(id) != nil {
+		c.push(map[string]any{"type": "control_cancel_request", "request_id": id})
+		return nil, false
+	}
+	select {
+	case b := <-answer:
+		return b, b != nil
+	default:
+		return nil, false
+	}
+}
+
+// take removes a waiting request; nil when none waits by that id.
+func (c *Conn) take(id string) chan []byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ch := c.pending[id]
+	delete(c.pending, id)
+	return ch
+}
+
+// Respond sends the decision to the request's hook.
+func (c *Conn) Respond(requestID string, result claude.PermissionResult) error {
+	if _, err := Output(&result); err != nil {
+		return err // no decision the hook could print
+	}
+	out, err := json.Marshal(reply{Decision: &result})
+	if err != nil {
+		return fmt.Errorf("encode the decision: %w", err)
+	}
+	out = append(out, '\n')
+	ch := c.take(requestID)
+	if ch == nil {
+		return fmt.Errorf("the TUI's request %s no longer waits", requestID)
+	}
+	ch <- out
+	return nil
+}
+
+// RespondAndTell sends the decision; the note cannot reach Claude (the
+// TUI takes no message from the host): it is logged.
+func (c *Conn) RespondAndTell(requestID string, result claude.PermissionResult, note string) error {
+	if note != "" {
+		c.log.Info("tui: a note for claude is not sent (the TUI takes none)", "request", requestID)
+	}
+	return c.Respond(requestID, result)
+}
+
+// RespondError gives the request's hook no decision: the TUI asks.
+func (c *Conn) RespondError(requestID, message string) error {
+	if ch := c.take(requestID); ch != nil {
+		c.log.Info("tui: no decision", "request", requestID, "why", message)
+		ch <- nil
+	}
+	return nil
+}
+
+func (c *Conn) SendUser(string, string, ...string) error { return ErrTUI }
+func (c *Conn) RespondControl(string, any) error         { return ErrTUI }
+func (c *Conn) Control(context.Context, string, map[string]any) (json.RawMessage, error) {
+	return nil, ErrTUI
+}
+func (c *Conn) Begin(string, map[string]any) (<-chan claude.Reply, error) { return nil, ErrTUI }
+
+// Messages delivers the synthesized messages; closed after the TUI ended.
+func (c *Conn) Messages() <-chan claude.Message { return c.out }
+
+// Done is closed once the TUI ended.
+func (c *Conn) Done() <-chan struct{} { return c.done }
+
+// ExitErr is how the TUI ended; valid after Done.
+func (c *Conn) ExitErr() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.exitErr
+}
+
+func (c *Conn) StderrTail() string { return "" }
+
+// CommandLine is the TUI's command, quoted.
+func (c *Conn) CommandLine() string { return shellquote.Join(c.argv...) }
+
+// Initialized is closed once the TUI runs (Neovim reported its pid).
+func (c *Conn) Initialized() <-chan struct{} { return c.started }
+
+// InitResponse: the TUI has no handshake; nothing to report.
+func (c *Conn) InitResponse() (json.RawMessage, error) { return json.RawMessage(`{}`), nil }
+
+// Running records the TUI's pid (its process group: Neovim starts a
+// terminal's job as a session leader) and announces the session.
+func (c *Conn) Running(pid int) {
+	c.mu.Lock()
+	if c.ended || c.pid != 0 {
+		c.mu.Unlock()
+		return
+	}
+	c.pid = pid
+	c.mu.Unlock()
+	c.push(map[string]any{"type": "system", "subtype": "init", "cwd": c.cwd, "permissionMode": c.mode})
+	close(c.started)
+}
+
+// Exited ends the session: the TUI's job exited with code.
+func (c *Conn) Exited(code int) {
+	var err error
+	if code != 0 {
+		err = fmt.Errorf("exit status %d", code)
+	}
+	c.end(err)
+}
+
+// end marks the TUI gone: waiting hooks get no decision, Messages closes.
+func (c *Conn) end(err error) {
+	c.mu.Lock()
+	if c.ended {
+		c.mu.Unlock()
+		return
+	}
+	c.ended, c.exitErr = true, err
+	pending := c.pending
+	c.pending = map[string]chan []byte{}
+	onEnd := c.onEnd
+	c.mu.Unlock()
+	for _, ch := range pending {
+		ch <- nil
+	}
+	close(c.done)
+	if onEnd != nil {
+		onEnd()
+	}
+}
+
+// Stop ends the TUI (as Kill: it has no stdin of ours to close).
+func (c *Conn) Stop(grace time.Duration) { c.Kill(grace) }
+
+// Kill ends the TUI's process group (SIGTERM, SIGKILL after grace) and
+// returns once Neovim reported its exit, or after another grace.
+func (c *Conn) Kill(grace time.Duration) {
+	c.mu.Lock()
+	pid := c.pid
+	c.mu.Unlock()
+	if pid > 0 {
+		signalGroup(pid, false)
+		if c.waitDone(grace) {
+			return
+		}
+		signalGroup(pid, true)
+		if c.waitDone(grace) {
+			return
+		}
+	}
+	c.end(errors.New("stopped"))
+}
+
+func (c *Conn) waitDone(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-c.done:
+		return true
+	case <-t.C:
+		return false
+	}
+}

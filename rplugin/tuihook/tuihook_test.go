@@ -1,0 +1,299 @@
+package tuihook
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
+)
+
+const writeInput = `{"session_id":"s1","transcript_path":"/t.jsonl","cwd":"/p","permission_mode":"default",` +
+	`"hook_event_name":"PermissionRequest","tool_name":"Write","tool_input":{"file_path":"/p/a.txt","content":"hi\n"},` +
+	`"permission_suggestions":[{"type":"setMode","mode":"acceptEdits","destination":"session"}]}`
+
+// shortDir is a temp folder with a path short enough for a unix socket.
+func shortDir(t *testing.T) string {
+	t.Helper()
+	d, err := os.MkdirTemp("", "tuih")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(d) })
+	return filepath.Join(d, "s")
+}
+
+type hookRun struct {
+	out, errOut bytes.Buffer
+	done        chan int
+}
+
+// runHook runs the hook subcommand on input with env, in the background.
+func runHook(env map[string]string, input string) *hookRun {
+	h := &hookRun{done: make(chan int, 1)}
+	go func() {
+		h.done <- Run(context.Background(), strings.NewReader(input), &h.out, &h.errOut, func(k string) string { return env[k] })
+	}()
+	return h
+}
+
+func (h *hookRun) wait(t *testing.T) {
+	t.Helper()
+	select {
+	case code := <-h.done:
+		if code != 0 {
+			t.Fatalf("hook exited %d", code)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("hook hangs")
+	}
+}
+
+func next(t *testing.T, c *Conn) claude.Message {
+	t.Helper()
+	select {
+	case m, ok := <-c.Messages():
+		if !ok {
+			t.Fatal("messages closed")
+		}
+		return m
+	case <-time.After(20 * time.Second):
+		t.Fatal("no message")
+	}
+	return claude.Message{}
+}
+
+func setup(t *testing.T) (*Server, *Conn, map[string]string) {
+	t.Helper()
+	srv, err := Listen(shortDir(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	c := newConn([]string{"claude"}, "/p", "default", nil)
+	t.Cleanup(func() { c.end(nil) })
+	token, err := srv.Add(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv, c, map[string]string{EnvSocket: srv.Path(), EnvToken: token}
+}
+
+func TestHookWithoutAHostDecidesNothing(t *testing.T) {
+	srv, _, env := setup(t)
+	tests := []struct {
+		name  string
+		env   map[string]string
+		input string
+	}{
+		{"no environment", nil, writeInput},
+		{"no socket there", map[string]string{EnvSocket: filepath.Join(t.TempDir(), "none.sock"), EnvToken: "x"}, writeInput},
+		{"a file, not a socket", map[string]string{EnvSocket: writeFile(t), EnvToken: "x"}, writeInput},
+		{"wrong token", map[string]string{EnvSocket: srv.Path(), EnvToken: "not-the-token"}, writeInput},
+		{"malformed input", env, `{"tool_name":`},
+		{"another event", env, strings.Replace(writeInput, `"PermissionRequest"`, `"PreToolUse"`, 1)},
+		{"input not an object", env, strings.Replace(writeInput, `"tool_input":{"file_path":"/p/a.txt","content":"hi\n"}`, `"tool_input":"x"`, 1)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := runHook(tt.env, tt.input)
+			h.wait(t)
+			if h.out.Len() != 0 {
+				t.Fatalf("printed a decision: %s", h.out.String())
+			}
+			if !strings.Contains(h.errOut.String(), "no decision") {
+				t.Fatalf("stderr does not say why: %q", h.errOut.String())
+			}
+		})
+	}
+}
+
+func writeFile(t *testing.T) string {
+	p := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(p, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestHookGetsTheEditorsDecision(t *testing.T) {
+	tests := []struct {
+		name   string
+		result claude.PermissionResult
+		want   string
+	}{
+		{"allow with the user's text", claude.Allow(json.RawMessage(`{"file_path":"/p/a.txt","content":"mine\n"}`)),
+			`{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow","updatedInput":{"file_path":"/p/a.txt","content":"mine\n"}}}}`},
+		{"deny with a message", claude.Deny("not now"),
+			`{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"not now"}}}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, c, env := setup(t)
+			c.Running(1 << 30) // no such process: never signalled here
+			if m := next(t, c); m.Type != "system" || m.Subtype != "init" || m.System == nil || m.System.PermissionMode != "default" {
+				t.Fatalf("first message %+v", m)
+			}
+			h := runHook(env, writeInput)
+			m := next(t, c)
+			if m.Type != "control_request" || m.Subtype != "can_use_tool" || m.Permission == nil {
+				t.Fatalf("got %+v", m)
+			}
+			if m.Permission.ToolName != "Write" || !strings.Contains(string(m.Permission.Input), `"content":"hi\n"`) ||
+				len(m.Permission.Suggestions) != 1 {
+				t.Fatalf("request %+v", m.Permission)
+			}
+			if err := c.Respond(m.RequestID, tt.result); err != nil {
+				t.Fatal(err)
+			}
+			h.wait(t)
+			if got := strings.TrimSpace(h.out.String()); got != tt.want {
+				t.Fatalf("printed %s\nwant    %s", got, tt.want)
+			}
+			if err := c.Respond(m.RequestID, tt.result); err == nil {
+				t.Fatal("answered twice")
+			}
+		})
+	}
+}
+
+func TestAHookThatGoesAwayWithdrawsItsRequest(t *testing.T) {
+	_, c, env := setup(t)
+	nc, err := net.Dial("unix", env[EnvSocket])
+	if err != nil {
+		t.Fatal(err)
+	}
+	line, _ := json.Marshal(ask{Token: env[EnvToken], Input: json.RawMessage(writeInput)})
+	if _, err := nc.Write(append(line, '\n')); err != nil {
+		t.Fatal(err)
+	}
+	m := next(t, c)
+	if m.Subtype != "can_use_tool" {
+		t.Fatalf("got %+v", m)
+	}
+	nc.Close() // the user answered in the terminal
+	cancel := next(t, c)
+	if cancel.Type != "control_cancel_request" || cancel.RequestID != m.RequestID {
+		t.Fatalf("got %+v", cancel)
+	}
+	if err := c.Respond(m.RequestID, claude.Deny("late")); err == nil {
+		t.Fatal("a withdrawn request was answered")
+	}
+}
+
+func TestTheTUIEndingLeavesHooksWithoutADecision(t *testing.T) {
+	_, c, env := setup(t)
+	h := runHook(env, writeInput)
+	if m := next(t, c); m.Subtype != "can_use_tool" {
+		t.Fatalf("got %+v", m)
+	}
+	c.Exited(1)
+	h.wait(t)
+	if h.out.Len() != 0 {
+		t.Fatalf("printed %s", h.out.String())
+	}
+	for range c.Messages() {
+	}
+	if c.ExitErr() == nil {
+		t.Fatal("exit 1 is no error")
+	}
+	// An error answer gives no decision either.
+	_, c2, env2 := setup(t)
+	h2 := runHook(env2, writeInput)
+	m := next(t, c2)
+	if err := c2.RespondError(m.RequestID, "unsupported"); err != nil {
+		t.Fatal(err)
+	}
+	h2.wait(t)
+	if h2.out.Len() != 0 {
+		t.Fatalf("printed %s", h2.out.String())
+	}
+}
+
+func TestArgvPassesModeHookAndPrompt(t *testing.T) {
+	argv, err := Argv(claude.Config{Command: "npx claude", PermissionMode: "default", Args: []string{"--add-dir", "x"}},
+		"'/bin/claudenova' hook", nil, "-do this")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(argv, "|")
+	if !strings.HasPrefix(got, "npx|claude|--settings|") || !strings.Contains(got, "|--permission-mode|default|--add-dir|x|--|-do this") {
+		t.Fatalf("argv %q", argv)
+	}
+	var settings struct {
+		Hooks map[string][]struct {
+			Matcher string `json:"matcher"`
+			Hooks   []struct {
+				Type, Command string
+			} `json:"hooks"`
+		} `json:"hooks"`
+	}
+	if err := json.Unmarshal([]byte(argv[3]), &settings); err != nil {
+		t.Fatal(err)
+	}
+	pr := settings.Hooks["PermissionRequest"]
+	if len(pr) != 1 || pr[0].Matcher != "*" || pr[0].Hooks[0].Command != "'/bin/claudenova' hook" {
+		t.Fatalf("settings %s", argv[3])
+	}
+}
+
+func TestSocketFolderMustBePrivate(t *testing.T) {
+	d := shortDir(t)
+	if err := os.MkdirAll(d, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(d, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Listen(d, nil); err == nil || !strings.Contains(err.Error(), "open to others") {
+		t.Fatalf("listened in a folder open to others: %v", err)
+	}
+}
+
+// FuzzServe: whatever a process sends the socket without the session's
+// token, it gets no decision and no session hears of it.
+func FuzzServe(f *testing.F) {
+	f.Add([]byte(`{"token":"x","input":` + writeInput + "}\n"))
+	f.Add([]byte("{\n"))
+	f.Add([]byte(`{"token":"","input":null}` + "\n"))
+	dir, err := os.MkdirTemp("", "tuif")
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	srv, err := Listen(filepath.Join(dir, "s"), nil)
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer srv.Close()
+	c := newConn(nil, "/p", "default", nil)
+	defer c.end(nil)
+	if _, err := srv.Add(c); err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		nc, err := net.Dial("unix", srv.Path())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer nc.Close()
+		_, _ = nc.Write(append(b, '\n'))
+		_ = nc.SetReadDeadline(time.Now().Add(10 * time.Second))
+		got, _ := io.ReadAll(nc)
+		if len(got) != 0 {
+			t.Fatalf("a decision for a stranger: %s", got)
+		}
+		select {
+		case m := <-c.Messages():
+			t.Fatalf("the session heard of it: %+v", m)
+		default:
+		}
+	})
+}
