@@ -1,0 +1,114 @@
+package e2e
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// trustForTUI pre-answers what claude's terminal UI asks in a fresh HOME
+// (onboarding, the custom API key, trusting the project folder), in the
+// config file it reads: the test never types through those dialogs.
+func (e *Env) trustForTUI() {
+	e.t.Helper()
+	projects := map[string]any{}
+	for _, p := range []string{e.Project, realPath(e.Project)} {
+		projects[p] = map[string]any{"hasTrustDialogAccepted": true, "hasCompletedProjectOnboarding": true}
+	}
+	b, _ := json.Marshal(map[string]any{
+		"hasCompletedOnboarding": true, "theme": "dark",
+		"customApiKeyResponses": map[string]any{"approved": []string{"test"}, "rejected": []string{}},
+		"projects":              projects,
+	})
+	if err := os.WriteFile(filepath.Join(e.Home, ".claude.json"), b, 0o600); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+func realPath(p string) string {
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	return p
+}
+
+// startTUI runs :ClaudeNova tui's Lua call and returns the session and
+// its terminal's job.
+func (e *Env) startTUI() (id, job int) {
+	e.t.Helper()
+	e.Lua(&id, "return require('claudenova').tui({})")
+	e.Lua(&job, "return vim.b[require('claudenova.frontend.tui').bufs[...]].terminal_job_id", id)
+	return id, job
+}
+
+// tuiScreen is the text of session id's terminal.
+func (e *Env) tuiScreen(id int) string {
+	var lines []string
+	e.Lua(&lines, "return vim.api.nvim_buf_get_lines(require('claudenova.frontend.tui').bufs[...], 0, -1, false)", id)
+	return strings.Join(lines, "\n")
+}
+
+// typeIntoTUI types text into the TUI's input once it shows one, then
+// Enter (sent apart: together they would be one paste).
+func (e *Env) typeIntoTUI(id, job int, text, shows string) {
+	e.t.Helper()
+	e.Eventually(60*time.Second, "the TUI's input", func() bool { return strings.Contains(e.tuiScreen(id), "for shortcuts") })
+	e.Lua(nil, "local job, text = ...; vim.fn.chansend(job, text)", job, text)
+	e.Eventually(20*time.Second, "the prompt typed", func() bool { return strings.Contains(e.tuiScreen(id), shows) })
+	e.Lua(nil, "vim.fn.chansend(..., '\\r')", job)
+}
+
+// The TUI in a terminal: a file it writes is an editable proposal (the
+// file holds the user's text once saved), a command goes to the panel and
+// is denied there (it never runs), the session is kind "tui", stop ends it.
+func TestTUIPermissionsDecidedInTheEditor(t *testing.T) {
+	eachNvim(t, func(t *testing.T, v nvimVersion) {
+		e := NewEnv(t, v, Options{})
+		e.trustForTUI()
+		id, job := e.startTUI()
+		var kind string
+		e.Lua(&kind, "for _, s in ipairs(require('claudenova').sessions()) do if s.id == ... then return s.kind end end", id)
+		if kind != "tui" {
+			t.Fatalf("sessions() says kind %q", kind)
+		}
+		e.typeIntoTUI(id, job, Seq(
+			Step("Write", map[string]any{"file_path": "{{cwd}}/a.txt", "content": "from claude\n"}),
+			Step("Bash", map[string]any{"command": "echo no > denied.txt", "description": "write denied.txt"}),
+		), "SEQ")
+		p, buf := e.WaitProposal()
+		if p.Session != id || p.Tool != "Write" {
+			t.Fatalf("request %+v", p)
+		}
+		e.SetLineAndWrite(buf, 1, "from the user")
+		if r := e.WaitToolResult("toolu_s0"); r.IsError {
+			t.Fatalf("the Write failed: %+v", r)
+		}
+		if got := e.ReadFile("a.txt"); got != "from the user\n" {
+			t.Fatalf("a.txt holds %q", got)
+		}
+		// The command: in the panel, pending; denied, it never runs.
+		b := e.WaitPending(1)[0]
+		if b.Tool != "Bash" || b.Surface != "panel" || b.Session != id {
+			t.Fatalf("request %+v", b)
+		}
+		e.Eventually(10*time.Second, "panel open", func() bool { return e.PanelID() == b.ID })
+		if ok, why := e.decideAPI(b.ID, "deny"); !ok {
+			t.Fatalf("deny: %s", why)
+		}
+		r := e.WaitToolResult("toolu_s1")
+		if !r.IsError {
+			t.Fatalf("the denied command's result %+v", r)
+		}
+		if e.fileExists("denied.txt") {
+			t.Fatal("the denied command ran")
+		}
+		e.Eventually(20*time.Second, "the TUI says it was denied", func() bool {
+			return strings.Contains(e.tuiScreen(id), "Denied by PermissionRequest hook")
+		})
+		e.Lua(nil, "require('claudenova').stop(...)", id)
+		e.Eventually(20*time.Second, "session exited", func() bool { st, _ := e.SessionState(id); return st == "exited" })
+	})
+}
