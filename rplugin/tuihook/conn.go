@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sort"
 	"strconv"
 	"sync"
 	"time"
@@ -32,7 +33,7 @@ type Conn struct {
 	queue   []claude.Message
 	wake    chan struct{}
 	out     chan claude.Message
-	pending map[string]chan []byte // request id → its hook's decision line
+	pending map[string]*waiting // by request id
 	next    int
 	pid     int
 	exitErr error
@@ -44,6 +45,25 @@ type Conn struct {
 
 var _ claude.Conn = (*Conn)(nil)
 
+// waiting is a hook's request before the user: its tool call, and where
+// its decision line goes (nil: none).
+type waiting struct {
+	tool   string
+	input  string // the tool input, in a canonical form
+	answer chan []byte
+}
+
+// canonical is a JSON value re-encoded (object keys sorted), to tell the
+// same tool input apart from another.
+func canonical(raw json.RawMessage) string {
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return string(raw)
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
 // newConn returns the Conn of a TUI run as argv in cwd, in mode.
 func newConn(argv []string, cwd, mode string, log *slog.Logger) *Conn {
 	if log == nil {
@@ -52,7 +72,7 @@ func newConn(argv []string, cwd, mode string, log *slog.Logger) *Conn {
 	c := &Conn{
 		log: log, argv: argv, mode: mode, cwd: cwd,
 		wake: make(chan struct{}, 1), out: make(chan claude.Message),
-		pending: map[string]chan []byte{}, started: make(chan struct{}), done: make(chan struct{}),
+		pending: map[string]*waiting{}, started: make(chan struct{}), done: make(chan struct{}),
 	}
 	go c.pump()
 	return c
@@ -122,8 +142,8 @@ func (c *Conn) ask(in HookInput, gone <-chan struct{}) (out []byte, ok bool) {
 	}
 	c.next++
 	id := "tui-" + strconv.Itoa(c.next)
-	answer := make(chan []byte, 1)
-	c.pending[id] = answer
+	w := &waiting{tool: in.ToolName, input: canonical(in.ToolInput), answer: make(chan []byte, 1)}
+	c.pending[id] = w
 	c.mu.Unlock()
 	req := map[string]any{
 		"subtype": "can_use_tool", "tool_name": in.ToolName, "input": in.ToolInput, "tool_use_id": id,
@@ -133,7 +153,7 @@ func (c *Conn) ask(in HookInput, gone <-chan struct{}) (out []byte, ok bool) {
 	}
 	c.push(map[string]any{"type": "control_request", "request_id": id, "request": req})
 	select {
-	case b := <-answer:
+	case b := <-w.answer:
 		return b, b != nil
 	case <-gone:
 	case <-c.done:
@@ -146,7 +166,7 @@ func (c *Conn) ask(in HookInput, gone <-chan struct{}) (out []byte, ok bool) {
 		return nil, false
 	}
 	select {
-	case b := <-answer:
+	case b := <-w.answer:
 		return b, b != nil
 	default:
 		return nil, false
@@ -154,12 +174,54 @@ func (c *Conn) ask(in HookInput, gone <-chan struct{}) (out []byte, ok bool) {
 }
 
 // take removes a waiting request; nil when none waits by that id.
-func (c *Conn) take(id string) chan []byte {
+func (c *Conn) take(id string) *waiting {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	ch := c.pending[id]
+	w := c.pending[id]
 	delete(c.pending, id)
-	return ch
+	return w
+}
+
+// notice is a hook that tells of the terminal: a tool that ran was
+// allowed there (its request, if one waits, is withdrawn); a new prompt or
+// the end of the turn leaves no request waiting, and says whether a turn
+// runs.
+func (c *Conn) notice(in HookInput) {
+	switch in.HookEventName {
+	case EventPostTool:
+		input := canonical(in.ToolInput)
+		c.settled(func(w *waiting) bool { return w.tool == in.ToolName && w.input == input })
+	case EventPrompt:
+		c.settled(func(*waiting) bool { return true })
+		c.push(map[string]any{"type": "system", "subtype": "session_state_changed", "state": "running"})
+	case EventStop:
+		c.settled(func(*waiting) bool { return true })
+		c.push(map[string]any{"type": "system", "subtype": "session_state_changed", "state": "idle"})
+	}
+}
+
+// settled withdraws the waiting requests that match: decided in the
+// terminal, their hooks get no decision from the editor.
+func (c *Conn) settled(match func(*waiting) bool) {
+	c.mu.Lock()
+	var ids []string
+	for id, w := range c.pending {
+		if match(w) {
+			ids = append(ids, id)
+		}
+	}
+	gone := make([]*waiting, 0, len(ids))
+	for _, id := range ids {
+		gone = append(gone, c.pending[id])
+		delete(c.pending, id)
+	}
+	c.mu.Unlock()
+	sort.Strings(ids)
+	for i, id := range ids {
+		c.log.Info("tui: decided in the terminal", "request", id)
+		c.push(map[string]any{"type": "control_cancel_request", "request_id": id})
+		gone[i].answer <- nil
+	}
 }
 
 // Respond sends the decision to the request's hook.
@@ -172,11 +234,11 @@ func (c *Conn) Respond(requestID string, result claude.PermissionResult) error {
 		return fmt.Errorf("encode the decision: %w", err)
 	}
 	out = append(out, '\n')
-	ch := c.take(requestID)
-	if ch == nil {
+	w := c.take(requestID)
+	if w == nil {
 		return fmt.Errorf("the TUI's request %s no longer waits", requestID)
 	}
-	ch <- out
+	w.answer <- out
 	return nil
 }
 
@@ -191,9 +253,9 @@ func (c *Conn) RespondAndTell(requestID string, result claude.PermissionResult, 
 
 // RespondError gives the request's hook no decision: the TUI asks.
 func (c *Conn) RespondError(requestID, message string) error {
-	if ch := c.take(requestID); ch != nil {
+	if w := c.take(requestID); w != nil {
 		c.log.Info("tui: no decision", "request", requestID, "why", message)
-		ch <- nil
+		w.answer <- nil
 	}
 	return nil
 }
@@ -261,11 +323,11 @@ func (c *Conn) end(err error) {
 	}
 	c.ended, c.exitErr = true, err
 	pending := c.pending
-	c.pending = map[string]chan []byte{}
+	c.pending = map[string]*waiting{}
 	onEnd := c.onEnd
 	c.mu.Unlock()
-	for _, ch := range pending {
-		ch <- nil
+	for _, w := range pending {
+		w.answer <- nil
 	}
 	close(c.done)
 	if onEnd != nil {

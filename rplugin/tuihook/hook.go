@@ -27,7 +27,9 @@ func Run(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, getenv 
 		fmt.Fprintln(stderr, "claudenova hook: no decision, the terminal asks:", err)
 		return 0
 	}
-	_, _ = stdout.Write(out)
+	if len(out) > 0 {
+		_, _ = stdout.Write(out)
+	}
 	return 0
 }
 
@@ -65,6 +67,11 @@ func decide(ctx context.Context, stdin io.Reader, getenv func(string) string) ([
 	}
 	if _, err := c.Write(append(line, '\n')); err != nil {
 		return nil, fmt.Errorf("send the request: %w", err)
+	}
+	if in.HookEventName != EventPermission {
+		// A notice: the host has it once it closes; nothing to print.
+		_, _ = io.Copy(io.Discard, io.LimitReader(c, maxLine))
+		return nil, nil
 	}
 	br := bufio.NewReaderSize(io.LimitReader(c, maxLine), 64<<10)
 	b, err := br.ReadBytes('\n')

@@ -17,6 +17,9 @@ import (
 // day; the TUI's own dialog stays open meanwhile.
 const hookTimeout = 86400
 
+// noticeTimeout bounds a notice hook (the host answers it at once).
+const noticeTimeout = 10
+
 // Room starts TUI sessions and follows their terminals.
 type Room struct {
 	log    *slog.Logger
@@ -173,11 +176,14 @@ func Argv(cfg claude.Config, hookCommand string, extra []string, prompt string) 
 	if err != nil {
 		return nil, err
 	}
+	hook := func(timeout int) []any {
+		return []any{map[string]any{"type": "command", "command": hookCommand, "timeout": timeout}}
+	}
 	settings, err := json.Marshal(map[string]any{"hooks": map[string]any{
-		"PermissionRequest": []any{map[string]any{
-			"matcher": "*",
-			"hooks":   []any{map[string]any{"type": "command", "command": hookCommand, "timeout": hookTimeout}},
-		}},
+		EventPermission: []any{map[string]any{"matcher": "*", "hooks": hook(hookTimeout)}},
+		EventPostTool:   []any{map[string]any{"matcher": "*", "hooks": hook(noticeTimeout)}},
+		EventPrompt:     []any{map[string]any{"hooks": hook(noticeTimeout)}},
+		EventStop:       []any{map[string]any{"hooks": hook(noticeTimeout)}},
 	}})
 	if err != nil {
 		return nil, fmt.Errorf("encode the hook's settings: %w", err)

@@ -17,13 +17,34 @@ import (
 	"sync"
 )
 
+// maxSocketPath is the longest socket path every unix takes (sun_path:
+// 104 bytes on the BSDs, 108 on Linux, with its NUL).
+const maxSocketPath = 100
+
 // Dir is the private per-user folder the host's socket lives in:
-// $XDG_RUNTIME_DIR/claudenova, else claudenova-UID in the temp folder.
+// $XDG_RUNTIME_DIR/claudenova, else claudenova-UID in the temp folder, else
+// in /tmp: the first where a socket's path is short enough.
 func Dir(getenv func(string) string) string {
+	user := "claudenova-" + strconv.Itoa(os.Getuid())
+	var dirs []string
 	if d := getenv("XDG_RUNTIME_DIR"); d != "" {
-		return filepath.Join(d, "claudenova")
+		dirs = append(dirs, filepath.Join(d, "claudenova"))
 	}
-	return filepath.Join(os.TempDir(), "claudenova-"+strconv.Itoa(os.Getuid()))
+	if d := getenv("TMPDIR"); d != "" {
+		dirs = append(dirs, filepath.Join(d, user))
+	}
+	dirs = append(dirs, filepath.Join("/tmp", user))
+	for _, d := range dirs {
+		if len(socketPath(d, 1<<22)) <= maxSocketPath {
+			return d
+		}
+	}
+	return dirs[len(dirs)-1]
+}
+
+// socketPath is the socket of the host with pid in dir.
+func socketPath(dir string, pid int) string {
+	return filepath.Join(dir, "hook-"+strconv.Itoa(pid)+".sock")
 }
 
 // Server is the host's end of the hooks: it takes each hook's request,
@@ -46,7 +67,7 @@ func Listen(dir string, log *slog.Logger) (*Server, error) {
 	if err := ownDir(dir); err != nil {
 		return nil, err
 	}
-	path := filepath.Join(dir, "hook-"+strconv.Itoa(os.Getpid())+".sock")
+	path := socketPath(dir, os.Getpid())
 	_ = os.Remove(path) // left by a host of an earlier boot with our pid
 	ln, err := net.Listen("unix", path)
 	if err != nil {
@@ -146,6 +167,10 @@ func (s *Server) serve(nc net.Conn) {
 	}
 	if err := in.check(); err != nil {
 		s.log.Warn("tui hook: input refused", "err", err)
+		return
+	}
+	if in.HookEventName != EventPermission {
+		c.notice(in)
 		return
 	}
 	// The hook's end closing (the TUI answered itself, or was ended)

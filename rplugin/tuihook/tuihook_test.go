@@ -257,6 +257,25 @@ func TestSocketFolderMustBePrivate(t *testing.T) {
 	}
 }
 
+func TestSocketFolderFitsASocketPath(t *testing.T) {
+	long := "/" + strings.Repeat("x", 120)
+	tests := []struct {
+		env  map[string]string
+		want string
+	}{
+		{map[string]string{"XDG_RUNTIME_DIR": "/run/user/7"}, "/run/user/7/claudenova"},
+		{map[string]string{"XDG_RUNTIME_DIR": long, "TMPDIR": "/tmp/t"}, "/tmp/t/claudenova-"},
+		{map[string]string{"XDG_RUNTIME_DIR": long, "TMPDIR": long}, "/tmp/claudenova-"},
+		{nil, "/tmp/claudenova-"},
+	}
+	for _, tt := range tests {
+		got := Dir(func(k string) string { return tt.env[k] })
+		if !strings.HasPrefix(got, tt.want) {
+			t.Errorf("Dir(%v) = %q, want %q…", tt.env, got, tt.want)
+		}
+	}
+}
+
 // FuzzServe: whatever a process sends the socket without the session's
 // token, it gets no decision and no session hears of it.
 func FuzzServe(f *testing.F) {
@@ -296,4 +315,50 @@ func FuzzServe(f *testing.F) {
 		default:
 		}
 	})
+}
+
+// notify sends a notice hook (PostToolUse, Stop…) and waits for it.
+func notify(t *testing.T, env map[string]string, input string) {
+	t.Helper()
+	h := runHook(env, input)
+	h.wait(t)
+	if h.out.Len() != 0 {
+		t.Fatalf("a notice printed %s", h.out.String())
+	}
+}
+
+func TestDecidedInTheTerminalWithdraws(t *testing.T) {
+	bash := func(event, cmd string) string {
+		return `{"hook_event_name":"` + event + `","tool_name":"Bash","tool_input":{"command":"` + cmd + `"}}`
+	}
+	_, c, env := setup(t)
+	one := runHook(env, bash("PermissionRequest", "echo 1"))
+	m1 := next(t, c)
+	two := runHook(env, bash("PermissionRequest", "echo 2"))
+	m2 := next(t, c)
+	// echo 2 ran: the user allowed it in the terminal.
+	notify(t, env, `{"hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"echo 2"},"tool_response":{}}`)
+	if m := next(t, c); m.Type != "control_cancel_request" || m.RequestID != m2.RequestID {
+		t.Fatalf("got %+v, want %s withdrawn", m, m2.RequestID)
+	}
+	two.wait(t)
+	if two.out.Len() != 0 {
+		t.Fatalf("printed %s", two.out.String())
+	}
+	// The turn ended: nothing waits any more, the session is idle.
+	notify(t, env, `{"hook_event_name":"Stop"}`)
+	if m := next(t, c); m.Type != "control_cancel_request" || m.RequestID != m1.RequestID {
+		t.Fatalf("got %+v, want %s withdrawn", m, m1.RequestID)
+	}
+	if m := next(t, c); m.Subtype != "session_state_changed" || m.System == nil || m.System.State != "idle" {
+		t.Fatalf("got %+v, want idle", m)
+	}
+	one.wait(t)
+	if err := c.Respond(m1.RequestID, claude.Allow(nil)); err == nil {
+		t.Fatal("a request decided in the terminal was answered")
+	}
+	notify(t, env, `{"hook_event_name":"UserPromptSubmit","prompt":"go on"}`)
+	if m := next(t, c); m.Subtype != "session_state_changed" || m.System.State != "running" {
+		t.Fatalf("got %+v, want running", m)
+	}
 }

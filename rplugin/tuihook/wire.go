@@ -39,10 +39,24 @@ type HookInput struct {
 	PermissionSuggestions json.RawMessage `json:"permission_suggestions,omitempty"`
 }
 
-// check refuses an input the host must not put before the user.
+// The hook events the TUI is started with: its permission requests, and
+// what tells the host a request was settled in the terminal meanwhile (the
+// tool ran; a new prompt; the turn is over).
+const (
+	EventPermission = "PermissionRequest"
+	EventPostTool   = "PostToolUse"
+	EventPrompt     = "UserPromptSubmit"
+	EventStop       = "Stop"
+)
+
+// check refuses an input the host must not act on.
 func (in HookInput) check() error {
-	if in.HookEventName != "PermissionRequest" {
-		return fmt.Errorf("hook event %q is not PermissionRequest", in.HookEventName)
+	switch in.HookEventName {
+	case EventPermission, EventPostTool:
+	case EventPrompt, EventStop:
+		return nil
+	default:
+		return fmt.Errorf("hook event %q is none of ours", in.HookEventName)
 	}
 	if in.ToolName == "" {
 		return fmt.Errorf("no tool_name")

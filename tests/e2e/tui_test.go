@@ -112,3 +112,65 @@ func TestTUIPermissionsDecidedInTheEditor(t *testing.T) {
 		e.Eventually(20*time.Second, "session exited", func() bool { st, _ := e.SessionState(id); return st == "exited" })
 	})
 }
+
+// The terminal and the editor never answer twice: a key typed in the TUI's
+// own dialog answers first and the editor's surface is withdrawn; a TUI
+// stopped while a proposal is open applies nothing.
+func TestTUIAnsweredInTheTerminalWithdrawsTheSurface(t *testing.T) {
+	eachNvim(t, func(t *testing.T, v nvimVersion) {
+		e := NewEnv(t, v, Options{})
+		e.trustForTUI()
+		id, job := e.startTUI()
+		e.typeIntoTUI(id, job, Seq(
+			Step("Bash", map[string]any{"command": "echo yes > ran.txt", "description": "write ran.txt"}),
+			Step("Write", map[string]any{"file_path": "{{cwd}}/b.txt", "content": "never\n"}),
+		), "SEQ")
+		b := e.WaitPending(1)[0]
+		if b.Tool != "Bash" || b.Surface != "panel" {
+			t.Fatalf("request %+v", b)
+		}
+		e.Eventually(20*time.Second, "the TUI's own dialog", func() bool { return strings.Contains(e.tuiScreen(id), "Do you want to proceed?") })
+		// "1. Yes", typed in the terminal. The TUI takes no key for a moment
+		// after its dialog shows: Enter again while the command's dialog
+		// (not the Write's, "Do you want to create b.txt?") is there.
+		e.Eventually(30*time.Second, "the command allowed in the terminal", func() bool {
+			if e.fileExists("ran.txt") {
+				return true
+			}
+			if strings.Contains(e.tuiScreen(id), "Do you want to proceed?") {
+				e.Lua(nil, "vim.fn.chansend(..., '\\r')", job)
+			}
+			return false
+		})
+		t.Cleanup(func() {
+			if t.Failed() {
+				t.Logf("the TUI's screen:\n%s", e.tuiScreen(id))
+			}
+		})
+		if r := e.WaitToolResult("toolu_s0"); r.IsError {
+			t.Fatalf("the command allowed in the terminal failed: %+v", r)
+		}
+		if got := e.ReadFile("ran.txt"); got != "yes\n" {
+			t.Fatalf("ran.txt holds %q", got)
+		}
+		// Its panel is gone; the Write that follows is the one request.
+		p, _ := e.WaitProposal()
+		if p.Tool != "Write" {
+			t.Fatalf("request %+v", p)
+		}
+		if n := len(e.Pending()); n != 1 {
+			t.Fatalf("%d requests pending, want the Write alone: %+v", n, e.Pending())
+		}
+		if state, _ := e.SessionState(id); state != "waiting" {
+			t.Errorf("session state %q while the Write waits", state)
+		}
+		e.Lua(nil, "require('claudenova').stop(...)", id)
+		e.Eventually(20*time.Second, "session exited, its proposal withdrawn", func() bool {
+			st, _ := e.SessionState(id)
+			return st == "exited" && len(e.Pending()) == 0 && e.ProposalBuf(p.ID) == 0
+		})
+		if e.fileExists("b.txt") {
+			t.Fatal("the withdrawn Write was applied")
+		}
+	})
+}
