@@ -29,18 +29,20 @@ type Conn struct {
 	mode string
 	cwd  string
 
-	mu      sync.Mutex
-	queue   []claude.Message
-	wake    chan struct{}
-	out     chan claude.Message
-	pending map[string]*waiting // by request id
-	next    int
-	pid     int
-	exitErr error
-	started chan struct{}
-	done    chan struct{}
-	ended   bool
-	onEnd   func()
+	mu       sync.Mutex
+	queue    []claude.Message
+	wake     chan struct{}
+	out      chan claude.Message
+	pending  map[string]*waiting // by request id
+	answered map[string]*waiting // requests the editor allowed, until their PostToolUse
+	hooks    map[string]*waiting // hook_callbacks (a PostToolUse) waiting for the host
+	next     int
+	pid      int
+	exitErr  error
+	started  chan struct{}
+	done     chan struct{}
+	ended    bool
+	onEnd    func()
 }
 
 var _ claude.Conn = (*Conn)(nil)
@@ -72,7 +74,7 @@ func newConn(argv []string, cwd, mode string, log *slog.Logger) *Conn {
 	c := &Conn{
 		log: log, argv: argv, mode: mode, cwd: cwd,
 		wake: make(chan struct{}, 1), out: make(chan claude.Message),
-		pending: map[string]*waiting{}, started: make(chan struct{}), done: make(chan struct{}),
+		pending: map[string]*waiting{}, answered: map[string]*waiting{}, hooks: map[string]*waiting{}, started: make(chan struct{}), done: make(chan struct{}),
 	}
 	go c.pump()
 	return c
@@ -183,14 +185,21 @@ func (c *Conn) take(id string) *waiting {
 }
 
 // notice is a hook that tells of the terminal: a tool that ran was
-// allowed there (its request, if one waits, is withdrawn); a new prompt or
-// the end of the turn leaves no request waiting, and says whether a turn
-// runs.
-func (c *Conn) notice(in HookInput) {
+// allowed there (its request, if one waits, is withdrawn), else a change
+// the editor allowed reached the disk (the PostToolUse of app's hook: the
+// note of what the user changed, the file's diagnostics, go to Claude
+// with its result); a new prompt or the end of the turn leaves no request
+// waiting, and says whether a turn runs. It returns the hook's reply line,
+// if any.
+func (c *Conn) notice(in HookInput, gone <-chan struct{}) ([]byte, bool) {
 	switch in.HookEventName {
 	case EventPostTool:
 		input := canonical(in.ToolInput)
-		c.settled(func(w *waiting) bool { return w.tool == in.ToolName && w.input == input })
+		same := func(w *waiting) bool { return w.tool == in.ToolName && w.input == input }
+		if c.settled(same) > 0 || !changeTools[in.ToolName] {
+			return nil, false
+		}
+		return c.afterChange(in, c.allowed(same), gone)
 	case EventPrompt:
 		c.settled(func(*waiting) bool { return true })
 		c.push(map[string]any{"type": "system", "subtype": "session_state_changed", "state": "running"})
@@ -198,11 +207,83 @@ func (c *Conn) notice(in HookInput) {
 		c.settled(func(*waiting) bool { return true })
 		c.push(map[string]any{"type": "system", "subtype": "session_state_changed", "state": "idle"})
 	}
+	return nil, false
 }
 
-// settled withdraws the waiting requests that match: decided in the
-// terminal, their hooks get no decision from the editor.
-func (c *Conn) settled(match func(*waiting) bool) {
+// allowed is the request the editor allowed for this call ("" if none),
+// forgotten.
+func (c *Conn) allowed(match func(*waiting) bool) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for id, w := range c.answered {
+		if match(w) {
+			delete(c.answered, id)
+			return id
+		}
+	}
+	return ""
+}
+
+// afterChange hands a change's PostToolUse to the host as app's own
+// hook_callback (toolUseID: the request the editor allowed for it) and
+// returns the reply line for the hook once answered.
+func (c *Conn) afterChange(in HookInput, toolUseID string, gone <-chan struct{}) ([]byte, bool) {
+	c.mu.Lock()
+	if c.ended {
+		c.mu.Unlock()
+		return nil, false
+	}
+	c.next++
+	id := "tui-hook-" + strconv.Itoa(c.next)
+	w := &waiting{answer: make(chan []byte, 1)}
+	c.hooks[id] = w
+	c.mu.Unlock()
+	c.push(map[string]any{"type": "control_request", "request_id": id, "request": map[string]any{
+		"subtype": "hook_callback", "callback_id": claude.ChangeHook,
+		"input": map[string]any{"hook_event_name": EventPostTool, "tool_name": in.ToolName, "tool_use_id": toolUseID,
+			"permission_mode": in.PermissionMode, "tool_input": in.ToolInput},
+	}})
+	defer func() {
+		c.mu.Lock()
+		delete(c.hooks, id)
+		c.mu.Unlock()
+	}()
+	select {
+	case b := <-w.answer:
+		return b, b != nil
+	case <-gone:
+	case <-c.done:
+	}
+	return nil, false
+}
+
+// RespondControl answers a hook_callback of ours: the hook prints body.
+func (c *Conn) RespondControl(requestID string, body any) error {
+	c.mu.Lock()
+	w := c.hooks[requestID]
+	delete(c.hooks, requestID)
+	c.mu.Unlock()
+	if w == nil {
+		return fmt.Errorf("the TUI's hook %s no longer waits", requestID)
+	}
+	out, err := json.Marshal(body)
+	if err != nil {
+		w.answer <- nil
+		return fmt.Errorf("encode the hook's answer: %w", err)
+	}
+	line, err := json.Marshal(reply{Output: out})
+	if err != nil {
+		w.answer <- nil
+		return fmt.Errorf("encode the hook's answer: %w", err)
+	}
+	w.answer <- append(line, '\n')
+	return nil
+}
+
+// settled withdraws the waiting requests that match (decided in the
+// terminal: their hooks get no decision from the editor) and says how
+// many.
+func (c *Conn) settled(match func(*waiting) bool) int {
 	c.mu.Lock()
 	var ids []string
 	for id, w := range c.pending {
@@ -222,6 +303,7 @@ func (c *Conn) settled(match func(*waiting) bool) {
 		c.push(map[string]any{"type": "control_cancel_request", "request_id": id})
 		gone[i].answer <- nil
 	}
+	return len(ids)
 }
 
 // Respond sends the decision to the request's hook.
@@ -237,6 +319,15 @@ func (c *Conn) Respond(requestID string, result claude.PermissionResult) error {
 	w := c.take(requestID)
 	if w == nil {
 		return fmt.Errorf("the TUI's request %s no longer waits", requestID)
+	}
+	if result.Behavior == "allow" && changeTools[w.tool] {
+		ran := *w
+		if len(result.UpdatedInput) > 0 {
+			ran.input = canonical(result.UpdatedInput)
+		}
+		c.mu.Lock()
+		c.answered[requestID] = &ran
+		c.mu.Unlock()
 	}
 	w.answer <- out
 	return nil
@@ -261,7 +352,6 @@ func (c *Conn) RespondError(requestID, message string) error {
 }
 
 func (c *Conn) SendUser(string, string, ...string) error { return ErrTUI }
-func (c *Conn) RespondControl(string, any) error         { return ErrTUI }
 func (c *Conn) Control(context.Context, string, map[string]any) (json.RawMessage, error) {
 	return nil, ErrTUI
 }

@@ -68,13 +68,13 @@ func decide(ctx context.Context, stdin io.Reader, getenv func(string) string) ([
 	if _, err := c.Write(append(line, '\n')); err != nil {
 		return nil, fmt.Errorf("send the request: %w", err)
 	}
-	if in.HookEventName != EventPermission {
-		// A notice: the host has it once it closes; nothing to print.
-		_, _ = io.Copy(io.Discard, io.LimitReader(c, maxLine))
-		return nil, nil
-	}
 	br := bufio.NewReaderSize(io.LimitReader(c, maxLine), 64<<10)
 	b, err := br.ReadBytes('\n')
+	if in.HookEventName != EventPermission {
+		// A notice: the host had it once it answered or closed; what it
+		// answered, if anything, is printed.
+		return noticeOutput(b), nil
+	}
 	if err != nil {
 		return nil, fmt.Errorf("the editor gave no decision: %w", err)
 	}
@@ -83,4 +83,18 @@ func decide(ctx context.Context, stdin io.Reader, getenv func(string) string) ([
 		return nil, fmt.Errorf("the editor's decision: %w", err)
 	}
 	return Output(r.Decision)
+}
+
+// noticeOutput is what a notice hook prints of the host's reply line: its
+// output when that is a JSON object, else nothing.
+func noticeOutput(line []byte) []byte {
+	var r reply
+	if len(line) == 0 || json.Unmarshal(line, &r) != nil {
+		return nil
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(r.Output, &obj) != nil || len(obj) == 0 {
+		return nil
+	}
+	return append(append([]byte(nil), r.Output...), '\n')
 }

@@ -17,8 +17,13 @@ import (
 // day; the TUI's own dialog stays open meanwhile.
 const hookTimeout = 86400
 
-// noticeTimeout bounds a notice hook (the host answers it at once).
-const noticeTimeout = 10
+// noticeTimeout bounds a notice hook (the host answers it at once);
+// changeTimeout a change's PostToolUse, which waits (bounded) for the
+// file's diagnostics, as app's own hook does.
+const (
+	noticeTimeout = 10
+	changeTimeout = 60
+)
 
 // Room starts TUI sessions and follows their terminals.
 type Room struct {
@@ -181,7 +186,7 @@ func Argv(cfg claude.Config, hookCommand string, extra []string, prompt string) 
 	}
 	settings, err := json.Marshal(map[string]any{"hooks": map[string]any{
 		EventPermission: []any{map[string]any{"matcher": "*", "hooks": hook(hookTimeout)}},
-		EventPostTool:   []any{map[string]any{"matcher": "*", "hooks": hook(noticeTimeout)}},
+		EventPostTool:   []any{map[string]any{"matcher": "*", "hooks": hook(changeTimeout)}},
 		EventPrompt:     []any{map[string]any{"hooks": hook(noticeTimeout)}},
 		EventStop:       []any{map[string]any{"hooks": hook(noticeTimeout)}},
 	}})

@@ -169,10 +169,6 @@ func (s *Server) serve(nc net.Conn) {
 		s.log.Warn("tui hook: input refused", "err", err)
 		return
 	}
-	if in.HookEventName != EventPermission {
-		c.notice(in)
-		return
-	}
 	// The hook's end closing (the TUI answered itself, or was ended)
 	// withdraws the request.
 	gone := make(chan struct{})
@@ -180,7 +176,13 @@ func (s *Server) serve(nc net.Conn) {
 		_, _ = io.Copy(io.Discard, br)
 		close(gone)
 	}()
-	out, ok := c.ask(in, gone)
+	var out []byte
+	var ok bool
+	if in.HookEventName == EventPermission {
+		out, ok = c.ask(in, gone)
+	} else {
+		out, ok = c.notice(in, gone)
+	}
 	if !ok {
 		return
 	}

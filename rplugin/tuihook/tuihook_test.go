@@ -362,3 +362,43 @@ func TestDecidedInTheTerminalWithdraws(t *testing.T) {
 		t.Fatalf("got %+v, want running", m)
 	}
 }
+
+func TestAnAllowedChangeTellsClaudeBesideItsResult(t *testing.T) {
+	_, c, env := setup(t)
+	h := runHook(env, writeInput)
+	m := next(t, c)
+	amended := json.RawMessage(`{"file_path":"/p/a.txt","content":"mine\n"}`)
+	if err := c.Respond(m.RequestID, claude.Allow(amended)); err != nil {
+		t.Fatal(err)
+	}
+	h.wait(t)
+	post := runHook(env, `{"hook_event_name":"PostToolUse","tool_name":"Write","tool_input":{"content":"mine\n","file_path":"/p/a.txt"},"tool_response":{}}`)
+	cb := next(t, c)
+	id, in := claude.HookCallback(cb)
+	if cb.Subtype != "hook_callback" || id != claude.ChangeHook || in.ToolUseID != m.RequestID || in.Event != "PostToolUse" {
+		t.Fatalf("got %+v (%s, %+v)", cb, id, in)
+	}
+	note := map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": "PostToolUse", "additionalContext": "the user changed it"}}
+	if err := c.RespondControl(cb.RequestID, note); err != nil {
+		t.Fatal(err)
+	}
+	post.wait(t)
+	if got := strings.TrimSpace(post.out.String()); got != `{"hookSpecificOutput":{"additionalContext":"the user changed it","hookEventName":"PostToolUse"}}` {
+		t.Fatalf("printed %s", got)
+	}
+	// A change no request was asked for (a mode let it run): the host's
+	// hook still answers, with no request's note; an empty answer prints
+	// nothing.
+	other := runHook(env, `{"hook_event_name":"PostToolUse","tool_name":"Edit","tool_input":{"file_path":"/p/b.txt"},"tool_response":{}}`)
+	cb = next(t, c)
+	if _, in := claude.HookCallback(cb); in.ToolUseID != "" {
+		t.Fatalf("tool_use_id %q", in.ToolUseID)
+	}
+	if err := c.RespondControl(cb.RequestID, map[string]any{}); err != nil {
+		t.Fatal(err)
+	}
+	other.wait(t)
+	if other.out.Len() != 0 {
+		t.Fatalf("printed %s", other.out.String())
+	}
+}

@@ -77,8 +77,15 @@ type ask struct {
 // reply is the one line the host sends back; no line at all (the
 // connection closed) means no decision.
 type reply struct {
-	Decision *claude.PermissionResult `json:"decision"`
+	Decision *claude.PermissionResult `json:"decision,omitempty"`
+	// Output is what a notice hook prints (a PostToolUse's context for
+	// Claude), when anything.
+	Output json.RawMessage `json:"output,omitempty"`
 }
+
+// changeTools are the tools whose PostToolUse the host answers (the note
+// of what the user changed, the file's diagnostics), as app's hook does.
+var changeTools = map[string]bool{"Write": true, "Edit": true, "MultiEdit": true, "NotebookEdit": true}
 
 // hookOutput is what the hook prints for claude.
 type hookOutput struct {

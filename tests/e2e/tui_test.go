@@ -89,6 +89,11 @@ func TestTUIPermissionsDecidedInTheEditor(t *testing.T) {
 		if got := e.ReadFile("a.txt"); got != "from the user\n" {
 			t.Fatalf("a.txt holds %q", got)
 		}
+		// Claude is told what the user changed, beside the tool's result
+		// (our PostToolUse hook), as in a stream-json session.
+		if req := e.requestWith("toolu_s0"); !strings.Contains(req, "PostToolUse:Write hook additional context: [claude-nova] The user changed") {
+			t.Fatalf("the model was not told of the user's change:\n%s", tail(req, 2000))
+		}
 		// The command: in the panel, pending; denied, it never runs.
 		b := e.WaitPending(1)[0]
 		if b.Tool != "Bash" || b.Surface != "panel" || b.Session != id {
