@@ -82,7 +82,7 @@ M.subcommands = {
       local tui = require("claudenova.frontend.tui")
       local running = tui.latest()
       if vim.trim(raw) == "" and running then
-        tui.focus(running)
+        tui.show(running, { focus = true })
       else
         nova().tui({ prompt = raw })
       end

@@ -179,3 +179,47 @@ func TestTUIAnsweredInTheTerminalWithdrawsTheSurface(t *testing.T) {
 		}
 	})
 }
+
+// :ClaudeNova tui while one runs goes to its terminal (no second claude);
+// the sidebar's way to a session (open_transcript) shows the terminal too;
+// :ClaudeNova stop in the terminal ends that session.
+func TestTUICommand(t *testing.T) {
+	eachNvim(t, func(t *testing.T, v nvimVersion) {
+		e := NewEnv(t, v, Options{})
+		e.trustForTUI()
+		e.Cmd("ClaudeNova tui")
+		var id int
+		e.Lua(&id, "return vim.b.claudenova_tui or 0")
+		if id == 0 {
+			t.Fatal("the cursor is not in the TUI's terminal")
+		}
+		back := func() {
+			e.Lua(nil, `vim.cmd('stopinsert')
+				for _, w in ipairs(vim.api.nvim_list_wins()) do
+					if not vim.b[vim.api.nvim_win_get_buf(w)].claudenova_tui then vim.api.nvim_set_current_win(w) return end
+				end`)
+		}
+		inTUI := func() bool {
+			var cur int
+			e.Lua(&cur, "return vim.b.claudenova_tui or 0")
+			return cur == id
+		}
+		back()
+		e.Cmd("ClaudeNova tui")
+		if !inTUI() {
+			t.Fatal(":ClaudeNova tui did not go to the running TUI")
+		}
+		var n int
+		e.Lua(&n, "return #require('claudenova').sessions()")
+		if n != 1 {
+			t.Fatalf("%d sessions, want the one TUI", n)
+		}
+		back()
+		e.Lua(nil, "require('claudenova.frontend').open_transcript(..., { focus = true })", id)
+		if !inTUI() {
+			t.Fatal("open_transcript did not show the TUI's terminal")
+		}
+		e.Cmd("ClaudeNova stop")
+		e.Eventually(20*time.Second, "session exited", func() bool { st, _ := e.SessionState(id); return st == "exited" })
+	})
+}

@@ -5,6 +5,7 @@
 -- exits. Every permission the TUI would ask is then a request of the
 -- editor's, as for any other session.
 local calls = require("claudenova.services.calls")
+local errors = require("claudenova.core.errors")
 local inbox = require("claudenova.frontend.inbox")
 
 local M = {}
@@ -28,19 +29,25 @@ function M.latest()
   return best
 end
 
---- Show session id's terminal and move the cursor there.
-function M.focus(id)
+--- Show session id's terminal (in a split at the bottom when no window
+--- shows it); opts.focus moves the cursor there. False when it has none.
+function M.show(id, opts)
   local buf = M.bufs[id]
   if not buf or not vim.api.nvim_buf_is_valid(buf) then
     return false
   end
+  local from = vim.api.nvim_get_current_win()
   local win = vim.fn.bufwinid(buf)
   if win == -1 then
     vim.cmd("botright split")
     win = vim.api.nvim_get_current_win()
     vim.api.nvim_win_set_buf(win, buf)
   end
-  vim.api.nvim_set_current_win(win)
+  if (opts and opts.focus) or from == win then
+    vim.api.nvim_set_current_win(win)
+  elseif vim.api.nvim_win_is_valid(from) then
+    vim.api.nvim_set_current_win(from)
+  end
   return true
 end
 
@@ -55,7 +62,8 @@ local function start_job(argv, opts)
 end
 
 local function exited(id, code)
-  pcall(calls.notify, "tui_exited", { session = id, code = code })
+  -- The host may be gone (the editor closing): logged, not raised.
+  errors.try(calls.notify, "tui_exited", { session = id, code = code })
 end
 
 --- Start claude's terminal UI: opts { cwd?, args?, prompt?, mode?, model? }.
