@@ -184,8 +184,8 @@ func (c *Conn) take(id string) *waiting {
 	return w
 }
 
-// notice is a hook that tells of the terminal: a tool that ran was
-// allowed there (its request, if one waits, is withdrawn), else a change
+// notice is a hook that tells of the terminal: a tool that ran (or
+// failed) was allowed there (its request, if one waits, is withdrawn), else a change
 // the editor allowed reached the disk (the PostToolUse of app's hook: the
 // note of what the user changed, the file's diagnostics, go to Claude
 // with its result); a new prompt or the end of the turn leaves no request
@@ -200,6 +200,9 @@ func (c *Conn) notice(in HookInput, gone <-chan struct{}) ([]byte, bool) {
 			return nil, false
 		}
 		return c.afterChange(in, c.allowed(same), gone)
+	case EventToolFailed:
+		input := canonical(in.ToolInput)
+		c.settled(func(w *waiting) bool { return w.tool == in.ToolName && w.input == input })
 	case EventPrompt:
 		c.settled(func(*waiting) bool { return true })
 		c.push(map[string]any{"type": "system", "subtype": "session_state_changed", "state": "running"})

@@ -187,6 +187,7 @@ func Argv(cfg claude.Config, hookCommand string, extra []string, prompt string) 
 	settings, err := json.Marshal(map[string]any{"hooks": map[string]any{
 		EventPermission: []any{map[string]any{"matcher": "*", "hooks": hook(hookTimeout)}},
 		EventPostTool:   []any{map[string]any{"matcher": "*", "hooks": hook(changeTimeout)}},
+		EventToolFailed: []any{map[string]any{"matcher": "*", "hooks": hook(noticeTimeout)}},
 		EventPrompt:     []any{map[string]any{"hooks": hook(noticeTimeout)}},
 		EventStop:       []any{map[string]any{"hooks": hook(noticeTimeout)}},
 	}})

@@ -345,6 +345,14 @@ func TestDecidedInTheTerminalWithdraws(t *testing.T) {
 	if two.out.Len() != 0 {
 		t.Fatalf("printed %s", two.out.String())
 	}
+	// echo 3 failed once allowed there: withdrawn too.
+	three := runHook(env, bash("PermissionRequest", "echo 3"))
+	m3 := next(t, c)
+	notify(t, env, `{"hook_event_name":"PostToolUseFailure","tool_name":"Bash","tool_input":{"command":"echo 3"},"error":"exit 3"}`)
+	if m := next(t, c); m.Type != "control_cancel_request" || m.RequestID != m3.RequestID {
+		t.Fatalf("got %+v, want %s withdrawn", m, m3.RequestID)
+	}
+	three.wait(t)
 	// The turn ended: nothing waits any more, the session is idle.
 	notify(t, env, `{"hook_event_name":"Stop"}`)
 	if m := next(t, c); m.Type != "control_cancel_request" || m.RequestID != m1.RequestID {

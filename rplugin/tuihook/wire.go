@@ -41,10 +41,12 @@ type HookInput struct {
 
 // The hook events the TUI is started with: its permission requests, and
 // what tells the host a request was settled in the terminal meanwhile (the
-// tool ran; a new prompt; the turn is over).
+// tool ran, or failed; a new prompt; the turn is over). A "No" or Esc in
+// the TUI's dialog ends our hook (SIGTERM): its request leaves with it.
 const (
 	EventPermission = "PermissionRequest"
 	EventPostTool   = "PostToolUse"
+	EventToolFailed = "PostToolUseFailure"
 	EventPrompt     = "UserPromptSubmit"
 	EventStop       = "Stop"
 )
@@ -52,7 +54,7 @@ const (
 // check refuses an input the host must not act on.
 func (in HookInput) check() error {
 	switch in.HookEventName {
-	case EventPermission, EventPostTool:
+	case EventPermission, EventPostTool, EventToolFailed:
 	case EventPrompt, EventStop:
 		return nil
 	default:

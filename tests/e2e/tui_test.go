@@ -223,3 +223,35 @@ func TestTUICommand(t *testing.T) {
 		e.Eventually(20*time.Second, "session exited", func() bool { st, _ := e.SessionState(id); return st == "exited" })
 	})
 }
+
+// "No" in the TUI's own dialog (Esc) withdraws the editor's surface too:
+// the TUI interrupts the turn and ends our waiting hook.
+func TestTUIRejectedInTheTerminalWithdrawsTheSurface(t *testing.T) {
+	eachNvim(t, func(t *testing.T, v nvimVersion) {
+		e := NewEnv(t, v, Options{})
+		e.trustForTUI()
+		id, job := e.startTUI()
+		e.typeIntoTUI(id, job, Seq(Step("Bash", map[string]any{"command": "echo no > no.txt", "description": "write no.txt"})), "SEQ")
+		b := e.WaitPending(1)[0]
+		if b.Tool != "Bash" || b.Session != id {
+			t.Fatalf("request %+v", b)
+		}
+		// Esc in the TUI's dialog (again while it shows: it takes no key
+		// for a moment after it opens).
+		e.Eventually(30*time.Second, "the request withdrawn", func() bool {
+			if len(e.Pending()) == 0 {
+				return true
+			}
+			if strings.Contains(e.tuiScreen(id), "Do you want to proceed?") {
+				e.Lua(nil, "vim.fn.chansend(..., '\\27')", job)
+			}
+			return false
+		})
+		if e.fileExists("no.txt") {
+			t.Fatal("the command rejected in the terminal ran")
+		}
+		if e.PanelID() != "" {
+			t.Fatal("its panel is still open")
+		}
+	})
+}
