@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
 	shellquote "github.com/kballard/go-shellquote"
 )
 
@@ -42,6 +43,7 @@ type Conn struct {
 	started  chan struct{}
 	done     chan struct{}
 	ended    bool
+	prompted bool // a prompt was submitted (the session is named after the first)
 	onEnd    func()
 }
 
@@ -205,6 +207,14 @@ func (c *Conn) notice(in HookInput, gone <-chan struct{}) ([]byte, bool) {
 		c.settled(func(w *waiting) bool { return w.tool == in.ToolName && w.input == input })
 	case EventPrompt:
 		c.settled(func(*waiting) bool { return true })
+		c.mu.Lock()
+		first := !c.prompted
+		c.prompted = true
+		c.mu.Unlock()
+		if name := sanitize.FirstLine(in.Prompt, 60); first && name != "" {
+			// Named after its first prompt, as a session of the plugin's own.
+			c.push(map[string]any{"type": "system", "subtype": "session_title_changed", "title": name})
+		}
 		c.push(map[string]any{"type": "system", "subtype": "session_state_changed", "state": "running"})
 	case EventStop:
 		c.settled(func(*waiting) bool { return true })

@@ -365,9 +365,16 @@ func TestDecidedInTheTerminalWithdraws(t *testing.T) {
 	if err := c.Respond(m1.RequestID, claude.Allow(nil)); err == nil {
 		t.Fatal("a request decided in the terminal was answered")
 	}
-	notify(t, env, `{"hook_event_name":"UserPromptSubmit","prompt":"go on"}`)
+	notify(t, env, `{"hook_event_name":"UserPromptSubmit","prompt":"go on\nand on"}`)
+	if m := next(t, c); m.Subtype != "session_title_changed" || m.System.Title != "go on" {
+		t.Fatalf("got %+v, want the session named after its first prompt", m)
+	}
 	if m := next(t, c); m.Subtype != "session_state_changed" || m.System.State != "running" {
 		t.Fatalf("got %+v, want running", m)
+	}
+	notify(t, env, `{"hook_event_name":"UserPromptSubmit","prompt":"later"}`)
+	if m := next(t, c); m.Subtype != "session_state_changed" {
+		t.Fatalf("got %+v, want no new name", m)
 	}
 }
 

@@ -37,6 +37,7 @@ type HookInput struct {
 	ToolName              string          `json:"tool_name"`
 	ToolInput             json.RawMessage `json:"tool_input"`
 	PermissionSuggestions json.RawMessage `json:"permission_suggestions,omitempty"`
+	Prompt                string          `json:"prompt,omitempty"` // UserPromptSubmit
 }
 
 // The hook events the TUI is started with: its permission requests, and

@@ -82,6 +82,13 @@ func TestTUIPermissionsDecidedInTheEditor(t *testing.T) {
 		if p.Session != id || p.Tool != "Write" {
 			t.Fatalf("request %+v", p)
 		}
+		// In the sidebar as any session: named after its first prompt,
+		// waiting for the user.
+		var name string
+		e.Lua(&name, "return require('claudenova.store.state').sessions[...].name", id)
+		if state, _ := e.SessionState(id); !strings.HasPrefix(name, "SEQ [") || state != "waiting" {
+			t.Errorf("session %q is %s", name, state)
+		}
 		e.SetLineAndWrite(buf, 1, "from the user")
 		if r := e.WaitToolResult("toolu_s0"); r.IsError {
 			t.Fatalf("the Write failed: %+v", r)
