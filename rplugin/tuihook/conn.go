@@ -139,6 +139,10 @@ func (c *Conn) push(v any) {
 // hook prints, once decided; ok false: no decision (the hook went away,
 // the TUI ended, the request was withdrawn or errored).
 func (c *Conn) ask(in HookInput, gone <-chan struct{}) (out []byte, ok bool) {
+	if terminalOnly[in.ToolName] {
+		c.log.Info("tui: asked in the terminal", "tool", in.ToolName)
+		return nil, false
+	}
 	c.mu.Lock()
 	if c.ended {
 		c.mu.Unlock()
@@ -398,7 +402,13 @@ func (c *Conn) InitResponse() (json.RawMessage, error) { return json.RawMessage(
 // terminal's job as a session leader) and announces the session.
 func (c *Conn) Running(pid int) {
 	c.mu.Lock()
-	if c.ended || c.pid != 0 {
+	select {
+	case <-c.started:
+		c.mu.Unlock()
+		return // told already
+	default:
+	}
+	if c.ended {
 		c.mu.Unlock()
 		return
 	}

@@ -86,6 +86,10 @@ type reply struct {
 	Output json.RawMessage `json:"output,omitempty"`
 }
 
+// terminalOnly are the tools the TUI asks about itself for now: a question
+// or a plan's approval answered through the hook is not checked yet.
+var terminalOnly = map[string]bool{"AskUserQuestion": true, "ExitPlanMode": true}
+
 // changeTools are the tools whose PostToolUse the host answers (the note
 // of what the user changed, the file's diagnostics), as app's hook does.
 var changeTools = map[string]bool{"Write": true, "Edit": true, "MultiEdit": true, "NotebookEdit": true}
