@@ -43,7 +43,9 @@ type Conn struct {
 	started  chan struct{}
 	done     chan struct{}
 	ended    bool
-	prompted bool // a prompt was submitted (the session is named after the first)
+	prompted bool         // a prompt was submitted (the session is named after the first)
+	rules    sessionRules // the session's own rules (rules.go)
+	given    sessionRules // what of them the TUI was given
 	onEnd    func()
 }
 
@@ -328,14 +330,15 @@ func (c *Conn) Respond(requestID string, result claude.PermissionResult) error {
 	if _, err := Output(&result); err != nil {
 		return err // no decision the hook could print
 	}
-	out, err := json.Marshal(reply{Decision: &result})
-	if err != nil {
-		return fmt.Errorf("encode the decision: %w", err)
-	}
-	out = append(out, '\n')
 	w := c.take(requestID)
 	if w == nil {
 		return fmt.Errorf("the TUI's request %s no longer waits", requestID)
+	}
+	result = c.withRules(result)
+	out, err := json.Marshal(reply{Decision: &result})
+	if err != nil {
+		w.answer <- nil // no decision: the TUI asks
+		return fmt.Errorf("encode the decision: %w", err)
 	}
 	if result.Behavior == "allow" && changeTools[w.tool] {
 		ran := *w
@@ -346,7 +349,7 @@ func (c *Conn) Respond(requestID string, result claude.PermissionResult) error {
 		c.answered[requestID] = &ran
 		c.mu.Unlock()
 	}
-	w.answer <- out
+	w.answer <- append(out, '\n')
 	return nil
 }
 
@@ -372,7 +375,6 @@ func (c *Conn) SendUser(string, string, ...string) error { return ErrTUI }
 func (c *Conn) Control(context.Context, string, map[string]any) (json.RawMessage, error) {
 	return nil, ErrTUI
 }
-func (c *Conn) Begin(string, map[string]any) (<-chan claude.Reply, error) { return nil, ErrTUI }
 
 // Messages delivers the synthesized messages; closed after the TUI ended.
 func (c *Conn) Messages() <-chan claude.Message { return c.out }

@@ -424,3 +424,50 @@ func TestAnAllowedChangeTellsClaudeBesideItsResult(t *testing.T) {
 		t.Fatalf("printed %s", other.out.String())
 	}
 }
+
+func TestSessionRulesTravelWithTheNextAllow(t *testing.T) {
+	_, c, env := setup(t)
+	apply := func(allow, deny []string) {
+		t.Helper()
+		ch, err := c.Begin("apply_flag_settings", map[string]any{"settings": map[string]any{
+			"permissions": map[string]any{"allow": allow, "deny": deny}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := <-ch; r.Err != nil {
+			t.Fatal(r.Err)
+		}
+	}
+	decide := func(result claude.PermissionResult) string {
+		t.Helper()
+		h := runHook(env, writeInput)
+		m := next(t, c)
+		if err := c.Respond(m.RequestID, result); err != nil {
+			t.Fatal(err)
+		}
+		h.wait(t)
+		return strings.TrimSpace(h.out.String())
+	}
+	apply([]string{"Bash", "Bash(npm test:*)"}, []string{"Bash(rm:*)"})
+	// A deny carries none (claude ignores them there): they wait.
+	if got := decide(claude.Deny("no")); strings.Contains(got, "updatedPermissions") {
+		t.Fatalf("a deny carried rules: %s", got)
+	}
+	want := `"updatedPermissions":[{"behavior":"allow","destination":"session","rules":[{"toolName":"Bash"},{"ruleContent":"npm test:*","toolName":"Bash"}],"type":"addRules"},` +
+		`{"behavior":"deny","destination":"session","rules":[{"ruleContent":"rm:*","toolName":"Bash"}],"type":"addRules"}]`
+	if got := decide(claude.Allow(nil)); !strings.Contains(got, want) {
+		t.Fatalf("printed %s\nwant it to hold %s", got, want)
+	}
+	// Given once; a rule removed in the rules view leaves the TUI too.
+	apply([]string{"Bash"}, []string{"Bash(rm:*)"})
+	want = `"updatedPermissions":[{"behavior":"allow","destination":"session","rules":[{"ruleContent":"npm test:*","toolName":"Bash"}],"type":"removeRules"}]`
+	if got := decide(claude.Allow(nil)); !strings.Contains(got, want) {
+		t.Fatalf("printed %s\nwant it to hold %s", got, want)
+	}
+	if got := decide(claude.Allow(nil)); strings.Contains(got, "updatedPermissions") {
+		t.Fatalf("rules given twice: %s", got)
+	}
+	if _, err := c.Begin("interrupt", nil); err == nil {
+		t.Fatal("the TUI took a control request")
+	}
+}

@@ -262,3 +262,29 @@ func TestTUIRejectedInTheTerminalWithdrawsTheSurface(t *testing.T) {
 		}
 	})
 }
+
+// An Always… answer in the panel is a rule the TUI keeps: the second
+// command of the session runs without asking.
+func TestTUIAllowForSession(t *testing.T) {
+	eachNvim(t, func(t *testing.T, v nvimVersion) {
+		e := NewEnv(t, v, Options{})
+		e.trustForTUI()
+		id, job := e.startTUI()
+		e.typeIntoTUI(id, job, Seq(bash("echo 1 > one.txt", "one"), bash("echo 2 > two.txt", "two")), "SEQ")
+		p := e.WaitPending(1)[0]
+		e.Eventually(10*time.Second, "panel open", func() bool { return e.PanelID() == p.ID })
+		e.WaitGraceOver()
+		e.Input("t") // every Bash call this session
+		e.Eventually(30*time.Second, "both commands ran", func() bool {
+			return e.ReadFile("one.txt") == "1\n" && e.ReadFile("two.txt") == "2\n"
+		})
+		for _, ev := range e.Events() {
+			if ev.Kind == "ClaudeNovaRequestAdded" && ev.ID != p.ID {
+				t.Fatalf("the second Bash call asked: %+v", ev)
+			}
+		}
+		if errs := e.ErrorNotes(); len(errs) > 0 {
+			t.Fatalf("errors: %v", errs)
+		}
+	})
+}
