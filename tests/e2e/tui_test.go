@@ -120,6 +120,9 @@ func TestTUIPermissionsDecidedInTheEditor(t *testing.T) {
 		e.Eventually(20*time.Second, "the TUI says it was denied", func() bool {
 			return strings.Contains(e.tuiScreen(id), "Denied by PermissionRequest hook")
 		})
+		if errs := e.ErrorNotes(); len(errs) > 0 {
+			t.Fatalf("errors: %v", errs)
+		}
 		e.Lua(nil, "require('claudenova').stop(...)", id)
 		e.Eventually(20*time.Second, "session exited", func() bool { st, _ := e.SessionState(id); return st == "exited" })
 	})
