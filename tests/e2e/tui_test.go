@@ -291,3 +291,32 @@ func TestTUIAllowForSession(t *testing.T) {
 		}
 	})
 }
+
+// Typed as a person does, in terminal mode: while the user types into the
+// TUI a request never takes the keys (its surface waits, the user is told
+// how to reach it); leaving terminal mode opens it.
+func TestTUITypingKeepsTheKeys(t *testing.T) {
+	eachNvim(t, func(t *testing.T, v nvimVersion) {
+		e := NewEnv(t, v, Options{})
+		e.trustForTUI()
+		id, _ := e.startTUI()
+		e.Input("i")
+		e.WaitMode("t")
+		e.Eventually(60*time.Second, "the TUI's input", func() bool { return strings.Contains(e.tuiScreen(id), "for shortcuts") })
+		e.Input(Seq(Step("Write", map[string]any{"file_path": "{{cwd}}/c.txt", "content": "typed\n"})))
+		e.Eventually(20*time.Second, "the prompt typed", func() bool { return strings.Contains(e.tuiScreen(id), "SEQ") })
+		e.Input("<CR>")
+		p := e.WaitPending(1)[0]
+		e.Eventually(20*time.Second, "told how to reach it", func() bool { return e.NoteContaining("opens when you pause") })
+		if mode, _ := e.Mode(); mode != "t" || e.ProposalBuf(p.ID) != 0 {
+			t.Fatalf("a request took the keys: mode %q, proposal %d", mode, e.ProposalBuf(p.ID))
+		}
+		e.Input(`<C-\><C-n>`)
+		e.Eventually(20*time.Second, "the proposal opens", func() bool { return e.ProposalBuf(p.ID) != 0 })
+		e.Lua(nil, "require('claudenova').stop(...)", id)
+		e.Eventually(20*time.Second, "session exited", func() bool { st, _ := e.SessionState(id); return st == "exited" })
+		if e.fileExists("c.txt") {
+			t.Fatal("the withdrawn Write was applied")
+		}
+	})
+}
