@@ -471,3 +471,31 @@ func TestSessionRulesTravelWithTheNextAllow(t *testing.T) {
 		t.Fatal("the TUI took a control request")
 	}
 }
+
+func TestTwoTUIsEachGetTheirOwnAnswers(t *testing.T) {
+	srv, c1, env1 := setup(t)
+	c2 := newConn([]string{"claude"}, "/q", "default", nil)
+	t.Cleanup(func() { c2.end(nil) })
+	token2, err := srv.Add(c2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env2 := map[string]string{EnvSocket: srv.Path(), EnvToken: token2}
+	h1 := runHook(env1, writeInput)
+	h2 := runHook(env2, strings.Replace(writeInput, `"hi\n"`, `"two\n"`, 1))
+	m1, m2 := next(t, c1), next(t, c2)
+	if !strings.Contains(string(m2.Permission.Input), "two") || strings.Contains(string(m1.Permission.Input), "two") {
+		t.Fatalf("requests crossed: %s / %s", m1.Permission.Input, m2.Permission.Input)
+	}
+	if err := c2.Respond(m2.RequestID, claude.Deny("second")); err != nil {
+		t.Fatal(err)
+	}
+	if err := c1.Respond(m1.RequestID, claude.Deny("first")); err != nil {
+		t.Fatal(err)
+	}
+	h1.wait(t)
+	h2.wait(t)
+	if !strings.Contains(h1.out.String(), `"first"`) || !strings.Contains(h2.out.String(), `"second"`) {
+		t.Fatalf("answers crossed: %s / %s", h1.out.String(), h2.out.String())
+	}
+}
