@@ -210,7 +210,10 @@ func (c *Conn) notice(in HookInput, gone <-chan struct{}) ([]byte, bool) {
 		return c.afterChange(in, c.allowed(same), gone)
 	case EventToolFailed:
 		input := canonical(in.ToolInput)
-		c.settled(func(w *waiting) bool { return w.tool == in.ToolName && w.input == input })
+		same := func(w *waiting) bool { return w.tool == in.ToolName && w.input == input }
+		if c.settled(same) == 0 {
+			c.allowed(same) // allowed here, failed there: no PostToolUse follows
+		}
 	case EventPrompt:
 		c.settled(func(*waiting) bool { return true })
 		c.mu.Lock()

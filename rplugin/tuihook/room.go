@@ -101,6 +101,9 @@ func (r *Room) Start(p Params) (Started, error) {
 	}
 	info, err := r.start(p, open)
 	if err != nil {
+		if conn != nil {
+			conn.end(err) // made, never run: its token goes
+		}
 		return Started{}, err
 	}
 	if conn == nil {
