@@ -131,7 +131,7 @@ func TestTUIPermissionsDecidedInTheEditor(t *testing.T) {
 // The terminal and the editor never answer twice: a key typed in the TUI's
 // own dialog answers first and the editor's surface is withdrawn; a TUI
 // stopped while a proposal is open applies nothing.
-func TestTUIAnsweredInTheTerminalWithdrawsTheSurface(t *testing.T) {
+func TestTUIAllowedInTheTerminal(t *testing.T) {
 	eachNvim(t, func(t *testing.T, v nvimVersion) {
 		e := NewEnv(t, v, Options{})
 		e.trustForTUI()
@@ -236,7 +236,7 @@ func TestTUICommand(t *testing.T) {
 
 // "No" in the TUI's own dialog (Esc) withdraws the editor's surface too:
 // the TUI interrupts the turn and ends our waiting hook.
-func TestTUIRejectedInTheTerminalWithdrawsTheSurface(t *testing.T) {
+func TestTUIRejectedInTheTerminal(t *testing.T) {
 	eachNvim(t, func(t *testing.T, v nvimVersion) {
 		e := NewEnv(t, v, Options{})
 		e.trustForTUI()
