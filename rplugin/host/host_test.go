@@ -82,6 +82,14 @@ func TestCallRejectsBadInput(t *testing.T) {
 
 // Every method of the table reaches the app with its arguments decoded.
 func TestMethodTableWiring(t *testing.T) {
+	// The TUI's socket in a folder of the test's (a short path: a socket's
+	// is bounded).
+	run, err := os.MkdirTemp("", "cnh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(run) })
+	t.Setenv("XDG_RUNTIME_DIR", run)
 	h, conns := testHost(t)
 	dir := t.TempDir()
 	calls := []struct {
