@@ -123,6 +123,13 @@ func TestTUIPermissionsDecidedInTheEditor(t *testing.T) {
 		if errs := e.ErrorNotes(); len(errs) > 0 {
 			t.Fatalf("errors: %v", errs)
 		}
+		// The sidebar says which sessions are claude's terminal UI.
+		e.Lua(nil, "require('claudenova.frontend').toggle_sidebar()")
+		var sidebar []string
+		e.Lua(&sidebar, "return vim.api.nvim_buf_get_lines(require('claudenova.surfaces.sidebar').buf, 0, -1, false)")
+		if !strings.Contains(strings.Join(sidebar, "\n"), "claude's terminal UI") {
+			t.Errorf("the sidebar does not say it is the TUI:\n%s", strings.Join(sidebar, "\n"))
+		}
 		e.Lua(nil, "require('claudenova').stop(...)", id)
 		e.Eventually(20*time.Second, "session exited", func() bool { st, _ := e.SessionState(id); return st == "exited" })
 	})
