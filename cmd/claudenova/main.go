@@ -7,9 +7,12 @@
 //	claudenova -split-cmd CMD  print CMD split into words as the host runs it (JSON)
 //	claudenova -claude-home    print claude's config folder and global config file for this environment (JSON)
 //	claudenova diff [-cap N] [-U N] A B   unified diff of two files, like diff -u
+//	claudenova hook            claude's PermissionRequest hook for a TUI session (reads the hook's input on
+//	                           stdin, asks the editor, prints its decision; nothing when there is none)
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -25,6 +28,7 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/host"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/logging"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/tuihook"
 	"github.com/neovim/go-client/nvim"
 	"github.com/neovim/go-client/nvim/plugin"
 )
@@ -32,6 +36,9 @@ import (
 func main() {
 	if len(os.Args) > 1 && os.Args[1] == "diff" {
 		os.Exit(runDiff(os.Args[2:], os.Stdout, os.Stderr))
+	}
+	if len(os.Args) > 1 && os.Args[1] == "hook" {
+		os.Exit(tuihook.Run(context.Background(), os.Stdin, os.Stdout, os.Stderr, os.Getenv))
 	}
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }

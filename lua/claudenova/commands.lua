@@ -75,6 +75,20 @@ M.subcommands = {
       return { "--plan", "--worktree", "--worktree=", "--count=2" }
     end,
   },
+  tui = {
+    usage = "tui [{prompt}]",
+    desc = "Run claude's own terminal UI (its slash commands, its look) in a terminal window for the current directory, with {prompt} submitted when given; every permission it asks is decided here as for any session: a file change opens as an editable proposal, a command in the panel, all in the sidebar. Without {prompt} while one runs, go to its terminal. The session starts in your permission_mode; :ClaudeNova stop ends it.",
+    run = function(_, raw)
+      local tui = require("claudenova.frontend.tui")
+      local running = tui.latest()
+      if vim.trim(raw) == "" and running then
+        tui.show(running, { focus = true })
+      else
+        nova().tui({ prompt = raw })
+      end
+      vim.cmd.startinsert()
+    end,
+  },
   send = {
     usage = "[range]send [{prompt}]",
     desc = "Send {prompt} to the session in view (its transcript or request under the cursor, the sidebar row under the cursor, the transcript this tab shows), else the last one you acted on (starts one if there is none; it says where it sent when that transcript is not in view); with a range, the lines go after it as an @path#L reference and their text. Without {prompt}, open the prompt input (with the lines in it).",
@@ -509,6 +523,7 @@ M.subcommands = {
 -- The order of the subcommands in the docs.
 M.order = {
   "new",
+  "tui",
   "send",
   "prompt",
   "steer",

@@ -124,6 +124,15 @@ function M.add(path)
 end
 
 --- Stop a session (current by default). Returns { done, message }.
+--- Run claude's own terminal UI in a terminal window, each permission it
+--- asks decided in the editor (proposals, the panel, the sidebar). opts:
+--- { cwd?, args? (more arguments for claude), prompt?, mode?, model? }.
+--- Returns the session's id once claude runs (sessions() lists it with
+--- kind = "tui"; stop() ends it).
+function M.tui(opts)
+  return require("claudenova.frontend.tui").open(opts)
+end
+
 function M.stop(session)
   return ops().stop(session)
 end

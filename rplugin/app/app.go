@@ -199,7 +199,7 @@ func New(sink ui.Sink, log *slog.Logger) *App {
 	novel := claude.NewNovelties()
 	a.start = func(cfg claude.Config, log *slog.Logger) (claude.Conn, error) {
 		cfg.Spawner, cfg.LongLines, cfg.Novel = a.spawner, a.long, novel
-		return claude.Start(cfg, log)
+		return claude.Open(cfg, log)
 	}
 	return a
 }
@@ -262,10 +262,10 @@ type NewParams struct {
 	// --worktree): named WorktreeName, else after the prompt.
 	Worktree     bool   `json:"worktree"`
 	WorktreeName string `json:"worktree_name"`
-	// Attempt is this session's number in a best of N (1…8; 0: none);
-	// Group the session of attempt 1, for the others.
-	Attempt int `json:"attempt"`
-	Group   int `json:"group"`
+	// Attempt: this session's number in a best of N (1…8; 0: none); Group: attempt 1's session.
+	Attempt int           `json:"attempt"`
+	Group   int           `json:"group"`
+	Open    claude.Opener `json:"-"` // runs claude another way (tuihook)
 }
 
 // NewSession starts claude in p.Cwd and queues p.Prompt if given. It returns
@@ -343,7 +343,7 @@ func (a *App) NewSession(p NewParams) (session.Info, error) {
 	cfg := claude.Config{
 		Command: o.Cmd, Args: o.Args, Dir: p.Cwd, Env: env,
 		PermissionMode: start.Mode, Model: model, Resume: p.Resume,
-		Initialize: initializeFields(o),
+		Initialize: initializeFields(o), Open: p.Open,
 	}
 	if planned != nil {
 		cfg.Worktree = planned.Name

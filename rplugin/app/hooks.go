@@ -21,7 +21,7 @@ import (
 //     about the call, not as something the user typed.
 
 // changeHook is our PostToolUse hook's callback id.
-const changeHook = "claudenova_diagnostics"
+const changeHook = claude.ChangeHook
 
 // changeTools are the tools whose changes the PostToolUse hook follows.
 const changeTools = "Write|Edit|MultiEdit|NotebookEdit"

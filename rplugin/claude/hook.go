@@ -2,6 +2,10 @@ package claude
 
 import "encoding/json"
 
+// ChangeHook is the callback id of our PostToolUse hook of a file change
+// (app's hook_callback; a TUI session's hook asks the same way).
+const ChangeHook = "claudenova_diagnostics"
+
 // HookInput is what claude sends a hook callback (the fields we read).
 type HookInput struct {
 	Event          string          `json:"hook_event_name"`

@@ -34,6 +34,24 @@ type Config struct {
 	// Novel records what claude sends that the plugin does not know,
 	// logged once (shared by the host's processes; nil: not recorded).
 	Novel *Novelties
+	// Open, when set, runs claude another way than Start (claude's own
+	// terminal UI in the editor: package tuihook).
+	Open Opener
+}
+
+// Opener runs claude for a Config.
+type Opener func(Config, *slog.Logger) (Conn, error)
+
+// Open starts claude as cfg says: cfg.Open when set, else Start.
+func Open(cfg Config, log *slog.Logger) (Conn, error) {
+	if cfg.Open != nil {
+		return cfg.Open(cfg, log)
+	}
+	p, err := Start(cfg, log)
+	if err != nil {
+		return nil, err
+	}
+	return p, nil
 }
 
 // SplitCommand splits the user's cmd option into words the way the host

@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/app"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/desk"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/editortools"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/complete"
@@ -23,6 +24,8 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/rewind"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/rounds"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/world"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/tuihook"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/ui"
 	"github.com/neovim/go-client/nvim/plugin"
 )
@@ -38,6 +41,7 @@ type Host struct {
 	App    *app.App
 	outbox *ui.Outbox
 	tools  *editortools.Bridge
+	tui    *tuihook.Room // claude's own terminal UI sessions
 	log    *slog.Logger
 
 	workOnce sync.Once
@@ -77,6 +81,7 @@ func Register(p *plugin.Plugin, log *slog.Logger) *Host {
 			return out, err
 		})
 		h.App.Rooms().Editor.Use(h.tools)
+		h.tui = tuiRoom(h.App, log)
 	}
 	p.HandleFunction(&plugin.FunctionOptions{Name: "ClaudeNovaRequest"}, h.request)
 	p.HandleFunction(&plugin.FunctionOptions{Name: "ClaudeNovaNotify"}, h.notify)
@@ -88,6 +93,9 @@ func (h *Host) Close() {
 	h.errands().close()
 	if h.App != nil {
 		h.App.Shutdown()
+	}
+	if h.tui != nil {
+		h.tui.Close()
 	}
 	if h.outbox != nil {
 		h.outbox.Close()
@@ -284,6 +292,33 @@ type toolReplyArg struct {
 	Error  string          `json:"error"`
 }
 
+// tuiRoom is the room of app's TUI sessions.
+func tuiRoom(a *app.App, log *slog.Logger) *tuihook.Room {
+	return tuihook.New(func(p tuihook.Params, open claude.Opener) (session.Info, error) {
+		return a.NewSession(app.NewParams{Cwd: p.Cwd, Mode: p.Mode, Model: p.Model, Open: open})
+	}, log)
+}
+
+type tuiArg struct {
+	Session int `json:"session"`
+	Pid     int `json:"pid"`
+	Code    int `json:"code"`
+}
+
+// onTUI decodes the payload into T and calls fn with the TUI room.
+func onTUI[T any](fn func(r *tuihook.Room, p T) (any, error)) handler {
+	return func(h *Host, payload []byte, _, _ string) (any, error) {
+		p, err := decode[T](payload)
+		if err != nil {
+			return nil, err
+		}
+		if h.tui == nil {
+			return nil, errors.New("no TUI sessions in this host")
+		}
+		return fn(h.tui, p)
+	}
+}
+
 type answerArg struct {
 	ID      string               `json:"id"`
 	Answers []app.QuestionAnswer `json:"answers"`
@@ -372,6 +407,9 @@ var methods = map[string]handler{
 	"merge_branch":    with(func(a *app.App, p merge.BranchParams) (any, error) { return nil, a.Rooms().Merge.MergeBranchLater(p) }),
 	"merge_apply":     with(func(a *app.App, p merge.ApplyParams) (any, error) { return nil, a.Rooms().Merge.ApplyLater(p) }),
 	"worktrees":       with(func(a *app.App, p merge.ListParams) (any, error) { return nil, a.Rooms().Merge.WorktreesLater(p) }),
+	"tui":             onTUI(func(r *tuihook.Room, p tuihook.Params) (any, error) { return r.Start(p) }),
+	"tui_running":     onTUI(func(r *tuihook.Room, p tuiArg) (any, error) { return nil, r.Running(p.Session, p.Pid) }),
+	"tui_exited":      onTUI(func(r *tuihook.Room, p tuiArg) (any, error) { return nil, r.Exited(p.Session, p.Code) }),
 	"shutdown":        plain(func(a *app.App) (any, error) { a.Shutdown(); return nil, nil }),
 	// tool_reply: the editor's later answer to a tool call (a language
 	// server's), matched by its token.

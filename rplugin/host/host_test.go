@@ -16,6 +16,7 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude/claudetest"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/editortools"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/tuihook"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/ui"
 	"github.com/neovim/go-client/nvim/plugin"
 )
@@ -29,13 +30,18 @@ func testHost(t *testing.T) (*Host, *[]*claudetest.Conn) {
 	t.Helper()
 	a := app.New(sink{}, nil)
 	var conns []*claudetest.Conn
-	a.UseStarter(func(claude.Config, *slog.Logger) (claude.Conn, error) {
+	a.UseStarter(func(cfg claude.Config, log *slog.Logger) (claude.Conn, error) {
+		if cfg.Open != nil { // a TUI session
+			return cfg.Open(cfg, log)
+		}
 		c := claudetest.New()
 		conns = append(conns, c)
 		return c, nil
 	})
 	t.Cleanup(a.Shutdown)
-	return &Host{App: a, log: slog.New(slog.DiscardHandler)}, &conns
+	tui := tuiRoom(a, nil)
+	t.Cleanup(tui.Close)
+	return &Host{App: a, tui: tui, log: slog.New(slog.DiscardHandler)}, &conns
 }
 
 func decodeReply(t *testing.T, s string) ui.Answer {
@@ -76,6 +82,14 @@ func TestCallRejectsBadInput(t *testing.T) {
 
 // Every method of the table reaches the app with its arguments decoded.
 func TestMethodTableWiring(t *testing.T) {
+	// The TUI's socket in a folder of the test's (a short path: a socket's
+	// is bounded).
+	run, err := os.MkdirTemp("", "cnh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(run) })
+	t.Setenv("XDG_RUNTIME_DIR", run)
 	h, conns := testHost(t)
 	dir := t.TempDir()
 	calls := []struct {
@@ -181,6 +195,20 @@ func TestMethodTableWiring(t *testing.T) {
 		{"merge_branch", `{"branch":""}`, func(r ui.Answer) bool { return !r.OK && strings.Contains(r.Error, "name the worktree's branch") }},
 		{"merge_apply", `{"session":1}`, func(r ui.Answer) bool { return !r.OK && strings.Contains(r.Error, "has no worktree") }},
 		{"worktrees", `{"cwd":"/nope","token":"t21"}`, func(r ui.Answer) bool { return r.OK }}, // its answer comes later
+		{"tui", `{"cwd":"` + dir + `","prompt":"hi"}`, func(r ui.Answer) bool {
+			m, _ := r.Result.(map[string]any)
+			argv := fmt.Sprint(m["argv"])
+			env, _ := m["env"].(map[string]any)
+			return r.OK && strings.Contains(argv, "--settings") && strings.HasSuffix(argv, "-- hi]") && env[tuihook.EnvToken] != nil
+		}},
+		{"sessions", ``, func(r ui.Answer) bool {
+			l, _ := r.Result.([]any)
+			tui, _ := l[len(l)-1].(map[string]any)
+			return r.OK && len(l) == 2 && tui["kind"] == "tui"
+		}},
+		{"tui_running", `{"session":2,"pid":0}`, func(r ui.Answer) bool { return r.OK }},
+		{"tui_exited", `{"session":2,"code":0}`, func(r ui.Answer) bool { return r.OK }},
+		{"tui_exited", `{"session":2,"code":0}`, func(r ui.Answer) bool { return !r.OK && strings.Contains(r.Error, "no TUI session") }},
 		{"stop", `{"session":1}`, func(r ui.Answer) bool { return r.OK }},
 		{"shutdown", ``, func(r ui.Answer) bool { return r.OK }},
 	}

@@ -244,6 +244,9 @@ type Info struct {
 	// Label tells an attempt of a best of N apart ("fix-login #2"; "" for
 	// any other session).
 	Label string `json:"label,omitempty"`
+	// Kind is "tui" for claude's own terminal UI in the editor ("": a
+	// stream-json session).
+	Kind string `json:"kind,omitempty"`
 }
 
 // New makes a session around a started process.
@@ -303,6 +306,9 @@ func (s *Session) Info() Info {
 	}
 	if s.Proc != nil {
 		info.CommandLine = s.Proc.CommandLine()
+		if k, ok := s.Proc.(interface{ Kind() string }); ok {
+			info.Kind = k.Kind()
+		}
 	}
 	info.Worktree = s.World.Worktree()
 	if info.Worktree == nil && s.cwd != s.root {

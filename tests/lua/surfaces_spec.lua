@@ -958,6 +958,17 @@ return {
       t:eq(#t:floats(), 1, "surfaces open after the pause")
     end,
   },
+  ["a surface opens while you read a terminal (claude's TUI), not while you type into it"] = {
+    opts = { setup = { surfaces = { quiet_ms = 0, grace_ms = 0 } } },
+    run = function(t)
+      vim.cmd("botright split | enew")
+      local job = vim.fn.has("nvim-0.11") == 1 and vim.fn.jobstart({ "cat" }, { term = true })
+        or vim.fn.termopen({ "cat" })
+      t:eq(vim.api.nvim_get_mode().mode, "nt", "the cursor in a terminal, in normal mode")
+      t:eq(scheduler().busy(), nil, "why it would wait")
+      vim.fn.jobstop(job)
+    end,
+  },
   ["a key typed as a surface takes the window is dropped"] = {
     opts = { setup = { surfaces = { quiet_ms = 0, grace_ms = 700 } } },
     run = function(t)

@@ -15,6 +15,7 @@ local sidebar = require("claudenova.surfaces.sidebar")
 local state = require("claudenova.store.state")
 local target = require("claudenova.frontend.target")
 local transcript = require("claudenova.surfaces.transcript")
+local tui = require("claudenova.frontend.tui")
 local highlights = require("claudenova.setup.highlights")
 local mcp = require("claudenova.surfaces.mcp")
 highlights.setup() -- also without setup(): first use of any surface
@@ -49,11 +50,16 @@ function M.toggle_sidebar()
 end
 
 --- Show a session's transcript (the current one by default). opts.focus
---- moves the cursor into it.
+--- moves the cursor into it. A session of claude's terminal UI shows its
+--- terminal instead (the TUI is its conversation).
 function M.open_transcript(id, opts)
   id = id or state.current
   if not id then
     notify.info("no session yet (:ClaudeNova new)")
+    return
+  end
+  local s = state.sessions[id]
+  if s and s.kind == "tui" and tui.show(id, opts) then
     return
   end
   transcript.open(id, opts)

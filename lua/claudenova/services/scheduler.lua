@@ -106,7 +106,9 @@ function M.busy()
   if m.blocking then
     return "waiting for a key"
   end
-  if m.mode ~= "n" then
+  -- nt: normal mode in a terminal (claude's TUI): reading it, not typing
+  -- into it (that is mode t).
+  if m.mode ~= "n" and m.mode ~= "nt" then
     return "mode " .. m.mode
   end
   -- m: in a mapping or typeahead, o: operator pending, S: after a count or

@@ -615,13 +615,17 @@ function M.groups()
   return out
 end
 
---- The line beneath a session's row: its mode when it is not default (the
---- transcript's winbar always has it) and where it works when that is not
---- the editor's folder: a worktree by its branch and what it changed
---- ("acceptEdits · ⎇ worktree-feat · 2 files +9 −1"), another folder by
---- its path ("⌂ ~/src/wt"); "" when there is nothing to say.
+--- The line beneath a session's row: that it is claude's terminal UI, its
+--- mode when it is not default (the transcript's winbar always has it) and
+--- where it works when that is not the editor's folder: a worktree by its
+--- branch and what it changed ("acceptEdits · ⎇ worktree-feat · 2 files +9
+--- −1"), another folder by its path ("⌂ ~/src/wt"); "" when there is
+--- nothing to say.
 function M.session_more(s, short)
   local parts = {}
+  if s.kind == "tui" then
+    table.insert(parts, "claude's terminal UI")
+  end
   if s.mode and s.mode ~= "" and s.mode ~= "default" then
     table.insert(parts, s.mode)
   end

@@ -1,0 +1,117 @@
+-- Claude's own terminal UI in a Neovim terminal. The host registers the
+-- session (kind "tui") with our PermissionRequest hook and says how to run
+-- it; this module runs it as a terminal job in a window where a transcript
+-- would go, and tells the host when the job runs (its pid) and when it
+-- exits. Every permission the TUI would ask is then a request of the
+-- editor's, as for any other session.
+local calls = require("claudenova.services.calls")
+local errors = require("claudenova.core.errors")
+local inbox = require("claudenova.frontend.inbox")
+
+local M = {}
+
+--- The terminal buffer of each TUI session of this editor.
+M.bufs = {}
+
+local function running(id)
+  local buf = M.bufs[id]
+  return buf and vim.api.nvim_buf_is_valid(buf) and vim.b[buf].claudenova_tui_running == true
+end
+
+--- The TUI session started last that still runs, if any.
+function M.latest()
+  local best
+  for id in pairs(M.bufs) do
+    if running(id) and (not best or id > best) then
+      best = id
+    end
+  end
+  return best
+end
+
+--- Show session id's terminal (in a split at the bottom when no window
+--- shows it); opts.focus moves the cursor there. False when it has none.
+function M.show(id, opts)
+  local buf = M.bufs[id]
+  if not buf or not vim.api.nvim_buf_is_valid(buf) then
+    return false
+  end
+  local from = vim.api.nvim_get_current_win()
+  local win = vim.fn.bufwinid(buf)
+  if win == -1 then
+    vim.cmd("botright split")
+    win = vim.api.nvim_get_current_win()
+    vim.api.nvim_win_set_buf(win, buf)
+  end
+  if (opts and opts.focus) or from == win then
+    vim.api.nvim_set_current_win(win)
+  elseif vim.api.nvim_win_is_valid(from) then
+    vim.api.nvim_set_current_win(from)
+  end
+  return true
+end
+
+-- A terminal job in the current buffer (jobstart's term option is 0.11's;
+-- 0.10 has termopen).
+local function start_job(argv, opts)
+  if vim.fn.has("nvim-0.11") == 1 then
+    opts.term = true
+    return vim.fn.jobstart(argv, opts)
+  end
+  return vim.fn.termopen(argv, opts)
+end
+
+local function exited(id, code)
+  -- The host may be gone (the editor closing): logged, not raised.
+  errors.try(calls.notify, "tui_exited", { session = id, code = code })
+end
+
+--- Start claude's terminal UI: opts { cwd?, args?, prompt?, mode?, model? }.
+--- Returns the session's id once claude runs; the cursor is in its terminal.
+function M.open(opts)
+  opts = opts or {}
+  if opts.args ~= nil and type(opts.args) ~= "table" then
+    error("claude-nova: tui({ args = … }) takes a list of strings", 0)
+  end
+  local r = calls.request("tui", {
+    cwd = opts.cwd or vim.fn.getcwd(),
+    args = opts.args,
+    prompt = opts.prompt,
+    mode = opts.mode,
+    model = opts.model,
+  })
+  local id = r.session.id
+  inbox.session_started(r.session)
+  vim.cmd("botright split")
+  local buf = vim.api.nvim_create_buf(false, true)
+  vim.api.nvim_win_set_buf(0, buf)
+  local env = {}
+  for k, v in pairs(r.env or {}) do
+    env[k] = tostring(v)
+  end
+  local ok, job = pcall(start_job, r.argv, {
+    cwd = r.cwd,
+    env = env,
+    on_exit = function(_, code)
+      if vim.api.nvim_buf_is_valid(buf) then
+        vim.b[buf].claudenova_tui_running = false
+      end
+      exited(id, code)
+    end,
+  })
+  if not ok or job <= 0 then
+    exited(id, -1)
+    error(
+      ("claude-nova: could not run claude's terminal UI (%s): %s"):format(r.argv[1], ok and job or tostring(job)),
+      0
+    )
+  end
+  vim.b[buf].claudenova_session = id
+  vim.b[buf].claudenova_tui = id
+  vim.b[buf].claudenova_tui_running = true
+  M.bufs[id] = buf
+  calls.request("tui_running", { session = id, pid = vim.fn.jobpid(job) })
+  return id
+end
+
+return M
