@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/approval"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/attempts"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/checkpoint"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/desk"
@@ -334,7 +335,7 @@ func (a *App) NewSession(p NewParams) (session.Info, error) {
 		}
 		planned = &plan
 	}
-	label, err := attemptLabel(a.sessions, p, planned != nil)
+	label, err := attempts.Label(a.sessions, p.Attempt, p.Group, p.Prompt, planned != nil)
 	if err != nil {
 		return session.Info{}, err
 	}

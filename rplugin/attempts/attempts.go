@@ -1,12 +1,13 @@
-package app
+// Package attempts names the sessions of a best of N: the first after its
+// prompt, in a few words, the others after the first ("fix-login #2").
+package attempts
 
 import (
-	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
-
 	"fmt"
 	"strconv"
 	"strings"
 
+	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/worktree"
 )
 
@@ -14,31 +15,31 @@ import (
 // stays whole in a sidebar 21 columns wide.
 const maxStem = 12
 
-// maxAttempts is the most sessions a best of N starts.
-const maxAttempts = 8
+// Max is the most sessions a best of N starts.
+const Max = 8
 
-// attemptLabel is the label of a best of N attempt (p.Attempt, 0: none):
-// the first names its group after the prompt, in a few words, told apart
-// from the groups of other sessions ("fix-login #1", "fix-login-2 #1");
-// the others take their first's name ("fix-login #2").
-func attemptLabel(sessions *session.Manager, p NewParams, inWorktree bool) (string, error) {
+// Label is the label of best of N attempt n (0: none) of a prompt, group
+// its first session: the first names its group after the prompt, in a few
+// words, told apart from the groups of other sessions ("fix-login #1",
+// "fix-login-2 #1"); the others take their first's name ("fix-login #2").
+func Label(sessions *session.Manager, n, group int, prompt string, inWorktree bool) (string, error) {
 	switch {
-	case p.Attempt == 0 && p.Group == 0:
+	case n == 0 && group == 0:
 		return "", nil
-	case p.Attempt < 1 || p.Attempt > maxAttempts:
-		return "", fmt.Errorf("attempt %d: a best of N numbers its sessions 1 to %d", p.Attempt, maxAttempts)
+	case n < 1 || n > Max:
+		return "", fmt.Errorf("attempt %d: a best of N numbers its sessions 1 to %d", n, Max)
 	case !inWorktree:
-		return "", fmt.Errorf("attempt %d: the sessions of a best of N work each in its own worktree (--worktree)", p.Attempt)
+		return "", fmt.Errorf("attempt %d: the sessions of a best of N work each in its own worktree (--worktree)", n)
 	}
-	suffix := " #" + strconv.Itoa(p.Attempt)
-	if p.Attempt > 1 {
-		first, ok := sessions.Get(p.Group)
+	suffix := " #" + strconv.Itoa(n)
+	if n > 1 {
+		first, ok := sessions.Get(group)
 		if !ok || first.Label == "" {
-			return "", fmt.Errorf("attempt %d: session %d is not the first of a best of N", p.Attempt, p.Group)
+			return "", fmt.Errorf("attempt %d: session %d is not the first of a best of N", n, group)
 		}
 		return stemOf(first.Label) + suffix, nil
 	}
-	want := shortStem(worktree.Slug(p.Prompt))
+	want := shortStem(worktree.Slug(prompt))
 	if want == "" {
 		want = "attempt"
 	}
