@@ -673,13 +673,14 @@ type Rooms struct {
 	Complete    *complete.Room    // the prompt input's completion
 	Merge       *merge.Room       // a worktree's branch brought into the checkout as proposals
 	Provenance  *provenance.Room  // who wrote each line, kept in git
+	Commands    *commands.Room    // what a command changed
 	Desk        *desk.Desk        // what the rooms share: background work, later answers
 }
 
 // Rooms returns the rooms.
 func (a *App) Rooms() Rooms {
 	return Rooms{Tasks: a.tasks, Rounds: a.rounds, World: a.world, Controls: a.controls, Rewind: a.rewind,
-		Editor: a.edit, Permissions: a.perms, History: a.history, Modes: a.modes, Complete: a.complete, Merge: a.merge, Provenance: a.notes, Desk: a.desk}
+		Editor: a.edit, Permissions: a.perms, History: a.history, Modes: a.modes, Complete: a.complete, Merge: a.merge, Provenance: a.notes, Commands: a.commands, Desk: a.desk}
 }
 
 // RequestView is a pending request as the front end shows it.

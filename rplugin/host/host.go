@@ -16,6 +16,7 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/desk"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/editortools"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/commands"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/complete"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/controls"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/merge"
@@ -266,6 +267,10 @@ type renameArg struct {
 	Name    string `json:"name"`
 }
 
+type pathArg struct {
+	Path string `json:"path"`
+}
+
 type cwdArg struct {
 	Cwd string `json:"cwd"`
 }
@@ -365,39 +370,43 @@ var methods = map[string]handler{
 	"remove_rule": with(func(a *app.App, e permissions.RuleEntry) (any, error) {
 		return nil, a.Rooms().Permissions.RemoveRule(e)
 	}),
-	"rename":          with(func(a *app.App, p renameArg) (any, error) { return a.Rooms().History.Rename(p.Session, p.Name) }),
-	"forget":          with(func(a *app.App, p sessionArg) (any, error) { return a.Rooms().History.Forget(p.Session) }),
-	"commands":        with(func(a *app.App, p sessionArg) (any, error) { return a.Rooms().Complete.Commands(p.Session) }),
-	"resumable":       with(func(a *app.App, p cwdArg) (any, error) { return a.Rooms().History.Resumable(p.Cwd) }),
-	"checkpoints":     with(func(a *app.App, p app.Later) (any, error) { return nil, a.Rooms().Rewind.Checkpoints(p) }),
-	"rewind":          with(func(a *app.App, p rewind.RewindParams) (any, error) { return nil, a.Rooms().Rewind.Rewind(p) }),
-	"task_output":     with(func(a *app.App, p app.Later) (any, error) { return nil, a.Rooms().Tasks.Output(p) }),
-	"stop_task":       with(func(a *app.App, p app.Later) (any, error) { return nil, a.Rooms().Tasks.Stop(p) }),
-	"task_at":         with(func(a *app.App, p lineArg) (any, error) { return a.Rooms().Tasks.At(p.Session, p.Line) }),
-	"changes":         with(func(a *app.App, p rewind.ChangesParams) (any, error) { return a.Rooms().Rewind.Changes(p) }),
-	"models":          with(func(a *app.App, p sessionArg) (any, error) { return a.Rooms().Controls.Models(p.Session) }),
-	"set_model":       with(func(a *app.App, p controls.ModelParams) (any, error) { return a.Rooms().Controls.SetModel(p) }),
-	"set_effort":      with(func(a *app.App, p controls.ModelParams) (any, error) { return a.Rooms().Controls.SetEffort(p) }),
-	"usage":           with(func(a *app.App, p app.Later) (any, error) { return nil, a.Rooms().Controls.Usage(p) }),
-	"queued":          with(func(a *app.App, p sessionArg) (any, error) { return a.Rooms().Controls.Queued(p.Session) }),
-	"cancel_queued":   with(func(a *app.App, p app.Later) (any, error) { return nil, a.Rooms().Controls.CancelQueued(p) }),
-	"steer":           with(func(a *app.App, p controls.SteerParams) (any, error) { return a.Rooms().Controls.Steer(p) }),
-	"undo_hunk":       with(func(a *app.App, p rewind.UndoParams) (any, error) { return a.Rooms().Rewind.UndoHunk(p) }),
-	"complete":        with(func(a *app.App, p complete.Params) (any, error) { return nil, a.Rooms().Complete.Complete(p) }),
-	"boundaries":      plain(func(a *app.App) (any, error) { return a.Rooms().Editor.Boundaries(), nil }),
-	"mcp":             with(func(a *app.App, p sessionArg) (any, error) { return a.Rooms().World.MCP(p.Session) }),
-	"mcp_all":         plain(func(a *app.App) (any, error) { return a.Rooms().World.All(), nil }),
-	"mcp_refresh":     with(func(a *app.App, p app.Later) (any, error) { return nil, a.Rooms().World.Refresh(p) }),
-	"mcp_reconnect":   with(func(a *app.App, p world.MCPParams) (any, error) { return nil, a.Rooms().World.Reconnect(p) }),
-	"mcp_toggle":      with(func(a *app.App, p world.MCPParams) (any, error) { return nil, a.Rooms().World.Toggle(p) }),
-	"agents_refresh":  plain(func(a *app.App) (any, error) { a.Rooms().World.RefreshAgents(); return nil, nil }),
-	"review_round":    with(func(a *app.App, p rounds.Arg) (any, error) { return a.Rooms().Rounds.Round(p) }),
-	"comment_add":     with(func(a *app.App, p rounds.CommentParams) (any, error) { return a.Rooms().Rounds.AddComment(p) }),
-	"comment_edit":    with(func(a *app.App, p rounds.CommentEdit) (any, error) { return a.Rooms().Rounds.EditComment(p) }),
-	"comments":        with(func(a *app.App, p rounds.Arg) (any, error) { return a.Rooms().Rounds.Comments(p) }),
-	"comments_move":   with(func(a *app.App, p rounds.MovesParams) (any, error) { return nil, a.Rooms().Rounds.MoveComments(p) }),
-	"comments_send":   with(func(a *app.App, p rounds.SendParams) (any, error) { return a.Rooms().Rounds.Send(p) }),
-	"blame":           with(func(a *app.App, p rounds.BlameParams) (any, error) { return a.Rooms().Rounds.Blame(p) }),
+	"rename":         with(func(a *app.App, p renameArg) (any, error) { return a.Rooms().History.Rename(p.Session, p.Name) }),
+	"forget":         with(func(a *app.App, p sessionArg) (any, error) { return a.Rooms().History.Forget(p.Session) }),
+	"commands":       with(func(a *app.App, p sessionArg) (any, error) { return a.Rooms().Complete.Commands(p.Session) }),
+	"resumable":      with(func(a *app.App, p cwdArg) (any, error) { return a.Rooms().History.Resumable(p.Cwd) }),
+	"checkpoints":    with(func(a *app.App, p app.Later) (any, error) { return nil, a.Rooms().Rewind.Checkpoints(p) }),
+	"rewind":         with(func(a *app.App, p rewind.RewindParams) (any, error) { return nil, a.Rooms().Rewind.Rewind(p) }),
+	"task_output":    with(func(a *app.App, p app.Later) (any, error) { return nil, a.Rooms().Tasks.Output(p) }),
+	"stop_task":      with(func(a *app.App, p app.Later) (any, error) { return nil, a.Rooms().Tasks.Stop(p) }),
+	"task_at":        with(func(a *app.App, p lineArg) (any, error) { return a.Rooms().Tasks.At(p.Session, p.Line) }),
+	"changes":        with(func(a *app.App, p rewind.ChangesParams) (any, error) { return a.Rooms().Rewind.Changes(p) }),
+	"models":         with(func(a *app.App, p sessionArg) (any, error) { return a.Rooms().Controls.Models(p.Session) }),
+	"set_model":      with(func(a *app.App, p controls.ModelParams) (any, error) { return a.Rooms().Controls.SetModel(p) }),
+	"set_effort":     with(func(a *app.App, p controls.ModelParams) (any, error) { return a.Rooms().Controls.SetEffort(p) }),
+	"usage":          with(func(a *app.App, p app.Later) (any, error) { return nil, a.Rooms().Controls.Usage(p) }),
+	"queued":         with(func(a *app.App, p sessionArg) (any, error) { return a.Rooms().Controls.Queued(p.Session) }),
+	"cancel_queued":  with(func(a *app.App, p app.Later) (any, error) { return nil, a.Rooms().Controls.CancelQueued(p) }),
+	"steer":          with(func(a *app.App, p controls.SteerParams) (any, error) { return a.Rooms().Controls.Steer(p) }),
+	"undo_hunk":      with(func(a *app.App, p rewind.UndoParams) (any, error) { return a.Rooms().Rewind.UndoHunk(p) }),
+	"complete":       with(func(a *app.App, p complete.Params) (any, error) { return nil, a.Rooms().Complete.Complete(p) }),
+	"boundaries":     plain(func(a *app.App) (any, error) { return a.Rooms().Editor.Boundaries(), nil }),
+	"mcp":            with(func(a *app.App, p sessionArg) (any, error) { return a.Rooms().World.MCP(p.Session) }),
+	"mcp_all":        plain(func(a *app.App) (any, error) { return a.Rooms().World.All(), nil }),
+	"mcp_refresh":    with(func(a *app.App, p app.Later) (any, error) { return nil, a.Rooms().World.Refresh(p) }),
+	"mcp_reconnect":  with(func(a *app.App, p world.MCPParams) (any, error) { return nil, a.Rooms().World.Reconnect(p) }),
+	"mcp_toggle":     with(func(a *app.App, p world.MCPParams) (any, error) { return nil, a.Rooms().World.Toggle(p) }),
+	"agents_refresh": plain(func(a *app.App) (any, error) { a.Rooms().World.RefreshAgents(); return nil, nil }),
+	"review_round":   with(func(a *app.App, p rounds.Arg) (any, error) { return a.Rooms().Rounds.Round(p) }),
+	"comment_add":    with(func(a *app.App, p rounds.CommentParams) (any, error) { return a.Rooms().Rounds.AddComment(p) }),
+	"comment_edit":   with(func(a *app.App, p rounds.CommentEdit) (any, error) { return a.Rooms().Rounds.EditComment(p) }),
+	"comments":       with(func(a *app.App, p rounds.Arg) (any, error) { return a.Rooms().Rounds.Comments(p) }),
+	"comments_move":  with(func(a *app.App, p rounds.MovesParams) (any, error) { return nil, a.Rooms().Rounds.MoveComments(p) }),
+	"comments_send":  with(func(a *app.App, p rounds.SendParams) (any, error) { return a.Rooms().Rounds.Send(p) }),
+	"blame":          with(func(a *app.App, p rounds.BlameParams) (any, error) { return a.Rooms().Rounds.Blame(p) }),
+	"user_saved": with(func(a *app.App, p pathArg) (any, error) {
+		a.Rooms().Commands.Writes(commands.You, p.Path)
+		return nil, nil
+	}),
 	"provenance":      with(func(a *app.App, p provenance.Params) (any, error) { return nil, a.Rooms().Provenance.ShowLater(p) }),
 	"provenance_push": with(func(a *app.App, p provenance.Params) (any, error) { return nil, a.Rooms().Provenance.PushLater(p) }),
 	"merge":           with(func(a *app.App, p merge.StartParams) (any, error) { return nil, a.Rooms().Merge.StartLater(p) }),

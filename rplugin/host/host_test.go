@@ -123,6 +123,7 @@ func TestMethodTableWiring(t *testing.T) {
 		{"proposal_saved", `{"id":"1:none"}`, func(r ui.Answer) bool { return r.OK }},
 		{"proposal_wiped", `{"id":"1:none"}`, func(r ui.Answer) bool { return r.OK }},
 		{"log", `{"level":"info","msg":"hello"}`, func(r ui.Answer) bool { return r.OK }},
+		{"user_saved", `{"path":"/p/a.txt"}`, func(r ui.Answer) bool { return r.OK }},
 		{"tool_reply", `{"token":"none","ok":true,"result":{}}`, func(r ui.Answer) bool { return r.OK }},
 		{"tool_reply", `{"token":1}`, func(r ui.Answer) bool { return !r.OK && strings.Contains(r.Error, "bad arguments") }},
 		{"tool_output", `{"session":1,"line":0}`, func(r ui.Answer) bool { return !r.OK && strings.Contains(r.Error, "no cut tool result") }},

@@ -102,7 +102,7 @@ func TestACommandDoesNotTakeAnotherSessionsChange(t *testing.T) {
 		e.Eventually(60*time.Second, "the command wrote a.txt", func() bool { return e.ReadFile("a.txt") == "A\n" })
 		e.WaitIdle(first)
 		tr := e.Transcript(first)
-		if !strings.Contains(tr, "changed 1 file +1 −1: a.txt") || !strings.Contains(tr, "another session wrote them meanwhile): b.txt (session 2)") {
+		if !strings.Contains(tr, "changed 1 file +1 −1: a.txt") || !strings.Contains(tr, "written meanwhile by someone else): b.txt (session 2)") {
 			t.Fatalf("the command's line does not keep b.txt apart:\n%s", tr)
 		}
 		var cps []checkpointRow
@@ -140,6 +140,37 @@ func TestUnaskedAndBackgroundCommandsAreSeen(t *testing.T) {
 		cps := e.checkpoints()
 		if len(cps) != 1 || strings.Join(cps[0].Files, ",") != filepath.Join(e.Project, "a.txt")+","+filepath.Join(e.Project, "bg.txt") {
 			t.Fatalf("checkpoints = %+v", cps)
+		}
+	})
+}
+
+// A file the user saves while a command runs is the user's: the command's
+// line names it as someone else's and it is not in the session's
+// checkpoint.
+func TestACommandDoesNotTakeTheUsersSave(t *testing.T) {
+	eachNvim(t, func(t *testing.T, v nvimVersion) {
+		e := NewEnv(t, v, Options{})
+		e.gitRepo(map[string]string{"a.txt": "a\n", "b.txt": "b\n"})
+		a, b := filepath.Join(e.Project, "a.txt"), filepath.Join(e.Project, "b.txt")
+		signal := filepath.Join(t.TempDir(), "go")
+		id := e.newSession(Seq(bash("while [ ! -e "+signal+" ]; do sleep 0.1; done; echo A > a.txt", "wait, then write a.txt")))
+		p := e.WaitPending(1)[0]
+		var ok bool
+		e.Lua(&ok, "return require('claudenova').decide(..., 'allow')", p.ID)
+		e.WaitPending(0)
+		e.Cmd("edit " + b)
+		e.Lua(nil, "vim.api.nvim_buf_set_lines(0, 0, -1, false, { 'mine' })")
+		e.Cmd("write")
+		if err := os.WriteFile(signal, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		e.Eventually(60*time.Second, "the command wrote a.txt", func() bool { return e.ReadFile("a.txt") == "A\n" })
+		e.WaitIdle(id)
+		if tr := e.Transcript(id); !strings.Contains(tr, "changed 1 file +1 −1: a.txt") || !strings.Contains(tr, "someone else): b.txt (you)") {
+			t.Fatalf("the command's line does not leave b.txt to the user:\n%s", tr)
+		}
+		if cps := e.checkpoints(); len(cps) != 1 || strings.Join(cps[0].Files, ",") != a {
+			t.Errorf("checkpoints = %+v, want a.txt only", cps)
 		}
 	})
 }

@@ -165,6 +165,7 @@ end
 
 function handlers.session(info)
   warm()
+  disk.watch_saves()
   state.sessions[info.id] = info
   local tr = transcript
   tr.ensure(info.id)

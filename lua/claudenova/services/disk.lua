@@ -182,4 +182,27 @@ function M.diff(buf)
   vim.cmd("diffthis")
 end
 
+--- Tell the host of each file the user saves, from the first session on:
+--- a command running meanwhile does not take the user's change as its own.
+function M.watch_saves()
+  if M.watching_saves then
+    return
+  end
+  M.watching_saves = true
+  vim.api.nvim_create_autocmd("BufWritePost", {
+    group = group,
+    desc = "claude-nova: a file you saved is yours, not a running command's",
+    callback = function(ev)
+      if vim.bo[ev.buf].buftype ~= "" then
+        return
+      end
+      local name = vim.api.nvim_buf_get_name(ev.buf)
+      if name == "" or name:match("^%a[%w+.-]*://") then
+        return
+      end
+      errors.try(require("claudenova.services.calls").notify, "user_saved", { path = vim.fn.fnamemodify(name, ":p") })
+    end,
+  })
+end
+
 return M

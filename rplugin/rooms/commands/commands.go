@@ -102,9 +102,12 @@ func (r *Room) Before(s *session.Session, toolUseID string, input json.RawMessag
 	r.mu.Unlock()
 }
 
-// Writes says that session sid changes path now (a proposal it was allowed,
-// a tool's write): for the commands of other sessions running meanwhile,
-// that file is not theirs.
+// You is the session number Writes takes for the user (a save in Neovim).
+const You = 0
+
+// Writes says that session sid (You: the user) changes path now (a
+// proposal it was allowed, a tool's write, a save): for the commands of
+// other sessions running meanwhile, that file is not theirs.
 func (r *Room) Writes(sid int, path string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -199,7 +202,11 @@ func (r *Room) compare(s *session.Session, t taken) {
 func apart(cs []snapshot.Change, others map[string]int) (mine []snapshot.Change, theirs []string) {
 	for _, c := range cs {
 		if sid, ok := others[filepath.Clean(c.Path)]; ok {
-			theirs = append(theirs, fmt.Sprintf("%s (session %d)", c.Rel, sid))
+			who := fmt.Sprintf("session %d", sid)
+			if sid == You {
+				who = "you"
+			}
+			theirs = append(theirs, fmt.Sprintf("%s (%s)", c.Rel, who))
 			continue
 		}
 		mine = append(mine, c)
@@ -299,7 +306,7 @@ func Describe(command string, cs []snapshot.Change, others []string, partial boo
 		line = fmt.Sprintf("`%s` changed no file of its own", short(command))
 	}
 	if len(others) > 0 {
-		line += fmt.Sprintf(". Not its changes (another session wrote them meanwhile): %s", list(others, 8))
+		line += fmt.Sprintf(". Not its changes (written meanwhile by someone else): %s", list(others, 8))
 	}
 	if len(unknown) > 0 {
 		line += fmt.Sprintf(". Not restorable by rewind (its content before is not kept): %s", list(unknown, 8))

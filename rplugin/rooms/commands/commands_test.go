@@ -33,7 +33,7 @@ func TestDescribe(t *testing.T) {
 			{Rel: "big.bin", Status: snapshot.Changed, Unknown: true, Binary: true},
 		}, nil, true, "`sed -i x a.txt` changed 2 files +0 −0: build/ (new) (ignored), big.bin. Not restorable by rewind (its content before is not kept): build/, big.bin. The folder is bigger than a snapshot reads: changes past its limit are not listed"},
 		{"only another session's", nil, []string{"b.txt (session 2)"}, false,
-			"`sed -i x a.txt` changed no file of its own. Not its changes (another session wrote them meanwhile): b.txt (session 2)"},
+			"`sed -i x a.txt` changed no file of its own. Not its changes (written meanwhile by someone else): b.txt (session 2)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := Describe("sed -i x a.txt", tc.cs, tc.others, tc.partial); got != tc.want {
@@ -48,6 +48,9 @@ func TestApartKeepsOtherSessionsFiles(t *testing.T) {
 	mine, theirs := apart(cs, map[string]int{"/p/b.txt": 2})
 	if len(mine) != 1 || mine[0].Rel != "a.txt" || len(theirs) != 1 || theirs[0] != "b.txt (session 2)" {
 		t.Fatalf("mine %+v theirs %v", mine, theirs)
+	}
+	if _, theirs := apart(cs, map[string]int{"/p/a.txt": You}); len(theirs) != 1 || theirs[0] != "a.txt (you)" {
+		t.Fatalf("the user's save: %v", theirs)
 	}
 }
 
