@@ -69,7 +69,10 @@ func Take(ctx context.Context, dir, index string, lim Limits) (Snap, error) {
 		return Snap{}, err
 	}
 	env := []string{"GIT_INDEX_FILE=" + index}
-	if _, err := gitcmd.BytesEnv(ctx, top, env, nil, "add", "-A", "--ignore-errors", "--", "."); err != nil {
+	// The untracked cache lives in our index: a folder whose time did not
+	// change is not read again for new files.
+	cached := []string{"-c", "core.untrackedCache=true"}
+	if _, err := gitcmd.BytesEnv(ctx, top, env, nil, append(cached, "add", "-A", "--ignore-errors", "--", ".")...); err != nil {
 		// --ignore-errors: a file that cannot be read is left out (named
 		// by git); anything else is a failure.
 		if _, werr := gitcmd.BytesEnv(ctx, top, env, nil, "write-tree"); werr != nil {
@@ -81,7 +84,7 @@ func Take(ctx context.Context, dir, index string, lim Limits) (Snap, error) {
 		return Snap{}, fmt.Errorf("snapshot %s: %w", top, err)
 	}
 	s.Tree = strings.TrimSpace(string(tree))
-	out, err := gitcmd.BytesEnv(ctx, top, env, nil, "ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory")
+	out, err := gitcmd.BytesEnv(ctx, top, env, nil, append(cached, "ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory")...)
 	if err != nil {
 		return Snap{}, fmt.Errorf("snapshot %s: ignored files: %w", top, err)
 	}
