@@ -103,15 +103,21 @@ func (b *bench) parts(n int) []part {
 }
 
 // Each approval latency is held against a control in the same run and the
-// same Neovim: what Neovim takes to draw the same picture itself.
+// same Neovim that crosses the same process boundary: another process
+// making Neovim draw the same picture through RPC, with no host.
 const (
-	// proposalRatio bounds a proposal's p50 and p99 against Neovim's own
-	// diff of the same two texts.
-	proposalRatio = 1.25
-	// panelSlack bounds the Bash panel's p99 over the p99 of the cheapest
-	// float a host can open with the same text in one RPC call when
-	// claude's request reaches it (see floatHost).
-	panelSlack = time.Millisecond
+	// proposalRatio bounds a proposal's p50 against the control's: the
+	// same two files opened in Neovim's own diff view by one RPC call
+	// from the bench's client (diffShown).
+	proposalRatio = 1.2
+	// proposalSlack bounds a proposal's p99 over the control's p99.
+	proposalSlack = 2 * time.Millisecond
+	// panelSlack50 and panelSlack99 bound the Bash panel's p50 and p99
+	// over those of the cheapest float a host can open with the same
+	// text in one RPC call when claude's request reaches it (see
+	// floatHost).
+	panelSlack50 = 500 * time.Microsecond
+	panelSlack99 = 2 * time.Millisecond
 	// panelSamples is the least number of Bash requests: the p99 of 100
 	// samples is the second-worst one.
 	panelSamples = 1000
@@ -146,14 +152,14 @@ func (b *bench) reportLatency(n int) (bool, error) {
 		}
 		p50, p99 := benchstat.Pct(lat, 50), benchstat.Pct(lat, 99)
 		c50, c99 := benchstat.Pct(control, 50), benchstat.Pct(control, 99)
-		r50, r99 := ratio(p50, c50), ratio(p99, c99)
-		met := r50 <= proposalRatio && r99 <= proposalRatio
+		r50 := ratio(p50, c50)
+		met := r50 <= proposalRatio && p99 <= c99+proposalSlack
 		ok = ok && met
-		fmt.Printf("  %-20s n=%-4d p50 %6.1f ms  p99 %6.1f ms | control (Neovim's :diffthis of the same texts) p50 %6.1f ms p99 %6.1f ms | ×%.2f ×%.2f  (target ≤ ×%.2f: %s)\n",
-			name, len(lat), benchstat.MS(p50), benchstat.MS(p99), benchstat.MS(c50), benchstat.MS(c99), r50, r99, proposalRatio, benchstat.Verdict(met))
-		benchstat.Record(benchstat.Figure{Row: "approval latency, " + name + " / Neovim's own :diffthis",
-			Figure: fmt.Sprintf("p50 ×%.2f, p99 ×%.2f (p99 %.1f / %.1f ms)", r50, r99, benchstat.MS(p99), benchstat.MS(c99)),
-			Target: fmt.Sprintf("p50, p99 ≤ ×%.2f", proposalRatio), Met: met})
+		fmt.Printf("  %-20s n=%-4d p50 %6.1f ms  p99 %6.1f ms | control (the same two files in Neovim's diff view by one RPC from another process) n=%d p50 %6.1f ms p99 %6.1f ms | p50 ×%.2f, p99 %+.1f ms  (target p50 ≤ ×%.1f, p99 ≤ control + %v: %s)\n",
+			name, len(lat), benchstat.MS(p50), benchstat.MS(p99), len(control), benchstat.MS(c50), benchstat.MS(c99), r50, benchstat.MS(p99-c99), proposalRatio, proposalSlack, benchstat.Verdict(met))
+		benchstat.Record(benchstat.Figure{Row: "approval latency, " + name + " / its two files in Neovim's diff view by one RPC",
+			Figure: fmt.Sprintf("p50 %.1f / %.1f ms (×%.2f), p99 %.1f / %.1f ms", benchstat.MS(p50), benchstat.MS(c50), r50, benchstat.MS(p99), benchstat.MS(c99)),
+			Target: fmt.Sprintf("p50 ≤ ×%.1f, p99 ≤ control + %v", proposalRatio, proposalSlack), Met: met})
 	}
 	return ok, nil
 }
@@ -166,11 +172,12 @@ func (b *bench) reportPanel(n int) (bool, error) {
 	}
 	p50, p99 := benchstat.Pct(lat, 50), benchstat.Pct(lat, 99)
 	c50, c99 := benchstat.Pct(control, 50), benchstat.Pct(control, 99)
-	met := p99 <= c99+panelSlack
-	fmt.Printf("  %-20s n=%-4d p50 %6.2f ms  p99 %6.2f ms | control (claude's request → a host opens a float with the same text in one RPC) p50 %5.2f ms p99 %5.2f ms  (target p99 ≤ control + %v: %s)\n",
-		"Bash panel", len(lat), benchstat.MS(p50), benchstat.MS(p99), benchstat.MS(c50), benchstat.MS(c99), panelSlack, benchstat.Verdict(met))
+	met := p50 <= c50+panelSlack50 && p99 <= c99+panelSlack99
+	fmt.Printf("  %-20s n=%-4d p50 %6.2f ms  p99 %6.2f ms | control (claude's request → a host opens a float with the same text in one RPC) n=%d p50 %5.2f ms p99 %5.2f ms  (target p50 ≤ control + %v, p99 ≤ control + %v: %s)\n",
+		"Bash panel", len(lat), benchstat.MS(p50), benchstat.MS(p99), len(control), benchstat.MS(c50), benchstat.MS(c99), panelSlack50, panelSlack99, benchstat.Verdict(met))
 	benchstat.Record(benchstat.Figure{Row: "approval latency, Bash panel / a float a host opens in one RPC",
-		Figure: fmt.Sprintf("p99 %.2f ms / %.2f ms", benchstat.MS(p99), benchstat.MS(c99)), Target: fmt.Sprintf("p99 ≤ control + %v", panelSlack), Met: met})
+		Figure: fmt.Sprintf("p50 %.2f / %.2f ms, p99 %.2f / %.2f ms", benchstat.MS(p50), benchstat.MS(c50), benchstat.MS(p99), benchstat.MS(c99)),
+		Target: fmt.Sprintf("p50 ≤ control + %v, p99 ≤ control + %v", panelSlack50, panelSlack99), Met: met})
 	return met, nil
 }
 
@@ -182,31 +189,32 @@ func ratio(a, b time.Duration) float64 {
 	return float64(a) / float64(b)
 }
 
-// diffControl is Neovim drawing a proposal's picture itself, n times: the
-// original (loaded, as the user's file is) beside the changed text read
-// from disk, its filetype set, :diffthis on both. Each sample is timed
-// inside Neovim, in microseconds.
-const diffControl = `
-local orig, changed, n = ...
-local ft = vim.filetype.match({ filename = orig }) or 'text'
-local out = {}
-for i = 1, n do
-  local t0 = vim.uv.hrtime()
-  vim.cmd('tabnew ' .. vim.fn.fnameescape(orig))
-  vim.cmd('diffthis')
-  vim.cmd('vsplit ' .. vim.fn.fnameescape(changed))
-  vim.bo.filetype = ft
-  vim.cmd('diffthis')
-  out[i] = (vim.uv.hrtime() - t0) / 1000
-  -- Both texts are loaded anew each time, as a proposal loads them: the
-  -- original's buffer goes too.
-  local bufs = vim.tbl_map(vim.api.nvim_win_get_buf, vim.api.nvim_tabpage_list_wins(0))
-  vim.cmd('tabclose!')
-  for _, buf in ipairs(bufs) do
-    vim.api.nvim_buf_delete(buf, { force = true })
-  end
+// diffShown is the proposals' control, one RPC call from the bench's own
+// client: the original (loaded, as the user's file is) beside the changed
+// text read from disk, its filetype set, :diffthis on both. It answers
+// when both sides were shown, by Neovim's clock (as visibleHook does for a
+// proposal), and the tab to close.
+const diffShown = `
+local orig, changed = ...
+vim.cmd('tabnew ' .. vim.fn.fnameescape(orig))
+vim.cmd('diffthis')
+vim.cmd('vsplit ' .. vim.fn.fnameescape(changed))
+vim.bo.filetype = vim.filetype.match({ filename = orig }) or 'text'
+vim.cmd('diffthis')
+local s, us = vim.uv.gettimeofday()
+return { vim.api.nvim_get_current_tabpage(), s, us }
+`
+
+// diffClose closes the control's tab and deletes both its buffers: each
+// sample loads both texts anew, as a proposal does.
+const diffClose = `
+local tab = ...
+local bufs = vim.tbl_map(vim.api.nvim_win_get_buf, vim.api.nvim_tabpage_list_wins(tab))
+vim.api.nvim_set_current_tabpage(tab)
+vim.cmd('tabclose!')
+for _, buf in ipairs(bufs) do
+  vim.api.nvim_buf_delete(buf, { force = true })
 end
-return out
 `
 
 // floatOpen opens the cheapest float the host could: a scratch buffer
@@ -780,7 +788,8 @@ func (in *instance) floatControl(text []string, n int) ([]time.Duration, error) 
 }
 
 // diffControl times n of Neovim's own diffs of orig beside orig with one
-// line changed (see diffControl).
+// line changed, each opened by one RPC call from this process (diffShown):
+// from the call to both sides shown.
 func (in *instance) diffControl(orig string, n int) ([]time.Duration, error) {
 	data, err := os.ReadFile(orig)
 	if err != nil {
@@ -790,13 +799,20 @@ func (in *instance) diffControl(orig string, n int) ([]time.Duration, error) {
 	if err := os.WriteFile(changed, bytes.Replace(data, []byte("line 7 of the"), []byte("LINE 7 of the"), 1), 0o644); err != nil {
 		return nil, err
 	}
-	var us []float64
-	if err := in.v.ExecLua(diffControl, &us, orig, changed, n); err != nil {
-		return nil, err
-	}
-	out := make([]time.Duration, len(us))
-	for i, u := range us {
-		out[i] = time.Duration(u * float64(time.Microsecond))
+	out := make([]time.Duration, 0, n)
+	for i := 0; i < n; i++ {
+		var r []int64
+		t0 := time.Now()
+		if err := in.v.ExecLua(diffShown, &r, orig, changed); err != nil {
+			return nil, fmt.Errorf("the control's diff: %w", err)
+		}
+		if len(r) != 3 {
+			return nil, fmt.Errorf("the control's diff: %v", r)
+		}
+		out = append(out, time.Unix(r[1], r[2]*1000).Sub(t0))
+		if err := in.v.ExecLua(diffClose, nil, r[0]); err != nil {
+			return nil, fmt.Errorf("closing the control's diff: %w", err)
+		}
 	}
 	return out, nil
 }
