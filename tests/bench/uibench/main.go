@@ -23,7 +23,6 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"math"
@@ -196,35 +195,29 @@ func ratio(a, b time.Duration) float64 {
 // proposal), and the tab to close.
 const diffShown = `
 local orig, changed = ...
+local from = vim.api.nvim_get_current_win()
 vim.cmd('tabnew ' .. vim.fn.fnameescape(orig))
 vim.cmd('diffthis')
 vim.cmd('vsplit ' .. vim.fn.fnameescape(changed))
 vim.bo.filetype = vim.filetype.match({ filename = orig }) or 'text'
 vim.cmd('diffthis')
 local s, us = vim.uv.gettimeofday()
-return { vim.api.nvim_get_current_tabpage(), s, us }
+return { vim.api.nvim_get_current_tabpage(), s, us, from }
 `
 
 // diffClose closes the control's tab and deletes both its buffers: each
 // sample loads both texts anew, as a proposal does.
 const diffClose = `
-local tab = ...
+local tab, from = ...
 local bufs = vim.tbl_map(vim.api.nvim_win_get_buf, vim.api.nvim_tabpage_list_wins(tab))
 vim.api.nvim_set_current_tabpage(tab)
 vim.cmd('tabclose!')
 for _, buf in ipairs(bufs) do
   vim.api.nvim_buf_delete(buf, { force = true })
 end
-`
-
-// floatOpen opens the cheapest float the host could: a scratch buffer
-// with the given lines in a window over the editor, in one call.
-const floatOpen = `
-local lines = ...
-local buf = vim.api.nvim_create_buf(false, true)
-vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
-local win = vim.api.nvim_open_win(buf, false, { relative = 'editor', row = 2, col = 2, width = 60, height = #lines, style = 'minimal', border = 'rounded' })
-return win
+if vim.api.nvim_win_is_valid(from) then
+  vim.api.nvim_set_current_win(from)
+end
 `
 
 func (b *bench) reportGesture() (bool, error) {
@@ -574,19 +567,49 @@ func (b *bench) latency(lines, n int) (lat, control []time.Duration, err error) 
 	if err := in.v.Command("ClaudeNova new go"); err != nil {
 		return nil, nil, err
 	}
+	// The control takes its samples in turn with the plugin's, one while
+	// each request waits for its answer (nothing else moves then): a
+	// machine whose speed drifts meets both sides alike.
+	var float *floatHost
+	var diffs *diffControl
+	if lines > 0 {
+		if diffs, err = in.newDiffControl(filepath.Join(in.project, "big.txt")); err != nil {
+			return nil, nil, err
+		}
+	}
+	defer func() {
+		if float != nil {
+			_, _ = float.finish()
+		}
+	}()
 	seen := map[string]time.Time{}
-	var panelText []string
 	for i := 0; i < n; i++ {
 		select {
 		case ev := <-visible:
 			id := ev[0].(string)
 			seen[id] = ev[1].(time.Time)
-			if panelText == nil && lines == 0 {
+			if float == nil && lines == 0 {
 				// The control's float shows what the panel shows.
+				var panelText []string
 				if err := in.v.ExecLua(`local p = require('claudenova.surfaces.panel').current
 					return vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(p.win), 0, -1, false)`, &panelText); err != nil {
 					return nil, nil, err
 				}
+				if float, err = in.startFloatHost(b.fake, panelText, n); err != nil {
+					return nil, nil, err
+				}
+			}
+			// What the front end left queued (vim.schedule) runs before
+			// this call's answer: the control meets an idle Neovim.
+			if err := in.v.ExecLua("return 1", nil); err != nil {
+				return nil, nil, err
+			}
+			if float != nil {
+				if err := float.step(); err != nil {
+					return nil, nil, err
+				}
+			} else if err := diffs.sample(); err != nil {
+				return nil, nil, err
 			}
 			if err := in.v.ExecLua("require('claudenova').decide(..., 'deny')", nil, id); err != nil {
 				return nil, nil, err
@@ -672,21 +695,12 @@ func (b *bench) latency(lines, n int) (lat, control []time.Duration, err error) 
 		})
 		fmt.Fprintln(os.Stderr, "  the slowest:", strings.Join(worst[max(0, len(worst)-5):], ", "))
 	}
-	if lines == 0 {
-		control, err = in.floatHost(b.fake, panelText, n)
-		if err == nil && os.Getenv("UIBENCH_DEBUG") != "" {
-			// The float alone: one RPC from a process already awake.
-			rpc, err := in.floatControl(panelText, n)
-			if err != nil {
-				return nil, nil, err
-			}
-			fmt.Fprintf(os.Stderr, "  the float through one RPC alone: p50 %.2f ms p99 %.2f ms\n",
-				benchstat.MS(benchstat.Pct(rpc, 50)), benchstat.MS(benchstat.Pct(rpc, 99)))
-		}
-	} else {
-		control, err = in.diffControl(filepath.Join(in.project, "big.txt"), n)
+	if float != nil {
+		control, err = float.finish()
+		float = nil
+		return out, control, err
 	}
-	return out, control, err
+	return out, diffs.samples, nil
 }
 
 // partsStart wraps the functions a request's batch goes through with
@@ -766,31 +780,16 @@ for buf in pairs(vim.treesitter.highlighter.active) do
 end
 vim.fn.writefile(out, ...)`
 
-// floatControl times n floats opened with text by one RPC call each, from
-// the call to its answer (each is closed after, untimed).
-func (in *instance) floatControl(text []string, n int) ([]time.Duration, error) {
-	if len(text) == 0 {
-		return nil, errors.New("the panel's text was not read")
-	}
-	out := make([]time.Duration, 0, n)
-	for i := 0; i < n; i++ {
-		var win int
-		t0 := time.Now()
-		if err := in.v.ExecLua(floatOpen, &win, text); err != nil {
-			return nil, err
-		}
-		out = append(out, time.Since(t0))
-		if err := in.v.ExecLua("vim.api.nvim_win_close(..., true)", nil, win); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
+// diffControl is the proposals' control: Neovim's own diff of orig beside
+// orig with one line changed, opened by one RPC call from this process
+// (diffShown), timed from the call to both sides shown.
+type diffControl struct {
+	in            *instance
+	orig, changed string
+	samples       []time.Duration
 }
 
-// diffControl times n of Neovim's own diffs of orig beside orig with one
-// line changed, each opened by one RPC call from this process (diffShown):
-// from the call to both sides shown.
-func (in *instance) diffControl(orig string, n int) ([]time.Duration, error) {
+func (in *instance) newDiffControl(orig string) (*diffControl, error) {
 	data, err := os.ReadFile(orig)
 	if err != nil {
 		return nil, err
@@ -799,22 +798,25 @@ func (in *instance) diffControl(orig string, n int) ([]time.Duration, error) {
 	if err := os.WriteFile(changed, bytes.Replace(data, []byte("line 7 of the"), []byte("LINE 7 of the"), 1), 0o644); err != nil {
 		return nil, err
 	}
-	out := make([]time.Duration, 0, n)
-	for i := 0; i < n; i++ {
-		var r []int64
-		t0 := time.Now()
-		if err := in.v.ExecLua(diffShown, &r, orig, changed); err != nil {
-			return nil, fmt.Errorf("the control's diff: %w", err)
-		}
-		if len(r) != 3 {
-			return nil, fmt.Errorf("the control's diff: %v", r)
-		}
-		out = append(out, time.Unix(r[1], r[2]*1000).Sub(t0))
-		if err := in.v.ExecLua(diffClose, nil, r[0]); err != nil {
-			return nil, fmt.Errorf("closing the control's diff: %w", err)
-		}
+	return &diffControl{in: in, orig: orig, changed: changed}, nil
+}
+
+// sample opens the diff once, times it, and closes it (untimed), the
+// user's window current again.
+func (d *diffControl) sample() error {
+	var r []int64
+	t0 := time.Now()
+	if err := d.in.v.ExecLua(diffShown, &r, d.orig, d.changed); err != nil {
+		return fmt.Errorf("the control's diff: %w", err)
 	}
-	return out, nil
+	if len(r) != 4 {
+		return fmt.Errorf("the control's diff: %v", r)
+	}
+	d.samples = append(d.samples, time.Unix(r[1], r[2]*1000).Sub(t0))
+	if err := d.in.v.ExecLua(diffClose, nil, r[0], r[3]); err != nil {
+		return fmt.Errorf("closing the control's diff: %w", err)
+	}
+	return nil
 }
 
 // eachSent calls fn with every line the fake claude logged as written, and
