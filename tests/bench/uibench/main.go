@@ -125,6 +125,9 @@ const (
 	// proposalSamples is the least number of proposals per size, for the
 	// same reason: a p99 that is not decided by one or two samples.
 	proposalSamples = 300
+	// requestPause is claude's pause between two requests of a latency
+	// run (see latency).
+	requestPause = 30 * time.Millisecond
 )
 
 func (b *bench) reportLatency(n int) (bool, error) {
@@ -503,10 +506,14 @@ func (b *bench) latency(lines, n int) (lat, control []time.Duration, err error) 
 		return nil, nil, err
 	}
 	defer in.close()
+	// Between two requests claude pauses (a model thinks for far longer):
+	// the last surface's closing, which the user's answer began, is not
+	// billed to the next request, as the control's closing is not either.
+	pause := fmt.Sprintf(`{"sleep_ms":%d}`, requestPause/time.Millisecond)
 	var steps []string
 	if lines == 0 {
 		for i := 0; i < n; i++ {
-			steps = append(steps, fmt.Sprintf(`{"ask":{"tool_name":"Bash","request_id":"bench-%04d","input":{"command":"make test-%d","description":"run it"}}}`, i, i))
+			steps = append(steps, pause, fmt.Sprintf(`{"ask":{"tool_name":"Bash","request_id":"bench-%04d","input":{"command":"make test-%d","description":"run it"}}}`, i, i))
 		}
 	} else {
 		var sb strings.Builder
@@ -520,7 +527,7 @@ func (b *bench) latency(lines, n int) (lat, control []time.Duration, err error) 
 		for i := 0; i < n; i++ {
 			k := (i * 7919) % lines
 			input, _ := json.Marshal(map[string]any{"file_path": path, "old_string": fmt.Sprintf("line %d of the", k), "new_string": fmt.Sprintf("LINE %d of the", k)})
-			steps = append(steps, fmt.Sprintf(`{"ask":{"tool_name":"Edit","request_id":"bench-%04d","input":%s}}`, i, input))
+			steps = append(steps, pause, fmt.Sprintf(`{"ask":{"tool_name":"Edit","request_id":"bench-%04d","input":%s}}`, i, input))
 		}
 	}
 	if err := os.WriteFile(in.script, []byte(strings.Join(steps, "\n")+"\n"), 0o644); err != nil {
