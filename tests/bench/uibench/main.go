@@ -913,6 +913,13 @@ func (b *bench) stall(sessions int, script func() ([]string, int), shown bool, f
 	if err := os.WriteFile(in.script, []byte(strings.Join(steps, "\n")+"\n"), 0o644); err != nil {
 		return nil, 0, 0, 0, err
 	}
+	// A UI attached: what the user watches is drawn, and the drawing is
+	// what a filetype costs (a markdown transcript's tree-sitter
+	// highlighting runs as it is drawn; without a UI nothing is, and the
+	// markdown rows compared only the plugin's own apply).
+	if err := in.attachUI(160, 50); err != nil {
+		return nil, 0, 0, 0, fmt.Errorf("attaching a UI: %w", err)
+	}
 	var probe *nvim.Nvim
 	for i := 0; i < 250; i++ {
 		if probe, err = nvim.Dial(in.sock); err == nil {
