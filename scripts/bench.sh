@@ -24,12 +24,17 @@ run() {
   fi
 }
 label() { case $1 in NVIM_012) echo 0.12 ;; NVIM_010) echo 0.10 ;; *) echo "$1" ;; esac }
+# The machine's load as each section begins: on a shared machine a figure
+# is read beside it.
+load() { echo "   (load average $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores)"; }
 
 echo "== diff: claudenova diff vs GNU diff -u vs gotextdiff"
+load
 run "diff" go run "$root/tests/bench/diffbench" -bin "$root/bin/claudenova"
 
 echo
 echo "== Go micro-benchmarks (diff; proposal reconstruction: the file after an Edit/MultiEdit, rebuilt from the tool input; the authorship note of a 10,000-line commit beside git's own notes add)"
+load
 run "micro-benchmarks" bash -c "cd '$root' && go test -run '^\$' -bench . -benchtime 20x ./rplugin/diff ./rplugin/proposal ./rplugin/rooms/provenance 2>&1 | grep -E '^(Benchmark|ok|FAIL|---)'"
 
 echo
@@ -37,6 +42,7 @@ go build -o "$work/fakeclaude" "$root/tests/cmd/fakeclaude"
 for v in NVIM_012 NVIM_010; do
   echo
   echo "== UI on $v: approval latency, a gesture while a 10 MB answer waits, back-pressure, live text, start-up to first text, host RSS"
+  load
   echo "   (fake claude, real headless Neovim)"
   CLAUDENOVA_BENCH_VARIANT=$(label $v) run "UI on $v" go run "$root/tests/bench/uibench" -root "$root" -nvim "${!v}" -fakeclaude "$work/fakeclaude" -skip stall
 done
@@ -44,6 +50,7 @@ done
 for v in NVIM_012 NVIM_010; do
   echo
   echo "== stall on $v: the longest gap of a 2 ms timer inside Neovim (fake claude, real headless Neovim, a UI attached)"
+  load
   CLAUDENOVA_BENCH_VARIANT=$(label $v) run "stall on $v" go run "$root/tests/bench/uibench" -root "$root" -nvim "${!v}" -fakeclaude "$work/fakeclaude" -only stall
 done
 
@@ -51,6 +58,7 @@ if command -v tmux >/dev/null; then
   for v in NVIM_012 NVIM_010; do
     echo
     echo "== terminal on $v: the streaming transcript drawn by a real TUI (tmux, nvim --remote-ui)"
+    load
     CLAUDENOVA_BENCH_VARIANT=$(label $v) run "terminal on $v" go run "$root/tests/bench/termbench" -root "$root" -nvim "${!v}" -fakeclaude "$work/fakeclaude"
   done
 else
@@ -60,6 +68,7 @@ fi
 
 echo
 echo "== startup: cost of loading the plugin (nvim --startuptime, 20 runs each)"
+load
 startup() {
   local v=$1 bin=${!1} total=0 t avg
   for _ in $(seq 20); do

@@ -196,8 +196,12 @@ func TestPickerGraceKeepsTheFirstKeys(t *testing.T) {
 			e.Eventually(20*time.Second, "the picker, after a quiet grace", picker)
 		} else {
 			e.Eventually(20*time.Second, "the picker", picker)
-			e.Input("2<CR>")                                            // at once: dropped
-			time.Sleep(graceMS*time.Millisecond + 300*time.Millisecond) // the user reads it
+			e.Input("2<CR>") // at once: dropped
+			// Neovim has read those keys (the typeahead is empty), and
+			// the grace in which they fell is over: had they reached the
+			// picker, it would be gone.
+			e.KeysDone()
+			e.WaitGraceOver()
 			if !picker() {
 				t.Fatalf("the picker went away: the keys typed the instant it opened reached it")
 			}

@@ -274,10 +274,18 @@ func TestDenyAndStopOfASubagent(t *testing.T) {
 		e.Cmd("ClaudeNova deny-stop")
 		e.Eventually(60*time.Second, "the turn's end", func() bool { return strings.Contains(e.Transcript(id), "*interrupted") })
 		e.WaitIdle(id)
-		// The model would ask for y2 next if the turn went on: give it the
-		// time it takes the fake model to answer.
-		time.Sleep(2 * time.Second)
-		if e.fileExists("y1") || e.fileExists("y2") || len(e.Pending()) != 0 {
+		// The model would ask for y2 next if the turn went on. A new turn
+		// of the same session comes after it, had it gone on (claude asks
+		// the model one request at a time): once its sentinel is answered,
+		// y2 would have been asked and still be pending.
+		e.realAnswerBarrier(id)
+		var y2 []Pending
+		for _, p := range e.Pending() {
+			if strings.Contains(p.Target, "y2") {
+				y2 = append(y2, p)
+			}
+		}
+		if e.fileExists("y1") || e.fileExists("y2") || len(y2) != 0 {
 			t.Fatalf("y1 %v y2 %v pending %v\n%s", e.fileExists("y1"), e.fileExists("y2"), e.Pending(), e.Transcript(id))
 		}
 		// A background agent: it stops, the turn goes on to y4.

@@ -31,8 +31,26 @@ return { win, s, us }
 // through one RPC call to the same Neovim, then denies it. What it measures
 // is what the panel's figure holds too (claude writes → a process reads
 // the line → one call to Neovim → shown) without any of the plugin's work,
-// so the difference between the two is the plugin's own.
-func (in *instance) floatHost(fake string, text []string, n int) ([]time.Duration, error) {
+// so the difference between the two is the plugin's own. Its requests are
+// taken one at a time (step), in turn with the panel's: the fake claude
+// writes request k once told to (a line with floatGo(k)), so that each
+// sample is timed from its own writing, and both sides meet the same
+// moment of the machine.
+type floatHost struct {
+	in      *instance
+	text    []string
+	cmd     *exec.Cmd
+	stdin   io.WriteCloser
+	rd      *bufio.Reader
+	log     string
+	n, next int
+	shown   map[string]time.Time
+}
+
+// floatGo is the line that lets the control's fake claude write request k.
+func floatGo(k int) string { return fmt.Sprintf("float-go-%05d.", k) }
+
+func (in *instance) startFloatHost(fake string, text []string, n int) (*floatHost, error) {
 	if len(text) == 0 {
 		return nil, errors.New("the panel's text was not read")
 	}
@@ -43,7 +61,8 @@ func (in *instance) floatHost(fake string, text []string, n int) ([]time.Duratio
 	script, log := filepath.Join(dir, "script.jsonl"), filepath.Join(dir, "fake.log")
 	steps := []string{`{"start":"immediate"}`}
 	for i := 0; i < n; i++ {
-		steps = append(steps, fmt.Sprintf(`{"ask":{"tool_name":"Bash","request_id":"float-%04d","input":{"command":"make test-%d","description":"run it"}}}`, i, i))
+		steps = append(steps, fmt.Sprintf(`{"wait_stdin_line_matching":%q}`, floatGo(i)),
+			fmt.Sprintf(`{"ask":{"tool_name":"Bash","request_id":"float-%04d","input":{"command":"make test-%d","description":"run it"}}}`, i, i))
 	}
 	if err := os.WriteFile(script, []byte(strings.Join(steps, "\n")+"\n"), 0o644); err != nil {
 		return nil, err
@@ -63,26 +82,27 @@ func (in *instance) floatHost(fake string, text []string, n int) ([]time.Duratio
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("the control's claude: %w", err)
 	}
-	defer func() {
-		_ = stdin.Close() // stdin EOF ends it; the kill is for one that hangs
-		done := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(5 * time.Second):
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			<-done
-		}
-	}()
-	shown := map[string]time.Time{}
-	rd := bufio.NewReaderSize(stdout, 1<<16)
-	for len(shown) < n {
-		line, err := rd.ReadBytes('\n')
+	return &floatHost{in: in, text: text, cmd: cmd, stdin: stdin, rd: bufio.NewReaderSize(stdout, 1<<16), log: log, n: n,
+		shown: map[string]time.Time{}}, nil
+}
+
+// step lets the control's claude write its next request, reads it, shows
+// its float, closes it and denies the request.
+func (f *floatHost) step() error {
+	if f.next >= f.n {
+		return fmt.Errorf("the control has %d requests only", f.n)
+	}
+	if _, err := io.WriteString(f.stdin, `{"type":"keep_alive","note":"`+floatGo(f.next)+`"}`+"\n"); err != nil {
+		return fmt.Errorf("the control's claude: %w", err)
+	}
+	f.next++
+	for {
+		line, err := f.rd.ReadBytes('\n')
 		if err != nil {
 			if errors.Is(err, io.EOF) {
-				return nil, fmt.Errorf("the control's claude ended after %d of %d requests", len(shown), n)
+				return fmt.Errorf("the control's claude ended after %d of %d requests", len(f.shown), f.n)
 			}
-			return nil, err
+			return err
 		}
 		var ev struct {
 			Type      string `json:"type"`
@@ -95,28 +115,43 @@ func (in *instance) floatHost(fake string, text []string, n int) ([]time.Duratio
 			continue
 		}
 		var r []int64
-		if err := in.v.ExecLua(floatShown, &r, text); err != nil {
-			return nil, err
+		if err := f.in.v.ExecLua(floatShown, &r, f.text); err != nil {
+			return err
 		}
 		if len(r) != 3 {
-			return nil, fmt.Errorf("the control's float: %v", r)
+			return fmt.Errorf("the control's float: %v", r)
 		}
-		shown[ev.RequestID] = time.Unix(r[1], r[2]*1000)
-		if err := in.v.ExecLua("vim.api.nvim_win_close(..., true)", nil, r[0]); err != nil {
-			return nil, err
+		f.shown[ev.RequestID] = time.Unix(r[1], r[2]*1000)
+		if err := f.in.v.ExecLua("vim.api.nvim_win_close(..., true)", nil, r[0]); err != nil {
+			return err
 		}
 		answer, _ := json.Marshal(map[string]any{"type": "control_response", "response": map[string]any{
 			"subtype": "success", "request_id": ev.RequestID, "response": map[string]any{"behavior": "deny", "message": "no"}}})
-		if _, err := stdin.Write(append(answer, '\n')); err != nil {
-			return nil, fmt.Errorf("answering the control's claude: %w", err)
+		if _, err := f.stdin.Write(append(answer, '\n')); err != nil {
+			return fmt.Errorf("answering the control's claude: %w", err)
 		}
+		return nil
 	}
-	sent, err := sentTimes(log)
+}
+
+// finish ends the control's claude and returns its samples: from its
+// claude writing each request to the float shown.
+func (f *floatHost) finish() ([]time.Duration, error) {
+	_ = f.stdin.Close() // stdin EOF ends it; the kill is for one that hangs
+	done := make(chan struct{})
+	go func() { _ = f.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		_ = syscall.Kill(-f.cmd.Process.Pid, syscall.SIGKILL)
+		<-done
+	}
+	sent, err := sentTimes(f.log)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]time.Duration, 0, n)
-	for id, at := range shown {
+	out := make([]time.Duration, 0, len(f.shown))
+	for id, at := range f.shown {
 		st, ok := sent[id]
 		if !ok {
 			return nil, fmt.Errorf("the control's claude did not log %s as sent", id)

@@ -23,7 +23,6 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"math"
@@ -64,8 +63,10 @@ func main() {
 		ran = true
 		met, err := part.run()
 		if err != nil {
+			// A part that could not run is a miss; the others still run.
 			fmt.Fprintf(os.Stderr, "uibench: %s: %v\n", part.name, err)
-			os.Exit(1)
+			fmt.Printf("  FAILED: %s did not run to its end: %v\n", part.name, err)
+			met = false
 		}
 		ok = ok && met
 	}
@@ -103,21 +104,30 @@ func (b *bench) parts(n int) []part {
 }
 
 // Each approval latency is held against a control in the same run and the
-// same Neovim: what Neovim takes to draw the same picture itself.
+// same Neovim that crosses the same process boundary: another process
+// making Neovim draw the same picture through RPC, with no host.
 const (
-	// proposalRatio bounds a proposal's p50 and p99 against Neovim's own
-	// diff of the same two texts.
-	proposalRatio = 1.25
-	// panelSlack bounds the Bash panel's p99 over the p99 of the cheapest
-	// float a host can open with the same text in one RPC call when
-	// claude's request reaches it (see floatHost).
-	panelSlack = time.Millisecond
+	// proposalRatio bounds a proposal's p50 against the control's: the
+	// same two files opened in Neovim's own diff view by one RPC call
+	// from the bench's client (diffShown).
+	proposalRatio = 1.2
+	// proposalSlack bounds a proposal's p99 over the control's p99.
+	proposalSlack = 2 * time.Millisecond
+	// panelSlack50 and panelSlack99 bound the Bash panel's p50 and p99
+	// over those of the cheapest float a host can open with the same
+	// text in one RPC call when claude's request reaches it (see
+	// floatHost).
+	panelSlack50 = 500 * time.Microsecond
+	panelSlack99 = 2 * time.Millisecond
 	// panelSamples is the least number of Bash requests: the p99 of 100
 	// samples is the second-worst one.
 	panelSamples = 1000
 	// proposalSamples is the least number of proposals per size, for the
 	// same reason: a p99 that is not decided by one or two samples.
 	proposalSamples = 300
+	// requestPause is claude's pause between two requests of a latency
+	// run (see latency).
+	requestPause = 30 * time.Millisecond
 )
 
 func (b *bench) reportLatency(n int) (bool, error) {
@@ -146,14 +156,14 @@ func (b *bench) reportLatency(n int) (bool, error) {
 		}
 		p50, p99 := benchstat.Pct(lat, 50), benchstat.Pct(lat, 99)
 		c50, c99 := benchstat.Pct(control, 50), benchstat.Pct(control, 99)
-		r50, r99 := ratio(p50, c50), ratio(p99, c99)
-		met := r50 <= proposalRatio && r99 <= proposalRatio
+		r50 := ratio(p50, c50)
+		met := r50 <= proposalRatio && p99 <= c99+proposalSlack
 		ok = ok && met
-		fmt.Printf("  %-20s n=%-4d p50 %6.1f ms  p99 %6.1f ms | control (Neovim's :diffthis of the same texts) p50 %6.1f ms p99 %6.1f ms | ×%.2f ×%.2f  (target ≤ ×%.2f: %s)\n",
-			name, len(lat), benchstat.MS(p50), benchstat.MS(p99), benchstat.MS(c50), benchstat.MS(c99), r50, r99, proposalRatio, benchstat.Verdict(met))
-		benchstat.Record(benchstat.Figure{Row: "approval latency, " + name + " / Neovim's own :diffthis",
-			Figure: fmt.Sprintf("p50 ×%.2f, p99 ×%.2f (p99 %.1f / %.1f ms)", r50, r99, benchstat.MS(p99), benchstat.MS(c99)),
-			Target: fmt.Sprintf("p50, p99 ≤ ×%.2f", proposalRatio), Met: met})
+		fmt.Printf("  %-20s n=%-4d p50 %6.1f ms  p99 %6.1f ms | control (the same two files in Neovim's diff view by one RPC from another process) n=%d p50 %6.1f ms p99 %6.1f ms | p50 ×%.2f, p99 %+.1f ms  (target p50 ≤ ×%.1f, p99 ≤ control + %v: %s)\n",
+			name, len(lat), benchstat.MS(p50), benchstat.MS(p99), len(control), benchstat.MS(c50), benchstat.MS(c99), r50, benchstat.MS(p99-c99), proposalRatio, proposalSlack, benchstat.Verdict(met))
+		benchstat.Record(benchstat.Figure{Row: "approval latency, " + name + " / its two files in Neovim's diff view by one RPC",
+			Figure: fmt.Sprintf("p50 %.1f / %.1f ms (×%.2f), p99 %.1f / %.1f ms", benchstat.MS(p50), benchstat.MS(c50), r50, benchstat.MS(p99), benchstat.MS(c99)),
+			Target: fmt.Sprintf("p50 ≤ ×%.1f, p99 ≤ control + %v", proposalRatio, proposalSlack), Met: met})
 	}
 	return ok, nil
 }
@@ -166,11 +176,12 @@ func (b *bench) reportPanel(n int) (bool, error) {
 	}
 	p50, p99 := benchstat.Pct(lat, 50), benchstat.Pct(lat, 99)
 	c50, c99 := benchstat.Pct(control, 50), benchstat.Pct(control, 99)
-	met := p99 <= c99+panelSlack
-	fmt.Printf("  %-20s n=%-4d p50 %6.2f ms  p99 %6.2f ms | control (claude's request → a host opens a float with the same text in one RPC) p50 %5.2f ms p99 %5.2f ms  (target p99 ≤ control + %v: %s)\n",
-		"Bash panel", len(lat), benchstat.MS(p50), benchstat.MS(p99), benchstat.MS(c50), benchstat.MS(c99), panelSlack, benchstat.Verdict(met))
+	met := p50 <= c50+panelSlack50 && p99 <= c99+panelSlack99
+	fmt.Printf("  %-20s n=%-4d p50 %6.2f ms  p99 %6.2f ms | control (claude's request → a host opens a float with the same text in one RPC) n=%d p50 %5.2f ms p99 %5.2f ms  (target p50 ≤ control + %v, p99 ≤ control + %v: %s)\n",
+		"Bash panel", len(lat), benchstat.MS(p50), benchstat.MS(p99), len(control), benchstat.MS(c50), benchstat.MS(c99), panelSlack50, panelSlack99, benchstat.Verdict(met))
 	benchstat.Record(benchstat.Figure{Row: "approval latency, Bash panel / a float a host opens in one RPC",
-		Figure: fmt.Sprintf("p99 %.2f ms / %.2f ms", benchstat.MS(p99), benchstat.MS(c99)), Target: fmt.Sprintf("p99 ≤ control + %v", panelSlack), Met: met})
+		Figure: fmt.Sprintf("p50 %.2f / %.2f ms, p99 %.2f / %.2f ms", benchstat.MS(p50), benchstat.MS(c50), benchstat.MS(p99), benchstat.MS(c99)),
+		Target: fmt.Sprintf("p50 ≤ control + %v, p99 ≤ control + %v", panelSlack50, panelSlack99), Met: met})
 	return met, nil
 }
 
@@ -182,41 +193,36 @@ func ratio(a, b time.Duration) float64 {
 	return float64(a) / float64(b)
 }
 
-// diffControl is Neovim drawing a proposal's picture itself, n times: the
-// original (loaded, as the user's file is) beside the changed text read
-// from disk, its filetype set, :diffthis on both. Each sample is timed
-// inside Neovim, in microseconds.
-const diffControl = `
-local orig, changed, n = ...
-local ft = vim.filetype.match({ filename = orig }) or 'text'
-local out = {}
-for i = 1, n do
-  local t0 = vim.uv.hrtime()
-  vim.cmd('tabnew ' .. vim.fn.fnameescape(orig))
-  vim.cmd('diffthis')
-  vim.cmd('vsplit ' .. vim.fn.fnameescape(changed))
-  vim.bo.filetype = ft
-  vim.cmd('diffthis')
-  out[i] = (vim.uv.hrtime() - t0) / 1000
-  -- Both texts are loaded anew each time, as a proposal loads them: the
-  -- original's buffer goes too.
-  local bufs = vim.tbl_map(vim.api.nvim_win_get_buf, vim.api.nvim_tabpage_list_wins(0))
-  vim.cmd('tabclose!')
-  for _, buf in ipairs(bufs) do
-    vim.api.nvim_buf_delete(buf, { force = true })
-  end
-end
-return out
+// diffShown is the proposals' control, one RPC call from the bench's own
+// client: the original (loaded, as the user's file is) beside the changed
+// text read from disk, its filetype set, :diffthis on both. It answers
+// when both sides were shown, by Neovim's clock (as visibleHook does for a
+// proposal), and the tab to close.
+const diffShown = `
+local orig, changed = ...
+local from = vim.api.nvim_get_current_win()
+vim.cmd('tabnew ' .. vim.fn.fnameescape(orig))
+vim.cmd('diffthis')
+vim.cmd('vsplit ' .. vim.fn.fnameescape(changed))
+vim.bo.filetype = vim.filetype.match({ filename = orig }) or 'text'
+vim.cmd('diffthis')
+local s, us = vim.uv.gettimeofday()
+return { vim.api.nvim_get_current_tabpage(), s, us, from }
 `
 
-// floatOpen opens the cheapest float the host could: a scratch buffer
-// with the given lines in a window over the editor, in one call.
-const floatOpen = `
-local lines = ...
-local buf = vim.api.nvim_create_buf(false, true)
-vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
-local win = vim.api.nvim_open_win(buf, false, { relative = 'editor', row = 2, col = 2, width = 60, height = #lines, style = 'minimal', border = 'rounded' })
-return win
+// diffClose closes the control's tab and deletes both its buffers: each
+// sample loads both texts anew, as a proposal does.
+const diffClose = `
+local tab, from = ...
+local bufs = vim.tbl_map(vim.api.nvim_win_get_buf, vim.api.nvim_tabpage_list_wins(tab))
+vim.api.nvim_set_current_tabpage(tab)
+vim.cmd('tabclose!')
+for _, buf in ipairs(bufs) do
+  vim.api.nvim_buf_delete(buf, { force = true })
+end
+if vim.api.nvim_win_is_valid(from) then
+  vim.api.nvim_set_current_win(from)
+end
 `
 
 func (b *bench) reportGesture() (bool, error) {
@@ -500,10 +506,14 @@ func (b *bench) latency(lines, n int) (lat, control []time.Duration, err error) 
 		return nil, nil, err
 	}
 	defer in.close()
+	// Between two requests claude pauses (a model thinks for far longer):
+	// the last surface's closing, which the user's answer began, is not
+	// billed to the next request, as the control's closing is not either.
+	pause := fmt.Sprintf(`{"sleep_ms":%d}`, requestPause/time.Millisecond)
 	var steps []string
 	if lines == 0 {
 		for i := 0; i < n; i++ {
-			steps = append(steps, fmt.Sprintf(`{"ask":{"tool_name":"Bash","request_id":"bench-%04d","input":{"command":"make test-%d","description":"run it"}}}`, i, i))
+			steps = append(steps, pause, fmt.Sprintf(`{"ask":{"tool_name":"Bash","request_id":"bench-%04d","input":{"command":"make test-%d","description":"run it"}}}`, i, i))
 		}
 	} else {
 		var sb strings.Builder
@@ -517,7 +527,7 @@ func (b *bench) latency(lines, n int) (lat, control []time.Duration, err error) 
 		for i := 0; i < n; i++ {
 			k := (i * 7919) % lines
 			input, _ := json.Marshal(map[string]any{"file_path": path, "old_string": fmt.Sprintf("line %d of the", k), "new_string": fmt.Sprintf("LINE %d of the", k)})
-			steps = append(steps, fmt.Sprintf(`{"ask":{"tool_name":"Edit","request_id":"bench-%04d","input":%s}}`, i, input))
+			steps = append(steps, pause, fmt.Sprintf(`{"ask":{"tool_name":"Edit","request_id":"bench-%04d","input":%s}}`, i, input))
 		}
 	}
 	if err := os.WriteFile(in.script, []byte(strings.Join(steps, "\n")+"\n"), 0o644); err != nil {
@@ -566,19 +576,49 @@ func (b *bench) latency(lines, n int) (lat, control []time.Duration, err error) 
 	if err := in.v.Command("ClaudeNova new go"); err != nil {
 		return nil, nil, err
 	}
+	// The control takes its samples in turn with the plugin's, one while
+	// each request waits for its answer (nothing else moves then): a
+	// machine whose speed drifts meets both sides alike.
+	var float *floatHost
+	var diffs *diffControl
+	if lines > 0 {
+		if diffs, err = in.newDiffControl(filepath.Join(in.project, "big.txt")); err != nil {
+			return nil, nil, err
+		}
+	}
+	defer func() {
+		if float != nil {
+			_, _ = float.finish()
+		}
+	}()
 	seen := map[string]time.Time{}
-	var panelText []string
 	for i := 0; i < n; i++ {
 		select {
 		case ev := <-visible:
 			id := ev[0].(string)
 			seen[id] = ev[1].(time.Time)
-			if panelText == nil && lines == 0 {
+			if float == nil && lines == 0 {
 				// The control's float shows what the panel shows.
+				var panelText []string
 				if err := in.v.ExecLua(`local p = require('claudenova.surfaces.panel').current
 					return vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(p.win), 0, -1, false)`, &panelText); err != nil {
 					return nil, nil, err
 				}
+				if float, err = in.startFloatHost(b.fake, panelText, n); err != nil {
+					return nil, nil, err
+				}
+			}
+			// What the front end left queued (vim.schedule) runs before
+			// this call's answer: the control meets an idle Neovim.
+			if err := in.v.ExecLua("return 1", nil); err != nil {
+				return nil, nil, err
+			}
+			if float != nil {
+				if err := float.step(); err != nil {
+					return nil, nil, err
+				}
+			} else if err := diffs.sample(); err != nil {
+				return nil, nil, err
 			}
 			if err := in.v.ExecLua("require('claudenova').decide(..., 'deny')", nil, id); err != nil {
 				return nil, nil, err
@@ -664,21 +704,12 @@ func (b *bench) latency(lines, n int) (lat, control []time.Duration, err error) 
 		})
 		fmt.Fprintln(os.Stderr, "  the slowest:", strings.Join(worst[max(0, len(worst)-5):], ", "))
 	}
-	if lines == 0 {
-		control, err = in.floatHost(b.fake, panelText, n)
-		if err == nil && os.Getenv("UIBENCH_DEBUG") != "" {
-			// The float alone: one RPC from a process already awake.
-			rpc, err := in.floatControl(panelText, n)
-			if err != nil {
-				return nil, nil, err
-			}
-			fmt.Fprintf(os.Stderr, "  the float through one RPC alone: p50 %.2f ms p99 %.2f ms\n",
-				benchstat.MS(benchstat.Pct(rpc, 50)), benchstat.MS(benchstat.Pct(rpc, 99)))
-		}
-	} else {
-		control, err = in.diffControl(filepath.Join(in.project, "big.txt"), n)
+	if float != nil {
+		control, err = float.finish()
+		float = nil
+		return out, control, err
 	}
-	return out, control, err
+	return out, diffs.samples, nil
 }
 
 // partsStart wraps the functions a request's batch goes through with
@@ -758,30 +789,16 @@ for buf in pairs(vim.treesitter.highlighter.active) do
 end
 vim.fn.writefile(out, ...)`
 
-// floatControl times n floats opened with text by one RPC call each, from
-// the call to its answer (each is closed after, untimed).
-func (in *instance) floatControl(text []string, n int) ([]time.Duration, error) {
-	if len(text) == 0 {
-		return nil, errors.New("the panel's text was not read")
-	}
-	out := make([]time.Duration, 0, n)
-	for i := 0; i < n; i++ {
-		var win int
-		t0 := time.Now()
-		if err := in.v.ExecLua(floatOpen, &win, text); err != nil {
-			return nil, err
-		}
-		out = append(out, time.Since(t0))
-		if err := in.v.ExecLua("vim.api.nvim_win_close(..., true)", nil, win); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
+// diffControl is the proposals' control: Neovim's own diff of orig beside
+// orig with one line changed, opened by one RPC call from this process
+// (diffShown), timed from the call to both sides shown.
+type diffControl struct {
+	in            *instance
+	orig, changed string
+	samples       []time.Duration
 }
 
-// diffControl times n of Neovim's own diffs of orig beside orig with one
-// line changed (see diffControl).
-func (in *instance) diffControl(orig string, n int) ([]time.Duration, error) {
+func (in *instance) newDiffControl(orig string) (*diffControl, error) {
 	data, err := os.ReadFile(orig)
 	if err != nil {
 		return nil, err
@@ -790,15 +807,25 @@ func (in *instance) diffControl(orig string, n int) ([]time.Duration, error) {
 	if err := os.WriteFile(changed, bytes.Replace(data, []byte("line 7 of the"), []byte("LINE 7 of the"), 1), 0o644); err != nil {
 		return nil, err
 	}
-	var us []float64
-	if err := in.v.ExecLua(diffControl, &us, orig, changed, n); err != nil {
-		return nil, err
+	return &diffControl{in: in, orig: orig, changed: changed}, nil
+}
+
+// sample opens the diff once, times it, and closes it (untimed), the
+// user's window current again.
+func (d *diffControl) sample() error {
+	var r []int64
+	t0 := time.Now()
+	if err := d.in.v.ExecLua(diffShown, &r, d.orig, d.changed); err != nil {
+		return fmt.Errorf("the control's diff: %w", err)
 	}
-	out := make([]time.Duration, len(us))
-	for i, u := range us {
-		out[i] = time.Duration(u * float64(time.Microsecond))
+	if len(r) != 4 {
+		return fmt.Errorf("the control's diff: %v", r)
 	}
-	return out, nil
+	d.samples = append(d.samples, time.Unix(r[1], r[2]*1000).Sub(t0))
+	if err := d.in.v.ExecLua(diffClose, nil, r[0], r[3]); err != nil {
+		return fmt.Errorf("closing the control's diff: %w", err)
+	}
+	return nil
 }
 
 // eachSent calls fn with every line the fake claude logged as written, and
@@ -885,6 +912,13 @@ func (b *bench) stall(sessions int, script func() ([]string, int), shown bool, f
 	steps, lines := script()
 	if err := os.WriteFile(in.script, []byte(strings.Join(steps, "\n")+"\n"), 0o644); err != nil {
 		return nil, 0, 0, 0, err
+	}
+	// A UI attached: what the user watches is drawn, and the drawing is
+	// what a filetype costs (a markdown transcript's tree-sitter
+	// highlighting runs as it is drawn; without a UI nothing is, and the
+	// markdown rows compared only the plugin's own apply).
+	if err := in.attachUI(160, 50); err != nil {
+		return nil, 0, 0, 0, fmt.Errorf("attaching a UI: %w", err)
 	}
 	var probe *nvim.Nvim
 	for i := 0; i < 250; i++ {
