@@ -33,9 +33,9 @@ load
 run "diff" go run "$root/tests/bench/diffbench" -bin "$root/bin/claudenova"
 
 echo
-echo "== Go micro-benchmarks (diff; proposal reconstruction: the file after an Edit/MultiEdit, rebuilt from the tool input; the authorship note of a 10,000-line commit beside git's own notes add)"
+echo "== Go micro-benchmarks (diff; proposal reconstruction: the file after an Edit/MultiEdit, rebuilt from the tool input; the authorship note of a 10,000-line commit beside git's own notes add; a command that changes nothing, with and without the snapshots around it)"
 load
-run "micro-benchmarks" bash -c "cd '$root' && go test -run '^\$' -bench . -benchtime 20x ./rplugin/diff ./rplugin/proposal ./rplugin/rooms/provenance 2>&1 | grep -E '^(Benchmark|ok|FAIL|---)'"
+run "micro-benchmarks" bash -c "cd '$root' && go test -run '^\$' -bench . -benchtime 20x ./rplugin/diff ./rplugin/proposal ./rplugin/rooms/provenance ./rplugin/snapshot 2>&1 | grep -E '^(Benchmark|ok|FAIL|---)'"
 
 echo
 go build -o "$work/fakeclaude" "$root/tests/cmd/fakeclaude"
