@@ -329,6 +329,21 @@ type answerArg struct {
 	Answers []app.QuestionAnswer `json:"answers"`
 }
 
+// aside runs a method whose work may wait on git (blame reads the commit's
+// note) on a goroutine of its own, not on the errands: a slow git holds its
+// reply only, never the calls made after it (a decision).
+func aside(hd handler) handler {
+	return func(h *Host, payload []byte, token, method string) (any, error) {
+		if token == "" || h.App == nil {
+			return hd(h, payload, token, method)
+		}
+		h.App.Rooms().Desk.ReplyLater(desk.ReplyTo{Token: token, Method: method}, func(context.Context) (any, error) {
+			return safely(h.log, method, func() (any, error) { return hd(h, payload, "", method) })
+		})
+		return later{}, nil
+	}
+}
+
 // newSession starts a session; one in a worktree of its own answers later:
 // planning the worktree runs git, which the editor never waits for.
 func newSession(h *Host, payload []byte, token, method string) (any, error) {
@@ -402,7 +417,7 @@ var methods = map[string]handler{
 	"comments":       with(func(a *app.App, p rounds.Arg) (any, error) { return a.Rooms().Rounds.Comments(p) }),
 	"comments_move":  with(func(a *app.App, p rounds.MovesParams) (any, error) { return nil, a.Rooms().Rounds.MoveComments(p) }),
 	"comments_send":  with(func(a *app.App, p rounds.SendParams) (any, error) { return a.Rooms().Rounds.Send(p) }),
-	"blame":          with(func(a *app.App, p rounds.BlameParams) (any, error) { return a.Rooms().Rounds.Blame(p) }),
+	"blame":          aside(with(func(a *app.App, p rounds.BlameParams) (any, error) { return a.Rooms().Rounds.Blame(p) })),
 	"user_saved": with(func(a *app.App, p pathArg) (any, error) {
 		a.Rooms().Commands.Writes(commands.You, p.Path)
 		return nil, nil
