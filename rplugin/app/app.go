@@ -177,8 +177,11 @@ func New(sink ui.Sink, log *slog.Logger) *App {
 	a.asked = asked.New(a.desk, asked.Deps{Door: door{a}, Keep: a.perms.Keep,
 		Interrupt:   func(sid int) { _, _ = a.controls.Interrupt(sid) },
 		AllowFolder: func(sid int, dir string) { a.edit.Grants(sid).AllowFolder(dir) },
-		Allowing: func(s *session.Session, r approval.Pending) {
+		Answering: func(s *session.Session, r approval.Pending, allowed bool) {
 			switch {
+			case commands.Tools[r.Perm.ToolName] && !allowed:
+				a.commands.Drop(s.ID, r.Perm.ToolUseID) // it never runs
+			case !allowed:
 			case commands.Tools[r.Perm.ToolName]:
 				// Before claude may run it: what it changes is then known.
 				a.commands.Before(s, r.Perm.ToolUseID, r.Perm.Input)

@@ -174,3 +174,24 @@ func TestACommandDoesNotTakeTheUsersSave(t *testing.T) {
 		}
 	})
 }
+
+// A command the user denies never ran: what changed on disk while it
+// waited (here a file written behind the editor's back) is not its.
+func TestADeniedCommandChangedNothing(t *testing.T) {
+	eachNvim(t, func(t *testing.T, v nvimVersion) {
+		e := NewEnv(t, v, Options{})
+		e.gitRepo(map[string]string{"a.txt": "a\n"})
+		id := e.newSession(Seq(bash("echo A > a.txt", "write a.txt")))
+		p := e.WaitPending(1)[0]
+		e.WriteFile("elsewhere.txt", "written meanwhile\n")
+		var ok bool
+		e.Lua(&ok, "return require('claudenova').decide(..., 'deny')", p.ID)
+		e.WaitIdle(id)
+		if tr := e.Transcript(id); strings.Contains(tr, "changed 1 file") || strings.Contains(tr, "elsewhere.txt") {
+			t.Fatalf("a denied command is said to have changed a file:\n%s", tr)
+		}
+		if cps := e.checkpoints(); len(cps) != 1 || len(cps[0].Files) != 0 {
+			t.Errorf("checkpoints = %+v, want none changed", cps)
+		}
+	})
+}

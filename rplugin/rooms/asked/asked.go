@@ -26,9 +26,10 @@ type Deps struct {
 	Interrupt func(sid int)
 	// AllowFolder lets the editor's tools read dir for session sid.
 	AllowFolder func(sid int, dir string)
-	// Allowing is told of a request allowed, just before claude hears of
-	// it (rooms/commands: the folder before a command runs).
-	Allowing func(s *session.Session, r approval.Pending)
+	// Answering is told of a request's answer just before claude hears of
+	// it (rooms/commands: the folder before an allowed command runs; a
+	// denied one never runs).
+	Answering func(s *session.Session, r approval.Pending, allowed bool)
 }
 
 // Kind answers claude's requests (approval.Kind).
@@ -76,8 +77,8 @@ func (k *Kind) Answer(r approval.Pending, d approval.Decision, outcome string) (
 	if !ok {
 		return false, fmt.Errorf("session %d is gone", r.Session)
 	}
-	if res.Behavior == "allow" && k.deps.Allowing != nil {
-		k.deps.Allowing(s, r)
+	if k.deps.Answering != nil {
+		k.deps.Answering(s, r, res.Behavior == "allow")
 	}
 	err = k.deps.Door.Finish(r, outcome, func(p approval.Pending) error {
 		if m := res.ModeSet(); m != "" {

@@ -126,7 +126,10 @@ func (r *Room) Finished(s *session.Session, results []claude.ToolResult) {
 	for _, res := range results {
 		r.mu.Lock()
 		t, ok := r.before[key(s.ID, res.ToolUseID)]
-		if ok && t.background && !res.IsError {
+		if ok && res.Decision.Decision == "deny" {
+			ok = false // it never ran (a rule denied it)
+			delete(r.before, key(s.ID, res.ToolUseID))
+		} else if ok && t.background && !res.IsError {
 			ok = false // its task runs on
 		} else {
 			delete(r.before, key(s.ID, res.ToolUseID))
@@ -212,6 +215,13 @@ func apart(cs []snapshot.Change, others map[string]int) (mine []snapshot.Change,
 		mine = append(mine, c)
 	}
 	return mine, theirs
+}
+
+// Drop forgets the command of tool use id: it will not run (denied).
+func (r *Room) Drop(sid int, toolUseID string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.before, key(sid, toolUseID))
 }
 
 // Forget drops what is kept for a session that ended.
