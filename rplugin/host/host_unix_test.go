@@ -52,7 +52,9 @@ func TestATokenedCallNeverHoldsNeovim(t *testing.T) {
 	if err := os.MkdirAll(bin, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	script := "#!/bin/sh\nwhile [ ! -e " + release + " ]; do sleep 0.02; done\nexec " + real + " \"$@\"\n"
+	// Bounded (30 s) on its own: a git left behind by a test that ended
+	// early goes too.
+	script := "#!/bin/sh\ni=0\nwhile [ ! -e " + release + " ] && [ $i -lt 1500 ]; do sleep 0.02; i=$((i+1)); done\nexec " + real + " \"$@\"\n"
 	if err := os.WriteFile(filepath.Join(bin, "git"), []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
