@@ -177,19 +177,7 @@ func New(sink ui.Sink, log *slog.Logger) *App {
 	a.asked = asked.New(a.desk, asked.Deps{Door: door{a}, Keep: a.perms.Keep,
 		Interrupt:   func(sid int) { _, _ = a.controls.Interrupt(sid) },
 		AllowFolder: func(sid int, dir string) { a.edit.Grants(sid).AllowFolder(dir) },
-		Answering: func(s *session.Session, r approval.Pending, allowed bool) {
-			switch {
-			case commands.Tools[r.Perm.ToolName] && !allowed:
-				a.commands.Drop(s.ID, r.Perm.ToolUseID) // it never runs
-			case !allowed:
-			case commands.Tools[r.Perm.ToolName]:
-				// Before claude may run it: what it changes is then known.
-				a.commands.Before(s, r.Perm.ToolUseID, r.Perm.Input)
-			case r.Change != nil:
-				// Not the change of another session's command running now.
-				a.commands.Writes(s.ID, r.Change.Path)
-			}
-		}})
+		Answering:   func(s *session.Session, r approval.Pending, allowed bool) { a.commands.Answered(s, r, allowed) }})
 	a.world = world.New(a.desk, func() others.Config {
 		o := a.cfg.get()
 		return others.Config{Cmd: o.Cmd, Env: o.Env, Home: a.cfg.home()}

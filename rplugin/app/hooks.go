@@ -6,6 +6,7 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/editor"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/modes"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/toolcall"
 )
 
 // The plugin's own hooks, registered with claude in initialize (SDK hook
@@ -52,7 +53,7 @@ func (r *router) hookCallback(s *session.Session, m claude.Message) {
 		if commands.Tools[in.ToolName] {
 			// claude waits for this answer before it runs the command
 			// (asked or not): the folder as it was before it.
-			r.commands.Before(s, in.ToolUseID, in.ToolInput)
+			r.commands.Before(s, in.ToolUseID, toolcall.Decode(in.ToolInput))
 		}
 		r.answerHook(s, m.RequestID, answer)
 	case id == changeHook && in.Event == "PostToolUse":

@@ -134,6 +134,15 @@ func Line(s string) string {
 	}, s)
 }
 
+// List names items for a person on one line: up to most of them, then how
+// many more ("a.txt, b.txt and 3 more").
+func List(items []string, most int) string {
+	if len(items) <= most {
+		return Line(strings.Join(items, ", "))
+	}
+	return Line(strings.Join(items[:most], ", ")) + fmt.Sprintf(" and %d more", len(items)-most)
+}
+
 // Lines splits sanitized text into lines (no phantom empty last line).
 func Lines(s string) []string {
 	s = Text(s)

@@ -46,6 +46,12 @@ func (in Input) Str(k string) string {
 	return s
 }
 
+// Flag is the boolean field k (false when it is absent or not a boolean).
+func (in Input) Flag(k string) bool {
+	b, _ := in.Obj[k].(bool)
+	return b
+}
+
 // Fields are the fields of a tool's input that the plugin reads by name,
 // for whichever tool has them.
 type Fields struct {

@@ -10,19 +10,19 @@ package commands
 import (
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
+	"github.com/claude-nova/claude-nova.nvim/rplugin/approval"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/desk"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/snapshot"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/toolcall"
 )
 
 // Tools are the tools whose effects are snapshotted.
@@ -43,9 +43,9 @@ type Room struct {
 	lim  snapshot.Limits
 
 	mu     sync.Mutex
-	dir    string              // this host's snapshot indexes
-	before map[string]taken    // session:tool_use_id -> the snapshot before
-	locks  map[int]*sync.Mutex // per session: one snapshot at a time on its index
+	dir    string                   // this host's snapshot indexes
+	before map[int]map[string]taken // session -> tool_use_id -> the snapshot before
+	locks  map[int]*sync.Mutex      // per session: one snapshot at a time on its index
 }
 
 type taken struct {
@@ -59,7 +59,7 @@ type taken struct {
 
 // New returns the room.
 func New(d *desk.Desk, deps Deps) *Room {
-	return &Room{d: d, deps: deps, lim: snapshot.Default, before: map[string]taken{}, locks: map[int]*sync.Mutex{}}
+	return &Room{d: d, deps: deps, lim: snapshot.Default, before: map[int]map[string]taken{}, locks: map[int]*sync.Mutex{}}
 }
 
 // maxRecorded bounds the files of one command recorded as the session's
@@ -70,35 +70,32 @@ const maxRecorded = 2000
 // limit bounds one snapshot.
 const limit = 30 * time.Second
 
-func key(sid int, toolUseID string) string { return fmt.Sprintf("%d:%s", sid, toolUseID) }
-
-// Input is what the room reads of a command's input: its text, and
-// whether it runs in the background.
-func Input(raw json.RawMessage) (command string, background bool) {
-	var in struct {
-		Command    string `json:"command"`
-		Background bool   `json:"run_in_background"`
-	}
-	_ = json.Unmarshal(raw, &in)
-	return in.Command, in.Background
+// pop removes and returns the snapshot before sid's command toolUseID.
+// Callers hold mu.
+func (r *Room) pop(sid int, toolUseID string) (taken, bool) {
+	t, ok := r.before[sid][toolUseID]
+	delete(r.before[sid], toolUseID)
+	return t, ok
 }
 
 // Before snapshots the session's folder before the command of tool use id
 // runs: from our PreToolUse hook (claude waits for its answer), and again
 // when the user allows it (what changed while the user decided is not
 // the command's). A failure is logged: the command then runs unseen.
-func (r *Room) Before(s *session.Session, toolUseID string, input json.RawMessage) {
+func (r *Room) Before(s *session.Session, toolUseID string, in toolcall.Input) {
 	if toolUseID == "" {
 		return
 	}
-	command, background := Input(input)
-	snap, err := r.take(s)
+	snap, err := r.snap(s)
 	if err != nil {
 		r.d.Log.Warn("snapshot before a command", "session", s.ID, "err", err)
 		return
 	}
 	r.mu.Lock()
-	r.before[key(s.ID, toolUseID)] = taken{snap: snap, command: command, background: background, others: map[string]int{}}
+	if r.before[s.ID] == nil {
+		r.before[s.ID] = map[string]taken{}
+	}
+	r.before[s.ID][toolUseID] = taken{snap: snap, command: in.Fields.Command, background: in.Flag("run_in_background"), others: map[string]int{}}
 	r.mu.Unlock()
 }
 
@@ -111,9 +108,11 @@ const You = 0
 func (r *Room) Writes(sid int, path string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	prefix := fmt.Sprintf("%d:", sid)
-	for k, t := range r.before {
-		if !strings.HasPrefix(k, prefix) {
+	for other, cmds := range r.before {
+		if other == sid {
+			continue
+		}
+		for _, t := range cmds {
 			t.others[filepath.Clean(path)] = sid
 		}
 	}
@@ -124,18 +123,15 @@ func (r *Room) Writes(sid int, path string) {
 // records its changes and names them in the transcript.
 func (r *Room) Finished(s *session.Session, results []claude.ToolResult) {
 	for _, res := range results {
+		denied := res.Decision.Decision == "deny" // it never ran (a rule denied it)
 		r.mu.Lock()
-		t, ok := r.before[key(s.ID, res.ToolUseID)]
-		if ok && res.Decision.Decision == "deny" {
-			ok = false // it never ran (a rule denied it)
-			delete(r.before, key(s.ID, res.ToolUseID))
-		} else if ok && t.background && !res.IsError {
-			ok = false // its task runs on
-		} else {
-			delete(r.before, key(s.ID, res.ToolUseID))
+		t, ok := r.before[s.ID][res.ToolUseID]
+		runsOn := ok && t.background && !res.IsError && !denied // its task runs on
+		if !runsOn {
+			r.pop(s.ID, res.ToolUseID)
 		}
 		r.mu.Unlock()
-		if !ok {
+		if !ok || runsOn || denied {
 			continue
 		}
 		r.compare(s, t)
@@ -153,11 +149,10 @@ func (r *Room) TasksChanged(s *session.Session) {
 	}
 	var done []taken
 	r.mu.Lock()
-	prefix := fmt.Sprintf("%d:", s.ID)
-	for k, t := range r.before {
-		if t.background && strings.HasPrefix(k, prefix) && ended[strings.TrimPrefix(k, prefix)] {
+	for id, t := range r.before[s.ID] {
+		if t.background && ended[id] {
 			done = append(done, t)
-			delete(r.before, k)
+			delete(r.before[s.ID], id)
 		}
 	}
 	r.mu.Unlock()
@@ -168,7 +163,7 @@ func (r *Room) TasksChanged(s *session.Session) {
 
 // compare takes the snapshot after t's command and records what it did.
 func (r *Room) compare(s *session.Session, t taken) {
-	after, err := r.take(s)
+	after, err := r.snap(s)
 	if err != nil {
 		r.d.Log.Warn("snapshot after a command", "session", s.ID, "err", err)
 		r.d.Note(s, fmt.Sprintf("Could not see what `%s` changed: %v", short(t.command), err))
@@ -217,22 +212,29 @@ func apart(cs []snapshot.Change, others map[string]int) (mine []snapshot.Change,
 	return mine, theirs
 }
 
-// Drop forgets the command of tool use id: it will not run (denied).
-func (r *Room) Drop(sid int, toolUseID string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	delete(r.before, key(sid, toolUseID))
+// Answered is told of the user's answer to request p of session s, just
+// before claude hears of it: an allowed command's folder is snapshotted
+// again (what changed while the user decided is not the command's), a
+// denied one never runs, an allowed file change is not the change of
+// another session's command running now.
+func (r *Room) Answered(s *session.Session, p approval.Pending, allowed bool) {
+	switch {
+	case Tools[p.Perm.ToolName] && allowed:
+		r.Before(s, p.Perm.ToolUseID, p.Perm.In)
+	case Tools[p.Perm.ToolName]:
+		r.mu.Lock()
+		r.pop(s.ID, p.Perm.ToolUseID)
+		r.mu.Unlock()
+	case allowed && p.Change != nil:
+		r.Writes(s.ID, p.Change.Path)
+	}
 }
 
 // Forget drops what is kept for a session that ended.
 func (r *Room) Forget(sid int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for k := range r.before {
-		if strings.HasPrefix(k, fmt.Sprintf("%d:", sid)) {
-			delete(r.before, k)
-		}
-	}
+	delete(r.before, sid)
 	if r.dir != "" {
 		_ = os.Remove(filepath.Join(r.dir, fmt.Sprintf("%d.index", sid)))
 	}
@@ -247,8 +249,8 @@ func (r *Room) Close() {
 	}
 }
 
-// take snapshots the session's folder on its own index (one at a time).
-func (r *Room) take(s *session.Session) (snapshot.Snap, error) {
+// snap snapshots the session's folder on its own index (one at a time).
+func (r *Room) snap(s *session.Session) (snapshot.Snap, error) {
 	index, lock, err := r.indexOf(s.ID)
 	if err != nil {
 		return snapshot.Snap{}, err
@@ -282,7 +284,7 @@ func (r *Room) indexOf(sid int) (string, *sync.Mutex, error) {
 	return filepath.Join(r.dir, fmt.Sprintf("%d.index", sid)), l, nil
 }
 
-func short(command string) string { return sanitize.Truncate(sanitize.FirstLine(command, 60), 60) }
+func short(command string) string { return sanitize.FirstLine(command, 60) }
 
 // Describe is the transcript's line for what a command changed:
 // "`sed -i …` changed 2 files +1 −1: a.txt, new.txt (new)".
@@ -311,25 +313,18 @@ func Describe(command string, cs []snapshot.Change, others []string, partial boo
 	if len(cs) != 1 {
 		files = fmt.Sprintf("%d files", len(cs))
 	}
-	line := fmt.Sprintf("`%s` changed %s +%d −%d: %s", short(command), files, added, removed, list(names, 8))
+	line := fmt.Sprintf("`%s` changed %s +%d −%d: %s", short(command), files, added, removed, sanitize.List(names, 8))
 	if len(cs) == 0 {
 		line = fmt.Sprintf("`%s` changed no file of its own", short(command))
 	}
 	if len(others) > 0 {
-		line += fmt.Sprintf(". Not its changes (written meanwhile by someone else): %s", list(others, 8))
+		line += fmt.Sprintf(". Not its changes (written meanwhile by someone else): %s", sanitize.List(others, 8))
 	}
 	if len(unknown) > 0 {
-		line += fmt.Sprintf(". Not restorable by rewind (its content before is not kept): %s", list(unknown, 8))
+		line += fmt.Sprintf(". Not restorable by rewind (its content before is not kept): %s", sanitize.List(unknown, 8))
 	}
 	if partial {
 		line += ". The folder is bigger than a snapshot reads: changes past its limit are not listed"
 	}
 	return line
-}
-
-func list(names []string, n int) string {
-	if len(names) <= n {
-		return strings.Join(names, ", ")
-	}
-	return strings.Join(names[:n], ", ") + fmt.Sprintf(" and %d more", len(names)-n)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/desk"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/snapshot"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/toolcall"
 )
 
 func TestDescribe(t *testing.T) {
@@ -85,7 +86,7 @@ func TestACommandThatWritesThousandsOfFiles(t *testing.T) {
 	t.Cleanup(r.Close)
 	s := session.New(1, dir, "", claude.NewEnded())
 	s.Turns.Begin("p1", "make files", time.Now())
-	r.Before(s, "toolu_1", json.RawMessage(`{"command":"gen"}`))
+	r.Before(s, "toolu_1", toolcall.Decode(json.RawMessage(`{"command":"gen"}`)))
 	n := maxRecorded + 50
 	for i := 0; i < n; i++ {
 		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("g%05d.txt", i)), []byte("g\n"), 0o644); err != nil {

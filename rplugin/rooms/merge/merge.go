@@ -690,13 +690,7 @@ func (r *Room) remove(ctx context.Context, id int, force bool, named []string) (
 }
 
 // names lists files for a person: up to 8 by name, then how many more.
-func names(files []string) string {
-	const most = 8
-	if len(files) <= most {
-		return sanitize.Line(strings.Join(files, ", "))
-	}
-	return sanitize.Line(strings.Join(files[:most], ", ")) + fmt.Sprintf(" and %d more", len(files)-most)
-}
+func names(files []string) string { return sanitize.List(files, 8) }
 
 func (r *Room) unstage(ps []*approval.Pending) {
 	for _, p := range ps {
