@@ -178,7 +178,7 @@ func (d *Desk) Background(fn func(ctx context.Context)) {
 // BackgroundFor is Background with another bound (a push to a remote).
 func (d *Desk) BackgroundFor(limit time.Duration, fn func(ctx context.Context)) {
 	d.Go(func() {
-		ctx, cancel := context.WithTimeout(d.ctx, limit)
+		ctx, cancel := d.Bounded(limit)
 		defer cancel()
 		fn(ctx)
 	})
