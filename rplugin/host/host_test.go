@@ -318,36 +318,8 @@ func TestEveryReplyIsOneMarkWithTheCallsToken(t *testing.T) {
 		}
 	}
 	marks := map[string]ui.Mark{}
-	deadline := time.After(5 * time.Second)
-	have := func() bool {
-		for _, tok := range []string{"c1", "c2", "c3", "c4"} {
-			if _, ok := marks[tok]; !ok {
-				return false
-			}
-		}
-		return true
-	}
-	for !have() {
-		select {
-		case b := <-batches:
-			var evs []struct {
-				Name string  `json:"event"`
-				Data ui.Mark `json:"data"`
-			}
-			if err := json.Unmarshal([]byte(b), &evs); err != nil {
-				t.Fatal(err)
-			}
-			for _, ev := range evs {
-				if ev.Name == ui.EvMark {
-					if _, dup := marks[ev.Data.Token]; dup && ev.Data.Token != "" {
-						t.Errorf("two replies for %s", ev.Data.Token)
-					}
-					marks[ev.Data.Token] = ev.Data
-				}
-			}
-		case <-deadline:
-			t.Fatalf("replies %v, want c1 to c4", marks)
-		}
+	for _, m := range marksOf(t, batches, "c1", "c2", "c3", "c4") {
+		marks[m.Token] = m
 	}
 	if m := marks["c3"]; !m.Reply.OK || m.Method != "checkpoints" {
 		t.Errorf("checkpoints' reply %+v", m)
@@ -356,13 +328,19 @@ func TestEveryReplyIsOneMarkWithTheCallsToken(t *testing.T) {
 		t.Errorf("task_output's reply %+v", m)
 	}
 	// Without a token: replied in the call (not queued behind others, so
-	// made once the session is there).
+	// made once the session is there), never as a mark with a token taken
+	// from its arguments: the marks up to the next call's have none.
 	out, err := h.request([]string{"checkpoints", `{"session":1,"token":"x"}`, ""})
 	if r := decodeReply(t, out); err != nil || !r.OK {
 		t.Errorf("checkpoints without a token = %s %v", out, err)
 	}
-	if _, ok := marks["x"]; ok {
-		t.Error("a token in the arguments was used for the reply")
+	if _, err := h.request([]string{"sessions", `{}`, "c5"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range marksOf(t, batches, "c5") {
+		if m.Token == "x" {
+			t.Error("a token in the arguments was used for the reply")
+		}
 	}
 }
 
@@ -380,8 +358,30 @@ func TestAPanickingCallIsAnsweredAndTheHostGoesOn(t *testing.T) {
 		}
 	}
 	marks := map[string]ui.Mark{}
-	deadline := time.After(10 * time.Second)
-	for len(marks) < 2 {
+	for _, m := range marksOf(t, batches, "c1", "c2") {
+		marks[m.Token] = m
+	}
+	if m := marks["c1"]; m.Reply.OK || !strings.Contains(m.Reply.Error, "sessions") {
+		t.Errorf("the panicking call's reply %+v", m.Reply)
+	}
+	if m := marks["c2"]; !m.Reply.OK {
+		t.Errorf("the next call's reply %+v", m.Reply)
+	}
+}
+
+// marksOf reads the batches an outbox delivers until each of tokens has its
+// reply (a mark), and returns every mark read, in the order they came. A
+// token replied twice fails the test; a bound of 30 s catches a hang.
+func marksOf(t *testing.T, batches <-chan string, tokens ...string) []ui.Mark {
+	t.Helper()
+	want := map[string]bool{}
+	for _, tok := range tokens {
+		want[tok] = true
+	}
+	var got []ui.Mark
+	seen := map[string]bool{}
+	deadline := time.After(30 * time.Second)
+	for have := 0; have < len(tokens); {
 		select {
 		case b := <-batches:
 			var evs []struct {
@@ -392,18 +392,21 @@ func TestAPanickingCallIsAnsweredAndTheHostGoesOn(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, ev := range evs {
-				if ev.Name == ui.EvMark {
-					marks[ev.Data.Token] = ev.Data
+				if ev.Name != ui.EvMark {
+					continue
+				}
+				if tok := ev.Data.Token; tok != "" && seen[tok] {
+					t.Errorf("two replies for %s", tok)
+				}
+				seen[ev.Data.Token] = true
+				got = append(got, ev.Data)
+				if want[ev.Data.Token] {
+					have++
 				}
 			}
 		case <-deadline:
-			t.Fatalf("marks %v, want c1 and c2", marks)
+			t.Fatalf("replies %v, want %v", got, tokens)
 		}
 	}
-	if m := marks["c1"]; m.Reply.OK || !strings.Contains(m.Reply.Error, "sessions") {
-		t.Errorf("the panicking call's reply %+v", m.Reply)
-	}
-	if m := marks["c2"]; !m.Reply.OK {
-		t.Errorf("the next call's reply %+v", m.Reply)
-	}
+	return got
 }

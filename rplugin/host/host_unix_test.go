@@ -3,7 +3,6 @@
 package host
 
 import (
-	"encoding/json"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -95,24 +94,9 @@ func TestATokenedCallNeverHoldsNeovim(t *testing.T) {
 		t.Fatal(err)
 	}
 	var order []string
-	deadline := time.After(30 * time.Second)
-	for len(order) < 2 {
-		select {
-		case b := <-batches:
-			var evs []struct {
-				Name string  `json:"event"`
-				Data ui.Mark `json:"data"`
-			}
-			if err := json.Unmarshal([]byte(b), &evs); err != nil {
-				t.Fatal(err)
-			}
-			for _, ev := range evs {
-				if ev.Name == ui.EvMark && ev.Data.Token != "" {
-					order = append(order, ev.Data.Token)
-				}
-			}
-		case <-deadline:
-			t.Fatalf("marks %v, want c1 and c2", order)
+	for _, m := range marksOf(t, batches, "c1", "c2") {
+		if m.Token != "" {
+			order = append(order, m.Token)
 		}
 	}
 	if strings.Join(order, ",") != "c2,c1" {
