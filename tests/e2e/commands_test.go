@@ -76,31 +76,43 @@ func TestACommandsChangesAreSeen(t *testing.T) {
 	})
 }
 
+// heldCommand starts a session in a repository of a.txt and b.txt whose
+// allowed command waits, then writes a.txt; done lets it go on and returns
+// once the session is idle.
+func (e *Env) heldCommand() (id int, done func()) {
+	e.t.Helper()
+	e.gitRepo(map[string]string{"a.txt": "a\n", "b.txt": "b\n"})
+	signal := filepath.Join(e.t.TempDir(), "go")
+	id = e.newSession(Seq(bash("while [ ! -e "+signal+" ]; do sleep 0.1; done; echo A > a.txt", "wait, then write a.txt")))
+	p := e.WaitPending(1)[0]
+	var ok bool
+	e.Lua(&ok, "return require('claudenova').decide(..., 'allow')", p.ID)
+	e.WaitPending(0)
+	return id, func() {
+		e.t.Helper()
+		if err := os.WriteFile(signal, nil, 0o644); err != nil {
+			e.t.Fatal(err)
+		}
+		e.Eventually(60*time.Second, "the command wrote a.txt", func() bool { return e.ReadFile("a.txt") == "A\n" })
+		e.WaitIdle(id)
+	}
+}
+
 // Two sessions in one folder: while one's command runs, the other's
 // proposal is applied. Each change is its own session's: the command's
 // snapshot sees b.txt change, and leaves it to the session that wrote it.
 func TestACommandDoesNotTakeAnotherSessionsChange(t *testing.T) {
 	eachNvim(t, func(t *testing.T, v nvimVersion) {
 		e := NewEnv(t, v, Options{})
-		e.gitRepo(map[string]string{"a.txt": "a\n", "b.txt": "b\n"})
 		a, b := filepath.Join(e.Project, "a.txt"), filepath.Join(e.Project, "b.txt")
-		signal := filepath.Join(t.TempDir(), "go")
-		first := e.newSession(Seq(bash("while [ ! -e "+signal+" ]; do sleep 0.1; done; echo A > a.txt", "wait, then write a.txt")))
-		p := e.WaitPending(1)[0]
-		var ok bool
-		e.Lua(&ok, "return require('claudenova').decide(..., 'allow')", p.ID)
-		e.WaitPending(0)
+		first, done := e.heldCommand()
 		second := e.newSession(Seq(Step("Write", map[string]any{"file_path": b, "content": "B\n"})))
 		_, buf := e.WaitProposal()
 		e.WaitGraceOver()
 		e.Lua(nil, "vim.api.nvim_buf_call(..., function() vim.cmd('write') end)", buf)
 		e.Eventually(30*time.Second, "b.txt written by the second session", func() bool { return e.ReadFile("b.txt") == "B\n" })
 		e.WaitIdle(second)
-		if err := os.WriteFile(signal, nil, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		e.Eventually(60*time.Second, "the command wrote a.txt", func() bool { return e.ReadFile("a.txt") == "A\n" })
-		e.WaitIdle(first)
+		done()
 		tr := e.Transcript(first)
 		if !strings.Contains(tr, "changed 1 file +1 −1: a.txt") || !strings.Contains(tr, "written meanwhile by someone else): b.txt (session 2)") {
 			t.Fatalf("the command's line does not keep b.txt apart:\n%s", tr)
@@ -150,22 +162,12 @@ func TestUnaskedAndBackgroundCommandsAreSeen(t *testing.T) {
 func TestACommandDoesNotTakeTheUsersSave(t *testing.T) {
 	eachNvim(t, func(t *testing.T, v nvimVersion) {
 		e := NewEnv(t, v, Options{})
-		e.gitRepo(map[string]string{"a.txt": "a\n", "b.txt": "b\n"})
 		a, b := filepath.Join(e.Project, "a.txt"), filepath.Join(e.Project, "b.txt")
-		signal := filepath.Join(t.TempDir(), "go")
-		id := e.newSession(Seq(bash("while [ ! -e "+signal+" ]; do sleep 0.1; done; echo A > a.txt", "wait, then write a.txt")))
-		p := e.WaitPending(1)[0]
-		var ok bool
-		e.Lua(&ok, "return require('claudenova').decide(..., 'allow')", p.ID)
-		e.WaitPending(0)
+		id, done := e.heldCommand()
 		e.Cmd("edit " + b)
 		e.Lua(nil, "vim.api.nvim_buf_set_lines(0, 0, -1, false, { 'mine' })")
 		e.Cmd("write")
-		if err := os.WriteFile(signal, nil, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		e.Eventually(60*time.Second, "the command wrote a.txt", func() bool { return e.ReadFile("a.txt") == "A\n" })
-		e.WaitIdle(id)
+		done()
 		if tr := e.Transcript(id); !strings.Contains(tr, "changed 1 file +1 −1: a.txt") || !strings.Contains(tr, "someone else): b.txt (you)") {
 			t.Fatalf("the command's line does not leave b.txt to the user:\n%s", tr)
 		}
