@@ -24,16 +24,17 @@ func (r *router) recordChanges(s *session.Session, tr claude.ToolResults) string
 	if !ok {
 		return ""
 	}
-	r.recordFile(s, path, orig)
+	r.recordFile(s, path, orig, "")
 	return path
 }
 
 // recordFile records that session s changed path (orig: its content
 // before, nil when it did not exist), by a tool or a command: the prompt's
-// checkpoint, what the session left, the review round and blame.
-func (r *router) recordFile(s *session.Session, path string, orig *string) {
+// checkpoint, what the session left, the review round and blame. by is
+// the command when it was one.
+func (r *router) recordFile(s *session.Session, path string, orig *string, by string) {
 	r.commands.Writes(s.ID, path)
-	s.Turns.Changed(path, orig)
+	s.Turns.Changed(path, orig, by)
 	if orig == nil {
 		r.complete.Created(path) // a new file: @ completes it at once
 	}

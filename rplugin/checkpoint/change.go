@@ -18,6 +18,8 @@ type FileChange struct {
 	Existed bool   `json:"existed"`
 	Exists  bool   `json:"exists"`
 	Hunks   []Hunk `json:"hunks"`
+	// By is the command that changed the file ("" for a file tool).
+	By string `json:"by,omitempty"`
 	// Authors names, per hunk, who wrote its lines when it is not the
 	// session ("session 2 at 14:02 (“fix greet”)", "you"; "" for its own).
 	Authors []string `json:"authors"`

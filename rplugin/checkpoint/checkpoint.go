@@ -45,6 +45,9 @@ type Turn struct {
 type Before struct {
 	Content string
 	Existed bool // false: the turn created the file
+	// By is what changed it when it was not a file tool: the command
+	// ("sed -i 's/a/b/' x.go").
+	By string
 }
 
 type turn struct {
@@ -88,8 +91,9 @@ func (l *Log) Drop(id string) {
 
 // Changed records that the running turn (the last prompt sent) changed
 // path, whose content before was original (nil: the file did not exist).
-// Only the turn's first change of a file counts.
-func (l *Log) Changed(path string, original *string) {
+// Only the turn's first change of a file counts; by is what changed it
+// when it was not a file tool (a command's text).
+func (l *Log) Changed(path string, original *string, by string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if len(l.turns) == 0 {
@@ -99,7 +103,7 @@ func (l *Log) Changed(path string, original *string) {
 	if _, ok := t.before[path]; ok {
 		return
 	}
-	b := Before{Existed: original != nil}
+	b := Before{Existed: original != nil, By: by}
 	if original != nil {
 		b.Content = *original
 	}

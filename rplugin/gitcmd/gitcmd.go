@@ -50,6 +50,41 @@ func BytesEnv(ctx context.Context, dir string, env []string, stdin io.Reader, ar
 	return out, nil
 }
 
+// Head is BytesEnv reading at most max bytes of git's output: past them
+// git is ended and cut is true.
+func Head(ctx context.Context, dir string, env []string, max int64, args ...string) (out []byte, cut bool, err error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
+	if len(env) > 0 {
+		cmd.Env = append(os.Environ(), env...)
+	}
+	inGroup(cmd)
+	cmd.WaitDelay = waitDelay
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	pipe, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, false, fmt.Errorf("git %s: %w", strings.Join(args, " "), err)
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, false, fmt.Errorf("git %s: %w", strings.Join(args, " "), err)
+	}
+	out, rerr := io.ReadAll(io.LimitReader(pipe, max+1))
+	if cut = int64(len(out)) > max; cut {
+		out = out[:max]
+		cancel() // the rest is not wanted
+	}
+	werr := cmd.Wait()
+	switch {
+	case rerr != nil:
+		return nil, false, fmt.Errorf("git %s: %w", strings.Join(args, " "), rerr)
+	case werr != nil && !cut:
+		return nil, false, fmt.Errorf("git %s: %w: %s", strings.Join(args, " "), werr, strings.TrimSpace(stderr.String()))
+	}
+	return out, cut, nil
+}
+
 // Objects reads many objects ("rev:path") through one git cat-file
 // --batch: out[i] is specs[i]'s content, nil when git has no such object.
 // A spec holding a newline cannot be asked this way and is read alone.

@@ -384,3 +384,60 @@ func compareWalks(before, after Snap, lim Limits) []Change {
 func sortChanges(cs []Change) {
 	sort.Slice(cs, func(i, j int) bool { return cs[i].Rel < cs[j].Rel })
 }
+
+// maxDiffBytes bounds the diff read of one comparison.
+const maxDiffBytes = 256 << 10
+
+// Diff is the unified diff of the files of cs whose content before is
+// known, from the snapshot before to the one after (not the disk now: a
+// later change is not the command's), cut after maxLines lines with a line
+// that says so. Outside git it is "" (no content is kept there).
+func Diff(ctx context.Context, before, after Snap, cs []Change, maxLines int) (string, error) {
+	if before.Top == "" || before.Tree == "" || after.Tree == "" {
+		return "", nil
+	}
+	// The files whose diff fits, about: a change's lines and their context.
+	var rels []string
+	budget := 0
+	for _, c := range cs {
+		if c.Unknown || c.Ignored {
+			continue
+		}
+		if len(rels) > 0 && budget > maxLines {
+			break
+		}
+		rels = append(rels, c.Rel)
+		budget += c.Added + c.Removed + 8
+	}
+	if len(rels) == 0 {
+		return "", nil
+	}
+	args := append([]string{"diff", "--no-color", "--no-ext-diff", "--no-textconv", "--no-prefix", before.Tree, after.Tree, "--"}, rels...)
+	raw, cut, err := gitcmd.Head(ctx, before.Top, []string{"GIT_LITERAL_PATHSPECS=1"}, maxDiffBytes, args...)
+	if err != nil {
+		return "", fmt.Errorf("diff of a command: %w", err)
+	}
+	lines := strings.SplitAfter(string(raw), "\n")
+	cut = cut || len(rels) < countKnown(cs)
+	if len(lines) > maxLines {
+		lines, cut = lines[:maxLines], true
+	}
+	text := strings.Join(lines, "")
+	if cut {
+		if !strings.HasSuffix(text, "\n") {
+			text += "\n"
+		}
+		text += "… the rest is in :ClaudeNova changes\n"
+	}
+	return text, nil
+}
+
+func countKnown(cs []Change) int {
+	n := 0
+	for _, c := range cs {
+		if !c.Unknown && !c.Ignored {
+			n++
+		}
+	}
+	return n
+}

@@ -228,3 +228,82 @@ func TestTheUsersRepositoryIsUntouched(t *testing.T) {
 		t.Errorf("refs %q, want %q", got, refs)
 	}
 }
+
+// The diff under a command's line: what it did between the snapshots, not
+// what the disk holds later, cut at the lines asked for.
+func TestDiff(t *testing.T) {
+	ctx := context.Background()
+	cases := []struct {
+		name     string
+		do       func(dir string)
+		max      int
+		want     []string
+		wantNot  []string
+		notGiven bool // outside git: no diff
+	}{
+		{"changed, created, deleted, ignored", func(dir string) {
+			write(t, dir, "a.txt", "one\nTWO\n")
+			write(t, dir, "n.txt", "new\n")
+			write(t, dir, "x.log", "log\n")
+			_ = os.Remove(filepath.Join(dir, "gone.txt"))
+		}, 100, []string{"--- a.txt", "+++ a.txt", "-two", "+TWO", "--- /dev/null", "+++ n.txt", "+new", "+++ /dev/null", "-bye"}, []string{"x.log", "… the rest"}, false},
+		{"cut at the lines asked for", func(dir string) {
+			var b strings.Builder
+			for i := 0; i < 50; i++ {
+				b.WriteString("line " + strconv.Itoa(i) + "\n")
+			}
+			write(t, dir, "a.txt", b.String())
+		}, 10, []string{"+line 0", "… the rest is in :ClaudeNova changes"}, []string{"+line 40"}, false},
+		{"a later change is not the command's", func(dir string) {
+			write(t, dir, "a.txt", "one\nTWO\n")
+		}, 100, []string{"+TWO"}, []string{"later"}, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := repo(t, map[string]string{"a.txt": "one\ntwo\n", "gone.txt": "bye\n", ".gitignore": "*.log\n"}, true)
+			index := filepath.Join(t.TempDir(), "snap.index")
+			before, err := Take(ctx, dir, index, Default)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.do(dir)
+			after, err := Take(ctx, dir, index, Default)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cs, err := Compare(ctx, before, after, Default)
+			if err != nil {
+				t.Fatal(err)
+			}
+			write(t, dir, "a.txt", "later\n") // someone else, after the command
+			got, err := Diff(ctx, before, after, cs, tc.max)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("the diff lacks %q:\n%s", w, got)
+				}
+			}
+			for _, w := range tc.wantNot {
+				if strings.Contains(got, w) {
+					t.Errorf("the diff holds %q:\n%s", w, got)
+				}
+			}
+			if n := strings.Count(got, "\n"); n > tc.max+1 {
+				t.Errorf("%d lines, want at most %d and the line that says what is cut", n, tc.max)
+			}
+		})
+	}
+	t.Run("outside git", func(t *testing.T) {
+		dir := t.TempDir()
+		write(t, dir, "a.txt", "a\n")
+		before, _ := Take(ctx, dir, filepath.Join(t.TempDir(), "i"), Default)
+		write(t, dir, "a.txt", "b\n")
+		after, _ := Take(ctx, dir, filepath.Join(t.TempDir(), "i"), Default)
+		cs, _ := Compare(ctx, before, after, Default)
+		if got, err := Diff(ctx, before, after, cs, 100); got != "" || err != nil {
+			t.Errorf("Diff outside git = %q, %v; want nothing (no content is kept there)", got, err)
+		}
+	})
+}

@@ -123,11 +123,24 @@ func (t *Transcript) Told(text string) []Op { return t.ToldBy("Told Claude", tex
 
 // ToldBy is Told with who the message is from ("The editor told Claude").
 func (t *Transcript) ToldBy(label, text string) []Op {
+	lines := sanitize.Lines(strings.TrimPrefix(text, "[claude-nova] "))
+	return t.folded("**"+sanitize.Line(label)+":** "+lines[0], lines[1:])
+}
+
+// Folded records a note whose details (a diff) fold beneath its line.
+func (t *Transcript) Folded(head, details string) []Op {
+	var lines []string
+	if details != "" {
+		lines = sanitize.Lines(details)
+	}
+	return t.folded(notePrefix+sanitize.Line(head), lines)
+}
+
+func (t *Transcript) folded(head string, details []string) []Op {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	lines := sanitize.Lines(strings.TrimPrefix(text, "[claude-nova] "))
-	out := []string{"**" + sanitize.Line(label) + ":** " + lines[0]}
-	for _, l := range lines[1:] {
+	out := []string{head}
+	for _, l := range details {
 		out = append(out, detailFolded+l)
 	}
 	t.speaker, t.last = "", "note"

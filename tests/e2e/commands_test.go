@@ -29,19 +29,44 @@ func TestACommandsChangesAreSeen(t *testing.T) {
 		}
 		if tr := e.Transcript(id); !strings.Contains(tr, "changed 3 files +2 −1: a.txt, n.txt (new), x.log (new) (ignored). Not restorable by rewind (its content before is not kept): x.log") {
 			t.Fatalf("the transcript does not name what the command changed:\n%s", tr)
+		} else if cut := tr[strings.Index(tr, "changed 3 files"):]; !strings.Contains(cut, "-two") || !strings.Contains(cut, "+TWO") || !strings.Contains(cut, "+++ n.txt") {
+			// The line opens (<CR>) onto the command's diff.
+			t.Fatalf("no diff folded under the command's line:\n%s", cut)
 		}
+		// <CR> on the command's line opens its diff.
+		e.Cmd("ClaudeNova transcript")
+		var line int
+		e.Lua(&line, `for i, l in ipairs(vim.api.nvim_buf_get_lines(0, 0, -1, false)) do
+			if l:find("changed 3 files", 1, true) then return i end end return 0`)
+		folded := func() bool {
+			var c int
+			e.Lua(&c, "return vim.fn.foldclosed(...)", line+1)
+			return c != -1
+		}
+		if line == 0 || !folded() {
+			t.Fatalf("the command's diff is not folded under its line (line %d)", line)
+		}
+		e.Lua(nil, "vim.api.nvim_win_set_cursor(0, { ..., 0 })", line)
+		e.Input("<CR>")
+		e.Eventually(5*time.Second, "the command's diff opens", func() bool { return !folded() })
 		cps := e.checkpoints()
 		if len(cps) != 1 || strings.Join(cps[0].Files, ",") != a+","+n || strings.Join(cps[0].Unkept, ",") != filepath.Join(e.Project, "x.log") {
 			t.Fatalf("checkpoints = %+v, want a.txt and n.txt under the prompt, x.log named as not kept", cps)
 		}
 		// The changes view shows the prompt's files (two: it asks which).
-		e.ScriptUI([]string{"n.txt"}, nil)
+		e.ScriptUI([]string{"a.txt"}, nil)
+		e.Cmd("set columns=200") // the winbar has room for the command
 		e.Cmd("ClaudeNova changes")
-		e.Eventually(20*time.Second, "the changes view on n.txt", func() bool { return strings.Contains(e.winbar(), "n.txt") })
+		e.Eventually(20*time.Second, "the changes view on a.txt", func() bool { return strings.Contains(e.winbar(), "a.txt") })
 		var choices [][]string
 		e.Lua(&choices, "return _G.claudenova_test.choices")
 		if len(choices) != 1 || len(choices[0]) != 2 || !strings.Contains(choices[0][0], "a.txt") {
 			t.Errorf("the changes view's files %q, want a.txt and n.txt", choices)
+		} else if !strings.Contains(choices[0][0], "by `sed -i") {
+			t.Errorf("the changes view does not name the command that changed a.txt: %q", choices[0][0])
+		}
+		if wb := e.winbar(); !strings.Contains(wb, "by `sed -i") {
+			t.Errorf("the changes view's winbar does not name the command: %q", wb)
 		}
 		e.Cmd("tabclose")
 		// Committed, the authorship note gives both files' lines to the

@@ -82,9 +82,10 @@ local function winbar_parts(v, width)
   local keys = cfg().keymaps.changes
   local key = textutil.key
   local t = M.tally(v)
-  local head = ("Now · %s%s · %d hunk%s"):format(
+  local head = ("Now · %s%s%s · %d hunk%s"):format(
     state.session_prefix(v.session),
     v.file.rel,
+    M.by(v.file),
     t.hunks,
     t.hunks == 1 and "" or "s"
   )
@@ -408,6 +409,14 @@ function M.open_file(view, f)
   return v
 end
 
+--- " · by `sed -i …`" when a command changed the file (a file tool: "").
+function M.by(f)
+  if not f.by or f.by == "" then
+    return ""
+  end
+  return (" · by `%s`"):format(textutil.first_line(f.by, 40))
+end
+
 --- What a view shows: "prompt 3", or "round 2" for a review round.
 function M.what(view)
   if view.branch then
@@ -448,8 +457,9 @@ function M.show(view)
       if f.error then
         return f.rel .. " · " .. f.error
       end
-      return ("%s · %d hunk%s%s"):format(
+      return ("%s%s · %d hunk%s%s"):format(
         f.rel,
+        M.by(f),
         #M.blocks(f),
         #M.blocks(f) == 1 and "" or "s",
         f.existed and "" or " · new file"

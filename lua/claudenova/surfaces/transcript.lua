@@ -151,7 +151,8 @@ function M.session_changed(id)
   end
 end
 
--- <CR> on a tool line (or its details) opens or closes them. Elsewhere it
+-- <CR> on a tool line or a note with details (a command's diff, what
+-- Claude was told), or on the details, opens or closes them. Elsewhere it
 -- only says how to write a prompt: an Enter pressed to dismiss a message
 -- must not open the input and take the keys typed next.
 local function toggle_details(id)
@@ -159,12 +160,12 @@ local function toggle_details(id)
   local line = vim.api.nvim_get_current_line()
   local target
   local d, rest = depth(line)
-  if rest:sub(1, #TOOL) == TOOL and vim.fn.foldclosed(lnum) == -1 then
-    -- A call (nested or not): its own details.
-    local nxt = vim.api.nvim_buf_get_lines(0, lnum, lnum + 1, false)[1] or ""
-    if depth(nxt) > d then
-      target = lnum + 1
-    end
+  local nxt = vim.api.nvim_buf_get_lines(0, lnum, lnum + 1, false)[1] or ""
+  if vim.fn.foldclosed(lnum) == -1 and depth(nxt) > d then
+    -- A call (nested or not) or a note: its own details.
+    target = lnum + 1
+  elseif rest:sub(1, #TOOL) == TOOL and vim.fn.foldclosed(lnum) == -1 then
+    target = nil -- a call without details
   elseif d > 0 or vim.fn.foldclosed(lnum) ~= -1 then
     target = lnum
   end

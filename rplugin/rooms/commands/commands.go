@@ -32,8 +32,9 @@ var Tools = map[string]bool{"Bash": true}
 type Deps struct {
 	Storage func() string
 	// Record records one file a session changed (the content before; nil:
-	// it did not exist), as a Write's change is recorded.
-	Record func(s *session.Session, path string, before *string)
+	// it did not exist), as a Write's change is recorded; by is the
+	// command.
+	Record func(s *session.Session, path string, before *string, by string)
 }
 
 // Room keeps the snapshots taken before commands that have not ended.
@@ -191,10 +192,20 @@ func (r *Room) compare(s *session.Session, t taken) {
 		if c.Status == snapshot.Created {
 			before = nil
 		}
-		r.deps.Record(s, c.Path, before)
+		r.deps.Record(s, c.Path, before, t.command)
 	}
-	r.d.Note(s, Describe(t.command, cs, others, after.Partial))
+	ctx, cancel = r.d.Bounded(limit)
+	diff, err := snapshot.Diff(ctx, t.snap, after, cs, maxDiffLines)
+	cancel()
+	if err != nil {
+		r.d.Log.Warn("diff of a command", "session", s.ID, "err", err)
+	}
+	// The line names the files; <CR> on it opens the diff beneath.
+	r.d.Transcript(s, s.Transcript.Folded(Describe(t.command, cs, others, after.Partial), diff))
 }
+
+// maxDiffLines bounds the diff folded under a command's line.
+const maxDiffLines = 400
 
 // apart sets aside the changes of files another session wrote meanwhile.
 func apart(cs []snapshot.Change, others map[string]int) (mine []snapshot.Change, theirs []string) {

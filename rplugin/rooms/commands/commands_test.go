@@ -82,7 +82,7 @@ func TestACommandThatWritesThousandsOfFiles(t *testing.T) {
 	d := desk.New(sink{}, sessions, nil)
 	recorded := 0
 	r := New(d, Deps{Storage: func() string { return filepath.Join(storage, "st") },
-		Record: func(*session.Session, string, *string) { recorded++ }})
+		Record: func(*session.Session, string, *string, string) { recorded++ }})
 	t.Cleanup(r.Close)
 	s := session.New(1, dir, "", claude.NewEnded())
 	s.Turns.Begin("p1", "make files", time.Now())

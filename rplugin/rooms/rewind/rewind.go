@@ -118,7 +118,7 @@ func fileChange(s *session.Session, turn, path string) checkpoint.FileChange {
 		fc.Error = err.Error()
 		return fc
 	}
-	fc.Before, fc.Existed = b.Content, b.Existed
+	fc.Before, fc.Existed, fc.By = b.Content, b.Existed, b.By
 	data, err := proposal.ReadFile(path)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
