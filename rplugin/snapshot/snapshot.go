@@ -23,6 +23,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/gitcmd"
 )
@@ -46,6 +47,9 @@ type Snap struct {
 	Ignored map[string]bool
 	Walked  map[string]stamp // outside git: rel -> what the walk saw
 	Partial bool             // a bound was reached: what is past it is not compared
+	// Began and Ended are when the snapshot was read: a file written
+	// meanwhile may be in it as it was before or after (MarkUnsure).
+	Began, Ended time.Time
 }
 
 type stamp struct {
@@ -57,6 +61,13 @@ type stamp struct {
 // Take snapshots dir. index is the snapshot index of the caller (one per
 // session): created from the repository's own index the first time.
 func Take(ctx context.Context, dir, index string, lim Limits) (Snap, error) {
+	began := time.Now()
+	s, err := take(ctx, dir, index, lim)
+	s.Began, s.Ended = began, time.Now()
+	return s, err
+}
+
+func take(ctx context.Context, dir, index string, lim Limits) (Snap, error) {
 	top, err := gitcmd.Run(ctx, dir, "rev-parse", "--show-toplevel")
 	if err != nil || top == "" {
 		if ctx.Err() != nil {
@@ -188,6 +199,9 @@ type Change struct {
 	Binary  bool
 	Added   int // lines
 	Removed int
+	// Unsure: the file was written while a snapshot was read, so whether
+	// the command made this change is not known (MarkUnsure).
+	Unsure bool
 }
 
 // Compare lists what changed from before to after (the same folder).
@@ -440,4 +454,34 @@ func countKnown(cs []Change) int {
 		}
 	}
 	return n
+}
+
+// mtimeSlack is how far a file's time may lag the clock that wrote it
+// (file systems stamp with a coarse clock).
+const mtimeSlack = 10 * time.Millisecond
+
+// MarkUnsure marks the changes of cs whose file was last written while a
+// snapshot was read: during the one before (the command had not started:
+// not its change, yet the snapshot may hold the file before or after that
+// write) or since the one after began (something still writing). A file
+// created or changed that is gone now is unsure too. A time older than
+// the snapshot before is the command's own (cp -p, tar keep times).
+func MarkUnsure(before, after Snap, cs []Change) []Change {
+	for i := range cs {
+		c := &cs[i]
+		if c.Status == Deleted || c.Ignored && strings.HasSuffix(c.Rel, "/") {
+			continue
+		}
+		fi, err := os.Lstat(c.Path)
+		if err != nil {
+			c.Unsure = true
+			continue
+		}
+		at := fi.ModTime()
+		// A write just after the snapshot before (the command's) may be
+		// stamped a little earlier: the window ends a slack early.
+		during := !at.Before(before.Began.Add(-mtimeSlack)) && !at.After(before.Ended.Add(-mtimeSlack))
+		c.Unsure = during || !at.Before(after.Began)
+	}
+	return cs
 }

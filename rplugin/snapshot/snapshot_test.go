@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 func git(t *testing.T, dir string, args ...string) string {
@@ -306,4 +307,57 @@ func TestDiff(t *testing.T) {
 			t.Errorf("Diff outside git = %q, %v; want nothing (no content is kept there)", got, err)
 		}
 	})
+}
+
+// A file that changed while a snapshot was read is unsure: its last write
+// was during the snapshot before (so not the command's, which had not
+// started) or during or after the snapshot after (a process still writing).
+// A time a command set itself (cp -p, tar) is its own.
+func TestMarkUnsure(t *testing.T) {
+	ctx := context.Background()
+	dir := repo(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n", "c.txt": "c\n", "d.txt": "d\n"}, true)
+	index := filepath.Join(t.TempDir(), "snap.index")
+	before, err := Take(ctx, dir, index, Default)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if before.Began.IsZero() || before.Ended.Before(before.Began) {
+		t.Fatalf("the snapshot's times: %v – %v", before.Began, before.Ended)
+	}
+	for _, f := range []string{"a.txt", "b.txt", "c.txt", "d.txt"} {
+		write(t, dir, f, f+" by the command\n")
+	}
+	write(t, dir, "gone.txt", "x\n")
+	after, err := Take(ctx, dir, index, Default)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := Compare(ctx, before, after, Default)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := func(rel string, at time.Time) {
+		if err := os.Chtimes(filepath.Join(dir, rel), at, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The snapshots' times as if each took seconds (a small one takes
+	// less than a file time's slack).
+	now := time.Now()
+	before.Began, before.Ended, after.Began = now.Add(-10*time.Second), now.Add(-5*time.Second), now.Add(-time.Second)
+	set("a.txt", now.Add(-3*time.Second))         // by the command, between the snapshots
+	set("b.txt", now.Add(-7*time.Second))         // last written while the snapshot before was read
+	set("c.txt", now)                             // written since the snapshot after began
+	set("d.txt", now.Add(-time.Hour))             // cp -p: a time the command kept
+	_ = os.Remove(filepath.Join(dir, "gone.txt")) // created, then removed by someone: unsure
+	got := map[string]bool{}
+	for _, c := range MarkUnsure(before, after, cs) {
+		got[c.Rel] = c.Unsure
+	}
+	want := map[string]bool{"a.txt": false, "b.txt": true, "c.txt": true, "d.txt": false, "gone.txt": true}
+	for rel, w := range want {
+		if got[rel] != w {
+			t.Errorf("%s unsure = %v, want %v (all: %v)", rel, got[rel], w, got)
+		}
+	}
 }

@@ -177,10 +177,15 @@ func (r *Room) compare(s *session.Session, t taken) {
 		r.d.Log.Warn("compare snapshots", "session", s.ID, "err", err)
 		return
 	}
-	cs, others := apart(cs, t.others)
-	if len(cs) == 0 && len(others) == 0 {
+	o := split(snapshot.MarkUnsure(t.snap, after, cs), t.others)
+	o.Partial = after.Partial
+	if len(o.Changes) == 0 && len(o.Others) == 0 && len(o.Unsure) == 0 {
 		return
 	}
+	for _, rel := range o.unsure {
+		s.Turns.NotKept(rel) // neither the session's nor restorable: named
+	}
+	cs = o.Changes
 	recorded := 0
 	for _, c := range cs {
 		if c.Unknown || recorded >= maxRecorded {
@@ -201,26 +206,41 @@ func (r *Room) compare(s *session.Session, t taken) {
 		r.d.Log.Warn("diff of a command", "session", s.ID, "err", err)
 	}
 	// The line names the files; <CR> on it opens the diff beneath.
-	r.d.Transcript(s, s.Transcript.Folded(Describe(t.command, cs, others, after.Partial), diff))
+	r.d.Transcript(s, s.Transcript.Folded(Describe(t.command, o), diff))
 }
 
 // maxDiffLines bounds the diff folded under a command's line.
 const maxDiffLines = 400
 
-// apart sets aside the changes of files another session wrote meanwhile.
-func apart(cs []snapshot.Change, others map[string]int) (mine []snapshot.Change, theirs []string) {
+// Outcome is what a command was seen to change.
+type Outcome struct {
+	Changes []snapshot.Change // its own
+	Others  []string          // files another session (or you) wrote meanwhile: "b.txt (session 2)"
+	Unsure  []string          // files written while a snapshot was read
+	unsure  []string          // their paths
+	Partial bool              // the folder is bigger than a snapshot reads
+}
+
+// split sets aside the changes of files another session wrote meanwhile
+// and those written while a snapshot was read: neither is the command's.
+func split(cs []snapshot.Change, others map[string]int) Outcome {
+	var o Outcome
 	for _, c := range cs {
 		if sid, ok := others[filepath.Clean(c.Path)]; ok {
 			who := fmt.Sprintf("session %d", sid)
 			if sid == You {
 				who = "you"
 			}
-			theirs = append(theirs, fmt.Sprintf("%s (%s)", c.Rel, who))
+			o.Others = append(o.Others, fmt.Sprintf("%s (%s)", c.Rel, who))
 			continue
 		}
-		mine = append(mine, c)
+		if c.Unsure {
+			o.Unsure, o.unsure = append(o.Unsure, c.Rel), append(o.unsure, c.Path)
+			continue
+		}
+		o.Changes = append(o.Changes, c)
 	}
-	return mine, theirs
+	return o
 }
 
 // Answered is told of the user's answer to request p of session s, just
@@ -299,7 +319,8 @@ func short(command string) string { return sanitize.FirstLine(command, 60) }
 
 // Describe is the transcript's line for what a command changed:
 // "`sed -i …` changed 2 files +1 −1: a.txt, new.txt (new)".
-func Describe(command string, cs []snapshot.Change, others []string, partial bool) string {
+func Describe(command string, o Outcome) string {
+	cs := o.Changes
 	added, removed := 0, 0
 	var names, unknown []string
 	for _, c := range cs {
@@ -328,13 +349,16 @@ func Describe(command string, cs []snapshot.Change, others []string, partial boo
 	if len(cs) == 0 {
 		line = fmt.Sprintf("`%s` changed no file of its own", short(command))
 	}
-	if len(others) > 0 {
-		line += fmt.Sprintf(". Not its changes (written meanwhile by someone else): %s", sanitize.List(others, 8))
+	if len(o.Others) > 0 {
+		line += fmt.Sprintf(". Not its changes (written meanwhile by someone else): %s", sanitize.List(o.Others, 8))
+	}
+	if len(o.Unsure) > 0 {
+		line += fmt.Sprintf(". Unsure whether it changed (written while the folder was read; not kept for rewind): %s", sanitize.List(o.Unsure, 8))
 	}
 	if len(unknown) > 0 {
 		line += fmt.Sprintf(". Not restorable by rewind (its content before is not kept): %s", sanitize.List(unknown, 8))
 	}
-	if partial {
+	if o.Partial {
 		line += ". The folder is bigger than a snapshot reads: changes past its limit are not listed"
 	}
 	return line

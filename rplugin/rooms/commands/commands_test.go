@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -22,36 +23,44 @@ func TestDescribe(t *testing.T) {
 		name    string
 		cs      []snapshot.Change
 		others  []string
+		unsure  []string
 		partial bool
 		want    string
 	}{
 		{"one changed, one new", []snapshot.Change{
 			{Rel: "a.txt", Status: snapshot.Changed, Before: &text, Added: 1, Removed: 1},
 			{Rel: "n.txt", Status: snapshot.Created, Added: 1},
-		}, nil, false, "`sed -i x a.txt` changed 2 files +2 −1: a.txt, n.txt (new)"},
+		}, nil, nil, false, "`sed -i x a.txt` changed 2 files +2 −1: a.txt, n.txt (new)"},
 		{"ignored and unknown", []snapshot.Change{
 			{Rel: "build/", Status: snapshot.Created, Ignored: true, Unknown: true},
 			{Rel: "big.bin", Status: snapshot.Changed, Unknown: true, Binary: true},
-		}, nil, true, "`sed -i x a.txt` changed 2 files +0 −0: build/ (new) (ignored), big.bin. Not restorable by rewind (its content before is not kept): build/, big.bin. The folder is bigger than a snapshot reads: changes past its limit are not listed"},
-		{"only another session's", nil, []string{"b.txt (session 2)"}, false,
+		}, nil, nil, true, "`sed -i x a.txt` changed 2 files +0 −0: build/ (new) (ignored), big.bin. Not restorable by rewind (its content before is not kept): build/, big.bin. The folder is bigger than a snapshot reads: changes past its limit are not listed"},
+		{"only another session's", nil, []string{"b.txt (session 2)"}, nil, false,
 			"`sed -i x a.txt` changed no file of its own. Not its changes (written meanwhile by someone else): b.txt (session 2)"},
+		{"one sure, one written while the folder was read", []snapshot.Change{
+			{Rel: "a.txt", Status: snapshot.Changed, Before: &text, Added: 1, Removed: 1},
+		}, nil, []string{"log.txt"}, false,
+			"`sed -i x a.txt` changed 1 file +1 −1: a.txt. Unsure whether it changed (written while the folder was read; not kept for rewind): log.txt"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := Describe("sed -i x a.txt", tc.cs, tc.others, tc.partial); got != tc.want {
+			if got := Describe("sed -i x a.txt", Outcome{Changes: tc.cs, Others: tc.others, Unsure: tc.unsure, Partial: tc.partial}); got != tc.want {
 				t.Errorf("Describe =\n%s\nwant\n%s", got, tc.want)
 			}
 		})
 	}
 }
 
-func TestApartKeepsOtherSessionsFiles(t *testing.T) {
-	cs := []snapshot.Change{{Rel: "a.txt", Path: "/p/a.txt"}, {Rel: "b.txt", Path: "/p/b.txt"}}
-	mine, theirs := apart(cs, map[string]int{"/p/b.txt": 2})
-	if len(mine) != 1 || mine[0].Rel != "a.txt" || len(theirs) != 1 || theirs[0] != "b.txt (session 2)" {
-		t.Fatalf("mine %+v theirs %v", mine, theirs)
+// What another session or the user wrote meanwhile, and what was written
+// while a snapshot was read, is not the command's.
+func TestSplitSetsAsideWhatIsNotTheCommands(t *testing.T) {
+	cs := []snapshot.Change{{Rel: "a.txt", Path: "/p/a.txt"}, {Rel: "b.txt", Path: "/p/b.txt"}, {Rel: "c.txt", Path: "/p/c.txt", Unsure: true}}
+	o := split(cs, map[string]int{"/p/b.txt": 2})
+	if len(o.Changes) != 1 || o.Changes[0].Rel != "a.txt" || strings.Join(o.Others, ",") != "b.txt (session 2)" ||
+		strings.Join(o.Unsure, ",") != "c.txt" || strings.Join(o.unsure, ",") != "/p/c.txt" {
+		t.Fatalf("split = %+v", o)
 	}
-	if _, theirs := apart(cs, map[string]int{"/p/a.txt": You}); len(theirs) != 1 || theirs[0] != "a.txt (you)" {
-		t.Fatalf("the user's save: %v", theirs)
+	if o := split(cs[:1], map[string]int{"/p/a.txt": You}); strings.Join(o.Others, ",") != "a.txt (you)" {
+		t.Fatalf("the user's save: %v", o.Others)
 	}
 }
 
