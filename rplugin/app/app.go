@@ -184,9 +184,7 @@ func New(sink ui.Sink, log *slog.Logger) *App {
 	})
 	a.commands = commands.New(a.desk, commands.Deps{
 		Storage: func() string { return a.cfg.get().Storage },
-		Record: func(s *session.Session, path string, before *string, by string) {
-			a.route.recordFile(s, path, before, by)
-		},
+		Record:  func(s *session.Session, path string, was checkpoint.Before) { a.route.recordFile(s, path, was) },
 	})
 	a.route = &router{log: log, ui: sink, desk: a.desk, reg: a.reg, world: a.world, modes: a.modes, tasks: a.tasks,
 		history: a.history, edit: a.edit, rounds: a.rounds, complete: a.complete, commands: a.commands, asks: a}

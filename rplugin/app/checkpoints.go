@@ -24,17 +24,21 @@ func (r *router) recordChanges(s *session.Session, tr claude.ToolResults) string
 	if !ok {
 		return ""
 	}
-	r.recordFile(s, path, orig, "")
+	r.recordFile(s, path, checkpoint.Was(orig))
 	return path
 }
 
 // recordFile records that session s changed path (orig: its content
 // before, nil when it did not exist), by a tool or a command: the prompt's
-// checkpoint, what the session left, the review round and blame. by is
-// the command when it was one.
-func (r *router) recordFile(s *session.Session, path string, orig *string, by string) {
+// checkpoint, what the session left, the review round and blame. was
+// names the command when it was one, and the mode before.
+func (r *router) recordFile(s *session.Session, path string, was checkpoint.Before) {
+	var orig *string
+	if was.Existed {
+		orig = &was.Content
+	}
 	r.commands.Writes(s.ID, path)
-	s.Turns.Changed(path, orig, by)
+	s.Turns.Changed(path, was)
 	if orig == nil {
 		r.complete.Created(path) // a new file: @ completes it at once
 	}

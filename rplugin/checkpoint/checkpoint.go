@@ -13,6 +13,7 @@ package checkpoint
 import (
 	"crypto/rand"
 	"fmt"
+	"io/fs"
 	"slices"
 	"sync"
 	"time"
@@ -48,6 +49,19 @@ type Before struct {
 	// By is what changed it when it was not a file tool: the command
 	// ("sed -i 's/a/b/' x.go").
 	By string
+	// Mode is its permission bits before (0: not known, as for a file
+	// tool's change: a rewind leaves the mode as it finds it, 0644 for a
+	// file it brings back).
+	Mode fs.FileMode
+}
+
+// Was is the Before of a file whose content before was content (nil: it
+// did not exist).
+func Was(content *string) Before {
+	if content == nil {
+		return Before{}
+	}
+	return Before{Content: *content, Existed: true}
 }
 
 type turn struct {
@@ -91,9 +105,8 @@ func (l *Log) Drop(id string) {
 
 // Changed records that the running turn (the last prompt sent) changed
 // path, whose content before was original (nil: the file did not exist).
-// Only the turn's first change of a file counts; by is what changed it
-// when it was not a file tool (a command's text).
-func (l *Log) Changed(path string, original *string, by string) {
+// Only the turn's first change of a file counts.
+func (l *Log) Changed(path string, b Before) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if len(l.turns) == 0 {
@@ -102,10 +115,6 @@ func (l *Log) Changed(path string, original *string, by string) {
 	t := l.turns[len(l.turns)-1]
 	if _, ok := t.before[path]; ok {
 		return
-	}
-	b := Before{Existed: original != nil, By: by}
-	if original != nil {
-		b.Content = *original
 	}
 	t.before[path] = b
 	t.Files = append(t.Files, path)

@@ -24,13 +24,13 @@ func ptr(s string) *string { return &s }
 
 func TestLogKeepsTheFirstChangeOfATurn(t *testing.T) {
 	l := NewLog(1 << 20)
-	l.Changed("/p/ignored", ptr("no turn yet"), "")
+	l.Changed("/p/ignored", Was(ptr("no turn yet")))
 	l.Begin("u1", "edit a", time.Unix(10, 0))
-	l.Changed("/p/a", ptr("a0"), "")
-	l.Changed("/p/a", ptr("a1"), "") // second edit of a in the same turn
-	l.Changed("/p/new", nil, "")
+	l.Changed("/p/a", Was(ptr("a0")))
+	l.Changed("/p/a", Was(ptr("a1"))) // second edit of a in the same turn
+	l.Changed("/p/new", Was(nil))
 	l.Begin("u2", "edit a again", time.Unix(20, 0))
-	l.Changed("/p/a", ptr("a2"), "")
+	l.Changed("/p/a", Was(ptr("a2")))
 	l.Begin("u3", "just talk", time.Unix(30, 0))
 
 	tests := []struct {
@@ -71,9 +71,9 @@ func TestLogKeepsTheFirstChangeOfATurn(t *testing.T) {
 func TestLogDropsTheOldestContentsFirst(t *testing.T) {
 	l := NewLog(10)
 	l.Begin("u1", "one", time.Now())
-	l.Changed("/a", ptr("123456"), "")
+	l.Changed("/a", Was(ptr("123456")))
 	l.Begin("u2", "two", time.Now())
-	l.Changed("/b", ptr("abcdef"), "") // 12 bytes > 10: u1's contents go
+	l.Changed("/b", Was(ptr("abcdef"))) // 12 bytes > 10: u1's contents go
 	if _, err := l.Before("u1", "/a"); !errors.Is(err, ErrForgotten) {
 		t.Fatalf("u1 kept: %v", err)
 	}

@@ -22,18 +22,18 @@ func TestPlanRewind(t *testing.T) {
 		restores  bool
 		untracked bool
 	}{
-		{"nobody else: a plain restore", Before{"a\nb\n", true, ""}, &Left{"a\nB\n", true}, disk{"a\nB\n", true}, "a\nb\n", true, false, 0, true, false},
-		{"another session changed other lines: theirs stay", Before{"1\n2\n3\n4\n5\n", true, ""}, &Left{"1\nTWO\n3\n4\n5\n", true},
+		{"nobody else: a plain restore", Before{Content: "a\nb\n", Existed: true}, &Left{"a\nB\n", true}, disk{"a\nB\n", true}, "a\nb\n", true, false, 0, true, false},
+		{"another session changed other lines: theirs stay", Before{Content: "1\n2\n3\n4\n5\n", Existed: true}, &Left{"1\nTWO\n3\n4\n5\n", true},
 			disk{"1\nTWO\n3\n4\nFIVE by session 2\n", true}, "1\n2\n3\n4\nFIVE by session 2\n", true, true, 0, true, false},
-		{"another session changed the same line: theirs kept, named", Before{"a\nb\nc\n", true, ""}, &Left{"a\nB\nc\n", true},
+		{"another session changed the same line: theirs kept, named", Before{Content: "a\nb\nc\n", Existed: true}, &Left{"a\nB\nc\n", true},
 			disk{"a\nB, then session 2\nc\n", true}, "a\nB, then session 2\nc\n", true, true, 1, false, false},
-		{"the session created it, nobody else touched it: removed", Before{"", false, ""}, &Left{"new\n", true}, disk{"new\n", true}, "", false, false, 0, true, false},
-		{"the session created it, someone added to it: kept whole, named", Before{"", false, ""}, &Left{"new\n", true},
+		{"the session created it, nobody else touched it: removed", Before{Content: "", Existed: false}, &Left{"new\n", true}, disk{"new\n", true}, "", false, false, 0, true, false},
+		{"the session created it, someone added to it: kept whole, named", Before{Content: "", Existed: false}, &Left{"new\n", true},
 			disk{"new\nmore by you\n", true}, "new\nmore by you\n", true, true, 1, false, false},
-		{"the session created it, someone changed it further down: theirs stay", Before{"", false, ""}, &Left{"1\n2\n3\n4\n5\n", true},
+		{"the session created it, someone changed it further down: theirs stay", Before{Content: "", Existed: false}, &Left{"1\n2\n3\n4\n5\n", true},
 			disk{"1\n2\n3\n4\n5\n6 by you\n", true}, "1\n2\n3\n4\n5\n6 by you\n", true, true, 1, false, false},
-		{"someone removed it since: stays removed", Before{"a\n", true, ""}, &Left{"b\n", true}, disk{"", false}, "", false, true, 0, false, false},
-		{"untracked (a resumed session): claude's restore", Before{"a\n", true, ""}, nil, disk{"z\n", true}, "a\n", true, false, 0, true, true},
+		{"someone removed it since: stays removed", Before{Content: "a\n", Existed: true}, &Left{"b\n", true}, disk{"", false}, "", false, true, 0, false, false},
+		{"untracked (a resumed session): claude's restore", Before{Content: "a\n", Existed: true}, nil, disk{"z\n", true}, "a\n", true, false, 0, true, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			files := []FileBefore{{Path: "/p/f", Before: tc.before}}
@@ -63,12 +63,12 @@ func TestSinceAndLeft(t *testing.T) {
 	l := NewLog(1 << 20)
 	str := func(s string) *string { return &s }
 	l.Begin("t1", "one", at())
-	l.Changed("/p/a", str("a0\n"), "")
+	l.Changed("/p/a", Was(str("a0\n")))
 	l.Landed("/p/a", "a1\n", true)
 	l.Begin("t2", "two", at())
 	l.Begin("t3", "three", at())
-	l.Changed("/p/a", str("a1\n"), "")
-	l.Changed("/p/b", nil, "")
+	l.Changed("/p/a", Was(str("a1\n")))
+	l.Changed("/p/b", Was(nil))
 	l.Landed("/p/a", "a3\n", true)
 	l.Landed("/p/b", "b3\n", true)
 	for _, tc := range []struct {

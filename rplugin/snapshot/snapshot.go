@@ -197,7 +197,8 @@ type Change struct {
 	Unknown bool
 	Ignored bool // an ignored file (or folder, ending in /)
 	Binary  bool
-	Added   int // lines
+	Mode    fs.FileMode // permission bits before (a file that existed, in git)
+	Added   int         // lines
 	Removed int
 	// Unsure: the file was written while a snapshot was read, so whether
 	// the command made this change is not known (MarkUnsure).
@@ -276,9 +277,13 @@ func changes(ctx context.Context, s Snap, raw []byte, counts map[string]count, l
 		n := counts[rel]
 		c.Added, c.Removed, c.Binary = n.added, n.removed, n.binary
 		if c.Status != Created {
-			if head[0] == "160000" { // a repository inside: its commit, no content
+			switch head[0] {
+			case "160000", "120000": // a repository inside (its commit), a link (its target): not a file's content
 				c.Unknown = true
-			} else {
+			default:
+				if m, err := strconv.ParseUint(head[0], 8, 32); err == nil {
+					c.Mode = fs.FileMode(m).Perm()
+				}
 				olds = append(olds, head[2])
 				idx = append(idx, len(out))
 			}

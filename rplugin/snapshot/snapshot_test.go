@@ -3,6 +3,7 @@ package snapshot
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -358,6 +359,49 @@ func TestMarkUnsure(t *testing.T) {
 	for rel, w := range want {
 		if got[rel] != w {
 			t.Errorf("%s unsure = %v, want %v (all: %v)", rel, got[rel], w, got)
+		}
+	}
+}
+
+// A file's mode before is kept (a rewind brings a deleted script back
+// runnable); a link is never taken for a file (its blob is its target).
+func TestModeBeforeAndLinks(t *testing.T) {
+	ctx := context.Background()
+	dir := repo(t, map[string]string{"run.sh": "echo run\n", "a.txt": "a\n"}, false)
+	if err := os.Chmod(filepath.Join(dir, "run.sh"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("a.txt", filepath.Join(dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	git(t, dir, "add", "-A")
+	git(t, dir, "commit", "-qm", "first")
+	index := filepath.Join(t.TempDir(), "snap.index")
+	before, err := Take(ctx, dir, index, Default)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"run.sh", "a.txt", "link"} {
+		if err := os.Remove(filepath.Join(dir, f)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	after, err := Take(ctx, dir, index, Default)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := Compare(ctx, before, after, Default)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, c := range cs {
+		got[c.Rel] = fmt.Sprintf("%c %v %o", c.Status, c.Unknown, c.Mode)
+	}
+	want := map[string]string{"run.sh": "D false 755", "a.txt": "D false 644", "link": "D true 0"}
+	for rel, w := range want {
+		if got[rel] != w {
+			t.Errorf("%s: %q, want %q", rel, got[rel], w)
 		}
 	}
 }

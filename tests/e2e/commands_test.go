@@ -222,3 +222,77 @@ func TestADeniedCommandChangedNothing(t *testing.T) {
 		}
 	})
 }
+
+// Undoing a hunk a command made, after the fact in the changes view, puts
+// its lines back and tells the session with its next message, as for a
+// Write's hunk.
+func TestUndoingACommandsHunkTellsClaude(t *testing.T) {
+	eachNvim(t, func(t *testing.T, v nvimVersion) {
+		e := NewEnv(t, v, Options{})
+		e.gitRepo(map[string]string{"a.txt": "one\ntwo\nthree\n"})
+		id := e.newSession(Seq(bash("sed -i 's/two/TWO/' a.txt", "shout two")))
+		p := e.WaitPending(1)[0]
+		var ok bool
+		e.Lua(&ok, "return require('claudenova').decide(..., 'allow')", p.ID)
+		e.Eventually(60*time.Second, "the command ran", func() bool { return e.ReadFile("a.txt") == "one\nTWO\nthree\n" })
+		e.WaitIdle(id)
+		e.Cmd("ClaudeNova changes")
+		e.Eventually(20*time.Second, "the changes view on a.txt", func() bool { return strings.Contains(e.winbar(), "a.txt · by `sed -i") })
+		e.Lua(nil, "vim.api.nvim_win_set_cursor(0, {2, 0})")
+		e.Input(`\u`)
+		e.Eventually(10*time.Second, "the hunk undone on disk", func() bool { return e.ReadFile("a.txt") == "one\ntwo\nthree\n" })
+		e.Cmd("ClaudeNova transcript")
+		e.Lua(nil, `require('claudenova').send("continue")`)
+		req := e.waitRequest("continue", "undid part of your change to a.txt")
+		if !strings.Contains(req, "-TWO\n+two") {
+			t.Fatalf("the model was not told what was undone:\n%s", req)
+		}
+	})
+}
+
+// A command that deletes the whole folder's contents (rm -rf *): rewind
+// brings back every file, committed or untracked, in folders too, with
+// its mode; an open buffer follows.
+func TestRewindBringsBackWhatACommandDeleted(t *testing.T) {
+	eachNvim(t, func(t *testing.T, v nvimVersion) {
+		e := NewEnv(t, v, Options{})
+		e.gitRepo(map[string]string{"a.txt": "a\n", "src/b.go": "package b\n", "run.sh": "echo run\n"})
+		if err := os.Chmod(filepath.Join(e.Project, "run.sh"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		e.WriteFile("notes.md", "mine, never committed\n") // untracked
+		e.Cmd("edit " + filepath.Join(e.Project, "src", "b.go"))
+		id := e.newSession(Seq(bash("rm -rf *", "clean everything")))
+		p := e.WaitPending(1)[0]
+		var ok bool
+		e.Lua(&ok, "return require('claudenova').decide(..., 'allow')", p.ID)
+		e.Eventually(60*time.Second, "the command ran", func() bool {
+			_, err := os.Stat(filepath.Join(e.Project, "src"))
+			return os.IsNotExist(err)
+		})
+		e.WaitIdle(id)
+		if tr := e.Transcript(id); !strings.Contains(tr, "changed 4 files +0 −4") {
+			t.Fatalf("the transcript does not name the four deleted files:\n%s", tr)
+		}
+		cps := e.checkpoints()
+		if len(cps) != 1 || len(cps[0].Files) != 4 {
+			t.Fatalf("checkpoints = %+v, want the four files under the prompt", cps)
+		}
+		var res []any
+		e.Lua(&res, "return { require('claudenova').rewind(...) }", cps[0].ID)
+		if len(res) != 2 || res[0] != true {
+			t.Fatalf("rewind = %v", res)
+		}
+		for rel, want := range map[string]string{"a.txt": "a\n", "src/b.go": "package b\n", "run.sh": "echo run\n", "notes.md": "mine, never committed\n"} {
+			if got := e.ReadFile(rel); got != want {
+				t.Errorf("%s after the rewind = %q, want %q", rel, got, want)
+			}
+		}
+		if fi, err := os.Stat(filepath.Join(e.Project, "run.sh")); err != nil || fi.Mode().Perm()&0o100 == 0 {
+			t.Errorf("run.sh lost its execute bit: %v %v", fi.Mode(), err)
+		}
+		e.Eventually(10*time.Second, "b.go's buffer follows", func() bool {
+			return e.fileBufLines(filepath.Join(e.Project, "src", "b.go")) == "package b"
+		})
+	})
+}

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/approval"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/checkpoint"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/desk"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
@@ -31,10 +32,9 @@ var Tools = map[string]bool{"Bash": true}
 // Deps is what the room is given.
 type Deps struct {
 	Storage func() string
-	// Record records one file a session changed (the content before; nil:
-	// it did not exist), as a Write's change is recorded; by is the
-	// command.
-	Record func(s *session.Session, path string, before *string, by string)
+	// Record records one file a session changed (its content and mode
+	// before, the command), as a Write's change is recorded.
+	Record func(s *session.Session, path string, was checkpoint.Before)
 }
 
 // Room keeps the snapshots taken before commands that have not ended.
@@ -193,11 +193,11 @@ func (r *Room) compare(s *session.Session, t taken) {
 			continue
 		}
 		recorded++
-		before := c.Before
-		if c.Status == snapshot.Created {
-			before = nil
+		was := checkpoint.Before{By: t.command}
+		if c.Status != snapshot.Created && c.Before != nil {
+			was.Content, was.Existed, was.Mode = *c.Before, true, c.Mode
 		}
-		r.deps.Record(s, c.Path, before, t.command)
+		r.deps.Record(s, c.Path, was)
 	}
 	ctx, cancel = r.d.Bounded(limit)
 	diff, err := snapshot.Diff(ctx, t.snap, after, cs, maxDiffLines)

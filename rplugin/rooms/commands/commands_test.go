@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/claude-nova/claude-nova.nvim/rplugin/checkpoint"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/desk"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
@@ -91,7 +92,7 @@ func TestACommandThatWritesThousandsOfFiles(t *testing.T) {
 	d := desk.New(sink{}, sessions, nil)
 	recorded := 0
 	r := New(d, Deps{Storage: func() string { return filepath.Join(storage, "st") },
-		Record: func(*session.Session, string, *string, string) { recorded++ }})
+		Record: func(*session.Session, string, checkpoint.Before) { recorded++ }})
 	t.Cleanup(r.Close)
 	s := session.New(1, dir, "", claude.NewEnded())
 	s.Turns.Begin("p1", "make files", time.Now())

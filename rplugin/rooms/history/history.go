@@ -257,7 +257,7 @@ func (r *Room) History(s *session.Session, claudeID string) {
 			if path, orig, ok := claude.FileChangeOf(claude.ToolResultsOf(m), s.Cwd()); ok {
 				// An earlier change: rewind can restore it, but what
 				// the session left of it is not known here.
-				s.Turns.Changed(path, orig, "")
+				s.Turns.Changed(path, checkpoint.Was(orig))
 			}
 			ops = append(ops, tr.Apply(m)...)
 		}

@@ -14,6 +14,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -462,10 +463,16 @@ func (rw *Room) Rewind(p RewindParams) error {
 			} else if len(pl.Kept) > 0 {
 				kept = append(kept, r)
 			}
-			if exists == pl.NowExists && content == pl.Now {
+			// The mode before goes back with the content before (a
+			// command's chmod, a deleted script); a merge keeps the mode.
+			mode := pl.Before.Mode
+			if !exists || content != pl.Before.Content {
+				mode = 0
+			}
+			if exists == pl.NowExists && content == pl.Now && !modeDiffers(pl.Path, mode) {
 				continue
 			}
-			if err := writeRewound(pl.Path, content, exists, pl.NowExists); err != nil {
+			if err := writeRewound(pl.Path, content, exists, pl.NowExists, mode); err != nil {
 				return nil, err
 			}
 			s.Turns.Landed(pl.Path, content, exists)
@@ -529,8 +536,18 @@ func (rw *Room) lossOf(s *session.Session, authors []review.Author, from, to int
 	}
 }
 
-// writeRewound writes a rewound file (exists false removes it).
-func writeRewound(path, content string, exists, existed bool) error {
+// modeDiffers says path's permission bits are not mode (0: any will do).
+func modeDiffers(path string, mode fs.FileMode) bool {
+	if mode == 0 {
+		return false
+	}
+	fi, err := os.Lstat(path)
+	return err == nil && fi.Mode().IsRegular() && fi.Mode().Perm() != mode
+}
+
+// writeRewound writes a rewound file (exists false removes it) with mode
+// (0: the file's own, 0644 for one brought back).
+func writeRewound(path, content string, exists, existed bool, mode fs.FileMode) error {
 	switch {
 	case !exists && existed:
 		if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -540,12 +557,23 @@ func writeRewound(path, content string, exists, existed bool) error {
 	case !exists:
 		return nil
 	case existed:
-		return checkpoint.Restore(path, content, false)
+		if err := checkpoint.Restore(path, content, false); err != nil {
+			return err
+		}
+		if modeDiffers(path, mode) {
+			if err := os.Chmod(path, mode); err != nil {
+				return fmt.Errorf("rewind: %w", err)
+			}
+		}
+		return nil
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("rewind: %w", err)
 	}
-	return atomicfile.Write(path, []byte(content), atomicfile.Options{Perm: 0o644, Prefix: ".claude-nova-restore-"})
+	if mode == 0 {
+		mode = 0o644
+	}
+	return atomicfile.Write(path, []byte(content), atomicfile.Options{Perm: mode, Prefix: ".claude-nova-restore-"})
 }
 
 // rewindByClaude is the rewind of a turn whose contents the host no longer

@@ -62,7 +62,7 @@ func TestUndoHunkRefusesAFileThatMoved(t *testing.T) {
 	f := filepath.Join(dir, "a.txt")
 	before := "one\n"
 	s.Turns.Begin("u1", "add a line", s.Started)
-	s.Turns.Changed(f, &before, "")
+	s.Turns.Changed(f, checkpoint.Was(&before))
 	if err := os.WriteFile(f, []byte("one\ntwo\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
