@@ -548,7 +548,11 @@ function M.open(r, opts)
   local rows = {}
   layout(buf, r, opts.review, rows)
   local c = geometry(buf, nil)
-  c.style, c.border = "minimal", "rounded"
+  -- noautocmd: entering the panel would run every WinLeave, BufLeave,
+  -- WinEnter, BufEnter and BufWinEnter autocommand there is (Neovim's own
+  -- matchparen and netrw take 0.25 ms of the 0.3 ms it took), none of
+  -- which has anything to do in the panel. Leaving it runs them as usual.
+  c.style, c.border, c.noautocmd = "minimal", "rounded", true
   local win = vim.api.nvim_open_win(buf, true, c)
   local wo = { win = win }
   vim.api.nvim_set_option_value("wrap", true, wo)
