@@ -14,7 +14,6 @@ import (
 	"crypto/rand"
 	"fmt"
 	"io/fs"
-	"slices"
 	"sync"
 	"time"
 )
@@ -40,7 +39,17 @@ type Turn struct {
 	// is not kept (ignored, too big, outside git): a rewind names them and
 	// leaves them as they are.
 	Unkept []string `json:"unkept"`
+	// UnkeptMore counts the files not kept past the first MaxUnkeptNamed.
+	UnkeptMore int `json:"unkept_more"`
 }
+
+// MaxUnkeptNamed bounds the files a turn names as not kept (a command that
+// writes 100k files is named by its first ones and a count).
+const MaxUnkeptNamed = 100
+
+// maxUnkeptSeen bounds the files remembered to count each once; past it a
+// file named twice is counted twice.
+const maxUnkeptSeen = 10000
 
 // Before is a file's content before a turn changed it.
 type Before struct {
@@ -68,6 +77,7 @@ type turn struct {
 	Turn
 	before  map[string]Before
 	evicted bool // its contents were dropped to stay within the budget
+	unkept  map[string]bool
 }
 
 // Log is a session's turns. Safe for concurrent use.
@@ -133,10 +143,20 @@ func (l *Log) NotKept(path string) {
 		return
 	}
 	t := l.turns[len(l.turns)-1]
-	if _, ok := t.before[path]; ok || slices.Contains(t.Unkept, path) {
+	if _, ok := t.before[path]; ok || t.unkept[path] {
 		return
 	}
-	t.Unkept = append(t.Unkept, path)
+	if t.unkept == nil {
+		t.unkept = map[string]bool{}
+	}
+	if len(t.unkept) < maxUnkeptSeen {
+		t.unkept[path] = true
+	}
+	if len(t.Unkept) < MaxUnkeptNamed {
+		t.Unkept = append(t.Unkept, path)
+	} else {
+		t.UnkeptMore++
+	}
 }
 
 func (l *Log) evict(t *turn) {

@@ -2,6 +2,7 @@ package checkpoint
 
 import (
 	"errors"
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -144,4 +145,26 @@ func FuzzUndoAllRestoresBefore(f *testing.F) {
 			t.Fatalf("undoing everything gave %q, want %q", cur, before)
 		}
 	})
+}
+
+// A command that writes 100k files: the turn names the first ones it could
+// not keep and counts the rest (a confirmation, a note and checkpoints()
+// stay small); a file named twice is counted once.
+func TestNotKeptIsBounded(t *testing.T) {
+	l := NewLog(1 << 20)
+	l.Begin("u1", "generate", time.Now())
+	l.Changed("/p/kept", Was(nil))
+	l.NotKept("/p/kept") // kept already: not "not kept"
+	const n = 100000
+	for i := 0; i < n; i++ {
+		l.NotKept(fmt.Sprintf("/p/g%06d", i))
+	}
+	l.NotKept("/p/g000001") // again
+	got := l.Turns()[0]
+	if len(got.Unkept) != MaxUnkeptNamed || got.UnkeptMore != n-MaxUnkeptNamed {
+		t.Fatalf("%d named, %d more; want %d named and %d more", len(got.Unkept), got.UnkeptMore, MaxUnkeptNamed, n-MaxUnkeptNamed)
+	}
+	if got.Unkept[0] != "/p/g000000" {
+		t.Fatalf("the first named is %q", got.Unkept[0])
+	}
 }

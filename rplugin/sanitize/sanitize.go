@@ -136,11 +136,16 @@ func Line(s string) string {
 
 // List names items for a person on one line: up to most of them, then how
 // many more ("a.txt, b.txt and 3 more").
-func List(items []string, most int) string {
-	if len(items) <= most {
-		return Line(strings.Join(items, ", "))
+func List(items []string, most int) string { return ListOf(items, most, len(items)) }
+
+// ListOf is List of the first items of total ones (the rest only
+// counted).
+func ListOf(items []string, most, total int) string {
+	shown := items[:min(most, len(items))]
+	if total <= len(shown) {
+		return Line(strings.Join(shown, ", "))
 	}
-	return Line(strings.Join(items[:most], ", ")) + fmt.Sprintf(" and %d more", len(items)-most)
+	return Line(strings.Join(shown, ", ")) + fmt.Sprintf(" and %d more", total-len(shown))
 }
 
 // Lines splits sanitized text into lines (no phantom empty last line).

@@ -117,3 +117,25 @@ func TestFirstLine(t *testing.T) {
 		}
 	}
 }
+
+func TestListOf(t *testing.T) {
+	abc := []string{"a", "b", "c"}
+	for _, tc := range []struct {
+		items       []string
+		most, total int
+		want        string
+	}{
+		{abc, 8, 3, "a, b, c"},
+		{abc, 2, 3, "a, b and 1 more"},
+		{abc, 8, 100, "a, b, c and 97 more"},
+		{abc, 1, 100, "a and 99 more"},
+		{nil, 8, 0, ""},
+	} {
+		if got := ListOf(tc.items, tc.most, tc.total); got != tc.want {
+			t.Errorf("ListOf(%v, %d, %d) = %q, want %q", tc.items, tc.most, tc.total, got, tc.want)
+		}
+	}
+	if got := List(abc, 2); got != "a, b and 1 more" {
+		t.Errorf("List = %q", got)
+	}
+}

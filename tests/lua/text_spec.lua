@@ -76,4 +76,19 @@ return {
       )
     end,
   },
+  ["rewind names the first files it cannot restore and counts the rest"] = {
+    run = function(t)
+      local rewind = require("claudenova.surfaces.rewind")
+      local files = {}
+      for i = 1, 100 do
+        files[i] = ("/p/g%03d.txt"):format(i)
+      end
+      t:eq(
+        rewind.unkept({ unkept = files, unkept_more = 99900 }, "/p"),
+        "g001.txt, g002.txt, g003.txt, g004.txt, g005.txt, g006.txt, g007.txt, g008.txt and 99992 more",
+        "100,000 files"
+      )
+      t:eq(rewind.unkept({ unkept = { "/p/x.log" } }, "/p"), "x.log", "one")
+    end,
+  },
 }

@@ -48,6 +48,17 @@ end
 
 -- After claude restored files: keep unsaved edits, reload the buffers.
 -- Returns the files the rewind removed (Claude had created them).
+--- The files of checkpoint cp a rewind cannot restore, for one line: a
+--- command that wrote thousands has its first few named, the rest counted.
+function M.unkept(cp, cwd)
+  local names = {}
+  for i = 1, math.min(8, #(cp.unkept or {})) do
+    names[i] = rel(cp.unkept[i], cwd)
+  end
+  local more = #(cp.unkept or {}) - #names + (cp.unkept_more or 0)
+  return table.concat(names, ", ") .. (more > 0 and (" and %d more"):format(more) or "")
+end
+
 local function reload(files, cwd)
   local gone = {}
   for _, f in ipairs(files) do
@@ -166,12 +177,7 @@ local function confirm(cp, session)
       end
     end
     if #(cp.unkept or {}) > 0 then
-      local unkept = vim.tbl_map(function(f)
-        return rel(f, cwd)
-      end, cp.unkept)
-      yes = yes
-        .. "; not restorable (a command changed them, their content before was not kept): "
-        .. table.concat(unkept, ", ")
+      yes = yes .. "; not restorable (a command changed them, their content before was not kept): " .. M.unkept(cp, cwd)
     end
     table.insert(choices, yes)
     table.insert(undo, false)

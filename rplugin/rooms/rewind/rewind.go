@@ -238,7 +238,8 @@ type CheckpointView struct {
 	Untracked []string `json:"untracked"`
 	// Unkept are files a command changed whose content before was not
 	// kept: named, left as they are.
-	Unkept []string `json:"unkept"`
+	Unkept     []string `json:"unkept"`
+	UnkeptMore int      `json:"unkept_more"` // past those named
 	// ByClaude: the host no longer keeps this turn's contents; claude's
 	// own rewind restores every file it tracked, later changes included.
 	ByClaude bool `json:"by_claude,omitempty"`
@@ -312,7 +313,7 @@ func (rw *Room) rewindPlan(s *session.Session, t checkpoint.Turn) ([]checkpoint.
 func (rw *Room) rewindView(s *session.Session, t checkpoint.Turn, plans []checkpoint.FilePlan) CheckpointView {
 	v := CheckpointView{ID: t.ID, N: t.N, Session: s.ID, Prompt: t.Prompt, Time: t.Time.Unix(),
 		Files: []string{}, Others: []OtherChange{}, Untracked: []string{}, Unkept: []string{}}
-	v.Unkept = append(v.Unkept, t.Unkept...)
+	v.Unkept, v.UnkeptMore = append(v.Unkept, t.Unkept...), t.UnkeptMore
 	for _, p := range plans {
 		rel := approval.RelPath(p.Path, s.Cwd())
 		if p.Restores() {
@@ -493,7 +494,8 @@ func (rw *Room) Rewind(p RewindParams) error {
 			for i, f := range t.Unkept {
 				unkept[i] = approval.RelPath(f, s.Cwd())
 			}
-			notRestored = "Not restored (a command changed them; their content before was not kept): " + strings.Join(unkept, ", ") + "."
+			notRestored = "Not restored (a command changed them; their content before was not kept): " +
+				sanitize.ListOf(unkept, 8, len(unkept)+t.UnkeptMore) + "."
 		}
 		rw.d.Note(s, strings.TrimSpace(fmt.Sprintf("Rewound to before prompt %d (%q): %s. %s", t.N, sanitize.FirstLine(t.Prompt, 50), what, notRestored)))
 		if len(files) > 0 {
