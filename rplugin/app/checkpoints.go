@@ -48,7 +48,7 @@ func (r *router) recordFile(s *session.Session, path string, was checkpoint.Befo
 	if err == nil {
 		s.Turns.Landed(path, after, exists)
 	}
-	r.rounds.Changed(s, path, orig, after, err)
+	r.rounds.Changed(s, path, orig, was.By, after, err)
 }
 
 // FileChange is one file a turn changed: before the turn and now.

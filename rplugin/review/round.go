@@ -20,6 +20,9 @@ type Baseline struct {
 	// Outside: the file changed outside Claude's Write and Edit (a command,
 	// or an editor) since the baseline; seen because the round tracks it.
 	Outside bool `json:"outside,omitempty"`
+	// By is the command that first changed it in the round ("": a file
+	// tool).
+	By string `json:"by,omitempty"`
 }
 
 // ErrDropped says a baseline was too large to keep.
@@ -52,10 +55,15 @@ func NewRound(n int, since time.Time) *Round {
 // original (nil: it did not exist). Only the first change of a file in the
 // round counts: it reports whether this was it.
 func (r *Round) Changed(path string, original *string) bool {
+	return r.ChangedBy(path, original, "")
+}
+
+// ChangedBy is Changed by a command (by: its text).
+func (r *Round) ChangedBy(path string, original *string, by string) bool {
 	if _, ok := r.files[path]; ok {
 		return false
 	}
-	b := Baseline{Existed: original != nil}
+	b := Baseline{Existed: original != nil, By: by}
 	if original != nil {
 		b.Content = *original
 	}
@@ -63,6 +71,7 @@ func (r *Round) Changed(path string, original *string) bool {
 		// Known since the round began: that is the baseline, also when a
 		// command changed it before this Write or Edit.
 		b = t
+		b.By = by
 	}
 	r.add(path, b)
 	return true

@@ -69,6 +69,14 @@ func TestACommandsChangesAreSeen(t *testing.T) {
 			t.Errorf("the changes view's winbar does not name the command: %q", wb)
 		}
 		e.Cmd("tabclose")
+		// The review round lists them too, each with its command.
+		e.Cmd("ClaudeNova changes round")
+		e.Eventually(20*time.Second, "the round's files view names the command", func() bool {
+			var lines []string
+			e.Lua(&lines, "return vim.api.nvim_buf_get_lines(0, 0, -1, false)")
+			text := strings.Join(lines, "\n")
+			return strings.Contains(text, "a.txt") && strings.Contains(text, "by `sed -i")
+		})
 		// Committed, the authorship note gives both files' lines to the
 		// session (before, they were the user's: no note at all).
 		e.gitIn(e.Project, "add", "-A")

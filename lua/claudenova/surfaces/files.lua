@@ -185,7 +185,8 @@ function M.lines(view)
       tail = "  deleted"
     end
     local stats = ("+%d −%d"):format(ins, del)
-    local line = ("%s %s  %s%s%s"):format(seen, f.rel, stats, n > 0 and ("  ✎ %d"):format(n) or "", tail)
+    local by = changes.by(f):gsub("^ · ", "  ") -- the command that changed it
+    local line = ("%s %s  %s%s%s%s"):format(seen, f.rel, stats, n > 0 and ("  ✎ %d"):format(n) or "", tail, by)
     local row = #lines
     table.insert(lines, line)
     table.insert(hls, { row, 0, #seen, viewed and "ClaudeNovaFilesViewed" or "Comment" })
@@ -193,9 +194,12 @@ function M.lines(view)
     local plus = ("+%d"):format(ins)
     table.insert(hls, { row, s, s + #plus, "DiffAdded" })
     table.insert(hls, { row, s + #plus + 1, s + #stats, "DiffRemoved" })
+    if by ~= "" then
+      table.insert(hls, { row, #line - #by + 2, #line, "Comment" })
+    end
     if f.outcome or f.conflicts then
       local hl = f.outcome == "applied" and "DiagnosticOk" or f.outcome and "Comment" or "DiagnosticWarn"
-      table.insert(hls, { row, #line - #tail + 2, #line, hl })
+      table.insert(hls, { row, #line - #by - #tail + 2, #line - #by, hl })
     end
   end
   lines[1] = M.heading(view, n)

@@ -172,7 +172,8 @@ func (r *Room) ExpectAmended(path string, proposed, saved []byte) {
 // was orig; nil: it did not exist): the file joins the session's round,
 // comments on it follow the edit, and its lines written by Claude are
 // marked so.
-func (r *Room) Changed(s *session.Session, path string, orig *string, after string, err error) {
+// command is the command that changed it ("": a file tool).
+func (r *Room) Changed(s *session.Session, path string, orig *string, command, after string, err error) {
 	if err != nil {
 		r.d.Log.Info("review: read the changed file", "path", path, "err", err)
 	}
@@ -186,7 +187,7 @@ func (r *Room) Changed(s *session.Session, path string, orig *string, after stri
 	}
 	r.mu.Lock()
 	rs := r.roundOf(s)
-	if rs.r.Changed(path, orig) {
+	if rs.r.ChangedBy(path, orig, command) {
 		r.saveRound(s, rs)
 	}
 	f := r.folderOf(s.Cwd())
@@ -385,7 +386,7 @@ func roundChange(s *session.Session, r *review.Round, path string) checkpoint.Fi
 		fc.Error = review.ErrDropped.Error()
 		return fc
 	}
-	fc.Before, fc.Existed = b.Content, b.Existed
+	fc.Before, fc.Existed, fc.By = b.Content, b.Existed, b.By
 	now, exists, err := proposal.ReadNow(path)
 	if err != nil {
 		fc.Error = err.Error()

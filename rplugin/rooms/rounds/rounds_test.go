@@ -111,7 +111,7 @@ func TestAChangeJoinsTheRoundTheBlameAndTheReview(t *testing.T) {
 	saved := "one\nTWO\nThree, amended\n"
 	r.ExpectAmended(f, []byte(proposed), []byte(saved))
 	write(t, f, saved)
-	r.Changed(s, f, &before, saved, nil)
+	r.Changed(s, f, &before, "", saved, nil)
 	if ev.count(ui.EvReview) != 1 {
 		t.Fatalf("review events %d, want 1", ev.count(ui.EvReview))
 	}
@@ -159,7 +159,7 @@ func TestAnotherSessionsLinesAreNamed(t *testing.T) {
 	other := session.New(7, dir, "", nil)
 	after := "one\ntwo\nthree\n"
 	write(t, f, after)
-	r.Changed(other, f, &before, after, nil)
+	r.Changed(other, f, &before, "", after, nil)
 	who := r.AuthorsOf(s, f, before, after)
 	if len(who) != 1 || !strings.HasPrefix(who[0], "session 7 at ") {
 		t.Fatalf("authors %q, want session 7", who)
