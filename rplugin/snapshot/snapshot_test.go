@@ -231,6 +231,27 @@ func TestTheUsersRepositoryIsUntouched(t *testing.T) {
 	}
 }
 
+// around snapshots dir before and after do and compares the two.
+func around(t *testing.T, dir string, do func()) (before, after Snap, cs []Change) {
+	t.Helper()
+	ctx := context.Background()
+	index := filepath.Join(t.TempDir(), "snap.index")
+	before, err := Take(ctx, dir, index, Default)
+	if err != nil {
+		t.Fatal(err)
+	}
+	do()
+	after, err = Take(ctx, dir, index, Default)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err = Compare(ctx, before, after, Default)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return before, after, cs
+}
+
 // The diff under a command's line: what it did between the snapshots, not
 // what the disk holds later, cut at the lines asked for.
 func TestDiff(t *testing.T) {
@@ -263,20 +284,7 @@ func TestDiff(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := repo(t, map[string]string{"a.txt": "one\ntwo\n", "gone.txt": "bye\n", ".gitignore": "*.log\n"}, true)
-			index := filepath.Join(t.TempDir(), "snap.index")
-			before, err := Take(ctx, dir, index, Default)
-			if err != nil {
-				t.Fatal(err)
-			}
-			tc.do(dir)
-			after, err := Take(ctx, dir, index, Default)
-			if err != nil {
-				t.Fatal(err)
-			}
-			cs, err := Compare(ctx, before, after, Default)
-			if err != nil {
-				t.Fatal(err)
-			}
+			before, after, cs := around(t, dir, func() { tc.do(dir) })
 			write(t, dir, "a.txt", "later\n") // someone else, after the command
 			got, err := Diff(ctx, before, after, cs, tc.max)
 			if err != nil {
@@ -315,27 +323,17 @@ func TestDiff(t *testing.T) {
 // started) or during or after the snapshot after (a process still writing).
 // A time a command set itself (cp -p, tar) is its own.
 func TestMarkUnsure(t *testing.T) {
-	ctx := context.Background()
 	dir := repo(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n", "c.txt": "c\n", "d.txt": "d\n"}, true)
-	index := filepath.Join(t.TempDir(), "snap.index")
-	before, err := Take(ctx, dir, index, Default)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if before.Began.IsZero() || before.Ended.Before(before.Began) {
-		t.Fatalf("the snapshot's times: %v – %v", before.Began, before.Ended)
-	}
-	for _, f := range []string{"a.txt", "b.txt", "c.txt", "d.txt"} {
-		write(t, dir, f, f+" by the command\n")
-	}
-	write(t, dir, "gone.txt", "x\n")
-	after, err := Take(ctx, dir, index, Default)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs, err := Compare(ctx, before, after, Default)
-	if err != nil {
-		t.Fatal(err)
+	var start time.Time
+	before, after, cs := around(t, dir, func() {
+		start = time.Now()
+		for _, f := range []string{"a.txt", "b.txt", "c.txt", "d.txt"} {
+			write(t, dir, f, f+" by the command\n")
+		}
+		write(t, dir, "gone.txt", "x\n")
+	})
+	if before.Began.IsZero() || before.Ended.Before(before.Began) || start.Before(before.Ended) || after.Began.Before(start) {
+		t.Fatalf("the snapshots' times: %v – %v, then %v", before.Began, before.Ended, after.Began)
 	}
 	set := func(rel string, at time.Time) {
 		if err := os.Chtimes(filepath.Join(dir, rel), at, at); err != nil {
@@ -366,7 +364,6 @@ func TestMarkUnsure(t *testing.T) {
 // A file's mode before is kept (a rewind brings a deleted script back
 // runnable); a link is never taken for a file (its blob is its target).
 func TestModeBeforeAndLinks(t *testing.T) {
-	ctx := context.Background()
 	dir := repo(t, map[string]string{"run.sh": "echo run\n", "a.txt": "a\n"}, false)
 	if err := os.Chmod(filepath.Join(dir, "run.sh"), 0o755); err != nil {
 		t.Fatal(err)
@@ -376,24 +373,13 @@ func TestModeBeforeAndLinks(t *testing.T) {
 	}
 	git(t, dir, "add", "-A")
 	git(t, dir, "commit", "-qm", "first")
-	index := filepath.Join(t.TempDir(), "snap.index")
-	before, err := Take(ctx, dir, index, Default)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range []string{"run.sh", "a.txt", "link"} {
-		if err := os.Remove(filepath.Join(dir, f)); err != nil {
-			t.Fatal(err)
+	_, _, cs := around(t, dir, func() {
+		for _, f := range []string{"run.sh", "a.txt", "link"} {
+			if err := os.Remove(filepath.Join(dir, f)); err != nil {
+				t.Fatal(err)
+			}
 		}
-	}
-	after, err := Take(ctx, dir, index, Default)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs, err := Compare(ctx, before, after, Default)
-	if err != nil {
-		t.Fatal(err)
-	}
+	})
 	got := map[string]string{}
 	for _, c := range cs {
 		got[c.Rel] = fmt.Sprintf("%c %v %o", c.Status, c.Unknown, c.Mode)

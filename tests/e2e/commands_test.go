@@ -18,12 +18,7 @@ func TestACommandsChangesAreSeen(t *testing.T) {
 		e := NewEnv(t, v, Options{})
 		e.gitRepo(map[string]string{"a.txt": "one\ntwo\n", "keep.txt": "keep\n", ".gitignore": "*.log\n"})
 		a, n := filepath.Join(e.Project, "a.txt"), filepath.Join(e.Project, "n.txt")
-		id := e.newSession(Seq(bash("sed -i 's/two/TWO/' a.txt && echo new > n.txt && echo log > x.log", "edit a.txt, make n.txt")))
-		p := e.WaitPending(1)[0]
-		var ok bool
-		e.Lua(&ok, "return require('claudenova').decide(..., 'allow')", p.ID)
-		e.Eventually(60*time.Second, "the command ran", func() bool { return e.ReadFile("n.txt") == "new\n" })
-		e.WaitIdle(id)
+		id := e.allowedCommand("sed -i 's/two/TWO/' a.txt && echo new > n.txt && echo log > x.log", func() bool { return e.ReadFile("n.txt") == "new\n" })
 		if got := e.ReadFile("a.txt"); got != "one\nTWO\n" {
 			t.Fatalf("a.txt = %q", got)
 		}
@@ -107,6 +102,19 @@ func TestACommandsChangesAreSeen(t *testing.T) {
 			t.Errorf("keep.txt = %q", got)
 		}
 	})
+}
+
+// allowedCommand starts a session whose Claude runs command, allows it
+// when it asks, and returns once ran says it ran and the session is idle.
+func (e *Env) allowedCommand(command string, ran func() bool) (id int) {
+	e.t.Helper()
+	id = e.newSession(Seq(bash(command, "run it")))
+	p := e.WaitPending(1)[0]
+	var ok bool
+	e.Lua(&ok, "return require('claudenova').decide(..., 'allow')", p.ID)
+	e.Eventually(60*time.Second, "the command ran", ran)
+	e.WaitIdle(id)
+	return id
 }
 
 // heldCommand starts a session in a repository of a.txt and b.txt whose
@@ -238,12 +246,7 @@ func TestUndoingACommandsHunkTellsClaude(t *testing.T) {
 	eachNvim(t, func(t *testing.T, v nvimVersion) {
 		e := NewEnv(t, v, Options{})
 		e.gitRepo(map[string]string{"a.txt": "one\ntwo\nthree\n"})
-		id := e.newSession(Seq(bash("sed -i 's/two/TWO/' a.txt", "shout two")))
-		p := e.WaitPending(1)[0]
-		var ok bool
-		e.Lua(&ok, "return require('claudenova').decide(..., 'allow')", p.ID)
-		e.Eventually(60*time.Second, "the command ran", func() bool { return e.ReadFile("a.txt") == "one\nTWO\nthree\n" })
-		e.WaitIdle(id)
+		e.allowedCommand("sed -i 's/two/TWO/' a.txt", func() bool { return e.ReadFile("a.txt") == "one\nTWO\nthree\n" })
 		e.Cmd("ClaudeNova changes")
 		e.Eventually(20*time.Second, "the changes view on a.txt", func() bool { return strings.Contains(e.winbar(), "a.txt · by `sed -i") })
 		e.Lua(nil, "vim.api.nvim_win_set_cursor(0, {2, 0})")
@@ -270,15 +273,10 @@ func TestRewindBringsBackWhatACommandDeleted(t *testing.T) {
 		}
 		e.WriteFile("notes.md", "mine, never committed\n") // untracked
 		e.Cmd("edit " + filepath.Join(e.Project, "src", "b.go"))
-		id := e.newSession(Seq(bash("rm -rf *", "clean everything")))
-		p := e.WaitPending(1)[0]
-		var ok bool
-		e.Lua(&ok, "return require('claudenova').decide(..., 'allow')", p.ID)
-		e.Eventually(60*time.Second, "the command ran", func() bool {
+		id := e.allowedCommand("rm -rf *", func() bool {
 			_, err := os.Stat(filepath.Join(e.Project, "src"))
 			return os.IsNotExist(err)
 		})
-		e.WaitIdle(id)
 		if tr := e.Transcript(id); !strings.Contains(tr, "changed 4 files +0 −4") {
 			t.Fatalf("the transcript does not name the four deleted files:\n%s", tr)
 		}
