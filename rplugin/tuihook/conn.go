@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"sort"
 	"strconv"
 	"sync"
@@ -37,6 +38,7 @@ type Conn struct {
 	pending  map[string]*waiting // by request id
 	answered map[string]*waiting // requests the editor allowed, until their PostToolUse
 	hooks    map[string]*waiting // hook_callbacks (a PostToolUse) waiting for the host
+	plans    map[string]bool     // the transcript's ExitPlanMode calls asked about already
 	next     int
 	pid      int
 	exitErr  error
@@ -78,7 +80,7 @@ func newConn(argv []string, cwd, mode string, log *slog.Logger) *Conn {
 	c := &Conn{
 		log: log, argv: argv, mode: mode, cwd: cwd,
 		wake: make(chan struct{}, 1), out: make(chan claude.Message),
-		pending: map[string]*waiting{}, answered: map[string]*waiting{}, hooks: map[string]*waiting{}, started: make(chan struct{}), done: make(chan struct{}),
+		pending: map[string]*waiting{}, answered: map[string]*waiting{}, hooks: map[string]*waiting{}, plans: map[string]bool{}, started: make(chan struct{}), done: make(chan struct{}),
 	}
 	go c.pump()
 	return c
@@ -141,9 +143,22 @@ func (c *Conn) push(v any) {
 // hook prints, once decided; ok false: no decision (the hook went away,
 // the TUI ended, the request was withdrawn or errored).
 func (c *Conn) ask(in HookInput, gone <-chan struct{}) (out []byte, ok bool) {
-	if terminalOnly[in.ToolName] {
-		c.log.Info("tui: asked in the terminal", "tool", in.ToolName)
-		return nil, false
+	var plan *planCall
+	if in.ToolName == "ExitPlanMode" {
+		// The plan is not in the hook's input: claude's transcript has it.
+		c.mu.Lock()
+		taken := maps.Clone(c.plans)
+		c.mu.Unlock()
+		if p, ok := waitPlan(in.TranscriptPath, taken, gone, c.done); ok {
+			plan = &p
+		} else {
+			select {
+			case <-gone:
+				return nil, false
+			default:
+				c.log.Info("tui: the plan was not found in the transcript", "path", in.TranscriptPath)
+			}
+		}
 	}
 	c.mu.Lock()
 	if c.ended {
@@ -154,7 +169,17 @@ func (c *Conn) ask(in HookInput, gone <-chan struct{}) (out []byte, ok bool) {
 	id := "tui-" + strconv.Itoa(c.next)
 	w := &waiting{tool: in.ToolName, input: canonical(in.ToolInput), answer: make(chan []byte, 1)}
 	c.pending[id] = w
+	if plan != nil {
+		c.plans[plan.ID] = true
+	}
 	c.mu.Unlock()
+	if plan != nil {
+		// The model's call, as a stream-json claude shows it: the plan
+		// surface finds the plan by the request's tool_use_id.
+		c.push(map[string]any{"type": "assistant", "message": map[string]any{"role": "assistant", "content": []any{
+			map[string]any{"type": "tool_use", "id": id, "name": in.ToolName, "input": map[string]any{"plan": plan.Plan}},
+		}}})
+	}
 	req := map[string]any{
 		"subtype": "can_use_tool", "tool_name": in.ToolName, "input": in.ToolInput, "tool_use_id": id,
 	}
@@ -202,15 +227,13 @@ func (c *Conn) take(id string) *waiting {
 func (c *Conn) notice(in HookInput, gone <-chan struct{}) ([]byte, bool) {
 	switch in.HookEventName {
 	case EventPostTool:
-		input := canonical(in.ToolInput)
-		same := func(w *waiting) bool { return w.tool == in.ToolName && w.input == input }
+		same := sameCall(in)
 		if c.settled(same) > 0 || !changeTools[in.ToolName] {
 			return nil, false
 		}
 		return c.afterChange(in, c.allowed(same), gone)
 	case EventToolFailed:
-		input := canonical(in.ToolInput)
-		same := func(w *waiting) bool { return w.tool == in.ToolName && w.input == input }
+		same := sameCall(in)
 		if c.settled(same) == 0 {
 			c.allowed(same) // allowed here, failed there: no PostToolUse follows
 		}
@@ -230,6 +253,18 @@ func (c *Conn) notice(in HookInput, gone <-chan struct{}) ([]byte, bool) {
 		c.push(map[string]any{"type": "system", "subtype": "session_state_changed", "state": "idle"})
 	}
 	return nil, false
+}
+
+// sameCall tells the waiting request of the call a PostToolUse (or its
+// failure) is about: the same tool and input; a question or a plan by its
+// tool alone (the input claude reports holds the answers; claude asks them
+// one at a time).
+func sameCall(in HookInput) func(*waiting) bool {
+	if interactive[in.ToolName] {
+		return func(w *waiting) bool { return w.tool == in.ToolName }
+	}
+	input := canonical(in.ToolInput)
+	return func(w *waiting) bool { return w.tool == in.ToolName && w.input == input }
 }
 
 // allowed is the request the editor allowed for this call ("" if none),
@@ -338,6 +373,10 @@ func (c *Conn) Respond(requestID string, result claude.PermissionResult) error {
 		return fmt.Errorf("the TUI's request %s no longer waits", requestID)
 	}
 	result = c.withRules(result)
+	if result.Behavior == "allow" && interactive[w.tool] && len(result.UpdatedInput) == 0 {
+		// Without an updatedInput claude leaves its own dialog open.
+		result.UpdatedInput = json.RawMessage(w.input)
+	}
 	out, err := json.Marshal(reply{Decision: &result})
 	if err != nil {
 		w.answer <- nil // no decision: the TUI asks

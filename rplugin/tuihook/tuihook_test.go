@@ -99,8 +99,6 @@ func TestHookWithoutAHostDecidesNothing(t *testing.T) {
 		{"wrong token", map[string]string{EnvSocket: srv.Path(), EnvToken: "not-the-token"}, writeInput},
 		{"malformed input", env, `{"tool_name":`},
 		{"another event", env, strings.Replace(writeInput, `"PermissionRequest"`, `"PreToolUse"`, 1)},
-		{"a question: the TUI asks it", env, strings.Replace(writeInput, `"Write"`, `"AskUserQuestion"`, 1)},
-		{"a plan: the TUI asks it", env, strings.Replace(writeInput, `"Write"`, `"ExitPlanMode"`, 1)},
 		{"input not an object", env, strings.Replace(writeInput, `"tool_input":{"file_path":"/p/a.txt","content":"hi\n"}`, `"tool_input":"x"`, 1)},
 	}
 	for _, tt := range tests {

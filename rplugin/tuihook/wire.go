@@ -86,9 +86,11 @@ type reply struct {
 	Output json.RawMessage `json:"output,omitempty"`
 }
 
-// terminalOnly are the tools the TUI asks about itself for now: a question
-// or a plan's approval answered through the hook is not checked yet.
-var terminalOnly = map[string]bool{"AskUserQuestion": true, "ExitPlanMode": true}
+// interactive are the tools that ask the user something (a question, a
+// plan's approval): claude takes the hook's answer only with an
+// updatedInput (an allow without one leaves the TUI's dialog open; checked
+// on 2.1.328), which the editor's answer always carries.
+var interactive = map[string]bool{"AskUserQuestion": true, "ExitPlanMode": true}
 
 // changeTools are the tools whose PostToolUse the host answers (the note
 // of what the user changed, the file's diagnostics), as app's hook does.

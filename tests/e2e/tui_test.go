@@ -39,7 +39,13 @@ func realPath(p string) string {
 // its terminal's job.
 func (e *Env) startTUI() (id, job int) {
 	e.t.Helper()
-	e.Lua(&id, "return require('claudenova').tui({})")
+	return e.startTUIWith(map[string]any{})
+}
+
+// startTUIWith is startTUI with tui()'s options.
+func (e *Env) startTUIWith(opts map[string]any) (id, job int) {
+	e.t.Helper()
+	e.Lua(&id, "return require('claudenova').tui(...)", opts)
 	e.Lua(&job, "return vim.b[require('claudenova.frontend.tui').bufs[...]].terminal_job_id", id)
 	return id, job
 }
@@ -55,7 +61,10 @@ func (e *Env) tuiScreen(id int) string {
 // Enter (sent apart: together they would be one paste).
 func (e *Env) typeIntoTUI(id, job int, text, shows string) {
 	e.t.Helper()
-	e.Eventually(60*time.Second, "the TUI's input", func() bool { return strings.Contains(e.tuiScreen(id), "for shortcuts") })
+	e.Eventually(60*time.Second, "the TUI's input", func() bool {
+		s := e.tuiScreen(id)
+		return strings.Contains(s, "for shortcuts") || strings.Contains(s, "shift+tab to cycle")
+	})
 	e.Lua(nil, "local job, text = ...; vim.fn.chansend(job, text)", job, text)
 	e.Eventually(20*time.Second, "the prompt typed", func() bool { return strings.Contains(e.tuiScreen(id), shows) })
 	e.Lua(nil, "vim.fn.chansend(..., '\\r')", job)

@@ -1,0 +1,70 @@
+package e2e
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// A plan the TUI wants approved is our plan approval: the plan (which
+// claude strips from the hook's input) is read from the session's
+// transcript; edited and approved into acceptEdits, Claude gets the
+// user's plan and the next edit runs without asking.
+func TestTUIPlanApproval(t *testing.T) {
+	eachNvim(t, func(t *testing.T, v nvimVersion) {
+		e := NewEnv(t, v, Options{})
+		e.trustForTUI()
+		path := e.WriteFile("plan.txt", "alpha\n")
+		id, job := e.startTUIWith(map[string]any{"mode": "plan"})
+		e.typeIntoTUI(id, job, planSeq(e, path), "SEQ")
+		p := e.WaitPending(1)[0]
+		if p.Surface != "plan" || p.Session != id {
+			t.Fatalf("request %+v", p)
+		}
+		var buf int
+		e.Eventually(20*time.Second, "plan buffer", func() bool { buf = e.PlanBuf(p.ID); return buf != 0 })
+		var lines []string
+		e.Lua(&lines, "return vim.api.nvim_buf_get_lines(..., 0, -1, false)", buf)
+		if !strings.Contains(strings.Join(lines, "\n"), "1. change alpha to beta") {
+			t.Fatalf("plan buffer %q", lines)
+		}
+		e.WaitGraceOver()
+		e.Lua(nil, `vim.api.nvim_buf_set_lines(..., -1, -1, false, {"2. and keep a backup"})`, buf)
+		focusBuf(e, buf)
+		e.Input(`\a`)
+		r := e.WaitToolResult("toolu_s1")
+		if r.IsError || !strings.Contains(r.Content, "2. and keep a backup") {
+			t.Fatalf("plan tool result %+v", r)
+		}
+		e.Eventually(30*time.Second, "the edit applied without a prompt", func() bool { return e.ReadFile("plan.txt") == "beta\n" })
+		for _, ev := range e.Events() {
+			if ev.Kind == "ClaudeNovaRequestAdded" && ev.ID != p.ID {
+				t.Fatalf("the Edit after approval asked: %+v", ev)
+			}
+		}
+		e.Eventually(20*time.Second, "the TUI in accept edits", func() bool { return strings.Contains(e.tuiScreen(id), "accept edits on") })
+		if errs := e.ErrorNotes(); len(errs) > 0 {
+			t.Fatalf("errors: %v", errs)
+		}
+	})
+}
+
+// A question the TUI would ask is our question picker; the answer reaches
+// Claude and the TUI says it was answered.
+func TestTUIQuestion(t *testing.T) {
+	eachNvim(t, func(t *testing.T, v nvimVersion) {
+		e := NewEnv(t, v, Options{})
+		e.trustForTUI()
+		e.ScriptUI([]string{"B — about B"}, nil)
+		id, job := e.startTUI()
+		e.typeIntoTUI(id, job, Seq(Step("AskUserQuestion", map[string]any{"questions": []any{question("Which lib?", "Lib", false, "A", "B")}})), "SEQ")
+		r := e.WaitToolResult("toolu_s0")
+		if r.IsError || !strings.Contains(r.Content, `"Which lib?"="B"`) {
+			t.Fatalf("tool result %+v", r)
+		}
+		e.Eventually(20*time.Second, "the TUI shows the answer", func() bool { return strings.Contains(e.tuiScreen(id), "Which lib? → B") })
+		if len(e.Pending()) != 0 {
+			t.Fatalf("pending: %+v", e.Pending())
+		}
+	})
+}
