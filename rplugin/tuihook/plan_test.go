@@ -89,3 +89,25 @@ func mustJSON(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }
+
+// A question answered in the terminal: claude's PostToolUse reports the
+// input with the answers in it; the editor's picker is withdrawn all the
+// same.
+func TestAQuestionAnsweredInTheTerminalWithdraws(t *testing.T) {
+	_, c, env := setup(t)
+	q := `{"questions":[{"question":"Which lib?","header":"Lib","multiSelect":false,"options":[{"label":"A","description":"a"}]}]}`
+	h := runHook(env, `{"hook_event_name":"PermissionRequest","tool_name":"AskUserQuestion","tool_input":`+q+`}`)
+	m := next(t, c)
+	if m.Subtype != "can_use_tool" {
+		t.Fatalf("got %+v", m)
+	}
+	answered := strings.TrimSuffix(q, "}") + `,"answers":{"Which lib?":"A"}}`
+	notify(t, env, `{"hook_event_name":"PostToolUse","tool_name":"AskUserQuestion","tool_input":`+answered+`,"tool_response":{}}`)
+	if m2 := next(t, c); m2.Type != "control_cancel_request" || m2.RequestID != m.RequestID {
+		t.Fatalf("got %+v, want %s withdrawn", m2, m.RequestID)
+	}
+	h.wait(t)
+	if h.out.Len() != 0 {
+		t.Fatalf("printed %s", h.out.String())
+	}
+}
