@@ -18,6 +18,21 @@ end
 -- Subcommands get their words and the raw text after the subcommand name, so
 -- prompts keep their spacing.
 
+-- The value of a --worktree[={name}] flag (true, or the name); nil when
+-- flag is none.
+local function worktree_flag(flag)
+  if flag == "--worktree" then
+    return true
+  end
+  if flag and flag:match("^%-%-worktree=") then
+    local name = flag:sub(#"--worktree=" + 1)
+    if name == "" then
+      error("claude-nova: --worktree= needs a name (or use --worktree alone)", 0)
+    end
+    return name
+  end
+end
+
 -- Each subcommand: usage (shown in :help), desc (one line, for :help and
 -- completion), run(args, raw). The docs section "Commands" is generated
 -- from this table (make docs).
@@ -32,18 +47,13 @@ M.subcommands = {
         local flag, rest = raw:match("^(%-%-%S+)%s*(.*)$")
         if flag == "--plan" then
           mode = "plan"
-        elseif flag == "--worktree" then
-          worktree = true
         elseif flag and flag:match("^%-%-count=") then
           count = tonumber(flag:sub(#"--count=" + 1))
           if not count then
             error("claude-nova: --count= needs a number (--count=2)", 0)
           end
-        elseif flag and flag:match("^%-%-worktree=") then
-          worktree = flag:sub(#"--worktree=" + 1)
-          if worktree == "" then
-            error("claude-nova: --worktree= needs a name (or use --worktree alone)", 0)
-          end
+        elseif worktree_flag(flag) ~= nil then
+          worktree = worktree_flag(flag)
         else
           break
         end
@@ -76,17 +86,25 @@ M.subcommands = {
     end,
   },
   tui = {
-    usage = "tui [{prompt}]",
-    desc = "Run claude's own terminal UI (its slash commands, its look) in a terminal window for the current directory, with {prompt} submitted when given; every permission it asks is decided here as for any session: a file change opens as an editable proposal, a command in the panel, all in the sidebar. Without {prompt} while one runs, go to its terminal. The session starts in your permission_mode; :ClaudeNova stop ends it.",
+    usage = "tui [--worktree[={name}]] [{prompt}]",
+    desc = "Run claude's own terminal UI (its slash commands, its look) in a terminal window for the current directory, with {prompt} submitted when given; every permission it asks is decided here as for any session: a file change opens as an editable proposal, a command in the panel, all in the sidebar. Without {prompt} while one runs, go to its terminal. With --worktree, in a git worktree of its own as new --worktree (named {name} or after the prompt). The session starts in your permission_mode; :ClaudeNova stop ends it.",
     run = function(_, raw)
+      local flag, rest = raw:match("^(%-%-%S+)%s*(.*)$")
+      local worktree = worktree_flag(flag)
+      if worktree ~= nil then
+        raw = rest
+      end
       local tui = require("claudenova.frontend.tui")
       local running = tui.latest()
-      if vim.trim(raw) == "" and running then
+      if vim.trim(raw) == "" and running and worktree == nil then
         tui.show(running, { focus = true })
       else
-        nova().tui({ prompt = raw })
+        nova().tui({ prompt = raw, worktree = worktree })
       end
       vim.cmd.startinsert()
+    end,
+    complete = function()
+      return { "--worktree", "--worktree=" }
     end,
   },
   send = {

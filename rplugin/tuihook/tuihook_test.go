@@ -223,13 +223,13 @@ func TestTheTUIEndingLeavesHooksWithoutADecision(t *testing.T) {
 }
 
 func TestArgvPassesModeHookAndPrompt(t *testing.T) {
-	argv, err := Argv(claude.Config{Command: "npx claude", PermissionMode: "default", Args: []string{"--add-dir", "x"}},
+	argv, err := Argv(claude.Config{Command: "npx claude", PermissionMode: "default", Args: []string{"--add-dir", "x"}, Worktree: "fix-it"},
 		"'/bin/claudenova' hook", nil, "-do this")
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := strings.Join(argv, "|")
-	if !strings.HasPrefix(got, "npx|claude|--settings|") || !strings.Contains(got, "|--permission-mode|default|--add-dir|x|--|-do this") {
+	if !strings.HasPrefix(got, "npx|claude|--settings|") || !strings.Contains(got, "|--permission-mode|default|--worktree|fix-it|--add-dir|x|--|-do this") {
 		t.Fatalf("argv %q", argv)
 	}
 	var settings struct {

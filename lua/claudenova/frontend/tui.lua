@@ -66,20 +66,25 @@ local function exited(id, code)
   errors.try(calls.notify, "tui_exited", { session = id, code = code })
 end
 
---- Start claude's terminal UI: opts { cwd?, args?, prompt?, mode?, model? }.
+--- Start claude's terminal UI: opts { cwd?, args?, prompt?, mode?, model?,
+--- worktree? = true | "name" } (worktree: as new's, claude works in a git
+--- worktree of its own).
 --- Returns the session's id once claude runs; the cursor is in its terminal.
 function M.open(opts)
   opts = opts or {}
   if opts.args ~= nil and type(opts.args) ~= "table" then
     error("claude-nova: tui({ args = … }) takes a list of strings", 0)
   end
-  local r = calls.request("tui", {
+  local params = {
     cwd = opts.cwd or vim.fn.getcwd(),
     args = opts.args,
     prompt = opts.prompt,
     mode = opts.mode,
     model = opts.model,
-  })
+    worktree = opts.worktree,
+  }
+  require("claudenova.frontend.ops").worktree_opts("tui", params)
+  local r = calls.request("tui", params)
   local id = r.session.id
   inbox.session_started(r.session)
   vim.cmd("botright split")
