@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/editortools"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
 	shellquote "github.com/kballard/go-shellquote"
 )
@@ -49,6 +50,10 @@ type Conn struct {
 	rules    sessionRules // the session's own rules (rules.go)
 	given    sessionRules // what of them the TUI was given
 	onEnd    func()
+	// ownMCP: the TUI was given the editor's MCP server (--mcp-config),
+	// which takes the place of any server of that name the user configured
+	// (checked on 2.1.328): its tools' calls are the editor's own.
+	ownMCP bool
 }
 
 var _ claude.Conn = (*Conn)(nil)
@@ -186,6 +191,10 @@ func (c *Conn) ask(in HookInput, gone <-chan struct{}) (out []byte, ok bool) {
 	if len(in.PermissionSuggestions) > 0 && string(in.PermissionSuggestions) != "null" {
 		req["permission_suggestions"] = in.PermissionSuggestions
 	}
+	if c.ownMCP && editortools.ToolName(in.ToolName) != "" {
+		// As a stream-json claude marks a call of the editor's server.
+		req["mcp_server"] = map[string]any{"name": editortools.Server, "source": "sdk"}
+	}
 	c.push(map[string]any{"type": "control_request", "request_id": id, "request": req})
 	select {
 	case b := <-w.answer:
@@ -314,6 +323,37 @@ func (c *Conn) afterChange(in HookInput, toolUseID string, gone <-chan struct{})
 	return nil, false
 }
 
+// mcp hands a message for the editor's MCP server to the host as the
+// mcp_message a stream-json claude sends, and returns the reply line once
+// answered (ok false: none; the bridge answers with an error).
+func (c *Conn) mcp(msg json.RawMessage, gone <-chan struct{}) ([]byte, bool) {
+	c.mu.Lock()
+	if c.ended {
+		c.mu.Unlock()
+		return nil, false
+	}
+	c.next++
+	id := "tui-mcp-" + strconv.Itoa(c.next)
+	w := &waiting{answer: make(chan []byte, 1)}
+	c.hooks[id] = w
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		delete(c.hooks, id)
+		c.mu.Unlock()
+	}()
+	c.push(map[string]any{"type": "control_request", "request_id": id, "request": map[string]any{
+		"subtype": "mcp_message", "server_name": editortools.Server, "message": msg,
+	}})
+	select {
+	case b := <-w.answer:
+		return b, b != nil
+	case <-gone:
+	case <-c.done:
+	}
+	return nil, false
+}
+
 // RespondControl answers a hook_callback of ours: the hook prints body.
 func (c *Conn) RespondControl(requestID string, body any) error {
 	c.mu.Lock()
@@ -404,10 +444,20 @@ func (c *Conn) RespondAndTell(requestID string, result claude.PermissionResult, 
 	return c.Respond(requestID, result)
 }
 
-// RespondError gives the request's hook no decision: the TUI asks.
+// RespondError gives the request's hook no decision (the TUI asks), or a
+// message for the editor's MCP server no answer (the bridge answers with
+// an error).
 func (c *Conn) RespondError(requestID, message string) error {
 	if w := c.take(requestID); w != nil {
 		c.log.Info("tui: no decision", "request", requestID, "why", message)
+		w.answer <- nil
+	}
+	c.mu.Lock()
+	w := c.hooks[requestID]
+	delete(c.hooks, requestID)
+	c.mu.Unlock()
+	if w != nil {
+		c.log.Info("tui: no answer", "request", requestID, "why", message)
 		w.answer <- nil
 	}
 	return nil

@@ -90,11 +90,12 @@ func (r *Room) Start(p Params) (Started, error) {
 	var out Started
 	var conn *Conn
 	open := func(cfg claude.Config, log *slog.Logger) (claude.Conn, error) {
-		argv, err := Argv(cfg, shellquote.Join(exe, "hook"), p.Args, p.Prompt)
+		argv, err := Argv(cfg, exe, p.Args, p.Prompt)
 		if err != nil {
 			return nil, err
 		}
 		c := newConn(argv, cfg.Dir, cfg.PermissionMode, log)
+		_, c.ownMCP = cfg.Initialize["sdkMcpServers"]
 		token, err := srv.Add(c)
 		if err != nil {
 			return nil, err
@@ -187,13 +188,15 @@ func (r *Room) Close() {
 
 // Argv is the TUI's command: the user's claude command and arguments, the
 // mode and model the session starts with, our PermissionRequest hook
-// (passed for this session only, never written to a settings file), and
-// its worktree, if any, and the first prompt, if any.
-func Argv(cfg claude.Config, hookCommand string, extra []string, prompt string) ([]string, error) {
+// (passed for this session only, never written to a settings file), the
+// editor's MCP server when claude gets it (cfg.Initialize names it), its
+// worktree, if any, and the first prompt, if any. exe is this binary.
+func Argv(cfg claude.Config, exe string, extra []string, prompt string) ([]string, error) {
 	words, err := claude.SplitCommand(cfg.Command)
 	if err != nil {
 		return nil, err
 	}
+	hookCommand := shellquote.Join(exe, "hook")
 	hook := func(timeout int) []any {
 		return []any{map[string]any{"type": "command", "command": hookCommand, "timeout": timeout}}
 	}
@@ -216,6 +219,13 @@ func Argv(cfg claude.Config, hookCommand string, extra []string, prompt string) 
 	}
 	if cfg.Worktree != "" {
 		argv = append(argv, "--worktree", cfg.Worktree)
+	}
+	if _, ok := cfg.Initialize["sdkMcpServers"]; ok {
+		mcpConfig, err := MCPConfig(exe)
+		if err != nil {
+			return nil, err
+		}
+		argv = append(argv, "--mcp-config", mcpConfig)
 	}
 	argv = append(append(argv, cfg.Args...), extra...)
 	if strings.TrimSpace(prompt) != "" {

@@ -224,7 +224,7 @@ func TestTheTUIEndingLeavesHooksWithoutADecision(t *testing.T) {
 
 func TestArgvPassesModeHookAndPrompt(t *testing.T) {
 	argv, err := Argv(claude.Config{Command: "npx claude", PermissionMode: "default", Args: []string{"--add-dir", "x"}, Worktree: "fix-it"},
-		"'/bin/claudenova' hook", nil, "-do this")
+		"/bin/claudenova", nil, "-do this")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -244,7 +244,7 @@ func TestArgvPassesModeHookAndPrompt(t *testing.T) {
 		t.Fatal(err)
 	}
 	pr := settings.Hooks["PermissionRequest"]
-	if len(pr) != 1 || pr[0].Matcher != "*" || pr[0].Hooks[0].Command != "'/bin/claudenova' hook" {
+	if len(pr) != 1 || pr[0].Matcher != "*" || pr[0].Hooks[0].Command != "/bin/claudenova hook" {
 		t.Fatalf("settings %s", argv[3])
 	}
 }

@@ -74,7 +74,10 @@ func (in HookInput) check() error {
 // ask is the one line the hook sends the host.
 type ask struct {
 	Token string          `json:"token"`
-	Input json.RawMessage `json:"input"`
+	Input json.RawMessage `json:"input,omitempty"`
+	// MCP is a JSON-RPC message for the editor's MCP server (RunMCP), in
+	// place of a hook's input.
+	MCP json.RawMessage `json:"mcp,omitempty"`
 }
 
 // reply is the one line the host sends back; no line at all (the
