@@ -123,6 +123,18 @@ M.subcommands = {
         ui().prompt(ui().sendable(ui().session_in_view()), { context = lines })
         return
       end
+      local tui = require("claudenova.frontend.tui")
+      local term = tui.running(ui().session_in_view())
+      if term then
+        -- claude's terminal UI: typed into its input, then Enter.
+        local prefix = ""
+        if sel then
+          local ctx = require("claudenova.services.context")
+          prefix = ctx.ref(ctx.relative(vim.api.nvim_buf_get_name(sel.buf), ctx.cwd(term)), sel.from, sel.to) .. " "
+        end
+        tui.type(term, prefix .. raw, true)
+        return
+      end
       local to = ui().sendable(ui().session_in_view())
       local info = nova().send(raw, { selection = sel, session = to })
       ui().said_where(info and info.id)
@@ -163,9 +175,21 @@ M.subcommands = {
     end,
   },
   add = {
-    usage = "add [{path}]",
-    desc = "Queue a file reference (default: the current buffer's file) for the next prompt; the prompt input shows it (delete its line to drop it). A buffer with unsaved changes is sent as its text in the editor.",
-    run = function(args, raw)
+    usage = "[range]add [{path}]",
+    desc = "Queue a file reference (default: the current buffer's file) for the next prompt; the prompt input shows it (delete its line to drop it). A buffer with unsaved changes is sent as its text in the editor. When the session in view is claude's terminal UI, the @path reference (with #L{from}-{to} for a range) is typed into its input instead.",
+    run = function(args, raw, opts)
+      local tui = require("claudenova.frontend.tui")
+      local to = tui.running(ui().session_in_view())
+      if to then
+        local path = vim.trim(raw) ~= "" and vim.fn.expand(vim.trim(raw)) or vim.api.nvim_buf_get_name(0)
+        if path == "" then
+          error("claude-nova: this buffer has no file to add (:ClaudeNova add {path})", 0)
+        end
+        local ranged = opts and opts.range and opts.range > 0 and vim.trim(raw) == ""
+        local ref = tui.mention(to, path, ranged and opts.line1 or nil, ranged and opts.line2 or nil)
+        say(("typed %s into claude's terminal UI (session %d)"):format(ref, to))
+        return
+      end
       local rel = nova().add(vim.trim(raw) ~= "" and vim.trim(raw) or nil)
       local ctx = require("claudenova.services.context")
       local n = #ctx.queue
@@ -599,6 +623,16 @@ function M.send_selection()
   require("claudenova.core.errors").guard(function()
     local a, b = vim.fn.line("v"), vim.fn.line(".")
     vim.cmd("normal! \27")
+    local tui = require("claudenova.frontend.tui")
+    local term = tui.running(ui().session_in_view())
+    if term and vim.api.nvim_buf_get_name(0) ~= "" then
+      -- claude's terminal UI: the reference typed into its input, the
+      -- cursor there to write the rest.
+      tui.mention(term, vim.api.nvim_buf_get_name(0), math.min(a, b), math.max(a, b))
+      tui.show(term, { focus = true })
+      vim.cmd.startinsert()
+      return
+    end
     local lines =
       require("claudenova.services.context").selection(vim.api.nvim_get_current_buf(), math.min(a, b), math.max(a, b))
     ui().prompt(nil, { context = lines })
