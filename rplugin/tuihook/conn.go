@@ -237,10 +237,15 @@ func (c *Conn) notice(in HookInput, gone <-chan struct{}) ([]byte, bool) {
 	switch in.HookEventName {
 	case EventPostTool:
 		same := sameCall(in)
-		if c.settled(same) > 0 || !changeTools[in.ToolName] {
+		settled := c.settled(same) > 0
+		if !changeTools[in.ToolName] {
 			return nil, false
 		}
-		return c.afterChange(in, c.allowed(same), gone)
+		id := ""
+		if !settled {
+			id = c.allowed(same)
+		}
+		return c.afterChange(in, id, gone)
 	case EventToolFailed:
 		same := sameCall(in)
 		if c.settled(same) == 0 {
@@ -256,6 +261,7 @@ func (c *Conn) notice(in HookInput, gone <-chan struct{}) ([]byte, bool) {
 			// Named after its first prompt, as a session of the plugin's own.
 			c.push(map[string]any{"type": "system", "subtype": "session_title_changed", "title": name})
 		}
+		c.push(map[string]any{"type": "system", "subtype": "prompt_typed", "prompt": in.Prompt})
 		c.push(map[string]any{"type": "system", "subtype": "session_state_changed", "state": "running"})
 	case EventStop:
 		c.settled(func(*waiting) bool { return true })
@@ -291,8 +297,8 @@ func (c *Conn) allowed(match func(*waiting) bool) string {
 }
 
 // afterChange hands a change's PostToolUse to the host as app's own
-// hook_callback (toolUseID: the request the editor allowed for it) and
-// returns the reply line for the hook once answered.
+// hook_callback (toolUseID: the request the editor allowed for it), then
+// its result, and returns the reply line for the hook once answered.
 func (c *Conn) afterChange(in HookInput, toolUseID string, gone <-chan struct{}) ([]byte, bool) {
 	c.mu.Lock()
 	if c.ended {
@@ -309,6 +315,18 @@ func (c *Conn) afterChange(in HookInput, toolUseID string, gone <-chan struct{})
 		"input": map[string]any{"hook_event_name": EventPostTool, "tool_name": in.ToolName, "tool_use_id": toolUseID,
 			"permission_mode": in.PermissionMode, "tool_input": in.ToolInput},
 	}})
+	// Then the call's result, as a stream-json claude sends it after its
+	// hook: the change is recorded (checkpoint, round, blame, notes) by the
+	// one path every change takes.
+	resultID := toolUseID
+	if resultID == "" {
+		resultID = in.ToolUseID
+	}
+	if resultID != "" && len(in.ToolResponse) > 0 {
+		c.push(map[string]any{"type": "user", "message": map[string]any{"role": "user", "content": []any{
+			map[string]any{"type": "tool_result", "tool_use_id": resultID, "content": "(done in claude's terminal UI)"},
+		}}, "tool_use_result": in.ToolResponse})
+	}
 	defer func() {
 		c.mu.Lock()
 		delete(c.hooks, id)

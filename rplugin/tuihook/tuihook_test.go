@@ -374,11 +374,14 @@ func TestDecidedInTheTerminalWithdraws(t *testing.T) {
 	if m := next(t, c); m.Subtype != "session_title_changed" || m.System.Title != "go on" {
 		t.Fatalf("got %+v, want the session named after its first prompt", m)
 	}
+	if m := next(t, c); m.Subtype != "prompt_typed" || m.System.Prompt != "go on\nand on" {
+		t.Fatalf("got %+v, want the prompt (its turn begins)", m)
+	}
 	if m := next(t, c); m.Subtype != "session_state_changed" || m.System.State != "running" {
 		t.Fatalf("got %+v, want running", m)
 	}
 	notify(t, env, `{"hook_event_name":"UserPromptSubmit","prompt":"later"}`)
-	if m := next(t, c); m.Subtype != "session_state_changed" {
+	if m := next(t, c); m.Subtype != "prompt_typed" {
 		t.Fatalf("got %+v, want no new name", m)
 	}
 }
@@ -405,6 +408,12 @@ func TestAnAllowedChangeTellsClaudeBesideItsResult(t *testing.T) {
 	post.wait(t)
 	if got := strings.TrimSpace(post.out.String()); got != `{"hookSpecificOutput":{"additionalContext":"the user changed it","hookEventName":"PostToolUse"}}` {
 		t.Fatalf("printed %s", got)
+	}
+	// Then its result, as a stream-json claude's (the change is recorded
+	// as any other).
+	res := next(t, c)
+	if tr := claude.ToolResultsOf(res); len(tr.Results) != 1 || tr.Results[0].ToolUseID != m.RequestID || string(tr.Structured) != `{}` {
+		t.Fatalf("got %s", res.Raw)
 	}
 	// A change no request was asked for (a mode let it run): the host's
 	// hook still answers, with no request's note; an empty answer prints

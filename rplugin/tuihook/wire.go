@@ -38,6 +38,11 @@ type HookInput struct {
 	ToolInput             json.RawMessage `json:"tool_input"`
 	PermissionSuggestions json.RawMessage `json:"permission_suggestions,omitempty"`
 	Prompt                string          `json:"prompt,omitempty"` // UserPromptSubmit
+	// PostToolUse: the call's id and claude's structured result (for a
+	// change: filePath, originalFile…, as tool_use_result on the wire of a
+	// stream-json claude; checked on 2.1.328).
+	ToolUseID    string          `json:"tool_use_id,omitempty"`
+	ToolResponse json.RawMessage `json:"tool_response,omitempty"`
 }
 
 // The hook events the TUI is started with: its permission requests, and
