@@ -300,58 +300,46 @@ func (c *Conn) allowed(match func(*waiting) bool) string {
 // hook_callback (toolUseID: the request the editor allowed for it), then
 // its result, and returns the reply line for the hook once answered.
 func (c *Conn) afterChange(in HookInput, toolUseID string, gone <-chan struct{}) ([]byte, bool) {
-	c.mu.Lock()
-	if c.ended {
-		c.mu.Unlock()
-		return nil, false
-	}
-	c.next++
-	id := "tui-hook-" + strconv.Itoa(c.next)
-	w := &waiting{answer: make(chan []byte, 1)}
-	c.hooks[id] = w
-	c.mu.Unlock()
-	c.push(map[string]any{"type": "control_request", "request_id": id, "request": map[string]any{
+	request := map[string]any{
 		"subtype": "hook_callback", "callback_id": claude.ChangeHook,
 		"input": map[string]any{"hook_event_name": EventPostTool, "tool_name": in.ToolName, "tool_use_id": toolUseID,
 			"permission_mode": in.PermissionMode, "tool_input": in.ToolInput},
-	}})
+	}
 	// Then the call's result, as a stream-json claude sends it after its
 	// hook: the change is recorded (checkpoint, round, blame, notes) by the
 	// one path every change takes.
+	var result any
 	resultID := toolUseID
 	if resultID == "" {
 		resultID = in.ToolUseID
 	}
 	if resultID != "" && len(in.ToolResponse) > 0 {
-		c.push(map[string]any{"type": "user", "message": map[string]any{"role": "user", "content": []any{
+		result = map[string]any{"type": "user", "message": map[string]any{"role": "user", "content": []any{
 			map[string]any{"type": "tool_result", "tool_use_id": resultID, "content": "(done in claude's terminal UI)"},
-		}}, "tool_use_result": in.ToolResponse})
+		}}, "tool_use_result": in.ToolResponse}
 	}
-	defer func() {
-		c.mu.Lock()
-		delete(c.hooks, id)
-		c.mu.Unlock()
-	}()
-	select {
-	case b := <-w.answer:
-		return b, b != nil
-	case <-gone:
-	case <-c.done:
-	}
-	return nil, false
+	return c.control("tui-hook-", request, result, gone)
 }
 
 // mcp hands a message for the editor's MCP server to the host as the
 // mcp_message a stream-json claude sends, and returns the reply line once
 // answered (ok false: none; the bridge answers with an error).
 func (c *Conn) mcp(msg json.RawMessage, gone <-chan struct{}) ([]byte, bool) {
+	return c.control("tui-mcp-", map[string]any{"subtype": "mcp_message", "server_name": editortools.Server, "message": msg}, nil, gone)
+}
+
+// control sends the host a control request of ours (then the message
+// after, if any) and waits for its answer (RespondControl): the reply
+// line, or ok false when none came (RespondError, the caller gone, the TUI
+// ended).
+func (c *Conn) control(prefix string, request map[string]any, after any, gone <-chan struct{}) ([]byte, bool) {
 	c.mu.Lock()
 	if c.ended {
 		c.mu.Unlock()
 		return nil, false
 	}
 	c.next++
-	id := "tui-mcp-" + strconv.Itoa(c.next)
+	id := prefix + strconv.Itoa(c.next)
 	w := &waiting{answer: make(chan []byte, 1)}
 	c.hooks[id] = w
 	c.mu.Unlock()
@@ -360,9 +348,10 @@ func (c *Conn) mcp(msg json.RawMessage, gone <-chan struct{}) ([]byte, bool) {
 		delete(c.hooks, id)
 		c.mu.Unlock()
 	}()
-	c.push(map[string]any{"type": "control_request", "request_id": id, "request": map[string]any{
-		"subtype": "mcp_message", "server_name": editortools.Server, "message": msg,
-	}})
+	c.push(map[string]any{"type": "control_request", "request_id": id, "request": request})
+	if after != nil {
+		c.push(after)
+	}
 	select {
 	case b := <-w.answer:
 		return b, b != nil

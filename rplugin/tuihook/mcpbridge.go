@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"sync"
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/editortools"
@@ -83,27 +82,9 @@ func RunMCP(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, gete
 
 // relay hands one JSON-RPC message to the host and returns its answer.
 func relay(ctx context.Context, path, token string, msg json.RawMessage) (json.RawMessage, error) {
-	if err := ownSocket(path); err != nil {
+	b, err := roundTrip(ctx, path, ask{Token: token, MCP: msg})
+	if err != nil {
 		return nil, err
-	}
-	d := net.Dialer{Timeout: dialTimeout}
-	c, err := d.DialContext(ctx, "unix", path)
-	if err != nil {
-		return nil, fmt.Errorf("reach the editor: %w", err)
-	}
-	defer c.Close()
-	stop := context.AfterFunc(ctx, func() { _ = c.Close() })
-	defer stop()
-	line, err := json.Marshal(ask{Token: token, MCP: msg})
-	if err != nil {
-		return nil, fmt.Errorf("encode the message: %w", err)
-	}
-	if _, err := c.Write(append(line, '\n')); err != nil {
-		return nil, fmt.Errorf("send the message: %w", err)
-	}
-	b, err := bufio.NewReaderSize(io.LimitReader(c, maxLine), 64<<10).ReadBytes('\n')
-	if err != nil {
-		return nil, fmt.Errorf("no answer: %w", err)
 	}
 	var r reply
 	if err := json.Unmarshal(b, &r); err != nil {

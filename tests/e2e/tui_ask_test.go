@@ -12,8 +12,7 @@ import (
 // user's plan and the next edit runs without asking.
 func TestTUIPlanApproval(t *testing.T) {
 	eachNvim(t, func(t *testing.T, v nvimVersion) {
-		e := NewEnv(t, v, Options{})
-		e.trustForTUI()
+		e := tuiEnv(t, v, Options{})
 		path := e.WriteFile("plan.txt", "alpha\n")
 		id, job := e.startTUIWith(map[string]any{"mode": "plan"})
 		e.typeIntoTUI(id, job, planSeq(e, path), "SEQ")
@@ -23,25 +22,7 @@ func TestTUIPlanApproval(t *testing.T) {
 		}
 		var buf int
 		e.Eventually(20*time.Second, "plan buffer", func() bool { buf = e.PlanBuf(p.ID); return buf != 0 })
-		var lines []string
-		e.Lua(&lines, "return vim.api.nvim_buf_get_lines(..., 0, -1, false)", buf)
-		if !strings.Contains(strings.Join(lines, "\n"), "1. change alpha to beta") {
-			t.Fatalf("plan buffer %q", lines)
-		}
-		e.WaitGraceOver()
-		e.Lua(nil, `vim.api.nvim_buf_set_lines(..., -1, -1, false, {"2. and keep a backup"})`, buf)
-		focusBuf(e, buf)
-		e.Input(`\a`)
-		r := e.WaitToolResult("toolu_s1")
-		if r.IsError || !strings.Contains(r.Content, "2. and keep a backup") {
-			t.Fatalf("plan tool result %+v", r)
-		}
-		e.Eventually(30*time.Second, "the edit applied without a prompt", func() bool { return e.ReadFile("plan.txt") == "beta\n" })
-		for _, ev := range e.Events() {
-			if ev.Kind == "ClaudeNovaRequestAdded" && ev.ID != p.ID {
-				t.Fatalf("the Edit after approval asked: %+v", ev)
-			}
-		}
+		e.approveEditedPlan(p, buf)
 		e.Eventually(20*time.Second, "the TUI in accept edits", func() bool { return strings.Contains(e.tuiScreen(id), "accept edits on") })
 		if errs := e.ErrorNotes(); len(errs) > 0 {
 			t.Fatalf("errors: %v", errs)
@@ -53,8 +34,7 @@ func TestTUIPlanApproval(t *testing.T) {
 // Claude and the TUI says it was answered.
 func TestTUIQuestion(t *testing.T) {
 	eachNvim(t, func(t *testing.T, v nvimVersion) {
-		e := NewEnv(t, v, Options{})
-		e.trustForTUI()
+		e := tuiEnv(t, v, Options{})
 		e.ScriptUI([]string{"B — about B"}, nil)
 		id, job := e.startTUI()
 		e.typeIntoTUI(id, job, Seq(Step("AskUserQuestion", map[string]any{"questions": []any{question("Which lib?", "Lib", false, "A", "B")}})), "SEQ")

@@ -11,8 +11,7 @@ import (
 // asks in the panel (the same boundary) and, denied, is never read.
 func TestTUIEditorTools(t *testing.T) {
 	eachNvim(t, func(t *testing.T, v nvimVersion) {
-		e := NewEnv(t, v, Options{HomeFiles: map[string]string{"notes/todo.txt": todoText}})
-		e.trustForTUI()
+		e := tuiEnv(t, v, Options{HomeFiles: map[string]string{"notes/todo.txt": todoText}})
 		todo := e.openOutside()
 		id, job := e.startTUI()
 		e.typeIntoTUI(id, job, Seq(
@@ -43,8 +42,7 @@ func TestTUIEditorTools(t *testing.T) {
 // the reference and the prompt and submits it. claude reads the lines.
 func TestTUIAddAndSendReferences(t *testing.T) {
 	eachNvim(t, func(t *testing.T, v nvimVersion) {
-		e := NewEnv(t, v, Options{})
-		e.trustForTUI()
+		e := tuiEnv(t, v, Options{})
 		e.WriteFile("a.lua", "local one = 1\nlocal two = 2\nlocal three = 3\n")
 		e.Cmd("edit a.lua")
 		id, job := e.startTUI()

@@ -53,8 +53,7 @@ func (e *Env) enterWhileAsked(id, job int, what string, done func() bool) {
 // is gone.
 func TestTUIKilledWhileAProposalIsOpen(t *testing.T) {
 	eachNvim(t, func(t *testing.T, v nvimVersion) {
-		e := NewEnv(t, v, Options{})
-		e.trustForTUI()
+		e := tuiEnv(t, v, Options{})
 		id, job := e.startTUI()
 		e.typeIntoTUI(id, job, Seq(Step("Write", map[string]any{"file_path": "{{cwd}}/k.txt", "content": "never\n"})), "SEQ")
 		p, buf := e.WaitProposal()
@@ -84,8 +83,7 @@ func TestTUIKilledWhileAProposalIsOpen(t *testing.T) {
 // the TUI, whose next request is asked in the terminal alone.
 func TestTUIHostRestartedWhileAHookWaits(t *testing.T) {
 	eachNvim(t, func(t *testing.T, v nvimVersion) {
-		e := NewEnv(t, v, Options{})
-		e.trustForTUI()
+		e := tuiEnv(t, v, Options{})
 		id, job := e.startTUI()
 		e.typeIntoTUI(id, job, Seq(bash("echo 1 > one.txt", "one"), bash("echo 2 > two.txt", "two")), "SEQ")
 		e.WaitPending(1)
@@ -112,8 +110,7 @@ func TestTUIHostRestartedWhileAHookWaits(t *testing.T) {
 // session's, and each answer reaches its own claude.
 func TestTwoTUIsAndAStreamJSONSessionAtOnce(t *testing.T) {
 	eachNvim(t, func(t *testing.T, v nvimVersion) {
-		e := NewEnv(t, v, Options{})
-		e.trustForTUI()
+		e := tuiEnv(t, v, Options{})
 		id1, job1 := e.startTUI()
 		id2, job2 := e.startTUI()
 		e.typeIntoTUI(id1, job1, Seq(bash("echo a > a.txt", "tui one")), "SEQ")

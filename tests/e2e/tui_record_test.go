@@ -10,24 +10,11 @@ import (
 // holds the file, and the prompt's changes (its checkpoint) list it.
 func TestTUIAppliedProposalIsRecorded(t *testing.T) {
 	eachNvim(t, func(t *testing.T, v nvimVersion) {
-		e := NewEnv(t, v, Options{})
-		e.trustForTUI()
-		f := e.WriteFile("f.txt", "one\ntwo\nthree\nfour\nfive\n")
+		e := tuiEnv(t, v, Options{})
+		f, edit := blameEdit(e)
 		id, job := e.startTUI()
-		e.typeIntoTUI(id, job, Seq(Step("Read", map[string]any{"file_path": f}),
-			Step("Edit", map[string]any{"file_path": f, "old_string": "two\nthree", "new_string": "TWO\nTHREE"})), "SEQ")
-		_, buf := e.WaitProposal()
-		e.SetLineAndWrite(buf, 3, "THREE, amended")
-		if r := e.WaitToolResult("toolu_s1"); r.IsError {
-			t.Fatalf("tool result %+v", r)
-		}
-		e.WaitIdle(id)
-		if got := e.ReadFile("f.txt"); got != "one\nTWO\nTHREE, amended\nfour\nfive\n" {
-			t.Fatalf("f.txt = %q", got)
-		}
-		e.Cmd("tabnew " + f)
-		e.Cmd("ClaudeNova blame")
-		e.waitBlame(0, "ycayy")
+		e.typeIntoTUI(id, job, edit, "SEQ")
+		e.amendedThenBlamed(id, f)
 		var files []roundFile
 		e.Eventually(10*time.Second, "the round holds f.txt", func() bool {
 			e.Lua(&files, "return require('claudenova.channel.host').request('review_round', { session = ... }).files", id)

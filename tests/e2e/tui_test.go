@@ -9,6 +9,14 @@ import (
 	"time"
 )
 
+// tuiEnv is an Env whose claude's TUI asks no first-run question.
+func tuiEnv(t *testing.T, v nvimVersion, o Options) *Env {
+	t.Helper()
+	e := NewEnv(t, v, o)
+	e.trustForTUI()
+	return e
+}
+
 // trustForTUI pre-answers what claude's terminal UI asks in a fresh HOME
 // (onboarding, the custom API key, trusting the project folder), in the
 // config file it reads: the test never types through those dialogs.
@@ -75,8 +83,7 @@ func (e *Env) typeIntoTUI(id, job int, text, shows string) {
 // is denied there (it never runs), the session is kind "tui", stop ends it.
 func TestTUIPermissionsDecidedInTheEditor(t *testing.T) {
 	eachNvim(t, func(t *testing.T, v nvimVersion) {
-		e := NewEnv(t, v, Options{})
-		e.trustForTUI()
+		e := tuiEnv(t, v, Options{})
 		id, job := e.startTUI()
 		var kind string
 		e.Lua(&kind, "for _, s in ipairs(require('claudenova').sessions()) do if s.id == ... then return s.kind end end", id)
@@ -149,8 +156,7 @@ func TestTUIPermissionsDecidedInTheEditor(t *testing.T) {
 // stopped while a proposal is open applies nothing.
 func TestTUIAllowedInTheTerminal(t *testing.T) {
 	eachNvim(t, func(t *testing.T, v nvimVersion) {
-		e := NewEnv(t, v, Options{})
-		e.trustForTUI()
+		e := tuiEnv(t, v, Options{})
 		id, job := e.startTUI()
 		e.typeIntoTUI(id, job, Seq(
 			Step("Bash", map[string]any{"command": "echo yes > ran.txt", "description": "write ran.txt"}),
@@ -211,8 +217,7 @@ func TestTUIAllowedInTheTerminal(t *testing.T) {
 // :ClaudeNova stop in the terminal ends that session.
 func TestTUICommand(t *testing.T) {
 	eachNvim(t, func(t *testing.T, v nvimVersion) {
-		e := NewEnv(t, v, Options{})
-		e.trustForTUI()
+		e := tuiEnv(t, v, Options{})
 		e.Cmd("ClaudeNova tui")
 		var id int
 		e.Lua(&id, "return vim.b.claudenova_tui or 0")
@@ -254,8 +259,7 @@ func TestTUICommand(t *testing.T) {
 // the TUI interrupts the turn and ends our waiting hook.
 func TestTUIRejectedInTheTerminal(t *testing.T) {
 	eachNvim(t, func(t *testing.T, v nvimVersion) {
-		e := NewEnv(t, v, Options{})
-		e.trustForTUI()
+		e := tuiEnv(t, v, Options{})
 		id, job := e.startTUI()
 		e.typeIntoTUI(id, job, Seq(Step("Bash", map[string]any{"command": "echo no > no.txt", "description": "write no.txt"})), "SEQ")
 		b := e.WaitPending(1)[0]
@@ -286,8 +290,7 @@ func TestTUIRejectedInTheTerminal(t *testing.T) {
 // command of the session runs without asking.
 func TestTUIAllowForSession(t *testing.T) {
 	eachNvim(t, func(t *testing.T, v nvimVersion) {
-		e := NewEnv(t, v, Options{})
-		e.trustForTUI()
+		e := tuiEnv(t, v, Options{})
 		id, job := e.startTUI()
 		e.typeIntoTUI(id, job, Seq(bash("echo 1 > one.txt", "one"), bash("echo 2 > two.txt", "two")), "SEQ")
 		p := e.WaitPending(1)[0]
@@ -313,8 +316,7 @@ func TestTUIAllowForSession(t *testing.T) {
 // how to reach it); leaving terminal mode opens it.
 func TestTUITypingKeepsTheKeys(t *testing.T) {
 	eachNvim(t, func(t *testing.T, v nvimVersion) {
-		e := NewEnv(t, v, Options{})
-		e.trustForTUI()
+		e := tuiEnv(t, v, Options{})
 		id, _ := e.startTUI()
 		e.Input("i")
 		e.WaitMode("t")

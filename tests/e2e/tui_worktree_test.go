@@ -14,12 +14,8 @@ import (
 // branch.
 func TestTUIInItsOwnWorktree(t *testing.T) {
 	eachNvim(t, func(t *testing.T, v nvimVersion) {
-		e := NewEnv(t, v, Options{})
-		e.trustForTUI()
-		e.WriteFile("a.txt", "committed\n")
-		e.gitIn(e.Project, "init", "-q")
-		e.gitIn(e.Project, "add", "a.txt")
-		e.gitIn(e.Project, "commit", "-qm", "init")
+		e := tuiEnv(t, v, Options{})
+		e.gitRepo(map[string]string{"a.txt": "committed\n"})
 		e.Cmd("ClaudeNova tui --worktree=tui-fix")
 		var id int
 		e.Lua(&id, "return vim.b.claudenova_tui or 0")
