@@ -48,3 +48,33 @@ func TestTUIQuestion(t *testing.T) {
 		}
 	})
 }
+
+// A question arriving while the user types into the TUI (terminal mode)
+// never takes the keys: the picker waits, the user is told how to reach
+// it; leaving terminal mode opens it, and the answer reaches Claude.
+func TestTUIQuestionWaitsWhileTyping(t *testing.T) {
+	eachNvim(t, func(t *testing.T, v nvimVersion) {
+		e := tuiEnv(t, v, Options{})
+		e.ScriptUI([]string{"A — about A"}, nil)
+		id, _ := e.startTUI()
+		e.Input("i")
+		e.WaitMode("t")
+		e.Eventually(60*time.Second, "the TUI's input", func() bool { return strings.Contains(e.tuiScreen(id), "for shortcuts") })
+		e.Input(Seq(Step("AskUserQuestion", map[string]any{"questions": []any{question("Which lib?", "Lib", false, "A", "B")}})))
+		e.Eventually(20*time.Second, "the prompt typed", func() bool { return strings.Contains(e.tuiScreen(id), "SEQ") })
+		e.Input("<CR>")
+		p := e.WaitPending(1)[0]
+		if p.Surface != "question" {
+			t.Fatalf("request %+v", p)
+		}
+		e.Eventually(20*time.Second, "told how to reach it", func() bool { return e.NoteContaining("opens when you pause") })
+		if mode, _ := e.Mode(); mode != "t" {
+			t.Fatalf("the question took the keys: mode %q", mode)
+		}
+		e.Input(`<C-\><C-n>`)
+		r := e.WaitToolResult("toolu_s0")
+		if r.IsError || !strings.Contains(r.Content, `"Which lib?"="A"`) {
+			t.Fatalf("tool result %+v", r)
+		}
+	})
+}
