@@ -9,6 +9,8 @@
 //	claudenova diff [-cap N] [-U N] A B   unified diff of two files, like diff -u
 //	claudenova hook            claude's PermissionRequest hook for a TUI session (reads the hook's input on
 //	                           stdin, asks the editor, prints its decision; nothing when there is none)
+//	claudenova mcp             the editor's MCP server "nvim" for a TUI session (JSON-RPC on stdio, each
+//	                           message answered by the editor)
 package main
 
 import (
@@ -39,6 +41,9 @@ func main() {
 	}
 	if len(os.Args) > 1 && os.Args[1] == "hook" {
 		os.Exit(tuihook.Run(context.Background(), os.Stdin, os.Stdout, os.Stderr, os.Getenv))
+	}
+	if len(os.Args) > 1 && os.Args[1] == "mcp" {
+		os.Exit(tuihook.RunMCP(context.Background(), os.Stdin, os.Stdout, os.Stderr, os.Getenv))
 	}
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }

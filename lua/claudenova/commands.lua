@@ -18,6 +18,21 @@ end
 -- Subcommands get their words and the raw text after the subcommand name, so
 -- prompts keep their spacing.
 
+-- The value of a --worktree[={name}] flag (true, or the name); nil when
+-- flag is none.
+local function worktree_flag(flag)
+  if flag == "--worktree" then
+    return true
+  end
+  if flag and flag:match("^%-%-worktree=") then
+    local name = flag:sub(#"--worktree=" + 1)
+    if name == "" then
+      error("claude-nova: --worktree= needs a name (or use --worktree alone)", 0)
+    end
+    return name
+  end
+end
+
 -- Each subcommand: usage (shown in :help), desc (one line, for :help and
 -- completion), run(args, raw). The docs section "Commands" is generated
 -- from this table (make docs).
@@ -32,18 +47,13 @@ M.subcommands = {
         local flag, rest = raw:match("^(%-%-%S+)%s*(.*)$")
         if flag == "--plan" then
           mode = "plan"
-        elseif flag == "--worktree" then
-          worktree = true
         elseif flag and flag:match("^%-%-count=") then
           count = tonumber(flag:sub(#"--count=" + 1))
           if not count then
             error("claude-nova: --count= needs a number (--count=2)", 0)
           end
-        elseif flag and flag:match("^%-%-worktree=") then
-          worktree = flag:sub(#"--worktree=" + 1)
-          if worktree == "" then
-            error("claude-nova: --worktree= needs a name (or use --worktree alone)", 0)
-          end
+        elseif worktree_flag(flag) ~= nil then
+          worktree = worktree_flag(flag)
         else
           break
         end
@@ -76,17 +86,25 @@ M.subcommands = {
     end,
   },
   tui = {
-    usage = "tui [{prompt}]",
-    desc = "Run claude's own terminal UI (its slash commands, its look) in a terminal window for the current directory, with {prompt} submitted when given; every permission it asks is decided here as for any session: a file change opens as an editable proposal, a command in the panel, all in the sidebar. Without {prompt} while one runs, go to its terminal. The session starts in your permission_mode; :ClaudeNova stop ends it.",
+    usage = "tui [--worktree[={name}]] [{prompt}]",
+    desc = "Run claude's own terminal UI (its slash commands, its look) in a terminal window for the current directory, with {prompt} submitted when given; every permission it asks is decided here as for any session: a file change opens as an editable proposal, a command in the panel, all in the sidebar. Without {prompt} while one runs, go to its terminal. With --worktree, in a git worktree of its own as new --worktree (named {name} or after the prompt). The session starts in your permission_mode; :ClaudeNova stop ends it.",
     run = function(_, raw)
+      local flag, rest = raw:match("^(%-%-%S+)%s*(.*)$")
+      local worktree = worktree_flag(flag)
+      if worktree ~= nil then
+        raw = rest
+      end
       local tui = require("claudenova.frontend.tui")
       local running = tui.latest()
-      if vim.trim(raw) == "" and running then
+      if vim.trim(raw) == "" and running and worktree == nil then
         tui.show(running, { focus = true })
       else
-        nova().tui({ prompt = raw })
+        nova().tui({ prompt = raw, worktree = worktree })
       end
       vim.cmd.startinsert()
+    end,
+    complete = function()
+      return { "--worktree", "--worktree=" }
     end,
   },
   send = {
@@ -103,6 +121,18 @@ M.subcommands = {
           lines = require("claudenova.services.context").selection(sel.buf, sel.from, sel.to)
         end
         ui().prompt(ui().sendable(ui().session_in_view()), { context = lines })
+        return
+      end
+      local tui = require("claudenova.frontend.tui")
+      local term = tui.running(ui().session_in_view())
+      if term then
+        -- claude's terminal UI: typed into its input, then Enter.
+        local prefix = ""
+        if sel then
+          local ctx = require("claudenova.services.context")
+          prefix = ctx.ref(ctx.relative(vim.api.nvim_buf_get_name(sel.buf), ctx.cwd(term)), sel.from, sel.to) .. " "
+        end
+        tui.type(term, prefix .. raw, true)
         return
       end
       local to = ui().sendable(ui().session_in_view())
@@ -145,9 +175,21 @@ M.subcommands = {
     end,
   },
   add = {
-    usage = "add [{path}]",
-    desc = "Queue a file reference (default: the current buffer's file) for the next prompt; the prompt input shows it (delete its line to drop it). A buffer with unsaved changes is sent as its text in the editor.",
-    run = function(args, raw)
+    usage = "[range]add [{path}]",
+    desc = "Queue a file reference (default: the current buffer's file) for the next prompt; the prompt input shows it (delete its line to drop it). A buffer with unsaved changes is sent as its text in the editor. When the session in view is claude's terminal UI, the @path reference (with #L{from}-{to} for a range) is typed into its input instead.",
+    run = function(args, raw, opts)
+      local tui = require("claudenova.frontend.tui")
+      local to = tui.running(ui().session_in_view())
+      if to then
+        local path = vim.trim(raw) ~= "" and vim.fn.expand(vim.trim(raw)) or vim.api.nvim_buf_get_name(0)
+        if path == "" then
+          error("claude-nova: this buffer has no file to add (:ClaudeNova add {path})", 0)
+        end
+        local ranged = opts and opts.range and opts.range > 0 and vim.trim(raw) == ""
+        local ref = tui.mention(to, path, ranged and opts.line1 or nil, ranged and opts.line2 or nil)
+        say(("typed %s into claude's terminal UI (session %d)"):format(ref, to))
+        return
+      end
       local rel = nova().add(vim.trim(raw) ~= "" and vim.trim(raw) or nil)
       local ctx = require("claudenova.services.context")
       local n = #ctx.queue
@@ -581,6 +623,16 @@ function M.send_selection()
   require("claudenova.core.errors").guard(function()
     local a, b = vim.fn.line("v"), vim.fn.line(".")
     vim.cmd("normal! \27")
+    local tui = require("claudenova.frontend.tui")
+    local term = tui.running(ui().session_in_view())
+    if term and vim.api.nvim_buf_get_name(0) ~= "" then
+      -- claude's terminal UI: the reference typed into its input, the
+      -- cursor there to write the rest.
+      tui.mention(term, vim.api.nvim_buf_get_name(0), math.min(a, b), math.max(a, b))
+      tui.show(term, { focus = true })
+      vim.cmd.startinsert()
+      return
+    end
     local lines =
       require("claudenova.services.context").selection(vim.api.nvim_get_current_buf(), math.min(a, b), math.max(a, b))
     ui().prompt(nil, { context = lines })

@@ -126,7 +126,8 @@ end
 --- Stop a session (current by default). Returns { done, message }.
 --- Run claude's own terminal UI in a terminal window, each permission it
 --- asks decided in the editor (proposals, the panel, the sidebar). opts:
---- { cwd?, args? (more arguments for claude), prompt?, mode?, model? }.
+--- { cwd?, args? (more arguments for claude), prompt?, mode?, model?,
+--- worktree? = true | "name" (as new's) }.
 --- Returns the session's id once claude runs (sessions() lists it with
 --- kind = "tui"; stop() ends it).
 function M.tui(opts)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/approval"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/checkpoint"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude/replies"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/desk"
@@ -341,6 +342,10 @@ func (r *router) system(s *session.Session, m claude.Message) {
 		return
 	case "session_title_changed":
 		s.SetTitle(sys.Title)
+	case "prompt_typed":
+		// A prompt typed into claude's own terminal UI (tuihook): it begins
+		// a turn as a prompt of ours does (its changes, its checkpoint).
+		s.Turns.Begin(checkpoint.NewID(), sys.Prompt, time.Now())
 	case "status":
 		r.signal(s, m) // compacting
 		r.modes.Reported(s, sys.PermissionMode)

@@ -162,6 +162,7 @@ type System struct {
 	Cwd            string `json:"cwd"`                 // init
 	Version        string `json:"claude_code_version"` // init
 	State          string `json:"state"`               // session_state_changed
+	Prompt         string `json:"prompt"`              // prompt_typed (claude's terminal UI, tuihook)
 
 	Init   *Init   `json:"-"`
 	Hook   *Hook   `json:"-"`

@@ -300,7 +300,8 @@ type toolReplyArg struct {
 // tuiRoom is the room of app's TUI sessions.
 func tuiRoom(a *app.App, log *slog.Logger) *tuihook.Room {
 	return tuihook.New(func(p tuihook.Params, open claude.Opener) (session.Info, error) {
-		return a.NewSession(app.NewParams{Cwd: p.Cwd, Mode: p.Mode, Model: p.Model, Open: open})
+		return a.NewSession(app.NewParams{Cwd: p.Cwd, Mode: p.Mode, Model: p.Model,
+			Worktree: p.Worktree, WorktreeName: p.WorktreeName, Open: open})
 	}, log)
 }
 

@@ -6,12 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"sort"
 	"strconv"
 	"sync"
 	"time"
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/editortools"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
 	shellquote "github.com/kballard/go-shellquote"
 )
@@ -37,6 +39,7 @@ type Conn struct {
 	pending  map[string]*waiting // by request id
 	answered map[string]*waiting // requests the editor allowed, until their PostToolUse
 	hooks    map[string]*waiting // hook_callbacks (a PostToolUse) waiting for the host
+	plans    map[string]bool     // the transcript's ExitPlanMode calls asked about already
 	next     int
 	pid      int
 	exitErr  error
@@ -47,6 +50,10 @@ type Conn struct {
 	rules    sessionRules // the session's own rules (rules.go)
 	given    sessionRules // what of them the TUI was given
 	onEnd    func()
+	// ownMCP: the TUI was given the editor's MCP server (--mcp-config),
+	// which takes the place of any server of that name the user configured
+	// (checked on 2.1.328): its tools' calls are the editor's own.
+	ownMCP bool
 }
 
 var _ claude.Conn = (*Conn)(nil)
@@ -78,7 +85,7 @@ func newConn(argv []string, cwd, mode string, log *slog.Logger) *Conn {
 	c := &Conn{
 		log: log, argv: argv, mode: mode, cwd: cwd,
 		wake: make(chan struct{}, 1), out: make(chan claude.Message),
-		pending: map[string]*waiting{}, answered: map[string]*waiting{}, hooks: map[string]*waiting{}, started: make(chan struct{}), done: make(chan struct{}),
+		pending: map[string]*waiting{}, answered: map[string]*waiting{}, hooks: map[string]*waiting{}, plans: map[string]bool{}, started: make(chan struct{}), done: make(chan struct{}),
 	}
 	go c.pump()
 	return c
@@ -141,9 +148,22 @@ func (c *Conn) push(v any) {
 // hook prints, once decided; ok false: no decision (the hook went away,
 // the TUI ended, the request was withdrawn or errored).
 func (c *Conn) ask(in HookInput, gone <-chan struct{}) (out []byte, ok bool) {
-	if terminalOnly[in.ToolName] {
-		c.log.Info("tui: asked in the terminal", "tool", in.ToolName)
-		return nil, false
+	var plan *planCall
+	if in.ToolName == "ExitPlanMode" {
+		// The plan is not in the hook's input: claude's transcript has it.
+		c.mu.Lock()
+		taken := maps.Clone(c.plans)
+		c.mu.Unlock()
+		if p, ok := waitPlan(in.TranscriptPath, taken, gone, c.done); ok {
+			plan = &p
+		} else {
+			select {
+			case <-gone:
+				return nil, false
+			default:
+				c.log.Info("tui: the plan was not found in the transcript", "path", in.TranscriptPath)
+			}
+		}
 	}
 	c.mu.Lock()
 	if c.ended {
@@ -154,12 +174,26 @@ func (c *Conn) ask(in HookInput, gone <-chan struct{}) (out []byte, ok bool) {
 	id := "tui-" + strconv.Itoa(c.next)
 	w := &waiting{tool: in.ToolName, input: canonical(in.ToolInput), answer: make(chan []byte, 1)}
 	c.pending[id] = w
+	if plan != nil {
+		c.plans[plan.ID] = true
+	}
 	c.mu.Unlock()
+	if plan != nil {
+		// The model's call, as a stream-json claude shows it: the plan
+		// surface finds the plan by the request's tool_use_id.
+		c.push(map[string]any{"type": "assistant", "message": map[string]any{"role": "assistant", "content": []any{
+			map[string]any{"type": "tool_use", "id": id, "name": in.ToolName, "input": map[string]any{"plan": plan.Plan}},
+		}}})
+	}
 	req := map[string]any{
 		"subtype": "can_use_tool", "tool_name": in.ToolName, "input": in.ToolInput, "tool_use_id": id,
 	}
 	if len(in.PermissionSuggestions) > 0 && string(in.PermissionSuggestions) != "null" {
 		req["permission_suggestions"] = in.PermissionSuggestions
+	}
+	if c.ownMCP && editortools.ToolName(in.ToolName) != "" {
+		// As a stream-json claude marks a call of the editor's server.
+		req["mcp_server"] = map[string]any{"name": editortools.Server, "source": "sdk"}
 	}
 	c.push(map[string]any{"type": "control_request", "request_id": id, "request": req})
 	select {
@@ -202,15 +236,18 @@ func (c *Conn) take(id string) *waiting {
 func (c *Conn) notice(in HookInput, gone <-chan struct{}) ([]byte, bool) {
 	switch in.HookEventName {
 	case EventPostTool:
-		input := canonical(in.ToolInput)
-		same := func(w *waiting) bool { return w.tool == in.ToolName && w.input == input }
-		if c.settled(same) > 0 || !changeTools[in.ToolName] {
+		same := sameCall(in)
+		settled := c.settled(same) > 0
+		if !changeTools[in.ToolName] {
 			return nil, false
 		}
-		return c.afterChange(in, c.allowed(same), gone)
+		id := ""
+		if !settled {
+			id = c.allowed(same)
+		}
+		return c.afterChange(in, id, gone)
 	case EventToolFailed:
-		input := canonical(in.ToolInput)
-		same := func(w *waiting) bool { return w.tool == in.ToolName && w.input == input }
+		same := sameCall(in)
 		if c.settled(same) == 0 {
 			c.allowed(same) // allowed here, failed there: no PostToolUse follows
 		}
@@ -224,12 +261,25 @@ func (c *Conn) notice(in HookInput, gone <-chan struct{}) ([]byte, bool) {
 			// Named after its first prompt, as a session of the plugin's own.
 			c.push(map[string]any{"type": "system", "subtype": "session_title_changed", "title": name})
 		}
+		c.push(map[string]any{"type": "system", "subtype": "prompt_typed", "prompt": in.Prompt})
 		c.push(map[string]any{"type": "system", "subtype": "session_state_changed", "state": "running"})
 	case EventStop:
 		c.settled(func(*waiting) bool { return true })
 		c.push(map[string]any{"type": "system", "subtype": "session_state_changed", "state": "idle"})
 	}
 	return nil, false
+}
+
+// sameCall tells the waiting request of the call a PostToolUse (or its
+// failure) is about: the same tool and input; a question or a plan by its
+// tool alone (the input claude reports holds the answers; claude asks them
+// one at a time).
+func sameCall(in HookInput) func(*waiting) bool {
+	if interactive[in.ToolName] {
+		return func(w *waiting) bool { return w.tool == in.ToolName }
+	}
+	input := canonical(in.ToolInput)
+	return func(w *waiting) bool { return w.tool == in.ToolName && w.input == input }
 }
 
 // allowed is the request the editor allowed for this call ("" if none),
@@ -247,29 +297,61 @@ func (c *Conn) allowed(match func(*waiting) bool) string {
 }
 
 // afterChange hands a change's PostToolUse to the host as app's own
-// hook_callback (toolUseID: the request the editor allowed for it) and
-// returns the reply line for the hook once answered.
+// hook_callback (toolUseID: the request the editor allowed for it), then
+// its result, and returns the reply line for the hook once answered.
 func (c *Conn) afterChange(in HookInput, toolUseID string, gone <-chan struct{}) ([]byte, bool) {
+	request := map[string]any{
+		"subtype": "hook_callback", "callback_id": claude.ChangeHook,
+		"input": map[string]any{"hook_event_name": EventPostTool, "tool_name": in.ToolName, "tool_use_id": toolUseID,
+			"permission_mode": in.PermissionMode, "tool_input": in.ToolInput},
+	}
+	// Then the call's result, as a stream-json claude sends it after its
+	// hook: the change is recorded (checkpoint, round, blame, notes) by the
+	// one path every change takes.
+	var result any
+	resultID := toolUseID
+	if resultID == "" {
+		resultID = in.ToolUseID
+	}
+	if resultID != "" && len(in.ToolResponse) > 0 {
+		result = map[string]any{"type": "user", "message": map[string]any{"role": "user", "content": []any{
+			map[string]any{"type": "tool_result", "tool_use_id": resultID, "content": "(done in claude's terminal UI)"},
+		}}, "tool_use_result": in.ToolResponse}
+	}
+	return c.control("tui-hook-", request, result, gone)
+}
+
+// mcp hands a message for the editor's MCP server to the host as the
+// mcp_message a stream-json claude sends, and returns the reply line once
+// answered (ok false: none; the bridge answers with an error).
+func (c *Conn) mcp(msg json.RawMessage, gone <-chan struct{}) ([]byte, bool) {
+	return c.control("tui-mcp-", map[string]any{"subtype": "mcp_message", "server_name": editortools.Server, "message": msg}, nil, gone)
+}
+
+// control sends the host a control request of ours (then the message
+// after, if any) and waits for its answer (RespondControl): the reply
+// line, or ok false when none came (RespondError, the caller gone, the TUI
+// ended).
+func (c *Conn) control(prefix string, request map[string]any, after any, gone <-chan struct{}) ([]byte, bool) {
 	c.mu.Lock()
 	if c.ended {
 		c.mu.Unlock()
 		return nil, false
 	}
 	c.next++
-	id := "tui-hook-" + strconv.Itoa(c.next)
+	id := prefix + strconv.Itoa(c.next)
 	w := &waiting{answer: make(chan []byte, 1)}
 	c.hooks[id] = w
 	c.mu.Unlock()
-	c.push(map[string]any{"type": "control_request", "request_id": id, "request": map[string]any{
-		"subtype": "hook_callback", "callback_id": claude.ChangeHook,
-		"input": map[string]any{"hook_event_name": EventPostTool, "tool_name": in.ToolName, "tool_use_id": toolUseID,
-			"permission_mode": in.PermissionMode, "tool_input": in.ToolInput},
-	}})
 	defer func() {
 		c.mu.Lock()
 		delete(c.hooks, id)
 		c.mu.Unlock()
 	}()
+	c.push(map[string]any{"type": "control_request", "request_id": id, "request": request})
+	if after != nil {
+		c.push(after)
+	}
 	select {
 	case b := <-w.answer:
 		return b, b != nil
@@ -338,6 +420,10 @@ func (c *Conn) Respond(requestID string, result claude.PermissionResult) error {
 		return fmt.Errorf("the TUI's request %s no longer waits", requestID)
 	}
 	result = c.withRules(result)
+	if result.Behavior == "allow" && interactive[w.tool] && len(result.UpdatedInput) == 0 {
+		// Without an updatedInput claude leaves its own dialog open.
+		result.UpdatedInput = json.RawMessage(w.input)
+	}
 	out, err := json.Marshal(reply{Decision: &result})
 	if err != nil {
 		w.answer <- nil // no decision: the TUI asks
@@ -365,10 +451,20 @@ func (c *Conn) RespondAndTell(requestID string, result claude.PermissionResult, 
 	return c.Respond(requestID, result)
 }
 
-// RespondError gives the request's hook no decision: the TUI asks.
+// RespondError gives the request's hook no decision (the TUI asks), or a
+// message for the editor's MCP server no answer (the bridge answers with
+// an error).
 func (c *Conn) RespondError(requestID, message string) error {
 	if w := c.take(requestID); w != nil {
 		c.log.Info("tui: no decision", "request", requestID, "why", message)
+		w.answer <- nil
+	}
+	c.mu.Lock()
+	w := c.hooks[requestID]
+	delete(c.hooks, requestID)
+	c.mu.Unlock()
+	if w != nil {
+		c.log.Info("tui: no answer", "request", requestID, "why", message)
 		w.answer <- nil
 	}
 	return nil

@@ -50,26 +50,10 @@ func decide(ctx context.Context, stdin io.Reader, getenv func(string) string) ([
 	if err := in.check(); err != nil {
 		return nil, fmt.Errorf("the hook's input: %w", err)
 	}
-	if err := ownSocket(path); err != nil {
+	b, err := roundTrip(ctx, path, ask{Token: token, Input: json.RawMessage(bytes.TrimSpace(raw))})
+	if err != nil && !errors.Is(err, errNoAnswer) {
 		return nil, err
 	}
-	d := net.Dialer{Timeout: dialTimeout}
-	c, err := d.DialContext(ctx, "unix", path)
-	if err != nil {
-		return nil, fmt.Errorf("reach the editor: %w", err)
-	}
-	defer c.Close()
-	stop := context.AfterFunc(ctx, func() { _ = c.Close() })
-	defer stop()
-	line, err := json.Marshal(ask{Token: token, Input: json.RawMessage(bytes.TrimSpace(raw))})
-	if err != nil {
-		return nil, fmt.Errorf("encode the request: %w", err)
-	}
-	if _, err := c.Write(append(line, '\n')); err != nil {
-		return nil, fmt.Errorf("send the request: %w", err)
-	}
-	br := bufio.NewReaderSize(io.LimitReader(c, maxLine), 64<<10)
-	b, err := br.ReadBytes('\n')
 	if in.HookEventName != EventPermission {
 		// A notice: the host had it once it answered or closed; what it
 		// answered, if anything, is printed.
@@ -84,6 +68,38 @@ func decide(ctx context.Context, stdin io.Reader, getenv func(string) string) ([
 	}
 	return Output(r.Decision)
 }
+
+// roundTrip sends the host one request line and returns the line it
+// answers (what of it came, with the error, when none did).
+func roundTrip(ctx context.Context, path string, a ask) ([]byte, error) {
+	if err := ownSocket(path); err != nil {
+		return nil, err
+	}
+	d := net.Dialer{Timeout: dialTimeout}
+	c, err := d.DialContext(ctx, "unix", path)
+	if err != nil {
+		return nil, fmt.Errorf("reach the editor: %w", err)
+	}
+	defer c.Close()
+	stop := context.AfterFunc(ctx, func() { _ = c.Close() })
+	defer stop()
+	line, err := json.Marshal(a)
+	if err != nil {
+		return nil, fmt.Errorf("encode the request: %w", err)
+	}
+	if _, err := c.Write(append(line, '\n')); err != nil {
+		return nil, fmt.Errorf("send the request: %w", err)
+	}
+	b, err := bufio.NewReaderSize(io.LimitReader(c, maxLine), 64<<10).ReadBytes('\n')
+	if err != nil {
+		return b, fmt.Errorf("%w: %w", errNoAnswer, err)
+	}
+	return b, nil
+}
+
+// errNoAnswer: the host took the request and closed with no line (no
+// decision; for a notice, nothing to print).
+var errNoAnswer = errors.New("no answer")
 
 // noticeOutput is what a notice hook prints of the host's reply line: its
 // output when that is a JSON object, else nothing.

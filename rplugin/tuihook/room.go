@@ -10,6 +10,7 @@ import (
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/worktree"
 	shellquote "github.com/kballard/go-shellquote"
 )
 
@@ -56,6 +57,10 @@ type Params struct {
 	Prompt string   `json:"prompt"`
 	Mode   string   `json:"mode"`
 	Model  string   `json:"model"`
+	// Worktree runs the TUI in a git worktree of its own (claude's
+	// --worktree), named WorktreeName, else after the prompt: as new.
+	Worktree     bool   `json:"worktree"`
+	WorktreeName string `json:"worktree_name"`
 }
 
 // Started is what the front end runs in a terminal, for the session.
@@ -77,14 +82,20 @@ func (r *Room) Start(p Params) (Started, error) {
 	if err != nil {
 		return Started{}, fmt.Errorf("the host's own path (for the permission hook): %w", err)
 	}
+	if p.Worktree && p.WorktreeName == "" {
+		// Named after the prompt, as new names it (the prompt is the
+		// TUI's to send, not the session's).
+		p.WorktreeName = worktree.Slug(p.Prompt)
+	}
 	var out Started
 	var conn *Conn
 	open := func(cfg claude.Config, log *slog.Logger) (claude.Conn, error) {
-		argv, err := Argv(cfg, shellquote.Join(exe, "hook"), p.Args, p.Prompt)
+		argv, err := Argv(cfg, exe, p.Args, p.Prompt)
 		if err != nil {
 			return nil, err
 		}
 		c := newConn(argv, cfg.Dir, cfg.PermissionMode, log)
+		_, c.ownMCP = cfg.Initialize["sdkMcpServers"]
 		token, err := srv.Add(c)
 		if err != nil {
 			return nil, err
@@ -177,13 +188,15 @@ func (r *Room) Close() {
 
 // Argv is the TUI's command: the user's claude command and arguments, the
 // mode and model the session starts with, our PermissionRequest hook
-// (passed for this session only, never written to a settings file), and
-// the first prompt, if any.
-func Argv(cfg claude.Config, hookCommand string, extra []string, prompt string) ([]string, error) {
+// (passed for this session only, never written to a settings file), the
+// editor's MCP server when claude gets it (cfg.Initialize names it), its
+// worktree, if any, and the first prompt, if any. exe is this binary.
+func Argv(cfg claude.Config, exe string, extra []string, prompt string) ([]string, error) {
 	words, err := claude.SplitCommand(cfg.Command)
 	if err != nil {
 		return nil, err
 	}
+	hookCommand := shellquote.Join(exe, "hook")
 	hook := func(timeout int) []any {
 		return []any{map[string]any{"type": "command", "command": hookCommand, "timeout": timeout}}
 	}
@@ -203,6 +216,16 @@ func Argv(cfg claude.Config, hookCommand string, extra []string, prompt string) 
 	}
 	if cfg.Model != "" {
 		argv = append(argv, "--model", cfg.Model)
+	}
+	if cfg.Worktree != "" {
+		argv = append(argv, "--worktree", cfg.Worktree)
+	}
+	if _, ok := cfg.Initialize["sdkMcpServers"]; ok {
+		mcpConfig, err := MCPConfig(exe)
+		if err != nil {
+			return nil, err
+		}
+		argv = append(argv, "--mcp-config", mcpConfig)
 	}
 	argv = append(append(argv, cfg.Args...), extra...)
 	if strings.TrimSpace(prompt) != "" {

@@ -160,6 +160,19 @@ func (s *Server) serve(nc net.Conn) {
 		s.log.Warn("tui hook: a request with an unknown token: no decision")
 		return
 	}
+	gone := make(chan struct{})
+	if len(a.MCP) > 0 {
+		go func() {
+			_, _ = io.Copy(io.Discard, br)
+			close(gone)
+		}()
+		if out, ok := c.mcp(a.MCP, gone); ok {
+			if _, err := nc.Write(out); err != nil {
+				s.log.Warn("tui mcp: send the answer", "err", err)
+			}
+		}
+		return
+	}
 	var in HookInput
 	if err := json.Unmarshal(a.Input, &in); err != nil {
 		s.log.Warn("tui hook: malformed input", "err", err)
@@ -171,7 +184,6 @@ func (s *Server) serve(nc net.Conn) {
 	}
 	// The hook's end closing (the TUI answered itself, or was ended)
 	// withdraws the request.
-	gone := make(chan struct{})
 	go func() {
 		_, _ = io.Copy(io.Discard, br)
 		close(gone)

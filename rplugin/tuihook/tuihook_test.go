@@ -99,8 +99,6 @@ func TestHookWithoutAHostDecidesNothing(t *testing.T) {
 		{"wrong token", map[string]string{EnvSocket: srv.Path(), EnvToken: "not-the-token"}, writeInput},
 		{"malformed input", env, `{"tool_name":`},
 		{"another event", env, strings.Replace(writeInput, `"PermissionRequest"`, `"PreToolUse"`, 1)},
-		{"a question: the TUI asks it", env, strings.Replace(writeInput, `"Write"`, `"AskUserQuestion"`, 1)},
-		{"a plan: the TUI asks it", env, strings.Replace(writeInput, `"Write"`, `"ExitPlanMode"`, 1)},
 		{"input not an object", env, strings.Replace(writeInput, `"tool_input":{"file_path":"/p/a.txt","content":"hi\n"}`, `"tool_input":"x"`, 1)},
 	}
 	for _, tt := range tests {
@@ -225,13 +223,13 @@ func TestTheTUIEndingLeavesHooksWithoutADecision(t *testing.T) {
 }
 
 func TestArgvPassesModeHookAndPrompt(t *testing.T) {
-	argv, err := Argv(claude.Config{Command: "npx claude", PermissionMode: "default", Args: []string{"--add-dir", "x"}},
-		"'/bin/claudenova' hook", nil, "-do this")
+	argv, err := Argv(claude.Config{Command: "npx claude", PermissionMode: "default", Args: []string{"--add-dir", "x"}, Worktree: "fix-it"},
+		"/bin/claudenova", nil, "-do this")
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := strings.Join(argv, "|")
-	if !strings.HasPrefix(got, "npx|claude|--settings|") || !strings.Contains(got, "|--permission-mode|default|--add-dir|x|--|-do this") {
+	if !strings.HasPrefix(got, "npx|claude|--settings|") || !strings.Contains(got, "|--permission-mode|default|--worktree|fix-it|--add-dir|x|--|-do this") {
 		t.Fatalf("argv %q", argv)
 	}
 	var settings struct {
@@ -246,7 +244,7 @@ func TestArgvPassesModeHookAndPrompt(t *testing.T) {
 		t.Fatal(err)
 	}
 	pr := settings.Hooks["PermissionRequest"]
-	if len(pr) != 1 || pr[0].Matcher != "*" || pr[0].Hooks[0].Command != "'/bin/claudenova' hook" {
+	if len(pr) != 1 || pr[0].Matcher != "*" || pr[0].Hooks[0].Command != "/bin/claudenova hook" {
 		t.Fatalf("settings %s", argv[3])
 	}
 }
@@ -376,11 +374,14 @@ func TestDecidedInTheTerminalWithdraws(t *testing.T) {
 	if m := next(t, c); m.Subtype != "session_title_changed" || m.System.Title != "go on" {
 		t.Fatalf("got %+v, want the session named after its first prompt", m)
 	}
+	if m := next(t, c); m.Subtype != "prompt_typed" || m.System.Prompt != "go on\nand on" {
+		t.Fatalf("got %+v, want the prompt (its turn begins)", m)
+	}
 	if m := next(t, c); m.Subtype != "session_state_changed" || m.System.State != "running" {
 		t.Fatalf("got %+v, want running", m)
 	}
 	notify(t, env, `{"hook_event_name":"UserPromptSubmit","prompt":"later"}`)
-	if m := next(t, c); m.Subtype != "session_state_changed" {
+	if m := next(t, c); m.Subtype != "prompt_typed" {
 		t.Fatalf("got %+v, want no new name", m)
 	}
 }
@@ -407,6 +408,12 @@ func TestAnAllowedChangeTellsClaudeBesideItsResult(t *testing.T) {
 	post.wait(t)
 	if got := strings.TrimSpace(post.out.String()); got != `{"hookSpecificOutput":{"additionalContext":"the user changed it","hookEventName":"PostToolUse"}}` {
 		t.Fatalf("printed %s", got)
+	}
+	// Then its result, as a stream-json claude's (the change is recorded
+	// as any other).
+	res := next(t, c)
+	if tr := claude.ToolResultsOf(res); len(tr.Results) != 1 || tr.Results[0].ToolUseID != m.RequestID || string(tr.Structured) != `{}` {
+		t.Fatalf("got %s", res.Raw)
 	}
 	// A change no request was asked for (a mode let it run): the host's
 	// hook still answers, with no request's note; an empty answer prints

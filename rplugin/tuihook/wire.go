@@ -38,6 +38,11 @@ type HookInput struct {
 	ToolInput             json.RawMessage `json:"tool_input"`
 	PermissionSuggestions json.RawMessage `json:"permission_suggestions,omitempty"`
 	Prompt                string          `json:"prompt,omitempty"` // UserPromptSubmit
+	// PostToolUse: the call's id and claude's structured result (for a
+	// change: filePath, originalFile…, as tool_use_result on the wire of a
+	// stream-json claude; checked on 2.1.328).
+	ToolUseID    string          `json:"tool_use_id,omitempty"`
+	ToolResponse json.RawMessage `json:"tool_response,omitempty"`
 }
 
 // The hook events the TUI is started with: its permission requests, and
@@ -74,7 +79,10 @@ func (in HookInput) check() error {
 // ask is the one line the hook sends the host.
 type ask struct {
 	Token string          `json:"token"`
-	Input json.RawMessage `json:"input"`
+	Input json.RawMessage `json:"input,omitempty"`
+	// MCP is a JSON-RPC message for the editor's MCP server (RunMCP), in
+	// place of a hook's input.
+	MCP json.RawMessage `json:"mcp,omitempty"`
 }
 
 // reply is the one line the host sends back; no line at all (the
@@ -86,9 +94,11 @@ type reply struct {
 	Output json.RawMessage `json:"output,omitempty"`
 }
 
-// terminalOnly are the tools the TUI asks about itself for now: a question
-// or a plan's approval answered through the hook is not checked yet.
-var terminalOnly = map[string]bool{"AskUserQuestion": true, "ExitPlanMode": true}
+// interactive are the tools that ask the user something (a question, a
+// plan's approval): claude takes the hook's answer only with an
+// updatedInput (an allow without one leaves the TUI's dialog open; checked
+// on 2.1.328), which the editor's answer always carries.
+var interactive = map[string]bool{"AskUserQuestion": true, "ExitPlanMode": true}
 
 // changeTools are the tools whose PostToolUse the host answers (the note
 // of what the user changed, the file's diagnostics), as app's hook does.

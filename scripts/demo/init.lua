@@ -103,6 +103,44 @@ vim.api.nvim_create_user_command(
   { desc = "claude-nova demo: the guided tour (again, from the shipped greet.py), in a session of its own" }
 )
 
+-- claude's own terminal UI (scripts/demo/tui.json), its permissions in
+-- the editor. The demo's HOME is claude's: the TUI's first-run dialogs
+-- (onboarding, the API key, trusting this folder) are answered there first.
+local function tui()
+  local home = os.getenv("CLAUDENOVA_DEMO_HOME")
+  local path = home .. "/.claude.json"
+  local ok, cfg = pcall(function()
+    return vim.json.decode(table.concat(vim.fn.readfile(path), "\n"))
+  end)
+  cfg = (ok and type(cfg) == "table") and cfg or {}
+  cfg.hasCompletedOnboarding = true
+  cfg.theme = cfg.theme or "dark"
+  cfg.customApiKeyResponses = { approved = { "demo" }, rejected = {} }
+  cfg.projects = type(cfg.projects) == "table" and cfg.projects or {}
+  for _, dir in ipairs({ vim.fn.getcwd(), vim.fn.resolve(vim.fn.getcwd()) }) do
+    cfg.projects[dir] = vim.tbl_extend(
+      "force",
+      cfg.projects[dir] or {},
+      { hasTrustDialogAccepted = true, hasCompletedProjectOnboarding = true }
+    )
+  end
+  vim.fn.writefile({ vim.json.encode(cfg) }, path)
+  local steps = vim.json.decode(table.concat(vim.fn.readfile(root .. "/scripts/demo/tui.json"), "\n"))
+  require("claudenova").tui({ prompt = "SEQ " .. vim.json.encode(steps) })
+  guide.session = nil
+  guide.text = {
+    "claude's own terminal UI, its permissions asked here: its new file is a proposal (:w writes it), its command is in the panel (a allows it).",
+    "A key typed in its dialog answers first. :ClaudeNova stop in its terminal ends it.",
+  }
+  guide.draw()
+end
+
+vim.api.nvim_create_user_command(
+  "DemoTUI",
+  tui,
+  { desc = "claude-nova demo: claude's own terminal UI in a terminal window, its permissions asked in the editor" }
+)
+
 vim.api.nvim_create_autocmd("VimEnter", {
   once = true,
   callback = function()

@@ -109,6 +109,32 @@ func (e *Env) PlanBuf(id string) int {
 	return buf
 }
 
+// approveEditedPlan checks that plan p's buffer shows planSeq's plan, adds
+// a line to it and approves it into acceptEdits: Claude gets the user's
+// plan, and planSeq's edit then applies without asking.
+func (e *Env) approveEditedPlan(p Pending, buf int) {
+	e.t.Helper()
+	var lines []string
+	e.Lua(&lines, "return vim.api.nvim_buf_get_lines(..., 0, -1, false)", buf)
+	if !strings.Contains(strings.Join(lines, "\n"), "1. change alpha to beta") {
+		e.t.Fatalf("plan buffer %q", lines)
+	}
+	e.WaitGraceOver()
+	e.Lua(nil, `vim.api.nvim_buf_set_lines(..., -1, -1, false, {"2. and keep a backup"})`, buf)
+	focusBuf(e, buf)
+	e.Input(`\a`)
+	r := e.WaitToolResult("toolu_s1")
+	if r.IsError || !strings.Contains(r.Content, "2. and keep a backup") {
+		e.t.Fatalf("plan tool result %+v", r)
+	}
+	e.Eventually(30*time.Second, "edit applied without a prompt", func() bool { return e.ReadFile("plan.txt") == "beta\n" })
+	for _, ev := range e.Events() {
+		if ev.Kind == "ClaudeNovaRequestAdded" && ev.ID != p.ID {
+			e.t.Fatalf("the Edit after approval prompted: %+v", ev)
+		}
+	}
+}
+
 func TestPlanApproveAcceptEdits(t *testing.T) {
 	eachNvim(t, func(t *testing.T, v nvimVersion) {
 		e := NewEnv(t, v, Options{})
@@ -135,25 +161,7 @@ func TestPlanApproveAcceptEdits(t *testing.T) {
 		if len(e.Pending()) != 1 {
 			t.Fatal("sidebar allow answered the plan")
 		}
-		var lines []string
-		e.Lua(&lines, "return vim.api.nvim_buf_get_lines(..., 0, -1, false)", buf)
-		if !strings.Contains(strings.Join(lines, "\n"), "1. change alpha to beta") {
-			t.Fatalf("plan buffer %q", lines)
-		}
-		// The user edits the plan, then approves into acceptEdits.
-		e.Lua(nil, `vim.api.nvim_buf_set_lines(..., -1, -1, false, {"2. and keep a backup"})`, buf)
-		focusBuf(e, buf)
-		e.Input(`\a`)
-		r := e.WaitToolResult("toolu_s1")
-		if r.IsError || !strings.Contains(r.Content, "2. and keep a backup") {
-			t.Fatalf("plan tool result %+v", r)
-		}
-		e.Eventually(20*time.Second, "edit applied without a prompt", func() bool { return e.ReadFile("plan.txt") == "beta\n" })
-		for _, ev := range e.Events() {
-			if ev.Kind == "ClaudeNovaRequestAdded" && ev.ID != p.ID {
-				t.Fatalf("the Edit after approval prompted: %+v", ev)
-			}
-		}
+		e.approveEditedPlan(p, buf)
 		if _, mode := e.SessionState(id); mode != "acceptEdits" {
 			t.Fatalf("mode %q, want acceptEdits", mode)
 		}

@@ -234,6 +234,33 @@ func TestReviewRoundCommentsSend(t *testing.T) {
 	})
 }
 
+// blameEdit writes f.txt and returns it and a prompt whose Edit changes
+// two of its lines (amendedThenBlamed amends one).
+func blameEdit(e *Env) (string, string) {
+	f := e.WriteFile("f.txt", "one\ntwo\nthree\nfour\nfive\n")
+	return f, Seq(Step("Read", map[string]any{"file_path": f}),
+		Step("Edit", map[string]any{"file_path": f, "old_string": "two\nthree", "new_string": "TWO\nTHREE"}))
+}
+
+// amendedThenBlamed amends blameEdit's proposal on one line and saves it,
+// waits for session id to apply it, and shows f's blame in a new tab:
+// Claude's line, the amended one, the user's.
+func (e *Env) amendedThenBlamed(id int, f string) {
+	e.t.Helper()
+	_, buf := e.WaitProposal()
+	e.SetLineAndWrite(buf, 3, "THREE, amended")
+	if r := e.WaitToolResult("toolu_s1"); r.IsError {
+		e.t.Fatalf("tool result %+v", r)
+	}
+	e.WaitIdle(id)
+	if got := e.ReadFile("f.txt"); got != "one\nTWO\nTHREE, amended\nfour\nfive\n" {
+		e.t.Fatalf("f.txt = %q", got)
+	}
+	e.Cmd("tabnew " + f)
+	e.Cmd("ClaudeNova blame")
+	e.waitBlame(0, "ycayy")
+}
+
 // Who wrote what: after a proposal amended on one line and applied, blame
 // marks Claude's lines, the amended line and the user's lines apart; a
 // line the user edits by hand becomes theirs; a restart of Neovim keeps
@@ -241,21 +268,9 @@ func TestReviewRoundCommentsSend(t *testing.T) {
 func TestReviewBlameAmendedAndRestart(t *testing.T) {
 	eachNvim(t, func(t *testing.T, v nvimVersion) {
 		e := NewEnv(t, v, Options{})
-		f := e.WriteFile("f.txt", "one\ntwo\nthree\nfour\nfive\n")
-		id := e.newSession(Seq(Step("Read", map[string]any{"file_path": f}),
-			Step("Edit", map[string]any{"file_path": f, "old_string": "two\nthree", "new_string": "TWO\nTHREE"})))
-		_, buf := e.WaitProposal()
-		e.SetLineAndWrite(buf, 3, "THREE, amended")
-		if r := e.WaitToolResult("toolu_s1"); r.IsError {
-			t.Fatalf("tool result %+v", r)
-		}
-		e.WaitIdle(id)
-		if got := e.ReadFile("f.txt"); got != "one\nTWO\nTHREE, amended\nfour\nfive\n" {
-			t.Fatalf("f.txt = %q", got)
-		}
-		e.Cmd("tabnew " + f)
-		e.Cmd("ClaudeNova blame")
-		e.waitBlame(0, "ycayy")
+		f, edit := blameEdit(e)
+		id := e.newSession(edit)
+		e.amendedThenBlamed(id, f)
 		e.Eventually(5*time.Second, "told", func() bool { return e.NoteContaining("1 by Claude, 1 amended by you, 3 yours") })
 		// Claude's next change lands in the signs (acceptEdits: no proposal).
 		e.Lua(nil, "require('claudenova').set_mode('acceptEdits')")

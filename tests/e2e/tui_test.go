@@ -9,6 +9,14 @@ import (
 	"time"
 )
 
+// tuiEnv is an Env whose claude's TUI asks no first-run question.
+func tuiEnv(t *testing.T, v nvimVersion, o Options) *Env {
+	t.Helper()
+	e := NewEnv(t, v, o)
+	e.trustForTUI()
+	return e
+}
+
 // trustForTUI pre-answers what claude's terminal UI asks in a fresh HOME
 // (onboarding, the custom API key, trusting the project folder), in the
 // config file it reads: the test never types through those dialogs.
@@ -39,7 +47,13 @@ func realPath(p string) string {
 // its terminal's job.
 func (e *Env) startTUI() (id, job int) {
 	e.t.Helper()
-	e.Lua(&id, "return require('claudenova').tui({})")
+	return e.startTUIWith(map[string]any{})
+}
+
+// startTUIWith is startTUI with tui()'s options.
+func (e *Env) startTUIWith(opts map[string]any) (id, job int) {
+	e.t.Helper()
+	e.Lua(&id, "return require('claudenova').tui(...)", opts)
 	e.Lua(&job, "return vim.b[require('claudenova.frontend.tui').bufs[...]].terminal_job_id", id)
 	return id, job
 }
@@ -55,7 +69,10 @@ func (e *Env) tuiScreen(id int) string {
 // Enter (sent apart: together they would be one paste).
 func (e *Env) typeIntoTUI(id, job int, text, shows string) {
 	e.t.Helper()
-	e.Eventually(60*time.Second, "the TUI's input", func() bool { return strings.Contains(e.tuiScreen(id), "for shortcuts") })
+	e.Eventually(60*time.Second, "the TUI's input", func() bool {
+		s := e.tuiScreen(id)
+		return strings.Contains(s, "for shortcuts") || strings.Contains(s, "shift+tab to cycle")
+	})
 	e.Lua(nil, "local job, text = ...; vim.fn.chansend(job, text)", job, text)
 	e.Eventually(20*time.Second, "the prompt typed", func() bool { return strings.Contains(e.tuiScreen(id), shows) })
 	e.Lua(nil, "vim.fn.chansend(..., '\\r')", job)
@@ -66,8 +83,7 @@ func (e *Env) typeIntoTUI(id, job int, text, shows string) {
 // is denied there (it never runs), the session is kind "tui", stop ends it.
 func TestTUIPermissionsDecidedInTheEditor(t *testing.T) {
 	eachNvim(t, func(t *testing.T, v nvimVersion) {
-		e := NewEnv(t, v, Options{})
-		e.trustForTUI()
+		e := tuiEnv(t, v, Options{})
 		id, job := e.startTUI()
 		var kind string
 		e.Lua(&kind, "for _, s in ipairs(require('claudenova').sessions()) do if s.id == ... then return s.kind end end", id)
@@ -140,8 +156,7 @@ func TestTUIPermissionsDecidedInTheEditor(t *testing.T) {
 // stopped while a proposal is open applies nothing.
 func TestTUIAllowedInTheTerminal(t *testing.T) {
 	eachNvim(t, func(t *testing.T, v nvimVersion) {
-		e := NewEnv(t, v, Options{})
-		e.trustForTUI()
+		e := tuiEnv(t, v, Options{})
 		id, job := e.startTUI()
 		e.typeIntoTUI(id, job, Seq(
 			Step("Bash", map[string]any{"command": "echo yes > ran.txt", "description": "write ran.txt"}),
@@ -202,8 +217,7 @@ func TestTUIAllowedInTheTerminal(t *testing.T) {
 // :ClaudeNova stop in the terminal ends that session.
 func TestTUICommand(t *testing.T) {
 	eachNvim(t, func(t *testing.T, v nvimVersion) {
-		e := NewEnv(t, v, Options{})
-		e.trustForTUI()
+		e := tuiEnv(t, v, Options{})
 		e.Cmd("ClaudeNova tui")
 		var id int
 		e.Lua(&id, "return vim.b.claudenova_tui or 0")
@@ -245,8 +259,7 @@ func TestTUICommand(t *testing.T) {
 // the TUI interrupts the turn and ends our waiting hook.
 func TestTUIRejectedInTheTerminal(t *testing.T) {
 	eachNvim(t, func(t *testing.T, v nvimVersion) {
-		e := NewEnv(t, v, Options{})
-		e.trustForTUI()
+		e := tuiEnv(t, v, Options{})
 		id, job := e.startTUI()
 		e.typeIntoTUI(id, job, Seq(Step("Bash", map[string]any{"command": "echo no > no.txt", "description": "write no.txt"})), "SEQ")
 		b := e.WaitPending(1)[0]
@@ -277,8 +290,7 @@ func TestTUIRejectedInTheTerminal(t *testing.T) {
 // command of the session runs without asking.
 func TestTUIAllowForSession(t *testing.T) {
 	eachNvim(t, func(t *testing.T, v nvimVersion) {
-		e := NewEnv(t, v, Options{})
-		e.trustForTUI()
+		e := tuiEnv(t, v, Options{})
 		id, job := e.startTUI()
 		e.typeIntoTUI(id, job, Seq(bash("echo 1 > one.txt", "one"), bash("echo 2 > two.txt", "two")), "SEQ")
 		p := e.WaitPending(1)[0]
@@ -304,8 +316,7 @@ func TestTUIAllowForSession(t *testing.T) {
 // how to reach it); leaving terminal mode opens it.
 func TestTUITypingKeepsTheKeys(t *testing.T) {
 	eachNvim(t, func(t *testing.T, v nvimVersion) {
-		e := NewEnv(t, v, Options{})
-		e.trustForTUI()
+		e := tuiEnv(t, v, Options{})
 		id, _ := e.startTUI()
 		e.Input("i")
 		e.WaitMode("t")

@@ -63,19 +63,25 @@ function M.worktrees(cwd)
   return host.request("worktrees", { cwd = cwd or vim.fn.getcwd() })
 end
 
+--- Turn opts.worktree (true: named after the prompt, or "name") into what
+--- the host takes (worktree, worktree_name); call names the API in errors.
+function M.worktree_opts(call, opts)
+  local wt = opts.worktree
+  if wt ~= nil and wt ~= false and wt ~= true and type(wt) ~= "string" then
+    error(("claude-nova: %s({ worktree = … }) takes true or a name, not %s"):format(call, type(wt)), 0)
+  end
+  opts.worktree = wt == true or (type(wt) == "string" and wt ~= "")
+  opts.worktree_name = type(wt) == "string" and wt or nil
+end
+
 --- Start a session. opts: { prompt?, cwd?, mode?, resume?, model?,
 --- worktree?, count? } (count: that many sessions on the prompt, each in a
 --- worktree of its own; returns the first's info, then all of them).
 function M.new(opts)
   opts = vim.deepcopy(opts or {})
   opts.cwd = opts.cwd or vim.fn.getcwd()
-  -- worktree = true (named after the prompt) or "name".
   local wt = opts.worktree
-  if wt ~= nil and wt ~= false and wt ~= true and type(wt) ~= "string" then
-    error("claude-nova: new({ worktree = … }) takes true or a name, not " .. type(wt), 0)
-  end
-  opts.worktree = wt == true or (type(wt) == "string" and wt ~= "")
-  opts.worktree_name = type(wt) == "string" and wt or nil
+  M.worktree_opts("new", opts)
   local count = opts.count
   opts.count = nil
   if count ~= nil then

@@ -51,6 +51,42 @@ function M.show(id, opts)
   return true
 end
 
+--- The running TUI session sid is, if it is one (the session in view, say).
+function M.running(sid)
+  return sid and running(sid) and sid or nil
+end
+
+-- How long a prompt typed into the TUI may take to show before its Enter
+-- goes anyway (the Enter must come apart from the text: together they
+-- are one paste).
+local shown_wait = 2000
+
+--- Type text into session id's input; submit sends Enter once the text
+--- shows in the terminal.
+function M.type(id, text, submit)
+  local buf = M.bufs[id]
+  local job = vim.b[buf].terminal_job_id
+  vim.fn.chansend(job, text)
+  if not submit then
+    return
+  end
+  local tail = vim.trim(text):sub(-12)
+  local function shows()
+    return table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), "\n"):find(tail, 1, true) ~= nil
+  end
+  vim.wait(shown_wait, shows, 20)
+  vim.fn.chansend(job, "\r")
+end
+
+--- Type an @path reference (with #Lfrom-to for lines) to a file into
+--- session id's input, and a space after it; returns the reference.
+function M.mention(id, path, from, to)
+  local ctx = require("claudenova.services.context")
+  local ref = ctx.ref(ctx.relative(path, ctx.cwd(id)), from, to)
+  M.type(id, ref .. " ")
+  return ref
+end
+
 -- A terminal job in the current buffer (jobstart's term option is 0.11's;
 -- 0.10 has termopen).
 local function start_job(argv, opts)
@@ -66,20 +102,25 @@ local function exited(id, code)
   errors.try(calls.notify, "tui_exited", { session = id, code = code })
 end
 
---- Start claude's terminal UI: opts { cwd?, args?, prompt?, mode?, model? }.
+--- Start claude's terminal UI: opts { cwd?, args?, prompt?, mode?, model?,
+--- worktree? = true | "name" } (worktree: as new's, claude works in a git
+--- worktree of its own).
 --- Returns the session's id once claude runs; the cursor is in its terminal.
 function M.open(opts)
   opts = opts or {}
   if opts.args ~= nil and type(opts.args) ~= "table" then
     error("claude-nova: tui({ args = … }) takes a list of strings", 0)
   end
-  local r = calls.request("tui", {
+  local params = {
     cwd = opts.cwd or vim.fn.getcwd(),
     args = opts.args,
     prompt = opts.prompt,
     mode = opts.mode,
     model = opts.model,
-  })
+    worktree = opts.worktree,
+  }
+  require("claudenova.frontend.ops").worktree_opts("tui", params)
+  local r = calls.request("tui", params)
   local id = r.session.id
   inbox.session_started(r.session)
   vim.cmd("botright split")
