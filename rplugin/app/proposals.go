@@ -14,6 +14,7 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/feedback"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/proposal"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/transcript"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/ui"
 )
 
@@ -161,9 +162,9 @@ func (a *App) ProposalSaved(sp SaveParams) (Decided, error) {
 			s.Applied.Mark(p.Perm.ToolUseID, p.Change.Path)
 		}
 		if d.Tell != "" {
-			a.desk.Transcript(s, s.Transcript.Told(d.Tell))
+			a.desk.Transcript(s, s.Transcript.ToldBy(transcript.ToldClaude, d.Tell))
 		} else if d.Behavior == approval.Deny && !sp.Review.Empty() {
-			a.desk.Transcript(s, s.Transcript.Told(d.Message))
+			a.desk.Transcript(s, s.Transcript.ToldBy(transcript.ToldClaude, d.Message))
 		}
 	}
 	return Decided{Decided: true, Warning: rulesWarning(d)}, nil
@@ -188,7 +189,7 @@ func (a *App) askRewrite(p approval.Pending, saved []byte) (Decided, error) {
 		}
 		return Decided{}, err
 	}
-	a.desk.Transcript(s, s.Transcript.Told(msg))
+	a.desk.Transcript(s, s.Transcript.ToldBy(transcript.ToldClaude, msg))
 	a.desk.Notify("info", fmt.Sprintf("%s changed after Claude read it: Claude is asked to read it again and write exactly your version (allowed without asking)", p.Target))
 	return Decided{Decided: true}, nil
 }
@@ -338,7 +339,7 @@ func (a *App) ProposalWiped(sp SaveParams) error {
 	if len(sp.Review.Notes) > 0 {
 		msg = feedback.Rejection(changeLabel(p), sp.Review)
 		if s, ok := a.sessions.Get(p.Session); ok {
-			a.desk.Transcript(s, s.Transcript.Told(msg))
+			a.desk.Transcript(s, s.Transcript.ToldBy(transcript.ToldClaude, msg))
 		}
 	}
 	_, err := p.Kind.Answer(p, approval.Decision{Behavior: approval.Deny, Message: msg}, "rejected")

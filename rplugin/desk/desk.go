@@ -15,6 +15,7 @@ import (
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/bufops"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/transcript"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/ui"
 )
 
@@ -122,7 +123,7 @@ func (d *Desk) Note(s *session.Session, text string) {
 // Tell gets a note to Claude: at once while a turn runs (the CLI adds it
 // to the turn), else with the next prompt. The transcript shows it.
 func (d *Desk) Tell(s *session.Session, note string) {
-	d.Transcript(s, s.Transcript.Told(note))
+	d.Transcript(s, s.Transcript.ToldBy(transcript.ToldClaude, note))
 	if !d.SendNote(s, note) {
 		d.Transcript(s, s.Transcript.Note("Claude reads this note with your next prompt."))
 	}

@@ -116,12 +116,13 @@ func (t *Transcript) note(lines ...string) []Op {
 	return t.add(out...)
 }
 
-// Told records a message the plugin wrote to Claude for the user (what the
-// user changed in a proposal, their notes): its first line shows after
-// "Told Claude:", the rest (the diff) is folded beneath it.
-func (t *Transcript) Told(text string) []Op { return t.ToldBy("Told Claude", text) }
+// ToldClaude is ToldBy's label for a message the plugin wrote to Claude
+// for the user (what the user changed in a proposal, their notes).
+const ToldClaude = "Told Claude"
 
-// ToldBy is Told with who the message is from ("The editor told Claude").
+// ToldBy records a message written to Claude, after who it is from
+// (ToldClaude, "The editor told Claude"): its first line shows after the
+// label, the rest (the diff) is folded beneath it.
 func (t *Transcript) ToldBy(label, text string) []Op {
 	lines := sanitize.Lines(strings.TrimPrefix(text, "[claude-nova] "))
 	return t.folded("**"+sanitize.Line(label)+":** "+lines[0], lines[1:])
