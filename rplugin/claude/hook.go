@@ -6,6 +6,11 @@ import "encoding/json"
 // (app's hook_callback; a TUI session's hook asks the same way).
 const ChangeHook = "claudenova_diagnostics"
 
+// ModeHook is the callback id of our PreToolUse hook (app's: the mode
+// guard, and the snapshot before a command; a TUI session's hook asks it
+// for a command's snapshot).
+const ModeHook = "claudenova-mode"
+
 // HookInput is what claude sends a hook callback (the fields we read).
 type HookInput struct {
 	Event          string          `json:"hook_event_name"`

@@ -235,10 +235,13 @@ func (c *Conn) take(id string) *waiting {
 // if any.
 func (c *Conn) notice(in HookInput, gone <-chan struct{}) ([]byte, bool) {
 	switch in.HookEventName {
+	case EventPreTool:
+		return c.beforeCommand(in, gone)
 	case EventPostTool:
 		same := sameCall(in)
 		settled := c.settled(same) > 0
 		if !changeTools[in.ToolName] {
+			c.commandEnded(in)
 			return nil, false
 		}
 		id := ""
@@ -251,6 +254,7 @@ func (c *Conn) notice(in HookInput, gone <-chan struct{}) ([]byte, bool) {
 		if c.settled(same) == 0 {
 			c.allowed(same) // allowed here, failed there: no PostToolUse follows
 		}
+		c.commandEnded(in)
 	case EventPrompt:
 		c.settled(func(*waiting) bool { return true })
 		c.mu.Lock()
@@ -319,6 +323,33 @@ func (c *Conn) afterChange(in HookInput, toolUseID string, gone <-chan struct{})
 		}}, "tool_use_result": in.ToolResponse}
 	}
 	return c.control("tui-hook-", request, result, gone)
+}
+
+// beforeCommand hands a command's PreToolUse to the host as app's own
+// (claude waits for it): the folder is snapshotted before the command
+// runs, as for a stream-json claude. The mode is left out: the user may
+// have switched it in the terminal, which is theirs to do.
+func (c *Conn) beforeCommand(in HookInput, gone <-chan struct{}) ([]byte, bool) {
+	if in.ToolName != commandTool {
+		return nil, false
+	}
+	return c.control("tui-pre-", map[string]any{
+		"subtype": "hook_callback", "callback_id": claude.ModeHook,
+		"input": map[string]any{"hook_event_name": EventPreTool, "tool_name": in.ToolName, "tool_use_id": in.ToolUseID,
+			"tool_input": in.ToolInput},
+	}, nil, gone)
+}
+
+// commandEnded hands the host a command's result, as a stream-json claude
+// sends it: the folder is compared with its snapshot before.
+func (c *Conn) commandEnded(in HookInput) {
+	if in.ToolName != commandTool || in.ToolUseID == "" {
+		return
+	}
+	c.push(map[string]any{"type": "user", "message": map[string]any{"role": "user", "content": []any{
+		map[string]any{"type": "tool_result", "tool_use_id": in.ToolUseID, "content": "(ran in claude's terminal UI)",
+			"is_error": in.HookEventName == EventToolFailed},
+	}}})
 }
 
 // mcp hands a message for the editor's MCP server to the host as the

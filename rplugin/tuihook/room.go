@@ -21,9 +21,12 @@ const hookTimeout = 86400
 // noticeTimeout bounds a notice hook (the host answers it at once);
 // changeTimeout a change's PostToolUse, which waits (bounded) for the
 // file's diagnostics, as app's own hook does.
+// snapshotTimeout a command's PreToolUse, which waits for the snapshot
+// of the folder (bounded at 30 s by the host).
 const (
-	noticeTimeout = 10
-	changeTimeout = 60
+	noticeTimeout   = 10
+	changeTimeout   = 60
+	snapshotTimeout = 60
 )
 
 // Room starts TUI sessions and follows their terminals.
@@ -202,6 +205,7 @@ func Argv(cfg claude.Config, exe string, extra []string, prompt string) ([]strin
 	}
 	settings, err := json.Marshal(map[string]any{"hooks": map[string]any{
 		EventPermission: []any{map[string]any{"matcher": "*", "hooks": hook(hookTimeout)}},
+		EventPreTool:    []any{map[string]any{"matcher": commandTool, "hooks": hook(snapshotTimeout)}},
 		EventPostTool:   []any{map[string]any{"matcher": "*", "hooks": hook(changeTimeout)}},
 		EventToolFailed: []any{map[string]any{"matcher": "*", "hooks": hook(noticeTimeout)}},
 		EventPrompt:     []any{map[string]any{"hooks": hook(noticeTimeout)}},

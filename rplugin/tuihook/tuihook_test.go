@@ -98,7 +98,7 @@ func TestHookWithoutAHostDecidesNothing(t *testing.T) {
 		{"a file, not a socket", map[string]string{EnvSocket: writeFile(t), EnvToken: "x"}, writeInput},
 		{"wrong token", map[string]string{EnvSocket: srv.Path(), EnvToken: "not-the-token"}, writeInput},
 		{"malformed input", env, `{"tool_name":`},
-		{"another event", env, strings.Replace(writeInput, `"PermissionRequest"`, `"PreToolUse"`, 1)},
+		{"another event", env, strings.Replace(writeInput, `"PermissionRequest"`, `"SessionStart"`, 1)},
 		{"input not an object", env, strings.Replace(writeInput, `"tool_input":{"file_path":"/p/a.txt","content":"hi\n"}`, `"tool_input":"x"`, 1)},
 	}
 	for _, tt := range tests {

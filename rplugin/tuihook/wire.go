@@ -51,6 +51,7 @@ type HookInput struct {
 // the TUI's dialog ends our hook (SIGTERM): its request leaves with it.
 const (
 	EventPermission = "PermissionRequest"
+	EventPreTool    = "PreToolUse" // of a command (matcher Bash): the folder is snapshotted before it
 	EventPostTool   = "PostToolUse"
 	EventToolFailed = "PostToolUseFailure"
 	EventPrompt     = "UserPromptSubmit"
@@ -60,7 +61,7 @@ const (
 // check refuses an input the host must not act on.
 func (in HookInput) check() error {
 	switch in.HookEventName {
-	case EventPermission, EventPostTool, EventToolFailed:
+	case EventPermission, EventPreTool, EventPostTool, EventToolFailed:
 	case EventPrompt, EventStop:
 		return nil
 	default:
@@ -103,6 +104,10 @@ var interactive = map[string]bool{"AskUserQuestion": true, "ExitPlanMode": true}
 // changeTools are the tools whose PostToolUse the host answers (the note
 // of what the user changed, the file's diagnostics), as app's hook does.
 var changeTools = map[string]bool{"Write": true, "Edit": true, "MultiEdit": true, "NotebookEdit": true}
+
+// commandTool is the tool whose effects the host snapshots around (app's
+// rooms/commands), matched by our PreToolUse hook.
+const commandTool = "Bash"
 
 // hookOutput is what the hook prints for claude.
 type hookOutput struct {

@@ -56,7 +56,7 @@ func New(d *desk.Desk, deps Deps) *Room {
 }
 
 // Hook is our PreToolUse hook's callback id.
-const Hook = "claudenova-mode"
+const Hook = claude.ModeHook
 
 // Start is the mode a session starts in: asked for this session (a
 // flag), else the permission_mode option, else permissions.defaultMode of
