@@ -263,7 +263,7 @@ end
 --- The background tasks of a session (the current one by default): its
 --- subagents and the commands claude runs in the background, oldest
 --- first: { { id, session, type, description, status, started, ended?,
---- tool_use_id, last_tool?, subagent_type? } }. type is "agent", "shell",
+--- tool_use_id, last_tool?, subagent_type? } }. type is "agent", "shell", "setup" (a new worktree's setup, run by the plugin),
 --- "monitor", …; status "running", "completed", "failed" or "stopped";
 --- started and ended in Unix seconds.
 function M.tasks(session)

@@ -41,6 +41,7 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/merge"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/modes"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/permissions"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/prepare"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/provenance"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/rewind"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/rounds"
@@ -83,6 +84,17 @@ type Options struct {
 	// diagnostics of Claude's changes (rooms/editor).
 	EditorTools EditorToolsOptions `json:"editor_tools"`
 	Feedback    FeedbackOptions    `json:"feedback"`
+	// Worktree is how a new worktree is set up (rooms/prepare).
+	Worktree WorktreeOptions `json:"worktree"`
+}
+
+// WorktreeOptions are the options worktree.copy, worktree.setup (a list:
+// Setup; a string: Script) and worktree.setup_timeout (seconds).
+type WorktreeOptions struct {
+	Copy    []string `json:"copy"`
+	Setup   []string `json:"setup"`
+	Script  string   `json:"script"`
+	Timeout float64  `json:"timeout"`
 }
 
 // defaultTranscriptLines is TranscriptLines when unset.
@@ -110,6 +122,7 @@ type App struct {
 	modes    *modes.Room       // the mode the user chose, kept; claude's version
 	complete *complete.Room    // the prompt input's completion
 	merge    *merge.Room       // a worktree's branch brought into the checkout as proposals
+	prepare  *prepare.Room     // a new worktree set up before its first prompt
 	forms    *elicit.Room      // an MCP server's forms (elicitations)
 	asked    *asked.Kind       // claude's requests, answered
 	notes    *provenance.Room  // who wrote each line, kept in git (authorship notes)
@@ -174,6 +187,13 @@ func New(sink ui.Sink, log *slog.Logger) *App {
 	a.rewind = rewind.New(a.desk, a.rounds, a.edit.DiagnoseRewound)
 	a.merge = merge.New(a.desk, mergeAsks{a}, func() string { return a.cfg.get().Storage }, a.rounds)
 	a.forms = elicit.New(a.desk, formAsks{door{a}})
+	a.prepare = prepare.New(a.desk, prepare.Deps{
+		Config: func() prepare.Config {
+			w := a.cfg.get().Worktree
+			return prepare.Config{Copy: w.Copy, Setup: w.Setup, Script: w.Script, Timeout: time.Duration(w.Timeout * float64(time.Second))}
+		},
+		Send: a.sendNow, Stop: func(id int) { _, _ = a.Stop(id) }, Changed: a.tasks.Changed,
+	})
 	a.asked = asked.New(a.desk, asked.Deps{Door: door{a}, Keep: a.perms.Keep,
 		Interrupt:   func(sid int) { _, _ = a.controls.Interrupt(sid) },
 		AllowFolder: func(sid int, dir string) { a.edit.Grants(sid).AllowFolder(dir) },
@@ -398,6 +418,11 @@ func (a *App) NewSession(p NewParams) (session.Info, error) {
 		return s.Info(), nil
 	}
 	a.desk.Go(func() { a.route.run(s, "", "") })
+	if planned != nil && a.prepare.Wanted() {
+		// Its worktree is set up first; the prompt waits for it.
+		a.prepare.Start(s, *planned, p.Prompt)
+		return s.Info(), nil
+	}
 	if strings.TrimSpace(p.Prompt) != "" {
 		if err := a.send(s, p.Prompt); err != nil {
 			return s.Info(), err
@@ -446,8 +471,17 @@ func (a *App) Send(p SendParams) (session.Info, error) {
 }
 
 // send sends a prompt under a new id (claude keys the turn's file
-// checkpoint by it), with the notes for Claude that waited for it.
+// checkpoint by it), with the notes for Claude that waited for it; while
+// the session's worktree is being set up it waits (rooms/prepare).
 func (a *App) send(s *session.Session, prompt string) error {
+	if a.prepare.Hold(s, prompt) {
+		return nil
+	}
+	return a.sendNow(s, prompt)
+}
+
+// sendNow is send past the setup's hold.
+func (a *App) sendNow(s *session.Session, prompt string) error {
 	id := checkpoint.NewID()
 	notes := s.TakeNotes()
 	if err := s.Proc.SendUser(id, prompt, notes...); err != nil {

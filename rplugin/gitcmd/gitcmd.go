@@ -39,7 +39,7 @@ func BytesEnv(ctx context.Context, dir string, env []string, stdin io.Reader, ar
 	cmd.Stdin = stdin
 	// Ended with its context (the host going away): its children too, and
 	// what they hold of its output is not waited for.
-	inGroup(cmd)
+	InGroup(cmd)
 	cmd.WaitDelay = waitDelay
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

@@ -91,6 +91,45 @@ M.schema = {
       },
     },
   },
+  worktree = {
+    desc = "How a session's new worktree (:ClaudeNova new --worktree, --count) is set up before its first prompt, as your checkout is: the files in copy are copied in from the checkout, then setup runs in it. The work shows as the session's task (:ClaudeNova tasks: its output, stop); the prompt waits for it; a failure, a timeout or a stop ends the session with the reason.",
+    fields = {
+      copy = {
+        type = "list",
+        default = {},
+        check = function(v)
+          for _, p in ipairs(v) do
+            if
+              p == ""
+              or p:sub(1, 1) == "/"
+              or p == ".."
+              or p:match("^%.%./")
+              or p:match("/%.%./")
+              or p:match("/%.%.$")
+            then
+              return "must list patterns relative to the project's top folder, inside it"
+            end
+          end
+        end,
+        desc = 'Files of your checkout that git does not track to copy into a new worktree (it has only tracked files), as patterns relative to the top folder, e.g. { ".env.local", "config/*.yml" } (* matches any characters but /, dot files too). Never over a file the worktree has; symbolic links and folders are not copied. .env files are not copied unless you list them: a worktree copy is one more copy of your secrets, in a folder Claude works in and reads, left on disk while the worktree stays.',
+      },
+      setup = {
+        type = "commands",
+        default = {},
+        desc = 'Run in a new worktree after copy, before the first prompt: a list of commands, each run by sh -c in the worktree in order (e.g. { "npm ci" }), or a string: the path of a script of the project, relative to its top folder, run as is (it must be executable). They read $CLAUDENOVA_ROOT (your checkout), $CLAUDENOVA_WORKTREE and $CLAUDENOVA_BRANCH; stdin is empty. The first that fails ends the setup.',
+      },
+      setup_timeout = {
+        type = "number",
+        default = 600,
+        check = function(v)
+          if v <= 0 then
+            return "must be more than 0"
+          end
+        end,
+        desc = "Seconds the whole setup may take; then it is ended (its commands' process groups with it) and the session stops.",
+      },
+    },
+  },
   download = {
     desc = "Where the host binary comes from when it is missing or outdated (a fresh install, an update): the release asset for your platform, downloaded (curl, else wget) and checked against the SHA-256 that the checkout's lua/claudenova/core/release.lua names before it is made executable and run; without it (no asset, no network, no curl or wget), a build with go. false: never download (same as enabled = false).",
     off = { enabled = false },
@@ -654,6 +693,12 @@ local function check_type(path, spec, v)
   elseif t == "key" then
     ok = v == false or type(v) == "string"
     t = "string or false"
+  elseif t == "commands" then
+    if type(v) == "table" then
+      return check_type(path, { type = "list" }, v)
+    end
+    ok = type(v) == "string" and vim.trim(v) ~= ""
+    t = "list of commands or a script's path"
   else
     ok = type(v) == t
   end
@@ -777,6 +822,12 @@ function M.host_options()
     provenance_prompts = c.provenance.prompts,
     editor_tools = { enabled = c.editor_tools.enabled, ask = c.editor_tools.ask, tools = c.editor_tools.tools },
     feedback = { diagnostics = c.feedback.diagnostics, diagnostics_wait = c.feedback.diagnostics_wait },
+    worktree = {
+      copy = #c.worktree.copy > 0 and c.worktree.copy or nil,
+      setup = type(c.worktree.setup) == "table" and #c.worktree.setup > 0 and c.worktree.setup or nil,
+      script = type(c.worktree.setup) == "string" and c.worktree.setup or nil,
+      timeout = c.worktree.setup_timeout,
+    },
   }
 end
 
