@@ -336,6 +336,16 @@ M.subcommands = {
       say(sum.message)
     end,
   },
+  pr = {
+    usage = "pr [{session}|{branch}]",
+    desc = "Take a worktree session's branch (the session in view, session {session}, or a worktree's {branch}) to a pull request: a commit message drafted from the session's prompts opens in a buffer to edit (with what :w will do: the uncommitted files, the remote, the base). :w commits the worktree's uncommitted files with it, pushes the branch to your remote (the checkout branch's, else the only one, else origin) and opens the pull request with gh when gh is installed and logged in; else it prints where to open it and the gh command to run. Closing the buffer without :w cancels: nothing is ever committed or pushed before your :w. The authorship notes go along only with provenance.push.",
+    run = function(args)
+      if args[2] then
+        error("claude-nova: pr takes one session or branch, got " .. table.concat(args, " "), 0)
+      end
+      require("claudenova.surfaces.pr").open(nova().pr_draft(args[1]))
+    end,
+  },
   worktrees = {
     desc = "List the worktrees the plugin made for this repository, also those whose session is gone (after a restart): each with its branch, what it changed, its session and whether it was merged. Choosing one offers to merge it (no session needed), resume its session, or remove it (the same rules as merge remove: nothing that exists only there goes unnamed).",
     run = function()
@@ -581,6 +591,7 @@ M.order = {
   "rewind",
   "changes",
   "merge",
+  "pr",
   "worktrees",
   "compare",
   "comment",

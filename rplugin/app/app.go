@@ -41,6 +41,7 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/merge"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/modes"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/permissions"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/pr"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/prepare"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/provenance"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/rewind"
@@ -80,6 +81,9 @@ type Options struct {
 	// a reference only (the session's id, the prompt's number), "text":
 	// its text too (option provenance.prompts).
 	ProvenancePrompts string `json:"provenance_prompts"`
+	// ProvenancePush sends the authorship notes with a branch :ClaudeNova
+	// pr pushes (option provenance.push).
+	ProvenancePush bool `json:"provenance_push"`
 	// EditorTools and Feedback: the editor's MCP server and the
 	// diagnostics of Claude's changes (rooms/editor).
 	EditorTools EditorToolsOptions `json:"editor_tools"`
@@ -123,6 +127,7 @@ type App struct {
 	complete *complete.Room    // the prompt input's completion
 	merge    *merge.Room       // a worktree's branch brought into the checkout as proposals
 	prepare  *prepare.Room     // a new worktree set up before its first prompt
+	pr       *pr.Room          // a worktree's branch committed, pushed, its pull request opened
 	forms    *elicit.Room      // an MCP server's forms (elicitations)
 	asked    *asked.Kind       // claude's requests, answered
 	notes    *provenance.Room  // who wrote each line, kept in git (authorship notes)
@@ -187,6 +192,10 @@ func New(sink ui.Sink, log *slog.Logger) *App {
 	a.rewind = rewind.New(a.desk, a.rounds, a.edit.DiagnoseRewound)
 	a.merge = merge.New(a.desk, mergeAsks{a}, func() string { return a.cfg.get().Storage }, a.rounds)
 	a.forms = elicit.New(a.desk, formAsks{door{a}})
+	a.pr = pr.New(a.desk, pr.Deps{
+		SessionFor: a.merge.SessionFor, Noted: a.notes.Noted,
+		PushNotes: func() bool { o := a.cfg.get(); return o.ProvenancePush && (o.Provenance == nil || *o.Provenance) },
+	})
 	a.prepare = prepare.New(a.desk, prepare.Deps{
 		Config: func() prepare.Config {
 			w := a.cfg.get().Worktree
@@ -697,6 +706,7 @@ type Rooms struct {
 	Modes       *modes.Room       // the mode the user chose; claude's version
 	Complete    *complete.Room    // the prompt input's completion
 	Merge       *merge.Room       // a worktree's branch brought into the checkout as proposals
+	PR          *pr.Room          // a worktree's branch as a pull request: commit, push, gh
 	Provenance  *provenance.Room  // who wrote each line, kept in git
 	Commands    *commands.Room    // what a command changed
 	Desk        *desk.Desk        // what the rooms share: background work, later answers
@@ -705,7 +715,7 @@ type Rooms struct {
 // Rooms returns the rooms.
 func (a *App) Rooms() Rooms {
 	return Rooms{Tasks: a.tasks, Rounds: a.rounds, World: a.world, Controls: a.controls, Rewind: a.rewind,
-		Editor: a.edit, Permissions: a.perms, History: a.history, Modes: a.modes, Complete: a.complete, Merge: a.merge, Provenance: a.notes, Commands: a.commands, Desk: a.desk}
+		Editor: a.edit, Permissions: a.perms, History: a.history, Modes: a.modes, Complete: a.complete, Merge: a.merge, PR: a.pr, Provenance: a.notes, Commands: a.commands, Desk: a.desk}
 }
 
 // RequestView is a pending request as the front end shows it.

@@ -201,6 +201,7 @@
 ---@class claudenova.Config.Provenance
 ---@field enabled? boolean Write the notes. (default true)
 ---@field prompts? "ref"|"text" "ref": a note names each prompt by reference only (the Claude session's id and the prompt's number in it); its text stays on this machine (prompts can hold secrets, and :ClaudeNova provenance push publishes the notes). (default "ref")
+---@field push? boolean When :ClaudeNova pr pushes a worktree's branch, push the authorship notes (refs/notes/ai) to the same remote with it. (default false)
 
 --- AskUserQuestion prompts.
 ---@class claudenova.Config.Questions

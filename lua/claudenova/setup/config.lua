@@ -89,6 +89,11 @@ M.schema = {
         default = "ref",
         desc = '"ref": a note names each prompt by reference only (the Claude session\'s id and the prompt\'s number in it); its text stays on this machine (prompts can hold secrets, and :ClaudeNova provenance push publishes the notes). "text": the prompt\'s text (cut to 500 characters) goes into the note too.',
       },
+      push = {
+        type = "boolean",
+        default = false,
+        desc = "When :ClaudeNova pr pushes a worktree's branch, push the authorship notes (refs/notes/ai) to the same remote with it. Off: they stay on this machine until :ClaudeNova provenance push.",
+      },
     },
   },
   worktree = {
@@ -820,6 +825,7 @@ function M.host_options()
     checkpoints = c.checkpoints,
     provenance = c.provenance.enabled,
     provenance_prompts = c.provenance.prompts,
+    provenance_push = c.provenance.push,
     editor_tools = { enabled = c.editor_tools.enabled, ask = c.editor_tools.ask, tools = c.editor_tools.tools },
     feedback = { diagnostics = c.feedback.diagnostics, diagnostics_wait = c.feedback.diagnostics_wait },
     worktree = {

@@ -263,6 +263,19 @@ func signature(gitDir string) string {
 	return b.String()
 }
 
+// Noted notes now the commits made in the watched repository holding dir
+// since it was last looked at (a commit the host made itself, before its
+// notes are pushed: :ClaudeNova pr). A repository not watched is left.
+func (r *Room) Noted(ctx context.Context, dir string) {
+	top := r.topOf(ctx, dir)
+	r.mu.Lock()
+	rp := r.repos[top]
+	r.mu.Unlock()
+	if rp != nil {
+		r.check(ctx, rp)
+	}
+}
+
 // check notes the commits that moved HEAD since it was last seen.
 func (r *Room) check(ctx context.Context, rp *repo) {
 	r.work.Lock()
