@@ -302,7 +302,7 @@ M.subcommands = {
     end,
   },
   compare = {
-    desc = "Lay the worktree sessions of this repository side by side (best of N: new --worktree --count=N): each branch with its session, state and +/−, then every file any of them changed with each branch's +/−. <CR> on a file shows its versions side by side in diff mode, <CR> on a branch its files view, m on a branch merges it into your checkout, x discards one (asks first: its session stops, its worktree and branch go). Each attempt of a best of N goes by its label (fix-login #1, #2) here, in the sidebar and in :ClaudeNova sessions; the comparison follows a branch merged or removed.",
+    desc = "Lay the worktree sessions of this repository side by side (best of N: new --worktree --count=N): each branch with its session, state and +/−, then every file any of them changed with each branch's +/−. <CR> on a file shows its versions side by side in diff mode, <CR> on a branch its files view, m on a branch merges it into your checkout (the files view of :ClaudeNova merge opens: apply all clean files, or each proposal), x discards one (asks first: its session stops, its worktree and branch go). Each attempt of a best of N goes by its label (fix-login #1, #2) here, in the sidebar and in :ClaudeNova sessions; the comparison follows a branch merged or removed.",
     run = function()
       require("claudenova.surfaces.compare").open()
     end,
@@ -327,13 +327,10 @@ M.subcommands = {
         error("claude-nova: merge takes a branch, remove or remove!, got " .. args[1], 0)
       end
       local sum = nova().merge(target)
-      if sum.files and #sum.files > 0 then
-        -- The branch in one review: its files first, each proposal from there.
-        local files = require("claudenova.surfaces.files")
-        files.show(files.merge_view(sum))
-        return
+      -- The branch in one review: its files first, each proposal from there.
+      if not require("claudenova.surfaces.files").open_merge(sum) then
+        say(sum.message)
       end
-      say(sum.message)
     end,
   },
   pr = {

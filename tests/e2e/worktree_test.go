@@ -485,9 +485,19 @@ func TestBestOfTwoComparedOneMerged(t *testing.T) {
 			t.Fatalf("sides %q", sides)
 		}
 		e.Input("q")
-		// m on the first branch merges it: a proposal into the checkout.
+		// m on the first branch merges it: the same files view as
+		// :ClaudeNova merge first, then (q) a proposal into the checkout.
 		e.cursorTo(3)
 		e.Input("m")
+		e.Eventually(20*time.Second, "the merge's files view", func() bool {
+			var surface string
+			e.Lua(&surface, "return vim.b.claudenova_surface or ''")
+			return surface == "files"
+		})
+		if l := e.filesList(); !strings.HasPrefix(l[0], "⎇ worktree-seq-edit") || !strings.Contains(l[0], "→ your checkout · 1 file") {
+			t.Fatalf("compare's m did not open the merge's files view:\n%s", strings.Join(l, "\n"))
+		}
+		e.Input("q")
 		id, buf := e.mergeProposal("a.txt")
 		var path string
 		e.Lua(&path, "return require('claudenova.store.state').requests[...].path", id)

@@ -94,7 +94,7 @@
 ---@class claudenova.Config.Keymaps.Compare
 ---@field close? string|false Close the comparison. (default "q")
 ---@field discard? string|false Discard the branch under the cursor: after you confirm, its session stops and its worktree and branch are removed, with the work not merged. (default "x")
----@field merge? string|false Merge the branch under the cursor into your checkout. (default "m")
+---@field merge? string|false Merge the branch under the cursor into your checkout: the merge's files view opens, as :ClaudeNova merge's does. (default "m")
 ---@field open? string|false On a file: its versions side by side in diff mode; on a branch: its files view. (default "<CR>")
 
 --- Keys in the files view (:ClaudeNova changes branch, changes round, merge) and in the diff of a file opened from it.

@@ -591,7 +591,11 @@ M.schema = {
             default = "<CR>",
             desc = "On a file: its versions side by side in diff mode; on a branch: its files view.",
           },
-          merge = { type = "key", default = "m", desc = "Merge the branch under the cursor into your checkout." },
+          merge = {
+            type = "key",
+            default = "m",
+            desc = "Merge the branch under the cursor into your checkout: the merge's files view opens, as :ClaudeNova merge's does.",
+          },
           discard = {
             type = "key",
             default = "x",
