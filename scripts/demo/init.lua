@@ -141,6 +141,55 @@ vim.api.nvim_create_user_command(
   { desc = "claude-nova demo: claude's own terminal UI in a terminal window, its permissions asked in the editor" }
 )
 
+-- The tour's second part: two attempts on one prompt, each in a worktree of
+-- its own (scripts/demo/branches.json), compared, one merged into the
+-- checkout while greet.py is open, then a commit and its authorship note.
+local BRANCHES = "add a welcome() beside greet()"
+
+local function git(args)
+  local out = vim.fn.system(vim.list_extend({ "git", "-c", "user.name=demo", "-c", "user.email=demo@localhost" }, args))
+  return vim.v.shell_error == 0, vim.trim(out)
+end
+
+local function branches()
+  -- Both attempts start from the last commit: what the tour changed is
+  -- committed first, so that the merge meets only your own later edits.
+  local _, status = git({ "status", "--porcelain" })
+  if status ~= "" then
+    git({ "add", "-A" })
+    git({ "commit", "-qm", "what the tour changed" })
+  end
+  vim.cmd("tabnext 1")
+  vim.cmd("wincmd t")
+  vim.cmd("edit greet.py")
+  local first = require("claudenova").new({ prompt = BRANCHES, worktree = true, count = 2, mode = "acceptEdits" })
+  guide.session = nil
+  guide.text = {
+    "Part 2 · Branches. Two attempts on one prompt run, each in a worktree and on a branch of its own, edits accepted (your checkout is not touched): the sidebar lists both.",
+    "1. When both are idle, :ClaudeNova compare: <CR> on a file shows the attempts side by side.",
+    "2. m on the branch you prefer: its files view; ,a applies every clean file (greet.py's window follows).",
+    "3. :DemoCommit (git commit -a; a shell or fugitive does the same)   4. :ClaudeNova provenance: who wrote each line.",
+  }
+  guide.draw()
+  return first
+end
+
+vim.api.nvim_create_user_command("DemoCommit", function(o)
+  local ok, out = git({ "commit", "-qam", o.args ~= "" and o.args or "a welcome" })
+  if ok then
+    local _, head = git({ "log", "-1", "--format=%h %s" })
+    vim.notify("committed " .. head .. " · :ClaudeNova provenance shows its authorship note")
+  else
+    vim.notify("git commit: " .. (out ~= "" and out or "nothing to commit"), vim.log.levels.WARN)
+  end
+end, { nargs = "?", desc = "claude-nova demo: commit what you merged (git commit -a)" })
+
+vim.api.nvim_create_user_command(
+  "DemoBranches",
+  branches,
+  { desc = "claude-nova demo: two attempts on one prompt in worktrees, compare, merge, commit, provenance" }
+)
+
 vim.api.nvim_create_autocmd("VimEnter", {
   once = true,
   callback = function()
