@@ -13,7 +13,7 @@ cleanup() {
   if [ -n "$model_pid" ]; then kill "$model_pid" 2>/dev/null || true; wait "$model_pid" 2>/dev/null || true; fi
   rm -rf "$work"
 }
-trap cleanup EXIT INT TERM
+trap cleanup EXIT INT TERM HUP
 
 go build -o "$work/fakemodel" "$root/tests/cmd/fakemodel"
 mkdir -p "$work/project" "$work/home" "$work/xdg"

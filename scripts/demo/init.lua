@@ -144,7 +144,7 @@ vim.api.nvim_create_user_command(
 -- The tour's second part: two attempts on one prompt, each in a worktree of
 -- its own (scripts/demo/branches.json), compared, one merged into the
 -- checkout while greet.py is open, then a commit and its authorship note.
-local BRANCHES = "add a welcome() beside greet()"
+local BRANCHES = "add a welcome()"
 
 local function git(args)
   local out = vim.fn.system(vim.list_extend({ "git", "-c", "user.name=demo", "-c", "user.email=demo@localhost" }, args))
@@ -165,10 +165,10 @@ local function branches()
   local first = require("claudenova").new({ prompt = BRANCHES, worktree = true, count = 2, mode = "acceptEdits" })
   guide.session = nil
   guide.text = {
-    "Part 2 · Branches. Two attempts on one prompt run, each in a worktree and on a branch of its own, edits accepted (your checkout is not touched): the sidebar lists both.",
-    "1. When both are idle, :ClaudeNova compare: <CR> on a file shows the attempts side by side.",
-    "2. m on the branch you prefer: its files view; ,a applies every clean file (greet.py's window follows).",
-    "3. :DemoCommit (git commit -a; a shell or fugitive does the same)   4. :ClaudeNova provenance: who wrote each line.",
+    "Part 2 · Branches: two attempts on one prompt, each in a worktree and on a branch of its own (edits accepted; your checkout is untouched), in the sidebar.",
+    "1. Both idle: :ClaudeNova compare (<CR> on a file: both versions).",
+    "2. m on the one you prefer: its files view; ,a applies the clean files (greet.py's window follows); q, then keep or remove the worktree.",
+    "3. :DemoCommit  4. :ClaudeNova provenance: who wrote each line.",
   }
   guide.draw()
   return first
@@ -176,9 +176,12 @@ end
 
 vim.api.nvim_create_user_command("DemoCommit", function(o)
   local ok, out = git({ "commit", "-qam", o.args ~= "" and o.args or "a welcome" })
+  -- The shell's output mode left by system() would make the message a
+  -- second line (a hit-enter prompt): redraw first.
+  local _, head = git({ "log", "-1", "--format=%h" })
+  vim.cmd("redraw")
   if ok then
-    local _, head = git({ "log", "-1", "--format=%h %s" })
-    vim.notify("committed " .. head .. " · :ClaudeNova provenance shows its authorship note")
+    vim.notify("committed " .. head .. ": :ClaudeNova provenance shows its note")
   else
     vim.notify("git commit: " .. (out ~= "" and out or "nothing to commit"), vim.log.levels.WARN)
   end

@@ -122,7 +122,7 @@ func TestDemoBranches(t *testing.T) {
 		e.cursorTo(4) // the second attempt
 		e.Input("m")
 		list := e.filesList()
-		if !strings.HasPrefix(list[0], "⎇ worktree-add-a-welcome-beside-greet-2 → your checkout · 1 file") {
+		if !strings.HasPrefix(list[0], "⎇ worktree-add-a-welcome-2 → your checkout · 1 file") {
 			t.Fatalf("the merge's files view:\n%s", strings.Join(list, "\n"))
 		}
 		e.ScriptUI([]string{"Keep "}, nil) // the offer to remove the worktree: kept
@@ -130,15 +130,15 @@ func TestDemoBranches(t *testing.T) {
 		e.Eventually(20*time.Second, "greet.py merged, its window following", func() bool {
 			var text []string
 			e.Lua(&text, "return vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(...), 0, -1, false)", greetWin)
-			return strings.Contains(e.ReadFile("greet.py"), "add-a-welcome-beside-greet-2's take") &&
-				strings.Contains(strings.Join(text, "\n"), "add-a-welcome-beside-greet-2's take")
+			return strings.Contains(e.ReadFile("greet.py"), "add-a-welcome-2: welcome someone") &&
+				strings.Contains(strings.Join(text, "\n"), "add-a-welcome-2: welcome someone")
 		})
 		if !strings.Contains(e.ReadFile("greet.py"), `greet("tour")`) {
 			t.Fatalf("the merge lost the checkout's own change:\n%s", e.ReadFile("greet.py"))
 		}
 		e.Cmd("tabclose")
 		e.Cmd("DemoCommit")
-		e.Eventually(10*time.Second, "committed", func() bool { return e.NoteContaining("committed ") && e.NoteContaining("a welcome") })
+		e.Eventually(10*time.Second, "committed", func() bool { return e.NoteContaining("committed ") && e.NoteContaining("provenance shows its note") })
 		e.Eventually(30*time.Second, "the commit's authorship note", func() bool {
 			return exec.Command("git", "-C", e.Project, "notes", "--ref=ai", "show", "HEAD").Run() == nil
 		})
