@@ -58,23 +58,25 @@ func TestPullRequestFromWorktree(t *testing.T) {
 			Step("Edit", map[string]any{"file_path": "a.txt", "old_string": "committed", "new_string": "fixed"}),
 			Step("Write", map[string]any{"file_path": "new.txt", "content": "one\n"})))
 		wt := filepath.Join(e.Project, ".claude", "worktrees", "fix-login")
-		for _, want := range []struct{ file, text string }{{"a.txt", "fixed\n"}, {"new.txt", "one\n"}} {
-			_, buf := e.WaitProposal()
-			focusBuf(e, buf)
-			e.WaitGraceOver()
-			e.Cmd("write")
-			e.Eventually(10*time.Second, "the worktree's "+want.file, func() bool {
-				b, _ := os.ReadFile(filepath.Join(wt, want.file))
-				return string(b) == want.text
-			})
-		}
+		e.saveInWorktree(wt, [2]string{"a.txt", "fixed\n"}, [2]string{"new.txt", "one\n"})
 		e.WaitIdle(id)
 
+		// draft changes a.txt in the worktree (text "": leaves it), runs
+		// cmd and waits for the message buffer.
+		draft := func(text, cmd string) {
+			t.Helper()
+			if text != "" {
+				if err := os.WriteFile(filepath.Join(wt, "a.txt"), []byte(text), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			e.Cmd(cmd)
+			e.Eventually(20*time.Second, "the draft of "+cmd, func() bool { return e.curBufName() == "claudenova://pr/worktree-fix-login" })
+		}
 		remoteHas := func(ref string) bool {
 			return exec.Command("git", "-C", bare, "rev-parse", "-q", "--verify", ref).Run() == nil
 		}
-		e.Cmd("ClaudeNova pr")
-		e.Eventually(20*time.Second, "the message buffer", func() bool { return e.curBufName() == "claudenova://pr/worktree-fix-login" })
+		draft("", "ClaudeNova pr")
 		var lines []string
 		e.Lua(&lines, "return vim.api.nvim_buf_get_lines(0, 0, -1, false)")
 		text := strings.Join(lines, "\n")
@@ -119,11 +121,7 @@ func TestPullRequestFromWorktree(t *testing.T) {
 		if err := os.WriteFile(noAuth, nil, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(wt, "a.txt"), []byte("fixed again\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		e.Cmd("ClaudeNova pr fix-login")
-		e.Eventually(20*time.Second, "the second draft", func() bool { return e.curBufName() == "claudenova://pr/worktree-fix-login" })
+		draft("fixed again\n", "ClaudeNova pr fix-login")
 		e.Cmd("write")
 		e.Eventually(60*time.Second, "the command to run", func() bool {
 			return said(e, "gh is not logged in (gh auth login): open the pull request with: gh pr create --head worktree-fix-login --fill --base main")
@@ -137,11 +135,7 @@ func TestPullRequestFromWorktree(t *testing.T) {
 		if err := os.WriteFile(hook, []byte("#!/bin/sh\necho 'protected: no pushes today' >&2\nexit 1\n"), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(wt, "a.txt"), []byte("refused\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		e.Cmd("ClaudeNova pr")
-		e.Eventually(20*time.Second, "the third draft", func() bool { return e.curBufName() == "claudenova://pr/worktree-fix-login" })
+		draft("refused\n", "ClaudeNova pr")
 		e.Cmd("write")
 		e.Eventually(60*time.Second, "the refusal", func() bool {
 			return said(e, "the push to origin was refused") && said(e, "protected: no pushes today")
@@ -151,11 +145,7 @@ func TestPullRequestFromWorktree(t *testing.T) {
 		}
 
 		// Closing the draft without :w commits nothing.
-		if err := os.WriteFile(filepath.Join(wt, "a.txt"), []byte("not committed\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		e.Cmd("ClaudeNova pr")
-		e.Eventually(20*time.Second, "the fourth draft", func() bool { return e.curBufName() == "claudenova://pr/worktree-fix-login" })
+		draft("not committed\n", "ClaudeNova pr")
 		e.Cmd("bwipeout!")
 		e.Eventually(10*time.Second, "cancelled", func() bool { return said(e, "pull request of worktree-fix-login cancelled") })
 		if st := e.gitIn(wt, "status", "--porcelain"); st != "M a.txt" {
@@ -164,8 +154,7 @@ func TestPullRequestFromWorktree(t *testing.T) {
 
 		// No remote: said, nothing else tried.
 		e.gitIn(e.Project, "remote", "remove", "origin")
-		e.Cmd("ClaudeNova pr")
-		e.Eventually(20*time.Second, "the fifth draft", func() bool { return e.curBufName() == "claudenova://pr/worktree-fix-login" })
+		draft("", "ClaudeNova pr")
 		e.Cmd("write")
 		e.Eventually(60*time.Second, "no remote", func() bool { return said(e, "not pushed: this repository has no remote") })
 
