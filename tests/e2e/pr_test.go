@@ -106,6 +106,12 @@ func TestPullRequestFromWorktree(t *testing.T) {
 		if remoteHas("refs/notes/ai") {
 			t.Fatal("the authorship notes were pushed without provenance.push")
 		}
+		// The commit has its authorship note here (Claude's lines), as any
+		// commit of the user's: it stays home.
+		first := e.gitIn(wt, "rev-parse", "HEAD")
+		e.Eventually(20*time.Second, "the commit's note", func() bool {
+			return exec.Command("git", "-C", wt, "notes", "--ref=ai", "show", first).Run() == nil
+		})
 		b, _ := os.ReadFile(ghLog)
 		calls := strings.Split(strings.TrimPrefix(string(b), "--\n"), "--\n")
 		if len(calls) != 2 || calls[0] != "auth\nstatus\n" ||
@@ -117,15 +123,22 @@ func TestPullRequestFromWorktree(t *testing.T) {
 			t.Fatalf("the worktree still has uncommitted work: %q", st)
 		}
 
-		// gh not logged in: pushed all the same, the command to run said.
+		// gh not logged in: pushed all the same, the command to run said;
+		// with provenance.push the notes go too.
+		e.Lua(nil, `local c = vim.deepcopy(require('claudenova.setup.config').get())
+			c.provenance.push = true
+			require('claudenova').setup(c)`)
 		if err := os.WriteFile(noAuth, nil, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		draft("fixed again\n", "ClaudeNova pr fix-login")
 		e.Cmd("write")
 		e.Eventually(60*time.Second, "the command to run", func() bool {
-			return said(e, "gh is not logged in (gh auth login): open the pull request with: gh pr create --head worktree-fix-login --fill --base main")
+			return said(e, "pushed worktree-fix-login to origin with the authorship notes; gh is not logged in (gh auth login): open the pull request with: gh pr create --head worktree-fix-login --fill --base main")
 		})
+		if err := exec.Command("git", "-C", bare, "notes", "--ref=ai", "show", first).Run(); err != nil {
+			t.Fatalf("the first commit's note is not on the remote: %v", err)
+		}
 		if got := e.gitIn(bare, "show", "refs/heads/worktree-fix-login:a.txt"); got != "fixed again" {
 			t.Fatalf("the second push: %q", got)
 		}

@@ -33,7 +33,8 @@ func (e *Env) taskOf(id int, typ string) (task struct {
 // runs in it, both shown as the session's setup task with its output, and
 // only then does the first prompt reach Claude (its Reads see both files).
 // A setup that fails stops the session with the reason, its prompt never
-// sent; one that hangs is stopped from its task, the session with it.
+// sent; one that runs past its timeout, or that the user stops from its
+// task, ends the session the same way.
 func TestWorktreeSetupBeforeFirstPrompt(t *testing.T) {
 	eachNvim(t, func(t *testing.T, v nvimVersion) {
 		e := NewEnv(t, v, Options{Setup: map[string]any{"worktree": map[string]any{
@@ -103,6 +104,17 @@ func TestWorktreeSetupBeforeFirstPrompt(t *testing.T) {
 			if strings.Contains(text, "never sent to the model") {
 				t.Fatal("the prompt of a session whose setup failed reached the model")
 			}
+		}
+
+		// A setup that runs past worktree.setup_timeout is ended.
+		e.worktreeSetupOpts(map[string]any{"setup": []string{"sleep 600"}, "setup_timeout": 1})
+		late := e.newSession("--worktree=setup-late never sent either")
+		e.Eventually(60*time.Second, "the late setup's session exited", func() bool {
+			st, _ := e.SessionState(late)
+			return st == "exited" && e.taskOf(late, "setup").Status == "failed"
+		})
+		if !e.NoteContaining("worktree.setup_timeout is 1s") {
+			t.Fatalf("no timeout told: %v", e.Notes())
 		}
 
 		// A setup that hangs is stopped from its task.

@@ -37,9 +37,9 @@ type Deps struct {
 	// PushNotes says whether the authorship notes go with a push
 	// (provenance.push).
 	PushNotes func() bool
-	// Noted writes the notes of the commits made in dir not noted yet (the
-	// commit just made), before they are pushed.
-	Noted func(ctx context.Context, dir string)
+	// Noted writes the notes of the commits made in dir since before (the
+	// commit just made), as for any commit of the user's.
+	Noted func(ctx context.Context, dir, before string)
 }
 
 // Room drafts and opens pull requests.
@@ -282,6 +282,7 @@ func (r *Room) publish(ctx context.Context, d Draft, msg string) (Outcome, error
 	var out Outcome
 	done := ""
 	if len(d.Dirty) > 0 {
+		before, _ := gitcmd.Run(ctx, d.Path, "rev-parse", "HEAD")
 		if _, err := gitcmd.Run(ctx, d.Path, "add", "-A"); err != nil {
 			return out, fmt.Errorf("commit on %s: %w", d.Branch, err)
 		}
@@ -290,6 +291,10 @@ func (r *Room) publish(ctx context.Context, d Draft, msg string) (Outcome, error
 		}
 		out.Commit, _ = gitcmd.Run(ctx, d.Path, "rev-parse", "HEAD")
 		done = "committed " + gitcmd.Short(out.Commit) + " on " + d.Branch + "; "
+		if r.deps.Noted != nil {
+			// Its authorship note, as any commit of the user's gets one.
+			r.deps.Noted(ctx, d.Path, before)
+		}
 	}
 	if d.Remote == "" {
 		return out, fmt.Errorf("%snot pushed: this repository has no remote (git remote add origin URL, then :ClaudeNova pr again)", done)
@@ -301,9 +306,6 @@ func (r *Room) publish(ctx context.Context, d Draft, msg string) (Outcome, error
 	out.Pushed = true
 	done += "pushed " + d.Branch + " to " + d.Remote
 	if d.Notes {
-		if r.deps.Noted != nil {
-			r.deps.Noted(ctx, d.Path)
-		}
 		if _, err := gitcmd.Run(ctx, d.Path, "rev-parse", "-q", "--verify", gitai.Ref); err == nil {
 			if _, err := gitcmd.Run(ctx, d.Path, "push", d.Remote, gitai.Ref+":"+gitai.Ref); err != nil {
 				done += " (the authorship notes were not: " + sanitize.FirstLine(err.Error(), 120) + ")"
