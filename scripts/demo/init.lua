@@ -165,10 +165,10 @@ local function branches()
   local first = require("claudenova").new({ prompt = BRANCHES, worktree = true, count = 2, mode = "acceptEdits" })
   guide.session = nil
   guide.text = {
-    "Part 2 · Branches: two attempts on one prompt, each in a worktree and on a branch of its own (edits accepted; your checkout is untouched), in the sidebar.",
-    "1. Both idle: :ClaudeNova compare (<CR> on a file: both versions).",
-    "2. m on the one you prefer: its files view; ,a applies the clean files (greet.py's window follows); q, then keep or remove the worktree.",
-    "3. :DemoCommit  4. :ClaudeNova provenance: who wrote each line.",
+    "Part 2 · Branches: two attempts on one prompt, each in its own worktree and branch (edits accepted; your checkout untouched).",
+    "1. Both idle: :ClaudeNova compare (<CR> on a file: both).",
+    "2. m on the one you prefer: its files; ,a applies them (greet.py follows); q, then keep or remove the worktree.",
+    "3. :DemoCommit  4. :ClaudeNova provenance",
   }
   guide.draw()
   return first
@@ -176,15 +176,19 @@ end
 
 vim.api.nvim_create_user_command("DemoCommit", function(o)
   local ok, out = git({ "commit", "-qam", o.args ~= "" and o.args or "a welcome" })
-  -- The shell's output mode left by system() would make the message a
-  -- second line (a hit-enter prompt): redraw first.
   local _, head = git({ "log", "-1", "--format=%h" })
-  vim.cmd("redraw")
-  if ok then
-    vim.notify("committed " .. head .. ": :ClaudeNova provenance shows its note")
-  else
-    vim.notify("git commit: " .. (out ~= "" and out or "nothing to commit"), vim.log.levels.WARN)
-  end
+  -- Said once the command is over, on a redrawn screen, and short: a
+  -- message wider than the screen less 'showcmd' (49 columns at 60) is a
+  -- hit-enter prompt.
+  vim.schedule(function()
+    vim.cmd("redraw")
+    if ok then
+      vim.notify("committed " .. head .. " · now :ClaudeNova provenance")
+    else
+      local why = vim.split(out ~= "" and out or "nothing to commit", "\n")[1]
+      vim.notify(("git commit: " .. why):sub(1, 48), vim.log.levels.WARN)
+    end
+  end)
 end, { nargs = "?", desc = "claude-nova demo: commit what you merged (git commit -a)" })
 
 vim.api.nvim_create_user_command(

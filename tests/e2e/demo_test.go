@@ -138,7 +138,7 @@ func TestDemoBranches(t *testing.T) {
 		}
 		e.Cmd("tabclose")
 		e.Cmd("DemoCommit")
-		e.Eventually(10*time.Second, "committed", func() bool { return e.NoteContaining("committed ") && e.NoteContaining("provenance shows its note") })
+		e.Eventually(10*time.Second, "committed", func() bool { return e.NoteContaining("committed ") && e.NoteContaining("now :ClaudeNova provenance") })
 		e.Eventually(30*time.Second, "the commit's authorship note", func() bool {
 			return exec.Command("git", "-C", e.Project, "notes", "--ref=ai", "show", "HEAD").Run() == nil
 		})
