@@ -95,7 +95,7 @@ func Head(ctx context.Context, dir string, env []string, max int64, args ...stri
 	if len(env) > 0 {
 		cmd.Env = append(os.Environ(), env...)
 	}
-	inGroup(cmd)
+	InGroup(cmd)
 	cmd.WaitDelay = waitDelay
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
