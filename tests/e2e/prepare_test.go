@@ -90,8 +90,8 @@ func TestWorktreeSetupBeforeFirstPrompt(t *testing.T) {
 			st, _ := e.SessionState(failed)
 			return st == "exited"
 		})
-		if !e.NoteContaining("the worktree's setup failed") || !e.NoteContaining("exit status 3") {
-			t.Fatalf("no reason told: %v", e.Notes())
+		if tr := e.Transcript(failed); !strings.Contains(tr, `the worktree's setup failed: "echo 'npm ERR! missing lockfile' >&2; exit 3": exit status 3`) {
+			t.Fatalf("no reason told:\n%s", tr)
 		}
 		if task := e.taskOf(failed, "setup"); task.Status != "failed" {
 			t.Fatalf("the failed setup's task: %+v", task)
@@ -113,8 +113,8 @@ func TestWorktreeSetupBeforeFirstPrompt(t *testing.T) {
 			st, _ := e.SessionState(late)
 			return st == "exited" && e.taskOf(late, "setup").Status == "failed"
 		})
-		if !e.NoteContaining("worktree.setup_timeout is 1s") {
-			t.Fatalf("no timeout told: %v", e.Notes())
+		if tr := e.Transcript(late); !strings.Contains(tr, "the worktree's setup failed: it ran past worktree.setup_timeout (1s)") {
+			t.Fatalf("no timeout told:\n%s", tr)
 		}
 
 		// A setup that hangs is stopped from its task.
@@ -126,8 +126,8 @@ func TestWorktreeSetupBeforeFirstPrompt(t *testing.T) {
 			st, _ := e.SessionState(hung)
 			return st == "exited" && e.taskOf(hung, "setup").Status == "stopped"
 		})
-		if !e.NoteContaining("stopped by the user") {
-			t.Fatalf("no reason told: %v", e.Notes())
+		if tr := e.Transcript(hung); !strings.Contains(tr, "the worktree's setup failed: stopped by the user") {
+			t.Fatalf("no reason told:\n%s", tr)
 		}
 	})
 }

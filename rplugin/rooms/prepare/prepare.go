@@ -111,6 +111,23 @@ func (r *Room) Start(s *session.Session, plan worktree.Plan, prompt string) {
 		limit = DefaultTimeout
 	}
 	r.d.Go(func() {
+		// claude makes the worktree as it starts: the setup waits for
+		// that, and its time (the timeout) starts after.
+		if c, ok := s.Proc.(initialized); ok {
+			select {
+			case <-c.Initialized():
+			case <-s.Proc.Done():
+			}
+		}
+		select {
+		case <-s.Proc.Done():
+			// claude is gone before its worktree was set up: its exit says why.
+			r.mu.Lock()
+			delete(r.held, s.ID)
+			r.mu.Unlock()
+			return
+		default:
+		}
 		ctx, cancel := r.d.Bounded(limit)
 		defer cancel()
 		stopped := false
@@ -121,7 +138,7 @@ func (r *Room) Start(s *session.Session, plan worktree.Plan, prompt string) {
 			stopMu.Unlock()
 			cancel()
 		}
-		// claude gone: nothing to set up for.
+		// claude gone meanwhile: nothing to set up for.
 		go func() {
 			select {
 			case <-s.Proc.Done():
@@ -129,12 +146,6 @@ func (r *Room) Start(s *session.Session, plan worktree.Plan, prompt string) {
 			case <-ctx.Done():
 			}
 		}()
-		if c, ok := s.Proc.(initialized); ok {
-			select {
-			case <-c.Initialized():
-			case <-ctx.Done():
-			}
-		}
 		id := fmt.Sprintf("setup-%d", s.ID)
 		_, out := s.Tasks.StartLocal(id, "setup", plan.Branch, stop)
 		r.deps.Changed(s)
@@ -148,7 +159,7 @@ func (r *Room) Start(s *session.Session, plan worktree.Plan, prompt string) {
 		case wasStopped:
 			err = errors.New("stopped by the user")
 		case errors.Is(ctx.Err(), context.DeadlineExceeded):
-			err = fmt.Errorf("%w (worktree.setup_timeout is %s)", err, limit)
+			err = fmt.Errorf("it ran past worktree.setup_timeout (%s): %w", limit, err)
 		}
 		r.finish(s, id, sum, err, wasStopped)
 	})
