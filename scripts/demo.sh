@@ -13,11 +13,12 @@ cleanup() {
   if [ -n "$model_pid" ]; then kill "$model_pid" 2>/dev/null || true; wait "$model_pid" 2>/dev/null || true; fi
   rm -rf "$work"
 }
-trap cleanup EXIT INT TERM
+trap cleanup EXIT INT TERM HUP
 
 go build -o "$work/fakemodel" "$root/tests/cmd/fakemodel"
 mkdir -p "$work/project" "$work/home" "$work/xdg"
-"$work/fakemodel" -addr 127.0.0.1:0 -script "$root/scripts/demo/script.json" -reply "$root/scripts/demo/reply.md" -quiet \
+"$work/fakemodel" -addr 127.0.0.1:0 -script "$root/scripts/demo/script.json" \
+  -scripts "$root/scripts/demo/branches.json" -reply "$root/scripts/demo/reply.md" -quiet \
   >"$work/model.out" 2>"$work/model.log" &
 model_pid=$!
 for _ in $(seq 100); do grep -q '^listening ' "$work/model.out" && break; sleep 0.05; done

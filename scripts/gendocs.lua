@@ -237,7 +237,8 @@ local function types_lua()
     if spec.enum then
       return table.concat(vim.tbl_map(show, spec.enum), "|")
     end
-    return ({ list = "string[]", map = "table<string, string>", key = "string|false" })[spec.type] or spec.type
+    return ({ list = "string[]", map = "table<string, string>", key = "string|false", commands = "string[]|string" })[spec.type]
+      or spec.type
   end
   local function class(schema, path, desc)
     local keys = vim.tbl_keys(schema)

@@ -302,7 +302,7 @@ M.subcommands = {
     end,
   },
   compare = {
-    desc = "Lay the worktree sessions of this repository side by side (best of N: new --worktree --count=N): each branch with its session, state and +/−, then every file any of them changed with each branch's +/−. <CR> on a file shows its versions side by side in diff mode, <CR> on a branch its files view, m on a branch merges it into your checkout, x discards one (asks first: its session stops, its worktree and branch go). Each attempt of a best of N goes by its label (fix-login #1, #2) here, in the sidebar and in :ClaudeNova sessions; the comparison follows a branch merged or removed.",
+    desc = "Lay the worktree sessions of this repository side by side (best of N: new --worktree --count=N): each branch with its session, state and +/−, then every file any of them changed with each branch's +/−. <CR> on a file shows its versions side by side in diff mode, <CR> on a branch its files view, m on a branch merges it into your checkout (the files view of :ClaudeNova merge opens: apply all clean files, or each proposal), x discards one (asks first: its session stops, its worktree and branch go). Each attempt of a best of N goes by its label (fix-login #1, #2) here, in the sidebar and in :ClaudeNova sessions; the comparison follows a branch merged or removed.",
     run = function()
       require("claudenova.surfaces.compare").open()
     end,
@@ -327,13 +327,20 @@ M.subcommands = {
         error("claude-nova: merge takes a branch, remove or remove!, got " .. args[1], 0)
       end
       local sum = nova().merge(target)
-      if sum.files and #sum.files > 0 then
-        -- The branch in one review: its files first, each proposal from there.
-        local files = require("claudenova.surfaces.files")
-        files.show(files.merge_view(sum))
-        return
+      -- The branch in one review: its files first, each proposal from there.
+      if not require("claudenova.surfaces.files").open_merge(sum) then
+        say(sum.message)
       end
-      say(sum.message)
+    end,
+  },
+  pr = {
+    usage = "pr [{session}|{branch}]",
+    desc = "Take a worktree session's branch (the session in view, session {session}, or a worktree's {branch}) to a pull request: a commit message drafted from the session's prompts opens in a buffer to edit (with what :w will do: the uncommitted files, the remote, the base). :w commits the worktree's uncommitted files with it, pushes the branch to your remote (the checkout branch's, else the only one, else origin) and opens the pull request with gh when gh is installed and logged in; else it prints where to open it and the gh command to run. Closing the buffer without :w cancels: nothing is ever committed or pushed before your :w. The authorship notes go along only with provenance.push.",
+    run = function(args)
+      if args[2] then
+        error("claude-nova: pr takes one session or branch, got " .. table.concat(args, " "), 0)
+      end
+      require("claudenova.surfaces.pr").open(nova().pr_draft(args[1]))
     end,
   },
   worktrees = {
@@ -581,6 +588,7 @@ M.order = {
   "rewind",
   "changes",
   "merge",
+  "pr",
   "worktrees",
   "compare",
   "comment",

@@ -90,6 +90,21 @@ function M.merge_remove(session, force)
   return host().request("merge_remove", { session = tonumber(session) or 0, force = force == true })
 end
 
+--- Draft the pull request of a worktree's branch: target is a session
+--- number (default: the one in view) or a worktree's branch of the
+--- repository holding Neovim's folder. Returns { id, session, branch, path,
+--- root, base, remote, message, dirty = {files…}, commits, notes }; nothing
+--- is committed or pushed until :w of the draft's buffer (:ClaudeNova pr).
+function M.pr_draft(target)
+  if type(target) == "string" and not tonumber(target) then
+    return host().request("pr_draft", { branch = target, cwd = vim.fn.getcwd() })
+  end
+  return host().request(
+    "pr_draft",
+    { session = tonumber(target) or require("claudenova.frontend").session_in_view() or 0 }
+  )
+end
+
 --- The authorship note of commit rev (default HEAD) of the repository
 --- holding cwd (default: the current buffer's folder, else Neovim's):
 --- { commit, found, lines } (lines: the note as a person reads it).
@@ -263,7 +278,7 @@ end
 --- The background tasks of a session (the current one by default): its
 --- subagents and the commands claude runs in the background, oldest
 --- first: { { id, session, type, description, status, started, ended?,
---- tool_use_id, last_tool?, subagent_type? } }. type is "agent", "shell",
+--- tool_use_id, last_tool?, subagent_type? } }. type is "agent", "shell", "setup" (a new worktree's setup, run by the plugin),
 --- "monitor", …; status "running", "completed", "failed" or "stopped";
 --- started and ended in Unix seconds.
 function M.tasks(session)

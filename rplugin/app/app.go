@@ -41,6 +41,8 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/merge"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/modes"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/permissions"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/pr"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/prepare"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/provenance"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/rewind"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/rounds"
@@ -79,10 +81,24 @@ type Options struct {
 	// a reference only (the session's id, the prompt's number), "text":
 	// its text too (option provenance.prompts).
 	ProvenancePrompts string `json:"provenance_prompts"`
+	// ProvenancePush sends the authorship notes with a branch :ClaudeNova
+	// pr pushes (option provenance.push).
+	ProvenancePush bool `json:"provenance_push"`
 	// EditorTools and Feedback: the editor's MCP server and the
 	// diagnostics of Claude's changes (rooms/editor).
 	EditorTools EditorToolsOptions `json:"editor_tools"`
 	Feedback    FeedbackOptions    `json:"feedback"`
+	// Worktree is how a new worktree is set up (rooms/prepare).
+	Worktree WorktreeOptions `json:"worktree"`
+}
+
+// WorktreeOptions are the options worktree.copy, worktree.setup (a list:
+// Setup; a string: Script) and worktree.setup_timeout (seconds).
+type WorktreeOptions struct {
+	Copy    []string `json:"copy"`
+	Setup   []string `json:"setup"`
+	Script  string   `json:"script"`
+	Timeout float64  `json:"timeout"`
 }
 
 // defaultTranscriptLines is TranscriptLines when unset.
@@ -110,6 +126,8 @@ type App struct {
 	modes    *modes.Room       // the mode the user chose, kept; claude's version
 	complete *complete.Room    // the prompt input's completion
 	merge    *merge.Room       // a worktree's branch brought into the checkout as proposals
+	prepare  *prepare.Room     // a new worktree set up before its first prompt
+	pr       *pr.Room          // a worktree's branch committed, pushed, its pull request opened
 	forms    *elicit.Room      // an MCP server's forms (elicitations)
 	asked    *asked.Kind       // claude's requests, answered
 	notes    *provenance.Room  // who wrote each line, kept in git (authorship notes)
@@ -174,6 +192,17 @@ func New(sink ui.Sink, log *slog.Logger) *App {
 	a.rewind = rewind.New(a.desk, a.rounds, a.edit.DiagnoseRewound)
 	a.merge = merge.New(a.desk, mergeAsks{a}, func() string { return a.cfg.get().Storage }, a.rounds)
 	a.forms = elicit.New(a.desk, formAsks{door{a}})
+	a.pr = pr.New(a.desk, pr.Deps{
+		SessionFor: a.merge.SessionFor, Noted: a.notes.Noted,
+		PushNotes: func() bool { o := a.cfg.get(); return o.ProvenancePush && (o.Provenance == nil || *o.Provenance) },
+	})
+	a.prepare = prepare.New(a.desk, prepare.Deps{
+		Config: func() prepare.Config {
+			w := a.cfg.get().Worktree
+			return prepare.Config{Copy: w.Copy, Setup: w.Setup, Script: w.Script, Timeout: time.Duration(w.Timeout * float64(time.Second))}
+		},
+		Send: a.sendNow, Stop: func(id int) { _, _ = a.Stop(id) }, Changed: a.tasks.Changed,
+	})
 	a.asked = asked.New(a.desk, asked.Deps{Door: door{a}, Keep: a.perms.Keep,
 		Interrupt:   func(sid int) { _, _ = a.controls.Interrupt(sid) },
 		AllowFolder: func(sid int, dir string) { a.edit.Grants(sid).AllowFolder(dir) },
@@ -398,6 +427,11 @@ func (a *App) NewSession(p NewParams) (session.Info, error) {
 		return s.Info(), nil
 	}
 	a.desk.Go(func() { a.route.run(s, "", "") })
+	if planned != nil && a.prepare.Wanted() {
+		// Its worktree is set up first; the prompt waits for it.
+		a.prepare.Start(s, *planned, p.Prompt)
+		return s.Info(), nil
+	}
 	if strings.TrimSpace(p.Prompt) != "" {
 		if err := a.send(s, p.Prompt); err != nil {
 			return s.Info(), err
@@ -446,8 +480,17 @@ func (a *App) Send(p SendParams) (session.Info, error) {
 }
 
 // send sends a prompt under a new id (claude keys the turn's file
-// checkpoint by it), with the notes for Claude that waited for it.
+// checkpoint by it), with the notes for Claude that waited for it; while
+// the session's worktree is being set up it waits (rooms/prepare).
 func (a *App) send(s *session.Session, prompt string) error {
+	if a.prepare.Hold(s, prompt) {
+		return nil
+	}
+	return a.sendNow(s, prompt)
+}
+
+// sendNow is send past the setup's hold.
+func (a *App) sendNow(s *session.Session, prompt string) error {
 	id := checkpoint.NewID()
 	notes := s.TakeNotes()
 	if err := s.Proc.SendUser(id, prompt, notes...); err != nil {
@@ -663,6 +706,7 @@ type Rooms struct {
 	Modes       *modes.Room       // the mode the user chose; claude's version
 	Complete    *complete.Room    // the prompt input's completion
 	Merge       *merge.Room       // a worktree's branch brought into the checkout as proposals
+	PR          *pr.Room          // a worktree's branch as a pull request: commit, push, gh
 	Provenance  *provenance.Room  // who wrote each line, kept in git
 	Commands    *commands.Room    // what a command changed
 	Desk        *desk.Desk        // what the rooms share: background work, later answers
@@ -671,7 +715,7 @@ type Rooms struct {
 // Rooms returns the rooms.
 func (a *App) Rooms() Rooms {
 	return Rooms{Tasks: a.tasks, Rounds: a.rounds, World: a.world, Controls: a.controls, Rewind: a.rewind,
-		Editor: a.edit, Permissions: a.perms, History: a.history, Modes: a.modes, Complete: a.complete, Merge: a.merge, Provenance: a.notes, Commands: a.commands, Desk: a.desk}
+		Editor: a.edit, Permissions: a.perms, History: a.history, Modes: a.modes, Complete: a.complete, Merge: a.merge, PR: a.pr, Provenance: a.notes, Commands: a.commands, Desk: a.desk}
 }
 
 // RequestView is a pending request as the front end shows it.

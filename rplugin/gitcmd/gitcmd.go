@@ -32,6 +32,18 @@ func Bytes(ctx context.Context, dir string, stdin io.Reader, args ...string) ([]
 // BytesEnv is Bytes with env added to git's environment (e.g.
 // GIT_INDEX_FILE: an index of the caller's own).
 func BytesEnv(ctx context.Context, dir string, env []string, stdin io.Reader, args ...string) ([]byte, error) {
+	out, _, err := run(ctx, dir, env, stdin, args...)
+	return out, err
+}
+
+// Both runs git in dir and returns its output and its messages (stderr:
+// what a push's remote says, e.g. where to open a pull request).
+func Both(ctx context.Context, dir string, stdin io.Reader, args ...string) (stdout, stderr string, err error) {
+	out, msg, err := run(ctx, dir, nil, stdin, args...)
+	return strings.TrimSpace(string(out)), strings.TrimSpace(msg), err
+}
+
+func run(ctx context.Context, dir string, env []string, stdin io.Reader, args ...string) ([]byte, string, error) {
 	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
 	if len(env) > 0 {
 		cmd.Env = append(os.Environ(), env...)
@@ -39,15 +51,39 @@ func BytesEnv(ctx context.Context, dir string, env []string, stdin io.Reader, ar
 	cmd.Stdin = stdin
 	// Ended with its context (the host going away): its children too, and
 	// what they hold of its output is not waited for.
-	inGroup(cmd)
+	InGroup(cmd)
 	cmd.WaitDelay = waitDelay
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return nil, fmt.Errorf("git %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+		return nil, stderr.String(), fmt.Errorf("git %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
 	}
-	return out, nil
+	return out, stderr.String(), nil
+}
+
+// RemoteOf is the remote of the current branch of the repository at top,
+// else its only remote, else origin when there is one ("": none).
+func RemoteOf(ctx context.Context, top string) string {
+	if b, err := Run(ctx, top, "symbolic-ref", "--quiet", "--short", "HEAD"); err == nil && b != "" {
+		if rm, err := Run(ctx, top, "config", "branch."+b+".remote"); err == nil && rm != "" && rm != "." {
+			return rm
+		}
+	}
+	out, err := Run(ctx, top, "remote")
+	if err != nil {
+		return ""
+	}
+	remotes := strings.Fields(out)
+	if len(remotes) == 1 {
+		return remotes[0]
+	}
+	for _, rm := range remotes {
+		if rm == "origin" {
+			return rm
+		}
+	}
+	return ""
 }
 
 // Head is BytesEnv reading at most max bytes of git's output: past them
@@ -59,7 +95,7 @@ func Head(ctx context.Context, dir string, env []string, max int64, args ...stri
 	if len(env) > 0 {
 		cmd.Env = append(os.Environ(), env...)
 	}
-	inGroup(cmd)
+	InGroup(cmd)
 	cmd.WaitDelay = waitDelay
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

@@ -4,5 +4,5 @@ package gitcmd
 
 import "os/exec"
 
-// inGroup: elsewhere the process alone is ended with its context.
-func inGroup(*exec.Cmd) {}
+// InGroup: elsewhere the process alone is ended with its context.
+func InGroup(*exec.Cmd) {}

@@ -7,9 +7,9 @@ import (
 	"syscall"
 )
 
-// inGroup runs cmd in a process group of its own, ended whole when its
+// InGroup runs cmd in a process group of its own, ended whole when its
 // context is: a git push's transport and the remote's hooks go with it.
-func inGroup(cmd *exec.Cmd) {
+func InGroup(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error {
 		if cmd.Process == nil {

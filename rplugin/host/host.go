@@ -21,6 +21,7 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/controls"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/merge"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/permissions"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/pr"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/provenance"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/rewind"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/rounds"
@@ -430,6 +431,8 @@ var methods = map[string]handler{
 	"compare":         with(func(a *app.App, p merge.CompareParams) (any, error) { return nil, a.Rooms().Merge.CompareLater(p) }),
 	"merge_remove":    with(func(a *app.App, p merge.RemoveParams) (any, error) { return nil, a.Rooms().Merge.RemoveLater(p) }),
 	"merge_branch":    with(func(a *app.App, p merge.BranchParams) (any, error) { return nil, a.Rooms().Merge.MergeBranchLater(p) }),
+	"pr_draft":        with(func(a *app.App, p pr.DraftParams) (any, error) { return nil, a.Rooms().PR.DraftLater(p) }),
+	"pr_commit":       with(func(a *app.App, p pr.CommitParams) (any, error) { return a.Rooms().PR.Commit(p) }),
 	"merge_apply":     with(func(a *app.App, p merge.ApplyParams) (any, error) { return nil, a.Rooms().Merge.ApplyLater(p) }),
 	"worktrees":       with(func(a *app.App, p merge.ListParams) (any, error) { return nil, a.Rooms().Merge.WorktreesLater(p) }),
 	"tui":             onTUI(func(r *tuihook.Room, p tuihook.Params) (any, error) { return r.Start(p) }),

@@ -195,6 +195,8 @@ func TestMethodTableWiring(t *testing.T) {
 		{"merge_remove", `{"session":1,"force":true}`, func(r ui.Answer) bool { return !r.OK && strings.Contains(r.Error, "has no worktree") }},
 		{"merge_branch", `{"branch":""}`, func(r ui.Answer) bool { return !r.OK && strings.Contains(r.Error, "name the worktree's branch") }},
 		{"merge_apply", `{"session":1}`, func(r ui.Answer) bool { return !r.OK && strings.Contains(r.Error, "has no worktree") }},
+		{"pr_draft", `{"session":1,"token":"t24"}`, func(r ui.Answer) bool { return r.OK }}, // its answer comes later: git
+		{"pr_commit", `{"id":"nope","message":"x"}`, func(r ui.Answer) bool { return !r.OK && strings.Contains(r.Error, "no longer open") }},
 		{"worktrees", `{"cwd":"/nope","token":"t21"}`, func(r ui.Answer) bool { return r.OK }}, // its answer comes later
 		{"tui", `{"cwd":"` + dir + `","prompt":"hi"}`, func(r ui.Answer) bool {
 			m, _ := r.Result.(map[string]any)

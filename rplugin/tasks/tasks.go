@@ -79,6 +79,7 @@ type Tasks struct {
 	byID    map[string]*Task
 	order   []string // oldest first
 	agents  map[string]Agent
+	locals  map[string]*local // the tasks the host runs itself (local.go)
 	now     func() time.Time
 }
 
@@ -282,6 +283,7 @@ func (ts *Tasks) add(id string, now time.Time) *Task {
 			continue
 		}
 		delete(ts.byID, old.ID)
+		delete(ts.locals, old.ID)
 		ts.order = append(ts.order[:i], ts.order[i+1:]...)
 	}
 	return t

@@ -141,6 +141,62 @@ vim.api.nvim_create_user_command(
   { desc = "claude-nova demo: claude's own terminal UI in a terminal window, its permissions asked in the editor" }
 )
 
+-- The tour's second part: two attempts on one prompt, each in a worktree of
+-- its own (scripts/demo/branches.json), compared, one merged into the
+-- checkout while greet.py is open, then a commit and its authorship note.
+local BRANCHES = "add a welcome()"
+
+local function git(args)
+  local out = vim.fn.system(vim.list_extend({ "git", "-c", "user.name=demo", "-c", "user.email=demo@localhost" }, args))
+  return vim.v.shell_error == 0, vim.trim(out)
+end
+
+local function branches()
+  -- Both attempts start from the last commit: what the tour changed is
+  -- committed first, so that the merge meets only your own later edits.
+  local _, status = git({ "status", "--porcelain" })
+  if status ~= "" then
+    git({ "add", "-A" })
+    git({ "commit", "-qm", "what the tour changed" })
+  end
+  vim.cmd("tabnext 1")
+  vim.cmd("wincmd t")
+  vim.cmd("edit greet.py")
+  local first = require("claudenova").new({ prompt = BRANCHES, worktree = true, count = 2, mode = "acceptEdits" })
+  guide.session = nil
+  guide.text = {
+    "Part 2 · Branches: two attempts on one prompt, each in its own worktree and branch (edits accepted; your checkout untouched).",
+    "1. Both idle: :ClaudeNova compare (<CR> on a file: both).",
+    "2. m on the one you prefer: its files; ,a applies them (greet.py follows); q, then keep or remove the worktree.",
+    "3. :DemoCommit  4. :ClaudeNova provenance",
+  }
+  guide.draw()
+  return first
+end
+
+vim.api.nvim_create_user_command("DemoCommit", function(o)
+  local ok, out = git({ "commit", "-qam", o.args ~= "" and o.args or "a welcome" })
+  local _, head = git({ "log", "-1", "--format=%h" })
+  -- Said once the command is over, on a redrawn screen, and short: a
+  -- message wider than the screen less 'showcmd' (49 columns at 60) is a
+  -- hit-enter prompt.
+  vim.schedule(function()
+    vim.cmd("redraw")
+    if ok then
+      vim.notify("committed " .. head .. " · now :ClaudeNova provenance")
+    else
+      local why = vim.split(out ~= "" and out or "nothing to commit", "\n")[1]
+      vim.notify(("git commit: " .. why):sub(1, 48), vim.log.levels.WARN)
+    end
+  end)
+end, { nargs = "?", desc = "claude-nova demo: commit what you merged (git commit -a)" })
+
+vim.api.nvim_create_user_command(
+  "DemoBranches",
+  branches,
+  { desc = "claude-nova demo: two attempts on one prompt in worktrees, compare, merge, commit, provenance" }
+)
+
 vim.api.nvim_create_autocmd("VimEnter", {
   once = true,
   callback = function()

@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -54,7 +55,11 @@ func demoEnv(t *testing.T, v nvimVersion) (*Env, []fakemodel.Step) {
 	}
 	// The model is make demo's: started here, as demo.sh starts it, so that
 	// its address is in the environment the demo's init reads.
-	model := fakemodel.New(fakemodel.Options{DefaultScript: steps, PlainReply: strings.TrimSpace(demoFile(t, "reply.md"))})
+	named, err := fakemodel.ParseScripts([]byte(demoFile(t, "branches.json")))
+	if err != nil {
+		t.Fatalf("scripts/demo/branches.json: %v", err)
+	}
+	model := fakemodel.New(fakemodel.Options{DefaultScript: steps, Scripts: named, PlainReply: strings.TrimSpace(demoFile(t, "reply.md"))})
 	if _, err := model.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +72,83 @@ func demoEnv(t *testing.T, v nvimVersion) (*Env, []fakemodel.Step) {
 			"CLAUDENOVA_DEMO_MODEL=" + model.URL(), "CLAUDENOVA_DEMO_HOME=" + t.TempDir()},
 	})
 	e.Model = model
+	// A git repository with a first commit, as demo.sh makes it.
+	e.gitIn(e.Project, "init", "-q")
+	e.gitIn(e.Project, "add", ".")
+	e.gitIn(e.Project, "commit", "-qm", "the demo project")
 	return e, steps
+}
+
+// make demo's second part (:DemoBranches): two attempts on one prompt,
+// each in its worktree with edits accepted, the checkout untouched; the
+// comparison; m on one opens its files view, ,a applies greet.py while it
+// is open in a window (which shows the new text); :DemoCommit commits it
+// and :ClaudeNova provenance shows the note naming Claude's lines. What
+// the tour changed before (greet.py edited) is committed first, so the
+// attempts start from it.
+func TestDemoBranches(t *testing.T) {
+	eachNvim(t, func(t *testing.T, v nvimVersion) {
+		e, _ := demoEnv(t, v)
+		e.Eventually(10*time.Second, "the guide", func() bool { return strings.Contains(e.guideText(), "Press <CR>") })
+		// As the tour would have left it: greet.py changed, not committed.
+		e.WriteFile("greet.py", strings.Replace(demoFile(t, "greet.py"), `greet("world")`, `greet("tour")`, 1))
+		e.Cmd("DemoBranches")
+		if got := e.gitIn(e.Project, "log", "-1", "--format=%s"); got != "what the tour changed" {
+			t.Fatalf("the tour's changes were not committed first: %q", got)
+		}
+		e.Eventually(10*time.Second, "the guide's second part", func() bool { return strings.Contains(e.guideText(), "Part 2 · Branches") })
+		e.Eventually(90*time.Second, "both attempts done", func() bool {
+			s1, _ := e.SessionState(1)
+			s2, _ := e.SessionState(2)
+			return s1 == "idle" && s2 == "idle" && strings.Contains(e.Transcript(1), "Done: a welcome()") && strings.Contains(e.Transcript(2), "Done: a welcome()")
+		})
+		if strings.Contains(e.ReadFile("greet.py"), "welcome") {
+			t.Fatal("an attempt wrote in the checkout")
+		}
+		var greetWin int
+		e.Lua(&greetWin, `for _, w in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
+			if vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(w)):match("greet%.py$") then return w end end return 0`)
+		if greetWin == 0 {
+			t.Fatal("greet.py is not open in a window")
+		}
+
+		e.Cmd("ClaudeNova compare")
+		var lines []string
+		e.Lua(&lines, "return vim.api.nvim_buf_get_lines(0, 0, -1, false)")
+		if len(lines) < 7 || !strings.HasPrefix(lines[2], "add-welcome #1 · session 1 idle") || !strings.HasPrefix(lines[3], "add-welcome #2 · session 2 idle") ||
+			!strings.HasPrefix(lines[6], "greet.py  +5 −0") {
+			t.Fatalf("the comparison:\n%s", strings.Join(lines, "\n"))
+		}
+		e.cursorTo(4) // the second attempt
+		e.Input("m")
+		list := e.filesList()
+		if !strings.HasPrefix(list[0], "⎇ worktree-add-a-welcome-2 → your checkout · 1 file") {
+			t.Fatalf("the merge's files view:\n%s", strings.Join(list, "\n"))
+		}
+		e.ScriptUI([]string{"Keep "}, nil) // the offer to remove the worktree: kept
+		e.Input(",a")
+		e.Eventually(20*time.Second, "greet.py merged, its window following", func() bool {
+			var text []string
+			e.Lua(&text, "return vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(...), 0, -1, false)", greetWin)
+			return strings.Contains(e.ReadFile("greet.py"), "add-a-welcome-2: welcome someone") &&
+				strings.Contains(strings.Join(text, "\n"), "add-a-welcome-2: welcome someone")
+		})
+		if !strings.Contains(e.ReadFile("greet.py"), `greet("tour")`) {
+			t.Fatalf("the merge lost the checkout's own change:\n%s", e.ReadFile("greet.py"))
+		}
+		e.Cmd("tabclose")
+		e.Cmd("DemoCommit")
+		e.Eventually(10*time.Second, "committed", func() bool { return e.NoteContaining("committed ") && e.NoteContaining("now :ClaudeNova provenance") })
+		e.Eventually(30*time.Second, "the commit's authorship note", func() bool {
+			return exec.Command("git", "-C", e.Project, "notes", "--ref=ai", "show", "HEAD").Run() == nil
+		})
+		e.Cmd("ClaudeNova provenance")
+		e.Lua(&lines, "return vim.api.nvim_buf_get_lines(0, 0, -1, false)")
+		note := strings.Join(lines, "\n")
+		if !strings.Contains(note, "greet.py") || !strings.Contains(note, "Claude  lines 1-5") {
+			t.Fatalf("the provenance view:\n%s", note)
+		}
+	})
 }
 
 // README.demo.md names every step of the tour, in order, as the scripted

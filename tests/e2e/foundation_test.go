@@ -264,6 +264,10 @@ func TestSetupValidation(t *testing.T) {
 			{`{download = {url = ""}}`, `option 'download.url' must not be empty`},
 			{`{notify_away = {command = {}}}`, `option 'notify_away.command' must name a command`},
 			{`{notify_away = {command = "notify-send"}}`, `option 'notify_away.command' must be a list`},
+			{`{worktree = {setup = 1}}`, `option 'worktree.setup' must be a list of commands or a script's path, got number`},
+			{`{worktree = {setup = {"npm ci", 2}}}`, `option 'worktree.setup[2]' must be a string`},
+			{`{worktree = {copy = {"../secrets"}}}`, `option 'worktree.copy' must list patterns relative to the project's top folder`},
+			{`{worktree = {setup_timeout = 0}}`, `option 'worktree.setup_timeout' must be more than 0`},
 		}
 		for _, c := range cases {
 			var msg string

@@ -22,6 +22,28 @@ func (e *Env) gitIn(dir string, args ...string) string {
 	return strings.TrimSpace(string(out))
 }
 
+// saveInWorktree saves the next proposals, one per {file, text} of want in
+// order: each must be of worktree wt's file, and wt's file holds the text
+// once it is saved.
+func (e *Env) saveInWorktree(wt string, want ...[2]string) {
+	e.t.Helper()
+	for _, w := range want {
+		p, buf := e.WaitProposal()
+		var path string
+		e.Lua(&path, "return require('claudenova.store.state').requests[...].path", p.ID)
+		if path != filepath.Join(wt, w[0]) {
+			e.t.Fatalf("a proposal of %s, want the worktree's %s", path, w[0])
+		}
+		focusBuf(e, buf)
+		e.WaitGraceOver()
+		e.Cmd("write")
+		e.Eventually(10*time.Second, "the worktree's "+w[0], func() bool {
+			b, _ := os.ReadFile(filepath.Join(wt, w[0]))
+			return string(b) == w[1]
+		})
+	}
+}
+
 // :ClaudeNova new --worktree=NAME: the real claude makes the worktree and
 // works there from the start; its proposals are of the worktree's files,
 // :w writes there and never in the checkout, and the sidebar names the
@@ -41,21 +63,7 @@ func TestNewSessionInItsOwnWorktree(t *testing.T) {
 			Step("Edit", map[string]any{"file_path": "a.txt", "old_string": "committed", "new_string": "fixed"}),
 			Step("Write", map[string]any{"file_path": "new.txt", "content": "one\ntwo\n"})))
 		wt := filepath.Join(e.Project, ".claude", "worktrees", "fix-login")
-		for _, want := range []struct{ file, text string }{{"a.txt", "fixed\n"}, {"new.txt", "one\ntwo\n"}} {
-			p, buf := e.WaitProposal()
-			var path string
-			e.Lua(&path, "return require('claudenova.store.state').requests[...].path", p.ID)
-			if path != filepath.Join(wt, want.file) {
-				t.Fatalf("a proposal of %s, want the worktree's %s", path, want.file)
-			}
-			focusBuf(e, buf)
-			e.WaitGraceOver()
-			e.Cmd("write")
-			e.Eventually(10*time.Second, "the worktree's "+want.file, func() bool {
-				b, _ := os.ReadFile(filepath.Join(wt, want.file))
-				return string(b) == want.text
-			})
-		}
+		e.saveInWorktree(wt, [2]string{"a.txt", "fixed\n"}, [2]string{"new.txt", "one\ntwo\n"})
 		e.WaitIdle(id)
 		if e.ReadFile("a.txt") != "committed\n" {
 			t.Fatalf("the checkout's a.txt changed: %q", e.ReadFile("a.txt"))
@@ -485,9 +493,19 @@ func TestBestOfTwoComparedOneMerged(t *testing.T) {
 			t.Fatalf("sides %q", sides)
 		}
 		e.Input("q")
-		// m on the first branch merges it: a proposal into the checkout.
+		// m on the first branch merges it: the same files view as
+		// :ClaudeNova merge first, then (q) a proposal into the checkout.
 		e.cursorTo(3)
 		e.Input("m")
+		e.Eventually(20*time.Second, "the merge's files view", func() bool {
+			var surface string
+			e.Lua(&surface, "return vim.b.claudenova_surface or ''")
+			return surface == "files"
+		})
+		if l := e.filesList(); !strings.HasPrefix(l[0], "⎇ worktree-seq-edit") || !strings.Contains(l[0], "→ your checkout · 1 file") {
+			t.Fatalf("compare's m did not open the merge's files view:\n%s", strings.Join(l, "\n"))
+		}
+		e.Input("q")
 		id, buf := e.mergeProposal("a.txt")
 		var path string
 		e.Lua(&path, "return require('claudenova.store.state').requests[...].path", id)

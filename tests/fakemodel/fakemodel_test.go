@@ -259,6 +259,7 @@ func mkReq(t *testing.T, extra map[string]any, msgs ...map[string]any) *request 
 func TestDecide(t *testing.T) {
 	seq2 := `SEQ [["Bash",{"command":"echo hi","description":"d"}],["Edit",{"file_path":"/x","old_string":"a","new_string":"b"}]]`
 	demo := []Step{NewStep("Read", map[string]any{"file_path": "{{cwd}}/a.txt"})}
+	named := map[string][]Step{"add a welcome": {NewStep("Read", map[string]any{"file_path": "{{cwd}}/w.py"})}}
 	for _, tc := range []struct {
 		name      string
 		req       *request
@@ -315,6 +316,10 @@ func TestDecide(t *testing.T) {
 			wantKind: "tool", wantTool: "Read", wantID: "toolu_s0", wantInput: `{"file_path":"/home/dev/proj/a.txt"}`},
 		{name: "cwd placeholder in SEQ", req: mkReq(t, nil, user(txt(`SEQ [["Write",{"file_path":"{{cwd}}/n.txt","content":"x"}]]`))),
 			wantKind: "tool", wantTool: "Write", wantInput: `{"file_path":"/home/dev/proj/n.txt","content":"x"}`},
+		{name: "a named script runs for its prompt", req: mkReq(t, nil, user(txt("add a welcome"))),
+			wantKind: "tool", wantTool: "Read", wantInput: `{"file_path":"/home/dev/proj/w.py"}`},
+		{name: "dir placeholder: the folder's name", req: mkReq(t, nil, user(txt(`SEQ [["Write",{"file_path":"{{cwd}}/n.txt","content":"by {{dir}}"}]]`))),
+			wantKind: "tool", wantTool: "Write", wantInput: `{"file_path":"/home/dev/proj/n.txt","content":"by proj"}`},
 		{name: "last placeholder: a group of the latest matching result", req: mkReq(t, nil,
 			user(txt(`SEQ [["CronCreate",{"cron":"* * * * *","prompt":"p"}],["CronDelete",{"id":"{{last:job ([0-9a-f]+)}}"}]]`)),
 			asst(toolUse("toolu_s0")), user(toolRes("toolu_s0", "Scheduled recurring job b2b5d660 (Every minute).", false))),
@@ -357,7 +362,7 @@ func TestDecide(t *testing.T) {
 			wantKind: "side", wantText: "git"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := decide(tc.req, scriptConfig{DefaultScript: demo, AlwaysScript: tc.always, FallbackCwd: "/fallback"})
+			p := decide(tc.req, scriptConfig{DefaultScript: demo, AlwaysScript: tc.always, FallbackCwd: "/fallback", Scripts: named})
 			if p.Kind != tc.wantKind {
 				t.Fatalf("kind = %q (%+v), want %q", p.Kind, p, tc.wantKind)
 			}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/crc32"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -21,7 +22,9 @@ import (
 //
 // String values of Input may contain the placeholder {{cwd}}; it is replaced
 // by claude's working directory as announced in the request's system prompt
-// (the server's own working directory when the request does not say).
+// (the server's own working directory when the request does not say), and
+// {{dir}} by that folder's name (a worktree's: two attempts on one prompt,
+// each in its worktree, then write different things).
 // {{last:REGEX}} is replaced by the first group REGEX captures in the
 // latest tool result that it matches (an id a tool gave back: CronCreate's
 // job, say); "" when none does. REGEX may not contain "}}".
@@ -112,6 +115,24 @@ func callSteps(steps []Step) ([]Step, string) {
 		return steps[:n-1], in.Text
 	}
 	return steps, ""
+}
+
+// ParseScripts parses named scripts: a JSON object whose keys are prompts
+// and whose values are scripts (see ParseScript).
+func ParseScripts(data []byte) (map[string][]Step, error) {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return nil, err
+	}
+	out := make(map[string][]Step, len(raw))
+	for prompt, script := range raw {
+		steps, err := ParseScript(script)
+		if err != nil {
+			return nil, fmt.Errorf("script %q: %w", prompt, err)
+		}
+		out[prompt] = steps
+	}
+	return out, nil
 }
 
 // DemoScript is the default DEMO script: Read then Edit a.txt in claude's
@@ -351,6 +372,7 @@ type scriptConfig struct {
 	AlwaysScript  bool
 	FallbackCwd   string
 	PlainReply    string // the reply to a plain prompt ("": "You said: …")
+	Scripts       map[string][]Step
 }
 
 // streamChunk is the ~40 character delta used by STREAM n (always 40 bytes).
@@ -407,6 +429,8 @@ func decide(r *request, cfg scriptConfig) plan {
 			Note: fmt.Sprintf("OVERLOAD %d", n)}
 	case text == "DEMO":
 		return scriptStep(r, idx, cfg.DefaultScript, cfg)
+	case cfg.Scripts[text] != nil:
+		return scriptStep(r, idx, cfg.Scripts[text], cfg)
 	case word == "STREAM":
 		n, err := strconv.Atoi(rest)
 		if err != nil || n < 0 {
@@ -547,13 +571,15 @@ func scriptStep(r *request, idx int, steps []Step, cfg scriptConfig) plan {
 		// A task ended while the script runs: Claude mentions it.
 		say = strings.TrimSpace(noted(sum) + "\n\n" + say)
 	}
-	if bytes.Contains(in, []byte("{{cwd}}")) {
+	if bytes.Contains(in, []byte("{{cwd}}")) || bytes.Contains(in, []byte("{{dir}}")) {
 		cwd := r.cwd()
 		if cwd == "" {
 			cwd = cfg.FallbackCwd
 		}
 		esc, _ := json.Marshal(cwd)
 		in = bytes.ReplaceAll(in, []byte("{{cwd}}"), esc[1:len(esc)-1])
+		esc, _ = json.Marshal(filepath.Base(cwd))
+		in = bytes.ReplaceAll(in, []byte("{{dir}}"), esc[1:len(esc)-1])
 	}
 	if bytes.Contains(in, []byte("{{last:")) {
 		in = r.fillLast(in)

@@ -50,6 +50,9 @@ type Options struct {
 	// DefaultScript is used for the prompt "DEMO" (and for every plain
 	// prompt when AlwaysScript is set). Nil means DemoScript().
 	DefaultScript []Step
+	// Scripts are named scripts: a prompt that is exactly one of the keys
+	// runs its script (make demo's second part: "add a welcome()").
+	Scripts map[string][]Step
 	// AlwaysScript makes plain prompts run DefaultScript instead of "You said".
 	AlwaysScript bool
 	// PlainReply, when set, is the reply to a plain prompt instead of
@@ -360,7 +363,7 @@ func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := decide(&req, scriptConfig{DefaultScript: s.opts.DefaultScript, AlwaysScript: s.opts.AlwaysScript, FallbackCwd: s.cwd,
-		PlainReply: s.opts.PlainReply})
+		PlainReply: s.opts.PlainReply, Scripts: s.opts.Scripts})
 	if p.Kind == "overload" {
 		if s.overloaded(p.Key, p.Overload) {
 			s.record(RequestInfo{Method: r.Method, Path: r.URL.Path, Kind: "overloaded", Note: p.Note}, nil)

@@ -618,6 +618,52 @@ return {
       t:eq(vim.b.claudenova_surface, nil, "q closed it")
     end,
   },
+  ["a pull request's message: drafted, :w commits and pushes, closing cancels"] = {
+    widths = { 60, 100 },
+    run = function(t)
+      -- The host's draft (rooms/pr, tested in Go): the message from the
+      -- session's prompts; the buffer says what :w does.
+      local draft = {
+        id = "d1",
+        session = 1,
+        branch = "worktree-fix-login",
+        base = "main",
+        remote = "origin",
+        notes = false,
+        commits = 0,
+        dirty = { "a.txt", "new.txt" },
+        message = "fix the login page\n\nPrompts:\n- fix the login page\n\nFiles:\n- a.txt\n- new.txt\n",
+      }
+      local drafted, committed
+      t.replies.pr_draft = function(args)
+        drafted = args
+        return draft
+      end
+      t.replies.pr_commit = function(args)
+        committed = args
+        return { done = true, message = "committing and pushing worktree-fix-login…" }
+      end
+      vim.cmd("ClaudeNova pr 1")
+      t:settle()
+      t:eq(drafted and drafted.session, 1, "session 1 drafted")
+      t:eq(vim.b.claudenova_surface, "pr", "the draft in front")
+      t:screen("pr")
+      t:eq(committed, nil, "nothing committed before :w")
+      vim.api.nvim_buf_set_lines(0, 0, 1, false, { "Fix the login page's redirect" })
+      vim.cmd("write")
+      t:settle()
+      t:eq(committed and committed.id, "d1", ":w sent the draft")
+      t:eq(vim.split(committed.message, "\n")[1], "Fix the login page's redirect", "with the user's edit")
+      t:eq(vim.b.claudenova_surface, nil, "the buffer went once sent")
+      -- Drafted again and closed without :w: nothing is sent.
+      committed = nil
+      vim.cmd("ClaudeNova pr 1")
+      t:settle()
+      vim.cmd("bwipeout!")
+      t:settle()
+      t:eq(committed, nil, "closing sent nothing")
+    end,
+  },
   ["the usage float: cost, models, what fills the context, plan limits"] = {
     widths = { 60, 100 },
     run = function(t)

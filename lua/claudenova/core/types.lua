@@ -30,6 +30,7 @@
 ---@field surfaces? claudenova.Config.Surfaces When a request's surface (panel, proposal, plan, question) may take the cursor on its own.
 ---@field tabline? boolean While 'tabline' is empty (Neovim's own tab line), draw the same tab line with claude-nova's windows named as a person reads them ("Proposal · greet.py", "Transcript · 1 · the tour") instead of a storage path. (default true)
 ---@field transcript? claudenova.Config.Transcript Session transcripts.
+---@field worktree? claudenova.Config.Worktree How a session's new worktree (:ClaudeNova new --worktree, --count) is set up before its first prompt, as your checkout is: the files in copy are copied in from the checkout, then setup runs in it.
 
 --- Every Claude session on this machine: while the sidebar is shown, the host runs `claude agents --json` (in the background) and the sidebar lists the sessions this editor does not run, interactive and background, with their folder, name and state; one that waits for a person is marked.
 ---@class claudenova.Config.Agents
@@ -93,7 +94,7 @@
 ---@class claudenova.Config.Keymaps.Compare
 ---@field close? string|false Close the comparison. (default "q")
 ---@field discard? string|false Discard the branch under the cursor: after you confirm, its session stops and its worktree and branch are removed, with the work not merged. (default "x")
----@field merge? string|false Merge the branch under the cursor into your checkout. (default "m")
+---@field merge? string|false Merge the branch under the cursor into your checkout: the merge's files view opens, as :ClaudeNova merge's does. (default "m")
 ---@field open? string|false On a file: its versions side by side in diff mode; on a branch: its files view. (default "<CR>")
 
 --- Keys in the files view (:ClaudeNova changes branch, changes round, merge) and in the diff of a file opened from it.
@@ -200,6 +201,7 @@
 ---@class claudenova.Config.Provenance
 ---@field enabled? boolean Write the notes. (default true)
 ---@field prompts? "ref"|"text" "ref": a note names each prompt by reference only (the Claude session's id and the prompt's number in it); its text stays on this machine (prompts can hold secrets, and :ClaudeNova provenance push publishes the notes). (default "ref")
+---@field push? boolean When :ClaudeNova pr pushes a worktree's branch, push the authorship notes (refs/notes/ai) to the same remote with it. (default false)
 
 --- AskUserQuestion prompts.
 ---@class claudenova.Config.Questions
@@ -226,3 +228,9 @@
 ---@field filetype? "claudenova"|"markdown" "claudenova": our own highlighting, computed by the host as lines arrive (never a re-parse of the buffer). (default "claudenova")
 ---@field highlight? "host"|"filetype" "host": the host's highlighting (headings, emphasis, code, tool lines), computed as lines arrive and never a re-parse of the buffer, with either filetype; with "markdown", Neovim's own markdown highlighting (tree-sitter on 0.12, regex syntax on 0.10) is off in transcripts, while render-markdown.nvim and markview.nvim still attach. (default "host")
 ---@field memory_lines? number Lines of each transcript the host keeps in memory; older ones go to a file in storage (the buffer keeps them all). (default 5000)
+
+--- How a session's new worktree (:ClaudeNova new --worktree, --count) is set up before its first prompt, as your checkout is: the files in copy are copied in from the checkout, then setup runs in it.
+---@class claudenova.Config.Worktree
+---@field copy? string[] Files of your checkout that git does not track to copy into a new worktree (it has only tracked files), as patterns relative to the top folder, e.g. { ".env.local", "config/*.yml" } (* matches any characters but /, dot files too). (default {})
+---@field setup? string[]|string Run in a new worktree after copy, before the first prompt: a list of commands, each run by sh -c in the worktree in order (e.g. { "npm ci" }), or a string: the path of a script of the project, relative to its top folder, run as is (it must be executable). (default {})
+---@field setup_timeout? number Seconds the whole setup may take; then it is ended (its commands' process groups with it) and the session stops. (default 600)

@@ -21,6 +21,7 @@ M.ANSWERS = {
   saved = { method = "proposal_saved", note = true }, -- a proposal saved with :w
   wiped = { method = "proposal_wiped", note = true }, -- a proposal closed: rejected
   apply_clean = { method = "merge_apply" }, -- a merge's files without a conflict applied, as :w of each
+  pr_commit = { method = "pr_commit" }, -- a pull request's message saved: commit, push, open it
 }
 
 local answer_methods = {}

@@ -183,6 +183,15 @@ M.surfaces = {
     keys = { { lhs = "q", desc = "Close the note." } },
   },
   {
+    name = "pr",
+    title = "Pull request",
+    tag = "claudenova-commands",
+    keys = {
+      { lhs = ":w", desc = "Commit the uncommitted files with this message, push the branch, open the pull request." },
+      { lhs = ":q :bwipeout", desc = "Cancel: nothing is committed, nothing pushed." },
+    },
+  },
+  {
     name = "mcp",
     title = "MCP servers",
     tag = "claudenova-mcp",

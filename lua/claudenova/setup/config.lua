@@ -89,6 +89,50 @@ M.schema = {
         default = "ref",
         desc = '"ref": a note names each prompt by reference only (the Claude session\'s id and the prompt\'s number in it); its text stays on this machine (prompts can hold secrets, and :ClaudeNova provenance push publishes the notes). "text": the prompt\'s text (cut to 500 characters) goes into the note too.',
       },
+      push = {
+        type = "boolean",
+        default = false,
+        desc = "When :ClaudeNova pr pushes a worktree's branch, push the authorship notes (refs/notes/ai) to the same remote with it. Off: they stay on this machine until :ClaudeNova provenance push.",
+      },
+    },
+  },
+  worktree = {
+    desc = "How a session's new worktree (:ClaudeNova new --worktree, --count) is set up before its first prompt, as your checkout is: the files in copy are copied in from the checkout, then setup runs in it. The work shows as the session's task (:ClaudeNova tasks: its output, stop); the prompt waits for it; a failure, a timeout or a stop ends the session with the reason.",
+    fields = {
+      copy = {
+        type = "list",
+        default = {},
+        check = function(v)
+          for _, p in ipairs(v) do
+            if
+              p == ""
+              or p:sub(1, 1) == "/"
+              or p == ".."
+              or p:match("^%.%./")
+              or p:match("/%.%./")
+              or p:match("/%.%.$")
+            then
+              return "must list patterns relative to the project's top folder, inside it"
+            end
+          end
+        end,
+        desc = 'Files of your checkout that git does not track to copy into a new worktree (it has only tracked files), as patterns relative to the top folder, e.g. { ".env.local", "config/*.yml" } (* matches any characters but /, dot files too). Never over a file the worktree has; symbolic links and folders are not copied. .env files are not copied unless you list them: a worktree copy is one more copy of your secrets, in a folder Claude works in and reads, left on disk while the worktree stays.',
+      },
+      setup = {
+        type = "commands",
+        default = {},
+        desc = 'Run in a new worktree after copy, before the first prompt: a list of commands, each run by sh -c in the worktree in order (e.g. { "npm ci" }), or a string: the path of a script of the project, relative to its top folder, run as is (it must be executable). They read $CLAUDENOVA_ROOT (your checkout), $CLAUDENOVA_WORKTREE and $CLAUDENOVA_BRANCH; stdin is empty. The first that fails ends the setup.',
+      },
+      setup_timeout = {
+        type = "number",
+        default = 600,
+        check = function(v)
+          if v <= 0 then
+            return "must be more than 0"
+          end
+        end,
+        desc = "Seconds the whole setup may take; then it is ended (its commands' process groups with it) and the session stops.",
+      },
     },
   },
   download = {
@@ -547,7 +591,11 @@ M.schema = {
             default = "<CR>",
             desc = "On a file: its versions side by side in diff mode; on a branch: its files view.",
           },
-          merge = { type = "key", default = "m", desc = "Merge the branch under the cursor into your checkout." },
+          merge = {
+            type = "key",
+            default = "m",
+            desc = "Merge the branch under the cursor into your checkout: the merge's files view opens, as :ClaudeNova merge's does.",
+          },
           discard = {
             type = "key",
             default = "x",
@@ -654,6 +702,12 @@ local function check_type(path, spec, v)
   elseif t == "key" then
     ok = v == false or type(v) == "string"
     t = "string or false"
+  elseif t == "commands" then
+    if type(v) == "table" then
+      return check_type(path, { type = "list" }, v)
+    end
+    ok = type(v) == "string" and vim.trim(v) ~= ""
+    t = "list of commands or a script's path"
   else
     ok = type(v) == t
   end
@@ -775,8 +829,15 @@ function M.host_options()
     checkpoints = c.checkpoints,
     provenance = c.provenance.enabled,
     provenance_prompts = c.provenance.prompts,
+    provenance_push = c.provenance.push,
     editor_tools = { enabled = c.editor_tools.enabled, ask = c.editor_tools.ask, tools = c.editor_tools.tools },
     feedback = { diagnostics = c.feedback.diagnostics, diagnostics_wait = c.feedback.diagnostics_wait },
+    worktree = {
+      copy = #c.worktree.copy > 0 and c.worktree.copy or nil,
+      setup = type(c.worktree.setup) == "table" and #c.worktree.setup > 0 and c.worktree.setup or nil,
+      script = type(c.worktree.setup) == "string" and c.worktree.setup or nil,
+      timeout = c.worktree.setup_timeout,
+    },
   }
 end
 

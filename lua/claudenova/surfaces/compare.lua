@@ -4,7 +4,8 @@
 -- changed with each branch's +/−. <CR> on a file lays its versions side by
 -- side in diff mode (one window per branch that changed it, the base where
 -- none did); <CR> on a branch opens its files view; m merges that branch
--- into your checkout (:ClaudeNova merge); x discards one (asks first).
+-- into your checkout (:ClaudeNova merge: its files view first); x discards
+-- one (asks first).
 local errors = require("claudenova.core.errors")
 local actions = require("claudenova.store.actions")
 local config = require("claudenova.setup.config")
@@ -373,12 +374,14 @@ function M.open(session)
           return
         end
         local res = actions.merge(b.session)
-        -- The merge's proposals open in your windows: the comparison
-        -- steps aside.
+        -- The comparison steps aside for the branch in one review: the
+        -- merge's files view, as :ClaudeNova merge opens it.
         errors.try(vim.cmd, "tabclose")
-        notify.info(res.message)
+        if not files.open_merge(res) then
+          notify.info(res.message)
+        end
       end,
-      "Merge the branch under the cursor into your checkout (the comparison closes; its proposals open)",
+      "Merge the branch under the cursor into your checkout (the comparison closes; the merge's files view opens)",
     },
     {
       k.discard,

@@ -363,6 +363,16 @@ function M.merge_view(sum)
   return view
 end
 
+--- Open what a merge answered (:ClaudeNova merge, compare's m): its files
+--- view first when it proposed files; true when it opened.
+function M.open_merge(sum)
+  if sum and sum.files and #sum.files > 0 then
+    M.show(M.merge_view(sum))
+    return true
+  end
+  return false
+end
+
 --- Show view (a branch's or a round's files, or a merge's) in the files list.
 function M.show(view)
   local name = ("claudenova://files/%s"):format(M.key(view):gsub(":", "/"))

@@ -167,7 +167,7 @@ func (r *Room) MergeBranchLater(p BranchParams) error {
 		return errors.New("merge {branch}: name the worktree's branch (:ClaudeNova worktrees lists them)")
 	}
 	r.d.ReplyLater(p.ReplyTo, func(ctx context.Context) (any, error) {
-		s, err := r.sessionFor(ctx, p.Cwd, p.Branch)
+		s, err := r.SessionFor(ctx, p.Cwd, p.Branch)
 		if err != nil {
 			return nil, err
 		}
@@ -180,9 +180,9 @@ func (r *Room) MergeBranchLater(p BranchParams) error {
 	return nil
 }
 
-// sessionFor is the session of branch's worktree in the repository holding
+// SessionFor is the session of branch's worktree in the repository holding
 // cwd, brought back (no claude) when none has it.
-func (r *Room) sessionFor(ctx context.Context, cwd, branch string) (*session.Session, error) {
+func (r *Room) SessionFor(ctx context.Context, cwd, branch string) (*session.Session, error) {
 	root, found, err := r.worktreesOf(ctx, cwd)
 	if err != nil {
 		return nil, err

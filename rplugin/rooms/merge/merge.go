@@ -550,7 +550,7 @@ type RemoveParams struct {
 func (r *Room) RemoveLater(p RemoveParams) error {
 	if p.Branch != "" {
 		r.d.ReplyLater(p.ReplyTo, func(ctx context.Context) (any, error) {
-			s, err := r.sessionFor(ctx, p.Cwd, p.Branch)
+			s, err := r.SessionFor(ctx, p.Cwd, p.Branch)
 			if err != nil {
 				return nil, err
 			}

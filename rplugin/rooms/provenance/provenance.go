@@ -263,6 +263,35 @@ func signature(gitDir string) string {
 	return b.String()
 }
 
+// Noted notes now the commits made in the repository holding dir since
+// before (a commit the host made itself: :ClaudeNova pr commits in a
+// worktree, which no session's folder watch covers). A repository not
+// watched yet is watched from before on; one watched goes on from where
+// it was.
+func (r *Room) Noted(ctx context.Context, dir, before string) {
+	top := r.topOf(ctx, dir)
+	if top == "" {
+		return
+	}
+	r.mu.Lock()
+	rp, watched := r.repos[top]
+	r.mu.Unlock()
+	if !watched {
+		gitDir, err := gitcmd.Run(ctx, top, "rev-parse", "--absolute-git-dir")
+		if err != nil {
+			r.d.Log.Info("provenance: no git folder", "top", top, "err", err)
+			return
+		}
+		r.mu.Lock()
+		if rp, watched = r.repos[top]; !watched {
+			rp = &repo{top: top, gitDir: gitDir, head: before}
+			r.repos[top] = rp
+		}
+		r.mu.Unlock()
+	}
+	r.check(ctx, rp)
+}
+
 // check notes the commits that moved HEAD since it was last seen.
 func (r *Room) check(ctx context.Context, rp *repo) {
 	r.work.Lock()

@@ -178,7 +178,7 @@ func (r *Room) Push(p Params) (desk.Outcome, error) {
 	}
 	remote := p.Remote
 	if remote == "" {
-		remote = remoteOf(ctx, top)
+		remote = gitcmd.RemoteOf(ctx, top)
 	}
 	if remote == "" {
 		return desk.Outcome{}, errors.New("this repository has no remote to push the notes to (:ClaudeNova provenance push {remote})")
@@ -192,28 +192,4 @@ func (r *Room) Push(p Params) (desk.Outcome, error) {
 		r.d.Notify("info", "pushed the authorship notes ("+gitai.Ref+") to "+remote)
 	})
 	return desk.Outcome{Done: true, Message: "pushing " + gitai.Ref + " to " + remote + "…"}, nil
-}
-
-// remoteOf is the current branch's remote, else the only remote, else
-// origin when there is one.
-func remoteOf(ctx context.Context, top string) string {
-	if b, err := gitcmd.Run(ctx, top, "symbolic-ref", "--quiet", "--short", "HEAD"); err == nil && b != "" {
-		if rm, err := gitcmd.Run(ctx, top, "config", "branch."+b+".remote"); err == nil && rm != "" && rm != "." {
-			return rm
-		}
-	}
-	out, err := gitcmd.Run(ctx, top, "remote")
-	if err != nil {
-		return ""
-	}
-	remotes := strings.Fields(out)
-	if len(remotes) == 1 {
-		return remotes[0]
-	}
-	for _, rm := range remotes {
-		if rm == "origin" {
-			return rm
-		}
-	}
-	return ""
 }

@@ -62,6 +62,13 @@ func (r *Room) Message(s *session.Session, m claude.Message) {
 	}
 }
 
+// Changed sends a session's task list after the host changed one of its
+// own tasks (a worktree's setup): the task views and the session line.
+func (r *Room) Changed(s *session.Session) {
+	r.d.UI.Send(ui.EvTasks, View{Session: s.ID, Tasks: s.Tasks.List()})
+	r.d.UI.Send(ui.EvSession, s)
+}
+
 // SeeAgent records who a subagent's message says it is, so that its
 // requests name it even before its task is known.
 func (r *Room) SeeAgent(s *session.Session, m claude.Message) {
@@ -116,6 +123,10 @@ func (r *Room) Output(p desk.Later) error {
 	if err != nil {
 		return err
 	}
+	if out, ok := s.Tasks.LocalOutput(t.ID); ok {
+		r.d.ReplyLater(p.ReplyTo, func(context.Context) (any, error) { return out, nil })
+		return nil
+	}
 	if t.Type == "agent" {
 		out, ok := s.Transcript.AgentOutput(t.ToolUseID, agentOutputLines)
 		r.d.ReplyLater(p.ReplyTo, func(context.Context) (any, error) {
@@ -149,6 +160,11 @@ func (r *Room) Stop(p desk.Later) error {
 	}
 	if !t.Running() {
 		return fmt.Errorf("task %s (%s) has already %s", t.ID, t.Description, t.Status)
+	}
+	if s.Tasks.StopLocal(t.ID) {
+		// The host runs it: stopped now, its end reported by who runs it.
+		r.d.ReplyLater(p.ReplyTo, func(context.Context) (any, error) { return true, nil })
+		return nil
 	}
 	if s.State() == session.StateExited {
 		return fmt.Errorf("session %d has exited", s.ID)

@@ -44,6 +44,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	demo := fs.Bool("demo", false, "answer every plain prompt with the default script (the prompt DEMO always does)")
 	script := fs.String("script", "", `JSON file with the default script, e.g. [["Read",{"file_path":"{{cwd}}/a.txt"}]] `+
 		`({{cwd}} is claude's working directory; default: Read + Edit "hello" in {{cwd}}/a.txt)`)
+	scripts := fs.String("scripts", "", `JSON file of named scripts: {"a prompt": [steps…]}; a prompt that is exactly one runs its script`)
 	reply := fs.String("reply", "", "file with the reply to a plain prompt (instead of \"You said: …\"; make demo: how to script the model)")
 	dump := fs.String("dump", "", "directory to write every /v1/messages request body to")
 	quiet := fs.Bool("quiet", false, "do not log requests")
@@ -62,6 +63,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		opts.PlainReply = strings.TrimSpace(string(b))
+	}
+	if *scripts != "" {
+		b, err := os.ReadFile(*scripts)
+		if err != nil {
+			return err
+		}
+		if opts.Scripts, err = fakemodel.ParseScripts(b); err != nil {
+			return fmt.Errorf("%s: %w", *scripts, err)
+		}
 	}
 	if *script != "" {
 		b, err := os.ReadFile(*script)
