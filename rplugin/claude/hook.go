@@ -2,14 +2,10 @@ package claude
 
 import "encoding/json"
 
-// ChangeHook is the callback id of our PostToolUse hook of a file change
-// (app's hook_callback; a TUI session's hook asks the same way).
-const ChangeHook = "claudenova_diagnostics"
-
-// ModeHook is the callback id of our PreToolUse hook (app's: the mode
-// guard, and the snapshot before a command; a TUI session's hook asks it
-// for a command's snapshot).
-const ModeHook = "claudenova-mode"
+// The callback ids of our hooks (app's hook_callbacks; a TUI session's
+// hook asks the same way): PostToolUse of a file change, PreToolUse (the
+// mode guard, the snapshot before a command).
+const ChangeHook, ModeHook = "claudenova_diagnostics", "claudenova-mode"
 
 // HookInput is what claude sends a hook callback (the fields we read).
 type HookInput struct {
