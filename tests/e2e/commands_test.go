@@ -155,7 +155,7 @@ func TestACommandDoesNotTakeAnotherSessionsChange(t *testing.T) {
 		e.WaitIdle(second)
 		done()
 		tr := e.Transcript(first)
-		if !strings.Contains(tr, "changed 1 file +1 −1: a.txt") || !strings.Contains(tr, "written meanwhile by someone else): b.txt (session 2)") {
+		if !strings.Contains(tr, "changed 1 file +1 −1: a.txt") || !strings.Contains(tr, "Not its changes (written meanwhile): b.txt (session 2)") {
 			t.Fatalf("the command's line does not keep b.txt apart:\n%s", tr)
 		}
 		var cps []checkpointRow

@@ -42,6 +42,12 @@ func TestTUICommandsChangesAreSeen(t *testing.T) {
 		e := tuiEnv(t, v, Options{})
 		e.gitRepo(map[string]string{"a.txt": "one\ntwo\n"})
 		id, job := e.startTUI()
+		// Its window names the session, not the terminal's command line.
+		var label string
+		e.Lua(&label, "return require('claudenova.setup.labels').of(require('claudenova.frontend.tui').bufs[...])", id)
+		if !strings.HasPrefix(label, "Claude's terminal UI · ") {
+			t.Errorf("the TUI's window reads %q", label)
+		}
 		e.typeIntoTUI(id, job, Seq(bash("sed -i 's/two/TWO/' a.txt && echo new > n.txt", "edit a.txt, make n.txt")), "SEQ")
 		p := e.WaitPending(1)[0]
 		var ok bool

@@ -151,6 +151,11 @@ function M.open(opts)
   vim.b[buf].claudenova_tui = id
   vim.b[buf].claudenova_tui_running = true
   M.bufs[id] = buf
+  -- Its tab and status line name the session, not the terminal's command
+  -- line (term://…//pid:/path/to/claude).
+  require("claudenova.setup.labels").set(buf, function()
+    return "Claude's terminal UI · " .. require("claudenova.store.state").label(id)
+  end)
   calls.request("tui_running", { session = id, pid = vim.fn.jobpid(job) })
   return id
 end

@@ -100,21 +100,27 @@ func (r *Room) Before(s *session.Session, toolUseID string, in toolcall.Input) {
 	r.mu.Unlock()
 }
 
-// You is the session number Writes takes for the user (a save in Neovim).
-const You = 0
+// You is the session number Writes takes for the user (a save in Neovim);
+// own is what a command's session's own write is recorded as.
+const (
+	You = 0
+	own = -1
+)
 
 // Writes says that session sid (You: the user) changes path now (a
-// proposal it was allowed, a tool's write, a save): for the commands of
-// other sessions running meanwhile, that file is not theirs.
+// proposal it was allowed, a tool's write, a save): for the commands
+// running meanwhile (its own in the background too), that file is not
+// theirs.
 func (r *Room) Writes(sid int, path string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for other, cmds := range r.before {
+		who := sid
 		if other == sid {
-			continue
+			who = own
 		}
 		for _, t := range cmds {
-			t.others[filepath.Clean(path)] = sid
+			t.others[filepath.Clean(path)] = who
 		}
 	}
 }
@@ -227,6 +233,9 @@ func split(cs []snapshot.Change, others map[string]int) Outcome {
 	var o Outcome
 	for _, c := range cs {
 		if sid, ok := others[filepath.Clean(c.Path)]; ok {
+			if sid == own {
+				continue // the session's own tool wrote it: shown as that tool's
+			}
 			who := fmt.Sprintf("session %d", sid)
 			if sid == You {
 				who = "you"
@@ -350,7 +359,7 @@ func Describe(command string, o Outcome) string {
 		line = fmt.Sprintf("`%s` changed no file of its own", short(command))
 	}
 	if len(o.Others) > 0 {
-		line += fmt.Sprintf(". Not its changes (written meanwhile by someone else): %s", sanitize.List(o.Others, 8))
+		line += fmt.Sprintf(". Not its changes (written meanwhile): %s", sanitize.List(o.Others, 8))
 	}
 	if len(o.Unsure) > 0 {
 		line += fmt.Sprintf(". Unsure whether it changed (written while the folder was read; not kept for rewind): %s", sanitize.List(o.Unsure, 8))

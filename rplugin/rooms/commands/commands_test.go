@@ -38,7 +38,7 @@ func TestDescribe(t *testing.T) {
 			{Rel: "big.bin", Status: snapshot.Changed, Unknown: true, Binary: true},
 		}, nil, nil, true, "`sed -i x a.txt` changed 2 files +0 −0: build/ (new) (ignored), big.bin. Not restorable by rewind (its content before is not kept): build/, big.bin. The folder is bigger than a snapshot reads: changes past its limit are not listed"},
 		{"only another session's", nil, []string{"b.txt (session 2)"}, nil, false,
-			"`sed -i x a.txt` changed no file of its own. Not its changes (written meanwhile by someone else): b.txt (session 2)"},
+			"`sed -i x a.txt` changed no file of its own. Not its changes (written meanwhile): b.txt (session 2)"},
 		{"one sure, one written while the folder was read", []snapshot.Change{
 			{Rel: "a.txt", Status: snapshot.Changed, Before: &text, Added: 1, Removed: 1},
 		}, nil, []string{"log.txt"}, false,
@@ -70,11 +70,11 @@ type sink struct{}
 
 func (sink) Send(string, any) {}
 
-// A command that writes thousands of files: the first maxRecorded are
-// recorded as the session's (checkpoint, round, blame), the rest are
-// named under the prompt as not kept; the router is not held for each.
-func TestACommandThatWritesThousandsOfFiles(t *testing.T) {
-	dir := t.TempDir()
+// roomIn is the room with session 1 in a committed repository of a.txt,
+// its first prompt sent; recorded counts the files recorded as its.
+func roomIn(t *testing.T) (r *Room, s *session.Session, dir string, recorded *int) {
+	t.Helper()
+	dir = t.TempDir()
 	run := func(args ...string) {
 		cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
 		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
@@ -89,14 +89,41 @@ func TestACommandThatWritesThousandsOfFiles(t *testing.T) {
 	run("add", "-A")
 	run("commit", "-qm", "first")
 	storage := t.TempDir()
-	sessions := session.NewManager()
-	d := desk.New(sink{}, sessions, nil)
-	recorded := 0
-	r := New(d, Deps{Storage: func() string { return filepath.Join(storage, "st") },
-		Record: func(*session.Session, string, checkpoint.Before) { recorded++ }})
+	d := desk.New(sink{}, session.NewManager(), nil)
+	recorded = new(int)
+	r = New(d, Deps{Storage: func() string { return filepath.Join(storage, "st") },
+		Record: func(*session.Session, string, checkpoint.Before) { *recorded++ }})
 	t.Cleanup(r.Close)
-	s := session.New(1, dir, "", claude.NewEnded())
+	s = session.New(1, dir, "", claude.NewEnded())
 	s.Turns.Begin("p1", "make files", time.Now())
+	return r, s, dir, recorded
+}
+
+// A file the session's own file tool (or proposal) writes while its
+// command runs in the background is not the command's.
+func TestTheSessionsOwnEditIsNotItsCommands(t *testing.T) {
+	r, s, dir, recorded := roomIn(t)
+	r.Before(s, "toolu_bg", toolcall.Decode(json.RawMessage(`{"command":"sleep 30","run_in_background":true}`)))
+	a := filepath.Join(dir, "a.txt")
+	r.Writes(s.ID, a) // an Edit of the same session, meanwhile
+	if err := os.WriteFile(a, []byte("edited\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := split([]snapshot.Change{{Rel: "a.txt", Path: a}}, r.before[s.ID]["toolu_bg"].others)
+	if len(o.Changes) != 0 || len(o.Others) != 0 {
+		t.Fatalf("split = %+v", o)
+	}
+	r.Finished(s, []claude.ToolResult{{ToolUseID: "toolu_bg", IsError: true}}) // ended: compared now
+	if *recorded != 0 {
+		t.Errorf("%d files recorded as the command's, want none", *recorded)
+	}
+}
+
+// A command that writes thousands of files: the first maxRecorded are
+// recorded as the session's (checkpoint, round, blame), the rest are
+// named under the prompt as not kept; the router is not held for each.
+func TestACommandThatWritesThousandsOfFiles(t *testing.T) {
+	r, s, dir, recorded := roomIn(t)
 	r.Before(s, "toolu_1", toolcall.Decode(json.RawMessage(`{"command":"gen"}`)))
 	n := maxRecorded + 50
 	if v := os.Getenv("COMMANDS_FILES"); v != "" { // COMMANDS_FILES=100000: the issue's 100k files
@@ -108,8 +135,8 @@ func TestACommandThatWritesThousandsOfFiles(t *testing.T) {
 		}
 	}
 	r.Finished(s, []claude.ToolResult{{ToolUseID: "toolu_1"}})
-	if recorded != maxRecorded {
-		t.Errorf("%d files recorded, want %d", recorded, maxRecorded)
+	if *recorded != maxRecorded {
+		t.Errorf("%d files recorded, want %d", *recorded, maxRecorded)
 	}
 	turns := s.Turns.Turns()
 	named := min(n-maxRecorded, checkpoint.MaxUnkeptNamed)
