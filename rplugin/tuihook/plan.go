@@ -13,10 +13,12 @@ import (
 // claude strips the plan from ExitPlanMode's hook input (tool_input is {}
 // on 2.1.328, in PreToolUse too); the plan is in the model's tool_use,
 // which the TUI writes to its transcript (transcript_path) about a second
-// after the hook starts (checked on 2.1.328). planWait bounds how long the
-// host looks for it; the plan surface then falls back to what it knows.
+// after the hook starts (checked on 2.1.328), later on a loaded machine
+// (over 5 s at a load of 24 on 2 cores). planWait bounds how long the host
+// looks for it (it stops as soon as the plan is there); the plan surface
+// then falls back to what it knows.
 const (
-	planWait = 5 * time.Second
+	planWait = 30 * time.Second
 	planPoll = 100 * time.Millisecond
 	// planTail is how much of the transcript's end is read: the newest
 	// ExitPlanMode call is near it.
