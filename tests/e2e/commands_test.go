@@ -209,7 +209,7 @@ func TestACommandDoesNotTakeTheUsersSave(t *testing.T) {
 		e.Lua(nil, "vim.api.nvim_buf_set_lines(0, 0, -1, false, { 'mine' })")
 		e.Cmd("write")
 		done()
-		if tr := e.Transcript(id); !strings.Contains(tr, "changed 1 file +1 −1: a.txt") || !strings.Contains(tr, "someone else): b.txt (you)") {
+		if tr := e.Transcript(id); !strings.Contains(tr, "changed 1 file +1 −1: a.txt") || !strings.Contains(tr, "(written meanwhile): b.txt (you)") {
 			t.Fatalf("the command's line does not leave b.txt to the user:\n%s", tr)
 		}
 		if cps := e.checkpoints(); len(cps) != 1 || strings.Join(cps[0].Files, ",") != a {
