@@ -386,7 +386,7 @@ func TestMergeWorktreeAsProposals(t *testing.T) {
 		e.Eventually(10*time.Second, "c.txt resolved", func() bool { return e.ReadFile("c.txt") == "my keep, and claude's\n" })
 		e.WaitPending(0)
 		e.Eventually(10*time.Second, "the offer to remove the worktree", func() bool {
-			return strings.Contains(strings.Join(e.Notes(), "\n"), "worktree-feat merged: :ClaudeNova merge remove deletes it")
+			return strings.Contains(strings.Join(e.Notes(), "\n"), "worktree-feat merged, every file settled")
 		})
 		mustContain(t, "transcript", e.Transcript(id), "worktree-feat: 3 file(s) applied, 0 skipped.")
 		if notes := strings.Join(e.Notes(), "\n"); strings.Contains(notes, "changed on disk after this proposal opened") {

@@ -515,7 +515,9 @@ func (r *Room) finished(s *session.Session, m *run) {
 	r.mu.Unlock()
 	sort.Strings(skipped)
 	text := fmt.Sprintf("%s: %d file(s) applied, %d skipped.", m.branch, applied, len(skipped))
-	line := m.branch + " merged: :ClaudeNova merge remove deletes it"
+	// Short enough for one line at 60 columns: what to do next is the offer
+	// that follows (keep or remove) and the transcript's note.
+	line := m.branch + " merged, every file settled"
 	if kept := append(skipped, left...); len(kept) > 0 {
 		text += " Only in the worktree still: " + names(kept) + ". :ClaudeNova merge remove! removes the worktree and its branch all the same."
 		line = fmt.Sprintf("%s: %d file(s) only there still (see the transcript)", m.branch, len(kept))
