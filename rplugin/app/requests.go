@@ -9,7 +9,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/claude-nova/claude-nova.nvim/rplugin/answers"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/approval"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/caps"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/mode"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/plannote"
@@ -353,50 +355,34 @@ func (a *App) cleanStale(storage string) {
 	}
 }
 
-// QuestionAnswer is the user's answer to one question: the indexes of the
-// chosen options and/or free text ("Other").
-type QuestionAnswer struct {
-	Selected []int  `json:"selected"`
-	Other    string `json:"other"`
-}
+// QuestionAnswer is the user's answer to one question (package answers).
+type QuestionAnswer = answers.Answer
 
 // Answer answers an AskUserQuestion request. answers[i] answers question i;
-// labels come from the original input, so they match what Claude asked.
-func (a *App) Answer(id string, answers []QuestionAnswer) error {
+// labels come from the original input, so they match what Claude asked. A
+// question left unanswered is annotated as such when claude lists the
+// capability, else answered as before (a decline denies).
+func (a *App) Answer(id string, ans []QuestionAnswer) error {
 	r, ok := a.reg.Get(id)
 	if !ok {
 		return ErrNotPending
 	}
-	in, err := r.Perm.In.Fields, r.Perm.In.FieldsErr
-	if err != nil {
-		return fmt.Errorf("question input: %w", err)
+	annotate := false
+	if s, ok := a.sessions.Get(r.Session); ok {
+		annotate = s.Caps.Has(caps.AskUnanswered)
 	}
-	if len(answers) != len(in.Questions) {
-		return fmt.Errorf("%d answers for %d questions", len(answers), len(in.Questions))
-	}
-	out := make(map[string]string, len(answers))
-	for i, ans := range answers {
-		q := in.Questions[i]
-		var labels []string
-		for _, k := range ans.Selected {
-			if k < 0 || k >= len(q.Options) {
-				return fmt.Errorf("question %d has no option %d", i+1, k+1)
-			}
-			labels = append(labels, q.Options[k].Label)
-		}
-		if strings.TrimSpace(ans.Other) != "" {
-			labels = append(labels, ans.Other)
-		}
-		if len(labels) == 0 {
-			return fmt.Errorf("question %d is not answered", i+1)
-		}
-		out[q.Question] = strings.Join(labels, ", ")
-	}
-	input, err := approval.WithAnswers(r.Perm.In, out)
+	res, err := answers.Build(r.Perm.In, ans, annotate)
 	if err != nil {
 		return err
 	}
-	_, err = r.Kind.Answer(r, approval.Decision{Behavior: approval.Allow, UpdatedInput: input}, "answered")
+	d, outcome := approval.Decision{Behavior: approval.Allow, UpdatedInput: res.Input}, "answered"
+	switch {
+	case res.Deny != "":
+		d, outcome = approval.Decision{Behavior: approval.Deny, Message: res.Deny}, "declined"
+	case res.Unanswered > 0:
+		outcome = fmt.Sprintf("answered, %d left unanswered", res.Unanswered)
+	}
+	_, err = r.Kind.Answer(r, d, outcome)
 	return err
 }
 

@@ -332,6 +332,10 @@ func (r *router) system(s *session.Session, m claude.Message) {
 		})
 		r.modes.Reported(s, sys.PermissionMode)
 		r.modes.CheckVersion(s, sys.Version)
+		if sys.Init != nil {
+			s.Caps.Learn(sys.Init.Capabilities)
+			r.log.Debug("claude's capabilities", "session", s.ID, "capabilities", strings.Join(sys.Init.Capabilities, ","))
+		}
 		r.world.Init(s, sys)
 	case "session_state_changed":
 		r.sessionState(s, m)

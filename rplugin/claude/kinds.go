@@ -182,6 +182,7 @@ type Init struct {
 		Message string `json:"message"`
 	} `json:"plugin_errors"`
 	MCPServerErrors ServerErrors `json:"mcp_server_errors"`
+	Capabilities    []string     `json:"capabilities"` // caps.Set learns them
 }
 
 // Hook is a hook_started, hook_progress or hook_response message.
