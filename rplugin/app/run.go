@@ -22,6 +22,7 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/world"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/settingsnote"
 	sessiontasks "github.com/claude-nova/claude-nova.nvim/rplugin/tasks"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/ui"
 )
@@ -45,6 +46,8 @@ type router struct {
 	complete *complete.Room
 	commands *commands.Room
 	asks     answerPath
+	// settings are the settings_not_in_effect warnings each session showed.
+	settings settingsnote.Once
 	// fault, when set (tests), runs before each message is handled: a
 	// panic there is a fault in the session's handling.
 	fault func(s *session.Session, m claude.Message)
@@ -348,6 +351,20 @@ func (r *router) system(s *session.Session, m claude.Message) {
 	case "status":
 		r.signal(s, m) // compacting
 		r.modes.Reported(s, sys.PermissionMode)
+		return
+	case "informational":
+		if sig := sys.Signal; sig != nil && sig.Tag == settingsnote.Tag {
+			// Once per session, the settings named (claude's line in the
+			// transcript would be cut before them).
+			if r.settings.First(s.ID, sig.Content) {
+				r.desk.Notify("warn", settingsnote.Summary(sig.Content, s.Cwd()))
+				for _, l := range settingsnote.Lines(sig.Content, s.Cwd()) {
+					r.desk.Note(s, l)
+				}
+			}
+			return
+		}
+		r.signal(s, m)
 		return
 	default:
 		if sessiontasks.IsTaskMessage(m) {

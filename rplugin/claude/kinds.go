@@ -258,6 +258,7 @@ type Signal struct {
 	Content       string `json:"content"`
 	Text          string `json:"text"`
 	Level         string `json:"level"`
+	Tag           string `json:"tag"` // informational: settings_not_in_effect, …
 	FallbackModel string `json:"fallback_model"`
 	// permission_denied
 	ToolName  string `json:"tool_name"`
