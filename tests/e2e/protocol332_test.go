@@ -47,3 +47,22 @@ func TestSettingsNotInEffectShownOnce(t *testing.T) {
 		}
 	})
 }
+
+// set_permission_mode's answer names the mode claude took (the real CLI
+// answers the mode asked: 2.1.300, 2.1.328, 2.1.332); the fake claude
+// answers another: the session stays in the mode it had and says why.
+func TestModeSwitchAnsweredWithAnotherMode(t *testing.T) {
+	eachNvim(t, func(t *testing.T, v nvimVersion) {
+		script := writeScript(t, `{"config":{"control":{"set_permission_mode":{"response":{"mode":"default"}}}}}`, `{"say":"ready"}`)
+		e := NewEnv(t, v, Options{Claude: fakeClaudePath, NoModel: true, ClaudeEnv: map[string]string{"FAKECLAUDE_SCRIPT": script}})
+		id := e.newSession("go")
+		e.Eventually(15*time.Second, "the turn", func() bool { return strings.Contains(e.Transcript(id), "ready") })
+		e.Cmd("ClaudeNova mode acceptEdits")
+		e.Eventually(15*time.Second, "why not", func() bool {
+			return e.NoteContaining("stays in default; claude says: claude answered mode default, not acceptEdits")
+		})
+		if _, mode := e.SessionState(id); mode != "default" {
+			t.Fatalf("mode %q", mode)
+		}
+	})
+}

@@ -133,7 +133,10 @@ func (rm *Room) Reported(s *session.Session, m string) {
 	rm.d.Notify("error", warn+": setting it back; until then every tool asks you")
 	rm.d.Note(s, fmt.Sprintf("**claude switched to %s by itself** (you chose %s): set back; until then every tool asks you.", m, want))
 	rm.d.Background(func(ctx context.Context) {
-		_, err := s.Proc.Control(ctx, "set_permission_mode", map[string]any{"mode": want})
+		body, err := s.Proc.Control(ctx, "set_permission_mode", map[string]any{"mode": want})
+		if err == nil {
+			err = mode.Answered(body, want)
+		}
 		if err == nil {
 			s.Modes.Done()
 			rm.changed(s, want)
@@ -208,7 +211,11 @@ func (rm *Room) Set(id int, m string) (desk.Outcome, error) {
 	// come before its answer.
 	s.Modes.Propose(m)
 	rm.d.Background(func(ctx context.Context) {
-		if _, err := s.Proc.Control(ctx, "set_permission_mode", map[string]any{"mode": m}); err != nil {
+		body, err := s.Proc.Control(ctx, "set_permission_mode", map[string]any{"mode": m})
+		if err == nil {
+			err = mode.Answered(body, m) // the mode claude took, if another
+		}
+		if err != nil {
 			s.Modes.Drop(m)
 			// The CLI's reason, marked as its words (auto may be refused).
 			rm.d.Notify("error", fmt.Sprintf("session %d stays in %s; claude says: %v", s.ID, s.Info().Mode, err))
