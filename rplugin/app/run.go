@@ -25,6 +25,7 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/settingsnote"
 	sessiontasks "github.com/claude-nova/claude-nova.nvim/rplugin/tasks"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/ui"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/window"
 )
 
 // router reads each session's claude and routes every message to where it
@@ -156,7 +157,7 @@ func (r *router) whenInitialized(s *session.Session) {
 	if err != nil {
 		return // it answered with an error, or exited: its exit says so
 	}
-	r.modes.CheckVersion(s, claude.VersionIn(initResp))
+	r.modes.CheckVersion(s, window.VersionIn(initResp))
 	if s.MarkReady() {
 		r.ui.Send(ui.EvSession, s)
 	}

@@ -28,6 +28,7 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/ui"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/unasked"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/window"
 )
 
 // Deps is what the room asks of the rest of the core.
@@ -243,7 +244,7 @@ func (rm *Room) CheckVersion(s *session.Session, v string) {
 	if v == "" || !s.SetVersion(v) {
 		return
 	}
-	place, ok := claude.Place(v)
+	place, ok := window.Place(v)
 	if !ok || place == 0 {
 		return
 	}
@@ -254,7 +255,7 @@ func (rm *Room) CheckVersion(s *session.Session, v string) {
 	if seen {
 		return
 	}
-	window := claude.OldestSupported + " to " + claude.NewestTested
+	window := window.OldestSupported + " to " + window.NewestTested
 	if place < 0 {
 		rm.d.Notify("warn", fmt.Sprintf("claude %s is older than claude-nova supports (%s): update it (npm install -g @anthropic-ai/claude-code) or point the cmd option at a newer one", v, window))
 		return

@@ -25,7 +25,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/window"
 )
 
 // flows are what a user does, each as the e2e tests that do it.
@@ -58,7 +58,7 @@ func run(args []string) error {
 		if err != nil {
 			return err
 		}
-		versions = []string{claude.OldestSupported, pinned, newestOnNpm()}
+		versions = []string{window.OldestSupported, pinned, newestOnNpm()}
 	}
 	versions = unique(versions)
 	var names []string
@@ -121,12 +121,12 @@ func newestOnNpm() string {
 	defer cancel()
 	out, err := exec.CommandContext(ctx, "npm", "view", "@anthropic-ai/claude-code", "version").Output()
 	if v := strings.TrimSpace(string(out)); err == nil {
-		if _, ok := claude.ParseVersion(v); ok {
+		if _, ok := window.ParseVersion(v); ok {
 			return v
 		}
 	}
-	fmt.Fprintf(os.Stderr, "window: npm did not name the latest claude (%v); using the newest tested, %s\n", err, claude.NewestTested)
-	return claude.NewestTested
+	fmt.Fprintf(os.Stderr, "window: npm did not name the latest claude (%v); using the newest tested, %s\n", err, window.NewestTested)
+	return window.NewestTested
 }
 
 func install(v string) (string, error) {
