@@ -349,8 +349,9 @@ func decodeUser(raw []byte) (*User, error) {
 			Content json.RawMessage `json:"content"`
 		} `json:"message"`
 		Meta []struct {
-			ID       string             `json:"id"`
-			Decision PermissionDecision `json:"permission_decision"`
+			ID        string             `json:"id"`
+			Decision  PermissionDecision `json:"permission_decision"`
+			Rewritten bool               `json:"rewritten_by_plugin"`
 		} `json:"tool_result_meta"`
 		// The CLI's structured result of the call: tool_use_result on the
 		// wire, toolUseResult in claude's session store. Not always an
@@ -377,7 +378,7 @@ func decodeUser(raw []byte) (*User, error) {
 		r := ToolResult{ToolUseID: b.ToolUseID, IsError: b.IsError}
 		for _, mt := range msg.Meta {
 			if mt.ID == b.ToolUseID {
-				r.Decision = mt.Decision
+				r.Decision, r.Rewritten = mt.Decision, mt.Rewritten
 			}
 		}
 		u.Results = append(u.Results, r)

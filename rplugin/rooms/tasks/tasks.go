@@ -116,7 +116,7 @@ func (r *Room) Output(p desk.Later) error {
 	if err != nil {
 		return err
 	}
-	if t.Type == "agent" {
+	if tasks.IsAgent(t.Type) {
 		out, ok := s.Transcript.AgentOutput(t.ToolUseID, agentOutputLines)
 		r.d.ReplyLater(p.ReplyTo, func(context.Context) (any, error) {
 			if !ok {

@@ -81,6 +81,7 @@ func run() error {
 	flag.Var(&extra, "arg", "an extra claude argument (repeat), e.g. -arg=--permission-mode -arg=plan")
 	var on triggers
 	flag.Var(&on, "on", "REGEX=>JSON: send JSON (a control_request) when a line read matches")
+	synthetic := flag.Bool("synthetic", false, "mark the prompts after the first isSynthetic (text no person typed)")
 	var merge triggers
 	flag.Var(&merge, "merge", "TOOL=>JSON: an allow of a tool whose name matches TOOL has JSON's fields added to its updatedInput (a question's answers)")
 	flag.Parse()
@@ -144,10 +145,16 @@ func run() error {
 		init = `{"subtype":"initialize",` + strings.TrimPrefix(*initFields, "{")
 	}
 	send(`{"type":"control_request","request_id":"init-1","request":` + init + `}`)
+	prompted := 0
 	prompt := func(p string) {
 		p = strings.ReplaceAll(p, "{{cwd}}", cwd)
 		pj, _ := json.Marshal(p)
-		send(`{"type":"user","message":{"role":"user","content":` + string(pj) + `},"parent_tool_use_id":null,"session_id":""}`)
+		extra := ""
+		if *synthetic && prompted > 0 {
+			extra = `,"isSynthetic":true`
+		}
+		send(`{"type":"user","message":{"role":"user","content":` + string(pj) + `},"parent_tool_use_id":null,"session_id":""` + extra + `}`)
+		prompted++
 	}
 	prompt(prompts[0])
 	next := 1
