@@ -110,10 +110,15 @@ function M.on(path)
       end
     end
   end
-  table.sort(out, function(a, b)
+  return M.by_line(out)
+end
+
+--- list (of { from, … }) sorted by its first line, in place; returns it.
+function M.by_line(list)
+  table.sort(list, function(a, b)
     return a.from < b.from
   end)
-  return out
+  return list
 end
 
 local function changed_file(path)

@@ -44,10 +44,7 @@ function M.comments_of(buf)
       table.insert(out, { from = top[1] + 1, to = math.max(top[1], bottom[1]) + 1, text = c.text, c = c })
     end
   end
-  table.sort(out, function(a, b)
-    return a.from < b.from
-  end)
-  return out
+  return comments.by_line(out)
 end
 
 -- Draw the comments of plan p (kept at their marks' places).
