@@ -2,7 +2,8 @@
 #   make          build the host binary (bin/claudenova)
 #   make test     install the test bed (Neovim 0.10 + 0.12, the pinned claude CLI) and run every test
 #                 (CLAUDE_VERSION=x.y.z: against that claude from npm instead)
-#   make test-window  the main flows on the oldest supported, the pinned and the newest claude
+#   make test-window  the main flows on the window's ends, the pinned claude and every tenth release between
+#                 (ALL=1: a short smoke flow on every release of the window)
 #   make demo     Neovim + the plugin + a real claude CLI + our scripted model server: no account needed
 #   make bench    performance figures (diff, approval latency, UI stall, startup)
 #   make release  cross-build the host for linux/darwin x amd64/arm64 into dist/ and
@@ -76,11 +77,12 @@ WITH_CLAUDE = $(if $(CLAUDE_VERSION),CLAUDE_BIN="$$(bash scripts/testbed.sh clau
 test: testbed build vet
 	. "$(TESTBED)/env" && $(WITH_CLAUDE) CLAUDENOVA_REQUIRE_E2E=1 $(GO) test -race -count=1 -timeout 20m ./tests/e2e/ $$($(GO) list ./... | grep -v /tests/e2e)
 
-# The main flows against the oldest supported claude, the pinned one and the
-# newest on npm today, as a table of version x flow (tests/cmd/window; for
+# The main flows against the window's ends, the pinned claude and every tenth
+# release between, as a table of version x flow; ALL=1: a smoke flow on every
+# release of the window, release -> pass/fail, seconds (tests/cmd/window; for
 # releases and changes to what the host sends claude or reads from it).
 test-window: testbed build
-	. "$(TESTBED)/env" && $(GO) run ./tests/cmd/window $(CLAUDE_VERSIONS)
+	. "$(TESTBED)/env" && ALL=$(ALL) $(GO) run ./tests/cmd/window $(CLAUDE_VERSIONS)
 
 unit: testbed build
 	. "$(TESTBED)/env" && $(GO) test -race -count=1 $$($(GO) list ./... | grep -v /tests/e2e)

@@ -52,7 +52,14 @@ func (a *App) editorToolAllowed(s *session.Session, pr claude.PermissionRequest)
 	if tool == "" || !a.edit.OfferedTo(s.ID, tool) || a.cfg.get().EditorTools.Ask {
 		return false
 	}
-	if srv := pr.MCPServer; srv == nil || srv.Source != "sdk" || srv.Name != editortools.Server {
+	if pr.MCPServer == nil {
+		// A claude that does not name a request's MCP server (mcp_server:
+		// 2.1.300 names it, 2.1.263 does not) cannot tell our server from
+		// one of the user's named the same: the user is asked.
+		a.log.Info(NoMCPServerNamed, "session", s.ID, "tool", pr.ToolName)
+		return false
+	}
+	if srv := pr.MCPServer; srv.Source != "sdk" || srv.Name != editortools.Server {
 		return false // not our server: trust the source, not the name
 	}
 	switch pr.DecisionReasonType {
@@ -68,6 +75,10 @@ func (a *App) editorToolAllowed(s *session.Session, pr claude.PermissionRequest)
 	}
 	return true
 }
+
+// NoMCPServerNamed is logged when claude's request for an editor tool
+// names no MCP server: the user is asked for each call.
+const NoMCPServerNamed = "claude names no MCP server in its permission request: the editor tool asks the user"
 
 func checkEditorOptions(o Options) error {
 	if bad := editortools.Unknown(o.EditorTools.Tools); len(bad) > 0 {

@@ -19,13 +19,17 @@ import (
 //     context right after the tool_result ("PostToolUse:Write hook
 //     additional context: …", a system message in the same request: checked
 //     on 2.1.300, 2.1.328 and 2.1.332), where the model reads it as a fact
-//     about the call, not as something the user typed.
+//     about the call, not as something the user typed. ExitPlanMode too:
+//     the user's comments on an approved plan go beside its result.
 
 // changeHook is our PostToolUse hook's callback id.
 const changeHook = claude.ChangeHook
 
-// changeTools are the tools whose changes the PostToolUse hook follows.
-const changeTools = "Write|Edit|MultiEdit|NotebookEdit"
+// changeTools are the tools whose changes the PostToolUse hook follows,
+// and ExitPlanMode (a plan's comments).
+const changeTools = "Write|Edit|MultiEdit|NotebookEdit|" + planTool
+
+const planTool = "ExitPlanMode"
 
 // initializeFields are what a new claude is told in initialize: the
 // editor's MCP server (with its handshake, so the CLI needs no round trip
@@ -56,6 +60,8 @@ func (r *router) hookCallback(s *session.Session, m claude.Message) {
 			r.commands.Before(s, in.ToolUseID, toolcall.Decode(in.ToolInput))
 		}
 		r.answerHook(s, m.RequestID, answer)
+	case id == changeHook && in.Event == "PostToolUse" && in.ToolName == planTool:
+		r.answerHook(s, m.RequestID, contextAnswer(s.Applied.TakeResultNote(in.ToolUseID)))
 	case id == changeHook && in.Event == "PostToolUse":
 		r.afterChange(s, m.RequestID, in)
 	default:

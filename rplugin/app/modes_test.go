@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -323,5 +324,48 @@ func TestUnaskedCallsSayWhatLetThemRun(t *testing.T) {
 	}
 	if strings.Count(tx, "unasked") != 2 {
 		t.Errorf("a read or an asked call is marked:\n%s", tx)
+	}
+}
+
+// claude's answer to set_permission_mode names the mode it took ({mode}:
+// 2.1.300, 2.1.328 and 2.1.332 answer it); one other than asked is a
+// refusal: the user's switch says why not, a set back stops the session.
+func TestModeAnswerNamesAnotherMode(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		user   bool   // the user's switch (else claude switched by itself)
+		answer string // claude's answer
+		want   string // in a note (user) or the transcript (set back)
+	}{
+		{"the user's switch", true, `{"mode":"default"}`, "session 1 stays in default; claude says: claude answered mode default, not acceptEdits"},
+		{"a set back", false, `{"mode":"auto"}`, "**Stopped:** claude would not go back to default, the mode you chose, from bypassPermissions (claude says: claude answered mode auto, not default)"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m := newMem(t)
+			m.onControl = func(subtype string, _ map[string]any) (json.RawMessage, error) {
+				if subtype == "set_permission_mode" {
+					return json.RawMessage(c.answer), nil
+				}
+				return json.RawMessage(`{}`), nil
+			}
+			info, c2 := m.session("")
+			if c.user {
+				if _, err := m.app.Rooms().Modes.Set(info.ID, "acceptEdits"); err != nil {
+					t.Fatal(err)
+				}
+				m.rec.wait(t, "why not", func([]ui.Event) bool {
+					return slices.ContainsFunc(m.rec.notes(), func(n string) bool { return strings.Contains(n, c.want) })
+				})
+				s, _ := m.app.sessions.Get(info.ID)
+				if s.Modes.Chosen() != "default" || s.Mode() != "default" {
+					t.Fatalf("chosen %s, mode %s", s.Modes.Chosen(), s.Mode())
+				}
+				return
+			}
+			status(c2, "bypassPermissions")
+			m.rec.wait(t, "stopped, saying why", func([]ui.Event) bool {
+				return strings.Contains(m.rec.transcriptText(info.ID), c.want)
+			})
+		})
 	}
 }

@@ -9,9 +9,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/claude-nova/claude-nova.nvim/rplugin/answers"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/approval"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/caps"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/mode"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/plannote"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/proposal"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
@@ -352,50 +355,34 @@ func (a *App) cleanStale(storage string) {
 	}
 }
 
-// QuestionAnswer is the user's answer to one question: the indexes of the
-// chosen options and/or free text ("Other").
-type QuestionAnswer struct {
-	Selected []int  `json:"selected"`
-	Other    string `json:"other"`
-}
+// QuestionAnswer is the user's answer to one question (package answers).
+type QuestionAnswer = answers.Answer
 
 // Answer answers an AskUserQuestion request. answers[i] answers question i;
-// labels come from the original input, so they match what Claude asked.
-func (a *App) Answer(id string, answers []QuestionAnswer) error {
+// labels come from the original input, so they match what Claude asked. A
+// question left unanswered is annotated as such when claude lists the
+// capability, else answered as before (a decline denies).
+func (a *App) Answer(id string, ans []QuestionAnswer) error {
 	r, ok := a.reg.Get(id)
 	if !ok {
 		return ErrNotPending
 	}
-	in, err := r.Perm.In.Fields, r.Perm.In.FieldsErr
-	if err != nil {
-		return fmt.Errorf("question input: %w", err)
+	annotate := false
+	if s, ok := a.sessions.Get(r.Session); ok {
+		annotate = s.Caps.Has(caps.AskUnanswered)
 	}
-	if len(answers) != len(in.Questions) {
-		return fmt.Errorf("%d answers for %d questions", len(answers), len(in.Questions))
-	}
-	out := make(map[string]string, len(answers))
-	for i, ans := range answers {
-		q := in.Questions[i]
-		var labels []string
-		for _, k := range ans.Selected {
-			if k < 0 || k >= len(q.Options) {
-				return fmt.Errorf("question %d has no option %d", i+1, k+1)
-			}
-			labels = append(labels, q.Options[k].Label)
-		}
-		if strings.TrimSpace(ans.Other) != "" {
-			labels = append(labels, ans.Other)
-		}
-		if len(labels) == 0 {
-			return fmt.Errorf("question %d is not answered", i+1)
-		}
-		out[q.Question] = strings.Join(labels, ", ")
-	}
-	input, err := approval.WithAnswers(r.Perm.In, out)
+	res, err := answers.Build(r.Perm.In, ans, annotate)
 	if err != nil {
 		return err
 	}
-	_, err = r.Kind.Answer(r, approval.Decision{Behavior: approval.Allow, UpdatedInput: input}, "answered")
+	d, outcome := approval.Decision{Behavior: approval.Allow, UpdatedInput: res.Input}, "answered"
+	switch {
+	case res.Deny != "":
+		d, outcome = approval.Decision{Behavior: approval.Deny, Message: res.Deny}, "declined"
+	case res.Unanswered > 0:
+		outcome = fmt.Sprintf("answered, %d left unanswered", res.Unanswered)
+	}
+	_, err = r.Kind.Answer(r, d, outcome)
 	return err
 }
 
@@ -406,18 +393,40 @@ type PlanParams struct {
 	Mode     string `json:"mode"`     // mode after approval: acceptEdits or default
 	Feedback string `json:"feedback"` // keep planning: what to change
 	Plan     string `json:"plan"`     // the plan as the user left it (maybe edited)
+	// Comments on lines of Plan (of the plan shown when Plan is ""): sent
+	// with the approval or with "keep planning", quoted with their lines.
+	Comments []plannote.Comment `json:"comments"`
 }
 
-// PlanDecide approves a plan (switching mode) or asks Claude to keep planning.
+// PlanDecide approves a plan (switching mode) or asks Claude to keep
+// planning. Either way the plan as the user left it goes (when edited) and
+// their line comments with it: in the answer when they keep planning,
+// beside the tool's result when they approve.
 func (a *App) PlanDecide(p PlanParams) error {
 	r, ok := a.reg.Get(p.ID)
 	if !ok {
 		return ErrNotPending
 	}
+	orig := a.views.PlanText(r)
+	plan := orig
+	if p.Plan != "" {
+		plan = p.Plan
+	}
+	if err := plannote.Check(p.Comments, len(strings.Split(plan, "\n"))); err != nil {
+		return err
+	}
+	notes := plannote.Message(plan, p.Comments)
+	edited := p.Plan != "" && strings.TrimSpace(p.Plan) != strings.TrimSpace(orig)
 	if !p.Approve {
 		msg := "The user wants you to keep planning and not exit plan mode yet."
 		if p.Feedback != "" {
 			msg += " Their feedback: " + p.Feedback
+		}
+		if edited {
+			msg += "\n\nThey edited the plan; the plan as they left it:\n\n" + p.Plan
+		}
+		if notes != "" {
+			msg += "\n\n" + notes
 		}
 		_, err := r.Kind.Answer(r, approval.Decision{Behavior: approval.Deny, Message: msg}, "keep planning")
 		return err
@@ -429,8 +438,6 @@ func (a *App) PlanDecide(p PlanParams) error {
 		return fmt.Errorf("cannot approve a plan into mode %q", p.Mode)
 	}
 	input := r.Perm.Input
-	orig := a.views.PlanText(r)
-	edited := p.Plan != "" && p.Plan != orig
 	if edited {
 		var err error
 		// claude tells the model "Approved Plan (edited by user)" and saves
@@ -439,18 +446,17 @@ func (a *App) PlanDecide(p PlanParams) error {
 			return err
 		}
 	}
-	if _, err := r.Kind.Answer(r, approval.Decision{Behavior: approval.Allow, UpdatedInput: input, Mode: p.Mode}, "plan approved"); err != nil {
+	// The comments go beside the result (our PostToolUse hook of
+	// ExitPlanMode), not into the plan claude saves.
+	d := approval.Decision{Behavior: approval.Allow, UpdatedInput: input, Mode: p.Mode, Tell: notes}
+	if _, err := r.Kind.Answer(r, d, "plan approved"); err != nil {
 		return err
 	}
 	if s, ok := a.sessions.Get(r.Session); ok {
 		if s.SetMode(p.Mode) {
 			a.ui.Send(ui.EvSession, s)
 		}
-		if edited {
-			a.desk.Note(s, "Plan approved with your edits; mode: "+p.Mode)
-		} else {
-			a.desk.Note(s, "Plan approved; mode: "+p.Mode)
-		}
+		a.desk.Note(s, plannote.Approved(edited, len(p.Comments), p.Mode))
 	}
 	return nil
 }

@@ -23,8 +23,10 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/world"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/settingsnote"
 	sessiontasks "github.com/claude-nova/claude-nova.nvim/rplugin/tasks"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/ui"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/window"
 )
 
 // router reads each session's claude and routes every message to where it
@@ -46,6 +48,8 @@ type router struct {
 	complete *complete.Room
 	commands *commands.Room
 	asks     answerPath
+	// settings are the settings_not_in_effect warnings each session showed.
+	settings settingsnote.Once
 	// fault, when set (tests), runs before each message is handled: a
 	// panic there is a fault in the session's handling.
 	fault func(s *session.Session, m claude.Message)
@@ -154,7 +158,7 @@ func (r *router) whenInitialized(s *session.Session) {
 	if err != nil {
 		return // it answered with an error, or exited: its exit says so
 	}
-	r.modes.CheckVersion(s, claude.VersionIn(initResp))
+	r.modes.CheckVersion(s, window.VersionIn(initResp))
 	if s.MarkReady() {
 		r.ui.Send(ui.EvSession, s)
 	}
@@ -333,6 +337,10 @@ func (r *router) system(s *session.Session, m claude.Message) {
 		})
 		r.modes.Reported(s, sys.PermissionMode)
 		r.modes.CheckVersion(s, sys.Version)
+		if sys.Init != nil {
+			s.Caps.Learn(sys.Init.Capabilities)
+			r.log.Debug("claude's capabilities", "session", s.ID, "capabilities", strings.Join(sys.Init.Capabilities, ","))
+		}
 		r.world.Init(s, sys)
 	case "session_state_changed":
 		r.sessionState(s, m)
@@ -349,6 +357,20 @@ func (r *router) system(s *session.Session, m claude.Message) {
 	case "status":
 		r.signal(s, m) // compacting
 		r.modes.Reported(s, sys.PermissionMode)
+		return
+	case "informational":
+		if sig := sys.Signal; sig != nil && sig.Tag == settingsnote.Tag {
+			// Once per session, the settings named (claude's line in the
+			// transcript would be cut before them).
+			if r.settings.First(s.ID, sig.Content) {
+				r.desk.Notify("warn", settingsnote.Summary(sig.Content, s.Cwd()))
+				for _, l := range settingsnote.Lines(sig.Content, s.Cwd()) {
+					r.desk.Note(s, l)
+				}
+			}
+			return
+		}
+		r.signal(s, m)
 		return
 	default:
 		if sessiontasks.IsTaskMessage(m) {

@@ -4,11 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rules"
-	"github.com/claude-nova/claude-nova.nvim/rplugin/toolcall"
 )
 
 // Behaviors a user can choose.
@@ -136,19 +134,4 @@ func (d Decision) Result(r Pending) (claude.PermissionResult, error) {
 	default:
 		return claude.PermissionResult{}, fmt.Errorf("unknown decision %q (want allow, allow_session, allow_tool, allow_dir or deny)", d.Behavior)
 	}
-}
-
-// WithAnswers returns an AskUserQuestion input with the user's answers added
-// ({question text: label}; multi-select labels joined with ", ").
-func WithAnswers(input toolcall.Input, answers map[string]string) (json.RawMessage, error) {
-	if input.Err != nil {
-		return nil, fmt.Errorf("question: %w", input.Err)
-	}
-	m := maps.Clone(input.Obj)
-	m["answers"] = answers
-	b, err := json.Marshal(m)
-	if err != nil {
-		return nil, fmt.Errorf("encode answers: %w", err)
-	}
-	return b, nil
 }

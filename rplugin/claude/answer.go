@@ -16,7 +16,7 @@ func (p *Process) Respond(requestID string, result PermissionResult) error {
 }
 
 // RespondAndTell queues the answer and, in the same write, a user message
-// (the plugin telling Claude what the user changed). Written together, the
+// no person typed (the plugin telling Claude what the user changed). Written together, the
 // CLI puts the message into the very request that carries the tool's result
 // (checked on 2.1.328: 17 of 17 runs; 50 ms later it came one request late).
 func (p *Process) RespondAndTell(requestID string, result PermissionResult, note string) error {
@@ -25,7 +25,7 @@ func (p *Process) RespondAndTell(requestID string, result PermissionResult, note
 		return err
 	}
 	if note != "" {
-		u, err := userLine("", note)
+		u, err := noteLine(note)
 		if err != nil {
 			return err
 		}

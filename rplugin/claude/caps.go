@@ -2,6 +2,7 @@ package claude
 
 import (
 	"errors"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/window"
 	"strings"
 	"sync"
 )
@@ -26,8 +27,8 @@ func (e *UnsupportedError) Error() string {
 	if e.Version != "" {
 		who = e.Version
 	}
-	return Feature(e.Subtype) + " needs a newer claude than " + who + " (claude-nova supports " + OldestSupported +
-		" to " + NewestTested + "): update it (npm install -g @anthropic-ai/claude-code) or point the cmd option at a newer one"
+	return Feature(e.Subtype) + " needs a newer claude than " + who + " (claude-nova supports " + window.OldestSupported +
+		" to " + window.NewestTested + "): update it (npm install -g @anthropic-ai/claude-code) or point the cmd option at a newer one"
 }
 
 // Unwrap is claude's own answer.
@@ -101,7 +102,7 @@ func (p *Process) Supports(subtype string) bool { return !p.caps.lacks(subtype) 
 func (p *Process) unsupported(subtype string) error {
 	v := ""
 	if resp, err := p.InitResponse(); err == nil {
-		v = VersionIn(resp)
+		v = window.VersionIn(resp)
 	}
 	return &UnsupportedError{Subtype: subtype, Version: v, Said: &ControlError{Subtype: subtype,
 		Message: "Unsupported control request subtype: " + subtype, Code: "unsupported_request"}}

@@ -3,6 +3,7 @@ package claude
 import (
 	"context"
 	"errors"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/window"
 	"strings"
 	"testing"
 	"time"
@@ -20,7 +21,7 @@ func TestUnsupportedControlIsLearnt(t *testing.T) {
 		t.Fatalf("err %v", err)
 	}
 	if msg := err.Error(); !strings.HasPrefix(msg, "A background command's output needs a newer claude than") ||
-		!strings.Contains(msg, "(claude-nova supports "+OldestSupported+" to "+NewestTested+")") {
+		!strings.Contains(msg, "(claude-nova supports "+window.OldestSupported+" to "+window.NewestTested+")") {
 		t.Fatalf("message %q", msg)
 	}
 	if p.Supports("get_task_output") || !p.Supports("interrupt") {

@@ -16,6 +16,8 @@ type Conn interface {
 	// notes go first in it, as text blocks of their own. uuid, if not "",
 	// names the message (its turn's file checkpoint).
 	SendUser(uuid, text string, notes ...string) error
+	// SendNote queues a user message no person typed (isSynthetic).
+	SendNote(text string) error
 	// Respond queues the answer to a can_use_tool request.
 	Respond(requestID string, result PermissionResult) error
 	// RespondAndTell queues the answer and a user message in one write.

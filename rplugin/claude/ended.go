@@ -26,6 +26,7 @@ func NewEnded() Ended {
 }
 
 func (Ended) SendUser(string, string, ...string) error              { return ErrEnded }
+func (Ended) SendNote(string) error                                 { return ErrEnded }
 func (Ended) Respond(string, PermissionResult) error                { return ErrEnded }
 func (Ended) RespondAndTell(string, PermissionResult, string) error { return ErrEnded }
 func (Ended) RespondError(string, string) error                     { return ErrEnded }

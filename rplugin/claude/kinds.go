@@ -183,6 +183,7 @@ type Init struct {
 		Message string `json:"message"`
 	} `json:"plugin_errors"`
 	MCPServerErrors ServerErrors `json:"mcp_server_errors"`
+	Capabilities    []string     `json:"capabilities"` // caps.Set learns them
 }
 
 // Hook is a hook_started, hook_progress or hook_response message.
@@ -258,6 +259,7 @@ type Signal struct {
 	Content       string `json:"content"`
 	Text          string `json:"text"`
 	Level         string `json:"level"`
+	Tag           string `json:"tag"` // informational: settings_not_in_effect, …
 	FallbackModel string `json:"fallback_model"`
 	// permission_denied
 	ToolName  string `json:"tool_name"`
@@ -348,8 +350,9 @@ func decodeUser(raw []byte) (*User, error) {
 			Content json.RawMessage `json:"content"`
 		} `json:"message"`
 		Meta []struct {
-			ID       string             `json:"id"`
-			Decision PermissionDecision `json:"permission_decision"`
+			ID        string             `json:"id"`
+			Decision  PermissionDecision `json:"permission_decision"`
+			Rewritten bool               `json:"rewritten_by_plugin"`
 		} `json:"tool_result_meta"`
 		// The CLI's structured result of the call: tool_use_result on the
 		// wire, toolUseResult in claude's session store. Not always an
@@ -376,7 +379,7 @@ func decodeUser(raw []byte) (*User, error) {
 		r := ToolResult{ToolUseID: b.ToolUseID, IsError: b.IsError}
 		for _, mt := range msg.Meta {
 			if mt.ID == b.ToolUseID {
-				r.Decision = mt.Decision
+				r.Decision, r.Rewritten = mt.Decision, mt.Rewritten
 			}
 		}
 		u.Results = append(u.Results, r)

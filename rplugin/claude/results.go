@@ -11,6 +11,20 @@ type ToolResult struct {
 	// tool_result_meta (2.1.300 on; empty before, or when claude gives
 	// none).
 	Decision PermissionDecision
+	// Rewritten: a plugin's session.append hook changed the tool_result
+	// after the tool made it (tool_result_meta rewritten_by_plugin, 2.1.332);
+	// tool_use_result is still the tool's own.
+	Rewritten bool
+}
+
+// Rewritten reports whether a plugin changed the result of call id.
+func (tr ToolResults) Rewritten(id string) bool {
+	for _, r := range tr.Results {
+		if r.ToolUseID == id {
+			return r.Rewritten
+		}
+	}
+	return false
 }
 
 // PermissionDecision says why claude ran a call: source "config" (its

@@ -125,7 +125,26 @@ func (p *Process) SendUser(uuid, text string, notes ...string) error {
 	return p.enqueue(outLine{b: b, user: true})
 }
 
+// SendNote queues a user message no person typed (a note of the
+// plugin's for Claude), marked isSynthetic: claude hands it to the model
+// as "[MESSAGE FROM NON-USER SOURCE - NOT USER INPUT]\n…" (2.1.300, 2.1.328
+// and 2.1.332), not as words of the user's.
+func (p *Process) SendNote(text string) error {
+	b, err := noteLine(text)
+	if err != nil {
+		return err
+	}
+	return p.enqueue(outLine{b: b, user: true})
+}
+
 func userLine(uuid, text string, notes ...string) ([]byte, error) {
+	return userMessage(uuid, text, false, notes)
+}
+
+// noteLine is a user message no person typed.
+func noteLine(text string) ([]byte, error) { return userMessage("", text, true, nil) }
+
+func userMessage(uuid, text string, synthetic bool, notes []string) ([]byte, error) {
 	var content any = text
 	if len(notes) > 0 {
 		var blocks []map[string]string
@@ -142,6 +161,9 @@ func userLine(uuid, text string, notes ...string) ([]byte, error) {
 	}
 	if uuid != "" {
 		line["uuid"] = uuid
+	}
+	if synthetic {
+		line["isSynthetic"] = true
 	}
 	return encodeLine(line)
 }

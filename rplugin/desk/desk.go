@@ -133,7 +133,7 @@ func (d *Desk) Tell(s *session.Session, note string) {
 func (d *Desk) SendNote(s *session.Session, note string) bool {
 	switch s.State() {
 	case session.StateRunning, session.StateWaiting:
-		if err := s.Proc.SendUser("", note); err == nil {
+		if err := s.Proc.SendNote(note); err == nil { // no person typed it: isSynthetic
 			return true
 		}
 	}

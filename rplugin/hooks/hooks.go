@@ -18,8 +18,13 @@ import (
 // toolEvents are the hook events that run for one tool call.
 var toolEvents = map[string]bool{"PreToolUse": true, "PostToolUse": true, "PostToolUseFailure": true, "PermissionRequest": true}
 
-// blocking are the events whose hook blocks what it runs for by exiting 2.
-var blocking = map[string]bool{"PreToolUse": true, "PermissionRequest": true, "UserPromptSubmit": true, "Stop": true, "SubagentStop": true, "PreCompact": true}
+// blocking are the events whose hook blocks what it runs for by exiting 2,
+// and what that is when it is no tool call. PreSkillShellCommand (2.1.332)
+// runs before a skill's shell command (!`…` in SKILL.md), which is no tool
+// call: hook_name "PreSkillShellCommand:Bash"; exit 2 leaves the command
+// out ("[not run: blocked by hook: …]" in the skill's text).
+var blocking = map[string]string{"PreToolUse": "it", "PermissionRequest": "it", "UserPromptSubmit": "it",
+	"Stop": "it", "SubagentStop": "it", "PreCompact": "it", "PreSkillShellCommand": "a skill's shell command"}
 
 // Event is what a hook message says.
 type Event claude.Hook
@@ -39,7 +44,16 @@ func Decode(m claude.Message) (Event, bool) {
 
 // Blocked reports whether the hook blocked what it ran for.
 func (h Event) Blocked() bool {
-	return h.ExitCode != nil && *h.ExitCode == 2 && blocking[h.Event]
+	return h.ExitCode != nil && *h.ExitCode == 2 && blocking[h.Event] != ""
+}
+
+// Blocks is what a hook of h's event blocks ("a skill's shell command"),
+// "it" when that is its tool call or unknown.
+func (h Event) Blocks() string {
+	if b := blocking[h.Event]; b != "" {
+		return b
+	}
+	return "it"
 }
 
 // Failed reports whether the hook failed without blocking.

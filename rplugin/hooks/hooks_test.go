@@ -1,6 +1,8 @@
 package hooks
 
 import (
+	"bytes"
+	"os"
 	"testing"
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
@@ -43,5 +45,38 @@ func TestDecode(t *testing.T) {
 				t.Fatalf("event %q for call %v blocked %v failed %v why %q", h.Event, h.ForCall(), h.Blocked(), h.Failed(), h.Why())
 			}
 		})
+	}
+}
+
+// PreSkillShellCommand (2.1.332): a hook on a skill's shell command, which
+// is no tool call; exit 2 blocks the command (recorded with tests/cmd/capture:
+// a skill with !`echo skill-shell-ran`, a hook that exits 2).
+func TestPreSkillShellCommandRecorded(t *testing.T) {
+	b, err := os.ReadFile("testdata/preskillshell-2.1.332.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.Split(bytes.TrimSpace(b), []byte("\n"))
+	var got []Event
+	for _, l := range lines[:2] {
+		m, err := claude.ParseLine(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, ok := Decode(m)
+		if !ok {
+			t.Fatalf("not a hook: %s", l)
+		}
+		got = append(got, h)
+	}
+	started, ended := got[0], got[1]
+	if started.Event != "PreSkillShellCommand" || started.Name != "PreSkillShellCommand:Bash" || started.ForCall() {
+		t.Fatalf("started %+v (for a call: %v)", started, started.ForCall())
+	}
+	if !ended.Blocked() || ended.Failed() || ended.Why() != "blocked-by-test" {
+		t.Fatalf("ended %+v: blocked %v, failed %v", ended, ended.Blocked(), ended.Failed())
+	}
+	if w := ended.Blocks(); w != "a skill's shell command" {
+		t.Fatalf("blocks %q", w)
 	}
 }

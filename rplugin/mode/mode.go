@@ -8,6 +8,7 @@
 package mode
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -30,6 +31,19 @@ var All = []string{Default, AcceptEdits, Plan, Auto, BypassPermissions, DontAsk}
 
 // Valid reports whether m is a mode claude knows.
 func Valid(m string) bool { return slices.Contains(All, m) }
+
+// Answered checks claude's answer to set_permission_mode, which names the
+// mode it took ({"mode":…}: 2.1.300, 2.1.328 and 2.1.332): nil when it is
+// want (or the answer names none), else an error saying which it took.
+func Answered(body json.RawMessage, want string) error {
+	var r struct {
+		Mode string `json:"mode"`
+	}
+	if json.Unmarshal(body, &r) != nil || r.Mode == "" || r.Mode == want {
+		return nil
+	}
+	return fmt.Errorf("claude answered mode %s, not %s", r.Mode, want)
+}
 
 // Check is nil for a known mode, else an error that lists them.
 func Check(m string) error {

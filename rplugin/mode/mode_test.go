@@ -1,6 +1,7 @@
 package mode
 
 import (
+	"encoding/json"
 	"os"
 	"regexp"
 	"strings"
@@ -108,5 +109,21 @@ func TestModesAgreeWithTheFrontEnd(t *testing.T) {
 	}
 	if strings.Join(lua, ",") != strings.Join(All, ",") {
 		t.Fatalf("config.lua's modes %v, the host's %v", lua, All)
+	}
+}
+
+func TestAnswered(t *testing.T) {
+	for _, c := range []struct {
+		body string
+		ok   bool
+	}{
+		{`{"mode":"acceptEdits"}`, true},
+		{`{}`, true}, // an answer that names none
+		{`not json`, true},
+		{`{"mode":"default"}`, false},
+	} {
+		if err := Answered(json.RawMessage(c.body), "acceptEdits"); (err == nil) != c.ok {
+			t.Errorf("Answered(%s): %v", c.body, err)
+		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/claude-nova/claude-nova.nvim/rplugin/caps"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/checkpoint"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/mode"
@@ -55,6 +56,8 @@ type Session struct {
 	// Applied is what the user decided about the session's proposals that
 	// has yet to meet claude's side (applied.go).
 	Applied *Applied
+	// Caps are what claude says it can do (system/init's capabilities).
+	Caps *caps.Set
 
 	mu sync.Mutex
 	// cwd is the session's folder: where claude was started (root), or
@@ -257,7 +260,7 @@ func New(id int, cwd, chosen string, proc claude.Conn) *Session {
 	return &Session{
 		ID: id, cwd: cwd, root: cwd, Proc: proc, Transcript: transcript.NewTranscript(cwd), Tasks: tasks.NewTasks(id), World: world.NewWorld(), Started: time.Now(),
 		Turns: checkpoint.NewLog(turnBudget), Modes: mode.NewGuard(chosen),
-		state: StateStarting, mode: chosen, Applied: newApplied(),
+		state: StateStarting, mode: chosen, Applied: newApplied(), Caps: caps.New(),
 	}
 }
 

@@ -111,12 +111,15 @@ func IsTaskMessage(m claude.Message) bool {
 }
 
 // taskType is claude's task_type as the user reads it: local_agent is an
-// agent, local_bash a shell.
+// agent, local_bash a shell, in_process_teammate a teammate (an agent
+// team's, 2.1.332).
 func taskType(t string) string {
 	t = strings.TrimPrefix(sanitize.Line(t), "local_")
 	switch t {
 	case "bash":
 		return "shell"
+	case "in_process_teammate":
+		return "teammate"
 	case "":
 		return "task"
 	}
@@ -359,13 +362,17 @@ func (ts *Tasks) SeeAgent(id, subagentType, description string) {
 	ts.agents[id] = Agent{ID: id, Type: sanitize.Line(subagentType), Description: sanitize.Truncate(sanitize.Line(description), 120)}
 }
 
+// IsAgent reports whether a task of type typ is an agent: a subagent, or
+// a teammate (whose permission requests name it as a subagent's do).
+func IsAgent(typ string) bool { return typ == "agent" || typ == "teammate" }
+
 // Agent names the subagent id (its task, else what its messages said);
 // false when nothing is known of it but its id.
 func (ts *Tasks) Agent(id string) (Agent, bool) {
 	id = sanitize.Line(id)
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
-	if t, ok := ts.byID[id]; ok && t.Type == "agent" {
+	if t, ok := ts.byID[id]; ok && IsAgent(t.Type) {
 		a := Agent{ID: id, Type: t.SubagentType, Description: t.Description}
 		if seen, ok := ts.agents[id]; ok && a.Type == "" {
 			a.Type = seen.Type

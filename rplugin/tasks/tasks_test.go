@@ -85,3 +85,21 @@ func TestTasksAreBounded(t *testing.T) {
 		t.Fatalf("%d tasks kept", n)
 	}
 }
+
+// A teammate of an agent team runs in process (task_type
+// in_process_teammate, 2.1.332's task types: local_agent, remote_agent,
+// in_process_teammate, local_workflow): its permission requests name it
+// (agent_id), and it is named as a subagent is (Zed lost them: zed
+// #49663). The line's shape follows a subagent's task_started; no teammate
+// was started on the wire here (agent teams are gated).
+func TestTeammateIsAnAgent(t *testing.T) {
+	ts := NewTasks(1)
+	ts.Apply(msg(t, `{"type":"system","subtype":"task_started","task_id":"a9f3","tool_use_id":"toolu_s0","description":"review the parser","subagent_type":"reviewer","task_type":"in_process_teammate"}`))
+	a, ok := ts.Agent("a9f3")
+	if !ok || a.Type != "reviewer" || a.Description != "review the parser" {
+		t.Fatalf("Agent = %+v, %v", a, ok)
+	}
+	if got, _ := ts.Get("a9f3"); got.Type != "teammate" {
+		t.Fatalf("task type %q", got.Type)
+	}
+}

@@ -125,25 +125,23 @@ const ToldClaude = "Told Claude"
 // label, the rest (the diff) is folded beneath it.
 func (t *Transcript) ToldBy(label, text string) []Op {
 	lines := sanitize.Lines(strings.TrimPrefix(text, "[claude-nova] "))
-	return t.folded("**"+sanitize.Line(label)+":** "+lines[0], lines[1:])
+	return t.folded("**"+sanitize.Line(label)+":** "+lines[0], strings.Join(lines[1:], "\n"))
 }
 
 // Folded records a note whose details (a diff) fold beneath its line.
 func (t *Transcript) Folded(head, details string) []Op {
-	var lines []string
-	if details != "" {
-		lines = sanitize.Lines(details)
-	}
-	return t.folded(notePrefix+sanitize.Line(head), lines)
+	return t.folded(notePrefix+sanitize.Line(head), details)
 }
 
-func (t *Transcript) folded(head string, details []string) []Op {
+func (t *Transcript) folded(head, details string) []Op {
+	out := []string{head}
+	if details != "" {
+		for _, l := range sanitize.Lines(details) {
+			out = append(out, detailFolded+l)
+		}
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	out := []string{head}
-	for _, l := range details {
-		out = append(out, detailFolded+l)
-	}
 	t.speaker, t.last = "", "note"
 	if t.page.count(t) > 0 {
 		out = append([]string{""}, out...)

@@ -149,7 +149,7 @@ func (hr *hookRuns) sessionHook(t *Transcript, h hooks.Event) []Op {
 	case h.Event == "SessionStart":
 		return hr.sessionStart(t, h)
 	case h.Blocked():
-		text := "hook " + h.Name + " blocked it"
+		text := "hook " + h.Name + " blocked " + h.Blocks()
 		if w := h.Why(); w != "" {
 			text += ": " + w
 		}

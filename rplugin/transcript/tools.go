@@ -314,7 +314,8 @@ func (cl *toolCalls) toolResults(t *Transcript, m claude.Message, parent string)
 				outcome = "✗"
 			}
 			tc.finished = true
-			if h := todayHeadline(tc, msg.Structured, b.IsError, t.now()); h != "" && tc.headline == "" {
+			rewritten := msg.Rewritten(b.ToolUseID) // its structured result is not what the model read
+			if h := todayHeadline(tc, msg.Structured, b.IsError, t.now()); h != "" && tc.headline == "" && !rewritten {
 				tc.headline = h
 			}
 			line := tc.summary
@@ -323,6 +324,9 @@ func (cl *toolCalls) toolResults(t *Transcript, m claude.Message, parent string)
 			}
 			if tc.unasked != "" {
 				line += " · unasked: " + tc.unasked
+			}
+			if rewritten {
+				line += " · result changed by a plugin"
 			}
 			line += " " + outcome
 			if !t.history {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/tasks"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/window"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/world"
 )
 
@@ -66,7 +67,7 @@ func consume(lines []string) (*Transcript, error) {
 			continue
 		}
 		_ = claude.ToolResultsOf(m).Results
-		_ = claude.VersionIn(m.Raw)
+		_ = window.VersionIn(m.Raw)
 		switch {
 		case tasks.IsTaskMessage(m):
 			ch := ts.Apply(m)

@@ -502,6 +502,9 @@ func (c *Conn) RespondError(requestID, message string) error {
 }
 
 func (c *Conn) SendUser(string, string, ...string) error { return ErrTUI }
+
+// SendNote is refused like SendUser.
+func (c *Conn) SendNote(string) error { return ErrTUI }
 func (c *Conn) Control(context.Context, string, map[string]any) (json.RawMessage, error) {
 	return nil, ErrTUI
 }

@@ -105,6 +105,21 @@ func TestEditorToolsReadTheEditor(t *testing.T) {
 			nvimTool("lsp_definition", map[string]any{"path": "a.lua", "line": 2, "column": 7}),
 			nvimTool("document_symbols", map[string]any{"path": "notes.txt"}),
 		))
+		// A claude that names no MCP server in its requests (2.1.263) gets
+		// the user asked for each call (the host cannot tell its server
+		// from another named nvim): allowed here, and said in the log.
+		var asked bool
+		e.Eventually(60*time.Second, "the first result or a request", func() bool {
+			_, done := e.Model.ToolResult("toolu_s0")
+			asked = !done && len(e.Pending()) > 0
+			return done || asked
+		})
+		if asked {
+			if !strings.Contains(e.LogText(), "claude names no MCP server in its permission request") {
+				t.Fatalf("an editor tool asked the user, and not because claude named no server: %+v", e.Pending())
+			}
+			e.allowAll("every editor tool answered", func() bool { _, ok := e.Model.ToolResult("toolu_s7"); return ok })
+		}
 		bufs := e.toolText("toolu_s0")
 		mustContain(t, "open_buffers", bufs, "a.lua (lua, 3 lines): modified (unsaved changes", "visible in a window")
 		diags := e.toolText("toolu_s1")
@@ -127,7 +142,7 @@ func TestEditorToolsReadTheEditor(t *testing.T) {
 		e.WaitIdle(id)
 		// Nothing asked the user: every result came back without a gesture,
 		// and no request ever reached the sidebar.
-		if e.requestAdded() {
+		if e.requestAdded() && !asked {
 			t.Fatalf("a permission request reached the UI: %+v", e.Events())
 		}
 		tr := e.Transcript(id)

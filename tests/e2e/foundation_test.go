@@ -327,12 +327,13 @@ func TestHealthNamesTheWindow(t *testing.T) {
 			said       string
 			want, nots []string
 		}{
-			{"2.0.0 (Claude Code)", []string{"WARNING claude: 2.0.0 (Claude Code) (", "is older than claude-nova supports (2.1.300 to 2.1.332)",
+			{"2.0.0 (Claude Code)", []string{"WARNING claude: 2.0.0 (Claude Code) (", "is older than claude-nova supports (2.1.263 to 2.1.332)",
 				"npm install -g @anthropic-ai/claude-code"}, []string{"OK claude:"}},
-			{"2.1.250 (Claude Code)", []string{"is older than claude-nova supports (2.1.300 to 2.1.332)"}, nil},
-			{"2.1.332 (Claude Code)", []string{"OK claude: 2.1.332 (Claude Code)", "supported claude versions: 2.1.300 to 2.1.332"}, []string{"WARNING claude"}},
-			{"2.1.300 (Claude Code)", []string{"OK claude: 2.1.300 (Claude Code)"}, []string{"WARNING claude"}},
-			{"2.1.400 (Claude Code)", []string{"OK claude: 2.1.400 (Claude Code)", "claude 2.1.400 is newer than claude-nova was tested with (2.1.300 to 2.1.332); it is expected to work"},
+			{"2.1.250 (Claude Code)", []string{"is older than claude-nova supports (2.1.263 to 2.1.332)"}, nil},
+			{"2.1.332 (Claude Code)", []string{"OK claude: 2.1.332 (Claude Code)", "supported claude versions: 2.1.263 to 2.1.332"}, []string{"WARNING claude"}},
+			{"2.1.263 (Claude Code)", []string{"OK claude: 2.1.263 (Claude Code)"}, []string{"WARNING claude"}},
+			{"2.1.262 (Claude Code)", []string{"is older than claude-nova supports (2.1.263 to 2.1.332)"}, nil},
+			{"2.1.400 (Claude Code)", []string{"OK claude: 2.1.400 (Claude Code)", "claude 2.1.400 is newer than claude-nova was tested with (2.1.263 to 2.1.332); it is expected to work"},
 				[]string{"WARNING claude"}},
 		} {
 			e := NewEnv(t, v, Options{NoModel: true})

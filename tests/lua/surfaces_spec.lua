@@ -949,6 +949,43 @@ return {
       t:screen("plan")
     end,
   },
+  ["a plan's line comments show under their lines and go with the answer"] = {
+    widths = { 60, 100 },
+    run = function(t)
+      t:replay("plan")
+      local buf = vim.api.nvim_get_current_buf()
+      t:eq(vim.b[buf].claudenova_surface, "plan", "the surface in front")
+      local plan = require("claudenova.surfaces.plan")
+      local asked = {}
+      local input = vim.ui.input
+      vim.ui.input = function(opts, cb)
+        table.insert(asked, opts.prompt)
+        cb(#asked == 1 and "why beta and not gamma?" or "add a step for the tests")
+      end
+      vim.api.nvim_win_set_cursor(0, { 3, 0 })
+      t:type("\\c")
+      vim.api.nvim_win_set_cursor(0, { 1, 0 })
+      t:type("Vj\\c")
+      vim.ui.input = input
+      t:eq(asked, { "Comment on the plan's line 3: ", "Comment on the plan's lines 1-2: " }, "what was asked")
+      t:settle()
+      t:screen("plan-comments")
+      -- A line added above: the comments follow their lines.
+      vim.api.nvim_buf_set_lines(buf, 0, 0, false, { "0. read the code first" })
+      t.replies.plan = function()
+        return {}
+      end
+      vim.api.nvim_win_set_cursor(0, { 1, 0 })
+      t:type("\\y")
+      local call = t:calls_of("plan")[1]
+      t:ok(call, "the plan answered")
+      t:eq(call.comments, {
+        { from = 2, to = 3, text = "add a step for the tests" },
+        { from = 4, to = 4, text = "why beta and not gamma?" },
+      }, "the comments where their lines are now")
+      t:eq(call.plan, "0. read the code first\n# The plan\n\n1. change alpha to beta", "the plan they name lines of")
+    end,
+  },
   ["the sidebar lists every session and what waits"] = {
     widths = { 60, 100 },
     run = function(t)

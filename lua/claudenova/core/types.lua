@@ -129,8 +129,9 @@
 ---@class claudenova.Config.Keymaps.Plan
 ---@field accept_edits? string|false Approve, then accept edits automatically. (default "<localleader>a")
 ---@field approve? string|false Approve, keep asking for each edit. (default "<localleader>y")
+---@field comment? string|false Comment on the plan's line (in visual mode: lines) under the cursor; sent, quoted with its lines, when you approve or keep planning. (default "<localleader>c")
 ---@field deny_stop? string|false Reject the plan and end the turn (Claude stops and waits for you). (default "<localleader>D")
----@field keep_planning? string|false Keep planning: send feedback. (default "<localleader>n")
+---@field keep_planning? string|false Keep planning: send feedback (with your edits and comments). (default "<localleader>n")
 
 --- Keys in the prompt input.
 ---@class claudenova.Config.Keymaps.Prompt

@@ -1,5 +1,5 @@
 -- The claude versions claude-nova supports: the oldest it works with and the
--- newest it was tested with (the host's rplugin/claude/window.go says the
+-- newest it was tested with (the host's rplugin/window/window.go says the
 -- same; a test checks they agree). :checkhealth claudenova and the first
 -- session of a claude outside the window say so.
-return { oldest = "2.1.300", newest = "2.1.332" }
+return { oldest = "2.1.263", newest = "2.1.332" }

@@ -81,10 +81,11 @@ M.surfaces = {
       { key = "accept_edits" },
       { key = "approve" },
       { key = "keep_planning" },
+      { key = "comment" },
       { key = "deny_stop" },
       { lhs = ":q", desc = "Close the plan; it stays pending (<CR> on its row opens it again)." },
     },
-    note = "Edit the plan before approving it: Claude is told to follow your version.",
+    note = "Edit the plan before approving it: Claude is told to follow your version. Your line comments go with it, each quoted with its lines, whether you approve or keep planning.",
   },
   {
     name = "transcript",

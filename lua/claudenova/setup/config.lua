@@ -493,7 +493,16 @@ M.schema = {
             desc = "Approve, then accept edits automatically.",
           },
           approve = { type = "key", default = "<localleader>y", desc = "Approve, keep asking for each edit." },
-          keep_planning = { type = "key", default = "<localleader>n", desc = "Keep planning: send feedback." },
+          keep_planning = {
+            type = "key",
+            default = "<localleader>n",
+            desc = "Keep planning: send feedback (with your edits and comments).",
+          },
+          comment = {
+            type = "key",
+            default = "<localleader>c",
+            desc = "Comment on the plan's line (in visual mode: lines) under the cursor; sent, quoted with its lines, when you approve or keep planning. On a commented line: edit it (empty removes it).",
+          },
           deny_stop = {
             type = "key",
             default = "<localleader>D",

@@ -110,10 +110,15 @@ function M.on(path)
       end
     end
   end
-  table.sort(out, function(a, b)
+  return M.by_line(out)
+end
+
+--- list (of { from, … }) sorted by its first line, in place; returns it.
+function M.by_line(list)
+  table.sort(list, function(a, b)
     return a.from < b.from
   end)
-  return out
+  return list
 end
 
 local function changed_file(path)
@@ -153,8 +158,9 @@ local function wrap(s, width)
 end
 
 -- The comment's text as virtual lines under its line: "✎ " and its lines,
--- wrapped to the window (width cells), at most eight.
-local function virt_lines(c, indent, width)
+-- wrapped to the window (width cells), at most eight (then `more` says
+-- where the rest is).
+local function virt_lines(c, indent, width, more)
   local head = c.to > c.from and ("✎ %d-%d: "):format(c.from, c.to) or "✎ "
   local room = math.max(20, width - vim.fn.strdisplaywidth(indent) - vim.fn.strdisplaywidth(head))
   local rows = {}
@@ -166,7 +172,9 @@ local function virt_lines(c, indent, width)
     if i > 8 then
       out[#out] = {
         {
-          indent .. string.rep(" ", vim.fn.strdisplaywidth(head)) .. "… (:ClaudeNova comments shows it all)",
+          indent
+            .. string.rep(" ", vim.fn.strdisplaywidth(head))
+            .. (more or "… (:ClaudeNova comments shows it all)"),
           "ClaudeNovaComment",
         },
       }
@@ -178,6 +186,8 @@ local function virt_lines(c, indent, width)
   return out
 end
 
+M.virt_lines = virt_lines
+
 -- The text width of the narrowest window showing buf (80 when none does).
 local function text_width(buf)
   local width
@@ -188,6 +198,7 @@ local function text_width(buf)
   end
   return width or 80
 end
+M.text_width = text_width
 
 -- In the changes view, the line of the left side (before) that faces line
 -- lnum of the right side (now): a comment's virtual lines on the right get

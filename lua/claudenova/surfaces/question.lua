@@ -1,6 +1,8 @@
 -- AskUserQuestion: one question at a time through vim.ui.select (so the
 -- user's picker takes over) or a float of our own. Cancelling leaves the
--- request pending; nothing is answered that the user did not choose.
+-- request pending; nothing is answered that the user did not choose. A
+-- question can be skipped, the rest dismissed, or declined for the chat:
+-- the host tells claude which (annotations, when claude can hear them).
 local asking = require("claudenova.services.asking")
 local config = require("claudenova.setup.config")
 local actions = require("claudenova.store.actions")
@@ -14,6 +16,8 @@ M.active = nil ---@type string|nil id of the request being asked
 
 local OTHER = "Other…"
 local DECLINE = "Decline: I'd rather answer in chat"
+local SKIP = "Skip this question"
+local DISMISS = "Dismiss: close the questions unanswered"
 local KIND = "claudenova.question"
 
 local function cfg()
@@ -37,8 +41,9 @@ local function describe(q, opt)
   return s
 end
 
---- Ask question q; cb(answer) with {selected = {...}, other = "..."} or nil
---- when cancelled, or "decline".
+--- Ask question q; cb(answer) with {selected = {...}, other = "..."} (or
+--- {unanswered = "skipped"}) or nil when cancelled, or "decline", or
+--- "dismiss".
 -- A prompt typed into (vim.ui.input) leaves its line on the screen: the
 -- next picker starts on a fresh one.
 local function fresh_line()
@@ -72,13 +77,18 @@ local function ask(r, idx, q, cb)
       table.insert(items, { kind = "option", index = i, text = describe(q, o) })
     end
     table.insert(items, { kind = "other", text = OTHER })
+    table.insert(items, { kind = "skip", text = SKIP })
     table.insert(items, { kind = "decline", text = DECLINE })
+    table.insert(items, { kind = "dismiss", text = DISMISS })
     asking.select(items, { prompt = prompt, kind = KIND, float = float() }, function(it)
       if not it then
         return cb(nil)
       end
-      if it.kind == "decline" then
-        return cb("decline")
+      if it.kind == "skip" then
+        return cb({ unanswered = "skipped" })
+      end
+      if it.kind == "decline" or it.kind == "dismiss" then
+        return cb(it.kind)
       end
       if it.kind == "other" then
         vim.ui.input({ prompt = q.question .. " (your answer): " }, function(txt)
@@ -112,12 +122,14 @@ local function ask(r, idx, q, cb)
           before_done = true,
           text = other and ("[x] Other: " .. other) or asking.ticked(false, OTHER),
         },
+        { kind = "skip", text = SKIP },
         { kind = "decline", text = DECLINE },
+        { kind = "dismiss", text = DISMISS },
       }
     end,
     on_extra = function(it, again, finish)
-      if it.kind == "decline" then
-        return finish("decline")
+      if it.kind == "decline" or it.kind == "dismiss" or it.kind == "skip" then
+        return finish(it.kind)
       end
       if other then -- untick it
         other = nil
@@ -139,7 +151,10 @@ local function ask(r, idx, q, cb)
       return true
     end,
   }, function(chosen)
-    if chosen == nil or chosen == "decline" then
+    if chosen == "skip" then
+      return cb({ unanswered = "skipped" })
+    end
+    if chosen == nil or chosen == "decline" or chosen == "dismiss" then
       return cb(chosen)
     end
     cb({
@@ -151,21 +166,27 @@ local function ask(r, idx, q, cb)
   end)
 end
 
--- The user would rather answer in chat: an optional message for Claude,
--- then the request is denied with it.
-local function decline(r)
+-- Send the answers; the questions without one are left unanswered in
+-- the way `how` says (other: the user's message for Claude, if any).
+local function send(r, answers, how, other)
+  for i = 1, #r.input.questions do
+    answers[i] = answers[i] or { selected = {}, other = other or "", unanswered = how }
+  end
+  local ok, err = pcall(actions.answer, r.id, "answer", { answers = answers })
+  if not ok then
+    notify.error(err)
+  end
+end
+
+-- The user would rather answer in chat: an optional message for Claude
+-- goes with the questions not answered yet (a claude that cannot hear
+-- "unanswered" gets a deny with it, as always).
+local function decline(r, answers)
   vim.ui.input({ prompt = "Message for Claude (optional): " }, function(msg)
     if msg == nil then
       return left_pending(r)
     end
-    local ok, err = pcall(actions.answer, r.id, "decide", {
-      behavior = "deny",
-      via = "surface",
-      message = msg ~= "" and msg or "The user declined to answer here and would rather answer in chat.",
-    })
-    if not ok then
-      notify.error(err)
-    end
+    send(r, answers, "replied_in_chat", msg)
   end)
 end
 
@@ -182,24 +203,25 @@ function M.open(r)
   local answers = {}
   asking.row(M, r.id, #questions, function(i, answered)
     ask(r, i, questions[i], function(ans)
-      if ans == "decline" then
+      if ans == "decline" or ans == "dismiss" then
         if M.active == r.id then
           M.active = nil
-          decline(r)
+          if ans == "decline" then
+            decline(r, answers)
+          else
+            send(r, answers, "dismissed")
+          end
         end
         return
       end
       if ans ~= nil then
-        answers[i] = { selected = ans.selected or {}, other = ans.other or "" }
+        answers[i] = { selected = ans.selected or {}, other = ans.other or "", unanswered = ans.unanswered }
       end
       answered(ans)
     end)
   end, function()
     M.active = nil
-    local ok, err = pcall(actions.answer, r.id, "answer", { answers = answers })
-    if not ok then
-      notify.error(err)
-    end
+    send(r, answers)
   end, function()
     left_pending(r)
   end)

@@ -103,6 +103,12 @@ func (c *Conn) SendUser(uuid, text string, notes ...string) error {
 	return c.record(Written{Type: "user", Value: v})
 }
 
+// SendNote records a user message no person typed (isSynthetic).
+func (c *Conn) SendNote(text string) error {
+	v := map[string]any{"type": "user", "message": map[string]any{"role": "user", "content": text}, "isSynthetic": true}
+	return c.record(Written{Type: "user", Value: v})
+}
+
 // RespondAndTell records the answer, then the user message.
 func (c *Conn) RespondAndTell(requestID string, result claude.PermissionResult, note string) error {
 	if err := c.Respond(requestID, result); err != nil {
@@ -111,7 +117,7 @@ func (c *Conn) RespondAndTell(requestID string, result claude.PermissionResult, 
 	if note == "" {
 		return nil
 	}
-	return c.SendUser("", note)
+	return c.SendNote(note)
 }
 
 // UserTexts returns the text of every user message written, in order (the

@@ -28,6 +28,7 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/ui"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/unasked"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/window"
 )
 
 // Deps is what the room asks of the rest of the core.
@@ -133,7 +134,10 @@ func (rm *Room) Reported(s *session.Session, m string) {
 	rm.d.Notify("error", warn+": setting it back; until then every tool asks you")
 	rm.d.Note(s, fmt.Sprintf("**claude switched to %s by itself** (you chose %s): set back; until then every tool asks you.", m, want))
 	rm.d.Background(func(ctx context.Context) {
-		_, err := s.Proc.Control(ctx, "set_permission_mode", map[string]any{"mode": want})
+		body, err := s.Proc.Control(ctx, "set_permission_mode", map[string]any{"mode": want})
+		if err == nil {
+			err = mode.Answered(body, want)
+		}
 		if err == nil {
 			s.Modes.Done()
 			rm.changed(s, want)
@@ -208,7 +212,11 @@ func (rm *Room) Set(id int, m string) (desk.Outcome, error) {
 	// come before its answer.
 	s.Modes.Propose(m)
 	rm.d.Background(func(ctx context.Context) {
-		if _, err := s.Proc.Control(ctx, "set_permission_mode", map[string]any{"mode": m}); err != nil {
+		body, err := s.Proc.Control(ctx, "set_permission_mode", map[string]any{"mode": m})
+		if err == nil {
+			err = mode.Answered(body, m) // the mode claude took, if another
+		}
+		if err != nil {
 			s.Modes.Drop(m)
 			// The CLI's reason, marked as its words (auto may be refused).
 			rm.d.Notify("error", fmt.Sprintf("session %d stays in %s; claude says: %v", s.ID, s.Info().Mode, err))
@@ -236,7 +244,7 @@ func (rm *Room) CheckVersion(s *session.Session, v string) {
 	if v == "" || !s.SetVersion(v) {
 		return
 	}
-	place, ok := claude.Place(v)
+	place, ok := window.Place(v)
 	if !ok || place == 0 {
 		return
 	}
@@ -247,7 +255,7 @@ func (rm *Room) CheckVersion(s *session.Session, v string) {
 	if seen {
 		return
 	}
-	window := claude.OldestSupported + " to " + claude.NewestTested
+	window := window.OldestSupported + " to " + window.NewestTested
 	if place < 0 {
 		rm.d.Notify("warn", fmt.Sprintf("claude %s is older than claude-nova supports (%s): update it (npm install -g @anthropic-ai/claude-code) or point the cmd option at a newer one", v, window))
 		return

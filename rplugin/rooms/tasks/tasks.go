@@ -127,7 +127,7 @@ func (r *Room) Output(p desk.Later) error {
 		r.d.ReplyLater(p.ReplyTo, func(context.Context) (any, error) { return out, nil })
 		return nil
 	}
-	if t.Type == "agent" {
+	if tasks.IsAgent(t.Type) {
 		out, ok := s.Transcript.AgentOutput(t.ToolUseID, agentOutputLines)
 		r.d.ReplyLater(p.ReplyTo, func(context.Context) (any, error) {
 			if !ok {

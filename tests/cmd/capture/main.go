@@ -81,6 +81,9 @@ func run() error {
 	flag.Var(&extra, "arg", "an extra claude argument (repeat), e.g. -arg=--permission-mode -arg=plan")
 	var on triggers
 	flag.Var(&on, "on", "REGEX=>JSON: send JSON (a control_request) when a line read matches")
+	synthetic := flag.Bool("synthetic", false, "mark the prompts after the first isSynthetic (text no person typed)")
+	var merge triggers
+	flag.Var(&merge, "merge", "TOOL=>JSON: an allow of a tool whose name matches TOOL has JSON's fields added to its updatedInput (a question's answers)")
 	flag.Parse()
 	if *bin == "" || len(prompts) == 0 {
 		return fmt.Errorf("-claude and -prompt are required")
@@ -142,10 +145,16 @@ func run() error {
 		init = `{"subtype":"initialize",` + strings.TrimPrefix(*initFields, "{")
 	}
 	send(`{"type":"control_request","request_id":"init-1","request":` + init + `}`)
+	prompted := 0
 	prompt := func(p string) {
 		p = strings.ReplaceAll(p, "{{cwd}}", cwd)
 		pj, _ := json.Marshal(p)
-		send(`{"type":"user","message":{"role":"user","content":` + string(pj) + `},"parent_tool_use_id":null,"session_id":""}`)
+		extra := ""
+		if *synthetic && prompted > 0 {
+			extra = `,"isSynthetic":true`
+		}
+		send(`{"type":"user","message":{"role":"user","content":` + string(pj) + `},"parent_tool_use_id":null,"session_id":""` + extra + `}`)
+		prompted++
 	}
 	prompt(prompts[0])
 	next := 1
@@ -188,6 +197,11 @@ func run() error {
 					resp = `{"behavior":"deny","message":"denied by capture","interrupt":true}`
 				}
 			} else {
+				input, err := merged(m.Request.ToolName, m.Request.Input, merge)
+				if err != nil {
+					return err
+				}
+				m.Request.Input = input
 				resp = `{"behavior":"allow","updatedInput":` + string(m.Request.Input) + `}`
 				var perms []string
 				for _, sg := range m.Request.Suggestions {
@@ -231,4 +245,30 @@ func run() error {
 		<-done
 	}
 	return ctx.Err()
+}
+
+// merged is input with the fields of every -merge whose TOOL matches tool.
+func merged(tool string, input json.RawMessage, merge triggers) (json.RawMessage, error) {
+	var obj map[string]json.RawMessage
+	for _, t := range merge {
+		if !t.re.MatchString(tool) {
+			continue
+		}
+		if obj == nil {
+			if err := json.Unmarshal(input, &obj); err != nil {
+				return nil, fmt.Errorf("%s input: %w", tool, err)
+			}
+		}
+		var add map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(t.send), &add); err != nil {
+			return nil, fmt.Errorf("-merge %s: %w", t.re, err)
+		}
+		for k, v := range add {
+			obj[k] = v
+		}
+	}
+	if obj == nil {
+		return input, nil
+	}
+	return json.Marshal(obj)
 }

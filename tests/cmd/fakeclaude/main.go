@@ -298,7 +298,17 @@ func (s *server) handleControlRequest(rid, subtype string, req json.RawMessage) 
 				s.ctlError(rid, "Invalid permission mode: missing mode")
 				return
 			}
-			s.permMode = r.Mode
+			// An answer the script overrides names the mode taken.
+			took := r.Mode
+			if has && ov.Response != nil {
+				var said struct {
+					Mode string `json:"mode"`
+				}
+				if json.Unmarshal(ov.Response, &said) == nil && said.Mode != "" {
+					took = said.Mode
+				}
+			}
+			s.permMode = took
 			s.ctlSuccess(rid, payload(O{{"mode", r.Mode}}))
 			s.emitStatusLocked()
 		case "set_model":

@@ -1,14 +1,17 @@
 // Command window runs the suite's main flows against the claude versions
-// of the supported window: the oldest supported, the test bed's pinned one
-// and the newest on npm today (each installed beside the pinned one by
-// scripts/testbed.sh), and prints a table of version × flow.
+// of the supported window and prints a table of version × flow:
 //
-//	make test-window                          # the three versions
-//	go run ./tests/cmd/window 2.1.300 2.1.332 # these
+//	make test-window                          # the window's ends, the pinned one, every tenth release between
+//	make test-window ALL=1                    # a short smoke flow on every release of the window
+//	go run ./tests/cmd/window 2.1.263 2.1.332 # these
+//	go run ./tests/cmd/window -all 2.1.263 2.1.270
 //
-// It is for releases and for every change to what the host sends claude or
-// reads from it; CI runs the pinned version only. It exits non-zero when a
-// flow fails on any version.
+// Each version is installed beside the pinned one by scripts/testbed.sh. The
+// releases are npm's (@anthropic-ai/claude-code), from window.OldestSupported
+// to the newest. With -all it prints release → pass/fail and seconds (to find
+// the release that broke something). It is for releases and for every change
+// to what the host sends claude or reads from it; CI runs the pinned version
+// only. It exits non-zero when a flow fails on any version.
 package main
 
 import (
@@ -16,6 +19,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -25,7 +29,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/window"
 )
 
 // flows are what a user does, each as the e2e tests that do it.
@@ -36,8 +40,8 @@ var flows = []struct {
 	{"the chosen mode", []string{"TestSessionRunsInTheChosenMode", "TestModeSetBackBeforeThePrompt", "TestSettingsModeAndWhatLetACallRun"}},
 	{"approvals", []string{"TestBashAllowFromPanel", "TestBashDenyWithMessage", "TestAllowForSession"}},
 	{"proposal, amended", []string{"TestProposalEditWithUserAmendment", "TestPerHunkReviewTellsClaude"}},
-	{"question", []string{"TestQuestionSingleSelect", "TestQuestionMultiSelectAndOther"}},
-	{"plan", []string{"TestPlanApproveAcceptEdits", "TestPlanKeepPlanning"}},
+	{"question", []string{"TestQuestionSingleSelect", "TestQuestionMultiSelectAndOther", "TestQuestionLeftUnansweredSaysHow"}},
+	{"plan", []string{"TestPlanApproveAcceptEdits", "TestPlanKeepPlanning", "TestPlanCommentsReachTheModel"}},
 	{"stop", []string{"TestStopEndsTheTurn", "TestInterruptWithdrawsPending", "TestDenyAndStopEndsTheTurn"}},
 	{"editor tools", []string{"TestEditorToolsReadTheEditor", "TestEditorToolsKeepTheBoundary"}},
 	{"subagent", []string{"TestSubagentAttribution", "TestSubagentProposalNamesItsAgent"}},
@@ -51,16 +55,35 @@ func main() {
 	}
 }
 
+// smoke is the short flow -all runs on every release: a session in the
+// chosen mode, an approval, a question.
+var smoke = []string{"TestSessionRunsInTheChosenMode", "TestBashAllowFromPanel", "TestQuestionSingleSelect"}
+
 func run(args []string) error {
-	versions := args
+	fs := flag.NewFlagSet("window", flag.ContinueOnError)
+	all := fs.Bool("all", os.Getenv("ALL") != "", "a short smoke flow on every release of the window")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	versions := fs.Args()
 	if len(versions) == 0 {
+		releases, err := windowReleases()
+		if err != nil {
+			return err
+		}
 		pinned, err := pinnedVersion()
 		if err != nil {
 			return err
 		}
-		versions = []string{claude.OldestSupported, pinned, newestOnNpm()}
+		versions = releases
+		if !*all {
+			versions = append(sampled(releases), pinned)
+		}
 	}
-	versions = unique(versions)
+	versions = sortVersions(unique(versions))
+	if *all {
+		return smokeEach(versions)
+	}
 	var names []string
 	for _, f := range flows {
 		names = append(names, f.tests...)
@@ -101,6 +124,88 @@ func unique(vs []string) []string {
 	return out
 }
 
+// sampled are the window's ends and every tenth release between.
+func sampled(releases []string) []string {
+	var out []string
+	for i, v := range releases {
+		if i%10 == 0 || i == len(releases)-1 {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func sortVersions(vs []string) []string {
+	sort.SliceStable(vs, func(i, j int) bool {
+		a, okA := window.ParseVersion(vs[i])
+		b, okB := window.ParseVersion(vs[j])
+		return okA && okB && a.Compare(b) < 0
+	})
+	return vs
+}
+
+// windowReleases are npm's releases from the oldest supported on (without
+// the registry: the window's two ends).
+func windowReleases() ([]string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "npm", "view", "@anthropic-ai/claude-code", "versions", "--json").Output()
+	var all []string
+	if err == nil {
+		err = json.Unmarshal(out, &all)
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "window: npm did not list the releases (%v); the window's ends only\n", err)
+		return []string{window.OldestSupported, window.NewestTested}, nil
+	}
+	oldest, _ := window.ParseVersion(window.OldestSupported)
+	var in []string
+	for _, v := range all {
+		if pv, ok := window.ParseVersion(v); ok && pv.Compare(oldest) >= 0 && !strings.Contains(v, "-") {
+			in = append(in, v)
+		}
+	}
+	if len(in) == 0 {
+		return nil, fmt.Errorf("npm lists no release from %s on", window.OldestSupported)
+	}
+	return sortVersions(in), nil
+}
+
+// smokeEach runs the smoke flow on each release and prints release →
+// pass/fail, seconds.
+func smokeEach(versions []string) error {
+	pattern := "^(" + strings.Join(smoke, "|") + ")$"
+	fmt.Println("| release | smoke | seconds |")
+	fmt.Println("|---|---|---|")
+	failed := 0
+	for _, v := range versions {
+		bin, err := install(v)
+		if err != nil {
+			fmt.Printf("| %s | not installed: %v | |\n", v, err)
+			failed++
+			continue
+		}
+		start := time.Now()
+		res, err := goTest(bin, pattern)
+		verdict := "pass"
+		var bad []string
+		for _, t := range smoke {
+			if !res[t] {
+				bad = append(bad, strings.TrimPrefix(t, "Test"))
+			}
+		}
+		if err != nil || len(bad) > 0 {
+			verdict = "**FAIL** " + strings.Join(bad, ", ")
+			failed++
+		}
+		fmt.Printf("| %s | %s | %.0f |\n", v, verdict, time.Since(start).Seconds())
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d release(s) failed the smoke flow", failed)
+	}
+	return nil
+}
+
 // pinnedVersion is the test bed's claude (scripts/testbed.sh).
 func pinnedVersion() (string, error) {
 	b, err := os.ReadFile("scripts/testbed.sh")
@@ -112,21 +217,6 @@ func pinnedVersion() (string, error) {
 		return "", fmt.Errorf("scripts/testbed.sh names no CLAUDE_CODE_VERSION")
 	}
 	return string(m[1]), nil
-}
-
-// newestOnNpm asks npm for the latest release; without the registry, the
-// newest the plugin was tested with.
-func newestOnNpm() string {
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, "npm", "view", "@anthropic-ai/claude-code", "version").Output()
-	if v := strings.TrimSpace(string(out)); err == nil {
-		if _, ok := claude.ParseVersion(v); ok {
-			return v
-		}
-	}
-	fmt.Fprintf(os.Stderr, "window: npm did not name the latest claude (%v); using the newest tested, %s\n", err, claude.NewestTested)
-	return claude.NewestTested
 }
 
 func install(v string) (string, error) {

@@ -1,4 +1,4 @@
-package claude
+package window
 
 import (
 	"os"
@@ -20,7 +20,7 @@ func TestWindowAgreesWithTheFrontEnd(t *testing.T) {
 
 func TestPlace(t *testing.T) {
 	for s, want := range map[string]int{
-		"2.1.300 (Claude Code)": 0, "2.1.332": 0, "2.1.328": 0, "2.1.299": -1, "2.0.0 (Claude Code)": -1,
+		"2.1.300 (Claude Code)": 0, "2.1.332": 0, "2.1.263": 0, "2.1.299": 0, "2.1.262": -1, "2.0.0 (Claude Code)": -1,
 		"2.1.333": 1, "3.0.0": 1, "2.2.0": 1, "1.99.999": -1,
 	} {
 		if got, ok := Place(s); !ok || got != want {

@@ -1,4 +1,4 @@
-package claude
+package window
 
 import (
 	"encoding/json"
@@ -8,17 +8,22 @@ import (
 
 // The window of claude versions the plugin supports: the oldest it works
 // with and the newest it was tested with (make test-window runs the suite's
-// flows on both ends and on the pinned version). lua/claudenova/core/window.lua
-// says the same for :checkhealth; a test checks they agree.
+// flows on both ends, the pinned version and every tenth release between).
+// lua/claudenova/core/window.lua says the same for :checkhealth; a test
+// checks they agree.
 //
-// Why 2.1.300 is the oldest: it is the first release whose initialize
-// answer names its version and whose tool results say what let an unasked
-// call through (tool_result_meta), and the whole suite passes on it once
-// the mode is passed explicitly (its default mode was auto). 2.1.250 lacks
-// get_task_output, asks for the editor's tools inside the folder and does
-// not answer them within the suite's time.
+// Why 2.1.263 is the oldest: every sampled flow passes on it, with what it
+// lacks learnt from what it says, never from its number: its initialize
+// answer names no version (system/init does), its tool results carry no
+// tool_result_meta (a call that ran unasked says less), it answers
+// get_task_output "Unsupported control request subtype" (said once where
+// asked), its system/init lists no ask_user_question_unanswered_v1 (a
+// decline denies), and its permission requests name no MCP server (the
+// editor's tools ask the user). 2.1.263 (2026-09-06) is three months older
+// than 2.1.332, as long as people keep a claude that does not update
+// itself; 2.1.250 did not answer the editor's tools within the suite's time.
 const (
-	OldestSupported = "2.1.300"
+	OldestSupported = "2.1.263"
 	NewestTested    = "2.1.332"
 )
 
