@@ -416,7 +416,7 @@ function M.open(session)
   })
   -- The keys first: a narrow screen cuts the end.
   notify.info(
-    ("%s versions · %s merge · %s discard · %d branches, %d file%s"):format(
+    ("%s diff · %s merge · %s discard · %d branches, %d file%s"):format(
       textutil.key(k.open),
       textutil.key(k.merge),
       textutil.key(k.discard),
