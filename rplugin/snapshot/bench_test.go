@@ -7,12 +7,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // benchRepo is a committed repository of n small files in folders of 100.
 func benchRepo(b *testing.B, n int) string {
 	b.Helper()
 	dir := b.TempDir()
+	hourAgo := time.Now().Add(-time.Hour)
 	for i := 0; i < n; i++ {
 		p := filepath.Join(dir, fmt.Sprintf("d%04d", i/100), fmt.Sprintf("f%03d.txt", i%100))
 		if i%100 == 0 {
@@ -23,8 +25,15 @@ func benchRepo(b *testing.B, n int) string {
 		if err := os.WriteFile(p, []byte(fmt.Sprintf("line %d\n", i)), 0o644); err != nil {
 			b.Fatal(err)
 		}
+		// Written an hour ago, as a real checkout's files were (and its
+		// commit starts no gc in the background meanwhile): files
+		// written in the second git indexes them are "racily clean", and
+		// git reads every one of them again at each snapshot.
+		if err := os.Chtimes(p, hourAgo, hourAgo); err != nil {
+			b.Fatal(err)
+		}
 	}
-	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"commit", "-qm", "files"}} {
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "gc.auto=0", "commit", "-qm", "files"}} {
 		cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
 		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=b", "GIT_AUTHOR_EMAIL=b@b", "GIT_COMMITTER_NAME=b", "GIT_COMMITTER_EMAIL=b@b")
 		if out, err := cmd.CombinedOutput(); err != nil {

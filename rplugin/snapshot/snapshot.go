@@ -3,11 +3,12 @@
 // is: which files, their content before, lines added and removed.
 //
 // In a git repository it uses git's own machinery: every file (untracked
-// ones too, .gitignore honoured) is added to an index of the caller's own
-// and written as a tree; the user's index, refs and stash are never
-// touched. The index is kept between snapshots, so git hashes only what
-// changed since the last one. Ignored files are listed (bounded): one a
-// command created or deleted is named, its content not kept. Outside git, a
+// ones too, .gitignore honoured) is in an index of the caller's own,
+// written as a tree; the user's index, refs and stash are never touched.
+// The index is kept between snapshots: one walk (git status) finds what
+// changed since the last one and the ignored files together, and only
+// what changed is hashed and added. Ignored files are listed (bounded):
+// one a command created or deleted is named, its content not kept. Outside git, a
 // bounded walk notes each file's size, time and mode: a change is named,
 // its content before is not known.
 package snapshot
@@ -80,14 +81,22 @@ func take(ctx context.Context, dir, index string, lim Limits) (Snap, error) {
 		return Snap{}, err
 	}
 	env := []string{"GIT_INDEX_FILE=" + index}
-	// The untracked cache lives in our index: a folder whose time did not
-	// change is not read again for new files.
-	cached := []string{"-c", "core.untrackedCache=true"}
-	if _, err := gitcmd.BytesEnv(ctx, top, env, nil, append(cached, "add", "-A", "--ignore-errors", "--", ".")...); err != nil {
-		// --ignore-errors: a file that cannot be read is left out (named
-		// by git); anything else is a failure.
-		if _, werr := gitcmd.BytesEnv(ctx, top, env, nil, "write-tree"); werr != nil {
-			return Snap{}, fmt.Errorf("snapshot %s: %w", top, err)
+	// One walk of the folder: what differs from the snapshot index (changed,
+	// deleted, untracked) and what is ignored, together.
+	out, err := gitcmd.BytesEnv(ctx, top, env, nil, "status", "--porcelain=v2", "-z", "--ignored=matching", "--untracked-files=all", "--no-renames")
+	if err != nil {
+		return Snap{}, fmt.Errorf("snapshot %s: %w", top, err)
+	}
+	changed, ignored := statusOf(out)
+	if len(changed) > 0 {
+		// Only those go into the index (--ignore-errors: a file that cannot
+		// be read is left out, named by git; anything else is a failure).
+		paths := strings.NewReader(strings.Join(changed, "\x00"))
+		if _, err := gitcmd.BytesEnv(ctx, top, append(env, "GIT_LITERAL_PATHSPECS=1"), paths,
+			"add", "-A", "--ignore-errors", "--pathspec-from-file=-", "--pathspec-file-nul"); err != nil {
+			if _, werr := gitcmd.BytesEnv(ctx, top, env, nil, "write-tree"); werr != nil {
+				return Snap{}, fmt.Errorf("snapshot %s: %w", top, err)
+			}
 		}
 	}
 	tree, err := gitcmd.BytesEnv(ctx, top, env, nil, "write-tree")
@@ -95,15 +104,8 @@ func take(ctx context.Context, dir, index string, lim Limits) (Snap, error) {
 		return Snap{}, fmt.Errorf("snapshot %s: %w", top, err)
 	}
 	s.Tree = strings.TrimSpace(string(tree))
-	out, err := gitcmd.BytesEnv(ctx, top, env, nil, append(cached, "ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory")...)
-	if err != nil {
-		return Snap{}, fmt.Errorf("snapshot %s: ignored files: %w", top, err)
-	}
 	s.Ignored = map[string]bool{}
-	for _, rel := range strings.Split(string(out), "\x00") {
-		if rel == "" {
-			continue
-		}
+	for _, rel := range ignored {
 		if len(s.Ignored) >= lim.Ignored {
 			s.Partial = true
 			break
@@ -111,6 +113,37 @@ func take(ctx context.Context, dir, index string, lim Limits) (Snap, error) {
 		s.Ignored[rel] = true
 	}
 	return s, nil
+}
+
+// statusOf reads git status --porcelain=v2 -z: the paths whose worktree
+// differs from the index (changed, deleted, unmerged, untracked) and the
+// ignored ones (a folder ends in /).
+func statusOf(raw []byte) (changed, ignored []string) {
+	recs := strings.Split(string(raw), "\x00")
+	for i := 0; i < len(recs); i++ {
+		r := recs[i]
+		if len(r) < 2 {
+			continue
+		}
+		switch r[0] {
+		case '?':
+			changed = append(changed, r[2:])
+		case '!':
+			ignored = append(ignored, r[2:])
+		case '1', '2', 'u':
+			// "1 XY sub mH mI mW hH hI path", "2 … X<score> path" then the
+			// original path, "u XY sub m1 m2 m3 mW h1 h2 h3 path".
+			fields := map[byte]int{'1': 8, '2': 9, 'u': 10}[r[0]]
+			parts := strings.SplitN(r, " ", fields+1)
+			if len(parts) == fields+1 && len(parts[1]) == 2 && (parts[1][1] != '.' || r[0] == 'u') {
+				changed = append(changed, parts[fields])
+			}
+			if r[0] == '2' {
+				i++ // the original path
+			}
+		}
+	}
+	return changed, ignored
 }
 
 // seed makes the snapshot index a copy of the repository's own the first

@@ -391,3 +391,28 @@ func TestModeBeforeAndLinks(t *testing.T) {
 		}
 	}
 }
+
+// What git status --porcelain=v2 -z says is read as the paths to add and
+// the ignored ones.
+func TestStatusOf(t *testing.T) {
+	raw := strings.Join([]string{
+		"1 .M N... 100644 100644 100644 aaa aaa a.txt",             // changed in the worktree
+		"1 A. N... 000000 100644 100644 bbb bbb staged only.txt",   // the index is the snapshot's: nothing to add
+		"1 .D N... 100644 100644 000000 ccc ccc gone/b.txt",        // deleted
+		"2 .M N... 100644 100644 100644 ddd ddd R100 new name.txt", // a rename (not asked for): its original follows
+		"old name.txt",
+		"u UU N... 100644 100644 100644 100644 e1 e2 e3 both.txt", // unmerged (a copy of a merge's index)
+		"? we\tird\nname.txt",
+		"! build/",
+		"! x.log",
+		"",
+	}, "\x00")
+	changed, ignored := statusOf([]byte(raw))
+	want := []string{"a.txt", "gone/b.txt", "new name.txt", "both.txt", "we\tird\nname.txt"}
+	if strings.Join(changed, "|") != strings.Join(want, "|") {
+		t.Errorf("changed = %q, want %q", changed, want)
+	}
+	if strings.Join(ignored, "|") != "build/|x.log" {
+		t.Errorf("ignored = %q", ignored)
+	}
+}
