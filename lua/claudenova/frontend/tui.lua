@@ -62,7 +62,7 @@ end
 local shown_wait = 2000
 
 --- Type text into session id's input; submit sends Enter once the text
---- shows in the terminal.
+--- shows in the terminal (looked for on a timer: Neovim goes on meanwhile).
 function M.type(id, text, submit)
   local buf = M.bufs[id]
   local job = vim.b[buf].terminal_job_id
@@ -71,11 +71,19 @@ function M.type(id, text, submit)
     return
   end
   local tail = vim.trim(text):sub(-12)
-  local function shows()
-    return table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), "\n"):find(tail, 1, true) ~= nil
+  local deadline = vim.uv.now() + shown_wait
+  local function enter_once_shown()
+    if not vim.api.nvim_buf_is_valid(buf) then
+      return -- the TUI is gone
+    end
+    local shown = table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), "\n"):find(tail, 1, true) ~= nil
+    if shown or vim.uv.now() >= deadline then
+      errors.try(vim.fn.chansend, job, "\r")
+      return
+    end
+    vim.defer_fn(enter_once_shown, 20)
   end
-  vim.wait(shown_wait, shows, 20)
-  vim.fn.chansend(job, "\r")
+  enter_once_shown()
 end
 
 --- Type an @path reference (with #Lfrom-to for lines) to a file into
