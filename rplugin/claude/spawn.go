@@ -67,6 +67,18 @@ func SplitCommand(cmd string) ([]string, error) {
 	return words, nil
 }
 
+// SessionFlags are the flags of cfg every claude takes, in stream-json or
+// in its terminal UI: the model, the permission mode and the worktree.
+func SessionFlags(cfg Config) []string {
+	var out []string
+	for _, f := range [][2]string{{"--model", cfg.Model}, {"--permission-mode", cfg.PermissionMode}, {"--worktree", cfg.Worktree}} {
+		if f[1] != "" {
+			out = append(out, f[0], f[1])
+		}
+	}
+	return out
+}
+
 // Argv returns the full argument vector for cfg.
 func Argv(cfg Config) ([]string, error) {
 	words, err := SplitCommand(cfg.Command)
@@ -82,15 +94,7 @@ func Argv(cfg Config) ([]string, error) {
 		// hook_response): a slow hook is not an unexplained pause, and a
 		// hook that blocks a call names itself.
 		"--include-hook-events")
-	if cfg.Model != "" {
-		argv = append(argv, "--model", cfg.Model)
-	}
-	if cfg.PermissionMode != "" {
-		argv = append(argv, "--permission-mode", cfg.PermissionMode)
-	}
-	if cfg.Worktree != "" {
-		argv = append(argv, "--worktree", cfg.Worktree)
-	}
+	argv = append(argv, SessionFlags(cfg)...)
 	if cfg.Resume != "" {
 		argv = append(argv, "--resume", cfg.Resume)
 	}

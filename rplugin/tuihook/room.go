@@ -214,16 +214,7 @@ func Argv(cfg claude.Config, exe string, extra []string, prompt string) ([]strin
 	if err != nil {
 		return nil, fmt.Errorf("encode the hook's settings: %w", err)
 	}
-	argv := append(words, "--settings", string(settings))
-	if cfg.PermissionMode != "" {
-		argv = append(argv, "--permission-mode", cfg.PermissionMode)
-	}
-	if cfg.Model != "" {
-		argv = append(argv, "--model", cfg.Model)
-	}
-	if cfg.Worktree != "" {
-		argv = append(argv, "--worktree", cfg.Worktree)
-	}
+	argv := append(append(words, "--settings", string(settings)), claude.SessionFlags(cfg)...)
 	if _, ok := cfg.Initialize["sdkMcpServers"]; ok {
 		mcpConfig, err := MCPConfig(exe)
 		if err != nil {
