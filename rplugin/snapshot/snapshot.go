@@ -8,9 +8,9 @@
 // The index is kept between snapshots: one walk (git status) finds what
 // changed since the last one and the ignored files together, and only
 // what changed is hashed and added. Ignored files are listed (bounded):
-// one a command created or deleted is named, its content not kept. Outside git, a
-// bounded walk notes each file's size, time and mode: a change is named,
-// its content before is not known.
+// one a command created or deleted is named, its content not kept.
+// Outside git, a bounded walk notes each file's size, time and mode: a
+// change is named, its content before is not known.
 package snapshot
 
 import (
@@ -133,7 +133,13 @@ func statusOf(raw []byte) (changed, ignored []string) {
 		case '1', '2', 'u':
 			// "1 XY sub mH mI mW hH hI path", "2 … X<score> path" then the
 			// original path, "u XY sub m1 m2 m3 mW h1 h2 h3 path".
-			fields := map[byte]int{'1': 8, '2': 9, 'u': 10}[r[0]]
+			fields := 8
+			switch r[0] {
+			case '2':
+				fields = 9
+			case 'u':
+				fields = 10
+			}
 			parts := strings.SplitN(r, " ", fields+1)
 			if len(parts) == fields+1 && len(parts[1]) == 2 && (parts[1][1] != '.' || r[0] == 'u') {
 				changed = append(changed, parts[fields])
@@ -450,16 +456,16 @@ func Diff(ctx context.Context, before, after Snap, cs []Change, maxLines int) (s
 	}
 	// The files whose diff fits, about: a change's lines and their context.
 	var rels []string
-	budget := 0
+	budget, known := 0, 0
 	for _, c := range cs {
 		if c.Unknown || c.Ignored {
 			continue
 		}
-		if len(rels) > 0 && budget > maxLines {
-			break
+		known++
+		if len(rels) == 0 || budget <= maxLines {
+			rels = append(rels, c.Rel)
+			budget += c.Added + c.Removed + 8
 		}
-		rels = append(rels, c.Rel)
-		budget += c.Added + c.Removed + 8
 	}
 	if len(rels) == 0 {
 		return "", nil
@@ -470,7 +476,7 @@ func Diff(ctx context.Context, before, after Snap, cs []Change, maxLines int) (s
 		return "", fmt.Errorf("diff of a command: %w", err)
 	}
 	lines := strings.SplitAfter(string(raw), "\n")
-	cut = cut || len(rels) < countKnown(cs)
+	cut = cut || len(rels) < known
 	if len(lines) > maxLines {
 		lines, cut = lines[:maxLines], true
 	}
@@ -482,16 +488,6 @@ func Diff(ctx context.Context, before, after Snap, cs []Change, maxLines int) (s
 		text += "… the rest is in :ClaudeNova changes\n"
 	}
 	return text, nil
-}
-
-func countKnown(cs []Change) int {
-	n := 0
-	for _, c := range cs {
-		if !c.Unknown && !c.Ignored {
-			n++
-		}
-	}
-	return n
 }
 
 // mtimeSlack is how far a file's time may lag the clock that wrote it

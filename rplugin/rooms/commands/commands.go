@@ -188,8 +188,8 @@ func (r *Room) compare(s *session.Session, t taken) {
 	if len(o.Changes) == 0 && len(o.Others) == 0 && len(o.Unsure) == 0 {
 		return
 	}
-	for _, rel := range o.unsure {
-		s.Turns.NotKept(rel) // neither the session's nor restorable: named
+	for _, c := range o.Unsure {
+		s.Turns.NotKept(c.Path) // neither the session's nor restorable: named
 	}
 	cs = o.Changes
 	recorded := 0
@@ -222,8 +222,7 @@ const maxDiffLines = 400
 type Outcome struct {
 	Changes []snapshot.Change // its own
 	Others  []string          // files another session (or you) wrote meanwhile: "b.txt (session 2)"
-	Unsure  []string          // files written while a snapshot was read
-	unsure  []string          // their paths
+	Unsure  []snapshot.Change // files written while a snapshot was read
 	Partial bool              // the folder is bigger than a snapshot reads
 }
 
@@ -244,7 +243,7 @@ func split(cs []snapshot.Change, others map[string]int) Outcome {
 			continue
 		}
 		if c.Unsure {
-			o.Unsure, o.unsure = append(o.Unsure, c.Rel), append(o.unsure, c.Path)
+			o.Unsure = append(o.Unsure, c)
 			continue
 		}
 		o.Changes = append(o.Changes, c)
@@ -362,7 +361,11 @@ func Describe(command string, o Outcome) string {
 		line += fmt.Sprintf(". Not its changes (written meanwhile): %s", sanitize.List(o.Others, 8))
 	}
 	if len(o.Unsure) > 0 {
-		line += fmt.Sprintf(". Unsure whether it changed (written while the folder was read; not kept for rewind): %s", sanitize.List(o.Unsure, 8))
+		rels := make([]string, len(o.Unsure))
+		for i, c := range o.Unsure {
+			rels[i] = c.Rel
+		}
+		line += fmt.Sprintf(". Unsure whether it changed (written while the folder was read; not kept for rewind): %s", sanitize.List(rels, 8))
 	}
 	if len(unknown) > 0 {
 		line += fmt.Sprintf(". Not restorable by rewind (its content before is not kept): %s", sanitize.List(unknown, 8))
