@@ -43,18 +43,24 @@ func Both(ctx context.Context, dir string, stdin io.Reader, args ...string) (std
 	return strings.TrimSpace(string(out)), strings.TrimSpace(msg), err
 }
 
-func run(ctx context.Context, dir string, env []string, stdin io.Reader, args ...string) ([]byte, string, error) {
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
+// command is git in dir with env added, its messages kept in stderr. Ended
+// with its context (the host going away): its children too, and what they
+// hold of its output is not waited for.
+func command(ctx context.Context, dir string, env []string, args []string) (cmd *exec.Cmd, stderr *bytes.Buffer) {
+	cmd = exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
 	if len(env) > 0 {
 		cmd.Env = append(os.Environ(), env...)
 	}
-	cmd.Stdin = stdin
-	// Ended with its context (the host going away): its children too, and
-	// what they hold of its output is not waited for.
 	InGroup(cmd)
 	cmd.WaitDelay = waitDelay
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
+	stderr = &bytes.Buffer{}
+	cmd.Stderr = stderr
+	return cmd, stderr
+}
+
+func run(ctx context.Context, dir string, env []string, stdin io.Reader, args ...string) ([]byte, string, error) {
+	cmd, stderr := command(ctx, dir, env, args)
+	cmd.Stdin = stdin
 	out, err := cmd.Output()
 	if err != nil {
 		return nil, stderr.String(), fmt.Errorf("git %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
@@ -91,14 +97,7 @@ func RemoteOf(ctx context.Context, top string) string {
 func Head(ctx context.Context, dir string, env []string, max int64, args ...string) (out []byte, cut bool, err error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
-	if len(env) > 0 {
-		cmd.Env = append(os.Environ(), env...)
-	}
-	InGroup(cmd)
-	cmd.WaitDelay = waitDelay
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
+	cmd, stderr := command(ctx, dir, env, args)
 	pipe, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, false, fmt.Errorf("git %s: %w", strings.Join(args, " "), err)
