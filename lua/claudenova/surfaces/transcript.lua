@@ -161,12 +161,13 @@ local function toggle_details(id)
   local target
   local d, rest = depth(line)
   local nxt = vim.api.nvim_buf_get_lines(0, lnum, lnum + 1, false)[1] or ""
-  if vim.fn.foldclosed(lnum) == -1 and depth(nxt) > d then
+  local open = vim.fn.foldclosed(lnum) == -1
+  if open and depth(nxt) > d then
     -- A call (nested or not) or a note: its own details.
     target = lnum + 1
-  elseif rest:sub(1, #TOOL) == TOOL and vim.fn.foldclosed(lnum) == -1 then
-    target = nil -- a call without details
-  elseif d > 0 or vim.fn.foldclosed(lnum) ~= -1 then
+  elseif not open or (d > 0 and rest:sub(1, #TOOL) ~= TOOL) then
+    -- A closed fold, or a line of details (a nested call without any of
+    -- its own is not one).
     target = lnum
   end
   if not target then
