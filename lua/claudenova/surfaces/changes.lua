@@ -409,12 +409,13 @@ function M.open_file(view, f)
   return v
 end
 
---- " · by `sed -i …`" when a command changed the file (a file tool: "").
-function M.by(f)
+--- " · by `sed -i …`" when a command changed the file (a file tool: ""),
+--- after sep (default " · ").
+function M.by(f, sep)
   if not f.by or f.by == "" then
     return ""
   end
-  return (" · by `%s`"):format(textutil.first_line(f.by, 40))
+  return ("%sby `%s`"):format(sep or " · ", textutil.first_line(f.by, 40))
 end
 
 --- What a view shows: "prompt 3", or "round 2" for a review round.

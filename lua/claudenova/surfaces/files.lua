@@ -185,7 +185,7 @@ function M.lines(view)
       tail = "  deleted"
     end
     local stats = ("+%d −%d"):format(ins, del)
-    local by = changes.by(f):gsub("^ · ", "  ") -- the command that changed it
+    local by = changes.by(f, "  ") -- the command that changed it
     local line = ("%s %s  %s%s%s%s"):format(seen, f.rel, stats, n > 0 and ("  ✎ %d"):format(n) or "", tail, by)
     local row = #lines
     table.insert(lines, line)
