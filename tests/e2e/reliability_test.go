@@ -372,14 +372,25 @@ func TestStreamingSessionsKeepHostAndTranscripts(t *testing.T) {
 		}
 		for id := 1; id <= n; id++ {
 			id := id
+			var differs string // where the buffer and the host part, for a failure
+			t.Cleanup(func() {
+				if t.Failed() && differs != "" {
+					t.Logf("transcript %d: %s", id, differs)
+				}
+			})
 			e.Eventually(10*time.Second, "transcript "+itoa(id)+" complete", func() bool {
-				var same bool
-				e.Lua(&same, `local id = ...
+				e.Lua(&differs, `local id = ...
 					local want = require('claudenova.channel.host').request('transcript', { session = id })
 					local buf = require('claudenova.surfaces.transcript').ensure(id)
 					local got = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
-					return vim.deep_equal(want.lines, got) and want.first == 0`, id)
-				return same
+					if want.first ~= 0 then return "the host's lines begin at " .. tostring(want.first) end
+					for i = 1, math.max(#want.lines, #got) do
+						if want.lines[i] ~= got[i] then
+							return ("line %d of %d/%d: host %q, buffer %q"):format(i, #want.lines, #got, tostring(want.lines[i]), tostring(got[i]))
+						end
+					end
+					return ""`, id)
+				return differs == ""
 			})
 		}
 	})
