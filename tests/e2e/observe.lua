@@ -12,10 +12,13 @@ vim.notify = function(msg, level, opts)
   end
 end
 
--- Record request events with what was on screen at that moment.
+-- Record request events with what was on screen at that moment (not in
+-- the benchmarks, CLAUDENOVA_TEST_EVENTS=off: a listener is the user's
+-- cost, not the plugin's, and the plugin has none).
 _G.claudenova_test.events = {}
+local record_events = os.getenv("CLAUDENOVA_TEST_EVENTS") ~= "off"
 vim.api.nvim_create_autocmd("User", {
-  pattern = { "ClaudeNovaRequestAdded", "ClaudeNovaRequestDecided" },
+  pattern = record_events and { "ClaudeNovaRequestAdded", "ClaudeNovaRequestDecided" } or "ClaudeNovaTestNever",
   callback = function(ev)
     local panel = package.loaded["claudenova.surfaces.panel"]
     table.insert(_G.claudenova_test.events, {

@@ -22,7 +22,7 @@ local buf = vim.api.nvim_create_buf(false, true)
 vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
 local win = vim.api.nvim_open_win(buf, false, { relative = 'editor', row = 2, col = 2, width = 60, height = #lines, style = 'minimal', border = 'rounded' })
 local s, us = vim.uv.gettimeofday()
-return { win, s, us }
+return { win, s, us, buf }
 `
 
 // floatHost is the Bash panel's control: the cheapest host there can be. It
@@ -118,11 +118,13 @@ func (f *floatHost) step() error {
 		if err := f.in.v.ExecLua(floatShown, &r, f.text); err != nil {
 			return err
 		}
-		if len(r) != 3 {
+		if len(r) != 4 {
 			return fmt.Errorf("the control's float: %v", r)
 		}
 		f.shown[ev.RequestID] = time.Unix(r[1], r[2]*1000)
-		if err := f.in.v.ExecLua("vim.api.nvim_win_close(..., true)", nil, r[0]); err != nil {
+		// Its buffer goes with it: a thousand left behind made every
+		// window Neovim opened slower, the panel's as well as this one's.
+		if err := f.in.v.ExecLua("local win, buf = ...; vim.api.nvim_win_close(win, true); vim.api.nvim_buf_delete(buf, { force = true })", nil, r[0], r[3]); err != nil {
 			return err
 		}
 		answer, _ := json.Marshal(map[string]any{"type": "control_response", "response": map[string]any{

@@ -442,6 +442,9 @@ func (b *bench) start(setup map[string]any, env map[string]string) (*instance, e
 		nvim.ChildProcessEnv([]string{"HOME=" + dir, "PATH=" + os.Getenv("PATH"),
 			"XDG_CONFIG_HOME=" + xdg + "/config", "XDG_DATA_HOME=" + xdg + "/data", "XDG_STATE_HOME=" + xdg + "/state",
 			"XDG_CACHE_HOME=" + xdg + "/cache", "CLAUDENOVA_TEST_ROOT=" + b.root, "CLAUDENOVA_TEST_OPTS=" + string(oj),
+			// The tests' recorder of request events stays out: the
+			// plugin's figures hold no listener of the test harness.
+			"CLAUDENOVA_TEST_EVENTS=off",
 			// UIBENCH_CPUPROFILE=file: the host's CPU profile (the last
 			// instance's; go tool pprof bin/claudenova file).
 			"CLAUDENOVA_CPUPROFILE=" + os.Getenv("UIBENCH_CPUPROFILE"),
@@ -506,6 +509,14 @@ func (b *bench) latency(lines, n int) (lat, control []time.Duration, err error) 
 		return nil, nil, err
 	}
 	defer in.close()
+	// A UI attached, as a person's terminal is: without one Neovim counts
+	// its user away, and every request also rings the bell and writes a
+	// terminal notification (notify_away), a path no one looking takes.
+	// Both sides redraw for it, after the moment each is timed.
+	_ = in.v.RegisterHandler("redraw", func(...[]any) {})
+	if err := in.v.AttachUI(160, 50, map[string]any{"rgb": true, "ext_linegrid": true}); err != nil {
+		return nil, nil, err
+	}
 	// Between two requests claude pauses (a model thinks for far longer):
 	// the last surface's closing, which the user's answer began, is not
 	// billed to the next request, as the control's closing is not either.
