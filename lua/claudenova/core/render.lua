@@ -37,7 +37,8 @@ end
 ---@param opts? { changed_only?: boolean, editable?: boolean, marks?: table[] }
 function M.lines(buf, ns, lines, hls, opts)
   opts = opts or {}
-  vim.bo[buf].modifiable = true
+  local bo = { buf = buf } -- (vim.bo[buf] makes a table at every use)
+  vim.api.nvim_set_option_value("modifiable", true, bo)
   local old = opts.changed_only and vim.api.nvim_buf_get_lines(buf, 0, -1, false)
   if old and #old == #lines then
     for i, l in ipairs(lines) do
@@ -49,9 +50,9 @@ function M.lines(buf, ns, lines, hls, opts)
     vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
   end
   if opts.editable then
-    vim.bo[buf].modified = false
+    vim.api.nvim_set_option_value("modified", false, bo)
   else
-    vim.bo[buf].modifiable = false
+    vim.api.nvim_set_option_value("modifiable", false, bo)
   end
   if not ns then
     return
@@ -66,7 +67,9 @@ function M.lines(buf, ns, lines, hls, opts)
       end
     end
   end
-  place(buf, ns, opts.marks or {})
+  if opts.marks then
+    place(buf, ns, opts.marks)
+  end
 end
 
 --- Replace the marks of namespace ns in buf (a buffer the surface does not

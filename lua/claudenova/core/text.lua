@@ -4,11 +4,22 @@ local errors = require("claudenova.core.errors")
 
 local M = {}
 
+--- The screen cells s takes, as strdisplaywidth() counts them from the
+--- first column. Printable ASCII, most of what the surfaces draw, is
+--- counted here: a call into Vimscript for every line and key hint was a
+--- third of the time a panel took to lay out.
+function M.width(s)
+  if not s:find("[^\32-\126]") then
+    return #s
+  end
+  return vim.fn.strdisplaywidth(s)
+end
+
 --- Split a (possibly multi-line) value into buffer lines.
 function M.lines(s)
   s = tostring(s or "")
-  if s == "" then
-    return { "" }
+  if not s:find("\n", 1, true) then
+    return { s } -- most values are one line: no split
   end
   local out = vim.split(s, "\n", { plain = true })
   if out[#out] == "" and #out > 1 then
@@ -49,11 +60,11 @@ local DANGLING = { " ", "(", "[", "{", "·", ",", ":", ";" }
 
 --- s cut with … to fit width screen cells (s itself when it fits).
 function M.cut(s, width)
-  if vim.fn.strdisplaywidth(s) <= width then
+  if M.width(s) <= width then
     return s
   end
   local out = vim.fn.strcharpart(s, 0, width - 1)
-  while vim.fn.strdisplaywidth(out) > width - 1 do
+  while M.width(out) > width - 1 do
     out = vim.fn.strcharpart(out, 0, vim.fn.strchars(out) - 1)
   end
   -- The … follows a word, not an opening bracket or a separator: "make a
@@ -68,20 +79,26 @@ function M.cut(s, width)
       end
     end
   end
+  -- Nor a bracket opened on a fragment: "hello.txt (1…" goes back to
+  -- "hello.txt…".
+  local before = trimmed:match("^(.-)%s*[%(%[{][^%s%)%]}]?[^%s%)%]}]?$")
+  if before and before ~= "" then
+    trimmed = before
+  end
   return (trimmed ~= "" and trimmed or out) .. "…"
 end
 
 --- s cut to width like M.cut, its end that matches pattern kept whole (an
 --- attempt's number: "3 · fix-the-lo… #2" for pattern " #%d+$").
 function M.cut_keeping(s, width, pattern)
-  if vim.fn.strdisplaywidth(s) <= width then
+  if M.width(s) <= width then
     return s
   end
   local tail = s:match(pattern)
-  if not tail or tail == s or width - vim.fn.strdisplaywidth(tail) < 2 then
+  if not tail or tail == s or width - M.width(tail) < 2 then
     return M.cut(s, width)
   end
-  return M.cut(s:sub(1, #s - #tail), width - vim.fn.strdisplaywidth(tail)) .. tail
+  return M.cut(s:sub(1, #s - #tail), width - M.width(tail)) .. tail
 end
 
 --- s wrapped into lines of at most width cells at spaces only, never in a
@@ -90,7 +107,7 @@ end
 --- where it must be. indent (a string) starts the lines after the first.
 function M.wrap(s, width, indent)
   indent = indent or ""
-  width = math.max(width, vim.fn.strdisplaywidth(indent) + 8)
+  width = math.max(width, M.width(indent) + 8)
   local out, line = {}, ""
   local function push()
     table.insert(out, line)
@@ -98,16 +115,16 @@ function M.wrap(s, width, indent)
   end
   for word in s:gmatch("%S+") do
     local lead = (line == "" or line == indent) and "" or " "
-    if vim.fn.strdisplaywidth(line .. lead .. word) <= width then
+    if M.width(line .. lead .. word) <= width then
       line = line .. lead .. word
     else
       if line ~= "" and line ~= indent then
         push()
       end
-      while vim.fn.strdisplaywidth(line .. word) > width do
-        local room = width - vim.fn.strdisplaywidth(line)
+      while M.width(line .. word) > width do
+        local room = width - M.width(line)
         local n = 0
-        while n < vim.fn.strchars(word) and vim.fn.strdisplaywidth(vim.fn.strcharpart(word, 0, n + 1)) <= room do
+        while n < vim.fn.strchars(word) and M.width(vim.fn.strcharpart(word, 0, n + 1)) <= room do
           n = n + 1
         end
         n = math.max(n, 1)
@@ -156,12 +173,12 @@ end
 --- the middle). Escaped for 'statusline'/'winbar'.
 function M.fit(parts, width)
   local out = parts[1] or ""
-  if vim.fn.strdisplaywidth(out) > width then
+  if M.width(out) > width then
     return (M.cut(out, width):gsub("%%", "%%%%"))
   end
   for i = 2, #parts do
     local p = parts[i]
-    if p and p ~= "" and vim.fn.strdisplaywidth(out .. " · " .. p) <= width then
+    if p and p ~= "" and M.width(out .. " · " .. p) <= width then
       out = out .. " · " .. p
     end
   end

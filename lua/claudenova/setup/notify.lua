@@ -206,7 +206,7 @@ function M.pin(tag, msg)
     msg = PREFIX .. msg
   end
   local line = text.cut(msg:gsub("%s*\n%s*", " · "), math.max(10, vim.o.columns - 2))
-  local width = vim.fn.strdisplaywidth(line)
+  local width = text.width(line)
   local buf = vim.api.nvim_create_buf(false, true)
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, { line })
   vim.bo[buf].bufhidden = "wipe"

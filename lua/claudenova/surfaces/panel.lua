@@ -116,7 +116,7 @@ local function render(r, review, width)
     local room = math.max(20, width)
     local line = ""
     for _, it in ipairs(items) do
-      if line ~= "" and vim.fn.strdisplaywidth(line .. "   " .. it.text) > room then
+      if line ~= "" and text.width(line .. "   " .. it.text) > room then
         add(line, "ClaudeNovaKey")
         line = it.text
       else
@@ -359,14 +359,14 @@ end
 local function width_of(lines)
   local widest = 0
   for _, l in ipairs(lines) do
-    widest = math.max(widest, vim.fn.strdisplaywidth(l))
+    widest = math.max(widest, text.width(l))
   end
   return math.min(math.max(20, widest + 1), math.max(20, vim.o.columns - 4)), widest
 end
 
 local function geometry(buf, win)
   local lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
-  local width = width_of(lines)
+  local width, widest = width_of(lines)
   local maxh = math.max(3, vim.o.lines - vim.o.cmdheight - 4)
   local height = #lines
   if win and vim.api.nvim_win_is_valid(win) then
@@ -392,7 +392,8 @@ local function geometry(buf, win)
   else
     cfg_.footer = ""
   end
-  return cfg_
+  -- Whether a line wraps (then the height is the window's to say).
+  return cfg_, widest > width
 end
 
 -- Fill buf with r's lines for a window width cells wide; rows (the line ->
@@ -446,7 +447,7 @@ function M.relayout()
   end
   local r = state.requests[cur.id] or cur.r
   layout(cur.buf, r, cur.review, cur.rows)
-  vim.api.nvim_win_set_config(cur.win, geometry(cur.buf, cur.win))
+  vim.api.nvim_win_set_config(cur.win, (geometry(cur.buf, cur.win)))
   on_deny(cur.win, r, cur.rows)
 end
 
@@ -464,7 +465,7 @@ local panel_buf
 -- closed. Making it costs 0.7 ms: rarely enough to stay out of the p99.
 local uses, RENEW = 0, vim.fn.has("nvim-0.12") == 1 and math.huge or 128
 
-local make_buffer
+local make_buffer, follow_resizes
 
 --- Wipe the panel's buffer (when there is one) and make it anew.
 local function renew()
@@ -536,6 +537,24 @@ function make_buffer()
   panel_buf = buf
 end
 
+-- A resized screen fits the open panel to it (one autocommand for every
+-- panel, made with the first).
+local resizes
+function follow_resizes()
+  if resizes then
+    return
+  end
+  resizes = vim.api.nvim_create_autocmd("VimResized", {
+    group = vim.api.nvim_create_augroup("ClaudeNovaPanel", { clear = true }),
+    desc = "claude-nova: fit the panel to the new screen size",
+    callback = function()
+      if M.current then
+        M.relayout()
+      end
+    end,
+  })
+end
+
 function M.open(r, opts)
   opts = opts or {}
   M.close()
@@ -547,34 +566,27 @@ function M.open(r, opts)
   end
   local rows = {}
   layout(buf, r, opts.review, rows)
-  local c = geometry(buf, nil)
+  local c, wraps = geometry(buf, nil)
   -- noautocmd: entering the panel would run every WinLeave, BufLeave,
   -- WinEnter, BufEnter and BufWinEnter autocommand there is (Neovim's own
   -- matchparen and netrw take 0.25 ms of the 0.3 ms it took), none of
   -- which has anything to do in the panel. Leaving it runs them as usual.
   c.style, c.border, c.noautocmd = "minimal", "rounded", true
   local win = vim.api.nvim_open_win(buf, true, c)
-  local wo = { win = win }
+  local wo = { win = win } -- ('minimal' turned 'cursorline' off)
   vim.api.nvim_set_option_value("wrap", true, wo)
   vim.api.nvim_set_option_value("linebreak", true, wo)
   vim.api.nvim_set_option_value("breakindent", true, wo)
   vim.api.nvim_set_option_value("breakindentopt", "shift:4", wo)
-  vim.api.nvim_set_option_value("cursorline", false, wo)
-  vim.api.nvim_win_set_config(win, geometry(buf, win))
+  if wraps then
+    -- A line wider than the screen wraps: the panel's height is the
+    -- wrapped text's, which only the window knows.
+    vim.api.nvim_win_set_config(win, (geometry(buf, win)))
+  end
   set_keymaps(buf, r)
   on_deny(win, r, rows)
   M.current = { id = r.id, win = win, buf = buf, review = opts.review, r = r, rows = rows }
-  vim.api.nvim_create_autocmd("VimResized", {
-    group = vim.api.nvim_create_augroup("ClaudeNovaPanel", { clear = true }),
-    desc = "claude-nova: fit the panel to the new screen size",
-    callback = function()
-      if M.current and M.current.buf == buf then
-        M.relayout()
-      else
-        return true
-      end
-    end,
-  })
+  follow_resizes()
 end
 
 function M.withdraw(id)

@@ -513,8 +513,15 @@ local function state_hl(s)
 end
 
 -- The key hint, wrapped to the sidebar's width.
+local hints_for = { width = nil, keys = nil, lines = nil }
+
 local function hint_lines(width)
   local keys = cfg().keymaps.sidebar
+  -- The same for the same width and keymaps: made once, not at every row
+  -- a request adds.
+  if hints_for.width == width and hints_for.keys == cfg().keymaps then
+    return hints_for.lines
+  end
   local items = {}
   for _, d in ipairs(HINT) do
     local lhs = keys[d[1]]
@@ -531,7 +538,7 @@ local function hint_lines(width)
   local lines, cur = {}, ""
   for _, item in ipairs(items) do
     local try = cur == "" and item or (cur .. "  " .. item)
-    if cur ~= "" and vim.fn.strdisplaywidth(try) > width then
+    if cur ~= "" and text.width(try) > width then
       table.insert(lines, cur)
       cur = item
     else
@@ -541,6 +548,7 @@ local function hint_lines(width)
   if cur ~= "" then
     table.insert(lines, cur)
   end
+  hints_for = { width = width, keys = cfg().keymaps, lines = lines }
   return lines
 end
 
@@ -580,14 +588,29 @@ function M.session_tail(s, st, pending, short)
   return tail
 end
 
+-- Folders as vim.fs.normalize gives them, remembered: every row of every
+-- render asked again for the same few.
+local normal_paths, normal_count = {}, 0
+local function normalized(path)
+  local n = normal_paths[path]
+  if not n then
+    if normal_count >= 256 then
+      normal_paths, normal_count = {}, 0
+    end
+    n = vim.fs.normalize(path)
+    normal_paths[path], normal_count = n, normal_count + 1
+  end
+  return n
+end
+
 --- The repository (or folder) a session belongs to: its worktree's
 --- checkout, else its folder.
 function M.group_of(s)
   local wt = type(s.worktree) == "table" and s.worktree or nil
   if wt and wt.root and wt.root ~= "" then
-    return vim.fs.normalize(wt.root)
+    return normalized(wt.root)
   end
-  return vim.fs.normalize(s.cwd or "")
+  return normalized(s.cwd or "")
 end
 
 --- The sessions in the order the sidebar lists them: a repository's
@@ -664,8 +687,8 @@ function M.folder_of(s)
   if not s.cwd or s.cwd == "" then
     return nil
   end
-  local here = vim.fs.normalize(vim.fn.getcwd())
-  local there = vim.fs.normalize(s.cwd)
+  local here = normalized(vim.fn.getcwd())
+  local there = normalized(s.cwd)
   if there == here then
     return nil
   end
@@ -696,7 +719,7 @@ function M.render()
   local cut = text.cut
   local pending = #state.order()
   local title = ("Claude Nova · %d pending"):format(pending)
-  if vim.fn.strdisplaywidth(title) > room then
+  if text.width(title) > room then
     title = ("Nova · %d pending"):format(pending) -- the count, never cut
   end
   add(cut(title, room), { { 0, -1, "ClaudeNovaTitle" } })
@@ -741,12 +764,12 @@ function M.render()
       else
         tail = M.session_tail(s, st_word, #reqs, level == "short") .. world.session_tail(sid, level == "short")
       end
-      if vim.fn.strdisplaywidth(glyph .. label .. tail) <= room then
+      if text.width(glyph .. label .. tail) <= room then
         break
       end
     end
     -- An attempt's number stays when its name is cut ("3 · fix-th… #2").
-    local head = glyph .. text.cut_keeping(label, math.max(12, room - vim.fn.strdisplaywidth(glyph .. tail)), " #%d+$")
+    local head = glyph .. text.cut_keeping(label, math.max(12, room - text.width(glyph .. tail)), " #%d+$")
     local line = cut(head .. tail, room)
     if s.state == "exited" then
       add(line, { { 0, -1, "ClaudeNovaSessionExited" } })
@@ -762,7 +785,7 @@ function M.render()
     -- Beneath it, when they say something: its mode (other than default)
     -- and where it works (a worktree, a folder other than the editor's).
     local more = M.session_more(s)
-    if vim.fn.strdisplaywidth(more) > room - 4 then
+    if text.width(more) > room - 4 then
       more = M.session_more(s, true) -- the branch before its counts
     end
     if more ~= "" then
@@ -781,11 +804,11 @@ function M.render()
         local prefix = "    " .. who .. r.tool
         local age = text.age(r.arrived)
         -- The target gives way (…) so that the counts and the age stay.
-        local left = room - vim.fn.strdisplaywidth(prefix .. stat .. "  " .. age)
-        if vim.fn.strdisplaywidth(target) > left then
+        local left = room - text.width(prefix .. stat .. "  " .. age)
+        if text.width(target) > left then
           target = left >= 2 and cut(target, left) or ""
           if target == "" then
-            prefix = cut(prefix, math.max(2, room - vim.fn.strdisplaywidth(stat .. "  " .. age)))
+            prefix = cut(prefix, math.max(2, room - text.width(stat .. "  " .. age)))
           end
         end
         local row = prefix .. target .. stat .. "  " .. age
@@ -822,12 +845,12 @@ function M.render()
           { "    ", " · " .. word },
           { "    ", "" },
         }) do
-          if vim.fn.strdisplaywidth(prefix .. what .. rest) <= room then
+          if text.width(prefix .. what .. rest) <= room then
             break
           end
           prefix, rest = try[1], try[2]
         end
-        what = cut(what, math.max(4, room - vim.fn.strdisplaywidth(prefix .. rest)))
+        what = cut(what, math.max(4, room - text.width(prefix .. rest)))
         local row = cut(prefix .. what .. rest, room)
         add(row, {
           { 4, #prefix - 1, "ClaudeNovaTool" },
