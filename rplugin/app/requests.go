@@ -192,7 +192,9 @@ func (a *App) arrive(p *approval.Pending, s *session.Session) bool {
 		})
 		a.ui.Send(ui.EvSession, s)
 	}
-	a.reg.Present(p.ID, func(approval.Pending) { a.ui.Send(ui.EvPresent, view) })
+	// The request is the one just added: the front end has it from
+	// EvRequestAdded, so it is not encoded and decoded a second time.
+	a.reg.Present(p.ID, func(approval.Pending) { a.ui.Send(ui.EvPresent, ui.AsAdded{ID: p.ID, AsAdded: true}) })
 	return true
 }
 

@@ -26,7 +26,7 @@ const (
 	EvResync          = "resync"
 	EvRequestAdded    = "request_added"    // RequestView
 	EvRequestRemoved  = "request_removed"  // {id, outcome, message}
-	EvPresent         = "present"          // RequestView: open its surface
+	EvPresent         = "present"          // RequestView, or AsAdded: open its surface
 	EvNotify          = "notify"           // {msg, level}
 	EvProposalRebase  = "proposal_rebase"  // {id, path, exists}: the real file changed on disk
 	EvProposalPrepare = "proposal_prepare" // {id, path}: read this large original while the proposal is staged
@@ -46,6 +46,13 @@ const (
 	// the worktree and its branch (merge.Offer; removed: withdrawn).
 	EvMergeDone = "merge_done"
 )
+
+// AsAdded is EvPresent's data for a request just added (EvRequestAdded,
+// earlier in the stream): open its surface as that event gave it.
+type AsAdded struct {
+	ID      string `json:"id"`
+	AsAdded bool   `json:"as_added"`
+}
 
 // Answer is a call's result, or its error in words for the user. Errors
 // never travel as RPC errors, whose text Neovim wraps in its own plumbing.

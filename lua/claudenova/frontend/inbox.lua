@@ -11,6 +11,7 @@
 -- the host: see host.in_apply).
 local state = require("claudenova.store.state")
 local working = require("claudenova.services.working")
+local away = require("claudenova.setup.away")
 local notify = require("claudenova.setup.notify")
 local scheduler = require("claudenova.services.scheduler")
 local complete = require("claudenova.surfaces.complete")
@@ -53,8 +54,13 @@ local surfaces = {
 -- requests only their surface answers is the host's to say (a view's own).
 M.PICKER = { question = true, elicit = true }
 
+-- The User event of a request, for the user's autocommands. Only when
+-- there is one: the request is copied into the event's data and out again
+-- for every listener, which made a tenth of a Bash panel's time.
 local function fire(pattern, data)
-  vim.api.nvim_exec_autocmds("User", { pattern = pattern, data = data, modeline = false })
+  if vim.fn.exists("#User#" .. pattern) == 1 then
+    vim.api.nvim_exec_autocmds("User", { pattern = pattern, data = data, modeline = false })
+  end
 end
 
 -- Requests whose surface waits for a pause, with what was said of them:
@@ -163,14 +169,23 @@ local function warm()
   end)
 end
 
-function handlers.session(info)
+-- A session's state: what the sidebar and the surfaces read.
+local function session_state(info)
   warm()
   disk.watch_saves()
   state.sessions[info.id] = info
-  local tr = transcript
-  tr.ensure(info.id)
-  tr.session_changed(info.id)
   working.session(info.id)
+end
+
+-- Its transcript's buffer and title.
+function handlers.session_views(info)
+  transcript.ensure(info.id)
+  transcript.session_changed(info.id)
+end
+
+function handlers.session(info)
+  session_state(info)
+  handlers.session_views(info)
 end
 
 function handlers.session_removed(data)
@@ -209,6 +224,7 @@ function handlers.request_added(r)
     return
   end
   state.requests[r.id] = r
+  away.added(r)
   fire("ClaudeNovaRequestAdded", r)
 end
 
@@ -234,6 +250,7 @@ function handlers.request_removed(data)
   notify.unpin(data.id)
   local r = drop(data.id, data.outcome)
   state.gone[data.id] = nil
+  away.decided(data.id)
   fire("ClaudeNovaRequestDecided", { id = data.id, session = data.session, outcome = data.outcome, request = r })
 end
 
@@ -276,7 +293,13 @@ function handlers.present(r)
     return -- decided here already
   end
   local known = state.requests[r.id]
-  if known then
+  if r.as_added then
+    -- The request just added (request_added, earlier in the stream).
+    if not known then
+      return -- not delivered: the resync that follows shows it
+    end
+    r = known
+  elseif known then
     r.announced = known.announced
   end
   state.requests[r.id] = r
@@ -434,12 +457,60 @@ function M.reset_stream()
   next_seq, ahead, epoch = 1, {}, host.epoch
 end
 
+-- What a batch that shows a surface leaves for after the screen showed it
+-- (its transcript text, its sessions' transcript titles): applied by a
+-- timer, whose callback runs after Neovim's next redraw (a scheduled one
+-- runs before it), and before anything that comes later. The surface and
+-- its sidebar row are what the user waits for; these are not.
+local after_screen = {}
+local after_timer
+
+local function flush_after_screen()
+  local held = after_screen
+  after_screen = {}
+  for _, ev in ipairs(held) do
+    local ok, err = pcall(handlers[ev.event], ev.data)
+    if not ok then
+      notify.error(ev.event .. ": " .. errors.message(err):gsub("^claude%-nova: ", ""))
+    end
+  end
+end
+
+-- Whether events open a surface now (a picker waits for vim.schedule).
+local function shows(events)
+  local added = {}
+  for _, ev in ipairs(events) do
+    if type(ev.data) == "table" and ev.event == "request_added" then
+      added[ev.data.id] = ev.data
+    elseif type(ev.data) == "table" and ev.event == "present" then
+      local r = ev.data.as_added and (added[ev.data.id] or state.requests[ev.data.id]) or ev.data
+      if r and not M.PICKER[r.surface] then
+        return true
+      end
+    end
+  end
+  return false
+end
+
 function M._apply(batch)
+  if #after_screen > 0 then
+    flush_after_screen()
+  end
   local events = due(vim.json.decode(batch, { luanil = { object = true, array = true } }))
+  local hold = shows(events)
   local sidebar_dirty = false
   for _, ev in ipairs(events) do
     local h = handlers[ev.event]
-    if h then
+    if hold and ev.event == "transcript" then
+      table.insert(after_screen, ev)
+    elseif hold and ev.event == "session" then
+      local ok, err = pcall(session_state, ev.data)
+      if not ok then
+        notify.error("session: " .. errors.message(err):gsub("^claude%-nova: ", ""))
+      end
+      table.insert(after_screen, { event = "session_views", data = ev.data })
+      sidebar_dirty = true
+    elseif h then
       local ok, err = pcall(h, ev.data)
       if not ok then
         notify.error(ev.event .. ": " .. errors.message(err):gsub("^claude%-nova: ", ""))
@@ -451,12 +522,28 @@ function M._apply(batch)
   if sidebar_dirty then
     sidebar.render()
   end
+  if #after_screen > 0 then
+    after_timer = after_timer or vim.uv.new_timer()
+    after_timer:start(
+      0,
+      0,
+      vim.schedule_wrap(function()
+        host.in_apply = true
+        local ok, err = pcall(flush_after_screen)
+        host.in_apply = false
+        if not ok then
+          notify.error(err)
+        end
+      end)
+    )
+  end
 end
 
 --- The host died: everything it owned is gone (sessions, transcripts,
 --- requests). The next command starts a fresh host that numbers its sessions
 --- from 1 again, so nothing of the old one may linger here.
 function M.host_lost(code)
+  after_screen = {}
   local n = 0
   for id in pairs(state.requests) do
     n = n + 1

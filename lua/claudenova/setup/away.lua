@@ -3,8 +3,8 @@
 -- UI is attached (a detached --remote-ui, a headless server). Once per
 -- request: a terminal notification (OSC 777 and OSC 9, wrapped for tmux's
 -- passthrough), the bell, and an optional command (notify_away). Nothing
--- while you are looking. It listens to User ClaudeNovaRequestAdded like any
--- user autocmd would.
+-- while you are looking. The front end tells it of each request as it
+-- arrives and is decided (added, decided), once setup() ran.
 local errors = require("claudenova.core.errors")
 local config = require("claudenova.setup.config")
 local notify = require("claudenova.setup.notify")
@@ -110,9 +110,9 @@ local function message(r)
   return msg
 end
 
---- A request arrived (User ClaudeNovaRequestAdded's data).
+--- A request arrived (the request, as in User ClaudeNovaRequestAdded).
 function M.added(r)
-  if type(r) ~= "table" or not r.id or signaled[r.id] then
+  if not started or type(r) ~= "table" or not r.id or signaled[r.id] then
     return
   end
   local away, why = M.away()
@@ -163,24 +163,11 @@ function M.setup()
       focused = true
     end,
   })
-  vim.api.nvim_create_autocmd("User", {
-    group = group,
-    pattern = "ClaudeNovaRequestAdded",
-    desc = "claude-nova: signal a request that arrives while you are away (notify_away)",
-    callback = function(ev)
-      M.added(ev.data)
-    end,
-  })
-  vim.api.nvim_create_autocmd("User", {
-    group = group,
-    pattern = "ClaudeNovaRequestDecided",
-    desc = "claude-nova: forget a decided request's signal",
-    callback = function(ev)
-      if type(ev.data) == "table" and ev.data.id then
-        signaled[ev.data.id] = nil
-      end
-    end,
-  })
+end
+
+--- A request was decided or withdrawn: its signal is forgotten.
+function M.decided(id)
+  signaled[id] = nil
 end
 
 --- For :checkhealth: where a signal goes from this Neovim.
