@@ -164,6 +164,65 @@ return {
       t:eq(next(state().requests), nil, "pending requests after the answer")
     end,
   },
+  ["a batch that shows a panel draws it first, and its transcript text right after"] = {
+    run = function(t)
+      -- The command's transcript lines, its row and its panel in one batch,
+      -- the panel named as added (as the host sends a request it just added).
+      local batches = t:replay("bash", 5)
+      local before = transcript_lines(1)
+      local events = vim.deepcopy(batches[6])
+      for _, ev in ipairs(batches[7]) do
+        if ev.event == "present" then
+          ev = { seq = ev.seq, event = "present", data = { id = ev.data.id, as_added = true } }
+        end
+        table.insert(events, ev)
+      end
+      t:deliver_raw(events)
+      t:eq(#t:floats(), 1, "the panel, open when the batch's call returns")
+      t:eq(require("claudenova.surfaces.panel").current.r.tool, "Bash", "the request it shows")
+      t:eq(transcript_lines(1), before, "the transcript, before the screen showed the panel")
+      -- The next batch comes before the timer ran: the held text goes first.
+      t:deliver_raw({
+        {
+          seq = events[#events].seq + 1,
+          event = "transcript",
+          data = { session = 1, ops = { { op = "set", prev = 4, seq = 5, index = 9, count = 0, lines = { "after" } } } },
+        },
+      })
+      local now = transcript_lines(1)
+      t:eq(now[#now], "after", "the next batch's line, last")
+      t:ok(vim.tbl_contains(now, "  │ $ touch hello.txt"), "the held lines, before it")
+    end,
+  },
+  ["a panel's transcript text comes once the screen showed the panel"] = {
+    run = function(t)
+      local batches = t:replay("bash", 5)
+      local events = vim.deepcopy(batches[6])
+      vim.list_extend(events, batches[7])
+      t:deliver_raw(events)
+      t:wait(function()
+        return vim.tbl_contains(transcript_lines(1), "  │ $ touch hello.txt")
+      end, "the command's lines in the transcript")
+    end,
+  },
+  ["a present of a request added but never delivered opens nothing"] = {
+    run = function(t)
+      t:replay("bash", 6)
+      local present
+      for _, ev in ipairs(t:recording("bash")[7]) do
+        if ev.event == "present" then
+          present = ev
+        end
+      end
+      -- Its request_added was lost (the host's resync follows): no surface.
+      t:deliver_raw({
+        { seq = present.seq - 2, event = "resync", data = {} },
+        { seq = present.seq - 1, event = "notify", data = { msg = "x" } },
+        { seq = present.seq, event = "present", data = { id = present.data.id, as_added = true } },
+      })
+      t:eq(#t:floats(), 0, "floating windows")
+    end,
+  },
   ["a call's reply is applied after the events before it"] = {
     run = function(t)
       local host = require("claudenova.channel.host")
