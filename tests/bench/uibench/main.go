@@ -451,7 +451,11 @@ func (b *bench) start(setup map[string]any, env map[string]string) (*instance, e
 			// UIBENCH_HEAPPROFILE=file: its heap at the highest.
 			"CLAUDENOVA_HEAPPROFILE=" + os.Getenv("UIBENCH_HEAPPROFILE"),
 			// UIBENCH_RECORD=file: every UI batch the host delivers (see host.recorder).
-			"CLAUDENOVA_RECORD=" + os.Getenv("UIBENCH_RECORD")}),
+			"CLAUDENOVA_RECORD=" + os.Getenv("UIBENCH_RECORD"),
+			// UIBENCH_PROFFMT and UIBENCH_PROFDEPTH: the stacks
+			// UIBENCH_LUAPROF counts (jit.profile.dumpstack's format and
+			// depth; "l" and 1 count the lines where the time goes).
+			"UIBENCH_PROFFMT=" + os.Getenv("UIBENCH_PROFFMT"), "UIBENCH_PROFDEPTH=" + os.Getenv("UIBENCH_PROFDEPTH")}),
 		nvim.ChildProcessDir(in.project),
 		nvim.ChildProcessServe(true),
 		nvim.ChildProcessLogf(func(string, ...any) {}),
@@ -782,7 +786,8 @@ const luaProfStart = `
 local profile = require('jit.profile')
 _G.uibench_prof = {}
 profile.start('li1', function(thread, samples)
-  local st = profile.dumpstack(thread, 'pl <', 8)
+  local fmt, depth = os.getenv('UIBENCH_PROFFMT') or '', tonumber(os.getenv('UIBENCH_PROFDEPTH') or '')
+  local st = profile.dumpstack(thread, fmt ~= '' and fmt or 'pl <', depth or 8)
   _G.uibench_prof[st] = (_G.uibench_prof[st] or 0) + samples
 end)`
 
