@@ -3,7 +3,61 @@ local function text()
   return require("claudenova.core.text")
 end
 
+-- The buffer's lines and highlights as draw.lines left them: { row, start,
+-- end, group } each, sorted.
+local function drawn(buf, ns)
+  local out = {}
+  for _, m in ipairs(vim.api.nvim_buf_get_extmarks(buf, ns, 0, -1, { details = true })) do
+    table.insert(out, { m[2], m[3], m[4].end_col, m[4].hl_group })
+  end
+  table.sort(out, function(a, b)
+    return table.concat(a, " ") < table.concat(b, " ")
+  end)
+  return { lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false), marks = out }
+end
+
 return {
+  ["a redraw of only what changed leaves the lines and highlights a full one would"] = {
+    run = function(t)
+      local draw = require("claudenova.core.render")
+      local ns = vim.api.nvim_create_namespace("render_spec")
+      local full_ns = vim.api.nvim_create_namespace("render_spec_full")
+      local buf, full = vim.api.nvim_create_buf(false, true), vim.api.nvim_create_buf(false, true)
+      -- A sidebar's life: rows added between others, removed, a state's
+      -- word or only its colour changed, the same again, all gone.
+      local words = { "alpha", "bravo", "charlie", "delta", "echo" }
+      local seed = 7
+      local function rnd(n)
+        seed = (seed * 1103515245 + 12345) % 2147483648
+        return seed % n + 1
+      end
+      local rows = {}
+      for step = 1, 400 do
+        local op = rnd(5)
+        if op == 1 or #rows < 2 then
+          table.insert(rows, rnd(#rows + 1), { text = words[rnd(5)] .. " " .. step, hl = rnd(3) })
+        elseif op == 2 then
+          table.remove(rows, rnd(#rows))
+        elseif op == 3 then
+          rows[rnd(#rows)].hl = rnd(3) -- the same text, another colour
+        elseif op == 4 then
+          rows[rnd(#rows)].text = words[rnd(5)]
+        end
+        if step % 97 == 0 then
+          rows = {}
+        end
+        local lines, hls = {}, {}
+        for i, r in ipairs(rows) do
+          lines[i] = r.text
+          table.insert(hls, { i - 1, 0, 3, "Group" .. r.hl })
+          table.insert(hls, { i - 1, 2, -1, "Tail" .. r.hl })
+        end
+        draw.lines(buf, ns, lines, hls, { changed_only = true })
+        draw.lines(full, full_ns, lines, hls)
+        t:eq(drawn(buf, ns), drawn(full, full_ns), "step " .. step)
+      end
+    end,
+  },
   ["wrap breaks at spaces only, never at a dot or a colon"] = {
     run = function(t)
       local lines =

@@ -28,47 +28,146 @@ end
 --- span is cut at its line's end, and an empty one is skipped. A mark is
 --- { row, col, extmark opts }. The buffer is left not modifiable, unless
 --- opts.editable (then it is left unmodified). opts.changed_only rewrites
---- only the lines that differ (a clock that moves rewrites one line, and
---- the cursor stays).
+--- only the lines that differ and their highlights (a clock that moves
+--- rewrites one line, and the cursor stays; a row added between others
+--- writes that row).
 ---@param buf integer
 ---@param ns integer|nil
 ---@param lines string[]
 ---@param hls table[]|nil
 ---@param opts? { changed_only?: boolean, editable?: boolean, marks?: table[] }
-function M.lines(buf, ns, lines, hls, opts)
-  opts = opts or {}
-  local bo = { buf = buf } -- (vim.bo[buf] makes a table at every use)
-  vim.api.nvim_set_option_value("modifiable", true, bo)
-  local old = opts.changed_only and vim.api.nvim_buf_get_lines(buf, 0, -1, false)
-  if old and #old == #lines then
-    for i, l in ipairs(lines) do
-      if old[i] ~= l then
-        vim.api.nvim_buf_set_lines(buf, i - 1, i, false, { l })
-      end
-    end
-  else
-    vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
-  end
-  if opts.editable then
-    vim.api.nvim_set_option_value("modified", false, bo)
-  else
-    vim.api.nvim_set_option_value("modifiable", false, bo)
-  end
-  if not ns then
-    return
-  end
-  vim.api.nvim_buf_clear_namespace(buf, ns, 0, -1)
+-- What M.lines drew last with changed_only, per buffer: each line's text
+-- and highlights as one string (its "signature").
+local drawn = {}
+
+-- The highlights of lines, per line (1-based): { start, end, group } with
+-- the end resolved and cut to its line; empty spans left out.
+local function per_line(lines, hls)
+  local out = {}
   for _, h in ipairs(hls or {}) do
     local line = lines[h[1] + 1]
     if line then
       local e = h[3] < 0 and #line or math.min(h[3], #line)
       if h[2] < e then
-        vim.api.nvim_buf_set_extmark(buf, ns, h[1], h[2], { end_col = e, hl_group = h[4] })
+        local l = out[h[1] + 1]
+        if not l then
+          l = {}
+          out[h[1] + 1] = l
+        end
+        table.insert(l, { h[2], e, h[4] })
       end
     end
   end
-  if opts.marks then
-    place(buf, ns, opts.marks)
+  return out
+end
+
+local function signature(line, marks)
+  if not marks then
+    return line
+  end
+  local parts = { line }
+  for _, m in ipairs(marks) do
+    parts[#parts + 1] = m[1] .. "," .. m[2] .. "," .. m[3]
+  end
+  return table.concat(parts, "\0")
+end
+
+-- changed_only: the lines and highlights that differ from what was drawn,
+-- and only those, are written (the rows between the first and the last
+-- that differ; a row whose text is the same keeps it, and the cursor).
+local function redraw_changed(buf, ns, lines, hls)
+  local marks = per_line(lines, hls)
+  local sig = {}
+  for i, l in ipairs(lines) do
+    sig[i] = signature(l, marks[i])
+  end
+  local old = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+  local prev = drawn[buf] or {}
+  local function old_sig(i)
+    -- What was drawn there, if the buffer still has that text.
+    local p = prev[i]
+    if p and (p == old[i] or p:sub(1, #old[i] + 1) == old[i] .. "\0") then
+      return p
+    end
+    return nil
+  end
+  local n, m = #lines, #old
+  local first = 0 -- rows the same at the start
+  while first < n and first < m and sig[first + 1] == old_sig(first + 1) do
+    first = first + 1
+  end
+  local last = 0 -- rows the same at the end
+  while last < n - first and last < m - first and sig[n - last] == old_sig(m - last) do
+    last = last + 1
+  end
+  drawn[buf] = sig
+  if first == n and n == m then
+    return -- nothing changed
+  end
+  if n - last - first == m - last - first then
+    -- As many rows as before: each one whose text differs is set alone.
+    for i = first + 1, n - last do
+      if old[i] ~= lines[i] then
+        vim.api.nvim_buf_set_lines(buf, i - 1, i, false, { lines[i] })
+      end
+    end
+  else
+    vim.api.nvim_buf_set_lines(buf, first, m - last, false, vim.list_slice(lines, first + 1, n - last))
+  end
+  -- The rows written, and the ones around them marks of deleted rows may
+  -- have moved onto, marked again.
+  local from, stop = first, math.min(n, n - last + 1)
+  if m > n then
+    from = math.max(0, first - 1)
+    -- Rows deleted at the end leave their marks past the last row.
+    vim.api.nvim_buf_clear_namespace(buf, ns, n, -1)
+  end
+  vim.api.nvim_buf_clear_namespace(buf, ns, from, stop)
+  for i = from + 1, stop do
+    for _, mk in ipairs(marks[i] or {}) do
+      vim.api.nvim_buf_set_extmark(buf, ns, i - 1, mk[1], { end_col = mk[2], hl_group = mk[3] })
+    end
+  end
+end
+
+function M.lines(buf, ns, lines, hls, opts)
+  opts = opts or {}
+  local bo = { buf = buf } -- (vim.bo[buf] makes a table at every use)
+  vim.api.nvim_set_option_value("modifiable", true, bo)
+  if opts.changed_only and ns and not opts.marks then
+    redraw_changed(buf, ns, lines, hls)
+  else
+    drawn[buf] = nil
+    local old = opts.changed_only and vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+    if old and #old == #lines then
+      for i, l in ipairs(lines) do
+        if old[i] ~= l then
+          vim.api.nvim_buf_set_lines(buf, i - 1, i, false, { l })
+        end
+      end
+    else
+      vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+    end
+    if ns then
+      vim.api.nvim_buf_clear_namespace(buf, ns, 0, -1)
+      for _, h in ipairs(hls or {}) do
+        local line = lines[h[1] + 1]
+        if line then
+          local e = h[3] < 0 and #line or math.min(h[3], #line)
+          if h[2] < e then
+            vim.api.nvim_buf_set_extmark(buf, ns, h[1], h[2], { end_col = e, hl_group = h[4] })
+          end
+        end
+      end
+      if opts.marks then
+        place(buf, ns, opts.marks)
+      end
+    end
+  end
+  if opts.editable then
+    vim.api.nvim_set_option_value("modified", false, bo)
+  else
+    vim.api.nvim_set_option_value("modifiable", false, bo)
   end
 end
 
