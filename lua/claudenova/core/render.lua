@@ -104,7 +104,7 @@ local function redraw_changed(buf, ns, lines, hls)
   if first == n and n == m then
     return -- nothing changed
   end
-  if n - last - first == m - last - first then
+  if n == m then
     -- As many rows as before: each one whose text differs is set alone.
     for i = first + 1, n - last do
       if old[i] ~= lines[i] then
