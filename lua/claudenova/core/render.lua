@@ -21,21 +21,6 @@ local function place(buf, ns, marks)
   return ids
 end
 
---- Set buf's lines to lines, its highlights in namespace ns to hls and its
---- marks to opts.marks (the namespace is cleared first; ns may be nil for
---- a buffer of plain text). A highlight is { row, start column, end
---- column, group }: 0-based, the end column -1 for the end of the line; a
---- span is cut at its line's end, and an empty one is skipped. A mark is
---- { row, col, extmark opts }. The buffer is left not modifiable, unless
---- opts.editable (then it is left unmodified). opts.changed_only rewrites
---- only the lines that differ and their highlights (a clock that moves
---- rewrites one line, and the cursor stays; a row added between others
---- writes that row).
----@param buf integer
----@param ns integer|nil
----@param lines string[]
----@param hls table[]|nil
----@param opts? { changed_only?: boolean, editable?: boolean, marks?: table[] }
 -- What M.lines drew last with changed_only, per buffer: each line's text
 -- and highlights as one string (its "signature").
 local drawn = {}
@@ -59,6 +44,15 @@ local function per_line(lines, hls)
     end
   end
   return out
+end
+
+-- Place the highlights of rows from+1 .. to (1-based) in namespace ns.
+local function mark_rows(buf, ns, marks, from, to)
+  for i = from + 1, to do
+    for _, mk in ipairs(marks[i] or {}) do
+      vim.api.nvim_buf_set_extmark(buf, ns, i - 1, mk[1], { end_col = mk[2], hl_group = mk[3] })
+    end
+  end
 end
 
 local function signature(line, marks)
@@ -123,13 +117,24 @@ local function redraw_changed(buf, ns, lines, hls)
     vim.api.nvim_buf_clear_namespace(buf, ns, n, -1)
   end
   vim.api.nvim_buf_clear_namespace(buf, ns, from, stop)
-  for i = from + 1, stop do
-    for _, mk in ipairs(marks[i] or {}) do
-      vim.api.nvim_buf_set_extmark(buf, ns, i - 1, mk[1], { end_col = mk[2], hl_group = mk[3] })
-    end
-  end
+  mark_rows(buf, ns, marks, from, stop)
 end
 
+--- Set buf's lines to lines, its highlights in namespace ns to hls and its
+--- marks to opts.marks (the namespace is cleared first; ns may be nil for
+--- a buffer of plain text). A highlight is { row, start column, end
+--- column, group }: 0-based, the end column -1 for the end of the line; a
+--- span is cut at its line's end, and an empty one is skipped. A mark is
+--- { row, col, extmark opts }. The buffer is left not modifiable, unless
+--- opts.editable (then it is left unmodified). opts.changed_only rewrites
+--- only the lines that differ and their highlights (a clock that moves
+--- rewrites one line, and the cursor stays; a row added between others
+--- writes that row).
+---@param buf integer
+---@param ns integer|nil
+---@param lines string[]
+---@param hls table[]|nil
+---@param opts? { changed_only?: boolean, editable?: boolean, marks?: table[] }
 function M.lines(buf, ns, lines, hls, opts)
   opts = opts or {}
   local bo = { buf = buf } -- (vim.bo[buf] makes a table at every use)
@@ -150,15 +155,7 @@ function M.lines(buf, ns, lines, hls, opts)
     end
     if ns then
       vim.api.nvim_buf_clear_namespace(buf, ns, 0, -1)
-      for _, h in ipairs(hls or {}) do
-        local line = lines[h[1] + 1]
-        if line then
-          local e = h[3] < 0 and #line or math.min(h[3], #line)
-          if h[2] < e then
-            vim.api.nvim_buf_set_extmark(buf, ns, h[1], h[2], { end_col = e, hl_group = h[4] })
-          end
-        end
-      end
+      mark_rows(buf, ns, per_line(lines, hls), 0, #lines)
       if opts.marks then
         place(buf, ns, opts.marks)
       end
