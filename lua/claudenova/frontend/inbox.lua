@@ -465,14 +465,19 @@ end
 local after_screen = {}
 local after_timer
 
+-- Run a handler of event name; an error is told, named by the event.
+local function handle(name, fn, data)
+  local ok, err = pcall(fn, data)
+  if not ok then
+    notify.error(name .. ": " .. errors.message(err):gsub("^claude%-nova: ", ""))
+  end
+end
+
 local function flush_after_screen()
   local held = after_screen
   after_screen = {}
   for _, ev in ipairs(held) do
-    local ok, err = pcall(handlers[ev.event], ev.data)
-    if not ok then
-      notify.error(ev.event .. ": " .. errors.message(err):gsub("^claude%-nova: ", ""))
-    end
+    handle(ev.event, handlers[ev.event], ev.data)
   end
 end
 
@@ -504,17 +509,11 @@ function M._apply(batch)
     if hold and ev.event == "transcript" then
       table.insert(after_screen, ev)
     elseif hold and ev.event == "session" then
-      local ok, err = pcall(session_state, ev.data)
-      if not ok then
-        notify.error("session: " .. errors.message(err):gsub("^claude%-nova: ", ""))
-      end
+      handle("session", session_state, ev.data)
       table.insert(after_screen, { event = "session_views", data = ev.data })
       sidebar_dirty = true
     elseif h then
-      local ok, err = pcall(h, ev.data)
-      if not ok then
-        notify.error(ev.event .. ": " .. errors.message(err):gsub("^claude%-nova: ", ""))
-      end
+      handle(ev.event, h, ev.data)
       -- Transcript text does not change the sidebar: skip the redraw.
       sidebar_dirty = sidebar_dirty or (ev.event ~= "transcript" and ev.event ~= "resync")
     end
