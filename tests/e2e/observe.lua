@@ -16,20 +16,21 @@ end
 -- the benchmarks, CLAUDENOVA_TEST_EVENTS=off: a listener is the user's
 -- cost, not the plugin's, and the plugin has none).
 _G.claudenova_test.events = {}
-local record_events = os.getenv("CLAUDENOVA_TEST_EVENTS") ~= "off"
-vim.api.nvim_create_autocmd("User", {
-  pattern = record_events and { "ClaudeNovaRequestAdded", "ClaudeNovaRequestDecided" } or "ClaudeNovaTestNever",
-  callback = function(ev)
-    local panel = package.loaded["claudenova.surfaces.panel"]
-    table.insert(_G.claudenova_test.events, {
-      kind = ev.match,
-      id = ev.data.id,
-      outcome = ev.data.outcome,
-      panel_open = (panel and panel.current and panel.current.id == ev.data.id) and true or false,
-      in_state = require("claudenova.store.state").requests[ev.data.id] ~= nil,
-    })
-  end,
-})
+if os.getenv("CLAUDENOVA_TEST_EVENTS") ~= "off" then
+  vim.api.nvim_create_autocmd("User", {
+    pattern = { "ClaudeNovaRequestAdded", "ClaudeNovaRequestDecided" },
+    callback = function(ev)
+      local panel = package.loaded["claudenova.surfaces.panel"]
+      table.insert(_G.claudenova_test.events, {
+        kind = ev.match,
+        id = ev.data.id,
+        outcome = ev.data.outcome,
+        panel_open = (panel and panel.current and panel.current.id == ev.data.id) and true or false,
+        in_state = require("claudenova.store.state").requests[ev.data.id] ~= nil,
+      })
+    end,
+  })
+end
 
 -- A scripted picker: tests queue the labels to choose ("CANCEL" cancels) and
 -- the texts to type; prompts are recorded. It stands in for the user's picker
