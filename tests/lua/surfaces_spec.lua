@@ -1052,6 +1052,40 @@ return {
       vim.fn.jobstop(job)
     end,
   },
+  ["a panel in its grace period is drawn without a warning, and stays read-only"] = {
+    -- 0.10 cannot drop keys: a grace period makes its buffer read-only
+    -- and not modifiable, and gives it back as it found it. The panel
+    -- started it before drawing its fresh buffer: drawing then said "W10:
+    -- Warning: Changing a readonly file", and Neovim waited a second for
+    -- it to be read; once the grace period ended the panel was left
+    -- modifiable. (0.11 drops the keys and changes nothing.)
+    opts = { setup = { notify = false, surfaces = { quiet_ms = 0, grace_ms = 100 } } },
+    run = function(t)
+      vim.cmd("messages clear")
+      local batches = t:replay("bash", 7)
+      local first
+      for _, ev in ipairs(batches[7]) do
+        if ev.event == "present" then
+          first = ev.data
+        end
+      end
+      local buf = vim.api.nvim_get_current_buf()
+      t:eq(vim.b[buf].claudenova_surface, "panel", "the panel in front")
+      -- The next request while the first one's grace period lasts.
+      local second = vim.deepcopy(first)
+      second.id = "1:second"
+      t:deliver({ { event = "request_removed", data = { id = first.id, session = 1, outcome = "deny" } } })
+      t:deliver({ { event = "request_added", data = second }, { event = "present", data = vim.deepcopy(second) } })
+      t:eq(require("claudenova.surfaces.panel").current.id, "1:second", "the second panel")
+      t:wait(function()
+        return next(scheduler().grace) == nil
+      end, "the grace periods to end")
+      t:settle()
+      t:eq(vim.bo[buf].readonly, false, "the panel's buffer read-only once the grace periods ended")
+      t:eq(vim.bo[buf].modifiable, false, "the panel's buffer modifiable once the grace periods ended")
+      t:eq(vim.trim(vim.fn.execute("messages")), "", "messages as the panels were drawn")
+    end,
+  },
   ["a key typed as a surface takes the window is dropped"] = {
     opts = { setup = { surfaces = { quiet_ms = 0, grace_ms = 700 } } },
     run = function(t)

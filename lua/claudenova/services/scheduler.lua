@@ -67,6 +67,8 @@ local flush
 -- The latest grace period started per buffer (its end): an earlier one's
 -- timer leaves a later one alone.
 local grace_started = {} ---@type table<integer, integer>
+-- What gives a buffer back its options when its grace period ends (0.10).
+local restores = {} ---@type table<integer, fun()>
 
 local function in_grace(buf)
   local untl = M.grace[buf]
@@ -192,13 +194,14 @@ function M.start_grace(buf, redraw)
   local untl = M.now() + ms
   M.grace[buf] = untl
   grace_started[buf] = untl
-  local restore
-  if not can_drop and vim.bo[buf].modifiable then
-    -- 0.10 cannot drop keys: keep what they would do from the buffer.
+  if not can_drop and not restores[buf] and vim.bo[buf].modifiable then
+    -- 0.10 cannot drop keys: keep what they would do from the buffer. (A
+    -- grace period started again before the last one ended keeps what
+    -- that one found, given back when the later one ends.)
     vim.bo[buf].modifiable = false
     local ro = vim.bo[buf].readonly
     vim.bo[buf].readonly = true
-    restore = function()
+    restores[buf] = function()
       vim.bo[buf].modifiable = true
       vim.bo[buf].readonly = ro
     end
@@ -209,6 +212,8 @@ function M.start_grace(buf, redraw)
     end
     grace_started[buf] = nil
     M.grace[buf] = nil
+    local restore = restores[buf]
+    restores[buf] = nil
     if vim.api.nvim_buf_is_valid(buf) then
       if restore then
         restore()

@@ -561,11 +561,14 @@ function M.open(r, opts)
   local buf = the_buffer()
   vim.b[buf].claudenova_request = r.id
   scheduler.grace[buf] = nil -- the last panel's, if it closed in its grace period
-  if opts.grace then
-    scheduler.start_grace(buf, M.relayout)
-  end
   local rows = {}
   layout(buf, r, opts.review, rows)
+  if opts.grace then
+    -- Once drawn: on 0.10 the grace period makes a modifiable buffer
+    -- read-only, and drawing a read-only buffer stops Neovim for a second
+    -- on "W10: Warning: Changing a readonly file".
+    scheduler.start_grace(buf, M.relayout)
+  end
   local c, wraps = geometry(buf, nil)
   -- noautocmd: entering the panel would run every WinLeave, BufLeave,
   -- WinEnter, BufEnter and BufWinEnter autocommand there is (Neovim's own
