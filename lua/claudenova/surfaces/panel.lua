@@ -352,9 +352,6 @@ local function title(buf)
   return " claude-nova "
 end
 
--- The size and place of the panel on this screen: as wide as its longest
--- line (up to the screen), as tall as its wrapped text (up to the screen;
--- then it scrolls, and its footer says so).
 -- The panel's width for lines, and the width of the widest of them.
 local function width_of(lines)
   local widest = 0
@@ -364,8 +361,12 @@ local function width_of(lines)
   return math.min(math.max(20, widest + 1), math.max(20, vim.o.columns - 4)), widest
 end
 
-local function geometry(buf, win)
-  local lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+-- The size and place of the panel on this screen: as wide as its longest
+-- line (up to the screen), as tall as its wrapped text (up to the screen;
+-- then it scrolls, and its footer says so). lines: buf's lines, when the
+-- caller has them at hand.
+local function geometry(buf, win, lines)
+  lines = lines or vim.api.nvim_buf_get_lines(buf, 0, -1, false)
   local width, widest = width_of(lines)
   local maxh = math.max(3, vim.o.lines - vim.o.cmdheight - 4)
   local height = #lines
@@ -399,7 +400,7 @@ end
 -- Fill buf with r's lines for a window width cells wide; rows (the line ->
 -- choice map the keymaps read) is filled again in place.
 local function fill(buf, rows, lines, hls, now)
-  draw.lines(buf, ns, lines, hls)
+  draw.lines(buf, ns, lines, hls, { changed_only = true })
   for k in pairs(rows) do
     rows[k] = nil
   end
@@ -423,6 +424,7 @@ local function layout(buf, r, review, rows)
     lines, hls, now = render(r, review, width - 1)
   end
   fill(buf, rows, lines, hls, now)
+  return lines
 end
 
 -- Put the cursor on Deny when claude asks for a deliberate answer
@@ -565,14 +567,14 @@ function M.open(r, opts)
   vim.b[buf].claudenova_request = r.id
   scheduler.grace[buf] = nil -- the last panel's, if it closed in its grace period
   local rows = {}
-  layout(buf, r, opts.review, rows)
+  local lines = layout(buf, r, opts.review, rows)
   if opts.grace then
     -- Once drawn: on 0.10 the grace period makes a modifiable buffer
     -- read-only, and drawing a read-only buffer stops Neovim for a second
     -- on "W10: Warning: Changing a readonly file".
     scheduler.start_grace(buf, M.relayout)
   end
-  local c, wraps = geometry(buf, nil)
+  local c, wraps = geometry(buf, nil, lines)
   -- noautocmd: entering the panel would run every WinLeave, BufLeave,
   -- WinEnter, BufEnter and BufWinEnter autocommand there is (Neovim's own
   -- matchparen and netrw take 0.25 ms of the 0.3 ms it took), none of
