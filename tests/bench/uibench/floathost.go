@@ -35,7 +35,11 @@ return { win, s, us, buf }
 // taken one at a time (step), in turn with the panel's: the fake claude
 // writes request k once told to (a line with floatGo(k)), so that each
 // sample is timed from its own writing, and both sides meet the same
-// moment of the machine.
+// moment of the machine: each after claude's pause between two requests
+// (requestPause), as the plugin's requests come. Without it the control's
+// request came a millisecond after the panel's, into caches the panel had
+// just warmed (its float took 28 µs back to back and 0.29 ms after a
+// 30 ms pause), and the two sides were not timed alike.
 type floatHost struct {
 	in      *instance
 	text    []string
@@ -62,6 +66,7 @@ func (in *instance) startFloatHost(fake string, text []string, n int) (*floatHos
 	steps := []string{`{"start":"immediate"}`}
 	for i := 0; i < n; i++ {
 		steps = append(steps, fmt.Sprintf(`{"wait_stdin_line_matching":%q}`, floatGo(i)),
+			fmt.Sprintf(`{"sleep_ms":%d}`, requestPause/time.Millisecond),
 			fmt.Sprintf(`{"ask":{"tool_name":"Bash","request_id":"float-%04d","input":{"command":"make test-%d","description":"run it"}}}`, i, i))
 	}
 	if err := os.WriteFile(script, []byte(strings.Join(steps, "\n")+"\n"), 0o644); err != nil {
