@@ -33,7 +33,7 @@ return {
       end
       local rows = {}
       for step = 1, 400 do
-        local op = rnd(5)
+        local op = rnd(6)
         if op == 1 or #rows < 2 then
           table.insert(rows, rnd(#rows + 1), { text = words[rnd(5)] .. " " .. step, hl = rnd(3) })
         elseif op == 2 then
@@ -42,6 +42,12 @@ return {
           rows[rnd(#rows)].hl = rnd(3) -- the same text, another colour
         elseif op == 4 then
           rows[rnd(#rows)].text = words[rnd(5)]
+        elseif op == 5 then
+          -- A request's arrival: the title's count changes, a row goes
+          -- in lower down, another row's colour changes.
+          rows[1].text = words[rnd(5)] .. " " .. step
+          table.insert(rows, rnd(#rows + 1), { text = words[rnd(5)] .. " " .. step, hl = rnd(3) })
+          rows[rnd(#rows)].hl = rnd(3)
         end
         if step % 97 == 0 then
           rows = {}
