@@ -49,7 +49,6 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/tasks"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/world"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rules"
-	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/transcript"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/ui"
@@ -340,16 +339,7 @@ func (a *App) NewSession(p NewParams) (session.Info, error) {
 		if p.Resume != "" {
 			return session.Info{}, errors.New("a resumed session works where it did: --worktree starts a new one")
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		plan, err := worktree.PlanFor(ctx, p.Cwd, p.WorktreeName, p.Prompt, func(path string) bool {
-			for _, o := range a.sessions.All() {
-				if wt := o.World.Worktree(); wt != nil && wt.Path == path {
-					return true
-				}
-			}
-			return false
-		})
-		cancel()
+		plan, err := worktree.PlanAfter(p.Cwd, p.WorktreeName, p.Prompt, a.worktrees(), a.log)
 		if err != nil {
 			return session.Info{}, err
 		}
@@ -441,6 +431,22 @@ func (a *App) NewSession(p NewParams) (session.Info, error) {
 }
 
 // live is the session of this host that runs claude session id (not
+// worktrees are the sessions' worktrees, with what tells when claude has
+// made its own (see worktree.AfterOthers).
+func (a *App) worktrees() []worktree.Making {
+	var out []worktree.Making
+	for _, o := range a.sessions.All() {
+		if wt := o.World.Worktree(); wt != nil {
+			m := worktree.Making{Path: wt.Path}
+			if c, ok := o.Proc.(initialized); ok {
+				m.Made, m.Done = c.Initialized(), o.Proc.Done()
+			}
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
 // exited, not being stopped), if any.
 func (a *App) live(claudeID string) (*session.Session, bool) {
 	if claudeID == "" {
@@ -549,7 +555,7 @@ func (a *App) Stop(id int) (Outcome, error) {
 	}
 	if n := len(dropped); n > 0 {
 		msg += fmt.Sprintf("; %s claude had not read yet dropped", desk.Plural(n, "queued prompt"))
-		a.desk.Note(s, fmt.Sprintf("Dropped %s claude had not read yet: %s", desk.Plural(n, "queued prompt"), queuedList(dropped)))
+		a.desk.Note(s, fmt.Sprintf("Dropped %s claude had not read yet: %s", desk.Plural(n, "queued prompt"), session.QueuedList(dropped)))
 	}
 	a.desk.Go(func() {
 		// An interrupt ends the turn and claude starts the next one with a
@@ -568,14 +574,6 @@ func (a *App) Stop(id int) (Outcome, error) {
 // stopInterrupt bounds the wait for claude's answer to the interrupt a stop
 // sends before it ends the process.
 const stopInterrupt = 500 * time.Millisecond
-
-func queuedList(qs []session.Queued) string {
-	parts := make([]string, 0, len(qs))
-	for _, q := range qs {
-		parts = append(parts, "“"+sanitize.Truncate(sanitize.Line(q.Text), 60)+"”")
-	}
-	return strings.Join(parts, ", ")
-}
 
 // Select makes a session current.
 func (a *App) Select(id int) error {

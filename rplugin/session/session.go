@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -464,6 +465,15 @@ func (s *Session) TakeInterrupted() bool {
 type Queued struct {
 	ID   string `json:"id"`
 	Text string `json:"text"`
+}
+
+// QueuedList quotes prompts for a note: “first”, “second”.
+func QueuedList(qs []Queued) string {
+	parts := make([]string, 0, len(qs))
+	for _, q := range qs {
+		parts = append(parts, "“"+sanitize.Truncate(sanitize.Line(q.Text), 60)+"”")
+	}
+	return strings.Join(parts, ", ")
 }
 
 // Queue records a prompt sent while a turn ran.
