@@ -339,7 +339,9 @@ func (a *App) NewSession(p NewParams) (session.Info, error) {
 		if p.Resume != "" {
 			return session.Info{}, errors.New("a resumed session works where it did: --worktree starts a new one")
 		}
-		plan, err := worktree.PlanAfter(p.Cwd, p.WorktreeName, p.Prompt, a.worktrees(), a.log)
+		ctx, cancel := a.desk.Bounded(worktree.Turn) // ended by Shutdown too
+		plan, err := worktree.PlanAfter(ctx, p.Cwd, p.WorktreeName, p.Prompt, a.worktrees(), a.log)
+		cancel()
 		if err != nil {
 			return session.Info{}, err
 		}
@@ -430,7 +432,6 @@ func (a *App) NewSession(p NewParams) (session.Info, error) {
 	return s.Info(), nil
 }
 
-// live is the session of this host that runs claude session id (not
 // worktrees are the sessions' worktrees, with what tells when claude has
 // made its own (see worktree.AfterOthers).
 func (a *App) worktrees() []worktree.Making {
@@ -447,6 +448,7 @@ func (a *App) worktrees() []worktree.Making {
 	return out
 }
 
+// live is the session of this host that runs claude session id (not
 // exited, not being stopped), if any.
 func (a *App) live(claudeID string) (*session.Session, bool) {
 	if claudeID == "" {

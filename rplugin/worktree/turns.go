@@ -2,6 +2,8 @@ package worktree
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"log/slog"
 	"path/filepath"
 	"time"
@@ -27,11 +29,11 @@ const Turn = 20 * time.Second
 
 // PlanAfter plans a worktree for a session started in dir (see PlanFor:
 // the folders of others are taken), then waits its turn to make it (see
-// AfterOthers), for at most Turn.
-func PlanAfter(dir, name, prompt string, others []Making, log *slog.Logger) (Plan, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	plan, err := PlanFor(ctx, dir, name, prompt, func(path string) bool {
+// AfterOthers) until ctx's deadline, past which it starts anyway; ctx
+// ended otherwise (the host stops) is an error.
+func PlanAfter(ctx context.Context, dir, name, prompt string, others []Making, log *slog.Logger) (Plan, error) {
+	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	plan, err := PlanFor(pctx, dir, name, prompt, func(path string) bool {
 		for _, o := range others {
 			if o.Path == path {
 				return true
@@ -39,24 +41,26 @@ func PlanAfter(dir, name, prompt string, others []Making, log *slog.Logger) (Pla
 		}
 		return false
 	})
+	cancel()
 	if err != nil {
 		return Plan{}, err
 	}
-	if AfterOthers(plan.Path, others, Turn, func(m Making) {
+	err = AfterOthers(ctx, plan.Path, others, func(m Making) {
 		log.Info("waiting for another claude to make its worktree first", "path", m.Path)
-	}) {
-		log.Warn("another claude still makes its worktree: this one starts anyway", "path", plan.Path, "waited", Turn)
+	})
+	if errors.Is(err, context.DeadlineExceeded) {
+		log.Warn("another claude still makes its worktree: this one starts anyway", "path", plan.Path)
+	} else if err != nil {
+		return Plan{}, fmt.Errorf("waiting for another claude to make its worktree: %w", err)
 	}
 	return plan, nil
 }
 
 // AfterOthers returns once every claude of others making a worktree beside
 // path (in the same repository's worktrees folder) has made it or ended,
-// or after limit. waiting, when not nil, is told of each one it waits for,
-// before it waits. It reports whether limit passed first.
-func AfterOthers(path string, others []Making, limit time.Duration, waiting func(Making)) (timedOut bool) {
-	timer := time.NewTimer(limit)
-	defer timer.Stop()
+// or with ctx's error once ctx ends. waiting, when not nil, is told of
+// each one it waits for, before it waits.
+func AfterOthers(ctx context.Context, path string, others []Making, waiting func(Making)) error {
 	for _, o := range others {
 		if o.Made == nil || closed(o.Made) || closed(o.Done) || filepath.Dir(o.Path) != filepath.Dir(path) || o.Path == path {
 			continue
@@ -67,11 +71,11 @@ func AfterOthers(path string, others []Making, limit time.Duration, waiting func
 		select {
 		case <-o.Made:
 		case <-o.Done:
-		case <-timer.C:
-			return true
+		case <-ctx.Done():
+			return ctx.Err()
 		}
 	}
-	return false
+	return nil
 }
 
 // closed reports whether c is closed (nil never is).
