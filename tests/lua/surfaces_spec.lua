@@ -17,6 +17,20 @@ local function edit_request(t)
   error("the edit recording has no request")
 end
 
+-- The bash recording up to its panel: the request it presents, and the
+-- panel's buffer (in front).
+local function bash_panel(t)
+  local first
+  for _, ev in ipairs(t:replay("bash", 7)[7]) do
+    if ev.event == "present" then
+      first = ev.data
+    end
+  end
+  local buf = vim.api.nvim_get_current_buf()
+  t:eq(vim.b[buf].claudenova_surface, "panel", "the panel in front")
+  return first, buf
+end
+
 -- The scratch buffers (what a proposal's original side is made in).
 local function scratches()
   return vim.tbl_filter(function(b)
@@ -66,15 +80,7 @@ return {
   ["each panel maps the keys of the request it shows, and leaves the user's own"] = {
     opts = { setup = { surfaces = { quiet_ms = 0, grace_ms = 0 } } },
     run = function(t)
-      local batches = t:replay("bash", 7)
-      local first
-      for _, ev in ipairs(batches[7]) do
-        if ev.event == "present" then
-          first = ev.data
-        end
-      end
-      local buf = vim.api.nvim_get_current_buf()
-      t:eq(vim.b[buf].claudenova_surface, "panel", "the panel in front")
+      local first, buf = bash_panel(t)
       -- The panel buffer's own normal-mode map of lhs.
       local function map_of(lhs)
         lhs = vim.api.nvim_replace_termcodes(lhs, true, true, true)
@@ -1062,15 +1068,7 @@ return {
     opts = { setup = { notify = false, surfaces = { quiet_ms = 0, grace_ms = 100 } } },
     run = function(t)
       vim.cmd("messages clear")
-      local batches = t:replay("bash", 7)
-      local first
-      for _, ev in ipairs(batches[7]) do
-        if ev.event == "present" then
-          first = ev.data
-        end
-      end
-      local buf = vim.api.nvim_get_current_buf()
-      t:eq(vim.b[buf].claudenova_surface, "panel", "the panel in front")
+      local first, buf = bash_panel(t)
       -- The next request while the first one's grace period lasts.
       local second = vim.deepcopy(first)
       second.id = "1:second"
