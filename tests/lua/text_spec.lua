@@ -64,6 +64,23 @@ return {
       end
     end,
   },
+  ["a buffer render forgets is drawn whole again"] = {
+    -- (The panel's buffer, made anew on 0.10, is forgotten before it is
+    -- wiped: what was drawn in it is not kept for a buffer that is gone.)
+    run = function(t)
+      local draw = require("claudenova.core.render")
+      local ns = vim.api.nvim_create_namespace("render_forget_spec")
+      local buf = vim.api.nvim_create_buf(false, true)
+      local lines, hls = { "alpha", "bravo" }, { { 0, 0, -1, "Title" }, { 1, 0, -1, "Tail" } }
+      draw.lines(buf, ns, lines, hls, { changed_only = true })
+      vim.api.nvim_buf_clear_namespace(buf, ns, 0, -1) -- behind render's back
+      draw.lines(buf, ns, lines, hls, { changed_only = true })
+      t:eq(#drawn(buf, ns).marks, 0, "marks after a redraw of what render remembers as drawn")
+      draw.forget(buf)
+      draw.lines(buf, ns, lines, hls, { changed_only = true })
+      t:eq(#drawn(buf, ns).marks, 2, "marks after a redraw once forgotten")
+    end,
+  },
   ["wrap breaks at spaces only, never at a dot or a colon"] = {
     run = function(t)
       local lines =

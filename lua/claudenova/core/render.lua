@@ -168,6 +168,12 @@ function M.lines(buf, ns, lines, hls, opts)
   end
 end
 
+--- Forget what M.lines drew in buf (a buffer about to be wiped).
+---@param buf integer
+function M.forget(buf)
+  drawn[buf] = nil
+end
+
 --- Replace the marks of namespace ns in buf (a buffer the surface does not
 --- write: signs, virtual text, tracked ranges) with marks ({ row, col,
 --- extmark opts }); returns their ids in order.
