@@ -65,8 +65,8 @@ return {
     end,
   },
   ["a buffer render forgets is drawn whole again"] = {
-    -- (The panel's buffer, made anew on 0.10, is forgotten before it is
-    -- wiped: what was drawn in it is not kept for a buffer that is gone.)
+    -- (What was drawn in a buffer is forgotten when it is wiped: the
+    -- panel's, made anew on 0.10, the files views'.)
     run = function(t)
       local draw = require("claudenova.core.render")
       local ns = vim.api.nvim_create_namespace("render_forget_spec")
@@ -79,6 +79,12 @@ return {
       draw.forget(buf)
       draw.lines(buf, ns, lines, hls, { changed_only = true })
       t:eq(#drawn(buf, ns).marks, 2, "marks after a redraw once forgotten")
+      t:eq(
+        #vim.api.nvim_get_autocmds({ group = "ClaudeNovaRender", event = "BufWipeout" }),
+        1,
+        "autocommands that forget a wiped buffer"
+      )
+      vim.api.nvim_buf_delete(buf, { force = true })
     end,
   },
   ["wrap breaks at spaces only, never at a dot or a colon"] = {

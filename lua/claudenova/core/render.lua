@@ -22,8 +22,23 @@ local function place(buf, ns, marks)
 end
 
 -- What M.lines drew last with changed_only, per buffer: each line's text
--- and highlights as one string (its "signature").
+-- and highlights as one string (its "signature"). A buffer's goes when it
+-- is wiped (remember makes the autocommand, with the first buffer).
 local drawn = {}
+local wipes
+
+local function remember(buf, sig)
+  if not wipes then
+    wipes = vim.api.nvim_create_autocmd("BufWipeout", {
+      group = vim.api.nvim_create_augroup("ClaudeNovaRender", { clear = true }),
+      desc = "claude-nova: forget what was drawn in a wiped buffer",
+      callback = function(ev)
+        M.forget(ev.buf)
+      end,
+    })
+  end
+  drawn[buf] = sig
+end
 
 -- The highlights of lines, per line (1-based): { start, end, group } with
 -- the end resolved and cut to its line; empty spans left out.
@@ -94,7 +109,7 @@ local function redraw_changed(buf, ns, lines, hls)
   while last < n - first and last < m - first and sig[n - last] == old_sig(m - last) do
     last = last + 1
   end
-  drawn[buf] = sig
+  remember(buf, sig)
   if first == n and n == m then
     return -- nothing changed
   end
@@ -168,7 +183,8 @@ function M.lines(buf, ns, lines, hls, opts)
   end
 end
 
---- Forget what M.lines drew in buf (a buffer about to be wiped).
+--- Forget what M.lines drew in buf with changed_only: its next such
+--- drawing writes every row (render does it when buf is wiped).
 ---@param buf integer
 function M.forget(buf)
   drawn[buf] = nil

@@ -475,7 +475,6 @@ local make_buffer, follow_resizes
 --- Wipe the panel's buffer (when there is one) and make it anew.
 local function renew()
   if panel_buf and vim.api.nvim_buf_is_valid(panel_buf) then
-    draw.forget(panel_buf)
     errors.try(vim.api.nvim_buf_delete, panel_buf, { force = true })
   end
   make_buffer()
