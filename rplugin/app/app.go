@@ -29,8 +29,10 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/gitai"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/mode"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/others"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/proposal"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/queue"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/review"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/ahead"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/asked"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/commands"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/complete"
@@ -132,6 +134,7 @@ type App struct {
 	notes    *provenance.Room  // who wrote each line, kept in git (authorship notes)
 	commands *commands.Room    // what a command changed: snapshots around it
 	views    *views.Builder    // how a request is worded for the front end
+	ahead    *ahead.Room       // file changes made while claude checks them, before it asks
 	route    *router           // each claude's messages, routed (run.go)
 
 	// start spawns claude (claude.Start; tests swap in claudetest).
@@ -214,8 +217,10 @@ func New(sink ui.Sink, log *slog.Logger) *App {
 		Storage: func() string { return a.cfg.get().Storage },
 		Record:  func(s *session.Session, path string, was checkpoint.Before) { a.route.recordFile(s, path, was) },
 	})
+	a.ahead = ahead.New(log, &a.stageMu, proposal.ReadFile)
 	a.route = &router{log: log, ui: sink, desk: a.desk, reg: a.reg, world: a.world, modes: a.modes, tasks: a.tasks,
-		history: a.history, edit: a.edit, rounds: a.rounds, complete: a.complete, commands: a.commands, asks: a}
+		history: a.history, edit: a.edit, rounds: a.rounds, complete: a.complete, commands: a.commands, asks: a,
+		ahead: a.ahead, options: a.cfg.get}
 	novel := claude.NewNovelties()
 	a.start = func(cfg claude.Config, log *slog.Logger) (claude.Conn, error) {
 		cfg.Spawner, cfg.LongLines, cfg.Novel = a.spawner, a.long, novel

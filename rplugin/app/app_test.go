@@ -18,6 +18,7 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude/claudetest"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/feedback"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/proposal"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/ahead"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/permissions"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/store"
@@ -1283,9 +1284,9 @@ func TestLargeOriginalReadAhead(t *testing.T) {
 		review string
 		want   bool
 	}{
-		{"large", prepareSize, "", true},
-		{"small", prepareSize - 1, "", false},
-		{"large, reviewed in the panel", prepareSize, "panel", false},
+		{"large", ahead.PrepareSize, "", true},
+		{"small", ahead.PrepareSize - 1, "", false},
+		{"large, reviewed in the panel", ahead.PrepareSize, "panel", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := newMem(t)

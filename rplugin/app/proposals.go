@@ -234,7 +234,7 @@ func (a *App) rebase(p approval.Pending, saved []byte) (string, error) {
 		// Write (the file changed since Claude read it): the save that
 		// follows asks Claude to read it again and write exactly this.
 		m := diff.Merge3(string(old.Original), string(saved), string(cur), writeLabels)
-		if err := proposal.Restage(a.cfg.get().Storage, p.Perm.RequestID, p.Staged, []byte(m.Text)); err != nil {
+		if err := proposal.Restage(a.cfg.get().Storage, p.StageKey, p.Staged, []byte(m.Text)); err != nil {
 			return "", fmt.Errorf("restage %s: %w", p.Target, err)
 		}
 		next = proposal.Change{Tool: old.Tool, Path: old.Path, Exists: exists, Original: cur, Proposed: []byte(m.Text),
@@ -250,7 +250,7 @@ func (a *App) rebase(p approval.Pending, saved []byte) (string, error) {
 		base := string(old.Proposed)
 		m := diff.Merge3(base, string(saved), string(next.Proposed), mergeLabels)
 		next.Marks = proposal.MarksOf(m, mergeLabels)
-		if err := proposal.Restage(a.cfg.get().Storage, p.Perm.RequestID, p.Staged, []byte(m.Text)); err != nil {
+		if err := proposal.Restage(a.cfg.get().Storage, p.StageKey, p.Staged, []byte(m.Text)); err != nil {
 			return "", fmt.Errorf("restage %s: %w", p.Target, err)
 		}
 		ev.Reload, ev.Conflicts = true, m.Conflicts

@@ -16,6 +16,7 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/mode"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/plannote"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/proposal"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/ahead"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/toolcall"
@@ -83,27 +84,24 @@ func (a *App) permission(s *session.Session, m claude.Message) {
 		ID: id, Session: s.ID, Kind: a.asked, Perm: pr, Arrived: time.Now(),
 		Target: approval.TargetOf(pr.ToolName, pr.In, s.Cwd()),
 	}
-	var reconErr error
-	var summed chan proposal.Summary
+	// Staging and the stale-proposal sweep must not interleave: a folder
+	// being staged, or one made ahead (package ahead) and taken, is not in
+	// the registry yet, so the sweep would take it. The lock is held until
+	// the request is registered.
+	var t *ahead.Taken
 	if approval.IsFileChange(pr.ToolName) {
-		c, err := proposal.ReconstructOf(pr.ToolName, pr.In, s.Cwd(), a.readAhead(id, pr.ToolName, o.ReviewEdits))
-		if err != nil {
-			reconErr = err
-		} else {
-			p.Change = &c
-			// Summed up while it is staged: two passes over a file of
-			// megabytes, at once, while Neovim waits for the proposal.
-			summed = make(chan proposal.Summary, 1)
-			go func() { summed <- proposal.Summarize(c) }()
-		}
+		t = a.ahead.Take(s.ID, pr, s.Cwd(), ahead.ReadAhead(id, pr.ToolName, o.ReviewEdits, a.ui))
+		p.Change = t.Change
+	} else {
+		a.stageMu.Lock()
 	}
-	// Routed once. Staging and the stale-proposal sweep must not
-	// interleave: a folder being staged is not in the registry yet, so the
-	// sweep would take it.
-	a.stageMu.Lock()
 	p.Route = approval.RouteOf(pr, approval.ReviewEdits(o.ReviewEdits), func() error {
-		if reconErr != nil {
-			return reconErr
+		if t.Err != nil {
+			return t.Err
+		}
+		if t.Staged != "" {
+			p.Staged, p.StageKey = t.Staged, t.StageKey // made ahead
+			return nil
 		}
 		if c := p.Change.Cell; c != nil && c.Mode == "delete" {
 			return &approval.ToPanel{Reason: "Claude wants to " + c.Label() + " of " + p.Target + ": its source is below."}
@@ -112,7 +110,7 @@ func (a *App) permission(s *session.Session, m claude.Message) {
 		if err != nil {
 			return err
 		}
-		p.Staged = staged
+		p.Staged, p.StageKey = staged, pr.RequestID
 		return nil
 	})
 	if p.Route.Surface == approval.SurfaceDeny {
@@ -125,10 +123,9 @@ func (a *App) permission(s *session.Session, m claude.Message) {
 		a.desk.Note(s, "Denied "+sanitize.Line(pr.ToolName)+": it needs an interactive UI this client does not have.")
 		return
 	}
-	if summed != nil {
-		sum := <-summed
-		p.Summary = &sum
-		p.Added, p.Removed = sum.Added, sum.Removed
+	if p.Change != nil {
+		p.Summary = t.Summary()
+		p.Added, p.Removed = p.Summary.Added, p.Summary.Removed
 	}
 	added := a.arrive(p, s)
 	a.stageMu.Unlock()
@@ -137,29 +134,6 @@ func (a *App) permission(s *session.Session, m claude.Message) {
 		if p.Staged != "" {
 			_ = proposal.Unstage(o.Storage, p.Staged)
 		}
-	}
-}
-
-// prepareSize is the size from which the editor is asked to read a file's
-// original side while its proposal is staged: a file of megabytes takes
-// Neovim about as long to read as the host takes to stage the change (at
-// 100k lines, 5 of the 9 ms). Under it the extra call to Neovim costs what
-// the overlap saves.
-const prepareSize = 1 << 20
-
-// readAhead reads a file a change is reconstructed from; a large one the
-// editor is asked to read too (ui.EvProposalPrepare) while the host goes on
-// with the change, when it will be shown as a proposal.
-func (a *App) readAhead(id, tool, review string) func(string) ([]byte, error) {
-	if tool == "NotebookEdit" || approval.ReviewEdits(review) == approval.ReviewPanel {
-		return proposal.ReadFile // a cell, or no proposal: nothing to read ahead
-	}
-	return func(path string) ([]byte, error) {
-		data, err := proposal.ReadFile(path)
-		if err == nil && len(data) >= prepareSize {
-			a.ui.Send(ui.EvProposalPrepare, map[string]string{"id": id, "path": path})
-		}
-		return data, err
 	}
 }
 
@@ -348,7 +322,9 @@ func (a *App) cleanup(p approval.Pending) {
 // cleanStale removes staged proposals of requests that are no longer live.
 // Callers hold stageMu.
 func (a *App) cleanStale(storage string) {
-	keep := a.reg.StagedDirs(func(staged string) string { return filepath.Base(filepath.Dir(staged)) })
+	name := func(staged string) string { return filepath.Base(filepath.Dir(staged)) }
+	keep := a.reg.StagedDirs(name)
+	a.ahead.Keep(keep, name)
 	n, err := proposal.CleanStale(storage, keep)
 	if err != nil {
 		a.log.Warn("clean stale proposals", "err", err)

@@ -13,6 +13,7 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude/replies"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/desk"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/ahead"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/commands"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/complete"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/rooms/editor"
@@ -48,6 +49,8 @@ type router struct {
 	complete *complete.Room
 	commands *commands.Room
 	asks     answerPath
+	ahead    *ahead.Room
+	options  func() Options
 	// settings are the settings_not_in_effect warnings each session showed.
 	settings settingsnote.Once
 	// fault, when set (tests), runs before each message is handled: a
@@ -178,6 +181,8 @@ func (r *router) handle(s *session.Session, m claude.Message) {
 		r.desk.Transcript(s, s.Transcript.Apply(m))
 		if m.Type == "assistant" {
 			r.tasks.NameStops(s, m)
+			o := r.options()
+			r.ahead.Named(s.ID, s.Cwd(), s.Mode(), o.Storage, o.ReviewEdits, m.Assistant)
 		}
 		r.activity(s)
 	case "tool_progress":
@@ -192,11 +197,13 @@ func (r *router) handle(s *session.Session, m claude.Message) {
 		r.modes.ExplainUnasked(s, results.Results)
 		r.desk.Transcript(s, s.Transcript.Apply(m))
 		r.asks.toolsFinished(s, results.Results, r.recordChanges(s, results))
+		r.ahead.Finished(s.ID, results.Results)
 		r.commands.Finished(s, results.Results)
 		r.world.FromResults(s, results)
 	case "result":
 		interrupted := s.TakeInterrupted()
 		awaits := s.AwaitsIdle()
+		r.ahead.Forget(s.ID) // a call named and never asked for
 		r.desk.Transcript(s, s.Transcript.Result(m, interrupted))
 		s.Transition(func(session.Now) session.Now {
 			switch {
@@ -408,6 +415,7 @@ func resultError(m claude.Message) string {
 // line); the transcript keeps the whole story, command line included.
 func (r *router) exited(s *session.Session, sawInit bool) {
 	r.asks.withdrawSession(s.ID, "claude exited", "")
+	r.ahead.Forget(s.ID)
 	errMsg := ""
 	if !s.Stopping() {
 		err := s.Proc.ExitErr()

@@ -51,6 +51,9 @@ type Pending struct {
 	Rev     int
 	// Staged is the staged proposal file, when Route.Surface == SurfaceProposal.
 	Staged string
+	// StageKey is the id it was staged under (Restage needs it): the
+	// request's, or the tool call's for one made before claude asked.
+	StageKey string
 	// Conflicts lists the lines (1-based, in the staged file) of the
 	// conflict blocks the last rebase wrote; while any remain, a save
 	// applies nothing.

@@ -103,3 +103,20 @@ func BenchmarkSummarize100k(b *testing.B) {
 		}
 	})
 }
+
+// What staging alone costs: the folder, its marker and the file.
+func benchStage(b *testing.B, lines int) {
+	data := benchFile(lines, "\n")
+	storage := b.TempDir()
+	b.SetBytes(int64(len(data)))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := Stage(storage, fmt.Sprintf("r%d", i), "/r/big.txt", data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkStage1k(b *testing.B)   { benchStage(b, 1000) }
+func BenchmarkStage10k(b *testing.B)  { benchStage(b, 10000) }
+func BenchmarkStage100k(b *testing.B) { benchStage(b, 100000) }

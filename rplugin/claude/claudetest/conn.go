@@ -301,6 +301,15 @@ func (c *Conn) PushJSON(v any) {
 	c.Push(string(b))
 }
 
+// Name pushes the assistant message that names tool call toolUseID, as
+// claude does before it asks for it (Ask's tool_use_id is "toolu_" and its
+// request id).
+func (c *Conn) Name(toolUseID, tool string, input any) {
+	c.PushJSON(map[string]any{"type": "assistant", "message": map[string]any{"id": "msg_" + toolUseID, "role": "assistant",
+		"content": []any{map[string]any{"type": "tool_use", "id": toolUseID, "name": tool, "input": input}}},
+		"parent_tool_use_id": nil, "session_id": ""})
+}
+
 // Ask pushes a can_use_tool request.
 func (c *Conn) Ask(requestID, tool string, input any, extra map[string]any) {
 	req := map[string]any{"subtype": "can_use_tool", "tool_name": tool, "input": input, "tool_use_id": "toolu_" + requestID}

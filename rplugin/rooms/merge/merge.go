@@ -366,7 +366,7 @@ func (r *Room) proposal(s *session.Session, top, branch string, i int, c worktre
 		Perm:   claude.PermissionRequest{RequestID: reqID, ToolName: tool, Input: input, In: toolcall.Decode(input)},
 		Route:  approval.Route{Surface: approval.SurfaceProposal},
 		Target: sanitize.Line(c.Path), Added: added, Removed: removed,
-		Change: change, Staged: staged, Conflicts: marks,
+		Change: change, Staged: staged, StageKey: reqID, Conflicts: marks,
 		Merge: &approval.Merge{Branch: branch, Path: path, Rel: c.Path, Deleted: c.Status == "deleted", Mode: mode,
 			Unsaved: fromBuffer, Disk: disk, DiskExists: rerr == nil},
 	}

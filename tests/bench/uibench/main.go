@@ -128,6 +128,9 @@ const (
 	// requestPause is claude's pause between two requests of a latency
 	// run (see latency).
 	requestPause = 30 * time.Millisecond
+	// checksSamples is how many Edits the real claude is timed on to find
+	// how long it checks one before asking (claudeChecks).
+	checksSamples = 20
 )
 
 func (b *bench) reportLatency(n int) (bool, error) {
@@ -539,10 +542,18 @@ func (b *bench) latency(lines, n int) (lat, control []time.Duration, err error) 
 		if err := os.WriteFile(path, []byte(sb.String()), 0o644); err != nil {
 			return nil, nil, err
 		}
+		// claude names the Edit, checks it, then asks: as long as the
+		// real CLI takes at the least (measured now, on this file).
+		checks, err := claudeChecks(lines, checksSamples)
+		if err != nil {
+			return nil, nil, fmt.Errorf("the real claude's checks: %w", err)
+		}
+		fmt.Printf("  claude names an Edit of %dk lines and asks for it %.1f ms later at the least (the real CLI, %d Edits); the fake claude does the same\n",
+			lines/1000, float64(checks)/float64(time.Millisecond), checksSamples)
 		for i := 0; i < n; i++ {
 			k := (i * 7919) % lines
 			input, _ := json.Marshal(map[string]any{"file_path": path, "old_string": fmt.Sprintf("line %d of the", k), "new_string": fmt.Sprintf("LINE %d of the", k)})
-			steps = append(steps, pause, fmt.Sprintf(`{"ask":{"tool_name":"Edit","request_id":"bench-%04d","input":%s}}`, i, input))
+			steps = append(steps, pause, fmt.Sprintf(`{"ask":{"tool_name":"Edit","request_id":"bench-%04d","checks_ms":%d,"input":%s}}`, i, checks/time.Millisecond, input))
 		}
 	}
 	if err := os.WriteFile(in.script, []byte(strings.Join(steps, "\n")+"\n"), 0o644); err != nil {

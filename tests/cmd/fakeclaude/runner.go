@@ -332,6 +332,13 @@ func (s *server) execAsk(st *step, gen int64) {
 			s.out.json(s.assistantLocked([]any{O{{"type", "tool_use"}, {"id", a.toolUseID},
 				{"name", a.toolName}, {"input", a.input}}}))
 		}
+	})
+	if ok && spec.assistant && spec.checks > 0 {
+		// claude checks the call it named before it asks (the real CLI
+		// takes milliseconds, more for a large file's Edit).
+		time.Sleep(spec.checks)
+	}
+	ok = ok && s.guarded(gen, func() {
 		req := O{{"subtype", "can_use_tool"}, {"tool_name", a.toolName}}
 		hasDisplay := false
 		for _, f := range spec.extra {

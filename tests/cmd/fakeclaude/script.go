@@ -38,7 +38,8 @@ type askSpec struct {
 	requestID     string
 	toolUseID     string
 	timeout       time.Duration
-	assistant     bool // emit the assistant tool_use message first
+	assistant     bool          // emit the assistant tool_use message first
+	checks        time.Duration // then pause this long before asking ("checks_ms")
 	resultContent string
 }
 
@@ -345,6 +346,10 @@ func parseAsk(raw json.RawMessage) (*askSpec, error) {
 			a.timeout = time.Duration(ms) * time.Millisecond
 		case "assistant":
 			err = json.Unmarshal(v, &a.assistant)
+		case "checks_ms":
+			var ms int64
+			err = json.Unmarshal(v, &ms)
+			a.checks = time.Duration(ms) * time.Millisecond
 		case "result_content":
 			err = json.Unmarshal(v, &a.resultContent)
 		case "subtype":
