@@ -90,7 +90,7 @@ func (a *App) permission(s *session.Session, m claude.Message) {
 	// the request is registered.
 	var t *ahead.Taken
 	if approval.IsFileChange(pr.ToolName) {
-		t = a.ahead.Take(s.ID, pr, s.Cwd(), ahead.ReadAhead(id, pr.ToolName, o.ReviewEdits, a.ui))
+		t = a.ahead.Take(s.ID, pr, s.Cwd(), ahead.ReadAhead(id, pr.ToolName, o.ReviewEdits, a.ui.Send))
 		p.Change = t.Change
 	} else {
 		a.stageMu.Lock()
@@ -100,7 +100,7 @@ func (a *App) permission(s *session.Session, m claude.Message) {
 			return t.Err
 		}
 		if t.Staged != "" {
-			p.Staged, p.StageKey = t.Staged, t.StageKey // made ahead
+			p.Staged, p.StageKey, p.Prepared = t.Staged, t.StageKey, t.Prepared // made ahead
 			return nil
 		}
 		if c := p.Change.Cell; c != nil && c.Mode == "delete" {

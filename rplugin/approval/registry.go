@@ -54,6 +54,9 @@ type Pending struct {
 	// StageKey is the id it was staged under (Restage needs it): the
 	// request's, or the tool call's for one made before claude asked.
 	StageKey string
+	// Prepared is the id under which the editor read the original ahead,
+	// when it was asked before the request came (package rooms/ahead).
+	Prepared string
 	// Conflicts lists the lines (1-based, in the staged file) of the
 	// conflict blocks the last rebase wrote; while any remain, a save
 	// applies nothing.

@@ -23,17 +23,18 @@ const (
 	// outbox could not deliver; it stands at their numbers in the stream
 	// and the front end asks for everything again (sessions, pending
 	// requests, transcripts).
-	EvResync          = "resync"
-	EvRequestAdded    = "request_added"    // RequestView
-	EvRequestRemoved  = "request_removed"  // {id, outcome, message}
-	EvPresent         = "present"          // RequestView, or AsAdded: open its surface
-	EvNotify          = "notify"           // {msg, level}
-	EvProposalRebase  = "proposal_rebase"  // {id, path, exists}: the real file changed on disk
-	EvProposalPrepare = "proposal_prepare" // {id, path}: read this large original while the proposal is staged
-	EvFileWritten     = "file_written"     // {path}: claude wrote an applied proposal
-	EvRules           = "rules"            // RulesView: the rules in effect, as claude reports them
-	EvTasks           = "tasks"            // {session, tasks}: a session's background tasks
-	EvCompletion      = "completion"       // Completion: the prompt input's choices for what was typed
+	EvResync            = "resync"
+	EvRequestAdded      = "request_added"      // RequestView
+	EvRequestRemoved    = "request_removed"    // {id, outcome, message}
+	EvPresent           = "present"            // RequestView, or AsAdded: open its surface
+	EvNotify            = "notify"             // {msg, level}
+	EvProposalRebase    = "proposal_rebase"    // {id, path, exists}: the real file changed on disk
+	EvProposalPrepare   = "proposal_prepare"   // {id, path}: read this large original while the proposal is staged
+	EvProposalUnprepare = "proposal_unprepare" // {id}: the original read ahead under id will not be needed
+	EvFileWritten       = "file_written"       // {path}: claude wrote an applied proposal
+	EvRules             = "rules"              // RulesView: the rules in effect, as claude reports them
+	EvTasks             = "tasks"              // {session, tasks}: a session's background tasks
+	EvCompletion        = "completion"         // Completion: the prompt input's choices for what was typed
 	// EvMark is the reply of a call, in the stream: a Mark. Every call's
 	// reply comes this way, at once or, for a call that waits on claude,
 	// when claude answered; the caller acts on it after every event the

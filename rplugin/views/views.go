@@ -69,26 +69,29 @@ type Field struct {
 // Request is the view model of a pending request. Every string in it is
 // sanitized.
 type Request struct {
-	ID          string          `json:"id"`
-	Session     int             `json:"session"`
-	SessionName string          `json:"session_name"`
-	Tool        string          `json:"tool"`
-	Target      string          `json:"target"`
-	Surface     string          `json:"surface"`
-	Agent       *tasks.Agent    `json:"agent,omitempty"` // the subagent that asks (nil: Claude itself)
-	Reason      string          `json:"reason,omitempty"`
-	Arrived     int64           `json:"arrived"` // unix milliseconds
-	Added       int             `json:"added"`
-	Removed     int             `json:"removed"`
-	FileChange  bool            `json:"file_change"`
-	Path        string          `json:"path,omitempty"`   // the real file of a file change
-	Exists      bool            `json:"exists"`           // the real file exists
-	Staged      string          `json:"staged,omitempty"` // staged proposal file
-	Title       string          `json:"title"`
-	Fields      []Field         `json:"fields"`
-	Review      []string        `json:"review"`          // full input and, for file changes, the diff
-	Input       json.RawMessage `json:"input,omitempty"` // questions and plans need the structure
-	Plan        string          `json:"plan,omitempty"`
+	ID          string       `json:"id"`
+	Session     int          `json:"session"`
+	SessionName string       `json:"session_name"`
+	Tool        string       `json:"tool"`
+	Target      string       `json:"target"`
+	Surface     string       `json:"surface"`
+	Agent       *tasks.Agent `json:"agent,omitempty"` // the subagent that asks (nil: Claude itself)
+	Reason      string       `json:"reason,omitempty"`
+	Arrived     int64        `json:"arrived"` // unix milliseconds
+	Added       int          `json:"added"`
+	Removed     int          `json:"removed"`
+	FileChange  bool         `json:"file_change"`
+	Path        string       `json:"path,omitempty"`   // the real file of a file change
+	Exists      bool         `json:"exists"`           // the real file exists
+	Staged      string       `json:"staged,omitempty"` // staged proposal file
+	// Prepared names the original the editor read ahead for it, when that
+	// was asked before the request came (package rooms/ahead).
+	Prepared string          `json:"prepared,omitempty"`
+	Title    string          `json:"title"`
+	Fields   []Field         `json:"fields"`
+	Review   []string        `json:"review"`          // full input and, for file changes, the diff
+	Input    json.RawMessage `json:"input,omitempty"` // questions and plans need the structure
+	Plan     string          `json:"plan,omitempty"`
 	// PlanMode: a file change asked while the session plans, before any
 	// plan was approved (claude asks it because of the mode).
 	PlanMode bool `json:"plan_mode,omitempty"`
@@ -203,7 +206,7 @@ func (b *Builder) Request(r approval.Pending) Request {
 		ID: r.ID, Session: r.Session, SessionName: name, Tool: sanitize.Line(pr.ToolName),
 		Target: r.Target, Surface: string(r.Route.Surface), Reason: sanitize.Text(r.Route.Reason),
 		Arrived: r.Arrived.UnixMilli(), Added: r.Added, Removed: r.Removed,
-		FileChange: approval.IsFileChange(pr.ToolName) || r.Change != nil, Staged: r.Staged, Said: said,
+		FileChange: approval.IsFileChange(pr.ToolName) || r.Change != nil, Staged: r.Staged, Prepared: r.Prepared, Said: said,
 	}
 	// Claude writing its own plan file is part of planning.
 	v.PlanMode = planning && v.FileChange && !strings.Contains(r.Target, ".claude/plans/")

@@ -153,8 +153,11 @@ function T:recording(name)
 end
 
 --- Deliver a recording's batches, in order (up to batch `upto`).
-function T:replay(name, upto)
+function T:replay(name, upto, patch)
   local batches = self:recording(name)
+  if patch then
+    patch(batches) -- the recording changed for this case
+  end
   for i, b in ipairs(batches) do
     if upto and i > upto then
       break

@@ -226,6 +226,50 @@ return {
       t:eq(vim.api.nvim_buf_is_valid(ahead), false, "wiped with the proposal")
     end,
   },
+  ["an original read before claude asked is the original side of the request that names it"] = {
+    run = function(t)
+      local proposal = require("claudenova.surfaces.proposal")
+      edit_files(t)
+      local req = edit_request(t)
+      local function named(batches)
+        for _, batch in ipairs(batches) do
+          for _, ev in ipairs(batch) do
+            if ev.event == "request_added" or ev.event == "present" then
+              ev.data.prepared = "ahead:1:toolu_1"
+            end
+          end
+        end
+      end
+      -- Read when claude named the edit, before it asked.
+      proposal.prepare("ahead:1:toolu_1", req.path)
+      t:eq(#scratches(), 1, "one buffer read ahead")
+      local ahead = scratches()[1]
+      t:replay("edit", 10, named)
+      local side
+      for _, w in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
+        local b = vim.api.nvim_win_get_buf(w)
+        if vim.b[b].claudenova_surface == "proposal" and vim.bo[b].buftype == "nofile" then
+          side = b
+        end
+      end
+      t:eq(side, ahead, "the original side is the buffer read before the request came")
+      proposal.withdraw(req.id, "denied")
+      t:eq(vim.api.nvim_buf_is_valid(ahead), false, "wiped with the proposal")
+      -- One read for a call claude never asked for is dropped when the host
+      -- says so.
+      local before = #scratches()
+      local inbox = require("claudenova.frontend.inbox")
+      inbox.apply(vim.json.encode({
+        { seq = t.seq + 1, event = "proposal_prepare", data = { id = "ahead:1:toolu_2", path = req.path } },
+      }))
+      t:eq(#scratches(), before + 1, "read ahead")
+      inbox.apply(
+        vim.json.encode({ { seq = t.seq + 2, event = "proposal_unprepare", data = { id = "ahead:1:toolu_2" } } })
+      )
+      t.seq = t.seq + 2
+      t:eq(#scratches(), before, "dropped")
+    end,
+  },
   ["an original read ahead is read again when the file changed before the proposal opens"] = {
     run = function(t)
       local proposal = require("claudenova.surfaces.proposal")

@@ -242,6 +242,9 @@ local function drop(id, outcome)
       errors.dropped(err, mod .. ".withdraw " .. id, "error")
     end
   end
+  if r and r.prepared then
+    proposal.unprepare(r.prepared) -- read before it came, and never opened
+  end
   return r
 end
 
@@ -333,6 +336,10 @@ function handlers.proposal_prepare(data)
     return
   end
   proposal.prepare(data.id, data.path)
+end
+
+function handlers.proposal_unprepare(data)
+  proposal.unprepare(data.id)
 end
 
 function handlers.tasks(data)

@@ -282,9 +282,11 @@ local function drop_prepared(id)
 end
 
 -- The original read ahead for request r, when it is still the file on disk
--- (a stale one is wiped).
+-- (a stale one is wiped): read for the request, or before it came, under
+-- the id r.prepared names.
 local function take_prepared(r)
-  local pre = prepared[r.id]
+  local key = prepared[r.id] and r.id or r.prepared
+  local pre = key and prepared[key]
   if
     pre
     and vim.api.nvim_buf_is_valid(pre.buf)
@@ -293,11 +295,18 @@ local function take_prepared(r)
     and not (r.cell and r.cell ~= "")
     and same_stat(pre.stat, vim.uv.fs_stat(r.path))
   then
-    prepared[r.id] = nil
+    prepared[key] = nil
     return pre.buf, pre.stat
   end
-  drop_prepared(r.id)
+  if key then
+    drop_prepared(key)
+  end
   return nil
+end
+
+--- The original read ahead under id will not be needed: wiped.
+function M.unprepare(id)
+  drop_prepared(id)
 end
 
 --- Read the original side of request id's proposal (the file at path)

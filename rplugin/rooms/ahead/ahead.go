@@ -21,6 +21,7 @@ package ahead
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"log/slog"
@@ -33,6 +34,7 @@ import (
 	modes "github.com/claude-nova/claude-nova.nvim/rplugin/mode"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/proposal"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/toolcall"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/ui"
 )
 
 const (
@@ -51,6 +53,9 @@ type Made struct {
 	// Staged is the staged file; StageKey the id it was staged under (the
 	// tool call's id, not the request's).
 	Staged, StageKey string
+	// Prepared is the id the editor was asked to read a large original
+	// under ("" for a small file).
+	Prepared string
 }
 
 type key struct {
@@ -78,6 +83,7 @@ type Room struct {
 	// neither the registry nor this room yet.
 	stage sync.Locker
 	read  func(string) ([]byte, error)
+	send  func(event string, data any) // to the front end (ui.Sink's Send)
 
 	mu    sync.Mutex
 	calls map[key]*call
@@ -85,12 +91,12 @@ type Room struct {
 }
 
 // New returns a room. stage is the lock shared with the stale sweep; read
-// reads a file (proposal.ReadFile).
-func New(log *slog.Logger, stage sync.Locker, read func(string) ([]byte, error)) *Room {
+// reads a file (proposal.ReadFile); send sends an event to the front end.
+func New(log *slog.Logger, stage sync.Locker, read func(string) ([]byte, error), send func(string, any)) *Room {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Room{log: log, stage: stage, read: read, calls: map[key]*call{}}
+	return &Room{log: log, stage: stage, read: read, send: send, calls: map[key]*call{}}
 }
 
 // Eligible says whether a tool call is one this room makes ahead: a file
@@ -142,8 +148,24 @@ func (r *Room) Named(session int, cwd, mode, storage, review string, a *claude.A
 func (r *Room) make(k key, c *call, input []byte) {
 	defer close(c.done)
 	c.in = toolcall.Decode(input)
-	change, err := proposal.ReconstructOf(c.tool, c.in, c.cwd, r.read)
+	prepared := ""
+	change, err := proposal.ReconstructOf(c.tool, c.in, c.cwd, func(path string) ([]byte, error) {
+		data, err := r.read(path)
+		if err == nil && len(data) >= PrepareSize {
+			// The editor reads the large original meanwhile too: what it
+			// would do once the request came (see ReadAhead).
+			prepared = fmt.Sprintf("ahead:%d:%s", k.session, k.toolUse)
+			r.send(ui.EvProposalPrepare, map[string]string{"id": prepared, "path": path})
+		}
+		return data, err
+	})
+	if prepared != "" {
+		r.mu.Lock()
+		c.made.Prepared = prepared
+		r.mu.Unlock()
+	}
 	if err != nil {
+		r.unprepare(c)
 		return // the request will say why, when claude asks
 	}
 	sum := proposal.Summarize(change)
@@ -153,15 +175,17 @@ func (r *Room) make(k key, c *call, input []byte) {
 	dropped := c.dropped
 	r.mu.Unlock()
 	if dropped {
+		r.unprepare(c)
 		return
 	}
 	staged, err := proposal.Stage(c.storage, k.toolUse, change.StagePath(), change.Proposed)
 	if err != nil {
 		r.log.Debug("stage ahead", "session", k.session, "tool_use_id", k.toolUse, "err", err)
+		r.unprepare(c)
 		return
 	}
 	r.mu.Lock()
-	c.made = Made{Change: change, Summary: sum, Staged: staged, StageKey: k.toolUse}
+	c.made = Made{Change: change, Summary: sum, Staged: staged, StageKey: k.toolUse, Prepared: prepared}
 	c.ok = true
 	r.mu.Unlock()
 }
@@ -172,10 +196,11 @@ type Taken struct {
 	Change *proposal.Change // nil when it could not be made (Err says why)
 	Err    error
 	// Staged and StageKey are set for a change made ahead: its staged file
-	// and the id it was staged under (Restage needs it).
-	Staged, StageKey string
-	summary          *proposal.Summary
-	summed           chan proposal.Summary
+	// and the id it was staged under (Restage needs it); Prepared the id
+	// the editor read its original under, when it was asked to.
+	Staged, StageKey, Prepared string
+	summary                    *proposal.Summary
+	summed                     chan proposal.Summary
 }
 
 // Summary is the change's counts and hunks (it waits for them when they
@@ -215,7 +240,7 @@ func (r *Room) Take(session int, pr claude.PermissionRequest, cwd string, read f
 	r.mu.Unlock()
 	if ok && c.tool == pr.ToolName && c.cwd == cwd && reflect.DeepEqual(c.in.Obj, pr.In.Obj) && r.unchanged(c.made.Change) {
 		m := c.made
-		return &Taken{Change: &m.Change, Staged: m.Staged, StageKey: m.StageKey, summary: &m.Summary}
+		return &Taken{Change: &m.Change, Staged: m.Staged, StageKey: m.StageKey, Prepared: m.Prepared, summary: &m.Summary}
 	}
 	if ok {
 		r.unstage(c)
@@ -305,7 +330,20 @@ func (r *Room) drop(match func(key) bool) {
 	}
 }
 
+// unprepare tells the front end that the original it read ahead for c,
+// if any, will not be needed.
+func (r *Room) unprepare(c *call) {
+	r.mu.Lock()
+	id := c.made.Prepared
+	c.made.Prepared = ""
+	r.mu.Unlock()
+	if id != "" {
+		r.send(ui.EvProposalUnprepare, map[string]string{"id": id})
+	}
+}
+
 func (r *Room) unstage(c *call) {
+	r.unprepare(c)
 	r.mu.Lock()
 	staged, ok := c.made.Staged, c.ok
 	c.ok = false

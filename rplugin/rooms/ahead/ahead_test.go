@@ -20,14 +20,28 @@ type bed struct {
 	storage string
 	lock    *sync.Mutex
 	room    *Room
+
+	mu   sync.Mutex
+	sent []string // "event id" of what the room sent the front end
 }
 
 func newBed(t *testing.T) *bed {
 	t.Helper()
 	b := &bed{t: t, dir: t.TempDir(), storage: t.TempDir(), lock: &sync.Mutex{}}
-	b.room = New(nil, b.lock, proposal.ReadFile)
+	b.room = New(nil, b.lock, proposal.ReadFile, func(ev string, data any) {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		b.sent = append(b.sent, ev+" "+data.(map[string]string)["id"])
+	})
 	t.Cleanup(b.room.Settle)
 	return b
+}
+
+func (b *bed) events() []string {
+	b.room.Settle()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return append([]string(nil), b.sent...)
 }
 
 func (b *bed) write(name, content string) string {
@@ -317,5 +331,43 @@ func TestBounded(t *testing.T) {
 	b.room.Forget(1)
 	if got := b.staged(); len(got) != 0 {
 		t.Fatalf("left %v", got)
+	}
+}
+
+// A large file's original is read by the editor too while the change is
+// made (as when claude asks for one nothing made); the request that takes
+// the change names it, and one never taken tells the editor to drop it.
+func TestALargeOriginalIsReadAheadByTheEditor(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		size  int
+		taken bool
+		want  []string
+	}{
+		{"a small file", PrepareSize - 1, true, nil},
+		{"a large file, taken", PrepareSize, true, []string{"proposal_prepare ahead:1:toolu_1"}},
+		{"a large file, never asked for", PrepareSize, false,
+			[]string{"proposal_prepare ahead:1:toolu_1", "proposal_unprepare ahead:1:toolu_1"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := newBed(t)
+			path := b.write("big.txt", "first line\n"+strings.Repeat("x", tc.size-len("first line\n")))
+			edit := map[string]any{"file_path": path, "old_string": "first line", "new_string": "FIRST LINE"}
+			b.name(1, "default", "proposal", "toolu_1", "Edit", edit)
+			if tc.taken {
+				tk := b.ask(1, "toolu_1", "Edit", edit)
+				if tk.Staged == "" {
+					t.Fatalf("not taken: %+v", tk.Err)
+				}
+				if want := strings.TrimPrefix(strings.Join(tc.want, ""), "proposal_prepare "); tk.Prepared != want {
+					t.Fatalf("the request names %q as read ahead, want %q", tk.Prepared, want)
+				}
+			} else {
+				b.room.Finished(1, []claude.ToolResult{{ToolUseID: "toolu_1"}})
+			}
+			if got := b.events(); strings.Join(got, "|") != strings.Join(tc.want, "|") {
+				t.Fatalf("sent %q, want %q", got, tc.want)
+			}
+		})
 	}
 }

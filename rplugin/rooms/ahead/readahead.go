@@ -17,14 +17,14 @@ const PrepareSize = 1 << 20
 // when claude asks for a change nothing made ahead; a large one the editor
 // is asked to read too (ui.EvProposalPrepare) while the host goes on with
 // the change, when it will be shown as a proposal.
-func ReadAhead(id, tool, review string, sink ui.Sink) func(string) ([]byte, error) {
+func ReadAhead(id, tool, review string, send func(string, any)) func(string) ([]byte, error) {
 	if tool == "NotebookEdit" || approval.ReviewEdits(review) == approval.ReviewPanel {
 		return proposal.ReadFile // a cell, or no proposal: nothing to read ahead
 	}
 	return func(path string) ([]byte, error) {
 		data, err := proposal.ReadFile(path)
 		if err == nil && len(data) >= PrepareSize {
-			sink.Send(ui.EvProposalPrepare, map[string]string{"id": id, "path": path})
+			send(ui.EvProposalPrepare, map[string]string{"id": id, "path": path})
 		}
 		return data, err
 	}
