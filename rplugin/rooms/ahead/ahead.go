@@ -44,6 +44,14 @@ const (
 	// maxCalls bounds the calls being made or waiting to be asked for, in
 	// all sessions (each holds its file twice in memory).
 	maxCalls = 16
+	// makers is how many calls are made at once (the others wait their
+	// turn): a message that names many large edits reads few files at a
+	// time.
+	makers = 2
+	// maxHeld bounds the bytes the calls made and not yet asked for hold
+	// (a file before and after its change): what is over is made when
+	// claude asks, as before.
+	maxHeld = 256 << 20
 )
 
 // Made is a file change made ahead.
@@ -73,6 +81,8 @@ type call struct {
 	made    Made
 	ok      bool // made and staged
 	dropped bool // no request will take it: unstage what is made
+	started bool // its maker began (else a request makes it itself)
+	held    int  // the bytes it holds, counted in Room.held
 }
 
 // Room holds the calls made ahead, by session and tool call.
@@ -85,9 +95,12 @@ type Room struct {
 	read  func(string) ([]byte, error)
 	send  func(event string, data any) // to the front end (ui.Sink's Send)
 
-	mu    sync.Mutex
-	calls map[key]*call
-	work  sync.WaitGroup // what runs on goroutines of its own
+	mu      sync.Mutex
+	calls   map[key]*call
+	held    int            // bytes the calls hold (maxHeld)
+	maxHeld int            // maxHeld; tests lower it
+	turns   chan struct{}  // a place among the makers
+	work    sync.WaitGroup // what runs on goroutines of its own
 }
 
 // New returns a room. stage is the lock shared with the stale sweep; read
@@ -96,7 +109,8 @@ func New(log *slog.Logger, stage sync.Locker, read func(string) ([]byte, error),
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Room{log: log, stage: stage, read: read, send: send, calls: map[key]*call{}}
+	return &Room{log: log, stage: stage, read: read, send: send, calls: map[key]*call{},
+		maxHeld: maxHeld, turns: make(chan struct{}, makers)}
 }
 
 // Eligible says whether a tool call is one this room makes ahead: a file
@@ -144,9 +158,17 @@ func (r *Room) Named(session int, cwd, mode, storage, review string, a *claude.A
 	}
 }
 
-// make reconstructs, sums up and stages one call.
+// make reconstructs, sums up and stages one call, in its turn.
 func (r *Room) make(k key, c *call, input []byte) {
 	defer close(c.done)
+	r.turns <- struct{}{}
+	defer func() { <-r.turns }()
+	r.mu.Lock()
+	c.started = !c.dropped
+	r.mu.Unlock()
+	if !c.started {
+		return // a request made it itself meanwhile, or it was dropped
+	}
 	c.in = toolcall.Decode(input)
 	prepared := ""
 	change, err := proposal.ReconstructOf(c.tool, c.in, c.cwd, func(path string) ([]byte, error) {
@@ -168,6 +190,19 @@ func (r *Room) make(k key, c *call, input []byte) {
 		r.unprepare(c)
 		return // the request will say why, when claude asks
 	}
+	r.mu.Lock()
+	size := len(change.Original) + len(change.Proposed)
+	full := r.held+size > r.maxHeld
+	if !full {
+		r.held += size
+		c.held = size
+	}
+	r.mu.Unlock()
+	if full {
+		r.log.Debug("not made ahead: the room holds enough", "session", k.session, "tool_use_id", k.toolUse, "bytes", size)
+		r.unprepare(c)
+		return
+	}
 	sum := proposal.Summarize(change)
 	r.stage.Lock()
 	defer r.stage.Unlock()
@@ -175,12 +210,14 @@ func (r *Room) make(k key, c *call, input []byte) {
 	dropped := c.dropped
 	r.mu.Unlock()
 	if dropped {
+		r.release(c)
 		r.unprepare(c)
 		return
 	}
 	staged, err := proposal.Stage(c.storage, k.toolUse, change.StagePath(), change.Proposed)
 	if err != nil {
 		r.log.Debug("stage ahead", "session", k.session, "tool_use_id", k.toolUse, "err", err)
+		r.release(c)
 		r.unprepare(c)
 		return
 	}
@@ -225,6 +262,12 @@ func (r *Room) Take(session int, pr claude.PermissionRequest, cwd string, read f
 	k := key{session, pr.ToolUseID}
 	r.mu.Lock()
 	c := r.calls[k]
+	if c != nil && !c.started {
+		// Still waiting its turn: made here rather than waited for.
+		c.dropped = true
+		delete(r.calls, k)
+		c = nil
+	}
 	r.mu.Unlock()
 	if c != nil {
 		<-c.done // it takes the stage lock to stage: waited for before taking it
@@ -238,6 +281,9 @@ func (r *Room) Take(session int, pr claude.PermissionRequest, cwd string, read f
 	}
 	ok := c != nil && c.ok
 	r.mu.Unlock()
+	if c != nil {
+		r.release(c) // the request holds it now, or nobody
+	}
 	if ok && c.tool == pr.ToolName && c.cwd == cwd && reflect.DeepEqual(c.in.Obj, pr.In.Obj) && r.unchanged(c.made.Change) {
 		m := c.made
 		return &Taken{Change: &m.Change, Staged: m.Staged, StageKey: m.StageKey, Prepared: m.Prepared, summary: &m.Summary}
@@ -342,7 +388,16 @@ func (r *Room) unprepare(c *call) {
 	}
 }
 
+// release takes what c holds off the room's count.
+func (r *Room) release(c *call) {
+	r.mu.Lock()
+	r.held -= c.held
+	c.held = 0
+	r.mu.Unlock()
+}
+
 func (r *Room) unstage(c *call) {
+	r.release(c)
 	r.unprepare(c)
 	r.mu.Lock()
 	staged, ok := c.made.Staged, c.ok

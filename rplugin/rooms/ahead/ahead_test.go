@@ -371,3 +371,63 @@ func TestALargeOriginalIsReadAheadByTheEditor(t *testing.T) {
 		})
 	}
 }
+
+// What calls made ahead hold is bounded: one over the bound is made when
+// claude asks, as before; a request never waits for a call that has not
+// begun (the makers are busy): it makes the change itself.
+func TestHeldAndWaitingAreBounded(t *testing.T) {
+	t.Run("over the bytes held", func(t *testing.T) {
+		b := newBed(t)
+		path := b.write("a.txt", "one\ntwo\nthree\n")
+		b.room.maxHeld = 20 // the file before and after: 28 bytes
+		edit := map[string]any{"file_path": path, "old_string": "two", "new_string": "TWO"}
+		b.name(1, "default", "proposal", "toolu_1", "Edit", edit)
+		if got := b.staged(); len(got) != 0 {
+			t.Fatalf("made ahead over the bound: %v", got)
+		}
+		tk := b.ask(1, "toolu_1", "Edit", edit)
+		if tk.Staged != "" || tk.Err != nil || string(tk.Change.Proposed) != "one\nTWO\nthree\n" {
+			t.Fatalf("made when asked: %+v", tk)
+		}
+		if b.room.held != 0 {
+			t.Fatalf("%d bytes counted as held", b.room.held)
+		}
+	})
+	t.Run("the makers busy", func(t *testing.T) {
+		b := newBed(t)
+		path := b.write("a.txt", "one\ntwo\nthree\n")
+		for range makers {
+			b.room.turns <- struct{}{} // every maker busy
+		}
+		edit := map[string]any{"file_path": path, "old_string": "two", "new_string": "TWO"}
+		a := &claude.Assistant{Content: []claude.Block{{Type: "tool_use", ID: "toolu_1", Name: "Edit", Input: raw(t, edit)}}}
+		b.room.Named(1, b.dir, "default", b.storage, "proposal", a)
+		tk := b.ask(1, "toolu_1", "Edit", edit) // would wait forever for its turn
+		if tk.Staged != "" || tk.Err != nil || string(tk.Change.Proposed) != "one\nTWO\nthree\n" {
+			t.Fatalf("made when asked: %+v", tk)
+		}
+		for range makers {
+			<-b.room.turns
+		}
+		if got := b.staged(); len(got) != 0 || b.room.Pending() != 0 {
+			t.Fatalf("made ahead after all: %v (%d calls)", got, b.room.Pending())
+		}
+	})
+	t.Run("taken and dropped give back what they held", func(t *testing.T) {
+		b := newBed(t)
+		path := b.write("a.txt", "one\ntwo\nthree\n")
+		one := map[string]any{"file_path": path, "old_string": "one", "new_string": "1"}
+		two := map[string]any{"file_path": path, "old_string": "two", "new_string": "2"}
+		b.name(1, "default", "proposal", "toolu_1", "Edit", one)
+		b.name(1, "default", "proposal", "toolu_2", "Edit", two)
+		if b.room.held == 0 {
+			t.Fatal("nothing counted as held")
+		}
+		b.ask(1, "toolu_1", "Edit", one)
+		b.room.Forget(1)
+		b.room.Settle()
+		if b.room.held != 0 {
+			t.Fatalf("%d bytes still counted as held", b.room.held)
+		}
+	})
+}
