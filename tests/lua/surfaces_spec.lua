@@ -268,6 +268,17 @@ return {
       )
       t.seq = t.seq + 2
       t:eq(#scratches(), before, "dropped")
+      -- One read for a request removed before its proposal opened goes
+      -- with the request.
+      proposal.prepare("ahead:1:toolu_3", req.path)
+      t:eq(#scratches(), before + 1, "read ahead again")
+      local other = vim.tbl_extend("force", req, { id = "1:other", prepared = "ahead:1:toolu_3" })
+      inbox.apply(vim.json.encode({
+        { seq = t.seq + 1, event = "request_added", data = other },
+        { seq = t.seq + 2, event = "request_removed", data = { id = "1:other", session = 1, outcome = "cancelled" } },
+      }))
+      t.seq = t.seq + 2
+      t:eq(#scratches(), before, "dropped with its request")
     end,
   },
   ["an original read ahead is read again when the file changed before the proposal opens"] = {
