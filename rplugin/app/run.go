@@ -181,8 +181,10 @@ func (r *router) handle(s *session.Session, m claude.Message) {
 		r.desk.Transcript(s, s.Transcript.Apply(m))
 		if m.Type == "assistant" {
 			r.tasks.NameStops(s, m)
-			o := r.options()
-			r.ahead.Named(s.ID, s.Cwd(), s.Mode(), o.Storage, o.ReviewEdits, m.Assistant)
+			if ahead.Names(m.Assistant) { // most messages name nothing to make
+				o := r.options()
+				r.ahead.Named(s.ID, s.Cwd(), s.Mode(), o.Storage, o.ReviewEdits, m.Assistant)
+			}
 		}
 		r.activity(s)
 	case "tool_progress":

@@ -79,10 +79,12 @@ type call struct {
 	cwd     string
 	storage string
 	made    Made
-	ok      bool // made and staged
-	dropped bool // no request will take it: unstage what is made
-	started bool // its maker began (else a request makes it itself)
-	held    int  // the bytes it holds, counted in Room.held
+	ok      bool          // made and staged
+	dropped bool          // no request will take it: unstage what is made
+	begun   chan struct{} // closed once its maker began, or waits its turn
+	queued  bool          // its maker waited for a turn
+	started bool          // its maker began (else a request makes it itself)
+	held    int           // the bytes it holds, counted in Room.held
 }
 
 // Room holds the calls made ahead, by session and tool call.
@@ -120,6 +122,20 @@ func Eligible(tool string, input []byte) bool {
 	return proposal.IsFileChange(tool) && tool != "NotebookEdit" && len(input) <= MaxInput
 }
 
+// Names reports whether an assistant message names a call this room makes
+// ahead (Eligible): what a message of text needs to know, with no lock.
+func Names(a *claude.Assistant) bool {
+	if a == nil {
+		return false
+	}
+	for _, b := range a.Content {
+		if b.Type == "tool_use" && b.ID != "" && Eligible(b.Name, b.Input) {
+			return true
+		}
+	}
+	return false
+}
+
 // Named starts making every file change an assistant message names, for a
 // session working in cwd, in permission mode mode, whose proposals are
 // staged under storage, when claude will ask for them and they will be
@@ -139,7 +155,7 @@ func (r *Room) Named(session int, cwd, mode, storage, review string, a *claude.A
 			continue
 		}
 		k := key{session, b.ID}
-		c := &call{done: make(chan struct{}), tool: b.Name, cwd: cwd, storage: storage}
+		c := &call{done: make(chan struct{}), begun: make(chan struct{}), tool: b.Name, cwd: cwd, storage: storage}
 		r.mu.Lock()
 		_, dup := r.calls[k]
 		full := len(r.calls) >= maxCalls
@@ -161,11 +177,24 @@ func (r *Room) Named(session int, cwd, mode, storage, review string, a *claude.A
 // make reconstructs, sums up and stages one call, in its turn.
 func (r *Room) make(k key, c *call, input []byte) {
 	defer close(c.done)
-	r.turns <- struct{}{}
+	select {
+	case r.turns <- struct{}{}:
+	default:
+		// Every maker busy: a request that comes meanwhile makes the
+		// change itself rather than wait for its turn.
+		r.mu.Lock()
+		c.queued = true
+		r.mu.Unlock()
+		close(c.begun)
+		r.turns <- struct{}{}
+	}
 	defer func() { <-r.turns }()
 	r.mu.Lock()
 	c.started = !c.dropped
 	r.mu.Unlock()
+	if !c.queued {
+		close(c.begun)
+	}
 	if !c.started {
 		return // a request made it itself meanwhile, or it was dropped
 	}
@@ -262,13 +291,18 @@ func (r *Room) Take(session int, pr claude.PermissionRequest, cwd string, read f
 	k := key{session, pr.ToolUseID}
 	r.mu.Lock()
 	c := r.calls[k]
-	if c != nil && !c.started {
-		// Still waiting its turn: made here rather than waited for.
-		c.dropped = true
-		delete(r.calls, k)
-		c = nil
-	}
 	r.mu.Unlock()
+	if c != nil {
+		<-c.begun
+		r.mu.Lock()
+		if !c.started && r.calls[k] == c {
+			// Still waiting its turn: made here rather than waited for.
+			c.dropped = true
+			delete(r.calls, k)
+			c = nil
+		}
+		r.mu.Unlock()
+	}
 	if c != nil {
 		<-c.done // it takes the stage lock to stage: waited for before taking it
 	}

@@ -431,3 +431,24 @@ func TestHeldAndWaitingAreBounded(t *testing.T) {
 		}
 	})
 }
+
+func TestNames(t *testing.T) {
+	edit := raw(t, map[string]any{"file_path": "/a", "old_string": "a", "new_string": "b"})
+	for _, tc := range []struct {
+		name   string
+		blocks []claude.Block
+		want   bool
+	}{
+		{"text", []claude.Block{{Type: "text"}}, false},
+		{"a Bash call", []claude.Block{{Type: "tool_use", ID: "t", Name: "Bash", Input: raw(t, map[string]any{"command": "ls"})}}, false},
+		{"an Edit without an id", []claude.Block{{Type: "tool_use", Name: "Edit", Input: edit}}, false},
+		{"text and an Edit", []claude.Block{{Type: "text"}, {Type: "tool_use", ID: "t", Name: "Edit", Input: edit}}, true},
+	} {
+		if got := Names(&claude.Assistant{Content: tc.blocks}); got != tc.want {
+			t.Errorf("%s: %v", tc.name, got)
+		}
+	}
+	if Names(nil) {
+		t.Error("nil names a call")
+	}
+}
