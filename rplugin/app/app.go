@@ -217,10 +217,13 @@ func New(sink ui.Sink, log *slog.Logger) *App {
 		Storage: func() string { return a.cfg.get().Storage },
 		Record:  func(s *session.Session, path string, was checkpoint.Before) { a.route.recordFile(s, path, was) },
 	})
-	a.ahead = ahead.New(log, &a.stageMu, proposal.ReadFile, sink.Send)
+	a.ahead = ahead.New(log, &a.stageMu, proposal.ReadFile, sink.Send, func() (string, string) {
+		o := a.cfg.get()
+		return o.Storage, o.ReviewEdits
+	})
 	a.route = &router{log: log, ui: sink, desk: a.desk, reg: a.reg, world: a.world, modes: a.modes, tasks: a.tasks,
 		history: a.history, edit: a.edit, rounds: a.rounds, complete: a.complete, commands: a.commands, asks: a,
-		ahead: a.ahead, options: a.cfg.get}
+		ahead: a.ahead}
 	novel := claude.NewNovelties()
 	a.start = func(cfg claude.Config, log *slog.Logger) (claude.Conn, error) {
 		cfg.Spawner, cfg.LongLines, cfg.Novel = a.spawner, a.long, novel

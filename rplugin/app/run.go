@@ -50,7 +50,6 @@ type router struct {
 	commands *commands.Room
 	asks     answerPath
 	ahead    *ahead.Room
-	options  func() Options
 	// settings are the settings_not_in_effect warnings each session showed.
 	settings settingsnote.Once
 	// fault, when set (tests), runs before each message is handled: a
@@ -182,8 +181,7 @@ func (r *router) handle(s *session.Session, m claude.Message) {
 		if m.Type == "assistant" {
 			r.tasks.NameStops(s, m)
 			if ahead.Names(m.Assistant) { // most messages name nothing to make
-				o := r.options()
-				r.ahead.Named(s.ID, s.Cwd(), s.Mode(), o.Storage, o.ReviewEdits, m.Assistant)
+				r.ahead.Named(s.ID, s.Cwd(), s.Mode(), m.Assistant)
 			}
 		}
 		r.activity(s)

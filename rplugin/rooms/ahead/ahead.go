@@ -62,9 +62,6 @@ type Made struct {
 	// Staged is the staged file; StageKey the id it was staged under (the
 	// tool call's id, not the request's).
 	Staged, StageKey string
-	// Prepared is the id the editor was asked to read a large original
-	// under ("" for a small file).
-	Prepared string
 }
 
 type key struct {
@@ -80,12 +77,15 @@ type call struct {
 	cwd     string
 	storage string
 	made    Made
-	ok      bool          // made and staged
-	dropped bool          // no request will take it: unstage what is made
-	begun   chan struct{} // closed once its maker began, or waits its turn
-	queued  bool          // its maker waited for a turn
-	started bool          // its maker began (else a request makes it itself)
-	held    int           // the bytes it holds, counted in Room.held
+	// prepared is the id the editor was asked to read a large original
+	// under ("" for none, or once it was told to drop it).
+	prepared string
+	ok       bool          // made and staged
+	dropped  bool          // no request will take it: unstage what is made
+	begun    chan struct{} // closed once its maker began, or waits its turn
+	queued   bool          // its maker waited for a turn
+	started  bool          // its maker began (else a request makes it itself)
+	held     int           // the bytes it holds, counted in Room.held
 }
 
 // Room holds the calls made ahead, by session and tool call.
@@ -97,6 +97,9 @@ type Room struct {
 	stage sync.Locker
 	read  func(string) ([]byte, error)
 	send  func(event string, data any) // to the front end (ui.Sink's Send)
+	// settings are the options in effect: where proposals are staged, and
+	// how edits are reviewed ("proposal" or "panel").
+	settings func() (storage, review string)
 
 	mu      sync.Mutex
 	calls   map[key]*call
@@ -107,12 +110,14 @@ type Room struct {
 }
 
 // New returns a room. stage is the lock shared with the stale sweep; read
-// reads a file (proposal.ReadFile); send sends an event to the front end.
-func New(log *slog.Logger, stage sync.Locker, read func(string) ([]byte, error), send func(string, any)) *Room {
+// reads a file (proposal.ReadFile); send sends an event to the front end;
+// settings gives the options in effect.
+func New(log *slog.Logger, stage sync.Locker, read func(string) ([]byte, error), send func(string, any),
+	settings func() (storage, review string)) *Room {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Room{log: log, stage: stage, read: read, send: send, calls: map[key]*call{},
+	return &Room{log: log, stage: stage, read: read, send: send, settings: settings, calls: map[key]*call{},
 		maxHeld: maxHeld, turns: make(chan struct{}, makers)}
 }
 
@@ -130,29 +135,34 @@ func Names(a *claude.Assistant) bool {
 		return false
 	}
 	for _, b := range a.Content {
-		if b.Type == "tool_use" && b.ID != "" && Eligible(b.Name, b.Input) {
+		if makes(b) {
 			return true
 		}
 	}
 	return false
 }
 
+// makes says whether block b names a call this room makes.
+func makes(b claude.Block) bool {
+	return b.Type == "tool_use" && b.ID != "" && Eligible(b.Name, b.Input)
+}
+
 // Named starts making every file change an assistant message names, for a
-// session working in cwd, in permission mode mode, whose proposals are
-// staged under storage, when claude will ask for them and they will be
-// shown as proposals: a session whose mode lets edits through unasked, or
-// that reviews them in the panel (review), makes none. It returns at once;
-// the work runs on goroutines of its own.
-func (r *Room) Named(session int, cwd, mode, storage, review string, a *claude.Assistant) {
+// session working in cwd, in permission mode mode, when claude will ask for
+// them and they will be shown as proposals: a session whose mode lets edits
+// through unasked, or edits reviewed in the panel, make none. It returns at
+// once; the work runs on goroutines of its own.
+func (r *Room) Named(session int, cwd, mode string, a *claude.Assistant) {
 	switch mode {
 	case modes.AcceptEdits, modes.BypassPermissions, modes.DontAsk:
 		return
 	}
+	storage, review := r.settings()
 	if a == nil || approval.ReviewEdits(review) == approval.ReviewPanel {
 		return
 	}
 	for _, b := range a.Content {
-		if b.Type != "tool_use" || b.ID == "" || !Eligible(b.Name, b.Input) {
+		if !makes(b) {
 			continue
 		}
 		k := key{session, b.ID}
@@ -200,24 +210,17 @@ func (r *Room) make(k key, c *call, input []byte) {
 		return // a request made it itself meanwhile, or it was dropped
 	}
 	c.in = toolcall.Decode(input)
-	prepared := ""
-	change, err := proposal.ReconstructOf(c.tool, c.in, c.cwd, func(path string) ([]byte, error) {
-		data, err := r.read(path)
-		if err == nil && len(data) >= PrepareSize {
-			// The editor reads the large original meanwhile too: what it
-			// would do once the request came (see ReadAhead).
-			prepared = fmt.Sprintf("ahead:%d:%s", k.session, k.toolUse)
-			r.send(ui.EvProposalPrepare, map[string]string{"id": prepared, "path": path})
-		}
-		return data, err
-	})
-	if prepared != "" {
+	// The editor reads a large original meanwhile too: what it would do
+	// once the request came (see ReadAhead).
+	id, told := fmt.Sprintf("ahead:%d:%s", k.session, k.toolUse), false
+	change, err := proposal.ReconstructOf(c.tool, c.in, c.cwd, readTelling(r.read, r.send, id, &told))
+	if told {
 		r.mu.Lock()
-		c.made.Prepared = prepared
+		c.prepared = id
 		r.mu.Unlock()
 	}
 	if err != nil {
-		r.unprepare(c)
+		r.unstage(c)
 		return // the request will say why, when claude asks
 	}
 	r.mu.Lock()
@@ -230,7 +233,7 @@ func (r *Room) make(k key, c *call, input []byte) {
 	r.mu.Unlock()
 	if full {
 		r.log.Debug("not made ahead: the room holds enough", "session", k.session, "tool_use_id", k.toolUse, "bytes", size)
-		r.unprepare(c)
+		r.unstage(c)
 		return
 	}
 	sum := proposal.Summarize(change)
@@ -240,19 +243,17 @@ func (r *Room) make(k key, c *call, input []byte) {
 	dropped := c.dropped
 	r.mu.Unlock()
 	if dropped {
-		r.release(c)
-		r.unprepare(c)
+		r.unstage(c)
 		return
 	}
 	staged, err := proposal.Stage(c.storage, k.toolUse, change.StagePath(), change.Proposed)
 	if err != nil {
 		r.log.Debug("stage ahead", "session", k.session, "tool_use_id", k.toolUse, "err", err)
-		r.release(c)
-		r.unprepare(c)
+		r.unstage(c)
 		return
 	}
 	r.mu.Lock()
-	c.made = Made{Change: change, Summary: sum, Staged: staged, StageKey: k.toolUse, Prepared: prepared}
+	c.made = Made{Change: change, Summary: sum, Staged: staged, StageKey: k.toolUse}
 	c.ok = true
 	r.mu.Unlock()
 }
@@ -321,7 +322,7 @@ func (r *Room) Take(session int, pr claude.PermissionRequest, cwd string, read f
 	}
 	if ok && c.tool == pr.ToolName && c.cwd == cwd && reflect.DeepEqual(c.in.Obj, pr.In.Obj) && r.unchanged(c.made.Change) {
 		m := c.made
-		return &Taken{Change: &m.Change, Staged: m.Staged, StageKey: m.StageKey, Prepared: m.Prepared, summary: &m.Summary}
+		return &Taken{Change: &m.Change, Staged: m.Staged, StageKey: m.StageKey, Prepared: c.prepared, summary: &m.Summary}
 	}
 	if ok {
 		r.unstage(c)
@@ -415,8 +416,8 @@ func (r *Room) drop(match func(key) bool) {
 // if any, will not be needed.
 func (r *Room) unprepare(c *call) {
 	r.mu.Lock()
-	id := c.made.Prepared
-	c.made.Prepared = ""
+	id := c.prepared
+	c.prepared = ""
 	r.mu.Unlock()
 	if id != "" {
 		r.send(ui.EvProposalUnprepare, map[string]string{"id": id})
@@ -431,6 +432,8 @@ func (r *Room) release(c *call) {
 	r.mu.Unlock()
 }
 
+// unstage gives back what c holds: its bytes, the original the editor read
+// for it, its staged folder.
 func (r *Room) unstage(c *call) {
 	r.release(c)
 	r.unprepare(c)

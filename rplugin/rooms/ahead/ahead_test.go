@@ -18,6 +18,7 @@ type bed struct {
 	t       *testing.T
 	dir     string // the project
 	storage string
+	review  string // the review option in effect ("proposal" or "panel")
 	lock    *sync.Mutex
 	room    *Room
 
@@ -27,12 +28,12 @@ type bed struct {
 
 func newBed(t *testing.T) *bed {
 	t.Helper()
-	b := &bed{t: t, dir: t.TempDir(), storage: t.TempDir(), lock: &sync.Mutex{}}
+	b := &bed{t: t, dir: t.TempDir(), storage: t.TempDir(), review: "proposal", lock: &sync.Mutex{}}
 	b.room = New(nil, b.lock, proposal.ReadFile, func(ev string, data any) {
 		b.mu.Lock()
 		defer b.mu.Unlock()
 		b.sent = append(b.sent, ev+" "+data.(map[string]string)["id"])
-	})
+	}, func() (string, string) { return b.storage, b.review })
 	t.Cleanup(b.room.Settle)
 	return b
 }
@@ -67,7 +68,8 @@ func raw(t *testing.T, v any) json.RawMessage {
 func (b *bed) name(session int, mode, review, toolUse, tool string, input any) {
 	b.t.Helper()
 	a := &claude.Assistant{Content: []claude.Block{{Type: "tool_use", ID: toolUse, Name: tool, Input: raw(b.t, input)}}}
-	b.room.Named(session, b.dir, mode, b.storage, review, a)
+	b.review = review
+	b.room.Named(session, b.dir, mode, a)
 	b.room.Settle()
 }
 
@@ -241,7 +243,7 @@ func TestDroppedWhileMaking(t *testing.T) {
 	path := b.write("a.txt", strings.Repeat("a line of the file\n", 50000)+"last\n")
 	a := &claude.Assistant{Content: []claude.Block{{Type: "tool_use", ID: "toolu_1", Name: "Edit",
 		Input: raw(t, map[string]any{"file_path": path, "old_string": "last", "new_string": "LAST"})}}}
-	b.room.Named(1, b.dir, "default", b.storage, "proposal", a)
+	b.room.Named(1, b.dir, "default", a)
 	b.room.Forget(1)
 	if got := b.staged(); len(got) != 0 {
 		t.Fatalf("left %v", got)
@@ -401,7 +403,7 @@ func TestHeldAndWaitingAreBounded(t *testing.T) {
 		}
 		edit := map[string]any{"file_path": path, "old_string": "two", "new_string": "TWO"}
 		a := &claude.Assistant{Content: []claude.Block{{Type: "tool_use", ID: "toolu_1", Name: "Edit", Input: raw(t, edit)}}}
-		b.room.Named(1, b.dir, "default", b.storage, "proposal", a)
+		b.room.Named(1, b.dir, "default", a)
 		tk := b.ask(1, "toolu_1", "Edit", edit) // would wait forever for its turn
 		if tk.Staged != "" || tk.Err != nil || string(tk.Change.Proposed) != "one\nTWO\nthree\n" {
 			t.Fatalf("made when asked: %+v", tk)

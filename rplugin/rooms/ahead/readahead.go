@@ -21,10 +21,19 @@ func ReadAhead(id, tool, review string, send func(string, any)) func(string) ([]
 	if tool == "NotebookEdit" || approval.ReviewEdits(review) == approval.ReviewPanel {
 		return proposal.ReadFile // a cell, or no proposal: nothing to read ahead
 	}
+	return readTelling(proposal.ReadFile, send, id, nil)
+}
+
+// readTelling reads a file with read and asks the editor to read a large
+// one too, under id; told, when given, is set once it was asked.
+func readTelling(read func(string) ([]byte, error), send func(string, any), id string, told *bool) func(string) ([]byte, error) {
 	return func(path string) ([]byte, error) {
-		data, err := proposal.ReadFile(path)
+		data, err := read(path)
 		if err == nil && len(data) >= PrepareSize {
 			send(ui.EvProposalPrepare, map[string]string{"id": id, "path": path})
+			if told != nil {
+				*told = true
+			}
 		}
 		return data, err
 	}
