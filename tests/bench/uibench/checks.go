@@ -25,6 +25,41 @@ import (
 // pause the least of these before each ask, so that the host is given the
 // time the real CLI gives it, never more. 0 when CLAUDE_BIN is not set.
 func claudeChecks(lines, n int) (time.Duration, error) {
+	var sb strings.Builder
+	for i := 0; i < lines; i++ {
+		fmt.Fprintf(&sb, "line %d of the benchmark file, some text to make it realistic\n", i)
+	}
+	return realChecks("Edit", func(project string) ([]any, error) {
+		path := filepath.Join(project, "big.txt")
+		if err := os.WriteFile(path, []byte(sb.String()), 0o644); err != nil {
+			return nil, err
+		}
+		steps := []any{[]any{"Read", map[string]any{"file_path": path}}}
+		for i := 0; i < n; i++ {
+			k := (i * 7919) % lines
+			steps = append(steps, []any{"Edit", map[string]any{"file_path": path,
+				"old_string": fmt.Sprintf("line %d of the", k), "new_string": fmt.Sprintf("LINE %d of the", k)}})
+		}
+		return steps, nil
+	})
+}
+
+// claudeBashChecks is claudeChecks for the Bash panel's row: n Bash calls
+// of the row's commands.
+func claudeBashChecks(n int) (time.Duration, error) {
+	return realChecks("Bash", func(string) ([]any, error) {
+		var steps []any
+		for i := 0; i < n; i++ {
+			steps = append(steps, []any{"Bash", map[string]any{"command": fmt.Sprintf("make test-%d", i), "description": "run it"}})
+		}
+		return steps, nil
+	})
+}
+
+// realChecks runs the real claude on the steps made for its project folder
+// and returns the least time between naming a call of tool and asking for
+// it. 0 when CLAUDE_BIN is not set.
+func realChecks(tool string, makeSteps func(project string) ([]any, error)) (time.Duration, error) {
 	bin := os.Getenv("CLAUDE_BIN")
 	if bin == "" {
 		return 0, nil
@@ -45,19 +80,9 @@ func claudeChecks(lines, n int) (time.Duration, error) {
 			return 0, err
 		}
 	}
-	var sb strings.Builder
-	for i := 0; i < lines; i++ {
-		fmt.Fprintf(&sb, "line %d of the benchmark file, some text to make it realistic\n", i)
-	}
-	path := filepath.Join(project, "big.txt")
-	if err := os.WriteFile(path, []byte(sb.String()), 0o644); err != nil {
+	steps, err := makeSteps(project)
+	if err != nil {
 		return 0, err
-	}
-	steps := []any{[]any{"Read", map[string]any{"file_path": path}}}
-	for i := 0; i < n; i++ {
-		k := (i * 7919) % lines
-		steps = append(steps, []any{"Edit", map[string]any{"file_path": path,
-			"old_string": fmt.Sprintf("line %d of the", k), "new_string": fmt.Sprintf("LINE %d of the", k)}})
 	}
 	seq, _ := json.Marshal(steps)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
@@ -121,7 +146,7 @@ func claudeChecks(lines, n int) (time.Duration, error) {
 		switch {
 		case m.Type == "assistant":
 			for _, c := range m.Message.Content {
-				if c.Type == "tool_use" && c.Name == "Edit" {
+				if c.Type == "tool_use" && c.Name == tool {
 					named[c.ID] = at
 				}
 			}
@@ -136,7 +161,7 @@ func claudeChecks(lines, n int) (time.Duration, error) {
 			}
 		case m.Type == "result":
 			if len(gaps) == 0 {
-				return 0, fmt.Errorf("claude named no Edit it then asked for")
+				return 0, fmt.Errorf("claude named no %s it then asked for", tool)
 			}
 			return slices.Min(gaps), nil
 		}

@@ -530,8 +530,16 @@ func (b *bench) latency(lines, n int) (lat, control []time.Duration, err error) 
 	pause := fmt.Sprintf(`{"sleep_ms":%d}`, requestPause/time.Millisecond)
 	var steps []string
 	if lines == 0 {
+		// claude names the Bash call, checks it, then asks: as long as
+		// the real CLI takes at the least (measured now).
+		checks, err := claudeBashChecks(checksSamples)
+		if err != nil {
+			return nil, nil, fmt.Errorf("the real claude's checks: %w", err)
+		}
+		fmt.Printf("  claude names a Bash call and asks for it %.1f ms later at the least (the real CLI, %d calls); the fake claude does the same\n",
+			float64(checks)/float64(time.Millisecond), checksSamples)
 		for i := 0; i < n; i++ {
-			steps = append(steps, pause, fmt.Sprintf(`{"ask":{"tool_name":"Bash","request_id":"bench-%04d","input":{"command":"make test-%d","description":"run it"}}}`, i, i))
+			steps = append(steps, pause, fmt.Sprintf(`{"ask":{"tool_name":"Bash","request_id":"bench-%04d","checks_ms":%d,"input":{"command":"make test-%d","description":"run it"}}}`, i, checks/time.Millisecond, i))
 		}
 	} else {
 		var sb strings.Builder
