@@ -411,4 +411,102 @@ return {
       t:eq(transcript_lines(1), { "old", "a" }, "the re-created transcript")
     end,
   },
+  ["a large snapshot goes into a shown transcript a slice at a time, and the ops after it follow it"] = {
+    run = function(t)
+      local tr = require("claudenova.surfaces.transcript")
+      local slice = tr.SLICE
+      tr.SLICE = 3
+      local token
+      t.replies.transcript = function()
+        token = t.last_token
+        return t.NO_MARK
+      end
+      t:deliver({ { event = "session", data = session_info(t, 1, "s", "running") } })
+      local buf = tr.ensure(1)
+      vim.cmd("split")
+      vim.api.nvim_win_set_buf(0, buf)
+      t:deliver({ { event = "resync", data = { session = 1, seq = 1 } } })
+      t:wait(function()
+        return token ~= nil
+      end, "the fetch")
+      local snapshot = {}
+      for i = 1, 10 do
+        snapshot[i] = "line " .. i
+      end
+      -- The snapshot, and in the same batch an op made after it.
+      t:deliver({
+        transcript_reply(token, snapshot, 5),
+        {
+          event = "transcript",
+          data = {
+            session = 1,
+            ops = { { op = "set", prev = 5, seq = 6, index = 10, count = 0, lines = { "after" } } },
+          },
+        },
+      })
+      -- One slice in this turn of the editor's loop; the op waits for the rest.
+      t:eq(transcript_lines(1), { "line 1", "line 2", "line 3" }, "the first slice")
+      t:eq(tr.syncing[1], true, "still syncing")
+      t:settle()
+      tr.SLICE = slice
+      local want = vim.deepcopy(snapshot)
+      table.insert(want, "after")
+      t:eq(transcript_lines(1), want, "the whole snapshot, then the op")
+      t:eq(tr.syncing[1], false, "synced")
+      t:eq(tr.putting[1], nil, "nothing left to put")
+      -- The next op applies at once.
+      t:deliver({
+        {
+          event = "transcript",
+          data = { session = 1, ops = { { op = "set", prev = 6, seq = 7, index = 11, count = 0, lines = { "next" } } } },
+        },
+      })
+      t:eq(transcript_lines(1)[12], "next", "the op after")
+    end,
+  },
+  ["a shown transcript wiped while its snapshot goes in is fetched again when made again"] = {
+    run = function(t)
+      local tr = require("claudenova.surfaces.transcript")
+      local slice = tr.SLICE
+      tr.SLICE = 2
+      local n, token = 0, nil
+      t.replies.transcript = function()
+        n = n + 1
+        if n == 1 then
+          token = t.last_token
+        else
+          local reply = transcript_reply(t.last_token, { "old", "a" }, 2)
+          vim.schedule(function()
+            t:deliver({ reply })
+          end)
+        end
+        return t.NO_MARK
+      end
+      t:deliver({ { event = "session", data = session_info(t, 1, "s", "running") } })
+      local buf = tr.ensure(1)
+      vim.cmd("split")
+      vim.api.nvim_win_set_buf(0, buf)
+      t:deliver({ { event = "resync", data = { session = 1, seq = 1 } } })
+      t:wait(function()
+        return token ~= nil
+      end, "the first fetch")
+      t:deliver({ transcript_reply(token, { "x1", "x2", "x3", "x4", "x5" }, 1) })
+      t:eq(tr.putting[1] ~= nil, true, "going in")
+      vim.api.nvim_buf_delete(buf, { force = true })
+      t:settle()
+      t:eq(tr.syncing[1], false, "the wiped buffer's putting ended")
+      -- The next op makes the buffer again, which catches up.
+      t:deliver({
+        {
+          event = "transcript",
+          data = { session = 1, ops = { { op = "set", prev = 1, seq = 2, index = 1, count = 0, lines = { "a" } } } },
+        },
+      })
+      t:wait(function()
+        return n == 2 and not tr.syncing[1]
+      end, "a second fetch, answered")
+      tr.SLICE = slice
+      t:eq(transcript_lines(1), { "old", "a" }, "the re-created transcript")
+    end,
+  },
 }

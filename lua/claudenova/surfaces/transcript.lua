@@ -361,9 +361,74 @@ M.syncing = {} ---@type table<integer, boolean>
 -- resync that named none, fetched again in any case).
 local again = {} ---@type table<integer, integer|true>
 
+-- A snapshot being put into a shown transcript, a slice at a time: {
+-- lines, next (the first line not put yet), snap, before, queued (the
+-- ops that came after the snapshot, applied once it is all in) }.
+M.putting = {} ---@type table<integer, table>
+
+-- How many lines of a snapshot go into a shown transcript at a time. Each
+-- line put where a window shows it has its fold level computed then (the
+-- transcript's folds are an expression): 9,000 lines took 15–23 ms in one
+-- go, a slice takes a few milliseconds, and the editor's loop turns
+-- between slices.
+M.SLICE = 2000
+
+-- The end of a snapshot's putting: its decorations, the counts the ops
+-- after it are checked against, and those ops.
+local function snapshot_in(id, buf, job)
+  local snap = job.snap
+  follow(buf, job.before)
+  M.count[id] = #job.lines
+  M.seq[id] = type(snap) == "table" and snap.seq or 0
+  if type(snap) == "table" then
+    decorate(buf, job.first, #(snap.lines or {}), snap.marks, snap.code)
+  end
+  M.putting[id] = nil
+  M.syncing[id] = false
+  for _, ops in ipairs(job.queued) do
+    M.apply(id, ops)
+  end
+  local want = again[id]
+  again[id] = nil
+  if want == true or (want and (M.seq[id] or 0) < want) then
+    M.resync(id)
+  end
+end
+
+-- Put the next slice of job's lines; schedule the one after, or end.
+local function put_slice(id, job)
+  if M.putting[id] ~= job then
+    return -- the host was lost meanwhile: its sessions are gone
+  end
+  local buf = job.buf
+  if not vim.api.nvim_buf_is_valid(buf) then
+    -- Wiped meanwhile: a buffer made again fetches the transcript anew.
+    M.putting[id], M.syncing[id], again[id] = nil, false, nil
+    return
+  end
+  local last = math.min(#job.lines, job.next + M.SLICE - 1)
+  local slice = vim.list_slice(job.lines, job.next, last)
+  vim.bo[buf].modifiable = true
+  if job.next == 1 then
+    vim.api.nvim_buf_set_lines(buf, 0, -1, false, #slice > 0 and slice or { "" })
+  else
+    vim.api.nvim_buf_set_lines(buf, -1, -1, false, slice)
+  end
+  vim.bo[buf].modifiable = false
+  job.next = last + 1
+  if job.next > #job.lines then
+    snapshot_in(id, buf, job)
+  else
+    vim.schedule(function()
+      put_slice(id, job)
+    end)
+  end
+end
+
 -- Put a snapshot of the transcript into its buffer. It runs where the
 -- snapshot stands in the host's stream (calls.request's on_reply): the ops before
--- it are in it, those after it come next.
+-- it are in it, those after it come next (held until it is all in, when
+-- it goes in slices).
 local function put_snapshot(id, snap)
   local buf = M.bufs[id]
   if not (buf and vim.api.nvim_buf_is_valid(buf)) then
@@ -386,22 +451,19 @@ local function put_snapshot(id, snap)
     end
     vim.list_extend(lines, snap.lines or {})
   end
-  local before = vim.api.nvim_buf_line_count(buf)
-  vim.bo[buf].modifiable = true
-  vim.api.nvim_buf_set_lines(buf, 0, -1, false, #lines > 0 and lines or { "" })
-  vim.bo[buf].modifiable = false
-  follow(buf, before)
-  M.count[id] = #lines
-  M.seq[id] = type(snap) == "table" and snap.seq or 0
-  if type(snap) == "table" then
-    decorate(buf, first, #(snap.lines or {}), snap.marks, snap.code)
+  local job = { buf = buf, lines = lines, next = 1, snap = snap, first = first, queued = {} }
+  job.before = vim.api.nvim_buf_line_count(buf)
+  if #lines <= M.SLICE or #vim.fn.win_findbuf(buf) == 0 then
+    -- Not shown (no fold levels to compute), or small: at once.
+    job.next = #lines + 1
+    vim.bo[buf].modifiable = true
+    vim.api.nvim_buf_set_lines(buf, 0, -1, false, #lines > 0 and lines or { "" })
+    vim.bo[buf].modifiable = false
+    snapshot_in(id, buf, job)
+    return
   end
-  M.syncing[id] = false
-  local want = again[id]
-  again[id] = nil
-  if want == true or (want and (M.seq[id] or 0) < want) then
-    M.resync(id)
-  end
+  M.putting[id] = job
+  put_slice(id, job)
 end
 
 local function fill(id)
@@ -455,7 +517,7 @@ function M.host_lost()
       errors.try(vim.api.nvim_clear_autocmds, { buffer = buf })
     end
   end
-  M.bufs, M.count, M.syncing, M.seq, again = {}, {}, {}, {}, {}
+  M.bufs, M.count, M.syncing, M.seq, M.putting, again = {}, {}, {}, {}, {}, {}
 end
 
 --- The transcript buffer of session id (created on demand).
@@ -558,6 +620,11 @@ function M.ensure(id)
   M.bufs[id] = buf
   M.count[id] = 0
   M.seq[id] = 0
+  if M.putting[id] then
+    -- A snapshot was going into the buffer this one replaces: it is
+    -- fetched anew for this one.
+    M.putting[id], M.syncing[id], again[id] = nil, false, nil
+  end
   if calls.running() then
     resync(id) -- a re-created buffer catches up with what it missed
   end
@@ -570,6 +637,10 @@ end
 --- Neovim was busy) fetches the whole transcript again.
 function M.apply(id, ops)
   local buf = M.ensure(id)
+  if M.putting[id] then
+    table.insert(M.putting[id].queued, ops) -- after the snapshot going in
+    return
+  end
   if M.syncing[id] then
     return -- the pending fill fetches these lines too
   end
@@ -654,7 +725,7 @@ end
 --- it shows another buffer).
 function M.forget(id)
   local buf = M.bufs[id]
-  M.bufs[id], M.count[id], M.seq[id], M.syncing[id], again[id] = nil, nil, nil, nil, nil
+  M.bufs[id], M.count[id], M.seq[id], M.syncing[id], M.putting[id], again[id] = nil, nil, nil, nil, nil, nil
   if buf and vim.api.nvim_buf_is_valid(buf) then
     errors.try(vim.api.nvim_buf_delete, buf, { force = true })
   end
