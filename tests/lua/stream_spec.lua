@@ -70,6 +70,45 @@ local function transcript_reply(token, lines, seq)
   }
 end
 
+-- The fake host's transcript fetches: the first is held (the test answers
+-- it with fetch.token), the later ones answered with lines at op seq;
+-- fetch.n counts them.
+local function hold_first_fetch(t, lines, seq)
+  local fetch = { n = 0 }
+  t.replies.transcript = function()
+    fetch.n = fetch.n + 1
+    if fetch.n == 1 then
+      fetch.token = t.last_token
+    else
+      local reply = transcript_reply(t.last_token, lines, seq)
+      vim.schedule(function()
+        t:deliver({ reply })
+      end)
+    end
+    return t.NO_MARK
+  end
+  return fetch
+end
+
+-- Session 1's transcript, shown in a window, being fetched (a resync).
+local function show_fetching(t)
+  local tr = require("claudenova.surfaces.transcript")
+  t:deliver({ { event = "session", data = session_info(t, 1, "s", "running") } })
+  local buf = tr.ensure(1)
+  vim.cmd("split")
+  vim.api.nvim_win_set_buf(0, buf)
+  t:deliver({ { event = "resync", data = { session = 1, seq = 1 } } })
+  return buf
+end
+
+-- A transcript op of session 1 that adds lines at index.
+local function appended(prev, seq, index, ...)
+  return {
+    event = "transcript",
+    data = { session = 1, ops = { { op = "set", prev = prev, seq = seq, index = index, count = 0, lines = { ... } } } },
+  }
+end
+
 local function resync_while_fetching(t, first, dropped_to)
   local n = 0
   local function reply(lines, seq)
@@ -378,26 +417,14 @@ return {
   ["a transcript wiped while its fetch is answered is fetched again when re-created"] = {
     run = function(t)
       local tr = require("claudenova.surfaces.transcript")
-      local n, token = 0, nil
-      t.replies.transcript = function()
-        n = n + 1
-        if n == 1 then
-          token = t.last_token -- answered after the wipe below
-        else
-          local reply = transcript_reply(t.last_token, { "old", "a" }, 2)
-          vim.schedule(function()
-            t:deliver({ reply })
-          end)
-        end
-        return t.NO_MARK
-      end
+      local fetch = hold_first_fetch(t, { "old", "a" }, 2) -- answered after the wipe below
       t:deliver({ { event = "session", data = session_info(t, 1, "s", "running") } })
       tr.ensure(1)
       t:wait(function()
-        return token ~= nil
+        return fetch.token ~= nil
       end, "the first fetch")
       vim.api.nvim_buf_delete(tr.bufs[1], { force = true })
-      t:deliver({ transcript_reply(token, { "old" }, 1) })
+      t:deliver({ transcript_reply(fetch.token, { "old" }, 1) })
       -- The next op re-creates the buffer, which catches up.
       t:deliver({
         {
@@ -406,7 +433,7 @@ return {
         },
       })
       t:wait(function()
-        return n == 2 and not tr.syncing[1]
+        return fetch.n == 2 and not tr.syncing[1]
       end, "a second fetch, answered")
       t:eq(transcript_lines(1), { "old", "a" }, "the re-created transcript")
     end,
@@ -421,11 +448,7 @@ return {
         token = t.last_token
         return t.NO_MARK
       end
-      t:deliver({ { event = "session", data = session_info(t, 1, "s", "running") } })
-      local buf = tr.ensure(1)
-      vim.cmd("split")
-      vim.api.nvim_win_set_buf(0, buf)
-      t:deliver({ { event = "resync", data = { session = 1, seq = 1 } } })
+      local buf = show_fetching(t)
       t:wait(function()
         return token ~= nil
       end, "the fetch")
@@ -455,12 +478,7 @@ return {
       t:eq(tr.syncing[1], false, "synced")
       t:eq(tr.putting[1], nil, "nothing left to put")
       -- The next op applies at once.
-      t:deliver({
-        {
-          event = "transcript",
-          data = { session = 1, ops = { { op = "set", prev = 6, seq = 7, index = 11, count = 0, lines = { "next" } } } },
-        },
-      })
+      t:deliver({ appended(6, 7, 11, "next") })
       t:eq(transcript_lines(1)[12], "next", "the op after")
     end,
   },
@@ -469,41 +487,20 @@ return {
       local tr = require("claudenova.surfaces.transcript")
       local slice = tr.SLICE
       tr.SLICE = 2
-      local n, token = 0, nil
-      t.replies.transcript = function()
-        n = n + 1
-        if n == 1 then
-          token = t.last_token
-        else
-          local reply = transcript_reply(t.last_token, { "old", "a" }, 2)
-          vim.schedule(function()
-            t:deliver({ reply })
-          end)
-        end
-        return t.NO_MARK
-      end
-      t:deliver({ { event = "session", data = session_info(t, 1, "s", "running") } })
-      local buf = tr.ensure(1)
-      vim.cmd("split")
-      vim.api.nvim_win_set_buf(0, buf)
-      t:deliver({ { event = "resync", data = { session = 1, seq = 1 } } })
+      local fetch = hold_first_fetch(t, { "old", "a" }, 2) -- answered after the wipe below
+      local buf = show_fetching(t)
       t:wait(function()
-        return token ~= nil
+        return fetch.token ~= nil
       end, "the first fetch")
-      t:deliver({ transcript_reply(token, { "x1", "x2", "x3", "x4", "x5" }, 1) })
+      t:deliver({ transcript_reply(fetch.token, { "x1", "x2", "x3", "x4", "x5" }, 1) })
       t:eq(tr.putting[1] ~= nil, true, "going in")
       vim.api.nvim_buf_delete(buf, { force = true })
       t:settle()
       t:eq(tr.syncing[1], false, "the wiped buffer's putting ended")
       -- The next op makes the buffer again, which catches up.
-      t:deliver({
-        {
-          event = "transcript",
-          data = { session = 1, ops = { { op = "set", prev = 1, seq = 2, index = 1, count = 0, lines = { "a" } } } },
-        },
-      })
+      t:deliver({ appended(1, 2, 1, "a") })
       t:wait(function()
-        return n == 2 and not tr.syncing[1]
+        return fetch.n == 2 and not tr.syncing[1]
       end, "a second fetch, answered")
       tr.SLICE = slice
       t:eq(transcript_lines(1), { "old", "a" }, "the re-created transcript")
