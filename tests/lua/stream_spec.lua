@@ -480,6 +480,24 @@ return {
       -- The next op applies at once.
       t:deliver({ appended(6, 7, 11, "next") })
       t:eq(transcript_lines(1)[12], "next", "the op after")
+      -- The window follows the end across a snapshot longer than a slice
+      -- when its cursor was on the last line, as with one at once.
+      t:eq(vim.api.nvim_win_get_cursor(0)[1], 12, "the cursor on the last line")
+      tr.SLICE = 3
+      local fetch = hold_first_fetch(t, {}, 0)
+      t:deliver({ { event = "resync", data = { session = 1, seq = 7 } } })
+      t:wait(function()
+        return fetch.token ~= nil
+      end, "the second fetch")
+      local longer = {}
+      for i = 1, 20 do
+        longer[i] = "again " .. i
+      end
+      t:deliver({ transcript_reply(fetch.token, longer, 9) })
+      t:settle()
+      tr.SLICE = slice
+      t:eq(#transcript_lines(1), 20, "the second snapshot")
+      t:eq(vim.api.nvim_win_get_cursor(0)[1], 20, "the window followed")
     end,
   },
   ["a shown transcript wiped while its snapshot goes in is fetched again when made again"] = {

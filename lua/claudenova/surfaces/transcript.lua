@@ -362,8 +362,10 @@ M.syncing = {} ---@type table<integer, boolean>
 local again = {} ---@type table<integer, integer|true>
 
 -- A snapshot being put into a shown transcript, a slice at a time: {
--- lines, next (the first line not put yet), snap, before, queued (the
--- ops that came after the snapshot, applied once it is all in) }.
+-- buf, lines, next (the first line not put yet), snap, first, before (the
+-- line count before it), at (the current window's cursor line then),
+-- queued (the ops that came after the snapshot, applied once it is all
+-- in) }.
 M.putting = {} ---@type table<integer, table>
 
 -- How many lines of a snapshot go into a shown transcript at a time. Each
@@ -377,6 +379,11 @@ M.SLICE = 2000
 -- after it are checked against, and those ops.
 local function snapshot_in(id, buf, job)
   local snap = job.snap
+  if job.at and vim.api.nvim_get_current_buf() == buf then
+    -- A first slice shorter than the text clamped the cursor: where
+    -- it was decides whether the window follows, as in one go.
+    errors.try(vim.api.nvim_win_set_cursor, 0, { math.min(job.at, vim.api.nvim_buf_line_count(buf)), 0 })
+  end
   follow(buf, job.before)
   M.count[id] = #job.lines
   M.seq[id] = type(snap) == "table" and snap.seq or 0
@@ -461,6 +468,9 @@ local function put_snapshot(id, snap)
     vim.bo[buf].modifiable = false
     snapshot_in(id, buf, job)
     return
+  end
+  if vim.api.nvim_get_current_buf() == buf then
+    job.at = vim.api.nvim_win_get_cursor(0)[1]
   end
   M.putting[id] = job
   put_slice(id, job)
