@@ -443,14 +443,10 @@ return {
       local tr = require("claudenova.surfaces.transcript")
       local slice = tr.SLICE
       tr.SLICE = 3
-      local token
-      t.replies.transcript = function()
-        token = t.last_token
-        return t.NO_MARK
-      end
-      local buf = show_fetching(t)
+      local first = hold_first_fetch(t, {}, 0)
+      show_fetching(t)
       t:wait(function()
-        return token ~= nil
+        return first.token ~= nil
       end, "the fetch")
       local snapshot = {}
       for i = 1, 10 do
@@ -458,14 +454,8 @@ return {
       end
       -- The snapshot, and in the same batch an op made after it.
       t:deliver({
-        transcript_reply(token, snapshot, 5),
-        {
-          event = "transcript",
-          data = {
-            session = 1,
-            ops = { { op = "set", prev = 5, seq = 6, index = 10, count = 0, lines = { "after" } } },
-          },
-        },
+        transcript_reply(first.token, snapshot, 5),
+        appended(5, 6, 10, "after"),
       })
       -- One slice in this turn of the editor's loop; the op waits for the rest.
       t:eq(transcript_lines(1), { "line 1", "line 2", "line 3" }, "the first slice")

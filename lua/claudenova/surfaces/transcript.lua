@@ -361,11 +361,11 @@ M.syncing = {} ---@type table<integer, boolean>
 -- resync that named none, fetched again in any case).
 local again = {} ---@type table<integer, integer|true>
 
--- A snapshot being put into a shown transcript, a slice at a time: {
--- buf, lines, next (the first line not put yet), snap, first, before (the
--- line count before it), at (the current window's cursor line then),
--- queued (the ops that came after the snapshot, applied once it is all
--- in) }.
+-- A snapshot being put into a transcript, a slice at a time: { buf,
+-- lines, size (a slice's), next (the first line not put yet), snap, first,
+-- before (the line count before it), at (the current window's cursor line
+-- then, when it goes in slices), queued (the ops that came after the
+-- snapshot, applied once it is all in) }.
 M.putting = {} ---@type table<integer, table>
 
 -- How many lines of a snapshot go into a shown transcript at a time. Each
@@ -405,7 +405,7 @@ end
 -- Put the next slice of job's lines; schedule the one after, or end.
 local function put_slice(id, job)
   if M.putting[id] ~= job then
-    return -- the host was lost meanwhile: its sessions are gone
+    return -- the host was lost, or the buffer made again, meanwhile
   end
   local buf = job.buf
   if not vim.api.nvim_buf_is_valid(buf) then
@@ -413,8 +413,9 @@ local function put_slice(id, job)
     M.putting[id], M.syncing[id], again[id] = nil, false, nil
     return
   end
-  local last = math.min(#job.lines, job.next + M.SLICE - 1)
-  local slice = vim.list_slice(job.lines, job.next, last)
+  local last = math.min(#job.lines, job.next + job.size - 1)
+  local whole = job.next == 1 and last == #job.lines
+  local slice = whole and job.lines or vim.list_slice(job.lines, job.next, last)
   vim.bo[buf].modifiable = true
   if job.next == 1 then
     vim.api.nvim_buf_set_lines(buf, 0, -1, false, #slice > 0 and slice or { "" })
@@ -458,18 +459,11 @@ local function put_snapshot(id, snap)
     end
     vim.list_extend(lines, snap.lines or {})
   end
-  local job = { buf = buf, lines = lines, next = 1, snap = snap, first = first, queued = {} }
+  local job = { buf = buf, lines = lines, size = M.SLICE, next = 1, snap = snap, first = first, queued = {} }
   job.before = vim.api.nvim_buf_line_count(buf)
   if #lines <= M.SLICE or #vim.fn.win_findbuf(buf) == 0 then
-    -- Not shown (no fold levels to compute), or small: at once.
-    job.next = #lines + 1
-    vim.bo[buf].modifiable = true
-    vim.api.nvim_buf_set_lines(buf, 0, -1, false, #lines > 0 and lines or { "" })
-    vim.bo[buf].modifiable = false
-    snapshot_in(id, buf, job)
-    return
-  end
-  if vim.api.nvim_get_current_buf() == buf then
+    job.size = math.max(#lines, 1) -- not shown (no fold levels to compute), or small: at once
+  elseif vim.api.nvim_get_current_buf() == buf then
     job.at = vim.api.nvim_win_get_cursor(0)[1]
   end
   M.putting[id] = job

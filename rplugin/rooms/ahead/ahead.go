@@ -83,7 +83,6 @@ type call struct {
 	ok       bool          // made and staged
 	dropped  bool          // no request will take it: unstage what is made
 	begun    chan struct{} // closed once its maker began, or waits its turn
-	queued   bool          // its maker waited for a turn
 	started  bool          // its maker began (else a request makes it itself)
 	held     int           // the bytes it holds, counted in Room.held
 }
@@ -188,14 +187,13 @@ func (r *Room) Named(session int, cwd, mode string, a *claude.Assistant) {
 // make reconstructs, sums up and stages one call, in its turn.
 func (r *Room) make(k key, c *call, input []byte) {
 	defer close(c.done)
+	waited := false
 	select {
 	case r.turns <- struct{}{}:
 	default:
 		// Every maker busy: a request that comes meanwhile makes the
 		// change itself rather than wait for its turn.
-		r.mu.Lock()
-		c.queued = true
-		r.mu.Unlock()
+		waited = true
 		close(c.begun)
 		r.turns <- struct{}{}
 	}
@@ -203,7 +201,7 @@ func (r *Room) make(k key, c *call, input []byte) {
 	r.mu.Lock()
 	c.started = !c.dropped
 	r.mu.Unlock()
-	if !c.queued {
+	if !waited {
 		close(c.begun)
 	}
 	if !c.started {
