@@ -41,14 +41,13 @@ type fileText struct{ file, text string }
 func (e *Env) saveEach(dir string, wants ...fileText) {
 	e.t.Helper()
 	for _, want := range wants {
-		p, buf := e.WaitProposal()
+		_, buf := e.WaitProposal()
 		focusBuf(e, buf)
 		e.Cmd("write")
 		e.Eventually(10*time.Second, "the worktree's "+want.file, func() bool {
 			b, _ := os.ReadFile(filepath.Join(dir, want.file))
 			return string(b) == want.text
 		})
-		e.WaitGone(p.ID)
 	}
 }
 
