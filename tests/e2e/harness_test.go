@@ -501,6 +501,22 @@ func (e *Env) livePending() []Pending {
 	return out
 }
 
+// WaitGone waits until request id has left the host and the front end:
+// answered and told. A test that saves a proposal and then waits for the
+// next one waits for this first.
+func (e *Env) WaitGone(id string) {
+	e.t.Helper()
+	e.Eventually(10*time.Second, "request "+id+" answered and told", func() bool {
+		var gone bool
+		e.Lua(&gone, `local id = ...
+			for _, r in ipairs(require('claudenova.channel.host').request('pending') or {}) do
+				if r.id == id then return false end
+			end
+			return require('claudenova.store.state').requests[id] == nil`, id)
+		return gone
+	})
+}
+
 // WaitPending waits for n pending requests (at least n; 0: none at all)
 // and returns them.
 func (e *Env) WaitPending(n int) []Pending {

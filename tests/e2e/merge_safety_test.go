@@ -41,13 +41,14 @@ type fileText struct{ file, text string }
 func (e *Env) saveEach(dir string, wants ...fileText) {
 	e.t.Helper()
 	for _, want := range wants {
-		_, buf := e.WaitProposal()
+		p, buf := e.WaitProposal()
 		focusBuf(e, buf)
 		e.Cmd("write")
 		e.Eventually(10*time.Second, "the worktree's "+want.file, func() bool {
 			b, _ := os.ReadFile(filepath.Join(dir, want.file))
 			return string(b) == want.text
 		})
+		e.WaitGone(p.ID)
 	}
 }
 

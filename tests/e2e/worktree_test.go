@@ -41,6 +41,7 @@ func (e *Env) saveInWorktree(wt string, want ...[2]string) {
 			b, _ := os.ReadFile(filepath.Join(wt, w[0]))
 			return string(b) == w[1]
 		})
+		e.WaitGone(p.ID)
 	}
 }
 
@@ -187,6 +188,7 @@ func TestBestOfTwoToldApartAfterDiscard(t *testing.T) {
 				b, _ := os.ReadFile(path)
 				return string(b) == "fixed\n"
 			})
+			e.WaitGone(p.ID)
 		}
 		e.WaitIdle(1)
 		e.WaitIdle(2)
@@ -457,6 +459,7 @@ func TestBestOfTwoComparedOneMerged(t *testing.T) {
 				b, _ := os.ReadFile(path)
 				return string(b) == "fixed\n"
 			})
+			e.WaitGone(p.ID)
 		}
 		if paths[0] == paths[1] || !strings.Contains(paths[0], filepath.Join(".claude", "worktrees")) {
 			t.Fatalf("the two sessions wrote %q", paths)
