@@ -484,23 +484,6 @@ func (e *Env) Pending() []Pending {
 	return out
 }
 
-// livePending is Pending without the requests the host has already
-// answered: a proposal saved a moment ago stays in the front end's list
-// until the host's word that it was answered arrives, and claude may
-// write the file before that word is read. A test that waits for the next
-// request after a :w must not get the one it saved.
-func (e *Env) livePending() []Pending {
-	var out []Pending
-	e.Lua(&out, `local live = {}
-		for _, r in ipairs(require('claudenova.channel.host').request('pending') or {}) do live[r.id] = true end
-		local out = {}
-		for _, r in ipairs(require('claudenova').pending()) do
-			if live[r.id] then out[#out + 1] = r end
-		end
-		return out`)
-	return out
-}
-
 // WaitGone waits until request id has left the host and the front end:
 // answered and told. A test that saves a proposal and then waits for the
 // next one waits for this first.
@@ -523,11 +506,10 @@ func (e *Env) WaitPending(n int) []Pending {
 	e.t.Helper()
 	var p []Pending
 	e.Eventually(60*time.Second, fmt.Sprintf("%d pending request(s)", n), func() bool {
+		p = e.Pending()
 		if n == 0 {
-			p = e.Pending()
 			return len(p) == 0 // it returned at once, whatever was pending
 		}
-		p = e.livePending()
 		return len(p) >= n
 	})
 	return p
