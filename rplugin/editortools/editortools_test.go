@@ -201,6 +201,82 @@ func TestDiagnosticsAreCapped(t *testing.T) {
 	}
 }
 
+// The editor sends each file's most severe only, with its counts
+// (diags_of with a limit): the answer is the one all of them would give.
+func TestDiagnosticsCountedByTheEditor(t *testing.T) {
+	type item = map[string]any
+	// sevs[f][i]: the severity of file f's i-th diagnostic, in its order.
+	mixed := func(n int, pick func(i int) int) []int {
+		out := make([]int, n)
+		for i := range out {
+			out[i] = pick(i)
+		}
+		return out
+	}
+	// whole is every diagnostic; cut is what the editor sends with limit.
+	sets := func(paths []string, sevs [][]int, limit int) (whole, cut map[string]any) {
+		var all, kept []item
+		var counts [][4]int
+		for f, ss := range sevs {
+			var n [4]int
+			for _, s := range ss {
+				n[s-1]++
+			}
+			counts = append(counts, n)
+			upto, before := 4, 0
+			for sev := 1; sev <= 4; sev++ {
+				if before+n[sev-1] >= limit {
+					upto = sev
+					break
+				}
+				before += n[sev-1]
+			}
+			room := limit - before
+			for i, s := range ss {
+				it := item{"file": f, "line": i + 1, "col": 1, "severity": s, "message": fmt.Sprintf("m%d", i)}
+				all = append(all, it)
+				if s < upto || (s == upto && room > 0) {
+					if s == upto {
+						room--
+					}
+					kept = append(kept, it)
+				}
+			}
+		}
+		return map[string]any{"paths": paths, "items": all}, map[string]any{"paths": paths, "items": kept, "counts": counts}
+	}
+	for _, tc := range []struct {
+		name  string
+		in    string
+		paths []string
+		sevs  [][]int
+	}{
+		{"a file of every severity", `{"path":"a.go"}`, []string{"/p/a.go"}, [][]int{mixed(1000, func(i int) int { return i%4 + 1 })}},
+		{"few errors, many hints", `{"path":"a.go"}`, []string{"/p/a.go"}, [][]int{mixed(700, func(i int) int { return []int{1, 2, 4, 4, 4, 4, 4}[i%7] })}},
+		{"fewer than the limit", `{"path":"a.go"}`, []string{"/p/a.go"}, [][]int{mixed(30, func(i int) int { return i%3 + 2 })}},
+		{"every buffer, one outside", `{}`, []string{"/p/a.go", "/else/b.go", "/p/c.go"}, [][]int{
+			mixed(150, func(i int) int { return i%2 + 1 }),
+			mixed(400, func(i int) int { return 1 }),
+			mixed(300, func(i int) int { return i%4 + 1 }),
+		}},
+	} {
+		whole, cut := sets(tc.paths, tc.sevs, MaxDiagnostics)
+		answer := func(set map[string]any) Outcome {
+			b, _ := json.Marshal(map[string]any{"open": true, "loaded": len(tc.paths), "diagnostics": set})
+			ed := &fakeEditor{results: map[string]string{Diagnostics: string(b)}}
+			o := Run(context.Background(), ed, Session{Cwd: "/p"}, Diagnostics, json.RawMessage(tc.in))
+			if l := ed.got[Diagnostics].Limit; l != MaxDiagnostics {
+				t.Errorf("%s: the editor was asked for %d at most, not %d", tc.name, l, MaxDiagnostics)
+			}
+			return o
+		}
+		want, got := answer(whole), answer(cut)
+		if want.Headline != got.Headline || want.Result.Content[0].Text != got.Result.Content[0].Text {
+			t.Errorf("%s: from the counts\n%s\n%s\nnot as from all\n%s\n%s", tc.name, got.Headline, got.Result.Content[0].Text, want.Headline, want.Result.Content[0].Text)
+		}
+	}
+}
+
 func TestNewDiagnostics(t *testing.T) {
 	d := func(line, sev int, msg string) Diag {
 		return Diag{Path: "/p/b.go", Line: line, Col: 1, Severity: sev, Source: "compiler", Message: msg}

@@ -30,10 +30,13 @@ type Diag struct {
 }
 
 // diagSet is how the editor sends diagnostics: each path once, each item
-// naming its file by index.
+// naming its file by index. Asked with a limit (args.Limit), it sends each
+// file's limit most severe only, and Counts has each file's count of every
+// severity ({errors, warnings, infos, hints}, as Paths).
 type diagSet struct {
-	Paths []string `json:"paths"`
-	Items []struct {
+	Paths  []string `json:"paths"`
+	Counts [][4]int `json:"counts"`
+	Items  []struct {
 		File     int    `json:"file"`
 		Line     int    `json:"line"`
 		Col      int    `json:"col"`
@@ -77,15 +80,46 @@ func plural(n int, one string) string {
 	return fmt.Sprintf("%d %ss", n, one)
 }
 
-// counts says how many errors and warnings (else infos and hints) ds has:
-// "2 errors, 1 warning", "none".
-func counts(ds []Diag) string {
-	var n [5]int
+// tally is how many diagnostics there are of each severity (1 error … 4
+// hint; 0 any other).
+type tally [5]int
+
+func tallyOf(ds []Diag) tally {
+	var n tally
 	for _, d := range ds {
 		if d.Severity >= 1 && d.Severity <= 4 {
 			n[d.Severity]++
+		} else {
+			n[0]++
 		}
 	}
+	return n
+}
+
+func (n tally) total() int { return n[0] + n[1] + n[2] + n[3] + n[4] }
+
+// tallyIn is the count of every severity in the files keep lets through:
+// the editor's counts when it sent them, else those of items.
+func (s *diagSet) tallyIn(items []Diag, keep func(path string) bool) tally {
+	if s == nil || len(s.Counts) != len(s.Paths) || len(s.Counts) == 0 {
+		return tallyOf(items)
+	}
+	var n tally
+	for i, c := range s.Counts {
+		if keep(s.Paths[i]) {
+			for sev := 1; sev <= 4; sev++ {
+				n[sev] += max(c[sev-1], 0)
+			}
+		}
+	}
+	return n
+}
+
+// counts says how many errors and warnings (else infos and hints) ds has:
+// "2 errors, 1 warning", "none".
+func counts(ds []Diag) string { return tallyOf(ds).String() }
+
+func (n tally) String() string {
 	var parts []string
 	for sev := 1; sev <= 4; sev++ {
 		if n[sev] > 0 && (sev <= 2 || n[1]+n[2] == 0) {
@@ -96,17 +130,6 @@ func counts(ds []Diag) string {
 		return "none"
 	}
 	return strings.Join(parts, ", ")
-}
-
-// serious counts the errors and warnings.
-func serious(ds []Diag) int {
-	n := 0
-	for _, d := range ds {
-		if d.Severity == 1 || d.Severity == 2 {
-			n++
-		}
-	}
-	return n
 }
 
 // line is one diagnostic for the model: "a.lua:3:7: error: msg [source code]".
@@ -137,15 +160,15 @@ func sortByPlace(ds []Diag) {
 }
 
 // capDiags keeps the max most severe, in the order of the file.
-func capDiags(ds []Diag, max int) ([]Diag, int) {
+func capDiags(ds []Diag, max int) []Diag {
 	if len(ds) <= max {
 		sortByPlace(ds)
-		return ds, 0
+		return ds
 	}
 	sort.SliceStable(ds, func(i, j int) bool { return ds[i].Severity < ds[j].Severity })
 	kept := ds[:max]
 	sortByPlace(kept)
-	return kept, len(ds) - max
+	return kept
 }
 
 type bufferInfo struct {
@@ -274,7 +297,7 @@ func describe(tool string, a args, out json.RawMessage, sc *scope) (Outcome, *Qu
 		if err := json.Unmarshal(out, &r); err != nil {
 			return Outcome{}, nil, err
 		}
-		o := diagnostics(r.Open, r.Loaded, r.Diagnostics.diags(), a, sc)
+		o := diagnostics(r.Open, r.Loaded, r.Diagnostics, a, sc)
 		if a.Path != "" && r.Open && !sc.open(a.Path) {
 			return o, &Question{Path: a.Path, Shown: sc.show(a.Path), What: "the diagnostics of " + sc.show(a.Path)}, nil
 		}
@@ -412,9 +435,11 @@ func selection(r selectionResult, rel func(string) string) Outcome {
 	return Outcome{Result: mcp.Text(strings.TrimRight(b.String(), "\n")), Headline: head}
 }
 
-func diagnostics(open bool, loaded int, items []Diag, a args, sc *scope) Outcome {
+func diagnostics(open bool, loaded int, set *diagSet, a args, sc *scope) Outcome {
+	items := set.diags()
 	scope := "All loaded buffers"
 	note := ""
+	inside := func(string) bool { return true }
 	if a.Path != "" {
 		scope = sc.show(a.Path)
 		if !open {
@@ -424,6 +449,7 @@ func diagnostics(open bool, loaded int, items []Diag, a args, sc *scope) Outcome
 	}
 	if a.Path == "" {
 		// Every loaded buffer: only those inside the boundary are told.
+		inside = sc.open
 		kept, left, files := items[:0:0], 0, map[string]bool{}
 		for _, d := range items {
 			if sc.open(d.Path) {
@@ -433,10 +459,21 @@ func diagnostics(open bool, loaded int, items []Diag, a args, sc *scope) Outcome
 				files[d.Path] = true
 			}
 		}
+		if set != nil && len(set.Counts) == len(set.Paths) {
+			// The editor sent only the most severe: the others count too.
+			left = 0
+			for i, p := range set.Paths {
+				if !sc.open(p) {
+					c := set.Counts[i]
+					left += c[0] + c[1] + c[2] + c[3]
+					files[p] = true
+				}
+			}
+		}
 		items, note = kept, outsideNote(left, files, "diagnostic")
 	}
-	total := counts(items)
-	if len(items) == 0 {
+	n := set.tallyIn(items, inside)
+	if n.total() == 0 || len(items) == 0 {
 		msg := fmt.Sprintf("No diagnostics in %s.", scope)
 		if a.Path == "" {
 			msg = fmt.Sprintf("No diagnostics in the %s loaded in the editor.", plural(loaded, "buffer"))
@@ -446,11 +483,12 @@ func diagnostics(open bool, loaded int, items []Diag, a args, sc *scope) Outcome
 		}
 		return Outcome{Result: mcp.Text(msg), Headline: "none"}
 	}
-	kept, cut := capDiags(items, MaxDiagnostics)
+	kept := capDiags(items, MaxDiagnostics)
+	cut := n.total() - len(kept)
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %s", scope, total)
-	if n := len(items) - serious(items); n > 0 && n < len(items) {
-		fmt.Fprintf(&b, " (and %s)", plural(n, "info or hint"))
+	fmt.Fprintf(&b, "%s: %s", scope, n)
+	if minor := n[0] + n[3] + n[4]; minor > 0 && minor < n.total() {
+		fmt.Fprintf(&b, " (and %s)", plural(minor, "info or hint"))
 	}
 	b.WriteByte('\n')
 	for _, d := range kept {
@@ -463,7 +501,7 @@ func diagnostics(open bool, loaded int, items []Diag, a args, sc *scope) Outcome
 	if note != "" {
 		b.WriteString(note + "\n")
 	}
-	return Outcome{Result: mcp.Text(strings.TrimRight(b.String(), "\n")), Headline: total}
+	return Outcome{Result: mcp.Text(strings.TrimRight(b.String(), "\n")), Headline: n.String()}
 }
 
 var methods = map[string]string{

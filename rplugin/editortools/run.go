@@ -75,6 +75,9 @@ func Run(ctx context.Context, ed Editor, sess Session, tool string, raw json.Raw
 		return failed(err.Error())
 	}
 	sc := newScope(sess)
+	if tool == Diagnostics {
+		a.Limit = MaxDiagnostics
+	}
 	if a.Path != "" {
 		c := sc.check(a.Path)
 		switch {
@@ -159,6 +162,9 @@ type args struct {
 	Column    int    `json:"column,omitempty"`
 	Query     string `json:"query,omitempty"`
 	Max       int    `json:"max,omitempty"`
+	// Limit is how many diagnostics the answer lists (MaxDiagnostics):
+	// the editor sends each file's most severe only, and counts the rest.
+	Limit int `json:"limit,omitempty"`
 }
 
 func parseArgs(tool string, raw json.RawMessage, cwd string) (args, error) {

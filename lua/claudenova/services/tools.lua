@@ -97,32 +97,64 @@ end
 
 --- The diagnostics of buffer b as the host reads them, added to set (a
 --- new one when nil): {paths = {...}, items = {...}}, each item naming its
---- file by its index in paths (0-based), so a path is sent once.
-local function diags_of(b, set)
+--- file by its index in paths (0-based), so a path is sent once. With
+--- limit, only the file's limit most severe are sent (in the file's order,
+--- as many as the answer can list), and set.counts has its count of each
+--- severity ({errors, warnings, infos, hints}, one per path): a file's
+--- thousand hints are counted, not copied, read and sent.
+local function diags_of(b, set, limit)
   set = set or { paths = {}, items = {} }
-  local ds = vim.diagnostic.get(b)
+  local opts, n, keep = nil, nil, nil
+  if limit then
+    -- Counted without a copy; copied are only the severities the answer
+    -- can hold, from the most severe down.
+    local c = vim.diagnostic.count(b)
+    n = { c[1] or 0, c[2] or 0, c[3] or 0, c[4] or 0 }
+    local upto, before = 4, 0
+    for sev = 1, 4 do
+      if before + n[sev] >= limit then
+        upto = sev
+        break
+      end
+      before = before + n[sev]
+    end
+    -- Of the least severe kept, the first ones (as the host's cut keeps).
+    keep = { [upto] = limit - before }
+    opts = { severity = { min = upto } }
+  end
+  local ds = vim.diagnostic.get(b, opts)
   if #ds == 0 then
     return set
   end
   local file = #set.paths
   set.paths[file + 1] = vim.api.nvim_buf_get_name(b)
+  if n then
+    set.counts = set.counts or {}
+    set.counts[file + 1] = n
+  end
   local out = set.items
   local lines = {}
   for _, d in ipairs(ds) do
-    local l = lines[d.lnum]
-    if not l then
-      l = buf_line(b, d.lnum)
-      lines[d.lnum] = l
+    local room = keep and keep[d.severity]
+    if room then
+      keep[d.severity] = room - 1
     end
-    out[#out + 1] = {
-      file = file,
-      line = d.lnum + 1,
-      col = charcol(l, (d.col or 0) + 1),
-      severity = d.severity,
-      source = tostr(d.source),
-      code = tostr(d.code),
-      message = tostr(d.message),
-    }
+    if not room or room > 0 then
+      local l = lines[d.lnum]
+      if not l then
+        l = buf_line(b, d.lnum)
+        lines[d.lnum] = l
+      end
+      out[#out + 1] = {
+        file = file,
+        line = d.lnum + 1,
+        col = charcol(l, (d.col or 0) + 1),
+        severity = d.severity,
+        source = tostr(d.source),
+        code = tostr(d.code),
+        message = tostr(d.message),
+      }
+    end
   end
   return set
 end
@@ -419,24 +451,25 @@ function H.selection(_, done)
 end
 
 function H.diagnostics(a, done, ctx)
+  local limit = tonumber(a.limit)
   if a.path then
     local b = find_buf(a.path)
     if loaded(b) then
-      return done({ open = true, diagnostics = diags_of(b) })
+      return done({ open = true, diagnostics = diags_of(b, nil, limit) })
     end
     if not a.may_load or vim.fn.filereadable(a.path) == 0 then
       return done({ open = false })
     end
     local nb = load(a)
     return settle(nb, true, math.min(ctx.wait, 3000), function()
-      done({ open = true, diagnostics = diags_of(nb) })
+      done({ open = true, diagnostics = diags_of(nb, nil, limit) })
     end, ctx.fail)
   end
   local set, n = nil, 0
   for _, b in ipairs(vim.api.nvim_list_bufs()) do
     if vim.api.nvim_buf_is_loaded(b) and file_buf(b) then
       n = n + 1
-      set = diags_of(b, set)
+      set = diags_of(b, set, limit)
     end
   end
   done({ open = true, loaded = n, diagnostics = set })
