@@ -216,9 +216,9 @@ func TestDiagnosticsCountedByTheEditor(t *testing.T) {
 	// whole is every diagnostic; cut is what the editor sends with limit.
 	sets := func(paths []string, sevs [][]int, limit int) (whole, cut map[string]any) {
 		var all, kept []item
-		var counts [][4]int
+		var counts []sevCounts
 		for f, ss := range sevs {
-			var n [4]int
+			var n sevCounts
 			for _, s := range ss {
 				n[s-1]++
 			}

@@ -34,8 +34,8 @@ type Diag struct {
 // file's limit most severe only, and Counts has each file's count of every
 // severity ({errors, warnings, infos, hints}, as Paths).
 type diagSet struct {
-	Paths  []string `json:"paths"`
-	Counts [][4]int `json:"counts"`
+	Paths  []string    `json:"paths"`
+	Counts []sevCounts `json:"counts"`
 	Items  []struct {
 		File     int    `json:"file"`
 		Line     int    `json:"line"`
@@ -45,6 +45,17 @@ type diagSet struct {
 		Code     string `json:"code"`
 		Message  string `json:"message"`
 	} `json:"items"`
+}
+
+// sevCounts is one file's count of errors, warnings, infos and hints.
+type sevCounts [4]int
+
+func (c sevCounts) total() int { return max(c[0], 0) + max(c[1], 0) + max(c[2], 0) + max(c[3], 0) }
+
+// counted reports whether the editor sent each file's counts (asked with
+// a limit): its items are then only the most severe.
+func (s *diagSet) counted() bool {
+	return s != nil && len(s.Counts) > 0 && len(s.Counts) == len(s.Paths)
 }
 
 func (s *diagSet) diags() []Diag {
@@ -101,7 +112,7 @@ func (n tally) total() int { return n[0] + n[1] + n[2] + n[3] + n[4] }
 // tallyIn is the count of every severity in the files keep lets through:
 // the editor's counts when it sent them, else those of items.
 func (s *diagSet) tallyIn(items []Diag, keep func(path string) bool) tally {
-	if s == nil || len(s.Counts) != len(s.Paths) || len(s.Counts) == 0 {
+	if !s.counted() {
 		return tallyOf(items)
 	}
 	var n tally
@@ -459,13 +470,12 @@ func diagnostics(open bool, loaded int, set *diagSet, a args, sc *scope) Outcome
 				files[d.Path] = true
 			}
 		}
-		if set != nil && len(set.Counts) == len(set.Paths) {
+		if set.counted() {
 			// The editor sent only the most severe: the others count too.
 			left = 0
 			for i, p := range set.Paths {
 				if !sc.open(p) {
-					c := set.Counts[i]
-					left += c[0] + c[1] + c[2] + c[3]
+					left += set.Counts[i].total()
 					files[p] = true
 				}
 			}
