@@ -514,4 +514,58 @@ return {
       t:eq(transcript_lines(1), { "old", "a" }, "the re-created transcript")
     end,
   },
+  ["a transcript shown again in its window has its folds computed once, and right"] = {
+    run = function(t)
+      local tr = require("claudenova.surfaces.transcript")
+      t:deliver({
+        { event = "session", data = session_info(t, 1, "a", "idle") },
+        { event = "session", data = session_info(t, 2, "b", "idle") },
+      })
+      -- A tool's line, its nested details, its details.
+      local lines = {}
+      for i = 1, 300 do
+        lines[i] = ({ "▸ tool", "  │   │ nested", "  │ detail" })[(i - 1) % 3 + 1]
+      end
+      local function put(id, from, to, new)
+        local buf = tr.ensure(id)
+        vim.bo[buf].modifiable = true
+        vim.api.nvim_buf_set_lines(buf, from, to, false, new)
+        vim.bo[buf].modifiable = false
+      end
+      put(1, 0, -1, lines)
+      put(2, 0, -1, lines)
+      local calls, orig = 0, tr.foldexpr
+      tr.foldexpr = function()
+        calls = calls + 1
+        return orig()
+      end
+      -- Each shown once in the window (folds computed: foldclosed), then
+      -- the first again: Neovim asks each line's level once.
+      local win = tr.open(1)
+      vim.fn.foldclosed(1)
+      tr.open(2)
+      vim.fn.foldclosed(1)
+      calls = 0
+      tr.open(1)
+      vim.api.nvim_win_call(win, function()
+        vim.fn.foldclosed(1)
+      end)
+      tr.foldexpr = orig
+      t:eq(calls > 0 and calls <= #lines + 10, true, ("one pass over %d lines: %d calls"):format(#lines, calls))
+      local function levels(...)
+        local out, want = {}, { ... }
+        vim.api.nvim_win_call(win, function()
+          for _, l in ipairs(want) do
+            table.insert(out, vim.fn.foldlevel(l))
+          end
+        end)
+        return out
+      end
+      t:eq(levels(1, 2, 3, 299, 300), { 0, 2, 1, 2, 1 }, "the levels")
+      -- A change: the levels are the new text's.
+      put(1, 0, 1, { "  │   │   │ deeper" })
+      put(1, 299, 300, { "▸ a last tool" })
+      t:eq(levels(1, 2, 300), { 3, 2, 0 }, "after a change")
+    end,
+  },
 }

@@ -70,11 +70,31 @@ local function depth(l)
   return n, l:sub(i)
 end
 
+-- The fold levels foldexpr read last: of the lines from+1 .. from+#levels
+-- of buf as it was at changedtick tick. Neovim asks line after line (all
+-- of a transcript each time it is shown in a window): one read of the
+-- next FOLD_CHUNK lines serves the calls that follow, and of FOLD_BACK
+-- before them a few steps back.
+local fold_cache = { buf = -1, tick = -1, from = 0, levels = {} }
+local FOLD_CHUNK, FOLD_BACK = 512, 32
+
 --- foldexpr of transcript windows: the tool details fold, a nested
 --- agent's calls within its Task's fold.
 function M.foldexpr()
-  local l = vim.api.nvim_buf_get_lines(0, vim.v.lnum - 1, vim.v.lnum, false)[1] or ""
-  return (depth(l))
+  local buf, lnum = vim.api.nvim_get_current_buf(), vim.v.lnum
+  local tick = vim.api.nvim_buf_get_changedtick(buf)
+  local c = fold_cache
+  local i = lnum - c.from
+  if c.buf ~= buf or c.tick ~= tick or i < 1 or i > #c.levels then
+    local from = math.max(0, lnum - 1 - FOLD_BACK)
+    local levels = {}
+    for k, l in ipairs(vim.api.nvim_buf_get_lines(buf, from, lnum - 1 + FOLD_CHUNK, false)) do
+      levels[k] = (depth(l))
+    end
+    c = { buf = buf, tick = tick, from = from, levels = levels }
+    fold_cache, i = c, lnum - from
+  end
+  return c.levels[i] or 0
 end
 
 --- foldtext of transcript windows.
@@ -120,23 +140,34 @@ end
 local WINBAR = "%!v:lua.require'claudenova.core.text'.winbar('transcript')"
 
 -- The look of a window showing a transcript.
+-- A transcript window's own options. (A window that showed the transcript
+-- before has them back with it: each one set again, even to its value,
+-- would have its folds computed once more, a fold expression call per line.)
+local WINDOW_OPTS = {
+  { "wrap", true },
+  { "linebreak", true },
+  -- A tool's details that wrap go on under their text, past the │ gutter.
+  { "breakindent", true },
+  { "breakindentopt", "list:-1" },
+  { "number", false },
+  { "relativenumber", false },
+  { "foldmethod", "expr" },
+  { "foldexpr", "v:lua.require'claudenova.surfaces.transcript'.foldexpr()" },
+  { "foldtext", "v:lua.require'claudenova.surfaces.transcript'.foldtext()" },
+  { "foldlevel", 0 },
+}
+
 local function setup_window(win, id)
   -- :setlocal for the transcript's buffer in this window only (vim.wo[win][0]):
   -- a window split from it that shows another buffer (a proposal, a diff)
   -- does not inherit the transcript's folds, fold text or winbar.
   local wo = vim.wo[win][0]
-  wo.wrap = true
-  wo.linebreak = true
-  -- A tool's details that wrap go on under their text, past the │ gutter.
-  wo.breakindent = true
-  wo.breakindentopt = "list:-1"
+  for _, o in ipairs(WINDOW_OPTS) do
+    if wo[o[1]] ~= o[2] then
+      wo[o[1]] = o[2]
+    end
+  end
   vim.bo[vim.api.nvim_win_get_buf(win)].formatlistpat = [[^\s*\%([│┃]\s\+\)\+]]
-  wo.number = false
-  wo.relativenumber = false
-  wo.foldmethod = "expr"
-  wo.foldexpr = "v:lua.require'claudenova.surfaces.transcript'.foldexpr()"
-  wo.foldtext = "v:lua.require'claudenova.surfaces.transcript'.foldtext()"
-  wo.foldlevel = 0
   wo.winbar = WINBAR
 end
 
