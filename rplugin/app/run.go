@@ -359,7 +359,9 @@ func (r *router) system(s *session.Session, m claude.Message) {
 		s.SetTitle(sys.Title)
 	case "prompt_typed":
 		// A prompt typed into claude's own terminal UI (tuihook): it begins
-		// a turn as a prompt of ours does (its changes, its checkpoint).
+		// a turn as a prompt of ours does (its changes, its checkpoint), and
+		// the first names a session no one named.
+		s.Prompted(sys.Prompt)
 		s.Turns.Begin(checkpoint.NewID(), sys.Prompt, time.Now())
 	case "status":
 		r.signal(s, m) // compacting

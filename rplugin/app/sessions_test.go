@@ -17,6 +17,34 @@ import (
 
 // A session is named by its first prompt's first line, then by claude's
 // title; rename asks claude (rename_session) and shows at once.
+// A prompt typed into claude's own terminal UI (prompt_typed) names a
+// session no one named, and leaves a name given before it.
+func TestATypedPromptNamesOnlyAnUnnamedSession(t *testing.T) {
+	m := newMem(t)
+	typed := func(c *claudetest.Conn, id int, prompt string) *session.Session {
+		t.Helper()
+		c.PushJSON(map[string]any{"type": "system", "subtype": "prompt_typed", "prompt": prompt})
+		c.PushJSON(map[string]any{"type": "system", "subtype": "session_state_changed", "state": "running"})
+		var s *session.Session
+		m.rec.wait(t, "the turn", func([]ui.Event) bool {
+			s, _ = m.app.sessions.Get(id)
+			return s.State() == session.StateRunning
+		})
+		return s
+	}
+	unnamed, c := m.session("")
+	if s := typed(c, unnamed.ID, "typed in the terminal\nmore"); s.Name() != "typed in the terminal" {
+		t.Errorf("an unnamed session: %q", s.Name())
+	}
+	named, c2 := m.session("")
+	if _, err := m.app.Rooms().History.Rename(named.ID, "the TUI tour"); err != nil {
+		t.Fatal(err)
+	}
+	if s := typed(c2, named.ID, "SEQ [[\"Write\"]]"); s.Name() != "the TUI tour" {
+		t.Errorf("a named session: %q", s.Name())
+	}
+}
+
 func TestSessionNames(t *testing.T) {
 	m := newMem(t)
 	info, c := m.session("\n  fix the flaky login test  \nmore detail")

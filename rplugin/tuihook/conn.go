@@ -14,7 +14,6 @@ import (
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/editortools"
-	"github.com/claude-nova/claude-nova.nvim/rplugin/sanitize"
 	shellquote "github.com/kballard/go-shellquote"
 )
 
@@ -46,7 +45,6 @@ type Conn struct {
 	started  chan struct{}
 	done     chan struct{}
 	ended    bool
-	prompted bool         // a prompt was submitted (the session is named after the first)
 	rules    sessionRules // the session's own rules (rules.go)
 	given    sessionRules // what of them the TUI was given
 	onEnd    func()
@@ -257,14 +255,8 @@ func (c *Conn) notice(in HookInput, gone <-chan struct{}) ([]byte, bool) {
 		c.commandEnded(in)
 	case EventPrompt:
 		c.settled(func(*waiting) bool { return true })
-		c.mu.Lock()
-		first := !c.prompted
-		c.prompted = true
-		c.mu.Unlock()
-		if name := sanitize.FirstLine(in.Prompt, 60); first && name != "" {
-			// Named after its first prompt, as a session of the plugin's own.
-			c.push(map[string]any{"type": "system", "subtype": "session_title_changed", "title": name})
-		}
+		// Its first prompt names it, as a session of the plugin's own, when
+		// no one named it before (the host: prompt_typed).
 		c.push(map[string]any{"type": "system", "subtype": "prompt_typed", "prompt": in.Prompt})
 		c.push(map[string]any{"type": "system", "subtype": "session_state_changed", "state": "running"})
 	case EventStop:

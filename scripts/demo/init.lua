@@ -126,7 +126,9 @@ local function tui()
   end
   vim.fn.writefile({ vim.json.encode(cfg) }, path)
   local steps = vim.json.decode(table.concat(vim.fn.readfile(root .. "/scripts/demo/tui.json"), "\n"))
-  require("claudenova").tui({ prompt = "SEQ " .. vim.json.encode(steps) })
+  local sid = require("claudenova").tui({ prompt = "SEQ " .. vim.json.encode(steps) })
+  -- Named for a person: its prompt is the scripted model's steps.
+  require("claudenova").rename("the TUI tour", sid)
   guide.session = nil
   guide.text = {
     "claude's own terminal UI, its permissions asked here: its new file is a proposal (:w writes it), its command is in the panel (a allows it).",

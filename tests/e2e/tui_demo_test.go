@@ -41,6 +41,13 @@ func TestDemoTUIStep(t *testing.T) {
 				e.Eventually(30*time.Second, "the command ran, the TUI says the step's last words", func() bool {
 					return e.fileExists("notes/tui-listing.txt") && strings.Contains(e.tuiScreen(id), "That was claude's own terminal UI")
 				})
+				// Named for a person, not by its first prompt (the scripted
+				// model's steps, "SEQ [[…"), which came after the name.
+				var name string
+				e.Lua(&name, "return require('claudenova.store.state').label(...)", id)
+				if name != itoa(id)+" · the TUI tour" {
+					t.Errorf("the TUI session is %q", name)
+				}
 			})
 		})
 	}

@@ -39,7 +39,8 @@ func New(d *desk.Desk, configDir func() string, forgotten func(sid int)) *Room {
 
 // Rename gives a session a name. A running claude is asked to rename the
 // session (rename_session: its own store and pickers show it too); an
-// exited one is renamed in claude's session store directly.
+// exited one is renamed in claude's session store directly; claude's own
+// terminal UI, which takes no control request, is named in the editor only.
 func (r *Room) Rename(id int, name string) (desk.Outcome, error) {
 	name = strings.TrimSpace(sanitize.Line(name))
 	if name == "" {
@@ -62,6 +63,11 @@ func (r *Room) Rename(id int, name string) (desk.Outcome, error) {
 			}
 		}
 		return desk.Outcome{Done: true, Message: msg}, nil
+	}
+	if k, ok := s.Proc.(interface{ Kind() string }); ok && k.Kind() == "tui" {
+		// claude's own terminal UI takes no control request: the name is
+		// the editor's (its /rename names it in claude's store).
+		return desk.Outcome{Done: true, Message: fmt.Sprintf("session %d is now %q here", s.ID, s.Name())}, nil
 	}
 	r.d.Background(func(ctx context.Context) {
 		if _, err := s.Proc.Control(ctx, "rename_session", map[string]any{"title": name}); err != nil {

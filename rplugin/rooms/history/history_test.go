@@ -1,12 +1,19 @@
 package history
 
 import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/claude-nova/claude-nova.nvim/rplugin/claude"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/desk"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/store"
@@ -35,6 +42,57 @@ func TestForgetOnlyWhatHasExited(t *testing.T) {
 	}
 	if _, err := r.Rename(s.ID, "  "); err == nil || !strings.Contains(err.Error(), "rename needs a name") {
 		t.Errorf("rename to nothing: %v", err)
+	}
+}
+
+// recorder keeps what the host tells the editor.
+type recorder struct {
+	mu     sync.Mutex
+	events []string
+}
+
+func (r *recorder) Send(name string, data any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.events = append(r.events, fmt.Sprint(name, " ", data))
+}
+
+// tuiProc is claude's terminal UI as the session sees it: no control
+// channel (tuihook.Conn).
+type tuiProc struct {
+	claude.Ended
+	asked atomic.Int32
+}
+
+func (*tuiProc) Kind() string { return "tui" }
+func (p *tuiProc) Control(context.Context, string, map[string]any) (json.RawMessage, error) {
+	p.asked.Add(1)
+	return nil, errors.New("this session runs in claude's terminal UI")
+}
+
+// A session of claude's terminal UI is renamed in the editor without
+// asking its claude (which cannot be asked) and without a warning.
+func TestRenameATerminalUISession(t *testing.T) {
+	mgr := session.NewManager()
+	proc := &tuiProc{Ended: claude.NewEnded()}
+	s, err := mgr.Add(func(id int) (*session.Session, error) { return session.New(id, t.TempDir(), "", proc), nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &recorder{}
+	d := desk.New(rec, mgr, nil)
+	out, err := New(d, t.TempDir, func(int) {}).Rename(s.ID, "the TUI tour")
+	d.Wait()
+	if err != nil || !out.Done || s.Name() != "the TUI tour" {
+		t.Fatalf("rename: %+v, %v; name %q", out, err, s.Name())
+	}
+	if n := proc.asked.Load(); n != 0 {
+		t.Errorf("claude's terminal UI was sent %d control requests", n)
+	}
+	for _, ev := range rec.events {
+		if strings.HasPrefix(ev, "notify") {
+			t.Errorf("told the user: %s", ev)
+		}
 	}
 }
 
