@@ -251,13 +251,35 @@ func (r *Room) loop() {
 	}
 }
 
-// signature is the stat of HEAD and its reflog: it changes with every
-// commit, checkout and reset.
+// signature is the stat of HEAD, its reflog and the branch it names: it
+// changes with every commit, checkout and reset. (git writes a commit's
+// reflog before it moves the branch: a look between the two sees the log
+// grown and the old commit, and only the branch's own stat tells the next
+// look that it moved since.)
 func signature(gitDir string) string {
 	var b strings.Builder
-	for _, p := range []string{"HEAD", filepath.Join("logs", "HEAD")} {
-		if fi, err := os.Stat(filepath.Join(gitDir, p)); err == nil {
+	stat := func(p string) bool {
+		fi, err := os.Stat(p)
+		if err == nil {
 			fmt.Fprintf(&b, "%d.%d;", fi.ModTime().UnixNano(), fi.Size())
+		}
+		return err == nil
+	}
+	stat(filepath.Join(gitDir, "HEAD"))
+	stat(filepath.Join(gitDir, "logs", "HEAD"))
+	if head, err := os.ReadFile(filepath.Join(gitDir, "HEAD")); err == nil {
+		ref, ok := strings.CutPrefix(strings.TrimSpace(string(head)), "ref: ")
+		if ok && strings.HasPrefix(ref, "refs/") && !strings.Contains(ref, "..") {
+			// A worktree's branches are in the repository's common folder.
+			if !stat(filepath.Join(gitDir, ref)) {
+				if common, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
+					dir := strings.TrimSpace(string(common))
+					if !filepath.IsAbs(dir) {
+						dir = filepath.Join(gitDir, dir)
+					}
+					stat(filepath.Join(dir, ref))
+				}
+			}
 		}
 	}
 	return b.String()

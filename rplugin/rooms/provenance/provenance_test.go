@@ -179,6 +179,43 @@ func TestACommitGetsANoteOfTheLinesClaudeWrote(t *testing.T) {
 	}
 }
 
+// git writes a commit's reflog before it moves the branch: a look between
+// the two sees HEAD's log grown and the old commit. The next look must
+// still see the commit (it once went unnoted until the next one).
+func TestACommitSeenHalfWrittenIsNotedOnTheNextLook(t *testing.T) {
+	f := newFixture(t, true)
+	f.check()
+	write(t, filepath.Join(f.top, "a.txt"), "one\nC:two\n")
+	git(t, f.top, "add", "-A")
+	tree := git(t, f.top, "write-tree")
+	sha := git(t, f.top, "commit-tree", tree, "-p", "HEAD", "-m", "more")
+	gitDir := filepath.Join(f.top, ".git")
+	logf, err := os.OpenFile(filepath.Join(gitDir, "logs", "HEAD"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fmt.Fprintf(logf, "%s %s t <t@example.com> 1 +0000\tcommit: more\n", f.rp.head, sha); err != nil {
+		t.Fatal(err)
+	}
+	logf.Close()
+	f.check() // the reflog grown, the branch not moved yet
+	head, err := os.ReadFile(filepath.Join(gitDir, "HEAD"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, ok := strings.CutPrefix(strings.TrimSpace(string(head)), "ref: ")
+	if !ok {
+		t.Fatalf("HEAD is %q", head)
+	}
+	// The branch moves as git moves it: its file renamed into place.
+	tmp := filepath.Join(gitDir, ref+".lock")
+	write(t, tmp, sha+"\n")
+	if err := os.Rename(tmp, filepath.Join(gitDir, ref)); err != nil {
+		t.Fatal(err)
+	}
+	f.noted(sha, "a.txt\n  claude 2")
+}
+
 func TestNoNoteWithoutAClaudeLine(t *testing.T) {
 	f := newFixture(t, true)
 	sha := f.commit(map[string]string{"a.txt": "one\ntwo\nthree\n"}, "-m", "mine")
