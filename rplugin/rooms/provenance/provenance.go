@@ -267,22 +267,35 @@ func signature(gitDir string) string {
 	}
 	stat(filepath.Join(gitDir, "HEAD"))
 	stat(filepath.Join(gitDir, "logs", "HEAD"))
-	if head, err := os.ReadFile(filepath.Join(gitDir, "HEAD")); err == nil {
-		ref, ok := strings.CutPrefix(strings.TrimSpace(string(head)), "ref: ")
-		if ok && strings.HasPrefix(ref, "refs/") && !strings.Contains(ref, "..") {
-			// A worktree's branches are in the repository's common folder.
-			if !stat(filepath.Join(gitDir, ref)) {
-				if common, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
-					dir := strings.TrimSpace(string(common))
-					if !filepath.IsAbs(dir) {
-						dir = filepath.Join(gitDir, dir)
-					}
-					stat(filepath.Join(dir, ref))
-				}
-			}
+	for _, p := range branchFiles(gitDir) {
+		if stat(p) {
+			break
 		}
 	}
 	return b.String()
+}
+
+// branchFiles are where the loose ref of the branch HEAD names may be: in
+// the git folder, then (a worktree's) in the repository's common folder;
+// none for a detached HEAD.
+func branchFiles(gitDir string) []string {
+	head, err := os.ReadFile(filepath.Join(gitDir, "HEAD"))
+	if err != nil {
+		return nil
+	}
+	ref, ok := strings.CutPrefix(strings.TrimSpace(string(head)), "ref: ")
+	if !ok || !strings.HasPrefix(ref, "refs/") || strings.Contains(ref, "..") {
+		return nil
+	}
+	out := []string{filepath.Join(gitDir, ref)}
+	if common, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
+		dir := strings.TrimSpace(string(common))
+		if !filepath.IsAbs(dir) {
+			dir = filepath.Join(gitDir, dir)
+		}
+		out = append(out, filepath.Join(dir, ref))
+	}
+	return out
 }
 
 // Noted notes now the commits made in the repository holding dir since

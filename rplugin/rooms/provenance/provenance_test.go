@@ -210,10 +210,39 @@ func TestACommitSeenHalfWrittenIsNotedOnTheNextLook(t *testing.T) {
 	// The branch moves as git moves it: its file renamed into place.
 	tmp := filepath.Join(gitDir, ref+".lock")
 	write(t, tmp, sha+"\n")
+	// Later than the ref it replaces, whatever the clock's grain.
+	later := time.Now().Add(time.Second)
+	if err := os.Chtimes(tmp, later, later); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.Rename(tmp, filepath.Join(gitDir, ref)); err != nil {
 		t.Fatal(err)
 	}
 	f.noted(sha, "a.txt\n  claude 2")
+}
+
+// A worktree's branch is in the repository's common folder: it moving
+// there changes the worktree's signature too.
+func TestAWorktreesBranchIsInItsSignature(t *testing.T) {
+	f := newFixture(t, true)
+	wt := filepath.Join(t.TempDir(), "wt")
+	git(t, f.top, "worktree", "add", "-q", "-b", "side", wt)
+	gitDir := git(t, wt, "rev-parse", "--absolute-git-dir")
+	before := signature(gitDir)
+	sha := git(t, f.top, "commit-tree", git(t, f.top, "write-tree"), "-p", "HEAD", "-m", "moved")
+	ref := filepath.Join(f.top, ".git", "refs", "heads", "side")
+	write(t, ref+".lock", sha+"\n")
+	// Later than the ref it replaces, whatever the clock's grain.
+	later := time.Now().Add(time.Second)
+	if err := os.Chtimes(ref+".lock", later, later); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(ref+".lock", ref); err != nil {
+		t.Fatal(err)
+	}
+	if after := signature(gitDir); after == before {
+		t.Fatalf("the worktree's signature did not change when its branch moved: %q", after)
+	}
 }
 
 func TestNoNoteWithoutAClaudeLine(t *testing.T) {
