@@ -414,6 +414,35 @@ return {
       t:eq(transcript_lines(1), { "old", "a", "b" }, "the transcript")
     end,
   },
+  ["ops that come while a transcript is fetched, made after its snapshot, are not lost"] = {
+    run = function(t)
+      -- The host takes the snapshot, then its session writes (the command
+      -- line, claude's exit) before the reply is queued: those ops come in
+      -- front of a snapshot that lacks them, and nothing comes after them.
+      local tr = require("claudenova.surfaces.transcript")
+      local fetch = hold_first_fetch(t, {}, 0)
+      t:deliver({ { event = "session", data = session_info(t, 1, "s", "running") } })
+      tr.ensure(1)
+      t:wait(function()
+        return fetch.token ~= nil
+      end, "the fetch")
+      t:deliver({ appended(0, 1, 0, "$ claude -p"), appended(1, 2, 1, "claude exited unexpectedly") })
+      t:deliver({ transcript_reply(fetch.token, {}, 0) })
+      t:settle()
+      t:eq(transcript_lines(1), { "$ claude -p", "claude exited unexpectedly" }, "the transcript")
+      t:eq(tr.syncing[1], false, "synced")
+      -- Ops the snapshot holds are not put twice.
+      fetch = hold_first_fetch(t, {}, 0)
+      t:deliver({ { event = "resync", data = { session = 1 } } })
+      t:wait(function()
+        return fetch.token ~= nil
+      end, "the second fetch")
+      t:deliver({ appended(2, 3, 2, "held") })
+      t:deliver({ transcript_reply(fetch.token, { "$ claude -p", "claude exited unexpectedly", "held" }, 3) })
+      t:settle()
+      t:eq(transcript_lines(1), { "$ claude -p", "claude exited unexpectedly", "held" }, "once")
+    end,
+  },
   ["a transcript wiped while its fetch is answered is fetched again when re-created"] = {
     run = function(t)
       local tr = require("claudenova.surfaces.transcript")

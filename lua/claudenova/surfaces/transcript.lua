@@ -391,6 +391,10 @@ M.syncing = {} ---@type table<integer, boolean>
 -- replaced (seq); a snapshot older than that is fetched again (true: a
 -- resync that named none, fetched again in any case).
 local again = {} ---@type table<integer, integer|true>
+-- Ops that came while a fetch was under way, before its answer: the host
+-- takes the snapshot, then may send ops made after it ahead of the reply.
+-- They go in after the snapshot (those it holds are skipped by their seq).
+local held = {} ---@type table<integer, table[]>
 
 -- A snapshot being put into a transcript, a slice at a time: { buf,
 -- lines, size (a slice's), next (the first line not put yet), snap, first,
@@ -441,7 +445,7 @@ local function put_slice(id, job)
   local buf = job.buf
   if not vim.api.nvim_buf_is_valid(buf) then
     -- Wiped meanwhile: a buffer made again fetches the transcript anew.
-    M.putting[id], M.syncing[id], again[id] = nil, false, nil
+    M.putting[id], M.syncing[id], again[id], held[id] = nil, false, nil, nil
     return
   end
   local last = math.min(#job.lines, job.next + job.size - 1)
@@ -465,15 +469,17 @@ local function put_slice(id, job)
 end
 
 -- Put a snapshot of the transcript into its buffer. It runs where the
--- snapshot stands in the host's stream (calls.request's on_reply): the ops before
--- it are in it, those after it come next (held until it is all in, when
--- it goes in slices).
+-- reply stands in the host's stream (calls.request's on_reply). The host
+-- took the snapshot a moment before: the ops held since the fetch began
+-- (some of them made after it) and those that come after the reply (held
+-- until it is all in, when it goes in slices) follow it, each skipped when
+-- the snapshot has it already.
 local function put_snapshot(id, snap)
   local buf = M.bufs[id]
   if not (buf and vim.api.nvim_buf_is_valid(buf)) then
     -- Wiped while its fetch was under way: the fetch is over all the same,
     -- or the buffer re-created for the next op would wait for it forever.
-    M.syncing[id], again[id] = false, nil
+    M.syncing[id], again[id], held[id] = false, nil, nil
     return
   end
   local lines = {}
@@ -490,7 +496,9 @@ local function put_snapshot(id, snap)
     end
     vim.list_extend(lines, snap.lines or {})
   end
-  local job = { buf = buf, lines = lines, size = M.SLICE, next = 1, snap = snap, first = first, queued = {} }
+  local job =
+    { buf = buf, lines = lines, size = M.SLICE, next = 1, snap = snap, first = first, queued = held[id] or {} }
+  held[id] = nil
   job.before = vim.api.nvim_buf_line_count(buf)
   if #lines <= M.SLICE or #vim.fn.win_findbuf(buf) == 0 then
     job.size = math.max(#lines, 1) -- not shown (no fold levels to compute), or small: at once
@@ -504,7 +512,7 @@ end
 local function fill(id)
   local buf = M.bufs[id]
   if not (buf and vim.api.nvim_buf_is_valid(buf)) then
-    M.syncing[id] = false
+    M.syncing[id], held[id] = false, nil
     return
   end
   local ok = errors.try(calls.request, "transcript", { session = id }, function(fine, snap)
@@ -552,7 +560,7 @@ function M.host_lost()
       errors.try(vim.api.nvim_clear_autocmds, { buffer = buf })
     end
   end
-  M.bufs, M.count, M.syncing, M.seq, M.putting, again = {}, {}, {}, {}, {}, {}
+  M.bufs, M.count, M.syncing, M.seq, M.putting, again, held = {}, {}, {}, {}, {}, {}, {}
 end
 
 --- The transcript buffer of session id (created on demand).
@@ -658,7 +666,7 @@ function M.ensure(id)
   if M.putting[id] then
     -- A snapshot was going into the buffer this one replaces: it is
     -- fetched anew for this one.
-    M.putting[id], M.syncing[id], again[id] = nil, false, nil
+    M.putting[id], M.syncing[id], again[id], held[id] = nil, false, nil, nil
   end
   if calls.running() then
     resync(id) -- a re-created buffer catches up with what it missed
@@ -677,7 +685,10 @@ function M.apply(id, ops)
     return
   end
   if M.syncing[id] then
-    return -- the pending fill fetches these lines too
+    -- After the snapshot the pending fill brings (it may lack them).
+    held[id] = held[id] or {}
+    table.insert(held[id], ops)
+    return
   end
   local before = vim.api.nvim_buf_line_count(buf)
   vim.bo[buf].modifiable = true
@@ -760,7 +771,8 @@ end
 --- it shows another buffer).
 function M.forget(id)
   local buf = M.bufs[id]
-  M.bufs[id], M.count[id], M.seq[id], M.syncing[id], M.putting[id], again[id] = nil, nil, nil, nil, nil, nil
+  M.bufs[id], M.count[id], M.seq[id], M.syncing[id], M.putting[id], again[id], held[id] =
+    nil, nil, nil, nil, nil, nil, nil
   if buf and vim.api.nvim_buf_is_valid(buf) then
     errors.try(vim.api.nvim_buf_delete, buf, { force = true })
   end
