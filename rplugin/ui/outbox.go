@@ -87,6 +87,9 @@ type Event struct {
 	Seq  uint64 `json:"seq"`
 	Name string `json:"event"`
 	Data any    `json:"data"`
+	// quiet: transcript text that came after a quiet spell (see
+	// transcriptGap), delivered at once.
+	quiet bool
 }
 
 // Sink receives events for Lua. Send never blocks.
@@ -98,10 +101,13 @@ type Sink interface {
 const maxBatch = 1024
 
 // transcriptGap is the least time between two deliveries that carry only
-// transcript text. Every buffer change costs Neovim a (tree-sitter) reparse
-// of the transcript; a burst of output from several sessions is delivered as
-// a few coalesced edits instead of thousands. Anything else (a request, a
-// session change) is delivered at once.
+// transcript text while it streams. Every buffer change costs Neovim a
+// (tree-sitter) reparse of the transcript; a burst of output from several
+// sessions is delivered as a few coalesced edits instead of thousands.
+// Anything else (a request, a session change) is delivered at once, and so
+// is transcript text that comes after a quiet spell as long (a tool call
+// claude names, then checks): held back for the gap, it reached Neovim just
+// as the permission request that follows it did, which then waited for it.
 const transcriptGap = 16 * time.Millisecond // one frame
 
 // MaxQueuedLines bounds, per session, the transcript lines waiting for
@@ -164,19 +170,22 @@ type Outbox struct {
 	holds    int           // Holds not yet released (see Hold)
 	holdGen  int           // counts the holds given up after holdMax: their releases do nothing
 	holdMax  time.Duration // the longest a hold keeps a delivery waiting (see Hold)
+	gap      time.Duration // transcriptGap (a test's own)
+	lastText time.Time     // when transcript text was last queued
 }
 
 // NewOutbox starts an outbox that hands each JSON-encoded batch to exec.
 func NewOutbox(exec func(batch string) error, log *slog.Logger) *Outbox {
-	return newOutbox(exec, log, holdMax)
+	return newOutbox(exec, log, holdMax, transcriptGap)
 }
 
 // newOutbox is NewOutbox with the bound of a hold (tests that hold on a
 // loaded machine, where a millisecond's sleep can take longer than the
-// bound, give it room).
-func newOutbox(exec func(batch string) error, log *slog.Logger, maxHold time.Duration) *Outbox {
+// bound, give it room) and the transcript's gap (a test that sees what
+// waits for it makes it long).
+func newOutbox(exec func(batch string) error, log *slog.Logger, maxHold, gap time.Duration) *Outbox {
 	o := &Outbox{exec: exec, log: log, wake: make(chan struct{}, 1),
-		lines: map[int]int{}, resync: map[int]map[string]any{}, maxLines: MaxQueuedLines, holdMax: maxHold}
+		lines: map[int]int{}, resync: map[int]map[string]any{}, maxLines: MaxQueuedLines, holdMax: maxHold, gap: gap}
 	o.wg.Add(1)
 	go o.run()
 	return o
@@ -192,6 +201,9 @@ func (o *Outbox) Send(name string, data any) {
 	sc, scoped := data.(SessionScoped)
 	if name == EvTranscript && scoped {
 		sid, n := sc.SessionID(), size(data)
+		now := time.Now()
+		quiet := now.Sub(o.lastText) >= o.gap
+		o.lastText = now
 		switch {
 		case o.resync[sid] != nil:
 			// A resync is queued: it fetches this too.
@@ -206,7 +218,7 @@ func (o *Outbox) Send(name string, data any) {
 			// Merged into an update of the session still waiting.
 		default:
 			o.lines[sid] += n
-			o.events = append(o.events, Event{Name: name, Data: data})
+			o.events = append(o.events, Event{Name: name, Data: data, quiet: quiet})
 		}
 	} else if lv, ok := data.(Live); ok && o.waiting(name, lv.LiveKey()) {
 		// Already waiting: it is read when delivered, so this one is in it.
@@ -408,8 +420,8 @@ func (o *Outbox) run() {
 			return
 		}
 		batch := []Event{first}
-		urgent := first.Name != EvTranscript
-		wait := time.NewTimer(time.Until(last.Add(transcriptGap)))
+		urgent := first.Name != EvTranscript || first.quiet
+		wait := time.NewTimer(time.Until(last.Add(o.gap)))
 		var holdUp <-chan time.Time // the longest a hold keeps this batch
 		for len(batch) < maxBatch {
 			if ev, ok := o.pop(false); ok {

@@ -493,7 +493,7 @@ func TestHoldDeliversEventsSentTogetherInOneBatch(t *testing.T) {
 		}
 		batches <- names
 		return nil
-	}, slog.New(slog.DiscardHandler), time.Minute)
+	}, slog.New(slog.DiscardHandler), time.Minute, transcriptGap)
 	defer o.Close()
 	for round := 0; round < 50; round++ {
 		release := Hold(o)
@@ -518,7 +518,7 @@ func TestAForgottenHoldDoesNotStopTheStream(t *testing.T) {
 	got := make(chan string, 4)
 	// A bound long beside the 2 ms below (a loaded machine stretches it),
 	// short beside the 5 s the forgotten hold is given.
-	o := newOutbox(func(batch string) error { got <- batch; return nil }, slog.New(slog.DiscardHandler), 200*time.Millisecond)
+	o := newOutbox(func(batch string) error { got <- batch; return nil }, slog.New(slog.DiscardHandler), 200*time.Millisecond, transcriptGap)
 	defer o.Close()
 	late := o.Hold() // never released in time
 	o.Send(EvNotify, "a")
@@ -546,3 +546,45 @@ func TestHoldOfASinkThatCannotHold(t *testing.T) {
 type sinkFunc func(string, any)
 
 func (f sinkFunc) Send(name string, data any) { f(name, data) }
+
+// Transcript text that comes after a quiet spell goes at once; text that
+// follows it within the gap waits for the gap, or for the next event that
+// goes at once, and goes with it. (Held for the gap, a tool call claude
+// names reached Neovim as the permission request that follows it did, and
+// the request waited for it.) The gap here is an hour: what waits for it
+// is seen waiting.
+func TestTextAfterAQuietSpellGoesAtOnce(t *testing.T) {
+	batches := make(chan []string, 16)
+	o := newOutbox(func(batch string) error {
+		var evs []Event
+		_ = json.Unmarshal([]byte(batch), &evs)
+		var names []string
+		for _, e := range evs {
+			names = append(names, e.Name)
+		}
+		batches <- names
+		return nil
+	}, slog.New(slog.DiscardHandler), time.Minute, time.Hour)
+	defer o.Close()
+	next := func(what string) []string {
+		t.Helper()
+		select {
+		case got := <-batches:
+			return got
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%s: nothing delivered", what)
+			return nil
+		}
+	}
+	o.Send(EvNotify, "a delivery: the gap counts from it")
+	next("the note")
+	o.Send(EvTranscript, &growing{Session: 1, N: 1})
+	if got := next("text after a quiet spell"); !slices.Equal(got, []string{EvTranscript}) {
+		t.Fatalf("text after a quiet spell: %v", got)
+	}
+	o.Send(EvTranscript, &growing{Session: 1, N: 1}) // within the gap: it waits
+	o.Send(EvRequestAdded, "a request")
+	if got := next("text within the gap, then a request"); !slices.Equal(got, []string{EvTranscript, EvRequestAdded}) {
+		t.Fatalf("text within the gap did not wait for the request: %v", got)
+	}
+}
