@@ -480,20 +480,10 @@ func TestTranscriptUpdatesMergeAsTheyQueue(t *testing.T) {
 }
 
 func TestHoldDeliversEventsSentTogetherInOneBatch(t *testing.T) {
-	batches := make(chan []string, 16)
 	// A hold's own bound (20 ms) is not what this tests: under the race
 	// detector, beside the e2e suite, the millisecond's sleep below took
 	// longer, and the hold was given up as designed.
-	o := newOutbox(func(batch string) error {
-		var evs []Event
-		_ = json.Unmarshal([]byte(batch), &evs)
-		var names []string
-		for _, e := range evs {
-			names = append(names, e.Name)
-		}
-		batches <- names
-		return nil
-	}, slog.New(slog.DiscardHandler), time.Minute, transcriptGap)
+	o, batches := namingOutbox(time.Minute, transcriptGap)
 	defer o.Close()
 	for round := 0; round < 50; round++ {
 		release := Hold(o)
@@ -554,17 +544,7 @@ func (f sinkFunc) Send(name string, data any) { f(name, data) }
 // the request waited for it.) The gap here is an hour: what waits for it
 // is seen waiting.
 func TestTextAfterAQuietSpellGoesAtOnce(t *testing.T) {
-	batches := make(chan []string, 16)
-	o := newOutbox(func(batch string) error {
-		var evs []Event
-		_ = json.Unmarshal([]byte(batch), &evs)
-		var names []string
-		for _, e := range evs {
-			names = append(names, e.Name)
-		}
-		batches <- names
-		return nil
-	}, slog.New(slog.DiscardHandler), time.Minute, time.Hour)
+	o, batches := namingOutbox(time.Minute, time.Hour)
 	defer o.Close()
 	next := func(what string) []string {
 		t.Helper()
@@ -587,4 +567,21 @@ func TestTextAfterAQuietSpellGoesAtOnce(t *testing.T) {
 	if got := next("text within the gap, then a request"); !slices.Equal(got, []string{EvTranscript, EvRequestAdded}) {
 		t.Fatalf("text within the gap did not wait for the request: %v", got)
 	}
+}
+
+// namingOutbox is an outbox whose deliveries come out of batches as the
+// names of their events, one slice a delivery.
+func namingOutbox(maxHold, gap time.Duration) (*Outbox, chan []string) {
+	batches := make(chan []string, 16)
+	o := newOutbox(func(batch string) error {
+		var evs []Event
+		_ = json.Unmarshal([]byte(batch), &evs)
+		var names []string
+		for _, e := range evs {
+			names = append(names, e.Name)
+		}
+		batches <- names
+		return nil
+	}, slog.New(slog.DiscardHandler), maxHold, gap)
+	return o, batches
 }
