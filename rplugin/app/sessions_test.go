@@ -15,8 +15,6 @@ import (
 	"github.com/claude-nova/claude-nova.nvim/rplugin/ui"
 )
 
-// A session is named by its first prompt's first line, then by claude's
-// title; rename asks claude (rename_session) and shows at once.
 // A prompt typed into claude's own terminal UI (prompt_typed) names a
 // session no one named, and leaves a name given before it.
 func TestATypedPromptNamesOnlyAnUnnamedSession(t *testing.T) {
@@ -45,6 +43,8 @@ func TestATypedPromptNamesOnlyAnUnnamedSession(t *testing.T) {
 	}
 }
 
+// A session is named by its first prompt's first line, then by claude's
+// title; rename asks claude (rename_session) and shows at once.
 func TestSessionNames(t *testing.T) {
 	m := newMem(t)
 	info, c := m.session("\n  fix the flaky login test  \nmore detail")

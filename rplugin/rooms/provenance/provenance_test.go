@@ -207,17 +207,7 @@ func TestACommitSeenHalfWrittenIsNotedOnTheNextLook(t *testing.T) {
 	if !ok {
 		t.Fatalf("HEAD is %q", head)
 	}
-	// The branch moves as git moves it: its file renamed into place.
-	tmp := filepath.Join(gitDir, ref+".lock")
-	write(t, tmp, sha+"\n")
-	// Later than the ref it replaces, whatever the clock's grain.
-	later := time.Now().Add(time.Second)
-	if err := os.Chtimes(tmp, later, later); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Rename(tmp, filepath.Join(gitDir, ref)); err != nil {
-		t.Fatal(err)
-	}
+	moveRef(t, filepath.Join(gitDir, ref), sha)
 	f.noted(sha, "a.txt\n  claude 2")
 }
 
@@ -230,18 +220,24 @@ func TestAWorktreesBranchIsInItsSignature(t *testing.T) {
 	gitDir := git(t, wt, "rev-parse", "--absolute-git-dir")
 	before := signature(gitDir)
 	sha := git(t, f.top, "commit-tree", git(t, f.top, "write-tree"), "-p", "HEAD", "-m", "moved")
-	ref := filepath.Join(f.top, ".git", "refs", "heads", "side")
-	write(t, ref+".lock", sha+"\n")
-	// Later than the ref it replaces, whatever the clock's grain.
-	later := time.Now().Add(time.Second)
-	if err := os.Chtimes(ref+".lock", later, later); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Rename(ref+".lock", ref); err != nil {
-		t.Fatal(err)
-	}
+	moveRef(t, filepath.Join(f.top, ".git", "refs", "heads", "side"), sha)
 	if after := signature(gitDir); after == before {
 		t.Fatalf("the worktree's signature did not change when its branch moved: %q", after)
+	}
+}
+
+// moveRef moves the loose ref at path to sha as git does: a lock file
+// renamed into place, dated later than the ref it replaces whatever the
+// clock's grain.
+func moveRef(t *testing.T, path, sha string) {
+	t.Helper()
+	write(t, path+".lock", sha+"\n")
+	later := time.Now().Add(time.Second)
+	if err := os.Chtimes(path+".lock", later, later); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(path+".lock", path); err != nil {
+		t.Fatal(err)
 	}
 }
 
