@@ -478,7 +478,6 @@ func (rw *Room) Rewind(p RewindParams) error {
 			}
 			s.Turns.Landed(pl.Path, content, exists)
 			rw.authors.Rebase(s, pl.Path, content, exists)
-			rw.d.Landed(pl.Path, false)
 			files, rel = append(files, pl.Path), append(rel, r)
 		}
 		what := "nothing differed"
@@ -500,12 +499,20 @@ func (rw *Room) Rewind(p RewindParams) error {
 		rw.d.Note(s, strings.TrimSpace(fmt.Sprintf("Rewound to before prompt %d (%q): %s. %s", t.N, sanitize.FirstLine(t.Prompt, 50), what, notRestored)))
 		if len(files) > 0 {
 			rw.d.Tell(s, feedback.Rewound(t.Prompt, rel, 0, notRestored))
-			rw.diagnose(s, files)
 		}
 		for id, lost := range told {
 			if other, ok := rw.d.Sessions.Get(id); ok && other.State() != session.StateExited {
 				rw.d.Tell(other, feedback.UndoneByOther(s.ID, sanitize.FirstLine(s.Name(), 40), lost))
 			}
+		}
+		// Claude is told before the buffers show the files rewound: a
+		// prompt sent the moment they do carries the note (it went out
+		// without it when the buffers were told first).
+		for _, f := range files {
+			rw.d.Landed(f, false)
+		}
+		if len(files) > 0 {
+			rw.diagnose(s, files)
 		}
 		rw.d.Log.Info("rewound", "session", s.ID, "turn", t.N, "files", len(files), "kept", len(kept), "undo_others", p.UndoOthers)
 		if files == nil {
