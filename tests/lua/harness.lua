@@ -224,7 +224,8 @@ end
 function T:floats()
   local out = {}
   for _, w in ipairs(vim.api.nvim_list_wins()) do
-    if vim.api.nvim_win_get_config(w).relative ~= "" then
+    local c = vim.api.nvim_win_get_config(w)
+    if c.relative ~= "" and not c.hide then
       table.insert(out, w)
     end
   end

@@ -171,6 +171,76 @@ return {
       t:eq(#t:calls_of("decide"), 0, "decisions")
     end,
   },
+  ["Always… confirmed from the panel leaves focus in a window of the user's, not the hidden panel"] = {
+    -- One window (no previous one to go back to): the form closes into
+    -- the window Neovim picks, which must not be the panel's hidden one.
+    opts = { setup = { surfaces = { quiet_ms = 0, grace_ms = 0 } } },
+    run = function(t)
+      t:replay("bash", 7)
+      t:eq(vim.b.claudenova_surface, "panel", "the panel in front")
+      t:type("A")
+      t:settle()
+      t:eq(vim.b.claudenova_surface, "always", "the form in front")
+      t:type("1")
+      t:type("<CR>")
+      t:settle()
+      t:eq(#t:calls_of("decide"), 1, "decisions")
+      local c = vim.api.nvim_win_get_config(0)
+      t:eq({ c.relative, c.hide or false }, { "", false }, "the window focus is in (relative, hidden)")
+      t:eq(vim.b.claudenova_surface, nil, "the surface focus is in")
+    end,
+  },
+  ["a panel hidden keeps its window for the next: focus goes back, <C-w>p does not enter it"] = {
+    -- The panel's window is hidden rather than closed between panels (a
+    -- window opened anew was most of a Bash panel's time on 0.10). Hidden,
+    -- it must stay out of the user's way: not on screen, not where focus
+    -- goes back, not the window <C-w>p enters (0.10's <C-w>p enters a
+    -- hidden float), and on another tab a panel opens there.
+    opts = { setup = { surfaces = { quiet_ms = 0, grace_ms = 0 } } },
+    run = function(t)
+      vim.cmd("vsplit")
+      local first = bash_panel(t)
+      local panel = require("claudenova.surfaces.panel")
+      local win = vim.api.nvim_get_current_win()
+      local back = vim.fn.win_getid(vim.fn.winnr("#"))
+      t:eq(vim.api.nvim_win_get_config(back).relative, "", "the panel opened from a window of the user's")
+      t:type("q")
+      t:settle()
+      t:eq(vim.api.nvim_get_current_win(), back, "focus after the panel hid")
+      t:eq(#t:floats(), 0, "floating windows on screen")
+      vim.cmd("wincmd p")
+      t:eq(vim.api.nvim_win_get_config(0).relative, "", "<C-w>p enters a window of the user's")
+      t:eq(vim.api.nvim_get_current_win() ~= back, true, "<C-w>p moved")
+      vim.cmd("wincmd p")
+      t:eq(vim.api.nvim_get_current_win(), back, "<C-w>p back")
+      -- The next panel shows in the same window, from its first line.
+      panel.open(first)
+      t:eq(vim.api.nvim_get_current_win(), win, "the next panel's window")
+      t:eq(vim.b.claudenova_surface, "panel", "the panel in front")
+      t:eq(vim.api.nvim_win_get_cursor(0), { 1, 0 }, "the cursor")
+      t:eq(#t:floats(), 1, "floating windows on screen")
+      -- On another tab the panel opens there.
+      vim.cmd("tabnew")
+      local tab = vim.api.nvim_get_current_win()
+      panel.open(first)
+      t:eq(vim.api.nvim_win_get_tabpage(0), vim.api.nvim_get_current_tabpage(), "the panel's tab")
+      t:eq(vim.b.claudenova_surface, "panel", "the panel in front on the new tab")
+      t:eq(#t:floats(), 1, "floating windows on the new tab")
+      t:type("q")
+      t:settle()
+      t:eq(vim.api.nvim_get_current_win(), tab, "focus after the panel hid on the new tab")
+      vim.cmd("tabclose")
+      -- A panel hidden while the user is elsewhere (they left it: its
+      -- WinLeave hides it) is not where <C-w>p goes either.
+      panel.open(first)
+      vim.cmd("wincmd p")
+      t:settle()
+      t:eq(#t:floats(), 0, "floating windows once the user left the panel")
+      vim.cmd("wincmd p")
+      t:eq(vim.api.nvim_win_get_config(0).relative, "", "<C-w>p after leaving the panel")
+      t:eq(#t:calls_of("decide"), 0, "decisions")
+    end,
+  },
   ["an Edit is a proposal beside the file, Claude's words above it"] = {
     widths = { 60, 100, 200 },
     run = function(t)

@@ -144,11 +144,78 @@ end
 
 local renew_later -- below, with the panel's buffer
 
+-- The panel's window, kept between panels: a request's panel shows in it
+-- again rather than in a window opened anew (and from shows where focus
+-- goes back when it hides). Opening a float is the dearest part of a Bash
+-- panel on Neovim 0.10 (0.18 ms of its front end's 0.5; showing a hidden
+-- one takes a few microseconds); a closed panel is a hidden float,
+-- unfocusable, on the tab it opened in.
+local panel_win ---@type integer|nil
+local from ---@type {win: integer, prev: integer}|nil
+
+-- Whether win is a window (0, "the current window" to the API, is not one:
+-- winnr("#") is 0 when there is no previous window).
+local function valid(win)
+  return win ~= nil and win ~= 0 and vim.api.nvim_win_is_valid(win)
+end
+
+-- Close the panel's window for good (it moves to another tab, its buffer
+-- is made anew, or it could not be hidden safely).
+local function discard()
+  if valid(panel_win) then
+    errors.try(vim.api.nvim_win_close, panel_win, true)
+  end
+  panel_win = nil
+end
+
+-- The window focus went back to from the panel: Neovim 0.10's <C-w>p
+-- would enter the hidden panel, so the window before that is made the
+-- previous one again (with no autocommand: nothing moves for the user).
+local function mend_previous(win)
+  local back = vim.api.nvim_get_current_win()
+  if vim.fn.win_getid(vim.fn.winnr("#")) ~= win then
+    return true
+  end
+  local prev = from and from.prev
+  local tab = vim.api.nvim_get_current_tabpage()
+  if not (valid(prev) and prev ~= back and prev ~= win and vim.api.nvim_win_get_tabpage(prev) == tab) then
+    return false
+  end
+  vim.cmd(("noautocmd call nvim_set_current_win(%d)"):format(prev))
+  vim.cmd(("noautocmd call nvim_set_current_win(%d)"):format(back))
+  return true
+end
+
+-- Hide the panel's window. Focus in it goes back to the window the panel
+-- opened from, running the autocommands closing it ran.
+local function hide(win)
+  if vim.api.nvim_get_current_win() == win then
+    local back = from and from.win
+    if
+      not (valid(back) and back ~= win and vim.api.nvim_win_get_tabpage(back) == vim.api.nvim_win_get_tabpage(win))
+    then
+      return discard()
+    end
+    vim.api.nvim_set_current_win(back)
+    if not valid(win) or vim.api.nvim_get_current_win() == win then
+      return discard()
+    end
+  end
+  if not mend_previous(win) then
+    return discard()
+  end
+  vim.api.nvim_win_set_config(win, { hide = true, focusable = false })
+end
+
 function M.close()
   local cur = M.current
   M.current = nil
-  if cur and vim.api.nvim_win_is_valid(cur.win) then
-    vim.api.nvim_win_close(cur.win, true)
+  if cur and valid(cur.win) then
+    if cur.win == panel_win then
+      hide(cur.win)
+    else
+      errors.try(vim.api.nvim_win_close, cur.win, true)
+    end
   end
   if cur and vim.api.nvim_buf_is_valid(cur.buf) then
     vim.b[cur.buf].claudenova_request = nil
@@ -453,27 +520,24 @@ function M.relayout()
   on_deny(cur.win, r, cur.rows)
 end
 
---- Show request r and focus it (claudenova.services.scheduler decides when a
---- panel may open on its own). opts.review expands the full input and diff;
---- opts.grace: it opened on its own, its deciding keys wait a moment.
 -- The panel's buffer, kept hidden between panels: setting 'filetype' (its
 -- FileType autocommands search the runtimepath for ftplugin, indent and
 -- syntax files) was half of the time a Bash panel took to open.
 local panel_buf
--- How many panels the buffer showed. Neovim 0.10 keeps a record per window
--- that ever showed a buffer and searches it on every window opened on it
--- (the 1,000th panel took 4 ms more than the first; 0.12 does not), so
--- there, after RENEW panels, the hidden buffer is made again once a panel
--- closed (the 0.7 ms that costs is spent then, not when a panel opens).
--- Its windows' opening still grows within those RENEW panels: 32 rather
--- than 128 took the front end's apply of a Bash panel from 485 to 232 µs
--- (p50 of 1,000 in a row).
+-- How many windows were opened on the buffer. Neovim 0.10 keeps a record
+-- per window that ever showed a buffer and searches it on every window
+-- opened on it (0.12 does not), so there, after RENEW windows, the buffer
+-- is made again once no panel shows (the 0.7 ms that costs is spent then,
+-- not when a panel opens). The panel's window is kept, so a new one is
+-- opened only when it was closed or the panel shows on another tab.
 local uses, RENEW = 0, vim.fn.has("nvim-0.12") == 1 and math.huge or 32
 
 local make_buffer, follow_resizes
 
---- Wipe the panel's buffer (when there is one) and make it anew.
+--- Wipe the panel's buffer (when there is one) and its window, and make the
+--- buffer anew.
 local function renew()
+  discard()
   if panel_buf and vim.api.nvim_buf_is_valid(panel_buf) then
     errors.try(vim.api.nvim_buf_delete, panel_buf, { force = true })
   end
@@ -481,15 +545,12 @@ local function renew()
   uses = 0
 end
 
-local function hidden()
-  return vim.fn.bufwinid(panel_buf) == -1
-end
-
-local function the_buffer()
-  if not (panel_buf and vim.api.nvim_buf_is_valid(panel_buf)) or (uses >= RENEW and hidden()) then
+-- The panel's buffer; shown: a panel shows in it now (it is not made anew
+-- under it).
+local function the_buffer(shown)
+  if not (panel_buf and vim.api.nvim_buf_is_valid(panel_buf)) or (uses >= RENEW and not shown) then
     renew()
   end
-  uses = uses + 1
   return panel_buf
 end
 
@@ -501,14 +562,14 @@ function M.prepare()
   end
 end
 
---- Make the buffer again once it showed RENEW panels, while none shows:
---- after a panel closed, not when the next one opens.
+--- Make the buffer again once RENEW windows opened on it, while no panel
+--- shows: after a panel closed, not when the next one opens.
 function renew_later()
   if uses < RENEW then
     return
   end
   vim.schedule(function()
-    if not M.current and uses >= RENEW and panel_buf and vim.api.nvim_buf_is_valid(panel_buf) and hidden() then
+    if not M.current and uses >= RENEW and panel_buf and vim.api.nvim_buf_is_valid(panel_buf) then
       renew()
     end
   end)
@@ -560,10 +621,61 @@ function follow_resizes()
   })
 end
 
+-- Show buf in the panel's window with config c and focus it: the kept
+-- window when it is on this tab, else a new one.
+local function show(buf, c)
+  local win = panel_win
+  if
+    valid(win)
+    and vim.api.nvim_win_get_tabpage(win) == vim.api.nvim_get_current_tabpage()
+    and vim.api.nvim_win_get_buf(win) == buf
+  then
+    c.hide, c.focusable = false, true
+    vim.api.nvim_win_set_config(win, c)
+    if vim.api.nvim_get_current_win() ~= win then
+      -- noautocmd, as a new window is entered (below).
+      vim.cmd(("noautocmd call nvim_set_current_win(%d)"):format(win))
+    end
+    vim.api.nvim_win_set_cursor(win, { 1, 0 })
+    vim.api.nvim_set_option_value("cursorline", false, { win = win })
+    return win
+  end
+  discard()
+  -- noautocmd: entering the panel would run every WinLeave, BufLeave,
+  -- WinEnter, BufEnter and BufWinEnter autocommand there is (Neovim's own
+  -- matchparen and netrw take 0.25 ms of the 0.3 ms it took), none of
+  -- which has anything to do in the panel. Leaving it runs them as usual.
+  c.style, c.border, c.noautocmd = "minimal", "rounded", true
+  win = vim.api.nvim_open_win(buf, true, c)
+  uses = uses + 1
+  local wo = { win = win } -- ('minimal' turned 'cursorline' off)
+  vim.api.nvim_set_option_value("wrap", true, wo)
+  vim.api.nvim_set_option_value("linebreak", true, wo)
+  vim.api.nvim_set_option_value("breakindent", true, wo)
+  vim.api.nvim_set_option_value("breakindentopt", "shift:4", wo)
+  panel_win = win
+  return win
+end
+
+--- Show request r and focus it (claudenova.services.scheduler decides when a
+--- panel may open on its own). opts.review expands the full input and diff;
+--- opts.grace: it opened on its own, its deciding keys wait a moment.
 function M.open(r, opts)
   opts = opts or {}
-  M.close()
-  local buf = the_buffer()
+  -- A panel showing gives its window to r (nothing hides in between).
+  local last = M.current
+  M.current = nil
+  local shown = last and valid(last.win) and last.win == panel_win
+  if last and vim.api.nvim_buf_is_valid(last.buf) then
+    vim.b[last.buf].claudenova_request = nil
+  end
+  if last and valid(last.win) and not shown then
+    errors.try(vim.api.nvim_win_close, last.win, true)
+  end
+  local buf = the_buffer(shown)
+  if vim.api.nvim_get_current_win() ~= panel_win or not valid(panel_win) then
+    from = { win = vim.api.nvim_get_current_win(), prev = vim.fn.win_getid(vim.fn.winnr("#")) }
+  end
   vim.b[buf].claudenova_request = r.id
   scheduler.grace[buf] = nil -- the last panel's, if it closed in its grace period
   local rows = {}
@@ -575,17 +687,7 @@ function M.open(r, opts)
     scheduler.start_grace(buf, M.relayout)
   end
   local c, wraps = geometry(buf, nil, lines)
-  -- noautocmd: entering the panel would run every WinLeave, BufLeave,
-  -- WinEnter, BufEnter and BufWinEnter autocommand there is (Neovim's own
-  -- matchparen and netrw take 0.25 ms of the 0.3 ms it took), none of
-  -- which has anything to do in the panel. Leaving it runs them as usual.
-  c.style, c.border, c.noautocmd = "minimal", "rounded", true
-  local win = vim.api.nvim_open_win(buf, true, c)
-  local wo = { win = win } -- ('minimal' turned 'cursorline' off)
-  vim.api.nvim_set_option_value("wrap", true, wo)
-  vim.api.nvim_set_option_value("linebreak", true, wo)
-  vim.api.nvim_set_option_value("breakindent", true, wo)
-  vim.api.nvim_set_option_value("breakindentopt", "shift:4", wo)
+  local win = show(buf, c)
   if wraps then
     -- A line wider than the screen wraps: the panel's height is the
     -- wrapped text's, which only the window knows.
