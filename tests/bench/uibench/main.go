@@ -325,17 +325,31 @@ func (b *bench) reportFirstText() (bool, error) {
 // flood's longest apply.
 const markdownRatio = 1.5
 
+// markdownRounds is how many times the shown-transcript runs take turns,
+// the claudenova filetype then markdown: one run each compared samples a
+// minute apart, and the sidebar-only run's own p99 moved from 0.54 to
+// 1.39 ms between runs of the same code, as far as the two filetypes
+// differed. Each filetype's round trips are pooled over its runs.
+const markdownRounds = 2
+
 // reportStreaming: the no-stall runs and the transcript flood. The markdown
-// runs are held to the claudenova runs before them (markdownRatio).
+// runs are held to the claudenova runs they alternate with (markdownRatio).
 func (b *bench) reportStreaming() (bool, error) {
 	ok := true
-	var shownP99, floodApply time.Duration // the claudenova filetype's
+	var floodApply time.Duration // the claudenova filetype's
 	fmt.Println("no UI stall: 8 sessions streaming partial messages at full speed (every delta shown live), each")
 	fmt.Println("turn ending in a long assistant message (10 × 2000 lines each); a second client times RPC round-trips")
-	for _, c := range []struct {
+	type streamCase struct {
 		shown bool
 		ft    string
-	}{{false, "claudenova"}, {true, "claudenova"}, {true, "markdown"}} {
+	}
+	cases := []streamCase{{false, "claudenova"}}
+	for i := 0; i < markdownRounds; i++ {
+		cases = append(cases, streamCase{true, "claudenova"}, streamCase{true, "markdown"})
+	}
+	pooled := map[string][]time.Duration{}
+	peak := map[string]int64{}
+	for _, c := range cases {
 		rt, rss, msgs, maxApply, err := b.stall(8, partialScript, c.shown, c.ft)
 		if err != nil {
 			return false, err
@@ -345,34 +359,38 @@ func (b *bench) reportStreaming() (bool, error) {
 		if c.shown {
 			what = fmt.Sprintf("one transcript shown (%-10s)", c.ft)
 		}
-		target := fmt.Sprintf(" (target p99 ≤ 16 ms: %s)", benchstat.Verdict(p99 <= 16*time.Millisecond))
-		if c.ft == "markdown" {
-			target = "" // held to the claudenova filetype's below
+		fmt.Printf("  %s round-trips n=%d p50 %.2f ms p99 %.2f ms; max apply %.1f ms; %d lines; host peak RSS %.1f MB (≤ 100 MB: %s)\n",
+			what, len(rt), benchstat.MS(benchstat.Pct(rt, 50)), benchstat.MS(p99), benchstat.MS(maxApply), msgs, float64(rss)/1e6, benchstat.Verdict(rss <= 100e6))
+		if c.ft == "claudenova" {
+			ok = ok && rss <= 100e6
 		}
-		fmt.Printf("  %s round-trips n=%d p50 %.2f ms p99 %.2f ms%s; max apply %.1f ms; %d lines; host peak RSS %.1f MB (≤ 100 MB: %s)\n",
-			what, len(rt), benchstat.MS(benchstat.Pct(rt, 50)), benchstat.MS(p99), target, benchstat.MS(maxApply), msgs, float64(rss)/1e6, benchstat.Verdict(rss <= 100e6))
-		row := "RPC round trip, 8 sessions streaming partial deltas, sidebar only"
-		if c.shown {
-			row = "RPC round trip, 8 sessions streaming partial deltas, one transcript shown, transcript.filetype = " + c.ft
-		}
-		if c.ft == "markdown" {
-			r := ratio(p99, shownP99)
-			met := r <= markdownRatio
+		if !c.shown {
+			met := p99 <= 16*time.Millisecond
 			ok = ok && met
-			fmt.Printf("  markdown / claudenova round-trip p99: ×%.2f (target ≤ ×%.1f: %s)\n", r, markdownRatio, benchstat.Verdict(met))
-			benchstat.Record(benchstat.Figure{Row: row + " / claudenova", Figure: fmt.Sprintf("p99 %.2f / %.2f ms (×%.2f)", benchstat.MS(p99), benchstat.MS(shownP99), r),
-				Target: fmt.Sprintf("≤ ×%.1f", markdownRatio), Met: met})
+			fmt.Printf("  sidebar only: p99 %.2f ms (target ≤ 16 ms: %s)\n", benchstat.MS(p99), benchstat.Verdict(met))
+			benchstat.Record(benchstat.Figure{Row: "RPC round trip, 8 sessions streaming partial deltas, sidebar only", Figure: fmt.Sprintf("p99 %.2f ms", benchstat.MS(p99)), Target: "p99 ≤ 16 ms", Met: met})
+			benchstat.Record(benchstat.Figure{Row: "host peak RSS, 8 sessions streaming partial deltas, sidebar only", Figure: fmt.Sprintf("%.1f MB", float64(rss)/1e6), Target: "≤ 100 MB", Met: rss <= 100e6})
 			continue
 		}
-		ok = ok && p99 <= 16*time.Millisecond && rss <= 100e6
-		if c.shown {
-			shownP99 = p99
-		}
-		benchstat.Record(benchstat.Figure{Row: row, Figure: fmt.Sprintf("p99 %.2f ms", benchstat.MS(p99)), Target: "p99 ≤ 16 ms", Met: p99 <= 16*time.Millisecond})
-		if c.ft == "claudenova" {
-			benchstat.Record(benchstat.Figure{Row: "host peak RSS, 8 sessions streaming partial deltas, " + map[bool]string{false: "sidebar only", true: "one transcript shown"}[c.shown], Figure: fmt.Sprintf("%.1f MB", float64(rss)/1e6), Target: "≤ 100 MB", Met: rss <= 100e6})
-		}
+		pooled[c.ft] = append(pooled[c.ft], rt...)
+		peak[c.ft] = max(peak[c.ft], rss)
 	}
+	row := "RPC round trip, 8 sessions streaming partial deltas, one transcript shown, transcript.filetype = "
+	shownP99 := benchstat.Pct(pooled["claudenova"], 99)
+	met := shownP99 <= 16*time.Millisecond
+	ok = ok && met
+	fmt.Printf("  one transcript shown (claudenova), %d runs: round-trips n=%d p99 %.2f ms (target ≤ 16 ms: %s)\n",
+		markdownRounds, len(pooled["claudenova"]), benchstat.MS(shownP99), benchstat.Verdict(met))
+	benchstat.Record(benchstat.Figure{Row: row + "claudenova", Figure: fmt.Sprintf("p99 %.2f ms", benchstat.MS(shownP99)), Target: "p99 ≤ 16 ms", Met: met})
+	benchstat.Record(benchstat.Figure{Row: "host peak RSS, 8 sessions streaming partial deltas, one transcript shown", Figure: fmt.Sprintf("%.1f MB", float64(peak["claudenova"])/1e6), Target: "≤ 100 MB", Met: peak["claudenova"] <= 100e6})
+	mdP99 := benchstat.Pct(pooled["markdown"], 99)
+	r := ratio(mdP99, shownP99)
+	met = r <= markdownRatio
+	ok = ok && met
+	fmt.Printf("  markdown / claudenova round-trip p99, each over %d runs taken in turn: %.2f / %.2f ms ×%.2f (target ≤ ×%.1f: %s)\n",
+		markdownRounds, benchstat.MS(mdP99), benchstat.MS(shownP99), r, markdownRatio, benchstat.Verdict(met))
+	benchstat.Record(benchstat.Figure{Row: row + "markdown / claudenova", Figure: fmt.Sprintf("p99 %.2f / %.2f ms (×%.2f)", benchstat.MS(mdP99), benchstat.MS(shownP99), r),
+		Target: fmt.Sprintf("≤ ×%.1f", markdownRatio), Met: met})
 
 	fmt.Println("transcript flood: 8 sessions × 6000 whole assistant messages, one transcript shown")
 	for _, ft := range []string{"claudenova", "markdown"} {
