@@ -327,7 +327,7 @@ function M.focus_waiting()
     return scheduler.open_now(here)
   end
   if not scheduler.open_now() then
-    notify.info("no surface waits; <CR> on a row in :ClaudeNova opens a request")
+    notify.info("nothing waits: <CR> on a sidebar row opens it")
   end
 end
 
