@@ -474,6 +474,11 @@ func (rw *Room) Rewind(p RewindParams) error {
 				continue
 			}
 			if err := writeRewound(pl.Path, content, exists, pl.NowExists, mode); err != nil {
+				// The files written before this one are rewound on disk:
+				// their buffers follow.
+				for _, f := range files {
+					rw.d.Landed(f, false)
+				}
 				return nil, err
 			}
 			s.Turns.Landed(pl.Path, content, exists)

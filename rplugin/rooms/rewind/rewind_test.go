@@ -4,12 +4,14 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/claude-nova/claude-nova.nvim/rplugin/checkpoint"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/desk"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/review"
 	"github.com/claude-nova/claude-nova.nvim/rplugin/session"
+	"github.com/claude-nova/claude-nova.nvim/rplugin/ui"
 )
 
 type nowhere struct{}
@@ -79,5 +81,67 @@ func TestUndoHunkRefusesAFileThatMoved(t *testing.T) {
 	}
 	if _, err := r.UndoHunk(UndoParams{Session: s.ID, Turn: "u1", Path: f, Hunk: 3, Sum: v.Files[0].Sum}); err == nil || !strings.Contains(err.Error(), "there is no hunk 3") {
 		t.Fatalf("undo of no such hunk: %v", err)
+	}
+}
+
+// sent records what the room sends the front end.
+type sent struct {
+	mu     sync.Mutex
+	events []string
+	marks  []ui.Mark
+}
+
+func (s *sent) Send(name string, data any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch name {
+	case ui.EvFileWritten:
+		s.events = append(s.events, data.(map[string]any)["path"].(string))
+	case ui.EvMark:
+		s.marks = append(s.marks, data.(ui.Mark))
+	}
+}
+
+// A rewind that cannot write its second file (its folder was replaced by
+// hand with a link to nowhere) has written the first: that file's buffers
+// are still told to follow the disk, and the call answers the error.
+func TestRewindThatFailsHalfwayTellsTheBuffersOfWhatItWrote(t *testing.T) {
+	dir := t.TempDir()
+	mgr := session.NewManager()
+	s, err := mgr.Add(func(id int) (*session.Session, error) { return session.New(id, dir, "", nil), nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Checkpoints = true
+	a, b := filepath.Join(dir, "a.txt"), filepath.Join(dir, "sub", "b.txt")
+	aBefore, bBefore := "a\n", "b\n"
+	s.Turns.Begin("u1", "change both", s.Started)
+	s.Turns.Changed(a, checkpoint.Was(&aBefore))
+	s.Turns.Changed(b, checkpoint.Was(&bBefore))
+	if err := os.WriteFile(a, []byte("A\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// sub is gone, a dangling link in its place: b.txt reads as missing,
+	// and its folder cannot be made again.
+	if err := os.Symlink(filepath.Join(dir, "nowhere", "x"), filepath.Join(dir, "sub")); err != nil {
+		t.Fatal(err)
+	}
+	out := &sent{}
+	d := desk.New(out, mgr, nil)
+	r := New(d, nobody{}, func(*session.Session, []string) {})
+	if err := r.Rewind(RewindParams{Later: desk.Later{ReplyTo: desk.ReplyTo{Token: "t1", Method: "rewind"}, Session: s.ID, ID: "u1"}}); err != nil {
+		t.Fatal(err)
+	}
+	d.Wait()
+	if got, _ := os.ReadFile(a); string(got) != aBefore {
+		t.Fatalf("a.txt = %q, want it rewound", got)
+	}
+	out.mu.Lock()
+	defer out.mu.Unlock()
+	if len(out.marks) != 1 || out.marks[0].Reply.Error == "" {
+		t.Fatalf("the reply: %+v, want an error", out.marks)
+	}
+	if len(out.events) != 1 || out.events[0] != a {
+		t.Fatalf("buffers told of %v, want a.txt's", out.events)
 	}
 }
