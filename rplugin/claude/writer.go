@@ -40,9 +40,36 @@ func (p *Process) writeLoop() {
 			p.log.Warn("write to claude", "err", err)
 		}
 	}
+	// initialized lets the held lines go once initialize is answered (or
+	// drops them when claude refused the mode).
+	initialized := func() {
+		initDone = nil
+		if p.refused.Load() {
+			// claude would not run in the mode the user chose: not
+			// one prompt reaches it (the session is stopped).
+			p.log.Warn("user lines dropped: claude is not in the chosen permission mode", "lines", len(held))
+			held = nil
+			broken = true
+			return
+		}
+		for _, b := range held {
+			write(b)
+		}
+		held = nil
+	}
 	for {
 		select {
 		case l := <-p.out:
+			if initDone != nil {
+				// select picks at random among ready cases: a line queued
+				// after initialize was answered must not pass it (a close
+				// would write the held prompts of a refused claude).
+				select {
+				case <-initDone:
+					initialized()
+				default:
+				}
+			}
 			switch {
 			case l.close != nil:
 				for _, b := range held {
@@ -58,19 +85,7 @@ func (p *Process) writeLoop() {
 				write(l.b)
 			}
 		case <-initDone:
-			initDone = nil
-			if p.refused.Load() {
-				// claude would not run in the mode the user chose: not
-				// one prompt reaches it (the session is stopped).
-				p.log.Warn("user lines dropped: claude is not in the chosen permission mode", "lines", len(held))
-				held = nil
-				broken = true
-				continue
-			}
-			for _, b := range held {
-				write(b)
-			}
-			held = nil
+			initialized()
 		case <-p.done:
 			return
 		}
