@@ -1,11 +1,14 @@
 package claude
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -100,6 +103,45 @@ func TestStartModeRightIsLeftAlone(t *testing.T) {
 	for _, r := range received(logPath) {
 		if r == "control_request/set_permission_mode" {
 			t.Fatalf("asked to switch: %v", received(logPath))
+		}
+	}
+}
+
+// bufferCloser is a stdin that keeps what is written to it.
+type bufferCloser struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *bufferCloser) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+func (b *bufferCloser) Close() error { return nil }
+
+// The writer with a refused mode, a prompt and a stop all ready at once
+// (the stop queued right after the refusal, before the writer ran): Go's
+// select picks among ready cases at random, and the stop, which writes the
+// held lines, was taken before the refusal about half the time. Many
+// rounds: a writer that lets one prompt out fails.
+func TestRefusedModeDropsPromptsWhateverTheWriterTakesFirst(t *testing.T) {
+	for round := 0; round < 200; round++ {
+		in := &bufferCloser{}
+		p := &Process{stdin: in, log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+			out: make(chan outLine, 4), initDone: make(chan struct{}), done: make(chan struct{})}
+		p.refused.Store(true)
+		close(p.initDone)
+		p.out <- outLine{b: []byte("{\"type\":\"user\"}\n"), user: true}
+		closed := make(chan struct{})
+		p.out <- outLine{close: closed}
+		go p.writeLoop()
+		<-closed
+		in.mu.Lock()
+		got := in.buf.String()
+		in.mu.Unlock()
+		if got != "" {
+			t.Fatalf("round %d: claude read %q after refusing the mode", round, got)
 		}
 	}
 }
