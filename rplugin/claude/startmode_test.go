@@ -1,14 +1,12 @@
 package claude
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
@@ -107,27 +105,19 @@ func TestStartModeRightIsLeftAlone(t *testing.T) {
 	}
 }
 
-// bufferCloser is a stdin that keeps what is written to it.
-type bufferCloser struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
+// stdinOf is a stdin that keeps what is written to it.
+type stdinOf struct{ *syncWriter }
 
-func (b *bufferCloser) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-func (b *bufferCloser) Close() error { return nil }
+func (stdinOf) Close() error { return nil }
 
 // The writer with a refused mode, a prompt and a stop all ready at once
 // (the stop queued right after the refusal, before the writer ran): Go's
-// select picks among ready cases at random, and the stop, which writes the
-// held lines, was taken before the refusal about half the time. Many
-// rounds: a writer that lets one prompt out fails.
+// select picks among ready cases at random, so the stop, which writes the
+// held lines, could be taken before the refusal. Many rounds: a writer that
+// lets one prompt out fails.
 func TestRefusedModeDropsPromptsWhateverTheWriterTakesFirst(t *testing.T) {
 	for round := 0; round < 200; round++ {
-		in := &bufferCloser{}
+		in := stdinOf{&syncWriter{}}
 		p := &Process{stdin: in, log: slog.New(slog.NewTextHandler(io.Discard, nil)),
 			out: make(chan outLine, 4), initDone: make(chan struct{}), done: make(chan struct{})}
 		p.refused.Store(true)
@@ -137,10 +127,7 @@ func TestRefusedModeDropsPromptsWhateverTheWriterTakesFirst(t *testing.T) {
 		p.out <- outLine{close: closed}
 		go p.writeLoop()
 		<-closed
-		in.mu.Lock()
-		got := in.buf.String()
-		in.mu.Unlock()
-		if got != "" {
+		if got := in.String(); got != "" {
 			t.Fatalf("round %d: claude read %q after refusing the mode", round, got)
 		}
 	}

@@ -54,13 +54,20 @@ func TestChangesSaysWhyThereAreNone(t *testing.T) {
 	}
 }
 
-func TestUndoHunkRefusesAFileThatMoved(t *testing.T) {
-	dir := t.TempDir()
+// sessionIn is a session working in dir, and the manager that holds it.
+func sessionIn(t *testing.T, dir string) (*session.Manager, *session.Session) {
+	t.Helper()
 	mgr := session.NewManager()
 	s, err := mgr.Add(func(id int) (*session.Session, error) { return session.New(id, dir, "", nil), nil })
 	if err != nil {
 		t.Fatal(err)
 	}
+	return mgr, s
+}
+
+func TestUndoHunkRefusesAFileThatMoved(t *testing.T) {
+	dir := t.TempDir()
+	mgr, s := sessionIn(t, dir)
 	f := filepath.Join(dir, "a.txt")
 	before := "one\n"
 	s.Turns.Begin("u1", "add a line", s.Started)
@@ -107,11 +114,7 @@ func (s *sent) Send(name string, data any) {
 // are still told to follow the disk, and the call answers the error.
 func TestRewindThatFailsHalfwayTellsTheBuffersOfWhatItWrote(t *testing.T) {
 	dir := t.TempDir()
-	mgr := session.NewManager()
-	s, err := mgr.Add(func(id int) (*session.Session, error) { return session.New(id, dir, "", nil), nil })
-	if err != nil {
-		t.Fatal(err)
-	}
+	mgr, s := sessionIn(t, dir)
 	s.Checkpoints = true
 	a, b := filepath.Join(dir, "a.txt"), filepath.Join(dir, "sub", "b.txt")
 	aBefore, bBefore := "a\n", "b\n"
