@@ -159,7 +159,7 @@ func (c *Conn) ask(in HookInput, gone <-chan struct{}) (out []byte, ok bool) {
 			case <-gone:
 				return nil, false
 			default:
-				c.log.Info("tui: the plan was not found in the transcript", "path", in.TranscriptPath)
+				c.log.Info("tui: the plan was not found in the transcript", "path", in.TranscriptPath, "seen", planMiss(in.TranscriptPath))
 			}
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"time"
 )
 
@@ -110,4 +111,34 @@ func waitPlan(path string, taken map[string]bool, gone, done <-chan struct{}) (p
 			return planCall{}, false
 		}
 	}
+}
+
+// planMiss says, for the log, where an ExitPlanMode call was looked for
+// and not found: the transcript's size and whether it names the tool at
+// all, and which other transcripts of its folder do (claude may have
+// written the call to another session's file).
+func planMiss(path string) string {
+	names := func(p string) (int64, bool) {
+		fi, err := os.Stat(p)
+		if err != nil || !fi.Mode().IsRegular() {
+			return -1, false
+		}
+		data, err := os.ReadFile(p)
+		return fi.Size(), err == nil && bytes.Contains(data, []byte(`"ExitPlanMode"`))
+	}
+	size, has := names(path)
+	var others []string
+	dir := filepath.Dir(path)
+	if ents, err := os.ReadDir(dir); err == nil {
+		for _, e := range ents {
+			p := filepath.Join(dir, e.Name())
+			if p == path || filepath.Ext(p) != ".jsonl" {
+				continue
+			}
+			if _, ok := names(p); ok {
+				others = append(others, e.Name())
+			}
+		}
+	}
+	return fmt.Sprintf("transcript %d bytes, names ExitPlanMode: %v; other transcripts of its folder that do: %v", size, has, others)
 }

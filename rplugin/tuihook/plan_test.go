@@ -111,3 +111,25 @@ func TestAQuestionAnsweredInTheTerminalWithdraws(t *testing.T) {
 		t.Fatalf("printed %s", h.out.String())
 	}
 }
+
+// planMiss names what it found: the transcript's size, whether the call is
+// in it, and the folder's other transcripts that have one.
+func TestPlanMissSaysWhereThePlanWas(t *testing.T) {
+	dir := t.TempDir()
+	mine, other, plain := filepath.Join(dir, "a.jsonl"), filepath.Join(dir, "b.jsonl"), filepath.Join(dir, "c.jsonl")
+	appendTo(t, mine, "{}\n")
+	appendTo(t, other, planLine("toolu_1", "the plan", false))
+	appendTo(t, plain, "{}\n")
+	for _, tc := range []struct {
+		path string
+		want string
+	}{
+		{mine, "transcript 3 bytes, names ExitPlanMode: false; other transcripts of its folder that do: [b.jsonl]"},
+		{other, "names ExitPlanMode: true; other transcripts of its folder that do: []"},
+		{filepath.Join(dir, "gone.jsonl"), "transcript -1 bytes, names ExitPlanMode: false; other transcripts of its folder that do: [b.jsonl]"},
+	} {
+		if got := planMiss(tc.path); !strings.Contains(got, tc.want) {
+			t.Errorf("planMiss(%s) = %q, want %q in it", filepath.Base(tc.path), got, tc.want)
+		}
+	}
+}
