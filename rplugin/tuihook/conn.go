@@ -583,6 +583,12 @@ func (c *Conn) Stop(grace time.Duration) { c.Kill(grace) }
 func (c *Conn) Kill(grace time.Duration) {
 	c.mu.Lock()
 	pid := c.pid
+	if c.ended {
+		// Its job exited: the pid is free, and may already name another
+		// process group (a machine's pids wrap around; during the tests
+		// one was another test's Neovim). Nothing is signalled.
+		pid = 0
+	}
 	c.mu.Unlock()
 	if pid > 0 {
 		signalGroup(pid, false)
