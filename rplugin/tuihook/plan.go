@@ -114,19 +114,19 @@ func waitPlan(path string, taken map[string]bool, gone, done <-chan struct{}) (p
 }
 
 // planMiss says, for the log, where an ExitPlanMode call was looked for
-// and not found: the transcript's size and whether it names the tool at
-// all, and which other transcripts of its folder do (claude may have
-// written the call to another session's file).
+// and not found: the transcript's size and whether it holds a call now,
+// and which other transcripts of its folder written to lately do (claude
+// may have written the call to another session's file). Each is read as
+// newestPlan reads one (its last planTail bytes).
 func planMiss(path string) string {
-	names := func(p string) (int64, bool) {
-		fi, err := os.Stat(p)
-		if err != nil || !fi.Mode().IsRegular() {
-			return -1, false
-		}
-		data, err := os.ReadFile(p)
-		return fi.Size(), err == nil && bytes.Contains(data, []byte(`"ExitPlanMode"`))
+	has := func(p string) bool {
+		_, ok, err := newestPlan(p, nil)
+		return err == nil && ok
 	}
-	size, has := names(path)
+	size := int64(-1)
+	if fi, err := os.Stat(path); err == nil {
+		size = fi.Size()
+	}
 	var others []string
 	dir := filepath.Dir(path)
 	if ents, err := os.ReadDir(dir); err == nil {
@@ -135,10 +135,13 @@ func planMiss(path string) string {
 			if p == path || filepath.Ext(p) != ".jsonl" {
 				continue
 			}
-			if _, ok := names(p); ok {
+			if fi, err := e.Info(); err != nil || time.Since(fi.ModTime()) > 2*planWait {
+				continue
+			}
+			if has(p) {
 				others = append(others, e.Name())
 			}
 		}
 	}
-	return fmt.Sprintf("transcript %d bytes, names ExitPlanMode: %v; other transcripts of its folder that do: %v", size, has, others)
+	return fmt.Sprintf("transcript %d bytes, names ExitPlanMode: %v; other transcripts of its folder that do: %v", size, has(path), others)
 }

@@ -455,6 +455,14 @@ func (rw *Room) Rewind(p RewindParams) error {
 		}
 		var files, rel, kept []string
 		told := map[int][]string{} // other sessions whose changes went
+		// The buffers of the files rewound follow the disk (told after
+		// claude is, below: a prompt sent the moment they do carries the
+		// note; and on an error, of the files written before it).
+		landed := func() {
+			for _, f := range files {
+				rw.d.Landed(f, false)
+			}
+		}
 		for _, pl := range plans {
 			r := approval.RelPath(pl.Path, s.Cwd())
 			content, exists := pl.Result, pl.ResultExists
@@ -474,11 +482,7 @@ func (rw *Room) Rewind(p RewindParams) error {
 				continue
 			}
 			if err := writeRewound(pl.Path, content, exists, pl.NowExists, mode); err != nil {
-				// The files written before this one are rewound on disk:
-				// their buffers follow.
-				for _, f := range files {
-					rw.d.Landed(f, false)
-				}
+				landed()
 				return nil, err
 			}
 			s.Turns.Landed(pl.Path, content, exists)
@@ -510,12 +514,7 @@ func (rw *Room) Rewind(p RewindParams) error {
 				rw.d.Tell(other, feedback.UndoneByOther(s.ID, sanitize.FirstLine(s.Name(), 40), lost))
 			}
 		}
-		// Claude is told before the buffers show the files rewound: a
-		// prompt sent the moment they do carries the note (it went out
-		// without it when the buffers were told first).
-		for _, f := range files {
-			rw.d.Landed(f, false)
-		}
+		landed()
 		if len(files) > 0 {
 			rw.diagnose(s, files)
 		}
